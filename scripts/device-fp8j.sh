@@ -9,32 +9,33 @@
 #      idle.  B's scale through a vector register (below) comes with it;
 #   sb by lane (CUTEC_GEMM_BLOCKSCALE_SB=lane; lane_blocks()): B's scale (one a k-tile for
 #      the tile) loaded into a vector register instead of moved into a uniform one (its R2UR
-#      waited for the load after the last wave's wgmmas), the default with turns; turns
-#      with it uniform (CUTEC_GEMM_BLOCKSCALE_SB=uniform) once, for the record (decides
-#      nothing: its SASS waits for the load at the top of each k-tile).
+#      waited for the load after the last wave's wgmmas), the default with turns;
+#   late turns (CUTEC_GEMM_BLOCKSCALE_TURNS=late): the turns from a tile's second k-tile on,
+#      so that warpgroup 0 may run a k-tile and a batch ahead at a tile's start (under turns
+#      1's epilogue stood between 0's first two batches).
 # The second early pass (22:04) had the warpgroups made to meet before every batch (in phase)
 # 7 points behind: deleted.
 # Each form in processes of its own (the environment is read as a kernel is traced), the
 # default's and each form's twice, cuBLASLt (unscaled) in every process: rows compare as % of
 # that process's cuBLASLt ("of cuBLAS").  The FFMAs as NOPs (CUTEC_SASS_FFMA=nop, wrong by
 # design) in the default at 1x2: what the loop costs without its promotion.
-# torch's block-scaled _scaled_mm at both shapes.  About 80 s on one H200 after `make all
-# tests`, no step past BUDGET_S (75 s):
+# torch's block-scaled _scaled_mm at both shapes.  About 85 s on one H200 after `make all
+# tests`, no step past BUDGET_S (80 s):
 #   1. on the GPU against float64 first: `cutec run gemm` of block scales e4m3 -> bf16 at
 #      1021x1016x1024 (C row-major), every element: turns 1x2 and 2x1, turns 128 x 160,
-#      sb by lane 1x2, turns with sb uniform 1x2; a form not checked right decides nothing;
+#      late turns 1x2 and 128 x 160, sb by lane 1x2; a form not checked right decides nothing;
 #   2. the benches (each checks 256 samples of its rows against float64 before timing).
-# Decides (the rules), for F of turns / sb by lane, from the mean over its two passes of
+# Decides (the rules), for F of turns / late turns / sb by lane, from the mean over its two passes of
 # F / default in % of cuBLAS at 256 x 128 1x2 (the library's pick), at each shape:
-#   at least 1.01 at both shapes -> F the default (if both, the one of the larger smaller
-#      gain): `by_default = true` in turns(), lane_blocks() `by_default = 1`,
-#      hopper_blockscale.c;
+#   at least 1.01 at both shapes -> F the default (if more than one, the one of the larger
+#      smaller gain): turns() `by_default = TURNS_ALL` (late: TURNS_LATE), lane_blocks()
+#      `by_default = 1`, hopper_blockscale.c;
 #   at most 0.99 at both -> delete F; else F stays opt-in.
 #   ITERS=10 sh scripts/device-fp8j.sh          log: $OUT/fp8j.log (default build/device-out)
 . scripts/device-common.sh
 log="$out/fp8j.log"
 start=$(date +%s)
-budget=${BUDGET_S:-75}
+budget=${BUDGET_S:-80}
 shapes=4096x7168x16384,8192
 el() { echo $(($(date +%s) - start)); }
 quiet() { grep -v "^# \(check\|time\|index\|  (allowed\|cuBLAS:\|e4m3 ->\|each variant\|NVIDIA\)"; }
@@ -81,14 +82,14 @@ ratio()
 }
 decide()
 {
-    for f in turns lane; do
+    for f in turns late lane; do
         echo "$f $(ratio $f 4096) $(ratio $f 8192)"
     done >"$out/fp8j-ratios"
     # the forms ahead at both shapes, best (by the smaller of its two ratios) first
     best=$(awk '$3 == 1 && $7 == 1 && $4 >= 1.01 && $8 >= 1.01 { print ($4 < $8 ? $4 : $8), $1 }' "$out/fp8j-ratios" |
         sort -n -r | awk '{ print $2; exit }')
-    awk -v best="$best" '{ name = $1 == "turns" ? "turns" : "sb by lane";
-            flip = $1 == "turns" ? "by_default = true in turns()" : "by_default = 1 in lane_blocks()";
+    awk -v best="$best" '{ name = $1 == "turns" ? "turns" : $1 == "late" ? "late turns" : "sb by lane";
+            flip = $1 == "turns" ? "by_default = TURNS_ALL in turns()" : $1 == "late" ? "by_default = TURNS_LATE in turns()" : "by_default = 1 in lane_blocks()";
             fig = $5 " " $9;
             if ($3 != 1 || $7 != 1) printf "decides: %s not measured or not checked right (%s): keep it opt-in, measure again\n", name, fig;
             else if ($4 >= 1.01 && $8 >= 1.01 && $1 == best)
@@ -111,18 +112,20 @@ decide()
     check turns 256x128x128 2x1 1 ""
     check turns 128x160x128 2x1 1 ""
     check lane 256x128x128 1x2 "" lane
-    check turnsu 256x128x128 1x2 1 uniform
+    check late 256x128x128 1x2 late ""
+    check late 128x160x128 2x1 late ""
     echo "== 2. block scales at $shapes, 256 x 128"
     both="--sizes $shapes --tile 256x128x128 --cluster 1x2,2x1"
     rows def "" "" "" $both
     rows turns 1 "" "" $both
+    rows late late "" "" $both
     rows lane "" lane "" $both
     rows def2 "" "" "" $both
     rows turns2 1 "" "" $both
+    rows late2 late "" "" $both
     rows lane2 "" lane "" $both
     one="--sizes 4096x7168x16384 --tile 256x128x128 --cluster 1x2"
     rows nop "" "" nop $one
-    rows turnsu 1 uniform "" $both
     echo "== $(el) s: torch's block-scaled _scaled_mm (bench/torch_scaled_mm.py)"
     device_late torch || timeout 16 python3 bench/torch_scaled_mm.py --block e4m3 bf16 4096x7168x16384 8192x8192x8192 2>&1 |
         tail -n 3
@@ -131,6 +134,7 @@ decide()
     echo "== registers and spills (sm_90a), 256x128 1x2: default $(fp8_usage --scale block --tile 256x128x128 --cluster 1x2)"
     echo "turns: $(CUTEC_GEMM_BLOCKSCALE_TURNS=1 fp8_usage --scale block --tile 256x128x128 --cluster 1x2)"
     echo "sb by lane: $(CUTEC_GEMM_BLOCKSCALE_SB=lane fp8_usage --scale block --tile 256x128x128 --cluster 1x2)"
+    echo "late turns: $(CUTEC_GEMM_BLOCKSCALE_TURNS=late fp8_usage --scale block --tile 256x128x128 --cluster 1x2)"
     fp8_clocks
 } >"$log" 2>&1
 fp8_show "$log"

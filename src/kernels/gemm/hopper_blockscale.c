@@ -288,7 +288,7 @@ typedef struct blockscale_loop {
     bool ahead;        /* the scales of kt + 2 loaded at kt's promotion (else CUTE_GEMM_SCALE_MUL_LOAD:
                           kt's loaded with kt's batch, multiplied at once) */
     bool interleave;     /* CUTE_GEMM_SCALE_MUL_INTERLEAVE: issue_promote */
-    bool turns;          /* turns(): the one-set loop's batches issued in turn */
+    int turns;           /* turns(): the one-set loop's batches issued in turn (TURNS_*) */
     cute_val wg;         /* (turns) the thread's warpgroup, 0 or 1, as lane 0 of its warp has it */
     bool staged;         /* gemm_blockscale_staged: */
     cute_tensor stage;   /* the thread's (value, slot) of the ring */
@@ -515,11 +515,31 @@ static cute_tensor wave_of(cute_ctx *c, cute_tensor t, int w)
  * batch instead (in phase: tried, deleted) 78.0-78.5. */
 enum { TURN = 6 }; /* 6, 7 (1 and 2: the epilogues', 3: the peer's and stream-K's, 2-5: ping-pong's) */
 
-static bool turns(cute_alg *a, const gemm_plan *p)
+/* CUTEC_GEMM_BLOCKSCALE_TURNS=late: the turns begin after the tile's first k-tile (its
+ * batches as the default issues them), so that at a tile's start warpgroup 0 is not held
+ * one batch ahead of 1, whose epilogue of the last tile may still run, but a k-tile and a
+ * batch: with F batches free, 1 waits before batch b >= F, 0 before b >= F + 1, both pass
+ * after b >= F, and 0 waits after the tile's last if 1 passed at all (the same argument:
+ * 0's pass after b + 1 follows its wait for 1's after b, which follows 1's wait for 0's
+ * after b). */
+enum { TURNS_NONE, TURNS_ALL, TURNS_LATE };
+
+static int turns(cute_alg *a, const gemm_plan *p)
 {
-    static const bool by_default = false; /* (the one-line flip: scripts/device-fp8j.sh) */
-    bool asked = kernel_env_choice(a, "CUTEC_GEMM_BLOCKSCALE_TURNS", "0|1", by_default) == 1;
-    return asked && p->consumers == 2;
+    static const int by_default = TURNS_NONE; /* (the one-line flip: TURNS_ALL; scripts/device-fp8j.sh) */
+    int asked = kernel_env_choice(a, "CUTEC_GEMM_BLOCKSCALE_TURNS", "0|1|late", by_default);
+    return p->consumers == 2 ? asked : TURNS_NONE;
+}
+
+/* the batches of a tile's start issued free of turns */
+static int turns_free(const blockscale_loop *l) { return l->turns == TURNS_LATE ? waves(l->p) : 0; }
+
+/* whether batch (kt, w) is the tile's f-th or later (f > 0) */
+static cute_val batch_from(cute_ctx *c, const blockscale_loop *l, cute_int kt, int w, int f)
+{
+    cute_alg *a = cute_ctx_alg(c);
+    cute_int b = cute_add(a, cute_mul(a, kt, cute_i(waves(l->p))), cute_i(w));
+    return cute_int_lt(c, cute_i(f - 1), b);
 }
 
 /* the warpgroup as lane 0 of the warp has it: a value ptxas sees as the warp's (as
@@ -538,6 +558,12 @@ static cute_val is_wg(cute_ctx *c, const blockscale_loop *l, int wg)
 /* before batch (kt, w): this warpgroup's turn (warpgroup 0: not before its tile's first) */
 static void turn_wait(cute_ctx *c, const blockscale_loop *l, cute_int kt, int w)
 {
+    int f = turns_free(l);
+    if (f) {
+        CUTE_IF(c, is_wg(c, l, 0)) CUTE_IF(c, batch_from(c, l, kt, w, f + 1)) cute_named_barrier_sync(c, TURN, 256);
+        CUTE_ELSE(c) CUTE_IF(c, batch_from(c, l, kt, w, f)) cute_named_barrier_sync(c, TURN + 1, 256);
+        return;
+    }
     CUTE_IF(c, is_wg(c, l, 0)) {
         if (w > 0) cute_named_barrier_sync(c, TURN, 256);
         else CUTE_IF(c, cute_int_lt(c, cute_i(0), kt)) cute_named_barrier_sync(c, TURN, 256);
@@ -545,16 +571,31 @@ static void turn_wait(cute_ctx *c, const blockscale_loop *l, cute_int kt, int w)
     CUTE_ELSE(c) cute_named_barrier_sync(c, TURN + 1, 256);
 }
 
-/* after a batch is issued: the other's turn */
-static void turn_pass(cute_ctx *c, const blockscale_loop *l)
+/* after batch (kt, w) is issued: the other's turn */
+static void turn_pass(cute_ctx *c, const blockscale_loop *l, cute_int kt, int w)
 {
+    int f = turns_free(l);
+    if (f) {
+        CUTE_IF(c, batch_from(c, l, kt, w, f)) {
+            CUTE_IF(c, is_wg(c, l, 0)) cute_named_barrier_arrive(c, TURN + 1, 256);
+            CUTE_ELSE(c) cute_named_barrier_arrive(c, TURN, 256);
+        }
+        return;
+    }
     CUTE_IF(c, is_wg(c, l, 0)) cute_named_barrier_arrive(c, TURN + 1, 256);
     CUTE_ELSE(c) cute_named_barrier_arrive(c, TURN, 256);
 }
 
-/* after the tile's k-loop: warpgroup 0 waits for 1's last pass */
+/* after the tile's k-loop: warpgroup 0 waits for 1's last pass (late: if 1 passed) */
 static void turn_end(cute_ctx *c, const blockscale_loop *l)
 {
+    int f = turns_free(l);
+    if (f) {
+        CUTE_IF(c, is_wg(c, l, 0)) CUTE_IF(c, batch_from(c, l, cute_sub(cute_ctx_alg(c), l->k_tiles, cute_i(1)),
+                                                         waves(l->p) - 1, f))
+            cute_named_barrier_sync(c, TURN, 256);
+        return;
+    }
     CUTE_IF(c, is_wg(c, l, 0)) cute_named_barrier_sync(c, TURN, 256);
 }
 
@@ -581,7 +622,7 @@ static void waves_ktile(cute_ctx *c, const blockscale_loop *l, const partial *x,
         cute_warpgroup_arrive(c);
         cute_gemm_zero(c, &l->p->mma, x->acc, wave_of(c, A, w), B);
         cute_warpgroup_commit_batch(c);
-        if (l->turns) turn_pass(c, l);
+        if (l->turns) turn_pass(c, l, kt, w);
         if (l->staged && w == 0) {
             read_staged(c, l, kt, x->scale);
             multiply(c, &l->at, x->scale, x->prod);
@@ -749,9 +790,9 @@ void gemm_hopper_mainloop_blockscaled(cute_ctx *c, const gemm_plan *p, const gem
                                       const gemm_hopper_frag *f, cute_int tid, const gemm_scales *s)
 {
     cute_alg *a = cute_ctx_alg(c);
-    bool turned = one_set(p) && !halves(a, p) && turns(a, p);
+    int turned = one_set(p) && !halves(a, p) ? turns(a, p) : TURNS_NONE;
     blockscale_loop l = {.p = p, .m = m, .read = read, .done = done, .f = f,
-                         .at = scale_at_tile(c, p, tid, t, s, lane_blocks(a, turned)),
+                         .at = scale_at_tile(c, p, tid, t, s, lane_blocks(a, turned != TURNS_NONE)),
                          .k_tiles = t->k_tiles, .ahead = p->cfg.tiling.scale_mul != CUTE_GEMM_SCALE_MUL_LOAD,
                          .staged = gemm_blockscale_staged(p),
                          .interleave = p->cfg.tiling.scale_mul == CUTE_GEMM_SCALE_MUL_INTERLEAVE, .tid = tid};

@@ -285,7 +285,7 @@ static void own_rows_cases(cute_runtime *rt, bool gpu)
  * (two row tiles, 5 k-tiles) of each, turns with shared rows, and turns and sb by lane in 128
  * x 160 (one wave, three column tiles: the blocks walk several tiles, so a turn left
  * unmatched at a tile's end would deadlock the next), turns with B's scale uniform
- * (CUTEC_GEMM_BLOCKSCALE_SB=uniform) */
+ * (CUTEC_GEMM_BLOCKSCALE_SB=uniform), late turns (=late) in both */
 static void forms_cases(cute_runtime *rt, bool gpu)
 {
     static const scase one = {264, 200, 560, CUTE_E5M2, CUTE_BF16, 0, 1.0, 0.5, CUTE_GEMM_SCALE_BLOCK, false, false,
@@ -306,6 +306,8 @@ static void forms_cases(cute_runtime *rt, bool gpu)
         {&one, "", "shfl", "", "1", "", "turns, shared rows"},
         {&wide, "", "", "", "1", "", "turns, one wave"},
         {&one, "", "", "", "1", "uniform", "turns, sb uniform"},
+        {&one, "", "", "", "late", "", "late turns"},
+        {&wide, "", "", "", "late", "", "late turns, one wave"},
         {&wide, "", "", "", "", "lane", "sb by lane"},
     };
     for (size_t i = 0; i < (gpu ? 7u : sizeof r / sizeof r[0]); i++) {
