@@ -141,7 +141,7 @@ static bool lane_blocks(cute_alg *a, bool turned)
     return asked == 2 ? turned : asked == 1;
 }
 
-/* (vector_blocks: lane_blocks() or turns()) */
+/* (vector_blocks: lane_blocks()) */
 static scale_at scale_at_tile(cute_ctx *c, const gemm_plan *p, cute_int tid, const gemm_tiles *t,
                               const gemm_scales *s, bool vector_blocks)
 {
