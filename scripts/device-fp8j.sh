@@ -1,7 +1,8 @@
 #!/bin/sh
-# fp8 block scales at 4096x7168x16384 and 8192^3 (issue 15 item 5; engineer fp8j): two opt-in
-# forms of the one-partial-set loop (src/kernels/gemm/hopper_blockscale.c) at the library's
-# tile there, 256 x 128 (1x2; 2x1 timed beside it):
+# fp8 block scales at 4096x7168x16384 and 8192^3 (issue 15 item 5; engineer fp8j): forms of
+# the one-partial-set loop (src/kernels/gemm/hopper_blockscale.c) at the library's tile
+# there, 256 x 128 (1x2; 2x1 timed beside it), against the loop without turns
+# (CUTEC_GEMM_BLOCKSCALE_TURNS=0, "the old loop"; the default until session 36's mid pass):
 #   turns (CUTEC_GEMM_BLOCKSCALE_TURNS=1; turns()): the two consumer warpgroups issue their
 #      wave batches in turn by named barriers 6 and 7, so one's batch queues behind the
 #      other's and it promotes (its 64 FFMAs) while the other's runs; without them nothing
@@ -10,32 +11,35 @@
 #   sb by lane (CUTEC_GEMM_BLOCKSCALE_SB=lane; lane_blocks()): B's scale (one a k-tile for
 #      the tile) loaded into a vector register instead of moved into a uniform one (its R2UR
 #      waited for the load after the last wave's wgmmas), the default with turns;
-#   late turns (CUTEC_GEMM_BLOCKSCALE_TURNS=late): the turns from a tile's second k-tile on,
-#      so that warpgroup 0 may run a k-tile and a batch ahead at a tile's start (under turns
-#      1's epilogue stood between 0's first two batches).
+#   late turns (CUTEC_GEMM_BLOCKSCALE_TURNS=late, THE DEFAULT since the mid pass: 1.017 /
+#      1.012 of the old loop there): the turns from a tile's second k-tile on, so that
+#      warpgroup 0 may run a k-tile and a batch ahead at a tile's start (under turns 1's
+#      epilogue stood between 0's first two batches).
 # The second early pass (22:04) had the warpgroups made to meet before every batch (in phase)
 # 7 points behind: deleted.
 # Each form in processes of its own (the environment is read as a kernel is traced), the
-# default's and each form's twice, cuBLASLt (unscaled) in every process: rows compare as % of
+# old loop's and each form's twice, cuBLASLt (unscaled) in every process: rows compare as % of
 # that process's cuBLASLt ("of cuBLAS").  The FFMAs as NOPs (CUTEC_SASS_FFMA=nop, wrong by
-# design) in the default at 1x2: what the loop costs without its promotion.
+# design) in the old loop and in late turns at 1x2: what the loop costs without its promotion.
 # torch's block-scaled _scaled_mm at both shapes.  About 85 s on one H200 after `make all
-# tests`, no step past BUDGET_S (80 s):
+# tests`, no step past BUDGET_S (82 s):
 #   1. on the GPU against float64 first: `cutec run gemm` of block scales e4m3 -> bf16 at
 #      1021x1016x1024 (C row-major), every element: turns 1x2 and 2x1, turns 128 x 160,
 #      late turns 1x2 and 128 x 160, sb by lane 1x2; a form not checked right decides nothing;
 #   2. the benches (each checks 256 samples of its rows against float64 before timing).
-# Decides (the rules), for F of turns / late turns / sb by lane, from the mean over its two passes of
-# F / default in % of cuBLAS at 256 x 128 1x2 (the library's pick), at each shape:
-#   at least 1.01 at both shapes -> F the default (if more than one, the one of the larger
-#      smaller gain): turns() `by_default = TURNS_ALL` (late: TURNS_LATE), lane_blocks()
-#      `by_default = 1`, hopper_blockscale.c;
-#   at most 0.99 at both -> delete F; else F stays opt-in.
+# Decides (the rules), from the mean over two passes of F / the old loop in % of cuBLAS at
+# 256 x 128 1x2 (the library's pick), at each shape:
+#   late turns: at least 1.00 at both shapes -> stay the default; else revert (turns()
+#      `by_default = TURNS_NONE`, hopper_blockscale.c);
+#   turns: at least 1.01 at both and its smaller ratio 0.01 above late's -> the default
+#      instead (`by_default = TURNS_ALL`); else opt-in;
+#   sb by lane (without turns): at least 1.01 at both -> lane_blocks() `by_default = 1`; at
+#      most 0.99 at both -> delete the option (turns keep it); else opt-in.
 #   ITERS=10 sh scripts/device-fp8j.sh          log: $OUT/fp8j.log (default build/device-out)
 . scripts/device-common.sh
 log="$out/fp8j.log"
 start=$(date +%s)
-budget=${BUDGET_S:-80}
+budget=${BUDGET_S:-82}
 shapes=4096x7168x16384,8192
 el() { echo $(($(date +%s) - start)); }
 quiet() { grep -v "^# \(check\|time\|index\|  (allowed\|cuBLAS:\|e4m3 ->\|each variant\|NVIDIA\)"; }
@@ -82,23 +86,26 @@ ratio()
 }
 decide()
 {
-    for f in turns late lane; do
+    for f in late turns lane; do
         echo "$f $(ratio $f 4096) $(ratio $f 8192)"
     done >"$out/fp8j-ratios"
-    # the forms ahead at both shapes, best (by the smaller of its two ratios) first
-    best=$(awk '$3 == 1 && $7 == 1 && $4 >= 1.01 && $8 >= 1.01 { print ($4 < $8 ? $4 : $8), $1 }' "$out/fp8j-ratios" |
-        sort -n -r | awk '{ print $2; exit }')
-    awk -v best="$best" '{ name = $1 == "turns" ? "turns" : $1 == "late" ? "late turns" : "sb by lane";
-            flip = $1 == "turns" ? "by_default = TURNS_ALL in turns()" : $1 == "late" ? "by_default = TURNS_LATE in turns()" : "by_default = 1 in lane_blocks()";
-            fig = $5 " " $9;
-            if ($3 != 1 || $7 != 1) printf "decides: %s not measured or not checked right (%s): keep it opt-in, measure again\n", name, fig;
-            else if ($4 >= 1.01 && $8 >= 1.01 && $1 == best)
-                printf "decides: %s (%s; %.3f / %.3f of the default): make it the default (%s, hopper_blockscale.c)\n", name, fig, $4, $8, flip;
-            else if ($4 >= 1.01 && $8 >= 1.01)
-                printf "decides: %s (%s; %.3f / %.3f of the default): ahead, but %s gains more: keep it opt-in\n", name, fig, $4, $8, best;
-            else if ($4 <= 0.99 && $8 <= 0.99)
-                printf "decides: %s (%s; %.3f / %.3f of the default): behind at both shapes, delete the form\n", name, fig, $4, $8;
-            else printf "decides: %s (%s; %.3f / %.3f of the default): not 1%% ahead at both shapes, keep it opt-in\n", name, fig, $4, $8 }' \
+    awk 'function lo(r) { return r[4] < r[8] ? r[4] : r[8] }
+        { for (i = 1; i <= 9; i++) v[$1, i] = $i; fig[$1] = $5 " " $9 }
+        END {
+            okl = v["late", 3] == 1 && v["late", 7] == 1; l4 = v["late", 4]; l8 = v["late", 8];
+            if (!okl) printf "decides: late turns not measured or not checked right (%s): keep them the default, measure again\n", fig["late"];
+            else if (l4 >= 1.0 && l8 >= 1.0) printf "decides: late turns (%s; %.3f / %.3f of the old loop): stay the default\n", fig["late"], l4, l8;
+            else printf "decides: late turns (%s; %.3f / %.3f of the old loop): revert (by_default = TURNS_NONE in turns(), hopper_blockscale.c)\n", fig["late"], l4, l8;
+            okt = v["turns", 3] == 1 && v["turns", 7] == 1; t4 = v["turns", 4]; t8 = v["turns", 8];
+            tl = t4 < t8 ? t4 : t8; ll = okl ? (l4 < l8 ? l4 : l8) : 0;
+            if (!okt) printf "decides: turns not measured or not checked right (%s): keep them opt-in\n", fig["turns"];
+            else if (t4 >= 1.01 && t8 >= 1.01 && tl >= ll + 0.01) printf "decides: turns (%s; %.3f / %.3f of the old loop, late %.3f / %.3f): make them the default instead of late (by_default = TURNS_ALL in turns(), hopper_blockscale.c)\n", fig["turns"], t4, t8, l4, l8;
+            else printf "decides: turns (%s; %.3f / %.3f of the old loop, late %.3f / %.3f): keep them opt-in\n", fig["turns"], t4, t8, l4, l8;
+            okb = v["lane", 3] == 1 && v["lane", 7] == 1; b4 = v["lane", 4]; b8 = v["lane", 8];
+            if (!okb) printf "decides: sb by lane not measured or not checked right (%s): keep it opt-in\n", fig["lane"];
+            else if (b4 >= 1.01 && b8 >= 1.01) printf "decides: sb by lane without turns (%s; %.3f / %.3f): make it the default (by_default = 1 in lane_blocks(), hopper_blockscale.c)\n", fig["lane"], b4, b8;
+            else if (b4 <= 0.99 && b8 <= 0.99) printf "decides: sb by lane without turns (%s; %.3f / %.3f): behind at both shapes, delete the option (turns keep B'"'"'s scale by lane)\n", fig["lane"], b4, b8;
+            else printf "decides: sb by lane without turns (%s; %.3f / %.3f): keep it opt-in\n", fig["lane"], b4, b8 }' \
         "$out/fp8j-ratios"
 }
 {
@@ -111,21 +118,22 @@ decide()
     check turns 256x128x128 1x2 1 ""
     check turns 256x128x128 2x1 1 ""
     check turns 128x160x128 2x1 1 ""
-    check lane 256x128x128 1x2 "" lane
+    check lane 256x128x128 1x2 0 lane
     check late 256x128x128 1x2 late ""
     check late 128x160x128 2x1 late ""
     echo "== 2. block scales at $shapes, 256 x 128"
     both="--sizes $shapes --tile 256x128x128 --cluster 1x2,2x1"
-    rows def "" "" "" $both
+    rows def 0 "" "" $both
     rows turns 1 "" "" $both
     rows late late "" "" $both
-    rows lane "" lane "" $both
-    rows def2 "" "" "" $both
+    rows lane 0 lane "" $both
+    rows def2 0 "" "" $both
     rows turns2 1 "" "" $both
     rows late2 late "" "" $both
-    rows lane2 "" lane "" $both
+    rows lane2 0 lane "" $both
     one="--sizes 4096x7168x16384 --tile 256x128x128 --cluster 1x2"
-    rows nop "" "" nop $one
+    rows nop 0 "" nop $one
+    rows latenop late "" nop $one
     echo "== $(el) s: torch's block-scaled _scaled_mm (bench/torch_scaled_mm.py)"
     device_late torch || timeout 16 python3 bench/torch_scaled_mm.py --block e4m3 bf16 4096x7168x16384 8192x8192x8192 2>&1 |
         tail -n 3

@@ -285,7 +285,8 @@ static void own_rows_cases(cute_runtime *rt, bool gpu)
  * (two row tiles, 5 k-tiles) of each, turns with shared rows, and turns and sb by lane in 128
  * x 160 (one wave, three column tiles: the blocks walk several tiles, so a turn left
  * unmatched at a tile's end would deadlock the next), turns with B's scale uniform
- * (CUTEC_GEMM_BLOCKSCALE_SB=uniform), late turns (=late) in both */
+ * (CUTEC_GEMM_BLOCKSCALE_SB=uniform), late turns (=late, the default) in both, and the loop
+ * without turns (=0) at 256 x 128 */
 static void forms_cases(cute_runtime *rt, bool gpu)
 {
     static const scase one = {264, 200, 560, CUTE_E5M2, CUTE_BF16, 0, 1.0, 0.5, CUTE_GEMM_SCALE_BLOCK, false, false,
@@ -299,7 +300,8 @@ static void forms_cases(cute_runtime *rt, bool gpu)
         {&tall[gpu][1], "240", "", "1", "", "", "halves, 240 registers"},
         {&tall[gpu][0], "", "", "", "1", "", "turns"},
         {&tall[gpu][1], "", "", "", "1", "", "turns"},
-        {&tall[gpu][1], "", "", "", "", "lane", "sb by lane"},
+        {&tall[gpu][1], "", "", "", "0", "lane", "sb by lane, no turns"},
+        {&tall[gpu][1], "", "", "", "0", "", "no turns"},
         {&one, "240", "", "", "", "", "240 registers"},
         {&one, "", "", "1", "", "", "halves"},
         {&one, "", "", "", "1", "", "turns"},
@@ -307,10 +309,11 @@ static void forms_cases(cute_runtime *rt, bool gpu)
         {&wide, "", "", "", "1", "", "turns, one wave"},
         {&one, "", "", "", "1", "uniform", "turns, sb uniform"},
         {&one, "", "", "", "late", "", "late turns"},
+        {&one, "", "", "", "0", "", "no turns"},
         {&wide, "", "", "", "late", "", "late turns, one wave"},
-        {&wide, "", "", "", "", "lane", "sb by lane"},
+        {&wide, "", "", "", "0", "lane", "sb by lane, no turns"},
     };
-    for (size_t i = 0; i < (gpu ? 7u : sizeof r / sizeof r[0]); i++) {
+    for (size_t i = 0; i < (gpu ? 8u : sizeof r / sizeof r[0]); i++) {
         setenv("CUTEC_GEMM_BLOCKSCALE_REGS", r[i].regs, 1);
         setenv("CUTEC_GEMM_BLOCKSCALE_ROWS", r[i].rows, 1);
         setenv("CUTEC_GEMM_BLOCKSCALE_HALVES", r[i].halves, 1);
