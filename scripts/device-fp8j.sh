@@ -139,10 +139,10 @@ decide()
         tail -n 3
     echo "== $(el) s: the rules"
     decide
-    echo "== registers and spills (sm_90a), 256x128 1x2: default $(fp8_usage --scale block --tile 256x128x128 --cluster 1x2)"
+    echo "== registers and spills (sm_90a), 256x128 1x2: default (late turns) $(fp8_usage --scale block --tile 256x128x128 --cluster 1x2)"
+    echo "old loop: $(CUTEC_GEMM_BLOCKSCALE_TURNS=0 fp8_usage --scale block --tile 256x128x128 --cluster 1x2)"
     echo "turns: $(CUTEC_GEMM_BLOCKSCALE_TURNS=1 fp8_usage --scale block --tile 256x128x128 --cluster 1x2)"
-    echo "sb by lane: $(CUTEC_GEMM_BLOCKSCALE_SB=lane fp8_usage --scale block --tile 256x128x128 --cluster 1x2)"
-    echo "late turns: $(CUTEC_GEMM_BLOCKSCALE_TURNS=late fp8_usage --scale block --tile 256x128x128 --cluster 1x2)"
+    echo "sb by lane: $(CUTEC_GEMM_BLOCKSCALE_TURNS=0 CUTEC_GEMM_BLOCKSCALE_SB=lane fp8_usage --scale block --tile 256x128x128 --cluster 1x2)"
     fp8_clocks
 } >"$log" 2>&1
 fp8_show "$log"
