@@ -19,6 +19,8 @@
 #   device_gemv_usage CFG...: ptxas's registers and spills (sm_90a) of `cutec compile gemv
 #                      --dtype CFG` for each configuration string
 #   device_end: the clocks after the run and the seconds since $start
+#   device_records, device_compare A B ROW: the bench rows in $rows by form, and form B
+#                     against form A in points of cuBLAS, shape by shape (the A/B scripts)
 #   device_python: pip install ./python into a scratch target ($out/pip.log), then its
 #                  tests (torch on the GPU, the kept calls, the interpreter) and the host
 #                  overhead bench (the installed package, not the tree's)
@@ -163,6 +165,28 @@ bench_bf16()
 # The Hopper GEMM scripts' filters of a bench's output:
 #   stamp: each line with the UTC time (HH:MM:SS.mmm) before it
 #   quiet: a stamped bench without its notes on checks, timing, index width and cuBLAS
+# device_records: "FORM DTYPE SHAPE ROW PCT" of every row of $rows checked ok, the rows of
+# bench processes each headed "-- form=F dtype=D ..." (a kernel row: "TIME SIZE ROW MS TFLOPS PCT")
+device_records()
+{
+    awk '/^-- form=/ { split($2, a, "="); f = a[2]; split($3, b, "="); d = b[2]; shape = ""; next }
+        $2 == "#" && $3 == "M" { m = $4; n = $6; k = $8; gsub(/[,:]/, "", m); gsub(/[,:]/, "", n); gsub(/[,:]/, "", k)
+                                 shape = m "x" n "x" k; next }
+        $2 == "#" { next }
+        $NF == "ok" && $3 != "cublas" { p = $6; sub("%", "", p); print f, d, (shape != "" ? shape : $2 "^3"), $3, p }' "$rows"
+}
+# device_compare A B ROW: per (dtype, shape) with both forms, B - A in points of cuBLAS (each
+# form's runs' mean) of row ROW, a line each, then "mean MEAN min MIN count N" (nothing if none)
+device_compare()
+{
+    device_records | awk -v A="$1" -v B="$2" -v R="$3" '$4 == R && ($1 == A || $1 == B) {
+            key = $2 " " $3; s[$1, key] += $5; c[$1, key]++; keys[key] = 1 }
+        END { for (k in keys) if (c[A, k] && c[B, k]) {
+                a = s[A, k] / c[A, k]; b = s[B, k] / c[B, k]; d = b - a
+                printf("  %s %s: %s %.2f (%d runs) against %s %.2f (%d): %+.2f points\n", k, R, B, b, c[B, k], A, a, c[A, k], d)
+                t += d; n++; if (n == 1 || d < lo) lo = d }
+            if (n) printf("mean %.2f min %.2f count %d\n", t / n, lo, n) }'
+}
 stamp() { while IFS= read -r l; do echo "$(date -u +%T.%N | cut -c1-12) $l"; done; }
 quiet() { grep -v "^[0-9:.]* # \(check\|time\|index\|  (allowed\|cuBLAS:\|bf16 ->\)"; }
 
@@ -213,3 +237,45 @@ device_step()
 #   bench_atleast A B R: 1 when A >= B x R, else 0 (an empty operand gives 0)
 bench_tops() { awk -v pat="$2" '$2 ~ pat && $4 ~ /^[0-9.]+$/ { print $4; exit }' "$1"; }
 bench_atleast() { awk -v a="$1" -v b="$2" -v r="$3" 'BEGIN { print (a != "" && b != "" && a >= b * r) ? 1 : 0 }'; }
+
+# The compile scripts' checks (device-tier.sh, device-tier2.sh, device-ptx3.sh); they set
+# gpu=1 bad=0, start and budget, and count failed checks in $bad:
+#   compile_gpu_head: the driver's and ptxas's versions and the host's CPUs, or "no GPU" and gpu=0
+#   gpu_late TEXT: true, saying why, without a GPU or past the budget
+#   run_verdict ENV... -- ARGS: `cutec run ARGS` cold (CUTEC_NO_CACHE=1) under ENV: its verdict
+#                     line and time; one not verified counts
+#   gpu_test NAME PATH ENV...: a test binary under ENV, its log $out/NAME.log, its last line and
+#                     first failures; one whose last line is not " 0 failed" counts
+compile_gpu_head()
+{
+    if ! nvidia-smi -L >/dev/null 2>&1; then
+        echo "-- no GPU here: the GPU steps are skipped"
+        gpu=0
+    else
+        echo "driver $(nvidia-smi --query-gpu=driver_version --format=csv,noheader | head -n 1); toolkit $(/usr/local/cuda/bin/ptxas --version 2>&1 | tail -n 1)"
+        echo "CPU: $(nproc) x $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2); load $(cut -d' ' -f1-3 /proc/loadavg)"
+    fi
+}
+gpu_late() { [ "$gpu" = 0 ] && echo "-- skipped (no GPU): $*" && return 0; device_late "$@"; }
+run_verdict()
+{
+    vars=
+    while [ $# -gt 0 ] && [ "$1" != -- ]; do vars="$vars $1" && shift; done
+    shift
+    gpu_late run "$@" && return
+    # shellcheck disable=SC2086
+    res=$(env CUTEC_NO_CACHE=1 $vars timeout 30 build/cutec run "$@" 2>&1)
+    line=$(echo "$res" | grep -iE "verified|wrong|error|fail|refus|bad" | head -n 1 | cut -c1-150)
+    echo "  $vars: $* -> $line; $(echo "$res" | grep -m 1 -oE "time: [0-9.]+ ms")"
+    echo "$line" | grep -qi verified || bad=$((bad + 1))
+}
+gpu_test()
+{
+    name=$1 path=$2
+    shift 2
+    gpu_late "$name" && return
+    env "$@" timeout 60 "$path" >"$out/$name.log" 2>&1
+    echo "$name ($*): $(tail -n 1 "$out/$name.log")"
+    grep -m 5 -E "FAIL|skipped" "$out/$name.log" | cut -c1-300
+    tail -n 1 "$out/$name.log" | grep -q " 0 failed" || bad=$((bad + 1))
+}

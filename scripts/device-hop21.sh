@@ -64,26 +64,6 @@ check()
     echo "R $*: $(env $(form R) timeout 15 build/cutec run gemm --variant hopper $@ 2>&1 |
         grep -E "verified|FAILED|rror|no kernel|time:" | head -n 3 | tr '\n' ' ')"
 }
-# records: "FORM DTYPE SHAPE ROW PCT" of every row checked ok
-records()
-{
-    awk '/^-- form=/ { split($2, a, "="); f = a[2]; split($3, b, "="); d = b[2]; shape = ""; next }
-        $2 == "#" && $3 == "M" { m = $4; n = $6; k = $8; gsub(/[,:]/, "", m); gsub(/[,:]/, "", n); gsub(/[,:]/, "", k)
-                                 shape = m "x" n "x" k; next }
-        $NF == "ok" && $3 != "cublas" { p = $6; sub("%", "", p); print f, d, (shape != "" ? shape : $2 "^3"), $3, p }' "$rows"
-}
-# compare A B ROW: per (dtype, shape) with both, B - A in points (each form's runs' mean),
-# a line each, then "mean MEAN min MIN count N" (nothing if none)
-compare()
-{
-    records | awk -v A="$1" -v B="$2" -v R="$3" '$4 == R && ($1 == A || $1 == B) {
-            key = $2 " " $3; s[$1, key] += $5; c[$1, key]++; keys[key] = 1 }
-        END { for (k in keys) if (c[A, k] && c[B, k]) {
-                a = s[A, k] / c[A, k]; b = s[B, k] / c[B, k]; d = b - a
-                printf("  %s %s: %s %.2f (%d runs) against %s %.2f (%d): %+.2f points\n", k, R, B, b, c[B, k], A, a, c[A, k], d)
-                t += d; n++; if (n == 1 || d < lo) lo = d }
-            if (n) printf("mean %.2f min %.2f count %d\n", t / n, lo, n) }'
-}
 {
     echo "== $(date -u '+%Y-%m-%d %H:%M UTC') $(git log --oneline -1 2>/dev/null)"
     nvidia-smi --query-gpu=name,clocks.sm,clocks.max.sm,clocks.mem,power.draw,temperature.gpu --format=csv 2>&1
@@ -112,7 +92,7 @@ compare()
     echo "f16 against bf16, the library's row and cuBLAS (TFLOP/s, % of cuBLAS), base forms:"
     awk '/^-- form=/ { take = $2 == "form=base" && $NF ~ /^4096(,2048)?$/; d = $3; next }
         take && ($3 == "cublas" || $3 == "hopper") { print "  " d, $2 "^3", $3, $5, $6 }' "$rows"
-    res=$(compare base R hopper)
+    res=$(device_compare base R hopper)
     echo "R against base, the library's row:"
     echo "$res" | grep "^  "
     echo "$res" | grep "^mean" | awk '{ m = $2; lo = $4; r = "keep opt-in (CUTEC_GEMM_HOPPER_RELEASE=warp)"
@@ -120,7 +100,7 @@ compare()
             printf("decides: R (a warp'"'"'s lane 0 releases a stage), %+.2f points on average over %d squares, %+.2f at the least: %s\n", m, $6, lo, r) }'
     echo "$res" | grep -q "^mean" || echo "decides: R: no figures (keep opt-in)"
     for row in hopper1x1 hopper2x1; do
-        r=$(compare base R $row)
+        r=$(device_compare base R $row)
         [ -n "$r" ] && echo "note: the LLM shapes, R against base, $row (R applies to 1x1 only):" && echo "$r"
     done
     device_end

@@ -51,7 +51,6 @@ gpu=1 bad=0
 gemm_forms="cuda ptx late sums"
 rms_forms="cuda ptx late else driver"
 # true (and says so) without a GPU or past the budget
-gpu_late() { [ "$gpu" = 0 ] && echo "-- skipped (no GPU): $*" && return 0; device_late "$@"; }
 
 # the environment of a form, for `env`
 form_env()
@@ -71,12 +70,8 @@ check()
 {
     fm=$1
     shift
-    gpu_late run "$@" && return
     # shellcheck disable=SC2046
-    res=$(env CUTEC_NO_CACHE=1 $(form_env "$fm") timeout 20 build/cutec run "$@" 2>&1)
-    line=$(echo "$res" | grep -iE "verified|wrong|error|fail|refus|bad" | head -n 1 | cut -c1-150)
-    echo "   $fm: $* -> $line; $(echo "$res" | grep -m 1 -oE "time: [0-9.]+ ms")"
-    echo "$line" | grep -qi verified || bad=$((bad + 1))
+    run_verdict $(form_env "$fm") -- "$@"
 }
 
 best_of() # file, phase: the CPU ms of the phase, best of the runs
@@ -141,12 +136,7 @@ decide()
 
 {
     device_begin
-    if ! nvidia-smi -L >/dev/null 2>&1; then
-        echo "-- no GPU here: the GPU steps are skipped"
-        gpu=0
-    else
-        echo "driver $(nvidia-smi --query-gpu=driver_version --format=csv,noheader | head -n 1); toolkit $(/usr/local/cuda/bin/ptxas --version 2>&1 | tail -n 1)"
-    fi
+    compile_gpu_head
     echo "== 1. against references first: cuda_c_gpu_test on the PTX module (LATE, ELSE, SUMS), then kernels cold"
     if ! gpu_late cuda_c_gpu_test; then
         CUTEC_CODEGEN=ptx CUTEC_PTX_LATE=1 CUTEC_PTX_ELSE=1 CUTEC_PTX_SUMS=1 timeout 30 build/tests/backend/cuda_c_gpu_test \

@@ -34,28 +34,8 @@ log="$out/tier.log"
 start=$(date +%s) budget=${BUDGET_S:-85}
 export CUDA_CACHE_DISABLE=1
 gpu=1 bad=0
-gpu_late() { [ "$gpu" = 0 ] && echo "-- skipped (no GPU): $*" && return 0; device_late "$@"; }
-
 # `cutec run ARGS` cold through tiers: its verdict line; a wrong one counts
-check()
-{
-    gpu_late run "$@" && return
-    res=$(CUTEC_TIER=1 CUTEC_NO_CACHE=1 timeout 30 build/cutec run "$@" 2>&1)
-    line=$(echo "$res" | grep -iE "verified|wrong|error|fail|refus|bad" | head -n 1 | cut -c1-150)
-    echo "   $* -> $line"
-    echo "$line" | grep -qi verified || bad=$((bad + 1))
-}
-
-gpu_test() # name, path, env...
-{
-    name=$1 path=$2
-    shift 2
-    gpu_late "$name" && return
-    env "$@" timeout 60 "$path" >"$out/$name.log" 2>&1
-    echo "$name ($*): $(tail -n 1 "$out/$name.log")"
-    grep -m 5 -E "FAIL|skipped" "$out/$name.log" | cut -c1-300
-    tail -n 1 "$out/$name.log" | grep -q " 0 failed" || bad=$((bad + 1))
-}
+check() { run_verdict CUTEC_TIER=1 -- "$@"; }
 
 decide()
 {
@@ -88,13 +68,7 @@ decide()
 
 {
     device_begin
-    if ! nvidia-smi -L >/dev/null 2>&1; then
-        echo "-- no GPU here: the GPU steps are skipped"
-        gpu=0
-    else
-        echo "driver $(nvidia-smi --query-gpu=driver_version --format=csv,noheader | head -n 1); toolkit $(/usr/local/cuda/bin/ptxas --version 2>&1 | tail -n 1)"
-        echo "CPU: $(nproc) x $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2); load $(cut -d' ' -f1-3 /proc/loadavg)"
-    fi
+    compile_gpu_head
     echo "== 1. against references first"
     gpu_test tier_gpu_test build/tests/runtime/tier_gpu_test
     gpu_test cuda_backend_test build/tests/runtime/cuda_backend_test

@@ -136,6 +136,11 @@ cute_status cute_cuda_module_load(cute_cuda *cu, const void *image, void **modul
  * when the driver has no linker; ptxas's errors in cute_cuda_error. */
 cute_status cute_cuda_link_ptx(cute_cuda *cu, const char *ptx, int opt_level, void **cubin,
                                size_t *cubin_len, char *log, size_t logn);
+/* PTX loaded as a module by the driver's JIT compiler (cuModuleLoadDataEx: the whole
+ * module at once, not a relocatable unit as the linker compiles it; -O opt_level 0-4); log
+ * as cute_cuda_link_ptx's.  CUTE_ERR_NO_DRIVER when the driver lacks it. */
+cute_status cute_cuda_module_load_ptx(cute_cuda *cu, const char *ptx, int opt_level, void **module, char *log,
+                                      size_t logn);
 cute_status cute_cuda_module_unload(cute_cuda *cu, void *module);
 cute_status cute_cuda_module_function(cute_cuda *cu, void *module, const char *name, void **func);
 /* allow func up to bytes of dynamic shared memory (needed above 48 KB) */

@@ -38,11 +38,21 @@ cute_status cute_ptx_emit(const cute_ir_func *const *kernels, int n, const cute_
  * sets it) asks for this one; anything else, or unset, CUDA C. */
 bool cute_ptx_wanted(void);
 
+/* Who assembles the PTX backend's modules (CUTEC_PTX_ASM; docs/ptx_backend.md): the driver's
+ * JIT linker (cuLinkCreate: a relocatable unit), the toolkit's ptxas binary (the default), the
+ * same ptxas inside the process (libnvJitLink: a relocatable unit too), or the driver's JIT
+ * compiler loading a first tier's PTX as a module (cuModuleLoadDataEx: the whole program; the
+ * binary for any other module).  A value not among them is said once on stderr: the default. */
+typedef enum { CUTE_PTX_ASM_DRIVER, CUTE_PTX_ASM_PTXAS, CUTE_PTX_ASM_NVJITLINK, CUTE_PTX_ASM_LOADDATA } cute_ptx_asm;
+cute_ptx_asm cute_ptx_assembler(void);
+
 /* The toolkit's ptxas binary on ptx (no GPU needed): $CUTEC_PTXAS, else ptxas on PATH,
- * else /usr/local/cuda/bin/ptxas.  opt: ptxas's -O level (0-4; < 0: its default).
+ * else /usr/local/cuda/bin/ptxas; libnvJitLink's ptxas instead where CUTEC_PTX_ASM=nvjitlink
+ * and the library loads.
+ * opt: ptxas's -O level (0-4; < 0: its default).
  * CUTE_OK: *cubin (malloc'd, *cubin_len bytes; cubin may be NULL when not wanted) and
  * *log (malloc'd: ptxas's --verbose report, or its errors; may be NULL); *cpu_ms the
- * child's CPU time.  CUTE_ERR_NO_DRIVER: no ptxas found (err says so); CUTE_ERR_COMPILE:
+ * child's CPU time (nvJitLink: the calling thread's).  CUTE_ERR_NO_DRIVER: no ptxas found (err says so); CUTE_ERR_COMPILE:
  * ptxas refused it (its words in *log and err). */
 cute_status cute_ptx_assemble(const char *ptx, const char *arch, int opt, void **cubin, size_t *cubin_len,
                               char **log, double *cpu_ms, char *err, size_t errn);
@@ -55,8 +65,8 @@ long cute_ptx_spilled(const char *log);
 cute_status cute_ptx_assemble_kernels(const cute_ir_func *const *k, int n, const cute_ptx_opts *o, char **ptx, int opt,
                                       void **cubin, size_t *cubin_len, char **log, double *cpu_ms, char *err,
                                       size_t errn);
-/* whether cute_ptx_assemble finds a ptxas binary; id (when not NULL): its path, mtime and
- * size, for a cache key */
+/* whether cute_ptx_assemble finds a ptxas binary (CUTEC_PTX_ASM=nvjitlink: the library, where
+ * it loads); id (when not NULL): its path, mtime and size (the library's name), for a cache key */
 bool cute_ptx_ptxas_found(char *id, size_t n);
 
 CUTE_API_END

@@ -181,4 +181,15 @@ bool px_divide_const(px_fn *e, const cute_ir_inst *in);
 bool px_mem(px_fn *e, const cute_ir_inst *in);   /* ptx_mem.c */
 bool px_inst(px_fn *e, const cute_ir_inst *in);  /* ptx_mem.c */
 
+/* whether the ptxas binary starts through posix_spawn (CUTEC_PTXAS_SPAWN=1) or fork (0), and
+ * with its malloc on transparent huge pages (CUTEC_PTXAS_THP=1) */
+bool px_ptxas_spawned(void);
+bool px_ptxas_thp(void);
+/* ptxas inside the process through libnvJitLink (ptx_nvjitlink.c; CUTEC_PTX_ASM=nvjitlink):
+ * whether the library loads (id: which one), and cute_ptx_assemble's work done by it (*cpu_ms
+ * the calling thread's) */
+bool px_nvjitlink_found(char *id, size_t n);
+cute_status px_nvjitlink_assemble(const char *ptx, const char *arch, int opt, void **cubin, size_t *cubin_len,
+                                  char **log, double *cpu_ms, char *err, size_t errn);
+
 #endif

@@ -139,7 +139,11 @@ static bool ptx_timing(const struct cute_fn *f, const char *arch, cli_clock *tot
     s = cute_ptx_assemble(ptx, arch, level, NULL, NULL, &log, &child, err, sizeof err);
     cli_clock as = cli_clock_since(t0);
     if (s == CUTE_OK) {
-        snprintf(note, sizeof note, "%d registers (ptxas -O%d, the toolkit's binary; CPU: the child's)", registers_of(log), level);
+        snprintf(note, sizeof note, "%d registers, %ld bytes spilled (ptxas -O%d, %s)", registers_of(log),
+                 cute_ptx_spilled(log), level,
+                 cute_ptx_assembler() == CUTE_PTX_ASM_NVJITLINK
+                     ? "libnvJitLink in this process; CPU: this thread's"
+                     : "the toolkit's binary; CPU: the child's");
         row("ptxas (PTX to cubin)", (cli_clock){child, as.wall_ms}, note);
         *total = (cli_clock){emit.cpu_ms + child, emit.wall_ms + as.wall_ms};
         row("PTX backend to cubin (all of it)", *total, "");
@@ -171,6 +175,18 @@ static bool ptx_timing(const struct cute_fn *f, const char *arch, cli_clock *tot
             printf("driver JIT: %s\n", cute_cuda_error(cu));
         }
         free(cubin);
+        void *mod = NULL; /* the driver's JIT compiler on the PTX as a module (CUTEC_PTX_ASM=loaddata) */
+        t0 = cli_clock_now();
+        s = cute_cuda_module_load_ptx(cu, ptx, level, &mod, info, sizeof info);
+        jit = cli_clock_since(t0);
+        if (s == CUTE_OK) {
+            snprintf(note, sizeof note, "%d registers, %ld bytes spilled (cuModuleLoadDataEx, -O%d)", registers_of(info),
+                     cute_ptx_spilled(info), level);
+            row("driver JIT, PTX loaded as a module", jit, note);
+            cute_cuda_module_unload(cu, mod);
+        } else {
+            printf("driver JIT, PTX loaded as a module: %s\n", cute_cuda_error(cu));
+        }
         cute_cuda_close(cu);
     }
     free(ptx);

@@ -10,7 +10,16 @@
  * (their outputs compared bit for bit: the same cubin) and of the first tier's code
  * (CUTEC_CODEGEN=ptx at the first tier's -O level, and at -O1); last four step-5 GEMMs cold
  * in one runtime with one background worker or four (CUTEC_TIER_THREADS), early or not
- * (best of two rounds at most). */
+ * (best of two rounds at most).
+ * --ways W,...: instead of the two orders, the first tier assembled each way (ptxas: the
+ * binary through fork; spawn: through posix_spawn, CUTEC_PTXAS_SPAWN=1; thp: its malloc on
+ * huge pages, CUTEC_PTXAS_THP=1; late: the binary, the final tier's NVRTC started after it,
+ * CUTEC_TIER_EARLY=0; nvjitlink: in the process; loaddata: the driver's JIT loading the PTX;
+ * CUTEC_PTX_ASM), the final tier at the default order but for late, each way first in turn
+ * (the best and the worst first module); then at N^3 the first tier's own speed (the binary's,
+ * and each way's whose code differs), its final tier held back (CUTEC_NVRTC_OPTIONS that NVRTC refuses: the
+ * function keeps the first module).
+ * --no-many: not the last rows. */
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
@@ -199,6 +208,94 @@ static void kernel_rows(const char *label, const cute_gemm_config *cfg, int roun
     free(c_nv), free(c_tier);
 }
 
+/* the environment of a way of --ways: false for a name not among them */
+static bool set_way(const char *way)
+{
+    unsetenv("CUTEC_PTXAS_SPAWN"), unsetenv("CUTEC_PTX_ASM"), unsetenv("CUTEC_PTXAS_THP"), unsetenv("CUTEC_TIER_EARLY");
+    if (!strcmp(way, "spawn")) return setenv("CUTEC_PTXAS_SPAWN", "1", 1), true;
+    if (!strcmp(way, "thp")) return setenv("CUTEC_PTXAS_THP", "1", 1), true;
+    if (!strcmp(way, "late")) return setenv("CUTEC_TIER_EARLY", "0", 1), true;
+    if (!strcmp(way, "ptxas") || !strcmp(way, "nvjitlink") || !strcmp(way, "loaddata"))
+        return setenv("CUTEC_PTX_ASM", way, 1), true;
+    return false;
+}
+
+/* the first tier's own TFLOP/s at n^3 (its final tier refused), or -1 */
+static double first_tier_speed(const cute_gemm_config *cfg, int64_t n)
+{
+    gemm_run g;
+    char err[2048];
+    setenv("CUTEC_TIER", "1", 1);
+    setenv("CUTEC_NVRTC_OPTIONS", "--no-such-nvrtc-option", 1);
+    double tf = -1;
+    if (compile_in(&g, cfg, NULL)) {
+        bool held = cute_cuda_backend_wait(cute_runtime_backend(g.rt), err, sizeof err) != CUTE_OK;
+        tf = held ? speed(&g, n, NULL) : -1; /* else NVRTC's ran: not the first tier */
+    }
+    done(&g);
+    unsetenv("CUTEC_NVRTC_OPTIONS");
+    return tf;
+}
+
+/* --ways: the cold compile's first module and final tier, a row per way, then the first
+ * tier's own speed each way against NVRTC's */
+static void way_rows(const char *label, const cute_gemm_config *cfg, int rounds, int64_t n, char ways[][16], int nways)
+{
+    clock2 nv = {-1, -1}, first[8], final_[8];
+    double worst[8] = {0}; /* the first module's slowest round, wall */
+    gemm_run g;
+    bool ok = true;
+    for (int w = 0; w < nways; w++) first[w] = final_[w] = (clock2){-1, -1};
+    for (int r = 0; r < rounds && ok; r++) {
+        clock2 t;
+        set_way("");
+        setenv("CUTEC_TIER", "0", 1);
+        if (!(ok = compile_in(&g, cfg, &t))) break;
+        best(&nv, t), done(&g);
+        for (int i = 0; i < nways && ok; i++) {
+            int w = (i + r) % nways; /* each way first in turn */
+            set_way(ways[w]);
+            setenv("CUTEC_TIER", "1", 1);
+            if (!(ok = compile_in(&g, cfg, &t))) break;
+            best(&first[w], t);
+            if (t.wall > worst[w]) worst[w] = t.wall;
+            char err[2048] = "";
+            if (cute_cuda_backend_wait(cute_runtime_backend(g.rt), err, sizeof err) != CUTE_OK)
+                printf("%s %s: the final tier FAILED: %s\n", label, ways[w], err);
+            best(&final_[w], since(g.t0));
+            done(&g);
+        }
+    }
+    if (!ok) {
+        printf("%s: compile FAILED: %s\n", label, g.err);
+        done(&g);
+    } else {
+        printf("%-8s cold compile by way, best of %d, ms wall / cpu: nvrtc %.1f / %.1f", label, rounds, nv.wall, nv.cpu);
+        for (int w = 0; w < nways; w++)
+            printf("; %s first module %.1f / %.1f, worst %.1f, final %.1f", ways[w], first[w].wall, first[w].cpu,
+                   worst[w], final_[w].wall);
+        printf("\n");
+    }
+    if (n > 0 && ok) {
+        set_way("");
+        setenv("CUTEC_TIER", "0", 1);
+        double tf_nv = compile_in(&g, cfg, NULL) ? speed(&g, n, NULL) : -1;
+        done(&g);
+        set_way("ptxas");
+        double tf_bin = first_tier_speed(cfg, n); /* the binary's code, whichever way started it */
+        printf("%-8s %lld^3 TFLOP/s: nvrtc %.1f; ptxas first tier %.1f (%.3f)", label, (long long)n, tf_nv, tf_bin,
+               tf_nv > 0 ? tf_bin / tf_nv : -1);
+        for (int w = 0; w < nways; w++) {
+            if (strcmp(ways[w], "loaddata") && strcmp(ways[w], "nvjitlink")) continue; /* the binary's code: ptxas's */
+            set_way(ways[w]);
+            double tf = first_tier_speed(cfg, n);
+            printf("; %s first tier %.1f (%.3f)", ways[w], tf, tf_nv > 0 ? tf / tf_nv : -1);
+        }
+        printf("\n");
+    }
+    set_way("");
+}
+
 /* A model's first step: four step-5 GEMMs (bf16 and fp16 in, C in their type or f32) compiled
  * cold one after another in one runtime, tiered; wall ms until the last first module is
  * back and until every final tier is in, with `threads` background workers
@@ -252,13 +349,28 @@ static void many_rows(int rounds)
 
 int cmd_bench_tiers(int argc, char **argv)
 {
-    int rounds = 3;
+    int rounds = 3, nways = 0;
     int64_t n = 8192;
-    for (int i = 2; i < argc; i++) {
+    bool many = true, bad = false;
+    char ways[8][16];
+    for (int i = 2; i < argc && !bad; i++) {
         if (!strcmp(argv[i], "--rounds") && i + 1 < argc) rounds = atoi(argv[++i]);
         else if (!strcmp(argv[i], "--size") && i + 1 < argc) n = atoll(argv[++i]);
-        else return fprintf(stderr, "usage: cutec bench tiers [--rounds R] [--size N (0: no speed rows)]\n"), CLI_USAGE;
+        else if (!strcmp(argv[i], "--no-many")) many = false;
+        else if (!strcmp(argv[i], "--ways") && i + 1 < argc)
+            for (const char *p = argv[++i]; *p && !bad; p += *p == ',') {
+                size_t len = strcspn(p, ",");
+                bad = nways == 8 || len >= sizeof ways[0];
+                if (!bad) snprintf(ways[nways], sizeof ways[0], "%.*s", (int)len, p), p += len;
+                bad = bad || !set_way(ways[nways++]);
+            }
+        else bad = true;
     }
+    set_way("");
+    if (bad || rounds < 1)
+        return fprintf(stderr, "usage: cutec bench tiers [--rounds R] [--size N (0: no speed rows)] "
+                               "[--ways ptxas,spawn,thp,late,nvjitlink,loaddata] [--no-many]\n"),
+               CLI_USAGE;
     if (cli_parse_only()) return CLI_OK;
     char err[512], arch[32];
     cute_cuda *cu;
@@ -272,12 +384,14 @@ int cmd_bench_tiers(int argc, char **argv)
     setenv("CUTEC_NO_CACHE", "1", 1);
     cute_gemm_config cfg = {.variant = CUTE_GEMM_TENSOROP_SMEM, .dtype = CUTE_BF16, .major = {1, 1, 0},
                             .align_bytes = 16, .index_bound = CUTE_GEMM_INDEX_BOUND};
-    kernel_rows("step 5", &cfg, rounds, n);
+    if (nways) way_rows("step 5", &cfg, rounds, n, ways, nways);
+    else kernel_rows("step 5", &cfg, rounds, n);
     if (!strcmp(arch, "sm_90a")) {
         cfg.variant = CUTE_GEMM_HOPPER;
-        kernel_rows("hopper", &cfg, rounds, n);
+        if (nways) way_rows("hopper", &cfg, rounds, n, ways, nways);
+        else kernel_rows("hopper", &cfg, rounds, n);
     }
-    many_rows(rounds < 2 ? rounds : 2); /* 16 cold compiles a round: two rounds at most */
+    if (many) many_rows(rounds < 2 ? rounds : 2); /* 16 cold compiles a round: two rounds at most */
     cute_cuda_close(cu);
     return CLI_OK;
 }

@@ -1,8 +1,8 @@
 /* The library's closed-set CUTEC_* settings read through env_choice.h: each reader gives its
  * values, and a misspelled value warns once by name and gives the default (no reader here has
  * an error path of its own).  The interpreter's two settings that are not lists (a seed, a
- * thread) warn the same way.  CUTEC_PTX_OPT, CUTEC_PTX_ASM and CUTEC_NO_TUNE are read by
- * static functions the same way (cuda_backend.c, tuned.c); the helper's own test covers them.
+ * thread) warn the same way.  CUTEC_PTX_OPT and CUTEC_NO_TUNE are read by static functions the
+ * same way (cuda_backend.c, tuned.c); the helper's own test covers them.
  * The kernels' settings, read as they compile (kernels/kernel_env.h), and the row kernels'
  * (rows_env.c) refuse a misspelling with the same message instead: a compile on the
  * interpreter (or the rows' check) fails naming it, and the right values compile. */
@@ -33,6 +33,9 @@ static int late(void) { return px_late_wanted(); }
 static int els(void) { return px_else_wanted(); }
 static int sums(void) { return px_sums_wanted(); }
 static int codegen(void) { return cute_ptx_wanted(); }
+static int ptx_asm(void) { return (int)cute_ptx_assembler(); }
+static int spawned(void) { return px_ptxas_spawned(); }
+static int thp(void) { return px_ptxas_thp(); }
 
 /* a fresh interpreter's try_wait (-2: false; else the seed) or traced thread (-1: none) */
 static int interp_read(bool trace)
@@ -143,8 +146,10 @@ static void kernels(void)
     unsetenv("CUTEC_GEMM_HOPPER_RELEASE");
     const char *bs[][3] = {{"CUTEC_GEMM_BLOCKSCALE_ROWS", "shfl", "not one of own|shfl"},
                            {"CUTEC_GEMM_BLOCKSCALE_REGS", "232", "not one of 232|240"},
-                           {"CUTEC_GEMM_BLOCKSCALE_HALVES", "1", "not one of 0|1"}};
-    for (int i = 0; i < 3; i++) {
+                           {"CUTEC_GEMM_BLOCKSCALE_HALVES", "1", "not one of 0|1"},
+                           {"CUTEC_GEMM_BLOCKSCALE_TURNS", "late", "not one of 0|1|late"},
+                           {"CUTEC_GEMM_BLOCKSCALE_SB", "lane", "not one of uniform|lane"}};
+    for (int i = 0; i < 5; i++) {
         good(bs[i][0], bs[i][1], gemm_blockscaled, 1);
         refused(bs[i][0], "on", gemm_blockscaled, bs[i][2]);
     }
@@ -153,6 +158,14 @@ static void kernels(void)
     good("CUTEC_ATTN_FWD_QSTAGES", "1", attention, 1);
     refused("CUTEC_ATTN_FWD_QSTAGES", "3", attention, "not one of 2|1");
     unsetenv("CUTEC_ATTN_FWD_QSTAGES");
+    /* the Hopper forward's opt-in forms and diagnostics (hopper_plan.c): a value, a misspelt one */
+    const char *fwd[][4] = {{"CUTEC_ATTN_FWD_JOIN", "1", "yes", "not one of 0|1"},
+                            {"CUTEC_ATTN_FWD_DIAG", "norescale", "nosoft", "not one of none|nosoftmax|norescale"}};
+    for (int i = 0; i < 2; i++) {
+        good(fwd[i][0], fwd[i][1], attention, 1);
+        refused(fwd[i][0], fwd[i][2], attention, fwd[i][3]);
+        unsetenv(fwd[i][0]);
+    }
     good("CUTEC_HSTU_VARIANT", "sm80", hstu, 1);
     good("CUTEC_HSTU_BLOCK_M", "128", hstu, 1);
     refused("CUTEC_HSTU_BLOCK_M", "96", hstu, "not one of 64|128");
@@ -212,6 +225,21 @@ int main(void)
     good("CUTEC_CODEGEN", "cuda", codegen, 0);
     dflt = (unsetenv("CUTEC_CODEGEN"), codegen());
     bad("CUTEC_CODEGEN", "PTX", codegen, dflt, "not one of cuda|ptx; using");
+
+    good("CUTEC_PTX_ASM", "driver", ptx_asm, CUTE_PTX_ASM_DRIVER);
+    good("CUTEC_PTX_ASM", "ptxas", ptx_asm, CUTE_PTX_ASM_PTXAS);
+    good("CUTEC_PTX_ASM", "nvjitlink", ptx_asm, CUTE_PTX_ASM_NVJITLINK);
+    good("CUTEC_PTX_ASM", "loaddata", ptx_asm, CUTE_PTX_ASM_LOADDATA);
+    bad("CUTEC_PTX_ASM", "nvJitLink", ptx_asm, CUTE_PTX_ASM_PTXAS,
+        "not one of driver|ptxas|nvjitlink|loaddata; using ptxas");
+    good("CUTEC_PTXAS_SPAWN", "0", spawned, 0);
+    good("CUTEC_PTXAS_SPAWN", "1", spawned, 1);
+    dflt = (unsetenv("CUTEC_PTXAS_SPAWN"), spawned());
+    bad("CUTEC_PTXAS_SPAWN", "yes", spawned, dflt, "not one of 0|1; using");
+    good("CUTEC_PTXAS_THP", "0", thp, 0);
+    good("CUTEC_PTXAS_THP", "1", thp, 1);
+    dflt = (unsetenv("CUTEC_PTXAS_THP"), thp());
+    bad("CUTEC_PTXAS_THP", "on", thp, dflt, "not one of 0|1; using");
 
     good("CUTEC_KEEP", "ptx,sass", keep, CUTE_KEEP_PTX | CUTE_KEEP_SASS);
     bad("CUTEC_KEEP", "ptx,sas", keep, CUTE_KEEP_PTX, "sas is not one of src|cu|ptx|cubin|sass|all; using the words it knows");

@@ -463,14 +463,6 @@ static int ptx_opt_level(void)
     return (int)cute_env_int_warn("CUTEC_PTX_OPT", 0, 4, 3);
 }
 
-/* The toolkit's ptxas binary assembles the PTX backend's module (CUTEC_PTX_ASM=driver: the
- * driver's JIT, the driver's own ptxas).  The mid pass of session 34 (H200, driver 580.159,
- * toolkit 13.0): the same PTX through the driver's JIT took 95 registers for RMSNorm (the
- * toolkit's 76) and spilled 144 bytes in the Hopper GEMM (none): Hopper 626 against 790
- * TFLOP/s, RMSNorm 73.6% of the copy against 91.8%; the ptxas binary's cold compile of the
- * step-5 GEMM 209 ms against the JIT's 226 (CPU).  Without the binary, the driver's JIT. */
-static const bool ptxas_by_default = true;
-
 /* Tiers (tier.h, docs/compile_time.md): a cold miss of a backend that asks for them
  * (cute_cuda_backend_opts.tiered: the library's) returns the PTX backend's module and
  * swaps NVRTC's in when the background compile is done.  CUTEC_TIER=0 turns them off,
@@ -486,10 +478,12 @@ static const bool tier_by_default = true;
  * against 490 ms, its code 0.991 (0.986) */
 static const int tier_opt_default = 1;
 
+/* the PTX backend's modules through cute_ptx_assemble (the ptxas binary, or libnvJitLink:
+ * cute_ptx_assembler, ptx_ptxas.c) where it finds them; else (CUTEC_PTX_ASM=driver, or no
+ * binary) the driver's JIT linker */
 static bool ptx_by_ptxas(void)
 {
-    return cute_env_choice_warn("CUTEC_PTX_ASM", "driver|ptxas", ptxas_by_default) == 1 &&
-           cute_ptx_ptxas_found(NULL, 0);
+    return cute_ptx_assembler() != CUTE_PTX_ASM_DRIVER && cute_ptx_ptxas_found(NULL, 0);
 }
 
 /* the PTX backend's module: source -> image through the ptxas binary (a module that spills
@@ -732,18 +726,25 @@ static void tier_release(void *user)
     task_unref(user);
 }
 
-/* the first module: the PTX backend's (not cached: the cache holds the final form), bound */
+/* the first module: the PTX backend's (not cached: the cache holds the final form), bound.
+ * CUTEC_PTX_ASM=loaddata: the PTX itself loaded, the driver's JIT compiling it in-process. */
 static cute_module *tier_first_module(cuda_backend *b, const char *ptx, cute_ir_func *const *kernels, int n,
                                       const cute_cache_key *key)
 {
     compile_job pj = {ptx, {{0}}, false, 0, true, (const cute_ir_func *const *)kernels, n, NULL, 0};
     image im = {0};
-    if (jit_build(b, &pj, false, cute_cuda_tier_opt_level(), true, &im) != CUTE_OK) return NULL;
+    bool load_ptx = cute_ptx_assembler() == CUTE_PTX_ASM_LOADDATA;
+    if (!load_ptx && jit_build(b, &pj, false, cute_cuda_tier_opt_level(), true, &im) != CUTE_OK) return NULL;
     cute_module *m = calloc(1, sizeof *m);
     if (m && !(m->k = calloc((size_t)n, sizeof *m->k))) free(m), m = NULL;
     if (!m) return free(im.cubin), NULL;
     m->key = *key, m->refs = 2 /* the caller's and the task's */, m->n = n;
-    cute_status s = driver_failed(b, cute_cuda_module_load(b->cu, im.cubin, &m->mod));
+    char info[4096];
+    cute_status s = load_ptx ? cute_cuda_module_load_ptx(b->cu, ptx, cute_cuda_tier_opt_level(), &m->mod, info,
+                                                         sizeof info)
+                             : cute_cuda_module_load(b->cu, im.cubin, &m->mod);
+    if (load_ptx && s == CUTE_OK) set_log(b, info); /* the JIT's report: registers, spills */
+    s = driver_failed(b, s);
     free(im.cubin);
     if (s == CUTE_OK) s = module_bind(b, m, kernels);
     if (s != CUTE_OK) return module_destroy(b, m), NULL;

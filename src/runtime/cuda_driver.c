@@ -130,6 +130,7 @@ struct cute_cuda {
     CUresult (*MemcpyDtoDAsync)(CUdeviceptr, CUdeviceptr, size_t, CUstream);
     CUresult (*MemsetD8)(CUdeviceptr, unsigned char, size_t);
     CUresult (*ModuleLoadData)(CUmodule *, const void *);
+    CUresult (*ModuleLoadDataEx)(CUmodule *, const void *, unsigned, int *, void **);
     CUresult (*ModuleGetFunction)(CUfunction *, CUmodule, const char *);
     CUresult (*ModuleUnload)(CUmodule);
     CUresult (*FuncSetAttribute)(CUfunction, int, int);
@@ -238,6 +239,7 @@ static const struct {
     OPTIONAL(MemSetAccess, "cuMemSetAccess"),
     OPTIONAL(StreamWaitEvent, "cuStreamWaitEvent"),
     OPTIONAL(StreamWriteValue32, "cuStreamWriteValue32_v2"),
+    OPTIONAL(ModuleLoadDataEx, "cuModuleLoadDataEx"),
     OPTIONAL(LinkCreate, "cuLinkCreate_v2"),
     OPTIONAL(LinkAddData, "cuLinkAddData_v2"),
     OPTIONAL(LinkComplete, "cuLinkComplete"),
@@ -620,6 +622,42 @@ cute_status cute_cuda_module_load(cute_cuda *cu, const void *image, void **modul
 enum { JIT_INFO_LOG = 3, JIT_INFO_LOG_SIZE = 4, JIT_ERROR_LOG = 5, JIT_ERROR_LOG_SIZE = 6,
        JIT_OPTIMIZATION_LEVEL = 7, JIT_LOG_VERBOSE = 12, JIT_INPUT_PTX = 1 };
 
+/* ptxas's words after the error already in last_error, as much as fits */
+static void append_jit_log(const char *elog)
+{
+    size_t at = strlen(last_error);
+    if (elog[0] && at + 3 < sizeof last_error) {
+        memcpy(last_error + at, ": ", 2);
+        size_t room = sizeof last_error - at - 3, n = strnlen(elog, room);
+        memcpy(last_error + at + 2, elog, n);
+        last_error[at + 2 + n] = '\0';
+    }
+}
+
+cute_status cute_cuda_module_load_ptx(cute_cuda *cu, const char *ptx, int opt_level, void **module, char *log,
+                                      size_t logn)
+{
+    *module = NULL;
+    if (logn) log[0] = 0;
+    if (!cu->ModuleLoadDataEx) {
+        say(ERR, "this driver has no cuModuleLoadDataEx");
+        return CUTE_ERR_NO_DRIVER;
+    }
+    static _Thread_local char elog[4096];
+    elog[0] = 0;
+    int opts[] = {JIT_ERROR_LOG, JIT_ERROR_LOG_SIZE, JIT_OPTIMIZATION_LEVEL, JIT_INFO_LOG, JIT_INFO_LOG_SIZE,
+                  JIT_LOG_VERBOSE};
+    void *vals[] = {elog, (void *)(uintptr_t)sizeof elog, (void *)(uintptr_t)(unsigned)opt_level, log,
+                    (void *)(uintptr_t)logn, (void *)(uintptr_t)1};
+    CUmodule m = NULL;
+    cute_status s = bind(cu);
+    if (s == CUTE_OK)
+        s = check(cu, cu->ModuleLoadDataEx(&m, ptx, logn ? 6u : 3u, opts, vals), "cuModuleLoadDataEx (PTX)");
+    if (s != CUTE_OK) append_jit_log(elog);
+    *module = s == CUTE_OK ? m : NULL;
+    return s;
+}
+
 cute_status cute_cuda_link_ptx(cute_cuda *cu, const char *ptx, int opt_level, void **cubin,
                                size_t *cubin_len, char *log, size_t logn)
 {
@@ -647,15 +685,7 @@ cute_status cute_cuda_link_ptx(cute_cuda *cu, const char *ptx, int opt_level, vo
     void *image = NULL;
     size_t len = 0;
     if (s == CUTE_OK) s = check(cu, cu->LinkComplete(st, &image, &len), "cuLinkComplete");
-    if (s != CUTE_OK && elog[0]) { /* ptxas's words */
-        size_t at = strlen(last_error);
-        if (at + 3 < sizeof last_error) { /* as much of ptxas's log as fits */
-            memcpy(last_error + at, ": ", 2);
-            size_t room = sizeof last_error - at - 3, n = strnlen(elog, room);
-            memcpy(last_error + at + 2, elog, n);
-            last_error[at + 2 + n] = '\0';
-        }
-    }
+    if (s != CUTE_OK) append_jit_log(elog); /* ptxas's words */
     if (s == CUTE_OK && !(*cubin = malloc(len))) s = CUTE_ERR_OOM;
     if (s == CUTE_OK) memcpy(*cubin, image, len), *cubin_len = len;
     if (st) cu->LinkDestroy(st);

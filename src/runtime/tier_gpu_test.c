@@ -8,6 +8,8 @@
  * right.  A background NVRTC compile that fails (an option NVRTC refuses) is handed out by
  * cute_cuda_backend_wait, once, and the function keeps running the first tier's code.  A
  * first tier ptxas refuses falls back to NVRTC at once, in either order (CUTEC_TIER_EARLY).
+ * The first tier built each way (the ptxas binary through fork or posix_spawn, libnvJitLink,
+ * the driver's JIT loading the PTX), its final tier held back: right.
  * scripts/device-tier2.sh runs it also with CUTEC_TIER_EARLY=1 CUTEC_TIER_THREADS=4.
  * Without a GPU (or NVRTC, or ptxas) it skips visibly. */
 #include <dirent.h>
@@ -221,6 +223,37 @@ static void background_failure(void)
     unsetenv("CUTEC_NVRTC_OPTIONS");
 }
 
+/* the first tier each way it can be assembled (CUTEC_PTXAS_SPAWN, CUTEC_PTXAS_THP,
+ * CUTEC_PTX_ASM: the binary through fork or posix_spawn or on huge pages, libnvJitLink, the
+ * driver's JIT loading the PTX), its final tier
+ * held back (NVRTC refuses an option): the function keeps the first tier's code, right */
+static void first_tier_ways(void)
+{
+    static const char *const ways[][2] = {
+        {"CUTEC_PTXAS_SPAWN", "0"},        {"CUTEC_PTXAS_SPAWN", "1"},     {"CUTEC_PTXAS_THP", "1"},
+        {"CUTEC_PTX_ASM", "nvjitlink"},    {"CUTEC_PTX_ASM", "loaddata"}};
+    for (size_t w = 0; w < sizeof ways / sizeof *ways; w++) {
+        static problem p;
+        setenv("CUTEC_TIER", "1", 1);
+        setenv(ways[w][0], ways[w][1], 1);
+        if (!strcmp(ways[w][1], "nvjitlink") && !cute_ptx_ptxas_found(NULL, 0)) {
+            SKIP("no libnvJitLink: its first tier untried");
+            unsetenv(ways[w][0]);
+            continue;
+        }
+        setenv("CUTEC_NVRTC_OPTIONS", "--no-such-nvrtc-option", 1);
+        CHECK(open_problem(&p), "%s=%s: the first tier: %s", ways[w][0], ways[w][1], p.err);
+        if (p.f) {
+            char err[2048];
+            CHECK(cute_cuda_backend_wait(p.b, err, sizeof err) != CUTE_OK, "%s=%s: the final tier held back",
+                  ways[w][0], ways[w][1]);
+            CHECK(wrong(&p) == 0, "%s=%s: the first tier's code: wrong elements", ways[w][0], ways[w][1]);
+        }
+        close_problem(&p);
+        unsetenv("CUTEC_NVRTC_OPTIONS"), unsetenv(ways[w][0]);
+    }
+}
+
 /* ptxas refuses the first tier (CUTEC_PTXAS=/bin/false): the compile returns NVRTC's module,
  * built at once, in either order; an NVRTC job started early is dropped, and says nothing */
 static void first_tier_refused(void)
@@ -273,6 +306,7 @@ int main(void)
     untiered_is_synchronous();
     swap_under_launches();
     background_failure();
+    first_tier_ways();
     first_tier_refused();
     char cmd[300];
     snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);

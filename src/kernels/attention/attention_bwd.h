@@ -58,20 +58,109 @@ enum {
     ATTN_BWD_DQ, ATTN_BWD_DK, ATTN_BWD_DV,                                      /* outputs */
     ATTN_BWD_D,                           /* workspace (B,H,Sq) f32: rowsum(dO O) */
     ATTN_BWD_SCALE_LOG2, ATTN_BWD_SCALE,  /* f32 */
+    /* the library's workspace (the Hopper kernels with dQ fused, hopper_bwd_dq.c): dQ's f32
+     * sums, (256, D/4, Mt, H, B), each (64-query tile, head, batch) a chunk of 64 D values
+     * in the order the consumer threads hold them; and the u32 (B, H, Mt) count of the
+     * chunk's contributions so far (Mt = ceil(Sq / 64)) */
+    ATTN_BWD_DQACC, ATTN_BWD_SEM,
     ATTN_BWD_NARGS
 };
 
 /* The Hopper backward (hopper_bwd.c): the preprocessing kernel above, then a dQ kernel and a
- * dK/dV kernel of TMA, a producer warp, two consumer warpgroups and wgmma.  `pre` comes first:
+ * dK/dV kernel of TMA, a producer warp, two consumer warpgroups and wgmma (or, fused_dq, the
+ * dK/dV kernel making dQ's f32 sums too and a last kernel turning them into dQ).  `pre` comes first:
  * bwd_pre.c's kernel reads the host function's user pointer as its plan. */
 typedef struct attn_hop_bwd_plan {
     attn_plan pre;
     attn_plan dq, kv; /* (attn_plan_hopper_bwd; the host function adds their TMA atoms) */
+    /* dQ fused into the dK/dV kernel (hopper_bwd_dq.c; else a dQ kernel of its own): per
+     * step, dQ's (64 queries, D) share of the block's 128 keys, dS K, by wgmma SS from dS^T
+     * written to shared memory, both consumer warpgroups along D (dq_mma); smem_ds: dS^T
+     * (128 keys, 64 queries, 2 buffers), queries contiguous; the dQ sums' TMA atoms (the
+     * first contribution of a chunk stores, the others add) */
+    bool fused_dq;
+    bool dq_atomic; /* the fused dQ's parts added in no set order (CUTEC_ATTN_BWD_FORM=
+                     * fused-atomic): no turns, the sums zeroed first (nondeterministic,
+                     * FlashAttention 3's default) */
+    cute_tiled_mma dq_mma;
+    cute_composed smem_ds;
+    cute_tma_atom tma_dq_store, tma_dq_add;
 } attn_hop_bwd_plan;
 void attn_hop_bwd_host(cute_ctx *c, const cute_arg *arg);
 
+/* CUTEC_ATTN_BWD_FORM (read when the library compiles, and at each call for the workspace's
+ * size): the Hopper backward at head dim 128 as the two kernels, or with dQ fused into the
+ * dK/dV kernel, its parts added in a fixed order (deterministic) or in none (atomic) */
+enum { ATTN_BWD_FORM_TWO, ATTN_BWD_FORM_FUSED, ATTN_BWD_FORM_ATOMIC };
+#define ATTN_BWD_FORMS "two|fused|fused-atomic"
+/* the default (the one-line flip scripts/device-attnb7.sh decides; deterministic forms only) */
+#define ATTN_BWD_FORM_DEFAULT ATTN_BWD_FORM_TWO
+
+/* --- the fused dQ (hopper_bwd_dq.c) ----------------------------------------------------- */
+/* the fused plan's parts (hp->kv made): dq_mma, smem_ds, and kv's stages cut to what fits
+ * beside dS^T and the dQ tile */
+bool attn_hbdq_plan(cute_alg *a, attn_hop_bwd_plan *hp);
+/* in the host function: the dQ sums' TMA atoms */
+void attn_hbdq_atoms(cute_ctx *c, attn_hop_bwd_plan *hp, cute_tensor acc);
+/* the launch of the kernel that turns the sums into dQ (times the scale), after the others */
+void attn_hbdq_post_launch(cute_ctx *c, const attn_hop_bwd_plan *hp, const cute_arg *arg);
+/* dq_atomic: the launch of the kernel that zeroes the sums, before the dK/dV kernel */
+void attn_hbdq_zero_launch(cute_ctx *c, const attn_hop_bwd_plan *hp, const cute_arg *arg);
+
+/* shared memory (at the kernel's top level, where every thread runs): dS^T's two buffers,
+ * a pipeline of them (the 256 consumers fill a buffer, each its half, and all read it) and
+ * dQ's tile */
+typedef struct attn_hbdq_smem {
+    cute_tensor sdst;     /* (128, 64, 2) */
+    cute_tensor sdq;      /* (32 D, 2): the (64, D) f32 tile in the chunk's order, warpgroup w's
+                           * half w (each a TMA box: hopper_bwd_dq.c's box_of) */
+    cute_pipeline ds;
+} attn_hbdq_smem;
+void attn_hbdq_alloc(cute_ctx *c, const attn_hop_bwd_plan *hp, cute_smem_allocator *al, attn_hbdq_smem *m);
+/* a consumer thread's part: the shared tiles, their views as the dQ product's operands, the
+ * accumulator, the pipeline's states (the buffer staged next, the buffer read next) */
+typedef struct attn_hbdq {
+    cute_tensor sdst, sdq;
+    cute_pipeline ds;
+    cute_pipeline_state staged, read;
+    cute_tensor ads, bk;  /* (MMA, M, K, 2): dS from sdst; (MMA, N, K): K^T from the K tile */
+    cute_tensor acc;      /* (64, D / 2) f32 a warpgroup */
+    cute_tensor slot;     /* the accumulator's values' places in sdq */
+    cute_thr_mma ss;      /* the scores' partition (dS^T's accumulator) */
+    cute_int wg;          /* the thread's warpgroup: its half of sdq */
+} attn_hbdq;
+/* tid: among the 256 consumer threads; sk: the block's K tile (128, D) */
+attn_hbdq attn_hbdq_consumer(cute_ctx *c, const attn_hop_bwd_plan *hp, const attn_hbdq_smem *m, cute_tensor sk,
+                             cute_int tid);
+/* dS^T (the accumulator, f32) of a step into the next buffer, once its last readers are done;
+ * or zeros shaped as it (a step before the first, whose part the writer drops) */
+void attn_hbdq_stage_ds(cute_ctx *c, const attn_hop_bwd_plan *hp, attn_hbdq *q, cute_tensor acc_dst);
+void attn_hbdq_stage_zero(cute_ctx *c, const attn_hop_bwd_plan *hp, attn_hbdq *q, cute_tensor acc_dst);
+/* the oldest staged step's dS: wait until both warpgroups' halves are in; then, in a batch,
+ * zero the accumulator, fence, issue dQ = dS K */
+void attn_hbdq_wait_ds(cute_ctx *c, const attn_hbdq *q);
+void attn_hbdq_issue(cute_ctx *c, const attn_hop_bwd_plan *hp, const attn_hbdq *q);
+/* after the product's wait: the buffer released, the tile into sdq once the writer has read
+ * the last one */
+void attn_hbdq_handoff(cute_ctx *c, attn_hbdq *q);
+/* The writer, one warp: after the consumers' first part (of zeros) is dropped, step by step,
+ * as each warpgroup hands its half of the tile over, waits for its
+ * turn at the chunk (before the first half) (query tile yt of head yh: the blocks of the higher key tiles first, as
+ * they are launched), stores or adds it, hands sdq back, and counts itself in.  xt: the key
+ * tile; any: whether the block's keys meet any query (else its one step adds nothing). */
+typedef struct attn_hbdq_writer {
+    cute_tensor sdq, sem;       /* sdq; the counts of dQ's sums (B, H, Mt) */
+    cute_val map_store, map_add;
+    cute_int b, xt, sx, sq;     /* batch, key tile, keys, queries */
+    cute_val any;
+} attn_hbdq_writer;
+typedef void attn_hbdq_tile_of(cute_ctx *c, const void *job, cute_int i, cute_int *yh, cute_int *yt);
+void attn_hbdq_write(cute_ctx *c, const attn_hop_bwd_plan *hp, const attn_hbdq_writer *w, cute_int steps,
+                     attn_hbdq_tile_of *tile_of, const void *job);
+
 /* the launches of the host function (bwd_pre.c, bwd_dq.c, bwd_dkdv.c), from its arguments */
-void attn_bwd_pre_launch(cute_ctx *c, const attn_plan *p, const cute_arg *arg);
+/* (counts: the fused dQ's counts of its sums back to zero too) */
+void attn_bwd_pre_launch(cute_ctx *c, const attn_plan *p, const cute_arg *arg, bool counts);
 void attn_bwd_dq_launch(cute_ctx *c, const attn_plan *p, const cute_arg *arg);
 void attn_bwd_dkdv_launch(cute_ctx *c, const attn_plan *p, const cute_arg *arg);
 

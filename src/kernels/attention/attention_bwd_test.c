@@ -15,6 +15,7 @@
 #include "cutec/attention.h"
 #include "cutec/cuda_driver.h"
 #include "cutec/nvrtc.h"
+#include "kernels/attention/attention_bwd.h"
 #include "kernels/attention/attention_internal.h"
 #include "kernels/attention/attention_ref.h"
 #include "kernels/attention/attention_testbuf.h"
@@ -184,10 +185,11 @@ static void run_case(cute_attention_lib *lib, cute_backend *b, const void *one, 
     char what[200], err[2048];
     if (!attn_test_hopper_here(b, wanted, "the Hopper backward")) return;
     cute_attention_lib_set_kernel(lib, wanted, 0);
-    snprintf(what, sizeof what, "%s%s %s B%lld Sq%lld Sk%lld H%lld G%lld D%lld%s%s", backend,
+    const char *form = getenv("CUTEC_ATTN_BWD_FORM"); /* (fused-atomic: dQ's sums in no set order) */
+    snprintf(what, sizeof what, "%s%s %s B%lld Sq%lld Sk%lld H%lld G%lld D%lld%s%s%s%s", backend,
              wanted == CUTE_ATTENTION_HOPPER ? " hopper" : "", cute_dtype_name(k->d),
              (long long)k->B, (long long)k->Sq, (long long)k->Sk, (long long)k->H, (long long)k->G, (long long)k->D,
-             k->causal ? " causal" : "", k->sdpa ? " sdpa-layout" : "");
+             k->causal ? " causal" : "", k->sdpa ? " sdpa-layout" : "", form ? " form " : "", form ? form : "");
     bwd_run r = {.k = k};
     setup(b, &r);
     const cute_call_arg *a = r.arg;
@@ -198,7 +200,7 @@ static void run_case(cute_attention_lib *lib, cute_backend *b, const void *one, 
     if (s == CUTE_OK) {
         for (int i = DQ; i < NBUF; i++) fetch(b, &r.t[i]);
         check_grads(&r, what);
-        if (!strcmp(backend, "cuda")) same_again(lib, b, &r, what);
+        if (!strcmp(backend, "cuda") && !(form && !strcmp(form, "fused-atomic"))) same_again(lib, b, &r, what);
     }
     for (int i = 0; i < NBUF; i++) drop(b, &r.t[i]);
     free(r.lse);
@@ -294,10 +296,27 @@ static void register_reports(void)
         CHECK(spill == 0 && !strstr(report, "serialized"), "hopper backward d%d: %ld bytes spilled or wgmma "
               "serialized:\n%s", cfg.head_dim, spill, report);
         /* the two kernels' scores overwrite their accumulators in place: no warpgroup.wait
-         * injected into a batch (C7517; d64 causal zero-fills them) */
-        if (i != 1)
+         * injected into a batch (C7517; d64 causal zero-fills them, and so does d128 where
+         * the default is dQ fused: its report is checked below) */
+        bool fused = cfg.head_dim == 128 && ATTN_BWD_FORM_DEFAULT != ATTN_BWD_FORM_TWO;
+        if (i != 1 && !fused)
             CHECK(!strstr(report, "injected"), "hopper backward d%d: ptxas injected a warpgroup.wait:\n%s",
                   cfg.head_dim, report);
+        free(report);
+    }
+    for (int i = 0; i < 4; i++) { /* d128 with dQ fused (CUTEC_ATTN_BWD_FORM), deterministic and atomic */
+        cute_attention_config cfg = {.dtype = i & 1 ? CUTE_F16 : CUTE_BF16, .head_dim = 128, .causal = (i & 1) != 0,
+                                     .lse = true, .variant = CUTE_ATTENTION_HOPPER};
+        char *report;
+        setenv("CUTEC_ATTN_BWD_FORM", i < 2 ? "fused" : "fused-atomic", 1);
+        bool made = attn_test_usage(cute_attention_bwd_compile, &cfg, "sm_90a", &report);
+        unsetenv("CUTEC_ATTN_BWD_FORM");
+        if (!made) return;
+        print_usage(cfg.head_dim, i < 2 ? "sm_90a hopper fused" : "sm_90a hopper fused-atomic", report);
+        long spill = number_before(report, "bytes spill stores");
+        /* (the fused kernel's scores are zero-filled: ptxas injects a wait there, C7517) */
+        CHECK(spill == 0 && !strstr(report, "serialized"), "hopper backward d128 fused: %ld bytes spilled or wgmma "
+              "serialized:\n%s", spill, report);
         free(report);
     }
 }
@@ -316,7 +335,8 @@ static void unsplit_chains(void)
 }
 
 /* On a GPU (each a visible skip without one): the kernels at moderate sizes, every element
- * against float64, a second call the same bits */
+ * against float64, a second call the same bits; head dim 128 with dQ fused, deterministic
+ * and (no second call) atomic */
 static void on_gpu(void)
 {
     static const bwd_case moderate[] = {
@@ -326,8 +346,17 @@ static void on_gpu(void)
         {2, 1000, 1000, 6, 2, 128, false, true, CUTE_BF16, 0},
         {1, 333, 517, 6, 3, 96, true, false, CUTE_BF16, 0},
     };
+    static const bwd_case fused[] = { /* (small: a device pass's time limit) */
+        {2, 300, 300, 6, 2, 128, true, true, CUTE_BF16, 0},
+        {1, 700, 700, 4, 2, 128, false, false, CUTE_BF16, 0},
+    };
     wanted = CUTE_ATTENTION_HOPPER;
     ATTN_TEST_ON("cuda", "the attention backward (hopper)", moderate);
+    setenv("CUTEC_ATTN_BWD_FORM", "fused", 1);
+    ATTN_TEST_ON("cuda", "the attention backward (hopper, dQ fused)", fused);
+    setenv("CUTEC_ATTN_BWD_FORM", "fused-atomic", 1);
+    ATTN_TEST_ON("cuda", "the attention backward (hopper, dQ fused, added in any order)", fused);
+    unsetenv("CUTEC_ATTN_BWD_FORM");
     wanted = CUTE_ATTENTION_SM80;
     ATTN_TEST_ON("cuda", "the attention backward", moderate);
 }
@@ -376,6 +405,26 @@ int main(void)
     ATTN_TEST_ON("interp", "the attention backward (hopper)", hopper_small);
     ATTN_TEST_ON("interp", "the attention backward (hopper)", hopper_d128);
     ATTN_TEST_ON("interp", "the attention backward (hopper)", hopper_d96);
+    /* head dim 128 with dQ fused (CUTEC_ATTN_BWD_FORM=fused, read as the library compiles):
+     * the hopper_d128 cases (three key tiles adding to each query tile in turn, the first
+     * storing, grouped; causal with key tiles no query sees, whose blocks add nothing and are
+     * no one's turn; one key tile), odd sizes, two batches */
+    static const bwd_case fused_more[] = {
+        {2, 70, 150, 4, 2, 128, false, true, CUTE_F16, 0},
+        {1, 333, 270, 2, 1, 128, true, false, CUTE_BF16, 0},
+    };
+    setenv("CUTEC_ATTN_BWD_FORM", "fused", 1);
+    ATTN_TEST_ON("interp", "the attention backward (hopper, dQ fused)", hopper_d128);
+    ATTN_TEST_ON("interp", "the attention backward (hopper, dQ fused)", fused_more);
+    /* and added in no set order into zeroed sums (fused-atomic): three key tiles adding;
+     * query tiles no key tile meets (zero, from the zeroing alone) */
+    static const bwd_case fused_atomic[] = {
+        {1, 130, 300, 2, 1, 128, false, false, CUTE_BF16, 0},
+        {1, 200, 70, 2, 1, 128, true, false, CUTE_F16, 0.2},
+    };
+    setenv("CUTEC_ATTN_BWD_FORM", "fused-atomic", 1);
+    ATTN_TEST_ON("interp", "the attention backward (hopper, dQ fused, added in any order)", fused_atomic);
+    unsetenv("CUTEC_ATTN_BWD_FORM");
     /* AUTO on an sm_90a target: the Hopper backward at 96 and 128, resolved by the forward's
      * rule (attn_variant: attn_hopper_bwd_head_dim) */
     static const bwd_case auto_sm90[] = {

@@ -48,6 +48,13 @@ typedef struct attn_plan {
     bool fast_finish;        /* the Hopper forward's epilogue: 1 / l and log2 l approximate,
                                 the tile's (m, h, b) divided once (not causal's default,
                                 CUTEC_ATTN_FWD_FINISH=fast|ieee: hopper_plan.c) */
+    bool join;               /* the Hopper forward's tiles joined on the persistent grid: a
+                                tile's last P V and the next tile's first S in one turn
+                                (hopper_fwd.c; CUTEC_ATTN_FWD_JOIN=0|1: hopper_plan.c) */
+    int diag;                /* a diagnostic, wrong by design (ATTN_DIAG_*): the Hopper
+                                forward's key tiles after the first without their softmax and
+                                O's rescale (P = S), or without O's rescale alone, so that a
+                                bench times what is left (CUTEC_ATTN_FWD_DIAG: hopper_plan.c) */
     cute_tiled_mma pv;
     cute_tma_atom tma_q, tma_k, tma_v;
     /* the Blackwell forward (blackwell_fwd_plan.c): S = Q K^T (tcgen05 _SS) and O += P V (_TS,
@@ -207,6 +214,9 @@ cute_layout attn_c_as_a(cute_alg *a, const cute_layout *acc);
 /* The online softmax of one tile of scores, per row of the thread: the running row max m
  * and the thread's part of the row sum l (f32 variables), O rescaled by exp2(m_old - m_new)
  * (in units of scale log2 e), and S replaced by exp2(S scale_log2 - m_new scale_log2). */
+/* attn_plan.diag's values */
+enum { ATTN_DIAG_NONE, ATTN_DIAG_NOSOFTMAX, ATTN_DIAG_NORESCALE };
+
 typedef struct attn_rows {
     int n;          /* rows of the thread: 2 MMA_M */
     cute_val m[8], l[8];

@@ -432,6 +432,29 @@ int main(void)
     setenv("CUTEC_ATTN_FWD_FINISH", "ieee", 1);
     ATTN_TEST_ON("interp", "attention (IEEE 1 / l and log2 l)", split);
     unsetenv("CUTEC_ATTN_FWD_FINISH");
+    /* the tiles joined on the persistent grid (CUTEC_ATTN_FWD_JOIN=1: a tile's last P V and
+     * the next tile's S(0) in one turn, its epilogue beside the next one's first softmax):
+     * blocks of 3 walking 2 to 4 tiles each, so that every tile but a block's first starts in
+     * a join and the row statistics and O go back to zero between them; 160-key tiles and GQA
+     * with two Q stages, d64's 192-row tiles (three warpgroups in the ring), causal in the
+     * snake order with Sq < Sk and with one Q stage, the large scores (a row max left from the
+     * tile before would show there), f16 and bf16 */
+    static const attn_case joined[] = {
+        {1, 300, 400, 4, 2, 128, false, true, CUTE_BF16, 0},
+        {2, 250, 170, 3, 1, 64, false, true, CUTE_F16, 0},
+        {1, 131, 300, 4, 2, 128, true, false, CUTE_BF16, 0.2},
+        {1, 200, 200, 5, 5, 64, true, true, CUTE_BF16, 0},
+    };
+    setenv("CUTEC_ATTN_FWD_JOIN", "1", 1);
+    block_n = 160;
+    ATTN_TEST_ON("interp", "attention (tiles joined, 160-key tiles)", joined);
+    block_n = 0;
+    ATTN_TEST_ON("interp", "attention (tiles joined)", joined);
+    ATTN_TEST_ON("interp", "attention (tiles joined, large scores)", rescaled);
+    setenv("CUTEC_ATTN_FWD_QSTAGES", "1", 1);
+    ATTN_TEST_ON("interp", "attention (tiles joined, one Q stage)", snake);
+    unsetenv("CUTEC_ATTN_FWD_QSTAGES");
+    unsetenv("CUTEC_ATTN_FWD_JOIN");
     unsplit_chains();
     register_reports();
     static const attn_case moderate[] = {

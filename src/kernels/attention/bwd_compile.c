@@ -5,11 +5,12 @@
 #include <stdlib.h>
 
 #include "kernels/attention/attention_bwd.h"
+#include "kernels/kernel_env.h"
 
 static void bwd_host(cute_ctx *c, const cute_arg *arg)
 {
     const attn_plan *p = cute_ctx_user(c);
-    attn_bwd_pre_launch(c, p, arg);
+    attn_bwd_pre_launch(c, p, arg, false);
     attn_bwd_dq_launch(c, p, arg);
     attn_bwd_dkdv_launch(c, p, arg);
 }
@@ -22,6 +23,9 @@ static void make_specs(const cute_attention_config *cfg, cute_arg_spec specs[ATT
     specs[ATTN_BWD_V].strides_of = 1 + ATTN_BWD_K; /* V addressed with K's offsets (bwd_dq.c) */
     specs[ATTN_BWD_LSE] = specs[ATTN_BWD_D] = cute_spec_tensor(CUTE_F32, "(?,?,?):(?,?,?)", 4);
     specs[ATTN_BWD_SCALE_LOG2] = specs[ATTN_BWD_SCALE] = cute_spec_float(CUTE_F32);
+    snprintf(t, sizeof t, "(256,%d,?,?,?):(1,256,%d,?{div=4},?{div=4})", cfg->head_dim / 4, 64 * cfg->head_dim);
+    specs[ATTN_BWD_DQACC] = cute_spec_tensor(CUTE_F32, t, 16);
+    specs[ATTN_BWD_SEM] = cute_spec_tensor(CUTE_U32, "(?,?,?):(?,?,1)", 4);
 }
 
 /* the Hopper kernels' plans (and the SM80 one of the preprocessing kernel), or the SM80 plan */
@@ -30,7 +34,16 @@ static bool make_plan(cute_alg *a, cute_runtime *rt, const cute_attention_config
     if (!attn_bwd_plan_make(a, cfg, &hp->pre)) return false;
     if (!hopper) return true;
     int arch = cute_runtime_target_arch(rt);
-    return attn_plan_hopper_bwd(a, cfg, arch, &hp->dq) && attn_plan_hopper_bwd(a, cfg, arch, &hp->kv);
+    hp->fused_dq = hp->dq_atomic = false;
+    if (!attn_plan_hopper_bwd(a, cfg, arch, &hp->dq) || !attn_plan_hopper_bwd(a, cfg, arch, &hp->kv)) return false;
+    /* (head dim 64: K^T in 32-column halves is no GMMA layout; 96: not built; their two
+     * kernels stay) */
+    int form = kernel_env_choice(a, "CUTEC_ATTN_BWD_FORM", ATTN_BWD_FORMS, ATTN_BWD_FORM_DEFAULT);
+    if (a->failed) return false;
+    if (cfg->head_dim != 128 || form == ATTN_BWD_FORM_TWO) return true;
+    if (!attn_hbdq_plan(a, hp)) return false;
+    hp->dq_atomic = form == ATTN_BWD_FORM_ATOMIC;
+    return true;
 }
 
 const cute_fn *cute_attention_bwd_compile(cute_runtime *rt, const cute_attention_config *cfg, char *err, size_t n)
@@ -47,8 +60,9 @@ const cute_fn *cute_attention_bwd_compile(cute_runtime *rt, const cute_attention
     cute_arg_spec specs[ATTN_BWD_NARGS];
     make_specs(cfg, specs);
     char name[80];
-    snprintf(name, sizeof name, "attention_bwd%s_%s_d%d%s", hopper ? "_hopper" : "", cute_dtype_name(cfg->dtype),
-             cfg->head_dim, cfg->causal ? "_causal" : "");
+    const char *dq = !hopper || !plan->fused_dq ? "" : plan->dq_atomic ? "_dqatomic" : "_dqfused";
+    snprintf(name, sizeof name, "attention_bwd%s_%s_d%d%s%s", hopper ? "_hopper" : "", cute_dtype_name(cfg->dtype),
+             cfg->head_dim, cfg->causal ? "_causal" : "", dq);
     /* (the SM80 host reads the user pointer as an attn_plan: hp->pre, the struct's first member) */
     const cute_fn *f = cute_compile(rt, name, hopper ? attn_hop_bwd_host : bwd_host, plan, ATTN_BWD_NARGS, specs, err, n);
     free(plan); /* only needed while tracing */

@@ -5,7 +5,9 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "env/env_choice.h"
 #include "kernels/attention/attention_bwd.h"
+#include "kernels/attention/attention_decode.h"
 
 /* t (named `name`) shaped as `like` */
 static bool same_shape(const cute_call_arg *t, const char *name, const cute_call_arg *like, const char *like_name,
@@ -37,6 +39,36 @@ static bool bwd_ok(const cute_call_arg *const t[10], double scale, char *err, si
            same_shape(t[7], "dK", t[1], "K", d, err, n) && same_shape(t[8], "dV", t[1], "K", d, err, n);
 }
 
+/* whether CUTEC_ATTN_BWD_FORM asks for dQ fused (the kernels read it when the library
+ * compiles; an unknown value fails that compile) */
+static bool fused_form(void)
+{
+    char why[256];
+    int form = cute_env_choice_err("CUTEC_ATTN_BWD_FORM", ATTN_BWD_FORMS, ATTN_BWD_FORM_DEFAULT, why, sizeof why);
+    return form == ATTN_BWD_FORM_FUSED || form == ATTN_BWD_FORM_ATOMIC;
+}
+
+/* The library's workspace (into *ws, which the arguments point at: the caller's, alive
+ * through the call) as the two arguments the kernels take (attention_bwd.h): dQ's f32 sums, a
+ * chunk of 64 x D a (64-query tile, head, batch), then the chunks' counts; the Hopper kernels
+ * with dQ fused read them, the others take one chunk and one count they leave be */
+static cute_status workspace(cute_attention_lib *lib, const cute_call_arg *Q, cute_buffer *ws, cute_call_arg out[2],
+                             char *err, size_t n)
+{
+    bool all = fused_form() && Q->shape[3] == 128;
+    int64_t B = all ? Q->shape[0] : 1, H = all ? Q->shape[2] : 1, D = Q->shape[3];
+    int64_t Mt = all ? (Q->shape[1] + 63) / 64 : 1;
+    int64_t chunks = B * H * Mt, chunk = 64 * D;
+    size_t acc = (size_t)(chunks * chunk) * 4, bytes = acc + (size_t)(B * H * Mt) * 4;
+    if (attn_lib_workspace(lib, bytes, ws, err, n) != CUTE_OK)
+        return snprintf(err, n, "attention backward: a workspace of %zu bytes", bytes), CUTE_ERR_OOM;
+    int64_t shape[5] = {256, D / 4, Mt, H, B};
+    int64_t stride[5] = {1, 256, chunk, chunk * shape[2], chunk * shape[2] * shape[3]};
+    out[0] = cute_call_tensor(ws, 0, CUTE_F32, 5, shape, stride);
+    out[1] = cute_call_tensor(ws, acc, CUTE_U32, 3, (int64_t[]){B, H, Mt}, (int64_t[]){H * Mt, Mt, 1});
+    return CUTE_OK;
+}
+
 cute_status cutec_attention_bwd(cute_attention_lib *lib, const cute_call_arg *Q, const cute_call_arg *K,
                                 const cute_call_arg *V, const cute_call_arg *O, const cute_call_arg *dO,
                                 const cute_call_arg *lse, const cute_call_arg *dQ, const cute_call_arg *dK,
@@ -54,8 +86,11 @@ cute_status cutec_attention_bwd(cute_attention_lib *lib, const cute_call_arg *Q,
     const cute_fn *f = attn_lib_bwd_fn(lib, &cfg, err, n);
     if (!f) return CUTE_ERR_COMPILE;
     double s = scale > 0 ? scale : 1.0 / sqrt((double)Q->shape[3]);
+    cute_buffer buf;
+    cute_call_arg ws[2];
+    if (workspace(lib, Q, &buf, ws, err, n) != CUTE_OK) return CUTE_ERR_OOM;
     cute_call_arg args[ATTN_BWD_NARGS] = {*Q, *K, *V, *O, *dO, *lse, *dQ, *dK, *dV, *delta,
-                                          cute_call_float(s * 1.4426950408889634), cute_call_float(s)};
+                                          cute_call_float(s * 1.4426950408889634), cute_call_float(s), ws[0], ws[1]};
     char why[4096];
     cute_status st = cute_call(f, stream, ATTN_BWD_NARGS, args, why, sizeof why);
     if (st != CUTE_OK) snprintf(err, n, "attention backward: %s", why);

@@ -5,10 +5,13 @@
  * summed per thread and over the 4 (two xor shuffles); the thread holding the row's
  * column 0 writes it. */
 #include "cutec/notation.h"
+#include "cutec/peer.h"
 #include "cutec/reduce.h"
 #include "kernels/attention/attention_bwd.h"
 
-static void pre_kernel(cute_ctx *c, cute_tensor mO, cute_tensor mdO, cute_tensor mD)
+/* D's tile of block (blk, h, b); sem: with the fused dQ's turns (hopper_bwd_dq.c), the
+ * counts of dQ's sums (B, H, Sq / 64) u32, back to zero */
+static void pre_body(cute_ctx *c, cute_tensor mO, cute_tensor mdO, cute_tensor mD, const cute_tensor *sem)
 {
     const attn_plan *p = cute_ctx_user(c);
     cute_alg *a = cute_ctx_alg(c);
@@ -36,13 +39,34 @@ static void pre_kernel(cute_ctx *c, cute_tensor mO, cute_tensor mdO, cute_tensor
     cute_ssa first = cute_elem_less(c, pc, cute_tuple_fmt(a, "(%I,1)", sq));
     cute_tensor gd = cute_partition_S(c, thr, cute_tensor_compose(c, dv, &bt));
     cute_tensor_store_if(c, gd, cute_ssa_scalar(c, sum, gd.layout.shape), first);
+    if (!sem) return;
+    cute_int row0 = cute_mul(a, blk, cute_i(rows));
+    cute_val zeroes = cute_val_binop(c, CUTE_OP_AND, cute_int_eq(c, cute_thread_idx(c, 0), cute_i(0)),
+                                     cute_int_eq(c, cute_mod(a, row0, cute_i(64)), cute_i(0)));
+    CUTE_IF(c, zeroes) {
+        cute_grid_flag_release(c, CUTE_SLICE(c, *sem, b, h, CUTE_ALL), cute_div(a, row0, cute_i(64)), cute_i(0));
+    }
 }
 
-void attn_bwd_pre_launch(cute_ctx *c, const attn_plan *p, const cute_arg *arg)
+static void pre_kernel(cute_ctx *c, cute_tensor mO, cute_tensor mdO, cute_tensor mD)
+{
+    pre_body(c, mO, mdO, mD, NULL);
+}
+
+static void pre_counts_kernel(cute_ctx *c, cute_tensor mO, cute_tensor mdO, cute_tensor mD, cute_tensor mSem)
+{
+    pre_body(c, mO, mdO, mD, &mSem);
+}
+
+void attn_bwd_pre_launch(cute_ctx *c, const attn_plan *p, const cute_arg *arg, bool counts)
 {
     cute_alg *a = cute_ctx_alg(c);
     const cute_int *e = arg[ATTN_BWD_O].tensor.layout.shape.leaf; /* (B, Sq, H, D) */
     cute_launch_cfg cfg = {.grid = {cute_ceil_div(a, e[1], cute_i(p->threads / 4)), e[2], e[0]},
                            .block = {cute_i(p->threads)}};
-    CUTE_LAUNCH(c, pre_kernel, cfg, arg[ATTN_BWD_O].tensor, arg[ATTN_BWD_DO].tensor, arg[ATTN_BWD_D].tensor);
+    if (counts)
+        CUTE_LAUNCH(c, pre_counts_kernel, cfg, arg[ATTN_BWD_O].tensor, arg[ATTN_BWD_DO].tensor, arg[ATTN_BWD_D].tensor,
+                    arg[ATTN_BWD_SEM].tensor);
+    else
+        CUTE_LAUNCH(c, pre_kernel, cfg, arg[ATTN_BWD_O].tensor, arg[ATTN_BWD_DO].tensor, arg[ATTN_BWD_D].tensor);
 }

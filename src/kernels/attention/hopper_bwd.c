@@ -17,9 +17,11 @@
  *
  * Every sum is one thread's, in a fixed order, so the result is deterministic (the issue's
  * default), at the price of S and dP computed twice (7 products for FlashAttention 3's 5).
- * (dQ fused into the dK/dV kernel, its parts added in a fixed order or by atomics, measured
- * slower than the two kernels and was removed: docs/attention.md; so was the dK/dV kernel's
- * P^T and dS^T through shared memory, its steps overlapped, slower than these serial steps.) */
+ * (The dK/dV kernel's P^T and dS^T through shared memory, its steps overlapped, measured
+ * slower than these serial steps: docs/attention.md.)  At head dim 128, with
+ * CUTEC_ATTN_BWD_FORM=fused (or fused-atomic), the dK/dV kernel makes dQ's parts too
+ * (hopper_bwd_dq.c: 5 products, the blocks' parts added in a fixed order, or in none) and the
+ * dQ kernel is not launched. */
 #include "cutec/atom_table.h"
 #include "cutec/notation.h"
 #include "cutec/pipeline.h"
@@ -28,6 +30,7 @@
 #include "kernels/attention/attention_bwd.h"
 
 enum { WARPGROUP = 128, CONSUMERS = 2 };
+enum { REGS_WRITER = 40, REGS_CONSUMER = 232 }; /* the fused dQ's setmaxnreg (roles) */
 
 /* head dims 96 and 128, where the dK/dV kernel's accumulators (D registers a thread) leave
  * no room to overlap its steps: d128's ways everywhere (serial_steps, staged_lines, the
@@ -46,29 +49,40 @@ enum { X1, X2, Y1, Y2, LSE, DSUM, OUT0, OUT1, NTENSORS };
 /* one block's work */
 typedef struct hb_job {
     bool kv;                 /* the dK/dV kernel (else the dQ kernel) */
+    bool fused;              /* the dK/dV kernel making dQ's sums too (hopper_bwd_dq.c) */
     bool dq_split;           /* overlapped_steps (the dQ kernel, wide): split_gradients' waits */
+    const attn_hop_bwd_plan *hp;
     cute_int b, xh, xt;      /* batch, X's head and 128-row tile */
     cute_int sx, sy;         /* X's rows and Y's */
     cute_int yh0, y_first, y_count, steps; /* Y tiles y_first.. of heads yh0.. (steps of them) */
     attn_band band;          /* of the scores A (X rows, Y columns) */
+    cute_val any;            /* whether any X row meets any Y row (else the one step is empty) */
 } hb_job;
 
-static hb_job job_of(cute_ctx *c, const attn_plan *p, bool kv, const cute_tensor *m)
+static hb_job job_of(cute_ctx *c, const attn_hop_bwd_plan *hp, const attn_plan *p, bool kv, const cute_tensor *m)
 {
     cute_alg *a = cute_ctx_alg(c);
-    hb_job j = {.kv = kv, .b = cute_block_idx(c, 2), .xh = cute_block_idx(c, 1)};
+    hb_job j = {.kv = kv, .fused = kv && hp->fused_dq, .hp = hp, .b = cute_block_idx(c, 2), .xh = cute_block_idx(c, 1)};
     cute_int bx = cute_block_idx(c, 0);
     j.dq_split = !kv && wide(p);
+    if (j.fused) /* the grid (B, key tiles, KV heads): launch's */
+        j.b = cute_block_idx(c, 0), bx = cute_block_idx(c, 1), j.xh = cute_block_idx(c, 2);
     const cute_int *ex = m[X1].layout.shape.leaf, *ey = m[Y1].layout.shape.leaf; /* (B, S, heads, D) */
     j.sx = ex[1], j.sy = ey[1];
     attn_band band = attn_cfg_band(&p->cfg);
     j.band = kv ? attn_band_transposed(band) : band;
     /* causal dQ: the last query tiles see the most keys, so they go first (the forward's
-     * order) */
-    bool down = !kv && p->cfg.causal;
+     * order); fused dQ: the key tiles down, the order of their turns at dQ's sums (causal, a
+     * key tile meets a query tile two steps before the tile below it does, room for the
+     * turn; with the key tiles up and the query tiles last first, every key tile met it at
+     * the same step and each waited for the one before: the early mid pass of session 35,
+     * causal 302.2 TFLOP/s against fused-atomic's 436.1); added in no set order, up (causal:
+     * the longest blocks first) */
+    bool down = kv ? j.fused && !hp->dq_atomic : p->cfg.causal;
     j.xt = down ? cute_sub(a, cute_ceil_div(a, j.sx, cute_i(p->bm)), cute_add(a, bx, cute_i(1))) : bx;
     cute_int first, end, all = cute_ceil_div(a, j.sy, cute_i(p->bn));
     attn_band_range(c, j.band, p->bm, p->bn, j.sy, j.xt, &first, &end);
+    if (j.fused) j.any = cute_int_lt(c, first, end);
     /* at least one tile: where no query sees the block's keys (causal, Sq < Sk), the last
      * query tile, which the mask empties (its queries are all before the keys), so that every
      * block runs the same steps with no branch around them */
@@ -96,6 +110,7 @@ static void y_tile_of(cute_ctx *c, const hb_job *j, cute_int i, cute_int *yh, cu
 typedef struct hb_smem {
     cute_tensor x1, x2;   /* (128, D) */
     cute_tensor lines;    /* dK/dV, wide: a step's 64 LSE and D, a copy a warpgroup (64, 2, 2) */
+    attn_hbdq_smem dq;    /* fused dQ's (attn_hbdq_alloc) */
     cute_tensor y1, y2;   /* (64, D, stages) */
     cute_tensor y1t, y2t; /* the same seen as (D, 64, stages): the RS products' B */
     cute_pipeline px, py; /* X (one stage, filled once), Y (Y1 and Y2 of a tile a stage) */
@@ -134,6 +149,7 @@ static hb_smem shared_memory(cute_ctx *c, const attn_plan *p, const hb_job *j)
     int threads = CONSUMERS * WARPGROUP;
     m.px = cute_pipeline_tma_async_create(c, &al, 1, threads, 2 * p->tma_q.bytes * attn_hop_boxes(p));
     m.py = cute_pipeline_tma_async_create(c, &al, p->stages, threads, 2 * p->tma_k.bytes * attn_hop_boxes(p));
+    if (j->fused) attn_hbdq_alloc(c, j->hp, &al, &m.dq);
     if (staged_lines(p, j))
         m.lines = cute_smem_alloc_tensor(c, &al, CUTE_F32, cute_layout_fmt(cute_ctx_alg(c), "(%lld,2,%d):(1,%lld,%lld)",
                                          (long long)p->bn, CONSUMERS, (long long)p->bn, 2 * (long long)p->bn), 16);
@@ -175,6 +191,7 @@ typedef struct hb_frag {
     cute_tensor acc_a, acc_b;                   /* (128, 64) of the scores, of their gradient */
     cute_tensor rp, rds;                        /* P and dS in the dtype, laid out as acc_a */
     cute_tensor out[2];                         /* (128, D) */
+    attn_hbdq q;                                /* fused dQ */
     bool in_place;                              /* issue_scores: scale-d 0, no zero fill */
     cute_int wg, wtid;                          /* the thread's warpgroup, its index there */
     cute_tensor line, sl, sd;                   /* staged_lines: the thread's element of its
@@ -201,6 +218,7 @@ static hb_frag fragments(cute_ctx *c, const attn_plan *p, const hb_job *j, const
 {
     cute_alg *a = cute_ctx_alg(c);
     hb_frag f = {0};
+    if (j->fused) f.q = attn_hbdq_consumer(c, j->hp, &m->dq, m->x1, tid);
     f.ss = cute_tiled_mma_slice(&p->mma, tid), f.rs = cute_tiled_mma_slice(&p->pv, tid);
     f.sx1 = cute_partition_A(c, f.ss, m->x1), f.sx2 = cute_partition_A(c, f.ss, m->x2);
     f.sy1 = cute_partition_B(c, f.ss, m->y1), f.sy2 = cute_partition_B(c, f.ss, m->y2);
@@ -213,8 +231,9 @@ static hb_frag fragments(cute_ctx *c, const attn_plan *p, const hb_job *j, const
     /* the scores' products overwrite their accumulators in place (scale-d 0 on the first k)
      * in the two kernels, where a zero fill had ptxas inject a warpgroup.wait into the batch
      * (C7517); not where the accumulators, kept live through the step that way, spill (d64
-     * causal: 8 bytes; d96 causal without it: ptxas injects the wait) */
-    f.in_place = wide(p) || !p->cfg.causal;
+     * causal: 8 bytes; d96 causal without it: ptxas injects the wait) or make ptxas
+     * serialize every wgmma (fused dQ, C7512) */
+    f.in_place = !j->fused && (wide(p) || !p->cfg.causal);
     if (f.in_place) cute_fill(c, f.acc_a, 0), cute_fill(c, f.acc_b, 0); /* (defined before: issue_scores) */
     /* the RS wgmma's A operands, in their packed words (no per-product packing to fence) */
     f.rp = cute_make_fragment_A(c, &p->pv, f.acc_a);
@@ -330,14 +349,15 @@ static void convert(cute_ctx *c, const attn_plan *p, const hb_job *j, const hb_f
     if (j->kv) cute_tensor_store(c, f->rp, cute_ssa_cvt(c, cute_tensor_load(c, f->acc_a), p->cfg.dtype));
 }
 
-
-/* issue out0 += dS Y1 (and out1 += P Y2) of the state's stage (a batch) */
+/* issue out0 += dS Y1 (and out1 += P Y2) of the state's stage, and with_dq the fused dQ's
+ * part of the oldest staged dS (a batch) */
 static void issue_products(cute_ctx *c, const attn_plan *p, const hb_job *j, const hb_frag *f,
-                           const cute_pipeline_state *s)
+                           const cute_pipeline_state *s, bool with_dq)
 {
     cute_warpgroup_arrive(c);
     gemm_rs(c, p, f, f->rds, attn_hop_stage(c, f->sy1t, 4, s), f->out[0]);
     if (j->kv) gemm_rs(c, p, f, f->rp, attn_hop_stage(c, f->sy2t, 4, s), f->out[1]);
+    if (with_dq) attn_hbdq_issue(c, j->hp, &f->q);
     cute_warpgroup_commit_batch(c);
 }
 
@@ -358,7 +378,7 @@ static void last_products(cute_ctx *c, const attn_plan *p, const hb_job *j, cons
 {
     convert(c, p, j, f);
     attn_hop_my_turn(c, first);
-    issue_products(c, p, j, f, r);
+    issue_products(c, p, j, f, r, false);
     attn_hop_your_turn(c, first);
     cute_warpgroup_wait(c, 0);
     cute_pipeline_consumer_release(c, &m->py, r);
@@ -413,11 +433,13 @@ static void staged_step(cute_ctx *c, const attn_plan *p, const hb_job *j, const 
     st->gl = f->sl, st->gd = f->sd;
 }
 
-/* one step of serial_steps: the scores, P and dS, then dV and dK, each batch issued as the
- * pipeline's wait lets it (the two warpgroups' batches share the tensor cores as they come;
- * in turns, the forward's ping-pong, measured slower: docs/attention.md) */
+/* one step of serial_steps: the scores, P and dS, the fused dQ's dS^T staged, then dV and dK,
+ * and with_dq the fused dQ's part of the step before (a step late: the warpgroups need not
+ * meet at every step to have both halves of dS^T in), each batch issued as the pipeline's
+ * wait lets it (the two warpgroups' batches share the tensor cores as they come; in turns,
+ * the forward's ping-pong, measured slower: docs/attention.md) */
 static void serial_step(cute_ctx *c, const attn_plan *p, const hb_job *j, const hb_smem *m, hb_frag *f,
-                        const cute_tensor *mt, cute_val scale_log2, cute_pipeline_state *s, cute_int i)
+                        const cute_tensor *mt, cute_val scale_log2, cute_pipeline_state *s, cute_int i, bool with_dq)
 {
     hb_step st = step_views(c, p, j, f, mt, i);
     cute_val line = line_fetch(c, p, j, f, mt, i);
@@ -426,8 +448,11 @@ static void serial_step(cute_ctx *c, const attn_plan *p, const hb_job *j, const 
     staged_step(c, p, j, f, line, &st);
     gradients(c, p, j, f, &st, scale_log2, staged_lines(p, j));
     convert(c, p, j, f);
-    issue_products(c, p, j, f, s);
+    if (j->fused) attn_hbdq_stage_ds(c, j->hp, &f->q, f->acc_b);
+    if (with_dq) attn_hbdq_wait_ds(c, &f->q);
+    issue_products(c, p, j, f, s, with_dq);
     cute_warpgroup_wait(c, 0);
+    if (with_dq) attn_hbdq_handoff(c, &f->q);
     cute_pipeline_consumer_release(c, &m->py, s);
     cute_pipeline_state_advance(c, s);
 }
@@ -452,14 +477,25 @@ static void issue_scores_apart(cute_ctx *c, const attn_plan *p, const hb_smem *m
 
 /* The dK/dV kernel at head dims 96 and 128 (wide): a warpgroup's steps one after the other,
  * since dK, dV, the next scores and this step's dS and P in flight at once would need more
- * than 240 registers (d96: spills); the two warpgroups issue their batches as the pipeline's waits let them.
- * (Session 30's split_step, FlashAttention 3's waits inside a step, S^T and dP^T waited for
- * apart and dV issued before dS, measured slower: 433.2 TFLOP/s against 479.2.) */
+ * than 240 registers (d96: spills); the two warpgroups issue their batches as the pipeline's
+ * waits let them.  (Session 30's split_step, FlashAttention 3's waits inside a step, S^T and
+ * dP^T waited for apart and dV issued before dS, measured slower: 433.2 TFLOP/s against
+ * 479.2.)  Fused dQ: each step's products carry the step before's dQ part, the first step's
+ * that of zeros staged before (no wgmma in a branch, and a first step peeled off the loop
+ * would spill), the last part alone after the loop. */
 static void serial_steps(cute_ctx *c, const attn_plan *p, const hb_job *j, const hb_smem *m, hb_frag *f,
                          const cute_tensor *mt, cute_val scale_log2)
 {
     cute_pipeline_state s = cute_make_pipeline_state(c, CUTE_PIPELINE_CONSUMER, p->stages);
-    CUTE_FOR(c, i, cute_i(0), j->steps) { serial_step(c, p, j, m, f, mt, scale_log2, &s, i); }
+    if (j->fused) attn_hbdq_stage_zero(c, j->hp, &f->q, f->acc_b);
+    CUTE_FOR(c, i, cute_i(0), j->steps) { serial_step(c, p, j, m, f, mt, scale_log2, &s, i, j->fused); }
+    if (!j->fused) return;
+    attn_hbdq_wait_ds(c, &f->q);
+    cute_warpgroup_arrive(c);
+    attn_hbdq_issue(c, j->hp, &f->q);
+    cute_warpgroup_commit_batch(c);
+    cute_warpgroup_wait(c, 0);
+    attn_hbdq_handoff(c, &f->q);
 }
 
 /* overlapped_steps' gradients with the scores as two batches (j->dq_split, the dQ kernel at
@@ -501,7 +537,7 @@ static void overlapped_steps(cute_ctx *c, const attn_plan *p, const hb_job *j, c
             issue_scores_apart(c, p, m, f, &s);
         else
             issue_scores(c, p, m, f, &s);
-        issue_products(c, p, j, f, &r);
+        issue_products(c, p, j, f, &r, false);
         attn_hop_your_turn(c, first);
         cute_pipeline_state_advance(c, &s);
         if (j->dq_split) {
@@ -550,6 +586,7 @@ typedef struct hb_roles {
     const hb_maps *x;
     const cute_tensor *mt;
     cute_val scale_log2, scale;
+    attn_hbdq_writer w; /* fused dQ */
 } hb_roles;
 
 static void produce(cute_ctx *c, void *arg, cute_int tid)
@@ -565,17 +602,54 @@ static void consume(cute_ctx *c, void *arg, cute_int tid)
     consumer(c, r->p, r->j, r->m, r->mt, tid, r->scale_log2, r->scale);
 }
 
+static void tile_of_step(cute_ctx *c, const void *job, cute_int i, cute_int *yh, cute_int *yt)
+{
+    y_tile_of(c, job, i, yh, yt);
+}
+
+/* attn_hop_roles' split, and with the fused dQ the producer warpgroup's second warp the
+ * writer of dQ's sums */
+static void roles(cute_ctx *c, hb_roles *r)
+{
+    if (!r->j->fused) {
+        attn_hop_roles(c, produce, consume, r);
+        return;
+    }
+    cute_int tid = cute_thread_idx(c, 0);
+    CUTE_IF(c, cute_int_lt(c, tid, cute_i(WARPGROUP))) {
+        /* setmaxnreg.inc takes only what the block's own decs gave back: 128 x (168 - 40) =
+         * 256 x (232 - 168); producer 32 with 240 asked 1024 registers more than the launch
+         * held, and the consumers waited for them forever (the mid pass of session 28; the
+         * interpreter keeps no such pool) */
+        cute_setmaxregister_decrease(c, REGS_WRITER);
+        cute_int warp = cute_warp_idx(c);
+        CUTE_IF(c, cute_int_eq(c, warp, cute_i(0))) {
+            CUTE_IF(c, cute_elect_one(c)) produce(c, r, tid);
+        }
+        CUTE_IF(c, cute_int_eq(c, warp, cute_i(1))) {
+            attn_hbdq_write(c, r->j->hp, &r->w, r->j->steps, tile_of_step, r->j);
+        }
+    }
+    CUTE_ELSE(c) {
+        cute_setmaxregister_increase(c, REGS_CONSUMER);
+        consume(c, r, cute_sub(cute_ctx_alg(c), tid, cute_i(WARPGROUP)));
+    }
+}
+
 static void body(cute_ctx *c, const attn_hop_bwd_plan *hp, bool kv, const cute_tensor *mt, cute_val scale_log2,
-                 cute_val scale, const cute_val *maps)
+                 cute_val scale, const cute_val *maps, const cute_tensor *sem)
 {
     const attn_plan *p = kv ? &hp->kv : &hp->dq;
     cute_kernel_min_blocks(c, 1);
-    hb_job j = job_of(c, p, kv, mt);
+    hb_job j = job_of(c, hp, p, kv, mt);
     hb_smem m = shared_memory(c, p, &j);
     hb_maps x = {{maps[0], maps[1], maps[2], maps[3]}, cute_make_identity_tensor(c, mt[X1].layout.shape),
                  cute_make_identity_tensor(c, mt[Y1].layout.shape)};
     hb_roles r = {.p = p, .j = &j, .m = &m, .x = &x, .mt = mt, .scale_log2 = scale_log2, .scale = scale};
-    attn_hop_roles(c, produce, consume, &r);
+    if (j.fused)
+        r.w = (attn_hbdq_writer){.sdq = m.dq.sdq, .sem = *sem, .map_store = maps[4], .map_add = maps[5],
+                                 .b = j.b, .xt = j.xt, .sx = j.sx, .sq = j.sy, .any = j.any};
+    roles(c, &r);
 }
 
 static void dq_kernel(cute_ctx *c, cute_tensor mQ, cute_tensor mdO, cute_tensor mK, cute_tensor mV, cute_tensor mL,
@@ -585,7 +659,7 @@ static void dq_kernel(cute_ctx *c, cute_tensor mQ, cute_tensor mdO, cute_tensor 
     const attn_hop_bwd_plan *hp = cute_ctx_user(c);
     const cute_tensor mt[NTENSORS] = {mQ, mdO, mK, mV, mL, mD, mdQ, mdQ};
     const cute_val maps[4] = {map_q, map_do, map_k, map_v};
-    body(c, hp, false, mt, scale_log2, scale, maps);
+    body(c, hp, false, mt, scale_log2, scale, maps, NULL);
 }
 
 /* V and dO reach it by their TMA maps only (a kernel takes at most 64 parameters) */
@@ -596,11 +670,23 @@ static void dkdv_kernel(cute_ctx *c, cute_tensor mK, cute_tensor mQ, cute_tensor
     const attn_hop_bwd_plan *hp = cute_ctx_user(c);
     const cute_tensor mt[NTENSORS] = {mK, mK, mQ, mQ, mL, mD, mdK, mdV}; /* (X2, Y2 unread) */
     const cute_val maps[4] = {map_k, map_v, map_q, map_do};
-    body(c, hp, true, mt, scale_log2, scale, maps);
+    body(c, hp, true, mt, scale_log2, scale, maps, NULL);
+}
+
+/* the dK/dV kernel with dQ fused: mSem, the counts of dQ's sums; map_dq, the sums' TMA map
+ * (of the store and of the add) */
+static void dkdv_fused_kernel(cute_ctx *c, cute_tensor mK, cute_tensor mQ, cute_tensor mL, cute_tensor mD,
+                              cute_tensor mdK, cute_tensor mdV, cute_tensor mSem, cute_val scale_log2, cute_val scale,
+                              cute_val map_k, cute_val map_v, cute_val map_q, cute_val map_do, cute_val map_dq)
+{
+    const attn_hop_bwd_plan *hp = cute_ctx_user(c);
+    const cute_tensor mt[NTENSORS] = {mK, mK, mQ, mQ, mL, mD, mdK, mdV}; /* (X2, Y2 unread) */
+    const cute_val maps[6] = {map_k, map_v, map_q, map_do, map_dq, map_dq};
+    body(c, hp, true, mt, scale_log2, scale, maps, &mSem);
 }
 
 /* the launch of one kernel: X1, X2, Y1, Y2 as the call's arguments x[0..3] */
-static void launch(cute_ctx *c, attn_plan *p, const cute_arg *arg, const int x[4], bool kv)
+static void launch(cute_ctx *c, attn_hop_bwd_plan *hp, attn_plan *p, const cute_arg *arg, const int x[4], bool kv)
 {
     cute_alg *a = cute_ctx_alg(c);
     cute_tma_atom at[4];
@@ -609,7 +695,18 @@ static void launch(cute_ctx *c, attn_plan *p, const cute_arg *arg, const int x[4
     const cute_int *e = arg[x[0]].tensor.layout.shape.leaf; /* (B, S, heads, D) */
     cute_launch_cfg cfg = {.grid = {cute_ceil_div(a, e[1], cute_i(p->bm)), e[2], e[0]}, .block = {cute_i(p->threads)}};
     const cute_arg *A = arg;
-    if (kv)
+    if (kv && hp->fused_dq) {
+        /* the batch entries' blocks interleave in launch order, so that a head's consecutive
+         * key tiles, which add to dQ's sums in turn, start B launches apart as the grid runs,
+         * while the blocks in flight stay those of B heads (their Q, dO and sums in L2); a
+         * block waits only for blocks of lower index (the higher key tiles: job_of) */
+        cfg.grid[0] = e[0], cfg.grid[1] = cute_ceil_div(a, e[1], cute_i(p->bm)), cfg.grid[2] = e[2];
+        attn_hbdq_atoms(c, hp, A[ATTN_BWD_DQACC].tensor);
+        CUTE_LAUNCH(c, dkdv_fused_kernel, cfg, A[x[0]].tensor, A[x[2]].tensor, A[ATTN_BWD_LSE].tensor,
+                    A[ATTN_BWD_D].tensor, A[ATTN_BWD_DK].tensor, A[ATTN_BWD_DV].tensor, A[ATTN_BWD_SEM].tensor,
+                    A[ATTN_BWD_SCALE_LOG2].f, A[ATTN_BWD_SCALE].f, at[0].map, at[1].map, at[2].map, at[3].map,
+                    hp->tma_dq_store.map);
+    } else if (kv)
         CUTE_LAUNCH(c, dkdv_kernel, cfg, A[x[0]].tensor, A[x[2]].tensor, A[ATTN_BWD_LSE].tensor, A[ATTN_BWD_D].tensor,
                     A[ATTN_BWD_DK].tensor, A[ATTN_BWD_DV].tensor, A[ATTN_BWD_SCALE_LOG2].f, A[ATTN_BWD_SCALE].f,
                     at[0].map, at[1].map, at[2].map, at[3].map);
@@ -622,7 +719,9 @@ static void launch(cute_ctx *c, attn_plan *p, const cute_arg *arg, const int x[4
 void attn_hop_bwd_host(cute_ctx *c, const cute_arg *arg)
 {
     attn_hop_bwd_plan *hp = cute_ctx_user(c); /* the atoms join the plans: the kernels read them */
-    attn_bwd_pre_launch(c, &hp->pre, arg);
-    launch(c, &hp->dq, arg, (const int[4]){ATTN_BWD_Q, ATTN_BWD_DO, ATTN_BWD_K, ATTN_BWD_V}, false);
-    launch(c, &hp->kv, arg, (const int[4]){ATTN_BWD_K, ATTN_BWD_V, ATTN_BWD_Q, ATTN_BWD_DO}, true);
+    attn_bwd_pre_launch(c, &hp->pre, arg, hp->fused_dq && !hp->dq_atomic);
+    if (!hp->fused_dq) launch(c, hp, &hp->dq, arg, (const int[4]){ATTN_BWD_Q, ATTN_BWD_DO, ATTN_BWD_K, ATTN_BWD_V}, false);
+    if (hp->fused_dq && hp->dq_atomic) attn_hbdq_zero_launch(c, hp, arg);
+    launch(c, hp, &hp->kv, arg, (const int[4]){ATTN_BWD_K, ATTN_BWD_V, ATTN_BWD_Q, ATTN_BWD_DO}, true);
+    if (hp->fused_dq) attn_hbdq_post_launch(c, hp, arg);
 }

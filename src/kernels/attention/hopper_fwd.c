@@ -16,6 +16,8 @@
  * tiles at Sq and Sk (zeros past them), so only the mask and the epilogue's predicate know
  * the sequence ends.  Nothing below computes an index by hand: the boxes are tiles of TMA
  * coordinate tensors, the stages slices picked by the pipeline's state. */
+#include <math.h>
+
 #include "cutec/atom_table.h"
 #include "cutec/notation.h"
 #include "cutec/pipeline.h"
@@ -224,8 +226,16 @@ static void key_tile(cute_ctx *c, const attn_plan *p, const attn_block *t, const
     issue_attend(c, p, m, f, rp, &st->v);
     attn_hop_ring_pass(c, st->wg, p->consumers);
     retire(c, 1, &m->pk, &st->k); /* S(n) is in */
+    if (p->diag == ATTN_DIAG_NOSOFTMAX) { /* a diagnostic, wrong by design: P = S, O never rescaled */
+        retire(c, 0, &m->pv, &st->v);
+        to_p(c, p, f, rp);
+        return;
+    }
     softmax(c, p, t, f, r, n, mask, scale_log2, corr);
-    after_softmax(c, m, f, r, corr, st);
+    if (p->diag == ATTN_DIAG_NORESCALE) /* a diagnostic, wrong by design: O never rescaled */
+        retire(c, 0, &m->pv, &st->v);
+    else
+        after_softmax(c, m, f, r, corr, st);
     to_p(c, p, f, rp);
 }
 
@@ -291,6 +301,95 @@ static void consume_tile(cute_ctx *c, const attn_plan *p, const attn_block *t, c
     attn_epilogue(c, p, f.pv, t, &r, f.acc_o, scale_log2);
 }
 
+/* The tiles joined (p->join, the persistent grid only; CUTEC_ATTN_FWD_JOIN, hopper_plan.c):
+ * consume_tile's two half batches at a tile's ends, its last P V alone and the next tile's
+ * first S alone, each a turn of its own with a wait behind it, become one batch: the next
+ * tile's S(0) and this tile's last P V issued together in one turn (as a key tile's S(n)
+ * and P(n-1) V(n-1) are), then this tile's epilogue and the next tile's first softmax, which
+ * ptxas may interleave (they share nothing but the row statistics, reset between them).  A
+ * tile boundary is then one turn and one wait where it was two of each: the loop over the
+ * block's tiles rotated, iteration w finishing tile w - 1 and starting tile w.  Every block of
+ * the persistent grid has a tile at least (its grid is at most the tiles' count). */
+
+/* the rows' statistics back to a tile's start: no key seen */
+static void rows_reset(cute_ctx *c, attn_rows *r)
+{
+    for (int i = 0; i < r->n; i++) {
+        cute_val_assign(c, r->m[i], cute_val_const(c, CUTE_F32, -INFINITY));
+        cute_val_assign(c, r->l[i], cute_val_const(c, CUTE_F32, 0));
+    }
+}
+
+/* a tile's first key tile, after its Q's wait: S(0) alone in a turn, its softmax */
+static void first_scores(cute_ctx *c, const attn_plan *p, const attn_block *t, const hop_smem *m, const hop_frag *f,
+                         attn_rows *r, cute_tensor rp, hop_states *st, cute_val scale_log2)
+{
+    cute_val corr[8];
+    attn_hop_ring_turn(c, st->wg, p->consumers);
+    issue_scores(c, p, m, f, &st->q, &st->k);
+    attn_hop_ring_pass(c, st->wg, p->consumers);
+    retire(c, 0, &m->pk, &st->k);
+    softmax(c, p, t, f, r, t->n_begin, MASK_WHERE_NEEDED, scale_log2, corr); /* (O is 0: no rescale) */
+    to_p(c, p, f, rp);
+}
+
+/* the key tiles of `prev` after its first, then Q's stage released (every S of it retired) */
+static void finish_keys(cute_ctx *c, const attn_plan *p, const attn_block *prev, const hop_smem *m,
+                        const hop_frag *f, attn_rows *r, cute_tensor rp, hop_states *st, cute_val scale_log2)
+{
+    key_tiles(c, p, prev, m, f, r, rp, st, scale_log2);
+    cute_pipeline_consumer_release(c, &m->pq, &st->q);
+    cute_pipeline_state_advance(c, &st->q);
+}
+
+/* tile `prev`'s last P V and tile t's S(0) in one turn, prev's epilogue, t's first softmax */
+static void join_tiles(cute_ctx *c, const attn_plan *p, const attn_block *prev, const attn_block *t,
+                       const hop_smem *m, const hop_frag *f, attn_rows *r, cute_tensor rp, hop_states *st,
+                       cute_val scale_log2)
+{
+    cute_val corr[8];
+    cute_pipeline_consumer_wait(c, &m->pq, &st->q, (cute_val){0});
+    attn_hop_ring_turn(c, st->wg, p->consumers);
+    issue_scores(c, p, m, f, &st->q, &st->k);
+    issue_attend(c, p, m, f, rp, &st->v);
+    attn_hop_ring_pass(c, st->wg, p->consumers);
+    retire(c, 1, &m->pk, &st->k); /* t's S(0) is in */
+    retire(c, 0, &m->pv, &st->v); /* prev's O is whole */
+    attn_epilogue(c, p, f->pv, prev, r, f->acc_o, scale_log2);
+    rows_reset(c, r);
+    cute_fill(c, f->acc_o, 0);
+    softmax(c, p, t, f, r, t->n_begin, MASK_WHERE_NEEDED, scale_log2, corr); /* (O is 0: no rescale) */
+    to_p(c, p, f, rp);
+}
+
+static void consume_joined(cute_ctx *c, const hop_job *j, cute_int tid, hop_states *st)
+{
+    const attn_plan *p = j->p;
+    cute_alg *a = cute_ctx_alg(c);
+    cute_int mine = tiles_mine(c, j);
+    attn_block t0 = tile_at(c, j, cute_i(0));
+    hop_frag f = fragments(c, p, &t0, j->m, tid); /* (registers: their shapes are every tile's) */
+    cute_fill(c, f.acc_o, 0);
+    cute_layout rows_mode = cute_get(a, &f.acc_o.layout, 1);
+    attn_rows r = attn_rows_start(c, 2 * (int)cute_size(a, &rows_mode).v);
+    cute_tensor rp = cute_make_fragment_A(c, &p->pv, f.acc_s);
+    cute_pipeline_consumer_wait(c, &j->m->pq, &st->q, (cute_val){0});
+    first_scores(c, p, &t0, j->m, &f, &r, rp, st, j->scale_log2);
+    CUTE_FOR(c, w, cute_i(1), mine) {
+        attn_block prev = tile_at(c, j, cute_sub(a, w, cute_i(1)));
+        finish_keys(c, p, &prev, j->m, &f, &r, rp, st, j->scale_log2);
+        attn_block t = tile_at(c, j, w);
+        join_tiles(c, p, &prev, &t, j->m, &f, &r, rp, st, j->scale_log2);
+    }
+    attn_block last = tile_at(c, j, cute_sub(a, mine, cute_i(1)));
+    finish_keys(c, p, &last, j->m, &f, &r, rp, st, j->scale_log2);
+    attn_hop_ring_turn(c, st->wg, p->consumers);
+    issue_attend(c, p, j->m, &f, rp, &st->v);
+    attn_hop_ring_pass(c, st->wg, p->consumers);
+    retire(c, 0, &j->m->pv, &st->v);
+    attn_epilogue(c, p, f.pv, &last, &r, f.acc_o, j->scale_log2);
+}
+
 /* tid: the thread's index among the consumers (0 .. 128 consumers - 1) */
 static void consumer(cute_ctx *c, const hop_job *j, cute_int tid)
 {
@@ -298,10 +397,13 @@ static void consumer(cute_ctx *c, const hop_job *j, cute_int tid)
                      cute_make_pipeline_state(c, CUTE_PIPELINE_CONSUMER, j->p->stages),
                      cute_make_pipeline_state(c, CUTE_PIPELINE_CONSUMER, j->p->stages),
                      attn_hop_ring_start(c, tid, j->p->consumers)};
-    CUTE_FOR(c, w, cute_i(0), tiles_mine(c, j)) {
-        attn_block t = tile_at(c, j, w);
-        consume_tile(c, j->p, &t, j->m, tid, &st, j->scale_log2);
-    }
+    if (j->p->join && j->p->sms)
+        consume_joined(c, j, tid, &st);
+    else
+        CUTE_FOR(c, w, cute_i(0), tiles_mine(c, j)) {
+            attn_block t = tile_at(c, j, w);
+            consume_tile(c, j->p, &t, j->m, tid, &st, j->scale_log2);
+        }
     attn_hop_ring_end(c, st.wg);
 }
 

@@ -48,6 +48,12 @@ static const bool SPLIT_MASK[2] = {true, true};
  * pass, 19:25) d64 388.4 against 388.6 and d128 603.8 against 620.2. */
 static const bool FAST_FINISH[2] = {true, false};
 
+/* The tiles joined on the persistent grid (hopper_fwd.c's consume_joined: a tile's last P V
+ * and the next tile's S(0) in one turn, one wait; the epilogue beside the next tile's first
+ * softmax), {not causal, causal}, unless CUTEC_ATTN_FWD_JOIN says 0 or 1.  Opt-in until
+ * scripts/device-attnf7.sh times it: its "decides:" line says whether to write true here. */
+static const bool JOIN_TILES[2] = {false, false};
+
 /* the consumer warpgroups down M: warpgroup w computes rows 64 w .. 64 w + 63 */
 static bool make_mma(cute_alg *a, cute_dtype d, int64_t n, bool rs, int consumers, cute_tiled_mma *out)
 {
@@ -120,6 +126,10 @@ bool attn_plan_hopper(cute_alg *a, const cute_attention_config *cfg, int arch, a
     p->snake = kernel_env_choice(a, "CUTEC_ATTN_FWD_ORDER", "snake|across", 0) == 0;
     p->split_mask = split ? strcmp(split, "0") != 0 : SPLIT_MASK[cfg->causal];
     p->fast_finish = finish ? strcmp(finish, "fast") == 0 : FAST_FINISH[cfg->causal];
+    p->join = kernel_env_choice(a, "CUTEC_ATTN_FWD_JOIN", "0|1", JOIN_TILES[cfg->causal]) == 1;
+    /* a diagnostic only (wrong outputs): how fast the key-tile loop runs without its softmax,
+     * or without O's rescale */
+    p->diag = kernel_env_choice(a, "CUTEC_ATTN_FWD_DIAG", "none|nosoftmax|norescale", ATTN_DIAG_NONE);
     /* S's 64 x bn and O's 64 x D accumulators a consumer thread: bn / 2 + D / 2 registers
      * (and P's bn / 4); FlashAttention 3's tiles, but for causal head dim 256 (80 keys spill
      * 20 bytes there: 64), at 192 rows (160 registers a consumer: 144 keys spill 64 bytes

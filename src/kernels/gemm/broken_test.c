@@ -48,6 +48,9 @@ static cute_status run(cute_runtime *rt, unsigned broken, int64_t M, int64_t N, 
 int main(void)
 {
     srand(7);
+    /* the persistent kernels below take the five arguments of the static walk (the counter's
+     * walk, CUTEC_GEMM_SM80_PERSISTENT=dynamic, takes the library's stream-K flags too) */
+    setenv("CUTEC_GEMM_SM80_PERSISTENT", "static", 1);
     char err[512], why[4096];
     cute_runtime *rt;
     if (cute_runtime_new("interp", &rt, err, sizeof err) != CUTE_OK) {

@@ -206,7 +206,8 @@ const cute_fn *gemm_compile_broken(cute_runtime *rt, const cute_gemm_config *cfg
     }
     plan->broken = broken;
     if (cfg->variant == CUTE_GEMM_HOPPER || cfg->variant == CUTE_GEMM_BLACKWELL || plan->persistent)
-        plan->sms = gemm_resident_blocks(rt, plan->cluster_m * plan->cluster_n, plan->threads);
+        plan->sms = gemm_resident_blocks(rt, plan->cluster_m * plan->cluster_n, plan->threads) *
+                    (plan->per_sm > 1 ? plan->per_sm : 1);
     bool sm80_streamk = cfg->variant != CUTE_GEMM_HOPPER && plan->streamk;
     if (sm80_streamk) /* the SM80 stream-K grid: the blocks resident at once (the plan's an SM) */
         plan->sms = gemm_resident_blocks(rt, 1, plan->threads) * plan->streamk_per_sm;
@@ -230,8 +231,9 @@ const cute_fn *gemm_compile_broken(cute_runtime *rt, const cute_gemm_config *cfg
     }
     if (cfg->peer_flags) specs[9] = specs[2]; /* the mirror: laid out as C */
     bool streamk = (cfg->variant == CUTE_GEMM_HOPPER || sm80_streamk) && cfg->tiling.schedule == CUTE_GEMM_SCHEDULE_STREAMK;
-    if (streamk) /* stream-K's workspace (f32; the SM80 kernel's, its accumulators') and flags (u32) */
-        specs[6] = sm80_streamk ? cute_spec_tensor(gemm_streamk_acc_dtype(cfg->dtype), GEMM_STREAMK_SM80_WS, 16)
+    bool sm80_dynamic = cfg->variant != CUTE_GEMM_HOPPER && plan->dynamic; /* its tile counter in the flags */
+    if (streamk || sm80_dynamic) /* stream-K's workspace (f32; the SM80 kernel's, its accumulators') and flags (u32) */
+        specs[6] = sm80_streamk || sm80_dynamic ? cute_spec_tensor(gemm_streamk_acc_dtype(cfg->dtype), GEMM_STREAMK_SM80_WS, 16)
                                 : cute_spec_tensor(CUTE_F32, "?:1", 16),
         specs[7] = cute_spec_tensor(CUTE_U32, "?:1", 4);
     bool fp4 = cfg->dtype == CUTE_E2M1, mx8 = gemm_bw_mxfp8(cfg);
@@ -249,7 +251,7 @@ const cute_fn *gemm_compile_broken(cute_runtime *rt, const cute_gemm_config *cfg
              cfg->dual ? "_swiglu" : tag, cfg->scale == CUTE_GEMM_SCALE_BLOCK ? "_blockscaled" : cfg->scale ? "_scaled" : "",
              cfg->out_scale ? "_oscale" : "", cfg->amax ? "_amax" : "", peer);
     int nargs = fp4 || mx8 ? 7 : cfg->scale ? 10 : cfg->peer_flags ? CUTE_GEMM_PEER_ARGS
-              : streamk ? 8 : cfg->epilogue.bias != CUTE_GEMM_BIAS_NONE || cfg->dual ? 6 : 5;
+              : streamk || sm80_dynamic ? 8 : cfg->epilogue.bias != CUTE_GEMM_BIAS_NONE || cfg->dual ? 6 : 5;
     const cute_fn *f = cute_compile(rt, name, hosts[cfg->variant], plan, nargs, specs, err, n);
     free(plan); /* only needed while tracing */
     return f;

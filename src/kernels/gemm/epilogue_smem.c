@@ -112,11 +112,14 @@ static void run_at(cute_ctx *c, const gemm_plan *p, cute_tuple MN, cute_val alph
 }
 
 /* sC back in runs of C's unit-stride mode onto gC (kC its coordinates), one run per
- * iteration of one loop (two nested short loops NVVM unrolls) */
+ * iteration of one loop (two nested short loops NVVM unrolls).  The runs each traced on their
+ * own (s8 128x128: ~13 PTX instructions a run against ~30) measured no faster on the H200
+ * (bench/RESULTS.md, s15). */
 static void runs_out(cute_ctx *c, const gemm_plan *p, cute_int tid, cute_tuple MN, cute_val alpha, cute_val beta,
                      bool raw, cute_tensor sC, cute_tensor gC, cute_tensor kC)
 {
     runs x = runs_of(c, p, tid, sC, gC, kC);
+    if (raw) gemm_scale_scalars(c, p, (cute_dtype)gC.dtype, &alpha, &beta); /* once, not every run */
     CUTE_FOR(c, r, cute_i(0), x.count) run_at(c, p, MN, alpha, beta, raw, &x, r);
 }
 

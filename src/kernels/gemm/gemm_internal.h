@@ -33,8 +33,13 @@ typedef struct gemm_plan {
     cute_tiled_copy s2r_a, s2r_b; /* shared -> registers in the MMA's fragments */
     bool smem_epilogue;       /* step 5: C through shared memory, 128-bit stores */
     gemm_prefetch prefetch;   /* when a k-block's fragments are read (multistage.c) */
-    bool persistent;          /* a block an SM walking tiles (CUTE_GEMM_SCHEDULE_PERSISTENT):
-                                 C's tile then beside the stages, in c_parts parts of N */
+    bool persistent;          /* blocks walking tiles (CUTE_GEMM_SCHEDULE_PERSISTENT): C's tile
+                                 then over the last stage or beside the stages, in c_parts parts of N */
+    int per_sm;               /* the persistent SM80 kernel's blocks an SM (0 counts as 1) */
+    bool dynamic;             /* ... its blocks taking tiles from a counter in the stream-K flags
+                                 (CUTEC_GEMM_SM80_PERSISTENT=dynamic; gemm_sm80_dynamic) */
+    bool c_last;              /* ... its C tile over the last stage, A's and B's stages interleaved
+                                 (plan_multistage.c's persistent_c_tile); else beside them */
     unsigned broken;          /* GEMM_BREAK_*: a deliberately wrong kernel, for the tests of
                                  the interpreter's checks; 0 always but there */
     cute_composed smem_c;     /* (bm,bn) of smem_c_dtype, over the A/B stages' memory */
@@ -361,6 +366,10 @@ typedef struct gemm_sched {
 } gemm_sched;
 gemm_sched gemm_sched_make(cute_ctx *c, const gemm_plan *p, cute_tensor mC, int raster);
 cute_launch_cfg gemm_sched_launch_cfg(cute_ctx *c, const gemm_plan *p, const gemm_sched *s);
+/* Whether cfg's persistent SM80 kernel takes its tiles from a counter, the library passing it
+ * stream-K's workspace and flags (CUTEC_GEMM_SM80_PERSISTENT=static|dynamic: unbatched, without
+ * the store overlap): 1 or 0, -1 with the setting's error in err for a value outside the set */
+int gemm_sm80_dynamic(const cute_gemm_config *cfg, char *err, size_t n);
 /* in the kernel: how many tiles this block takes, and its w-th tile (tm, tn) */
 cute_int gemm_sched_mine(cute_ctx *c, const gemm_sched *s);
 void gemm_sched_tile(cute_ctx *c, const gemm_sched *s, cute_int w, cute_int *tm, cute_int *tn);
@@ -443,6 +452,10 @@ int gemm_vector_bytes(const cute_gemm_config *cfg, cute_dtype d);
 /* the type alpha, beta and the epilogue's arithmetic use: f64 for f64 and for s8 (whose s32
  * results are exact in f64), else f32 */
 cute_dtype gemm_scalar_dtype(const cute_gemm_config *cfg);
+/* the type gemm_scale computes in for C of dtype C (s32 for an s32 C, else the scalar
+ * type), alpha and beta converted to it: converted once, before a loop of gemm_scale calls,
+ * they are not converted again in every iteration */
+cute_dtype gemm_scale_scalars(cute_ctx *c, const gemm_plan *p, cute_dtype C, cute_val *alpha, cute_val *beta);
 /* alpha * acc + beta * C (C read where `in` holds, only when beta != 0), in that type,
  * rounded once to C's dtype */
 cute_ssa gemm_scale(cute_ctx *c, const gemm_plan *p, cute_ssa acc, cute_val alpha, cute_val beta,

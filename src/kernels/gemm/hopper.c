@@ -30,6 +30,11 @@
 #include "kernels/warp_roles.h"
 
 enum { WARPGROUP = 128, PRODUCER_REGS = 40, CONSUMER_REGS = 232 };
+/* 192-row tiles, three consumer warpgroups (hopper_plan.c): 512 threads, launched at 128
+ * registers each, 128 x 24 + 384 x 160 = 64,512 of the SM's 65,536 once they split.  (ptxas
+ * compiles the consumers at the launch's 128 all the same: a warpgroup's 64 x 192 takes 96
+ * accumulators and fits, 64 x 256's 128 do not.) */
+enum { THREE_PRODUCER_REGS = 24, THREE_CONSUMER_REGS = 160 };
 
 /* slice the last of `modes` modes of t (its stages) at the state's stage */
 static cute_tensor stage(cute_ctx *c, cute_tensor t, int modes, const cute_pipeline_state *s)
@@ -576,6 +581,7 @@ static void hopper_kernel(cute_ctx *c, cute_tensor mA, cute_tensor mB, cute_tens
     if (p->pdl_early) cute_griddepcontrol_launch_dependents(c);
     int regs = gemm_blockscale_consumer_regs(cute_ctx_alg(c), p); /* (0: the GEMM's 40 / 232) */
     if (regs) kernel_warp_roles(c, 24, regs, producer_role, consumer_role, &r);
+    else if (p->consumers == 3) kernel_warp_roles(c, THREE_PRODUCER_REGS, THREE_CONSUMER_REGS, producer_role, consumer_role, &r);
     else gemm_hopper_roles(c, producer_role, consumer_role, &r);
 }
 

@@ -19,25 +19,26 @@ static const struct {
     int64_t mn_up_to; /* M N at most this */
     int64_t side_from; /* M and N each at least this */
     cute_gemm_tiling t;
+    bool many; /* the many-tiles row (192 x 192 may take its place: fills_192) */
 } by_shape[] = {
     /* short K (8 k-tiles of 64 or fewer): a tile's epilogue weighs against its main loop, and
      * ping-pong runs one warpgroup's epilogue under the other's wgmmas.  8192x8192x512, H200,
      * 2026-11-27 13:38 UTC, cuBLAS 641.4 in the same process: ping-pong 658.4 TFLOP/s (102.6%),
      * the cooperative kernel with the whole tile's store 639.5 (99.7%) */
-    {512, 0, INT64_MAX, 0, {.schedule = CUTE_GEMM_SCHEDULE_PINGPONG}},
+    {512, 0, INT64_MAX, 0, {.schedule = CUTE_GEMM_SCHEDULE_PINGPONG}, false},
     /* K up to 1024 (16 k-tiles): the cooperative kernel, the whole tile's store, no cluster.
      * 8192x8192x1024, H200, 2026-11-27 13:07 UTC (20f2b12), cuBLAS 699.9 in the same process:
      * cooperative 1x1 712.8 TFLOP/s (101.8%), 2x1 709.1, ping-pong 1x1 700.0, 2x1 689.8; session
      * 31 (hop18) likewise, cooperative 1x1 104.4 / 102.1% of cuBLAS.  (Before this row, the 2x1
      * row below would take 8192x8192x1024.) */
-    {1024, 0, INT64_MAX, 0, {.c_store = CUTE_GEMM_STORE_TILE}},
+    {1024, 0, INT64_MAX, 0, {.c_store = CUTE_GEMM_STORE_TILE}, false},
     /* one wave (M N up to 2048 x 2048: 128 tiles of 128 x 256 or fewer on 132 SMs), longer K:
      * TMA stores from two buffers a warpgroup and 4 stages, not the whole tile and 3 (a block's
      * one tile has no next main loop for the whole tile's stores to run under; its main loop
      * takes the 4th stage).  2048^3, H200, % of cuBLAS in the same process, two buffers against
      * the whole tile: session 31 (hop18) 98.8 / 97.8 and 97.7 / 97.2; 2026-11-27 13:07 UTC
      * 97.8 / 97.1 (660.6 / 655.8 TFLOP/s), 13:37 UTC 97.7 / 97.1 (663.4 / 659.4) */
-    {INT64_MAX, 0, 2048 * 2048, 0, {.c_store = CUTE_GEMM_STORE_TMA}},
+    {INT64_MAX, 0, 2048 * 2048, 0, {.c_store = CUTE_GEMM_STORE_TMA}, false},
     /* many tiles (1024 of 128 x 256 or more: 8192 x 4096 and up), longer K: clusters of 2
      * along M, B's k-tiles multicast (each SM reads 32 KB of a 48 KB stage from L2), and the
      * whole tile's store.  The card is at its power cap there; a third less traffic from L2 a
@@ -52,12 +53,38 @@ static const struct {
      * UTC 8192^3 820.9 / 817.6 (cuBLAS 802.5), 4096^3 799.8 / 804.6, 2048^3 639.4 / 658.2.  (Both
      * sides 4096 or more: every shape measured; a thin C would leave a cluster's second block
      * without tiles.) */
-    {INT64_MAX, 8192 * 4096, INT64_MAX, 4096, {.c_store = CUTE_GEMM_STORE_TILE, .cluster_m = 2, .cluster_n = 1}},
+    {INT64_MAX, 8192 * 4096, INT64_MAX, 4096, {.c_store = CUTE_GEMM_STORE_TILE, .cluster_m = 2, .cluster_n = 1}, true},
     /* longer K: the whole tile before its TMA stores (one barrier a tile, no wait for a store's
      * read, a stage fewer).  4096^3, session 28's mid pass: 800.0 TFLOP/s = 99.8% of cuBLAS
      * against 790.2 (98.5%) piece by piece, the same process */
-    {INT64_MAX, 0, INT64_MAX, 0, {.c_store = CUTE_GEMM_STORE_TILE}},
+    {INT64_MAX, 0, INT64_MAX, 0, {.c_store = CUTE_GEMM_STORE_TILE}, false},
 };
+
+/* In the many-tiles row: 192 x 192 tiles by three consumer warpgroups in 1x2 clusters (cuBLAS
+ * 13.1's own tile and cluster at 8192x28672x4096, by its cuBLASLt log) where their rounds on
+ * the card, each 9/8 of a 128 x 256 round's work, take no more than 1% past the 2x1 128 x 256
+ * tiles' (132 SMs, 66 cluster slots; what every row here was measured on).  H200, 2026-11-27
+ * 22:06 UTC (scripts/device-hop22.sh), % of cuBLAS in the same process, 192 x 192 1x2 against
+ * 128 x 256 2x1: 8192x28672x4096 (49 rounds x 9/8 = 55.1 against 55) 100.1, 99.6, 101.6 against
+ * 97.9, 99.3 (100.0 in a third process); where the count says worse it was: 8192x6144x4096
+ * (11 x 9/8 against 12) 98.0, 99.4 against 99.5, 101.2; 8192^3 (15 against 16) 96.9, 97.3
+ * against 101.4, 102.6; 8192x4096x14336 (8 against 8) 90.9, 89.7 against 100.0, 99.1; 4096^3
+ * 92.2, 92.5 against 100.7, 100.9.  The flip: by_count_192. */
+static const bool by_count_192 = true;
+enum { CARD_SMS = 132 };
+
+/* rounds of bm x bn tiles in clusters of cm x cn on CARD_SMS SMs */
+static int64_t rounds(const int64_t mnk[3], int64_t bm, int64_t bn, int64_t cm, int64_t cn)
+{
+    int64_t tm = (mnk[0] + bm - 1) / bm, tn = (mnk[1] + bn - 1) / bn;
+    int64_t clusters = (tm + cm - 1) / cm * ((tn + cn - 1) / cn), slots = CARD_SMS / (cm * cn);
+    return (clusters + slots - 1) / slots;
+}
+
+static bool fills_192(const int64_t mnk[3])
+{
+    return by_count_192 && rounds(mnk, 192, 192, 1, 2) * 9 * 100 <= rounds(mnk, 128, 256, 2, 1) * 8 * 101;
+}
 
 /* the rows were measured on plain 16-bit GEMMs: fp8, an f32 C (ping-pong stores it from the
  * accumulators), the dual GEMM, block scales and the peer kernels' flags and mirror
@@ -129,6 +156,8 @@ cute_gemm_tiling gemm_hopper_auto_tiling(const cute_gemm_config *cfg, const int6
     for (size_t i = 0; i < sizeof by_shape / sizeof by_shape[0]; i++)
         if (mnk[2] <= by_shape[i].k_up_to && mnk[0] * mnk[1] >= by_shape[i].mn_from &&
             mnk[0] * mnk[1] <= by_shape[i].mn_up_to && mnk[0] >= by_shape[i].side_from && mnk[1] >= by_shape[i].side_from)
-            return by_shape[i].t;
+            return by_shape[i].many && fills_192(mnk) ? (cute_gemm_tiling){.bm = 192, .bn = 192, .c_store = CUTE_GEMM_STORE_TILE,
+                                                                              .cluster_m = 1, .cluster_n = 2}
+                                                       : by_shape[i].t;
     return none;
 }

@@ -56,6 +56,16 @@ int main(void)
     cute_gemm_tiling llm = row(CUTE_BF16, CUTE_BF16, 8192, 4096, 14336), sq = row(CUTE_BF16, CUTE_BF16, 4096, 8191, 8192);
     CHECK(llm.cluster_m == 2 && llm.c_store == CUTE_GEMM_STORE_TILE, "8192 x 4096 x 14336: 2x1, the whole tile");
     CHECK(sq.cluster_m == 0 && sq.c_store == CUTE_GEMM_STORE_TILE, "4096 x 8191: no cluster");
+    /* 192 x 192 in 1x2 clusters where its rounds fill as well (8192 x 28672: 49 rounds of 9/8
+     * against 55); not at 8192^3, 8192 x 6144, 8192 x 4096 */
+    cute_gemm_tiling wide = row(CUTE_BF16, CUTE_BF16, 8192, 28672, 4096);
+    CHECK(wide.bm == 192 && wide.bn == 192 && wide.cluster_m == 1 && wide.cluster_n == 2 &&
+              wide.c_store == CUTE_GEMM_STORE_TILE,
+          "8192 x 28672 x 4096: 192 x 192 1x2 (%dx%d, %dx%d)", wide.bm, wide.bn, wide.cluster_m, wide.cluster_n);
+    int64_t not192[][2] = {{8192, 8192}, {8192, 6144}, {8192, 4096}};
+    for (int i = 0; i < 3; i++)
+        CHECK(row(CUTE_BF16, CUTE_BF16, not192[i][0], not192[i][1], 4096).bm == 0, "%lld x %lld: 128 x 256",
+              (long long)not192[i][0], (long long)not192[i][1]);
     /* stream-K with the whole tile's store (`--schedule streamk`, a row's alternative that no
      * row takes) compiles for the rows' classes: bf16 / f16, both C majors */
     for (int d = 0; d < 4; d++) {
@@ -63,6 +73,15 @@ int main(void)
                                 .align_bytes = 16,
                                 .tiling = {.schedule = CUTE_GEMM_SCHEDULE_STREAMK, .c_store = CUTE_GEMM_STORE_TILE}};
         CHECK(plan_takes(&cfg), "stream-K compiles (%s, C %s-major)", d / 2 ? "f16" : "bf16", d % 2 ? "row" : "column");
+    }
+    /* 192 x 192 by three consumer warpgroups (the many-tiles row's where it fills as well), in
+     * 1x2 and 2x1 clusters, compiles for that row's classes */
+    for (int d = 0; d < 4; d++) {
+        cute_gemm_config cfg = {.variant = CUTE_GEMM_HOPPER, .dtype = d / 2 ? CUTE_F16 : CUTE_BF16, .major = {1, 1, d % 2},
+                                .align_bytes = 16,
+                                .tiling = {.bm = 192, .bn = 192, .c_store = CUTE_GEMM_STORE_TILE, .cluster_m = 1 + d % 2,
+                                           .cluster_n = 2 - d % 2}};
+        CHECK(plan_takes(&cfg), "192 x 192 compiles (%s, C %s-major)", d / 2 ? "f16" : "bf16", d % 2 ? "row" : "column");
     }
     CHECK(row(CUTE_BF16, CUTE_BF16, 1024, 65536, 4096).cluster_m == 0, "1024 x 65536: no cluster (a thin C)");
     cute_gemm_tiling fp8 = row(CUTE_E4M3, CUTE_BF16, 8192, 8192, 4096), f32 = row(CUTE_BF16, CUTE_F32, 8192, 8192, 1024);

@@ -123,8 +123,27 @@ static void row_ptrs(cute_ctx *c, const gemm_plan *p, cute_thr_mma thr, const ge
     }
 }
 
+/* B's scale in a vector register (CUTEC_GEMM_BLOCKSCALE_SB=lane, opt-in, session 36; what
+ * turns take unless =uniform).  A tile of 128 columns or fewer lies in one block of B, so sb
+ * is one value a k-tile for the whole tile: ptxas sees its address uniform, loads it with a
+ * vector LDG and moves it into a uniform register (R2UR) for the products' FMULs; that R2UR
+ * waits for the load, and ptxas puts it right after the last wave's wgmmas (SASS, sm_90a,
+ * 256 x 128), which would hold the turns' pass behind an L2 round trip.  Taking the block's
+ * index from the thread's own lane by a shuffle once a tile makes it a thread's value to
+ * ptxas: the load lands in a vector register, no R2UR, and with turns ptxas then issues the
+ * next k-tile's five loads at the top of the k-tile, the products a k-tile later.  Without
+ * turns it lost (H200, session 36: 256 x 128 1x2 83.9 / 83.2% of cuBLASLt at
+ * 4096x7168x16384 against 85.9 / 85.4, 84.6 / 84.6 at 8192^3 against 85.0 / 84.8). */
+static bool lane_blocks(cute_alg *a, bool turned)
+{
+    static const int by_default = 2; /* (unset, past the choices: by lane with turns, else uniform) */
+    int asked = kernel_env_choice(a, "CUTEC_GEMM_BLOCKSCALE_SB", "uniform|lane", by_default);
+    return asked == 2 ? turned : asked == 1;
+}
+
+/* (vector_blocks: lane_blocks()) */
 static scale_at scale_at_tile(cute_ctx *c, const gemm_plan *p, cute_int tid, const gemm_tiles *t,
-                              const gemm_scales *s)
+                              const gemm_scales *s, bool vector_blocks)
 {
     cute_alg *a = cute_ctx_alg(c);
     scale_at at = {.sa = s->sa, .sb = s->sb, .rows = 2 * waves(p), .parts = parts(p),
@@ -146,7 +165,12 @@ static scale_at scale_at_tile(cute_ctx *c, const gemm_plan *p, cute_int tid, con
     cute_int n0 = t->kC.coord.leaf[1], last = cute_sub(a, blocks.layout.shape.leaf[0], cute_i(1));
     for (int j = 0; j < at.parts; j++) {
         cute_int col = cute_add(a, n0, cute_i(j * p->bn / at.parts));
-        at.block[j] = cute_tensor_ptr(c, blocks, cute_min(a, cute_div(a, col, cute_i(128)), last));
+        cute_int block = cute_min(a, cute_div(a, col, cute_i(128)), last);
+        if (vector_blocks) { /* the block from the thread's own lane: not uniform to ptxas */
+            cute_val lane = cute_int_value(c, at.lane, CUTE_I32);
+            block = cute_int_from_val(c, cute_val_shfl(c, cute_int_value(c, block, CUTE_I32), lane, CUTE_SHFL_IDX), 0);
+        }
+        at.block[j] = cute_tensor_ptr(c, blocks, block);
     }
     return at;
 }
@@ -264,6 +288,8 @@ typedef struct blockscale_loop {
     bool ahead;        /* the scales of kt + 2 loaded at kt's promotion (else CUTE_GEMM_SCALE_MUL_LOAD:
                           kt's loaded with kt's batch, multiplied at once) */
     bool interleave;     /* CUTE_GEMM_SCALE_MUL_INTERLEAVE: issue_promote */
+    int turns;           /* turns(): the one-set loop's batches issued in turn (TURNS_*) */
+    cute_val wg;         /* (turns) the thread's warpgroup, 0 or 1, as lane 0 of its warp has it */
     bool staged;         /* gemm_blockscale_staged: */
     cute_tensor stage;   /* the thread's (value, slot) of the ring */
     cute_copy_atom copy; /* cp.async of one f32 */
@@ -465,6 +491,117 @@ static cute_tensor wave_of(cute_ctx *c, cute_tensor t, int w)
     return s;
 }
 
+/* Turns (CUTEC_GEMM_BLOCKSCALE_TURNS=1, session 36, and =late below, the default; the
+ * one-set loop with two consumer warpgroups).  Each warpgroup waits for every wave's batch before it promotes it,
+ * and nothing but the tensor core's queue couples the two: no barrier between them a k-tile
+ * (each waits on the stage's full barrier, the release only holds the producer, the
+ * TMA-store epilogue syncs each warpgroup alone).  Issued at about the same time, their
+ * batches share the tensor core and retire together, both promote at once and the tensor
+ * core idles; a stall on a stage (both waiting for the same TMA) or a tile's start can put
+ * them in phase.  Here the batches are issued in turn, warpgroup 0's wave w, then 1's, then
+ * 0's next (CUTLASS's ordered barriers, as the ping-pong kernel's MMA turns): 1's batch is
+ * queued behind 0's, so 0's retires a batch earlier and it promotes while 1's runs, and the
+ * other way round (half a k-tile apart at 256 x 128).  Barrier TURN + i is warpgroup i's
+ * turn, 256 threads: the other arrives once its batch is issued.  Within a tile 1 waits
+ * before every batch and passes after every batch; 0 passes after every batch and waits
+ * before every batch but the tile's first, and once more after its last (turn_end: for 1's
+ * last pass, so that 0 cannot pass into the next tile, twice on one barrier, before 1 has
+ * taken its last turn of this one; 1 issues its last batch while 0 promotes its own, so the
+ * wait is short and 0's epilogue still runs beside 1's last batch).  B's scale goes through
+ * a vector register here unless asked otherwise (lane_blocks()): uniform, its R2UR sat
+ * between the last wave's wgmmas and the pass.  Measured (H200, session 36's second early
+ * pass, % of cuBLASLt, two runs, 256 x 128 1x2): 4096x7168x16384 85.7 / 86.0 against 85.9 /
+ * 85.4, 8192^3 87.0 / 86.3 against 85.0 / 84.8; both warpgroups made to meet before every
+ * batch instead (in phase: tried, deleted) 78.0-78.5. */
+enum { TURN = 6 }; /* 6, 7 (1 and 2: the epilogues', 3: the peer's and stream-K's, 2-5: ping-pong's) */
+
+/* CUTEC_GEMM_BLOCKSCALE_TURNS=late (the default since session 36's mid pass: H200, 256 x 128
+ * 1x2, % of cuBLASLt against the loop without turns in the same pass, 4096x7168x16384 86.1 /
+ * 85.4 against 84.4 / 84.2, 8192^3 86.3 / 86.2 against 85.6 / 84.8; =0 the loop without
+ * turns, =1 turns from the tile's first batch): the turns begin after the tile's first k-tile (its
+ * batches as the default issues them), so that at a tile's start warpgroup 0 is not held
+ * one batch ahead of 1, whose epilogue of the last tile may still run, but a k-tile and a
+ * batch: with F batches free, 1 waits before batch b >= F, 0 before b >= F + 1, both pass
+ * after b >= F, and 0 waits after the tile's last if 1 passed at all (the same argument:
+ * 0's pass after b + 1 follows its wait for 1's after b, which follows 1's wait for 0's
+ * after b). */
+enum { TURNS_NONE, TURNS_ALL, TURNS_LATE };
+
+static int turns(cute_alg *a, const gemm_plan *p)
+{
+    static const int by_default = TURNS_LATE; /* (the mid pass of session 36; TURNS_NONE the loop before) */
+    int asked = kernel_env_choice(a, "CUTEC_GEMM_BLOCKSCALE_TURNS", "0|1|late", by_default);
+    return p->consumers == 2 ? asked : TURNS_NONE;
+}
+
+/* the batches of a tile's start issued free of turns */
+static int turns_free(const blockscale_loop *l) { return l->turns == TURNS_LATE ? waves(l->p) : 0; }
+
+/* whether batch (kt, w) is the tile's f-th or later (f > 0) */
+static cute_val batch_from(cute_ctx *c, const blockscale_loop *l, cute_int kt, int w, int f)
+{
+    cute_alg *a = cute_ctx_alg(c);
+    cute_int b = cute_add(a, cute_mul(a, kt, cute_i(waves(l->p))), cute_i(w));
+    return cute_int_lt(c, cute_i(f - 1), b);
+}
+
+/* the warpgroup as lane 0 of the warp has it: a value ptxas sees as the warp's (as
+ * consumer_pingpong's), so the branches around the barriers hold no divergent path */
+static cute_val warpgroup_of(cute_ctx *c, cute_int tid)
+{
+    cute_val wg = cute_int_value(c, cute_div(cute_ctx_alg(c), tid, cute_i(128)), CUTE_I32);
+    return cute_val_shfl(c, wg, cute_val_int(c, CUTE_I32, 0), CUTE_SHFL_IDX);
+}
+
+static cute_val is_wg(cute_ctx *c, const blockscale_loop *l, int wg)
+{
+    return cute_val_cmp(c, CUTE_OP_EQ, l->wg, cute_val_int(c, CUTE_I32, wg));
+}
+
+/* before batch (kt, w): this warpgroup's turn (warpgroup 0: not before its tile's first) */
+static void turn_wait(cute_ctx *c, const blockscale_loop *l, cute_int kt, int w)
+{
+    int f = turns_free(l);
+    if (f) {
+        CUTE_IF(c, is_wg(c, l, 0)) CUTE_IF(c, batch_from(c, l, kt, w, f + 1)) cute_named_barrier_sync(c, TURN, 256);
+        CUTE_ELSE(c) CUTE_IF(c, batch_from(c, l, kt, w, f)) cute_named_barrier_sync(c, TURN + 1, 256);
+        return;
+    }
+    CUTE_IF(c, is_wg(c, l, 0)) {
+        if (w > 0) cute_named_barrier_sync(c, TURN, 256);
+        else CUTE_IF(c, cute_int_lt(c, cute_i(0), kt)) cute_named_barrier_sync(c, TURN, 256);
+    }
+    CUTE_ELSE(c) cute_named_barrier_sync(c, TURN + 1, 256);
+}
+
+/* after batch (kt, w) is issued: the other's turn */
+static void turn_pass(cute_ctx *c, const blockscale_loop *l, cute_int kt, int w)
+{
+    int f = turns_free(l);
+    if (f) {
+        CUTE_IF(c, batch_from(c, l, kt, w, f)) {
+            CUTE_IF(c, is_wg(c, l, 0)) cute_named_barrier_arrive(c, TURN + 1, 256);
+            CUTE_ELSE(c) cute_named_barrier_arrive(c, TURN, 256);
+        }
+        return;
+    }
+    CUTE_IF(c, is_wg(c, l, 0)) cute_named_barrier_arrive(c, TURN + 1, 256);
+    CUTE_ELSE(c) cute_named_barrier_arrive(c, TURN, 256);
+}
+
+/* after the tile's k-loop: warpgroup 0 waits for 1's last pass (late: if 1 passed) */
+static void turn_end(cute_ctx *c, const blockscale_loop *l)
+{
+    int f = turns_free(l);
+    if (f) {
+        CUTE_IF(c, is_wg(c, l, 0)) CUTE_IF(c, batch_from(c, l, cute_sub(cute_ctx_alg(c), l->k_tiles, cute_i(1)),
+                                                         waves(l->p) - 1, f))
+            cute_named_barrier_sync(c, TURN, 256);
+        return;
+    }
+    CUTE_IF(c, is_wg(c, l, 0)) cute_named_barrier_sync(c, TURN, 256);
+}
+
 /* One k-tile with one partial set (DeepGEMM's loop), for a 256-row tile (BLOCK_M 256) in
  * waves and for a 192-wide one (two partial sets do not fit beside 128 or 96 sums): each
  * wave's batch into the partial set (scale-d 0, so each batch overwrites it in place),
@@ -484,9 +621,11 @@ static void waves_ktile(cute_ctx *c, const blockscale_loop *l, const partial *x,
         load_ahead(c, l, cute_add(a, kt, cute_i(1)), x->scale);
     }
     for (int w = 0; w < waves(l->p); w++) {
+        if (l->turns) turn_wait(c, l, kt, w);
         cute_warpgroup_arrive(c);
         cute_gemm_zero(c, &l->p->mma, x->acc, wave_of(c, A, w), B);
         cute_warpgroup_commit_batch(c);
+        if (l->turns) turn_pass(c, l, kt, w);
         if (l->staged && w == 0) {
             read_staged(c, l, kt, x->scale);
             multiply(c, &l->at, x->scale, x->prod);
@@ -510,6 +649,7 @@ static void waves_mainloop(cute_ctx *c, const blockscale_loop *l)
     if (!l->staged) load_ahead(c, l, cute_i(0), x.scale);
     cute_fill(c, l->f->acc, 0);
     CUTE_FOR(c, kt, cute_i(0), l->k_tiles) waves_ktile(c, l, &x, kt);
+    if (l->turns) turn_end(c, l);
     if (l->staged) cute_cp_async_wait_all(c); /* (as pairs_mainloop's) */
 }
 
@@ -653,7 +793,9 @@ void gemm_hopper_mainloop_blockscaled(cute_ctx *c, const gemm_plan *p, const gem
                                       const gemm_hopper_frag *f, cute_int tid, const gemm_scales *s)
 {
     cute_alg *a = cute_ctx_alg(c);
-    blockscale_loop l = {.p = p, .m = m, .read = read, .done = done, .f = f, .at = scale_at_tile(c, p, tid, t, s),
+    int turned = one_set(p) && !halves(a, p) ? turns(a, p) : TURNS_NONE;
+    blockscale_loop l = {.p = p, .m = m, .read = read, .done = done, .f = f,
+                         .at = scale_at_tile(c, p, tid, t, s, lane_blocks(a, turned != TURNS_NONE)),
                          .k_tiles = t->k_tiles, .ahead = p->cfg.tiling.scale_mul != CUTE_GEMM_SCALE_MUL_LOAD,
                          .staged = gemm_blockscale_staged(p),
                          .interleave = p->cfg.tiling.scale_mul == CUTE_GEMM_SCALE_MUL_INTERLEAVE, .tid = tid};
@@ -662,6 +804,10 @@ void gemm_hopper_mainloop_blockscaled(cute_ctx *c, const gemm_plan *p, const gem
         cute_copy_atom_named(a, "SM80_CP_ASYNC_CACHEALWAYS<uint32>", CUTE_F32, &l.copy);
     }
     if (halves(a, p)) halves_mainloop(c, &l);
-    else if (one_set(p)) waves_mainloop(c, &l);
+    else if (one_set(p)) {
+        l.turns = turned;
+        if (l.turns) l.wg = warpgroup_of(c, tid);
+        waves_mainloop(c, &l);
+    }
     else pairs_mainloop(c, &l);
 }

@@ -85,12 +85,23 @@ static bool tiling(cute_alg *a, const cute_gemm_config *cfg, gemm_plan *p)
         return cute_alg_fail(a, "gemm hopper: block scales (one per 128 columns of B) need tiles whose N divides 128, "
                              "or 160, 176 or 192 with bm 128 or less (tile %lldx%lld)", (long long)p->bm, (long long)p->bn);
     /* bm 256: block scales only, two warpgroups each taking two waves of 64 rows (DeepGEMM's
-     * BLOCK_M 256: hopper_blockscale.c) */
+     * BLOCK_M 256: hopper_blockscale.c).  (Plain 256 x 128, cuBLAS's tile at 4096^3 and two LLM
+     * shapes, ran 2 to 9 points behind 128 x 256 on an H200, bench/RESULTS.md "hop22".) */
     bool tall = p->bm == 256 && block;
-    if ((p->bm != 64 && p->bm != 128 && !tall) || p->bn < 16 || p->bn > 256 || p->bn % 16 ||
-        (t->bk && t->bk != p->bk))
-        return cute_alg_fail(a, "gemm hopper: tile %lldx%lldx%d (bm 64 or 128, 256 with block scales; bn a multiple "
-                             "of 16 up to 256, bk %lld)", (long long)p->bm, (long long)p->bn, t->bk, (long long)p->bk);
+    /* bm 192: three consumer warpgroups of 64 rows, 512 threads at 128 registers, so a
+     * warpgroup's accumulators must leave room: bn up to 192 (cuBLAS's 192 x 192 at
+     * 8192x28672x4096; 64 x 256's 128 accumulators and operands need 154, ptxas C7602) */
+    bool three = p->bm == 192 && !block && !p->pingpong;
+    if ((p->bm != 64 && p->bm != 128 && !tall && !three) || p->bn < 16 || p->bn > 256 || p->bn % 16 ||
+        (three && p->bn > 192) || (t->bk && t->bk != p->bk))
+        return cute_alg_fail(a, "gemm hopper: tile %lldx%lldx%d (bm 64 or 128, 192 cooperative with bn up to 192, 256 "
+                             "with block scales; bn a multiple of 16 up to 256, bk %lld)", (long long)p->bm,
+                             (long long)p->bn, t->bk, (long long)p->bk);
+    if (three && (p->streamk || cfg->dual || cfg->peer_flags || cfg->peer_mirror || cfg->scale != CUTE_GEMM_SCALE_NONE))
+        return cute_alg_fail(a, "gemm hopper: 192-row tiles run plain and fused-epilogue 16-bit GEMMs, not %s",
+                             p->streamk ? "stream-K" : cfg->dual ? "the dual GEMM"
+                                                   : cfg->scale != CUTE_GEMM_SCALE_NONE ? "fp8 scales"
+                                                                                        : "the peer kernels");
     if (t->scale_mul < CUTE_GEMM_SCALE_MUL_AUTO || t->scale_mul > CUTE_GEMM_SCALE_MUL_INTERLEAVE)
         return cute_alg_fail(a, "gemm hopper: tiling.scale_mul %d (CUTE_GEMM_SCALE_MUL_AUTO, _PROMOTE, _LOAD, "
                              "_STAGED or _INTERLEAVE)", t->scale_mul);
@@ -209,7 +220,7 @@ bool gemm_plan_hopper(cute_alg *a, const cute_gemm_config *cfg, int arch, gemm_p
     memset(p, 0, sizeof *p);
     p->cfg = *cfg;
     if (!takes(a, cfg, arch) || !tiling(a, cfg, p) || !release(a, p) || !dependent_launch(a, p)) return false;
-    p->consumers = p->pingpong ? 2 : (int)(p->bm / 64 < 2 ? p->bm / 64 : 2);
+    p->consumers = p->pingpong ? 2 : p->bm == 192 ? 3 : (int)(p->bm / 64 < 2 ? p->bm / 64 : 2);
     p->threads = 128 * (1 + p->consumers); /* a producer warpgroup, then the consumers */
     char name[64];
     if (cute_dtype_bytes(cfg->dtype) == 1) /* 32 of K an instruction */

@@ -392,15 +392,23 @@ static const struct {
  * against 944, bench/RESULTS.md s14), so false until a stream-K form leads. */
 static const bool s8_streamk = false;
 
+/* The calls (M N L up to this) whose s8 tiling is by_size's s8 row on the persistent SM80
+ * kernel (two blocks an SM at 128x128x128, C's tile over the last stage), the row then taking
+ * them all: 0, none, until scripts/device-s15.sh measures it 1% ahead of AUTO (4096LL * 4096
+ * where it leads at 4096^3 only, INT64_MAX at 8192^3 too). */
+static const int64_t s8_persistent_up_to = 0;
+
 cute_gemm_tiling cute_gemm_default_tiling(cute_gemm_variant v, const cute_gemm_config *cfg, int64_t m, int64_t n,
                                           int64_t k, int64_t l)
 {
     static const cute_gemm_tiling none;
     if (v == CUTE_GEMM_HOPPER) return gemm_hopper_auto_tiling(cfg, (int64_t[]){m, n, k});
     if (v != CUTE_GEMM_TENSOROP && v != CUTE_GEMM_TENSOROP_SMEM) return none;
+    bool persist = cfg->dtype == CUTE_I8 && m * n * l <= s8_persistent_up_to;
     for (size_t i = 0; i < sizeof by_size / sizeof by_size[0]; i++)
-        if (by_size[i].d == cfg->dtype && m * n * l <= by_size[i].up_to) {
+        if (by_size[i].d == cfg->dtype && (m * n * l <= by_size[i].up_to || persist)) {
             cute_gemm_tiling t = by_size[i].t;
+            if (persist && t.schedule == CUTE_GEMM_SCHEDULE_AUTO) t.schedule = CUTE_GEMM_SCHEDULE_PERSISTENT;
             if (s8_streamk && t.schedule == CUTE_GEMM_SCHEDULE_AUTO && cfg->dtype == CUTE_I8 && !cfg->batched &&
                 !cute_gemm_epilogue_fused(&cfg->epilogue))
                 t.schedule = CUTE_GEMM_SCHEDULE_STREAMK;
@@ -671,10 +679,11 @@ static cute_status run_pattern(cute_gemm_lib *lib, cute_gemm_variant variant, cu
     cute_buffer ws; /* stream-K's workspace, as args[6] and [7] point at it */
     bool sk_variant = cfg->variant == CUTE_GEMM_HOPPER || cfg->variant == CUTE_GEMM_TENSOROP ||
                       cfg->variant == CUTE_GEMM_TENSOROP_SMEM;
-    if (sk_variant && cfg->tiling.schedule == CUTE_GEMM_SCHEDULE_STREAMK &&
+    char why[1024]; /* the persistent SM80 kernel's tile counter lives in the stream-K flags */
+    bool counter = gemm_sm80_dynamic(cfg, why, sizeof why) == 1;
+    if (sk_variant && (cfg->tiling.schedule == CUTE_GEMM_SCHEDULE_STREAMK || counter) &&
         (s = streamk_args(lib, cfg, args, &nargs, stream, &ws, err, n)) != CUTE_OK)
         return s;
-    char why[1024];
     s = cute_call(f, stream, nargs, args, why, sizeof why);
     if (s != CUTE_OK) snprintf(err, n, "gemm %s: %s", names[cfg->variant], why);
     return s;

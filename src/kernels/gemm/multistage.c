@@ -187,12 +187,36 @@ static cute_tensor alloc(cute_ctx *c, cute_smem_allocator *a, cute_dtype d, cons
     return cute_smem_alloc_tensor_swizzled(c, a, d, L->sw, L->layout, 16);
 }
 
+/* The persistent kernel's memory where C's tile lies over the last stage (plan_multistage.c's
+ * persistent_c_tile): one run of every stage, A's and B's stages interleaved (their layouts
+ * step a whole stage of both; B's lie a stage of A on), and C from the last stage's start on,
+ * past the stages' end where it is longer.  The broken kernel of the interpreter's tests lays C
+ * over stage 0 instead, which the next tile's prologue fills during the epilogue. */
+static void last_stage_smem(cute_ctx *c, const gemm_plan *p, cute_smem_allocator *smem, cute_tensor *sA,
+                            cute_tensor *sB, cute_tensor *sC)
+{
+    int64_t esize = cute_dtype_bytes(p->cfg.dtype), a_bytes = p->bm * p->bk * esize;
+    int64_t sb = (p->bm + p->bn) * p->bk * esize;
+    cute_smem_alloc_bytes(c, smem, p->stages * sb, CUTE_SMEM_BASE_ALIGN);
+    cute_smem_allocator over_a = cute_smem_allocator_overlay(c, smem), over_b = cute_smem_allocator_overlay(c, smem);
+    cute_smem_allocator over_c = cute_smem_allocator_overlay(c, smem);
+    *sA = alloc(c, &over_a, p->cfg.dtype, &p->smem_a);
+    cute_smem_alloc_bytes(c, &over_b, a_bytes, 1);
+    *sB = alloc(c, &over_b, p->cfg.dtype, &p->smem_b);
+    if (!(p->broken & GEMM_BREAK_C_OVER_STAGES)) cute_smem_alloc_bytes(c, &over_c, (p->stages - 1) * sb, 1);
+    *sC = alloc(c, &over_c, p->smem_c_dtype, &p->smem_c);
+}
+
 /* The block's shared memory, laid out at the top level: the A and B stages, and C's tile
  * (step 5) over them (the main loop ends with every read done) or, in the persistent
  * kernel, beside them (the next tile's first k-tiles land there during the epilogue). */
 static void block_smem(cute_ctx *c, const gemm_plan *p, cute_tensor *sA, cute_tensor *sB, cute_tensor *sC)
 {
     cute_smem_allocator smem = cute_smem_allocator_new(c);
+    if (p->c_last) {
+        last_stage_smem(c, p, &smem, sA, sB, sC);
+        return;
+    }
     *sA = alloc(c, &smem, p->cfg.dtype, &p->smem_a), *sB = alloc(c, &smem, p->cfg.dtype, &p->smem_b);
     *sC = *sA;
     if (!p->smem_epilogue) return;
@@ -272,14 +296,16 @@ static void multistage_kernel(cute_ctx *c, cute_tensor mA, cute_tensor mB, cute_
     }
 }
 
-/* The persistent kernel (CUTE_GEMM_SCHEDULE_PERSISTENT): one block an SM walking tiles of C
- * from the tile scheduler (tile_sched.c).  A block per tile leaves the tensor cores idle
- * from its last MMA to the next block's first: the epilogue, then the next block's prologue
- * waiting for its first k-tile from global memory.  Here the next tile's prologue is issued
- * right after the main loop, into stages 0 .. stages - 2 (every warp is done with them: the
- * main loop ends at a barrier), and its loads land while this tile's epilogue runs through
- * C's shared tile of its own.  The next main loop's first barrier orders the epilogue's
- * reads of that tile before the next epilogue's writes. */
+/* The persistent kernel (CUTE_GEMM_SCHEDULE_PERSISTENT): the blocks resident at once (one or
+ * two an SM: plan_multistage.c's persistent_c_tile) walking tiles of C from the tile
+ * scheduler (tile_sched.c).  A block per tile leaves the tensor cores idle from its last MMA
+ * to the next block's first: the epilogue, then the next block's prologue waiting for its
+ * first k-tile from global memory.  Here the next tile's prologue is issued right after the
+ * main loop, into stages 0 .. stages - 2 (every warp is done with them: the main loop ends at
+ * a barrier), and its loads land while this tile's epilogue runs through C's shared tile
+ * over the last stage (or beside the stages).  The next main loop's first barrier orders the
+ * epilogue's reads of that tile before the next epilogue's writes and before the main loop's
+ * first k-tile lands in the last stage. */
 typedef struct walk {
     cute_tensor mA, mB, mC, cA, cB, cC;
     gemm_sched sched;
@@ -338,7 +364,7 @@ static void persistent_kernel(cute_ctx *c, cute_tensor mA, cute_tensor mB, cute_
     const gemm_plan *p = cute_ctx_user(c);
     cute_alg *a = cute_ctx_alg(c);
     cute_int tid = cute_thread_idx(c, 0);
-    cute_kernel_min_blocks(c, 1);
+    cute_kernel_min_blocks(c, p->per_sm > 1 ? p->per_sm : 1);
     walk w = {mA, mB, mC, cA, cB, cC, gemm_sched_make(c, p, mC, p->raster)};
     cute_int mine = gemm_sched_mine(c, &w.sched);
     cute_tensor sA, sB, sC;
@@ -361,6 +387,100 @@ static void persistent_kernel(cute_ctx *c, cute_tensor mA, cute_tensor mB, cute_
             c_behind b = p->c_overlap ? behind_of(c, p, &w, i, tid, sC, alpha, beta) : (c_behind){0};
             cute_clear(c, f.tCrC);
             mainloop(c, p, &t, &g, &f.x, f.tCrA, f.tCrB, f.tCrC, p->c_overlap ? &b : NULL);
+        }
+    }
+}
+
+/* The persistent kernel taking its tiles from a counter (CUTEC_GEMM_SM80_PERSISTENT=dynamic):
+ * the same rotated rounds, but tile i + 1 is the counter's next value, which thread 0 fetches
+ * (an atomic add on flags[0]) before tile i's main loop and every thread reads after it (its
+ * barriers order the shared slot's write and reads; two slots taking turns, so a slot is
+ * written again only after two main loops).  So the tiles go out in the raster order as the
+ * blocks free up, as a block per tile's grid hands them out, not fixed per block: a block on
+ * a slow SM takes fewer.  The last block to finish (flags[1] counts them) sets both flags back
+ * to zero for the next kernel on the stream, as stream-K leaves its flags. */
+static gemm_tiles tile_at(cute_ctx *c, const gemm_plan *p, const walk *w, cute_val idx)
+{
+    cute_int tm, tn;
+    gemm_sched_tile_at(c, &w->sched, cute_int_from_val(c, idx, 0), &tm, &tn);
+    tm = once(c, p, tm, w->sched.tiles_m), tn = once(c, p, tn, w->sched.tiles_n);
+    return gemm_tiles_at(c, p, w->mA, w->mB, w->mC, w->cA, w->cB, w->cC, tm, tn);
+}
+
+/* slot s of the shared pair, read and written as i32 */
+static cute_tensor slot_at(cute_ctx *c, cute_tensor slots, cute_val s)
+{
+    return cute_tensor_slice(c, slots, cute_tuple_fmt(cute_ctx_alg(c), "(_,%I)", cute_int_from_val(c, s, 0)));
+}
+
+/* thread 0: the counter's next value into slot s */
+static void fetch_tile(cute_ctx *c, cute_int tid, cute_tensor flags, cute_tensor slots, cute_val s)
+{
+    cute_alg *a = cute_ctx_alg(c);
+    CUTE_IF(c, cute_int_eq(c, tid, cute_i(0))) {
+        cute_val old = cute_val_atomic(c, cute_tensor_ptr(c, flags, cute_i(0)), cute_val_int(c, CUTE_U32, 1), CUTE_ATOMIC_ADD);
+        cute_tensor_store(c, slot_at(c, slots, s),
+                          cute_ssa_scalar(c, cute_val_cvt(c, old, CUTE_I32), cute_tuple_parse(a, "(1)")));
+    }
+}
+
+static cute_val slot_read(cute_ctx *c, cute_tensor slots, cute_val s)
+{
+    return cute_ssa_get(c, cute_tensor_load(c, slot_at(c, slots, s)), 0);
+}
+
+static void dynamic_kernel(cute_ctx *c, cute_tensor mA, cute_tensor mB, cute_tensor mC, cute_tensor cA,
+                           cute_tensor cB, cute_tensor cC, cute_val alpha, cute_val beta, cute_tensor ws,
+                           cute_tensor flags)
+{
+    const gemm_plan *p = cute_ctx_user(c);
+    cute_alg *a = cute_ctx_alg(c);
+    (void)ws;
+    cute_int tid = cute_thread_idx(c, 0);
+    cute_kernel_min_blocks(c, p->per_sm > 1 ? p->per_sm : 1);
+    walk w = {mA, mB, mC, cA, cB, cC, gemm_sched_make(c, p, mC, p->raster)};
+    cute_tensor sA, sB, sC;
+    block_smem(c, p, &sA, &sB, &sC);
+    cute_smem_allocator more = cute_smem_allocator_new(c);
+    cute_tensor slots = cute_smem_alloc_tensor(c, &more, CUTE_I32, cute_layout_parse(a, "(1,2):(0,1)"), 16);
+    g2s g = g2s_make(c, p, tid, sA, sB);
+    frags f = frags_make(c, p, tid, sA, sB, gemm_tiles_at(c, p, mA, mB, mC, cA, cB, cC, cute_i(0), cute_i(0)).gC);
+    cute_val zero = cute_val_int(c, CUTE_I32, 0), count = cute_int_value(c, w.sched.count, CUTE_I32);
+    fetch_tile(c, tid, flags, slots, zero);
+    cute_barrier(c);
+    /* cur: this round's tile (count or more: none); prev: the last round's (-1: none) */
+    cute_val cur = cute_val_var(c, slot_read(c, slots, zero)), prev = cute_val_var(c, cute_val_int(c, CUTE_I32, -1));
+    cute_val s = cute_val_var(c, cute_val_int(c, CUTE_I32, 1)); /* the slot of the next fetch */
+    cute_clear(c, f.tCrC);
+    CUTE_WHILE(c, cute_val_binop(c, CUTE_OP_OR, cute_val_cmp(c, CUTE_OP_LT, cur, count),
+                                 cute_val_cmp(c, CUTE_OP_GE, prev, zero))) {
+        cute_val more = cute_val_cmp(c, CUTE_OP_LT, cur, count);
+        CUTE_IF(c, more) {
+            gemm_tiles t = tile_at(c, p, &w, cur);
+            prologue(c, p, &t, &g);
+        }
+        CUTE_IF(c, cute_val_cmp(c, CUTE_OP_GE, prev, zero)) {
+            gemm_tiles t = tile_at(c, p, &w, prev);
+            epilogue(c, p, tid, &t, f.tCrC, alpha, beta, sC);
+        }
+        cute_val_assign(c, prev, cute_val_select(c, more, cur, cute_val_int(c, CUTE_I32, -1)));
+        CUTE_IF(c, more) {
+            fetch_tile(c, tid, flags, slots, s); /* read after the main loop's barriers */
+            gemm_tiles t = tile_at(c, p, &w, cur);
+            cute_clear(c, f.tCrC);
+            mainloop(c, p, &t, &g, &f.x, f.tCrA, f.tCrB, f.tCrC, NULL);
+            cute_val_assign(c, cur, slot_read(c, slots, s));
+        }
+        CUTE_ELSE(c) cute_val_assign(c, cur, count);
+        cute_val_assign(c, s, cute_val_binop(c, CUTE_OP_XOR, s, cute_val_int(c, CUTE_I32, 1)));
+    }
+    CUTE_IF(c, cute_int_eq(c, tid, cute_i(0))) { /* the last block done: both flags back to zero */
+        cute_val u0 = cute_val_int(c, CUTE_U32, 0);
+        cute_val done = cute_val_atomic(c, cute_tensor_ptr(c, flags, cute_i(1)), cute_val_int(c, CUTE_U32, 1), CUTE_ATOMIC_ADD);
+        cute_val last = cute_int_value(c, cute_sub(a, cute_grid_dim(c, 0), cute_i(1)), CUTE_U32);
+        CUTE_IF(c, cute_val_cmp(c, CUTE_OP_EQ, done, last)) {
+            cute_val_atomic(c, cute_tensor_ptr(c, flags, cute_i(0)), u0, CUTE_ATOMIC_EXCH);
+            cute_val_atomic(c, cute_tensor_ptr(c, flags, cute_i(1)), u0, CUTE_ATOMIC_EXCH);
         }
     }
 }
@@ -446,7 +566,9 @@ static void streamk_kernel(cute_ctx *c, cute_tensor mA, cute_tensor mB, cute_ten
     }
 }
 
-static void streamk_host(cute_ctx *c, const cute_arg *arg)
+/* the kernels that take the library's stream-K workspace and flags (arguments 6 and 7; 5, the
+ * unused vector): stream-K's, and the persistent one whose tiles come from a counter there */
+static void flags_host(cute_ctx *c, const cute_arg *arg)
 {
     const gemm_plan *p = cute_ctx_user(c);
     if (p->cfg.index_bound) cute_index_bound(c, p->cfg.index_bound);
@@ -455,12 +577,15 @@ static void streamk_host(cute_ctx *c, const cute_arg *arg)
     cute_tensor cB = cute_make_identity_tensor(c, gemm_matrix_shape(c, mB));
     cute_tensor cC = cute_make_identity_tensor(c, gemm_matrix_shape(c, mC));
     gemm_sched s = gemm_sched_make(c, p, mC, p->raster);
-    /* (arguments 6 and 7: the workspace, the flags; 5, the unused vector) */
-    CUTE_LAUNCH(c, streamk_kernel, gemm_streamk_all_launch_cfg(c, p, &s), mA, mB, mC, cA, cB, cC, arg[3].f,
-                arg[4].f, arg[6].tensor, arg[7].tensor);
+    if (p->streamk)
+        CUTE_LAUNCH(c, streamk_kernel, gemm_streamk_all_launch_cfg(c, p, &s), mA, mB, mC, cA, cB, cC, arg[3].f,
+                    arg[4].f, arg[6].tensor, arg[7].tensor);
+    else
+        CUTE_LAUNCH(c, dynamic_kernel, gemm_sched_launch_cfg(c, p, &s), mA, mB, mC, cA, cB, cC, arg[3].f, arg[4].f,
+                    arg[6].tensor, arg[7].tensor);
 }
 
-/* the persistent grid: the scheduler's blocks (at most one an SM), times a batch's L */
+/* the persistent grid: the scheduler's blocks (p->sms: the plan's blocks an SM), times a batch's L */
 static cute_launch_cfg persistent_launch(cute_ctx *c, const gemm_plan *p, cute_tensor mC)
 {
     gemm_sched s = gemm_sched_make(c, p, mC, p->raster);
@@ -475,5 +600,5 @@ static GEMM_HOST_LAUNCH(persistent_host, persistent_kernel, persistent_launch(c,
 void gemm_multistage_host(cute_ctx *c, const cute_arg *arg)
 {
     const gemm_plan *p = cute_ctx_user(c);
-    (p->streamk ? streamk_host : p->persistent ? persistent_host : tiles_host)(c, arg);
+    (p->streamk || p->dynamic ? flags_host : p->persistent ? persistent_host : tiles_host)(c, arg);
 }

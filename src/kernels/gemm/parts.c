@@ -99,16 +99,22 @@ cute_dtype gemm_scalar_dtype(const cute_gemm_config *cfg)
 
 /* alpha * acc + beta * C in the scalar type, rounded once to C's dtype; beta == 0 reads no
  * C (BLAS: it may hold anything, NaN included) */
+cute_dtype gemm_scale_scalars(cute_ctx *c, const gemm_plan *p, cute_dtype C, cute_val *alpha, cute_val *beta)
+{
+    cute_dtype s = gemm_scalar_dtype(&p->cfg);
+    if (C == CUTE_I32) { /* integral alpha and beta (the library checks): s32 arithmetic,
+                          * wrapping like cuBLAS's 32-bit integer compute, in as many registers
+                          * as the accumulators */
+        s = CUTE_I32;
+        *alpha = cute_val_cvt(c, *alpha, s), *beta = cute_val_cvt(c, *beta, s);
+    }
+    return s;
+}
+
 cute_ssa gemm_scale(cute_ctx *c, const gemm_plan *p, cute_ssa acc, cute_val alpha, cute_val beta,
                     cute_tensor C, cute_ssa in)
 {
-    cute_dtype s = gemm_scalar_dtype(&p->cfg);
-    if (C.dtype == CUTE_I32) { /* integral alpha and beta (the library checks): s32 arithmetic,
-                                * wrapping like cuBLAS's 32-bit integer compute, in as many
-                                * registers as the accumulators */
-        s = CUTE_I32;
-        alpha = cute_val_cvt(c, alpha, s), beta = cute_val_cvt(c, beta, s);
-    }
+    cute_dtype s = gemm_scale_scalars(c, p, (cute_dtype)C.dtype, &alpha, &beta);
     cute_ssa ax = cute_ssa_binop(c, CUTE_OP_MUL, cute_ssa_cvt(c, acc, s), cute_ssa_scalar(c, alpha, acc.shape));
     cute_tensor r = cute_make_rmem_tensor(c, s, cute_make_layout(cute_ctx_alg(c), acc.shape));
     cute_tensor_store(c, r, ax);

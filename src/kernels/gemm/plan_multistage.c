@@ -14,6 +14,7 @@
 
 #include "cutec/atom_table.h"
 #include "cutec/notation.h"
+#include "cutec/smem.h"
 #include "cutec/smem_atoms.h"
 #include "kernels/gemm/gemm_internal.h"
 
@@ -318,29 +319,73 @@ static int64_t smem_per_block(int arch)
     return arch == 0 || arch >= 90 ? 227 * 1024 : arch == 80 || arch == 87 ? 163 * 1024 : 99 * 1024;
 }
 
-/* The persistent kernel's C tile (multistage.c): memory of its own beside the stages, which
- * the next tile's first k-tiles fill while the epilogue reads it, so the accumulators go in
- * as they are in the fewest parts of N that fit beside the stages on the target (bf16 and s8
- * at 256x128: 144 KB of stages and two parts of 64 KB).  A part is whole MMA tiles of N
- * (mma_n columns): the accumulators of one MMA tile then all fall in one part.  One block an
- * SM (two of 4 warps an SM lost to a block per tile at every size on the H200:
- * bench/RESULTS.md); the overlapped way out needs C's whole tile there. */
+/* the bytes of one k-tile of A and B together: a stage */
+static int64_t stage_bytes(const gemm_plan *p)
+{
+    return (p->bm + p->bn) * p->bk * cute_dtype_bytes(p->cfg.dtype);
+}
+
+/* A's and B's stages interleaved: stage s of A at s times a stage's bytes, B's right after
+ * it, so the last stage is one run of memory at the stages' end (multistage.c's block_smem
+ * places them).  False, the layouts untouched, where a swizzle's period does not divide
+ * those offsets. */
+static bool interleave_stages(cute_alg *a, gemm_plan *p)
+{
+    cute_dtype d = p->cfg.dtype;
+    int64_t esize = cute_dtype_bytes(d), sb = stage_bytes(p), a_bytes = p->bm * p->bk * esize;
+    int al_a = cute_swizzle_align_bytes(p->smem_a.sw, d), al_b = cute_swizzle_align_bytes(p->smem_b.sw, d);
+    if (sb % al_a || sb % al_b || a_bytes % al_b) return false;
+    cute_layout st = cute_layout_fmt(a, "%d:%lld", p->stages, (long long)(sb / esize));
+    p->smem_a.layout = cute_replace(a, &p->smem_a.layout, 2, &st);
+    p->smem_b.layout = cute_replace(a, &p->smem_b.layout, 2, &st);
+    return !a->failed;
+}
+
+/* The persistent kernel's C tile (multistage.c), which the epilogue writes while the next
+ * tile's first k-tiles land in stages 0 .. stages - 2: it lies over the last stage (A's and
+ * B's stages interleaved, so that stage is one run at the end; C may run past it), which
+ * nothing fills until the next main loop's first barrier; with the overlapped way out
+ * (CUTE_GEMM_STORE_OVERLAP), whose C lives through that main loop, beside all the stages.
+ * The accumulators go in as they are, in the fewest parts of N that fit (a part is whole MMA
+ * tiles of N, mma_n columns, so each MMA tile's accumulators fall in one part).  Two blocks an
+ * SM where a block is 4 warps or fewer (two fit the registers) and its stages and C fit half
+ * the SM's shared memory less the 1 KB a block the hardware keeps (113 KB from sm_90): s8
+ * 128x128x128 in 3 stages is 96 KB of stages and C in two parts of 32 KB over the last, the
+ * same 96 KB as a block a tile, a grid of twice the SMs; else one an SM (bf16 and s8 256x128
+ * on 8 warps: 144 KB of stages, C's 128 KB tile whole from the last stage's 48 KB on, 224 KB).
+ * (s11's two an SM with C in four 16 KB parts beside the stages, 112 KB a block, lost to a
+ * block a tile, and so does this form: bench/RESULTS.md, s15.  C whole over the last two
+ * stages with one k-tile issued before the epilogue measured slower still.) */
 static bool persistent_c_tile(cute_alg *a, gemm_plan *p, int arch, int64_t mma_n)
 {
     cute_dtype cd = cute_gemm_c_dtype(&p->cfg), acc = (cute_dtype)p->mma.atom.c_type;
-    int64_t stages = (int64_t)p->stages * (p->bm + p->bn) * p->bk * cute_dtype_bytes(p->cfg.dtype);
-    int64_t tile = p->bm * p->bn * cute_dtype_bytes(acc), room = smem_per_block(arch) - stages;
-    for (p->c_parts = 1; (p->bn / p->c_parts) % mma_n == 0; p->c_parts *= 2)
-        if (tile / p->c_parts <= room) {
-            int64_t along = 128 / (gemm_vector_bytes(&p->cfg, cd) / cute_dtype_bytes(cd) * cute_dtype_bytes(acc));
-            c_tile(a, p, p->threads, p->bn / p->c_parts, acc, along > 0 ? along : 1);
-            return true;
-        }
-    return cute_alg_fail(a, "gemm tiling %lldx%lldx%lld, %d stages, persistent: %lld KB of stages leave %lld KB "
-                         "of sm_%d's shared memory, too little for C's %lld KB tile in parts of whole %lld-column "
+    int64_t sb = stage_bytes(p), stages = p->stages * sb, tile = p->bm * p->bn * cute_dtype_bytes(acc);
+    int64_t whole = smem_per_block(arch), half = (whole + 1024) / 2 - 1024;
+    p->c_last = !p->c_overlap && interleave_stages(a, p);
+    int64_t under = p->c_last ? stages - sb : stages; /* where C's tile starts */
+    if (stages > whole)
+        return cute_alg_fail(a, "gemm tiling %lldx%lldx%lld, %d stages, persistent: %lld KB of stages do not fit "
+                             "sm_%d's %lld KB of shared memory a block (fewer stages or a smaller tile)",
+                             (long long)p->bm, (long long)p->bn, (long long)p->bk, p->stages,
+                             (long long)(stages / 1024), arch ? arch : 90, (long long)(whole / 1024));
+    for (p->per_sm = p->threads <= 128 ? 2 : 1; p->per_sm >= 1; p->per_sm--) {
+        int64_t budget = p->per_sm == 2 ? half : whole;
+        if (stages > budget) continue;
+        for (p->c_parts = 1; (p->bn / p->c_parts) % mma_n == 0 &&
+                            (p->c_parts == 1 || !p->c_overlap || p->per_sm == 1); p->c_parts *= 2)
+            if (under + tile / p->c_parts <= budget) {
+                int64_t along = 128 / (gemm_vector_bytes(&p->cfg, cd) / cute_dtype_bytes(cd) * cute_dtype_bytes(acc));
+                c_tile(a, p, p->threads, p->bn / p->c_parts, acc, along > 0 ? along : 1);
+                return !a->failed;
+            }
+    }
+    return cute_alg_fail(a, "gemm tiling %lldx%lldx%lld, %d stages, persistent%s: %lld KB of stages leave %lld KB "
+                         "of sm_%d's shared memory for C's %lld KB tile%s, too little in parts of whole %lld-column "
                          "MMA tiles (fewer stages or a smaller tile)", (long long)p->bm, (long long)p->bn,
-                         (long long)p->bk, p->stages, (long long)(stages / 1024), (long long)(room / 1024),
-                         arch ? arch : 90, (long long)(tile / 1024), (long long)mma_n);
+                         (long long)p->bk, p->stages, p->c_overlap ? ", store overlap" : "",
+                         (long long)(stages / 1024), (long long)((whole - under) / 1024), arch ? arch : 90,
+                         (long long)(tile / 1024), p->c_last ? " from the last stage on" : " beside them",
+                         (long long)mma_n);
 }
 
 /* the overlapped way out keeps C's whole tile in shared memory through the next main loop:
@@ -430,6 +475,10 @@ bool gemm_plan_tensorop(cute_alg *a, const cute_gemm_config *cfg, int arch, gemm
     }
     p->smem_epilogue = smem_epilogue;
     p->persistent = cfg->tiling.schedule == CUTE_GEMM_SCHEDULE_PERSISTENT;
+    char why[256];
+    int dynamic = gemm_sm80_dynamic(cfg, why, sizeof why);
+    if (dynamic < 0) return cute_alg_fail(a, "%s", why);
+    p->dynamic = dynamic == 1;
     p->streamk = cfg->tiling.schedule == CUTE_GEMM_SCHEDULE_STREAMK;
     if (p->streamk && !streamk_fits(a, p)) return false;
     if (p->streamk) { /* two blocks an SM where their registers (up to 4 warps) and shared memory fit */
@@ -442,6 +491,8 @@ bool gemm_plan_tensorop(cute_alg *a, const cute_gemm_config *cfg, int arch, gemm
         return cute_alg_fail(a, "gemm tiling: store overlap (C stored during the next tile's main loop) is the "
                              "persistent step-5 kernel's: variant tensorop_smem with schedule persistent");
     if (smem_epilogue && p->persistent) return persistent_c_tile(a, p, arch, wn * atom.n * 2) && overlap_fits(a, p);
+    if (p->persistent) /* step 4: no C tile; two blocks an SM as persistent_c_tile's rule */
+        p->per_sm = p->threads <= 128 && p->stages * stage_bytes(p) <= (smem_per_block(arch) + 1024) / 2 - 1024 ? 2 : 1;
     if (smem_epilogue) tc_c_tile(a, p);
     return !a->failed;
 }

@@ -11,7 +11,9 @@
  *    loading its own rows' scales (CUTEC_GEMM_BLOCKSCALE_ROWS=own; by default shared by a
  *    warp), and shared rows asked of tiles they do not change; 256-row tiles with the
  *    consumers at 240 registers (CUTEC_GEMM_BLOCKSCALE_REGS=240) and with each wave's batch
- *    in two halves of N (CUTEC_GEMM_BLOCKSCALE_HALVES=1), in 1x1, 2x1 and 1x2;
+ *    in two halves of N (CUTEC_GEMM_BLOCKSCALE_HALVES=1), in 1x1, 2x1 and 1x2; the two
+ *    warpgroups' batches in turns (CUTEC_GEMM_BLOCKSCALE_TURNS=1) and B's scale by lane
+ *    (CUTEC_GEMM_BLOCKSCALE_SB=lane), at 256 x 128 and 128 x 160;
  *  - what is refused, named: scales of bf16 inputs, block scales of the wrong shape, K = 0
  *    with block scales, amax of an f32 C, a tile wider than a block of B, an output scale
  *    without scales, a 256-row tile with per-tensor scales or an f32 C, the grouped kernel
@@ -273,28 +275,50 @@ static void own_rows_cases(cute_runtime *rt, bool gpu)
     unsetenv("CUTEC_GEMM_BLOCKSCALE_ROWS");
 }
 
-/* session 35's forms of 256-row tiles, each in a library of its own (the environment is read
- * as a kernel is traced): the consumers at 240 registers (CUTEC_GEMM_BLOCKSCALE_REGS=240,
- * hopper_blockscale.c's gemm_blockscale_consumer_regs) with each thread its own rows' scales
- * (tall's 2x1) and shared rows (tall's 1x2); each wave's batch in two halves of N
- * (CUTEC_GEMM_BLOCKSCALE_HALVES=1) at 232 (tall's 2x1) and at 240 (tall's 1x2); on the
- * interpreter also 1x1 tiles (two row tiles, 5 k-tiles) of each */
+/* sessions 35 and 36's forms of the one-set loop, each in a library of its own (the
+ * environment is read as a kernel is traced): the consumers at 240 registers
+ * (CUTEC_GEMM_BLOCKSCALE_REGS=240, hopper_blockscale.c's gemm_blockscale_consumer_regs) with
+ * each thread its own rows' scales (tall's 2x1) and shared rows (tall's 1x2); each wave's
+ * batch in two halves of N (CUTEC_GEMM_BLOCKSCALE_HALVES=1) at 232 (tall's 2x1) and at 240
+ * (tall's 1x2); the warpgroups' batches in turns (CUTEC_GEMM_BLOCKSCALE_TURNS=1) in both and
+ * B's scale by lane (CUTEC_GEMM_BLOCKSCALE_SB=lane) in 1x2; on the interpreter also 1x1 tiles
+ * (two row tiles, 5 k-tiles) of each, turns with shared rows, and turns and sb by lane in 128
+ * x 160 (one wave, three column tiles: the blocks walk several tiles, so a turn left
+ * unmatched at a tile's end would deadlock the next), turns with B's scale uniform
+ * (CUTEC_GEMM_BLOCKSCALE_SB=uniform), late turns (=late, the default) in both, and the loop
+ * without turns (=0) at 256 x 128 */
 static void forms_cases(cute_runtime *rt, bool gpu)
 {
     static const scase one = {264, 200, 560, CUTE_E5M2, CUTE_BF16, 0, 1.0, 0.5, CUTE_GEMM_SCALE_BLOCK, false, false,
                               256, 128, 0, 0, 0};
-    const struct { const scase *k; const char *regs, *rows, *halves, *name; } r[] = {
-        {&tall[gpu][0], "240", "own", "", "240 registers, own rows"},
-        {&tall[gpu][1], "240", "shfl", "", "240 registers"},
-        {&tall[gpu][0], "", "", "1", "halves"},
-        {&tall[gpu][1], "240", "", "1", "halves, 240 registers"},
-        {&one, "240", "", "", "240 registers"},
-        {&one, "", "", "1", "halves"},
+    static const scase wide = {136, 360, 400, CUTE_E4M3, CUTE_BF16, 1, 1.0, 0.0, CUTE_GEMM_SCALE_BLOCK, false, false,
+                               128, 160, 0, 2, 0};
+    const struct { const scase *k; const char *regs, *rows, *halves, *turns, *sb, *name; } r[] = {
+        {&tall[gpu][0], "240", "own", "", "", "", "240 registers, own rows"},
+        {&tall[gpu][1], "240", "shfl", "", "", "", "240 registers"},
+        {&tall[gpu][0], "", "", "1", "", "", "halves"},
+        {&tall[gpu][1], "240", "", "1", "", "", "halves, 240 registers"},
+        {&tall[gpu][0], "", "", "", "1", "", "turns"},
+        {&tall[gpu][1], "", "", "", "1", "", "turns"},
+        {&tall[gpu][1], "", "", "", "0", "lane", "sb by lane, no turns"},
+        {&tall[gpu][1], "", "", "", "0", "", "no turns"},
+        {&one, "240", "", "", "", "", "240 registers"},
+        {&one, "", "", "1", "", "", "halves"},
+        {&one, "", "", "", "1", "", "turns"},
+        {&one, "", "shfl", "", "1", "", "turns, shared rows"},
+        {&wide, "", "", "", "1", "", "turns, one wave"},
+        {&one, "", "", "", "1", "uniform", "turns, sb uniform"},
+        {&one, "", "", "", "late", "", "late turns"},
+        {&one, "", "", "", "0", "", "no turns"},
+        {&wide, "", "", "", "late", "", "late turns, one wave"},
+        {&wide, "", "", "", "0", "lane", "sb by lane, no turns"},
     };
-    for (size_t i = 0; i < (gpu ? 4u : 6u); i++) {
+    for (size_t i = 0; i < (gpu ? 8u : sizeof r / sizeof r[0]); i++) {
         setenv("CUTEC_GEMM_BLOCKSCALE_REGS", r[i].regs, 1);
         setenv("CUTEC_GEMM_BLOCKSCALE_ROWS", r[i].rows, 1);
         setenv("CUTEC_GEMM_BLOCKSCALE_HALVES", r[i].halves, 1);
+        setenv("CUTEC_GEMM_BLOCKSCALE_TURNS", r[i].turns, 1);
+        setenv("CUTEC_GEMM_BLOCKSCALE_SB", r[i].sb, 1);
         cute_gemm_lib *lib = cute_gemm_lib_new(rt); /* (its own: a library keeps kernels by configuration) */
         char where[64];
         snprintf(where, sizeof where, "%s %s", gpu ? "gpu" : "interp", r[i].name);
@@ -304,6 +328,8 @@ static void forms_cases(cute_runtime *rt, bool gpu)
     unsetenv("CUTEC_GEMM_BLOCKSCALE_REGS");
     unsetenv("CUTEC_GEMM_BLOCKSCALE_ROWS");
     unsetenv("CUTEC_GEMM_BLOCKSCALE_HALVES");
+    unsetenv("CUTEC_GEMM_BLOCKSCALE_TURNS");
+    unsetenv("CUTEC_GEMM_BLOCKSCALE_SB");
 }
 
 static void refused(cute_runtime *rt, cute_gemm_lib *lib)

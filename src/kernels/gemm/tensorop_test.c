@@ -293,6 +293,14 @@ static void persistent(const char *backend, int64_t scale)
          {.bm = 64, .bn = 64, .bk = 32, .stages = 3, .warps_m = 2, .warps_n = 2, .schedule = P},
          CUTE_GEMM_TENSOROP_SMEM},
         {{129, 300, 33, 1, {1, 0, 0}, CUTE_F16, CUTE_F16, 1.5, 0.0}, {.schedule = P}, CUTE_GEMM_TENSOROP},
+        /* two an SM (4 blocks on the interpreter), C over the last stage: s8 nt of one k-tile
+         * (K under the prologue's two), bf16 128x128x64 in 3 stages, 15 tiles */
+        {{260, 390, 100, 1, {0, 1, 0}, CUTE_I8, CUTE_I32, 2, 1},
+         {.bm = 128, .bn = 128, .bk = 128, .stages = 3, .warps_m = 2, .warps_n = 2, .schedule = P},
+         CUTE_GEMM_TENSOROP_SMEM},
+        {{600, 300, 200, 1, {1, 1, 0}, CUTE_BF16, CUTE_BF16, 1.5, -0.5},
+         {.bm = 128, .bn = 128, .bk = 64, .stages = 3, .warps_m = 2, .warps_n = 2, .schedule = P},
+         CUTE_GEMM_TENSOROP_SMEM},
         /* C stored during the next tile's main loop: s8, K of 4 and 11 k-tiles (most runs
          * after the main loop); an f32 row-major C, 10 k-tiles (every run inside it) */
         {{600, 300, 200, 1, {1, 1, 0}, CUTE_I8, CUTE_I32, 3, -2}, OVERLAP_S8, CUTE_GEMM_TENSOROP_SMEM},
@@ -309,6 +317,58 @@ static void persistent(const char *backend, int64_t scale)
         run(lib, cute_runtime_backend(rt), cases[i].v, &pr, backend);
     }
     cute_gemm_lib_free(lib);
+    cute_runtime_free(rt);
+}
+
+/* Trace-only: the persistent kernel's blocks an SM and shared memory (plan_multistage.c's
+ * persistent_c_tile): two an SM where a block is 4 warps and its stages and C's tile from the
+ * last stage on fit 113 KB (s8 128x128x128 in 3 stages: C's two 32 KB parts over the last
+ * 32 KB stage, 96 KB a block, a block a tile's), else one (8 warps; 4 stages, 128 KB of them);
+ * on sm_80 (163 KB an SM) one */
+static void persistent_per_sm(void)
+{
+    char err[512];
+    cute_runtime *rt;
+    CHECK(cute_runtime_new("interp", &rt, err, sizeof err) == CUTE_OK, "interpreter: %s", err);
+    if (check_failed) return;
+    static const struct {
+        cute_gemm_tiling t;
+        int blocks;
+        int64_t smem;
+    } cases[] = {
+        {{.bm = 128, .bn = 128, .bk = 128, .stages = 3, .warps_m = 2, .warps_n = 2}, 2, 96 * 1024},
+        {{.bm = 256, .bn = 128, .bk = 128, .stages = 3, .warps_m = 4, .warps_n = 2}, 1, 224 * 1024},
+        {{.bm = 128, .bn = 128, .bk = 128, .stages = 4, .warps_m = 2, .warps_n = 2}, 1, 160 * 1024},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        cute_gemm_config cfg = {.variant = CUTE_GEMM_TENSOROP_SMEM, .dtype = CUTE_I8, .c_dtype = CUTE_I32,
+                                .major = {1, 1, 0}, .align_bytes = 16, .index_bound = CUTE_GEMM_INDEX_BOUND,
+                                .tiling = cases[i].t};
+        cfg.tiling.schedule = CUTE_GEMM_SCHEDULE_PERSISTENT;
+        const cute_fn *f = cute_gemm_compile(rt, &cfg, err, sizeof err);
+        CHECK(f != NULL, "persistent s8 case %zu: %s", i, err);
+        if (!f) continue;
+        const cute_ir_func *k = cute_fn_kernel(f, 0);
+        /* (the counter's two shared slots add 16 bytes: CUTEC_GEMM_SM80_PERSISTENT=dynamic) */
+        CHECK(k->min_blocks == cases[i].blocks && k->smem_bytes >= cases[i].smem && k->smem_bytes <= cases[i].smem + 16,
+              "persistent s8 %lldx%lldx%lld, %d stages: %d blocks an SM, %lld bytes of shared memory (want %d, %lld)",
+              (long long)cfg.tiling.bm, (long long)cfg.tiling.bn, (long long)cfg.tiling.bk, cfg.tiling.stages,
+              k->min_blocks, (long long)k->smem_bytes, cases[i].blocks, (long long)cases[i].smem);
+        cute_fn_free(f);
+    }
+    /* CUTEC_GEMM_SM80_PERSISTENT: a value outside static|dynamic refuses the compile by name */
+    const char *was = getenv("CUTEC_GEMM_SM80_PERSISTENT");
+    char keep[16];
+    snprintf(keep, sizeof keep, "%s", was ? was : "");
+    setenv("CUTEC_GEMM_SM80_PERSISTENT", "yes", 1);
+    cute_gemm_config cfg = {.variant = CUTE_GEMM_TENSOROP_SMEM, .dtype = CUTE_I8, .c_dtype = CUTE_I32,
+                            .major = {1, 1, 0}, .align_bytes = 16, .index_bound = CUTE_GEMM_INDEX_BOUND,
+                            .tiling = {.schedule = CUTE_GEMM_SCHEDULE_PERSISTENT}};
+    const cute_fn *f = cute_gemm_compile(rt, &cfg, err, sizeof err);
+    CHECK(!f && strstr(err, "CUTEC_GEMM_SM80_PERSISTENT=yes: not one of static|dynamic"),
+          "CUTEC_GEMM_SM80_PERSISTENT=yes: %s", f ? "taken" : err);
+    if (was) setenv("CUTEC_GEMM_SM80_PERSISTENT", keep, 1);
+    else unsetenv("CUTEC_GEMM_SM80_PERSISTENT");
     cute_runtime_free(rt);
 }
 
@@ -399,6 +459,7 @@ int main(void)
     fp8_sm90(small[0]);
     big_tile();
     persistent("interp", 1);
+    persistent_per_sm();
     overlap_refused();
     banks();
     static const int64_t big[][4] = {{1021, 509, 263, 1}, {1024, 768, 520, 2}, {2048, 2048, 2048, 1}};

@@ -10,6 +10,7 @@
  * not divide by the cluster, a block's tile may lie wholly outside C: it loads TMA's zeros and
  * stores nothing.  This is tile-level scheduling; inside a tile the layouts take over. */
 #include "cutec/notation.h"
+#include "env/env_choice.h"
 #include "kernels/gemm/gemm_internal.h"
 
 static int cluster_size(const gemm_sched *s) { return s->cluster_m * s->cluster_n; }
@@ -78,4 +79,12 @@ void gemm_sched_tile_at(cute_ctx *c, const gemm_sched *s, cute_int idx, cute_int
     cute_tuple r = cute_layout_eval_basis(a, &in_cluster, cute_mod(a, cute_block_idx(c, 0), cute_i(cm * cn)));
     *tm = cute_add(a, at.leaf[0], r.leaf[0]);
     *tn = cute_add(a, cute_add(a, cute_mul(a, first, cute_i(cn)), at.leaf[1]), r.leaf[1]);
+}
+
+int gemm_sm80_dynamic(const cute_gemm_config *cfg, char *err, size_t n)
+{
+    if ((cfg->variant != CUTE_GEMM_TENSOROP && cfg->variant != CUTE_GEMM_TENSOROP_SMEM) ||
+        cfg->tiling.schedule != CUTE_GEMM_SCHEDULE_PERSISTENT || cfg->batched || cfg->tiling.c_store == CUTE_GEMM_STORE_OVERLAP)
+        return 0;
+    return cute_env_choice_err("CUTEC_GEMM_SM80_PERSISTENT", "static|dynamic", 0, err, n);
 }

@@ -309,9 +309,11 @@ void row_plan_forms(row_plan *p, int64_t n)
                          : p->op == &row_rmsnorm_bwd ? &row_rmsnorm_bwd_lean
                                                       : NULL;
     if (lean && row_lnb_form(p, "lean", true)) p->op = lean, p->partials_plain = true;
-    /* lnb2's xfma (layernorm.c): LayerNorm's passes without c = x - mean, 16-bit inputs;
-     * opt-in until device-lnb2.sh times it (the flip: `false` -> `true`) */
-    if (p->op == &row_layernorm_bwd_lean && cute_dtype_bytes(p->dtype[0]) <= 2 && row_lnb_form(p, "xfma", false))
+    /* lnb2's xfma (layernorm.c): LayerNorm's passes without c = x - mean, 16-bit inputs
+     * ("no-xfma": lean's).  The default since device-lnb2.sh's pass of 2026-11-27 21:41 (H200,
+     * % of the copy, lean / xfma, two rounds): 1024x262144 77.6 / 79.6, 77.9 / 80.4;
+     * 4096x32768 78.4 / 78.6, 78.0 / 78.5 */
+    if (p->op == &row_layernorm_bwd_lean && cute_dtype_bytes(p->dtype[0]) <= 2 && row_lnb_form(p, "xfma", true))
         p->op = &row_layernorm_bwd_xfma;
     p->cols_f32 = row_lnb_form(p, "wf32", true) && p->stage_cols && cute_dtype_bytes(p->dtype[0]) <= 2 &&
                   row_plan_sum_tiles(p) == 1;

@@ -1,0 +1,356 @@
+/* The Hopper backward's dQ fused into the dK/dV kernel (hopper_bwd.c), after FlashAttention 3:
+ * five tile products a step instead of the two kernels' seven (S and dP are not recomputed
+ * by a dQ kernel).  Each step of a dK/dV block (128 keys) meets a 64-query tile; besides
+ * dK and dV it makes that tile's share of dQ over its keys,
+ *
+ *   dQ_part (64, D) = dS (64, 128) K (128, D)      wgmma SS: dS^T written to shared memory
+ *                                                  by the consumers (queries contiguous) and
+ *                                                  read MN-major, K^T read from K's tile
+ *
+ * the two consumer warpgroups each D/2 columns.  The part goes to shared memory (sdq, the
+ * threads' values in their own order, so that 16-byte stores meet no bank twice) and a
+ * writer warp of the producer warpgroup adds it to the chunk of dQ's f32 sums in global
+ * memory (a TMA reduce-add; the first contribution stores).
+ *
+ * Deterministic: the contributions to a chunk are added in one fixed order, the blocks of
+ * the higher key tiles first (the order the grid launches them in: hopper_bwd.c numbers key
+ * tiles down), each waiting for the chunk's count to reach its rank and counting itself in
+ * once its add is complete (FlashAttention 3's deterministic mode, its semaphore).  A block
+ * only waits for blocks launched before it, so blocks that run in launch order (the
+ * interpreter's one worker) never wait, and on a GPU the wait ends whenever the earlier
+ * blocks are resident.  The last kernel (post_kernel) scales the sums into dQ. */
+#include <stdio.h>
+
+#include "cutec/atom_table.h"
+#include "cutec/notation.h"
+#include "cutec/peer.h"
+#include "cutec/sync.h"
+#include "kernels/attention/attention_bwd.h"
+
+/* named barriers: warpgroup w's half of sdq full (4 + 4 w) and empty (5 + 4 w), of its 128
+ * threads and the writer warp (6 and 7: hopper_bwd.c's staged LSE and D) */
+enum { BAR_FULL = 4, BAR_EMPTY = 5, BAR_NEXT = 4, CONSUMERS = 256, HANDOFF = 128 + 32 };
+/* sm_90's opt-in shared memory per block, less room for the barriers and the alignment */
+enum { SMEM_BYTES = 227 * 1024 - 2048 };
+
+bool attn_hbdq_plan(cute_alg *a, attn_hop_bwd_plan *hp)
+{
+    attn_plan *p = &hp->kv;
+    cute_dtype d = p->cfg.dtype;
+    char name[64];
+    snprintf(name, sizeof name, "SM90_64x%lldx16_F32%s_SS", (long long)p->d / 2,
+             d == CUTE_BF16 ? "BF16BF16" : "F16F16");
+    cute_mma_atom atom;
+    if (!cute_mma_atom_named(a, name, &atom)) return false;
+    cute_layout along_n = cute_layout_parse(a, "(1,2,1):(0,1,0)");
+    hp->dq_mma = cute_make_tiled_mma(a, &atom, &along_n, NULL, NULL, NULL);
+    cute_composed k_major;
+    cute_smem_atom_gmma(a, "Layout_K_SW128_Atom", d, &k_major);
+    cute_tuple ds = cute_tuple_fmt(a, "(%lld,%lld,2)", (long long)p->bm, (long long)p->bn);
+    hp->smem_ds = cute_smem_layout_staged(a, &k_major, &ds);
+    /* K and V, dS^T twice and the f32 dQ tile, then as many Q / dO stages as fit (at most
+     * the plan's) */
+    int64_t fixed = 2 * p->bm * p->d * 2 + 2 * p->bm * p->bn * 2 + p->bn * p->d * 4;
+    int64_t fit = (SMEM_BYTES - fixed) / (2 * p->bn * p->d * 2);
+    p->stages = (int)(fit < p->stages ? fit : p->stages);
+    if (p->stages < 2) return cute_alg_fail(a, "attention backward hopper: the fused dQ leaves %d stages", p->stages);
+    cute_tuple kv = cute_tuple_fmt(a, "(%lld,%lld,%d)", (long long)p->bn, (long long)p->d, p->stages);
+    p->smem_kv = cute_smem_layout_staged(a, &k_major, &kv);
+    hp->fused_dq = true;
+    return !a->failed;
+}
+
+/* a warpgroup's half of the (64, D) f32 tile as the TMA boxes see it: (256, D/8) of the
+ * five-mode sums' (256, D/4) chunk, the half w at column D/8 w (32 D values: slot_of) */
+static cute_layout box_of(cute_alg *a, int64_t D)
+{
+    return cute_layout_fmt(a, "(256,%lld,1,1,1):(1,256,0,0,0)", (long long)D / 8);
+}
+
+void attn_hbdq_atoms(cute_ctx *c, attn_hop_bwd_plan *hp, cute_tensor acc)
+{
+    cute_layout box = box_of(cute_ctx_alg(c), hp->kv.d);
+    hp->tma_dq_store = cute_make_tma_atom(c, CUTE_TMA_OP_STORE, acc, box, CUTE_SW_NONE, 1);
+    hp->tma_dq_add = cute_make_tma_atom(c, CUTE_TMA_OP_REDUCE_ADD, acc, box, CUTE_SW_NONE, 1);
+}
+
+void attn_hbdq_alloc(cute_ctx *c, const attn_hop_bwd_plan *hp, cute_smem_allocator *al, attn_hbdq_smem *m)
+{
+    m->sdst = cute_smem_alloc_tensor_composed(c, al, hp->kv.cfg.dtype, hp->smem_ds, 16);
+    long long half = 32 * (long long)hp->kv.d;
+    m->sdq = cute_smem_alloc_tensor(c, al, CUTE_F32, cute_layout_fmt(cute_ctx_alg(c), "(%lld,2):(1,%lld)", half, half),
+                                    128);
+    m->ds = cute_pipeline_async_create(c, al, 2, CONSUMERS, CONSUMERS);
+}
+
+static cute_tensor composed(cute_ctx *c, cute_tensor t, cute_layout l)
+{
+    cute_tiler tl = cute_tiler_layout(&l);
+    return cute_tensor_compose(c, t, &tl);
+}
+
+/* Where consumer thread tid's dQ values (an accumulator shaped `shape`, value i its i-th in
+ * column-major order) live in a (64, D) chunk: warpgroup w's in the chunk's half w (32 D
+ * values from 32 D w, so that each warpgroup hands its half over alone), thread t of it its
+ * four values i = 4k .. 4k + 3 at 4 t + 512 k there (the 128 threads' 16-byte pieces dense) */
+static cute_tensor slot_of(cute_ctx *c, cute_tensor chunk, cute_int tid, cute_tuple shape, int64_t D)
+{
+    cute_alg *a = cute_ctx_alg(c);
+    cute_tensor per = composed(c, chunk, cute_layout_fmt(a, "((4,%lld),(128,2)):((1,512),(4,%lld))", (long long)D / 16,
+                                                         32 * (long long)D));
+    return composed(c, CUTE_SLICE(c, per, CUTE_ALL, tid), cute_make_layout(a, shape));
+}
+
+/* sdq's half w as the TMA boxes' shared tensor */
+static cute_tensor half_of(cute_ctx *c, const attn_hop_bwd_plan *hp, cute_tensor sdq, int w)
+{
+    return composed(c, CUTE_SLICE(c, sdq, CUTE_ALL, w), box_of(cute_ctx_alg(c), hp->kv.d));
+}
+
+attn_hbdq attn_hbdq_consumer(cute_ctx *c, const attn_hop_bwd_plan *hp, const attn_hbdq_smem *m, cute_tensor sk,
+                             cute_int tid)
+{
+    cute_alg *a = cute_ctx_alg(c);
+    long long D = hp->kv.d, keys = hp->kv.bm, queries = hp->kv.bn;
+    cute_tensor sdst = m->sdst, sdq = m->sdq;
+    attn_hbdq q = {.sdst = sdst, .sdq = sdq, .ds = m->ds, .ss = cute_tiled_mma_slice(&hp->kv.mma, tid),
+                   .wg = cute_div(a, tid, cute_i(128))};
+    q.staged = cute_make_pipeline_state(c, CUTE_PIPELINE_PRODUCER, 2);
+    q.read = cute_make_pipeline_state(c, CUTE_PIPELINE_CONSUMER, 2);
+    cute_thr_mma t = cute_tiled_mma_slice(&hp->dq_mma, tid);
+    /* dS (queries, keys, 2) and K^T (D, keys): the transposes of what is stored */
+    cute_tensor sds = composed(c, sdst, cute_layout_fmt(a, "(%lld,%lld,2):(%lld,1,%lld)", queries, keys, keys,
+                                                        keys * queries));
+    q.ads = cute_partition_A(c, t, sds);
+    q.bk = cute_partition_B(c, t, composed(c, sk, cute_layout_fmt(a, "(%lld,%lld):(%lld,1)", D, keys, keys)));
+    q.acc = cute_partition_fragment_C(c, t, cute_make_identity_tensor(c, cute_tuple_fmt(a, "(%lld,%lld)", queries, D)));
+    q.slot = slot_of(c, sdq, tid, q.acc.layout.shape, D);
+    return q;
+}
+
+static cute_int stage_of(cute_ctx *c, const cute_pipeline_state *s)
+{
+    return cute_int_from_val(c, s->index, 0);
+}
+
+/* the thread's values v of dS^T (f32) into the next buffer, once its last readers are done */
+static void stage(cute_ctx *c, const attn_hop_bwd_plan *hp, attn_hbdq *q, cute_ssa v)
+{
+    cute_pipeline_producer_acquire(c, &q->ds, &q->staged, (cute_val){0});
+    cute_tensor buf = cute_tensor_slice(c, q->sdst, cute_tuple_fmt(cute_ctx_alg(c), "(_,_,%I)", stage_of(c, &q->staged)));
+    cute_tensor_store(c, cute_partition_C(c, q->ss, buf), cute_ssa_cvt(c, v, hp->kv.cfg.dtype));
+    cute_fence_proxy_async_shared_cta(c); /* the threads' stores, then wgmma's reads (the async proxy) */
+    cute_pipeline_producer_commit(c, &q->ds, &q->staged);
+    cute_pipeline_state_advance(c, &q->staged);
+}
+
+void attn_hbdq_stage_ds(cute_ctx *c, const attn_hop_bwd_plan *hp, attn_hbdq *q, cute_tensor acc_dst)
+{
+    stage(c, hp, q, cute_tensor_load(c, acc_dst));
+}
+
+void attn_hbdq_stage_zero(cute_ctx *c, const attn_hop_bwd_plan *hp, attn_hbdq *q, cute_tensor acc_dst)
+{
+    stage(c, hp, q, cute_ssa_scalar(c, cute_val_const(c, CUTE_F32, 0), acc_dst.layout.shape));
+}
+
+void attn_hbdq_wait_ds(cute_ctx *c, const attn_hbdq *q)
+{
+    cute_pipeline_consumer_wait(c, &q->ds, &q->read, (cute_val){0});
+}
+
+void attn_hbdq_issue(cute_ctx *c, const attn_hop_bwd_plan *hp, const attn_hbdq *q)
+{
+    cute_tensor ds = cute_tensor_slice(c, q->ads, cute_tuple_fmt(cute_ctx_alg(c), "(_,_,_,%I)", stage_of(c, &q->read)));
+    /* (a zero fill, not cute_gemm_zero: the accumulator live through the step, with dK's, dV's
+     * and the scores', made ptxas serialize every wgmma, C7512) */
+    cute_fill(c, q->acc, 0);
+    cute_warpgroup_arrive(c); /* (the zeros: the compiler may set them after the batch's first) */
+    cute_gemm(c, &hp->dq_mma, q->acc, ds, q->bk, q->acc);
+}
+
+/* the warpgroup's barrier of its half: BAR_EMPTY or BAR_FULL (sync or arrive) */
+static void at_half(cute_ctx *c, const attn_hbdq *q, int bar, bool sync)
+{
+    CUTE_IF(c, cute_int_eq(c, q->wg, cute_i(0))) {
+        if (sync) cute_named_barrier_sync(c, bar, HANDOFF);
+        else cute_named_barrier_arrive(c, bar, HANDOFF);
+    }
+    CUTE_ELSE(c) {
+        if (sync) cute_named_barrier_sync(c, bar + BAR_NEXT, HANDOFF);
+        else cute_named_barrier_arrive(c, bar + BAR_NEXT, HANDOFF);
+    }
+}
+
+/* (only the barriers in the branches: the accumulator's store in one made ptxas wait for
+ * the wgmmas on a divergent path and serialize them, C7518) */
+void attn_hbdq_handoff(cute_ctx *c, attn_hbdq *q)
+{
+    cute_pipeline_consumer_release(c, &q->ds, &q->read);
+    cute_pipeline_state_advance(c, &q->read);
+    at_half(c, q, BAR_EMPTY, true);
+    cute_tensor_store(c, q->slot, cute_tensor_load(c, q->acc));
+    cute_fence_proxy_async_shared_cta(c); /* before the writer's TMA reads them */
+    at_half(c, q, BAR_FULL, false);
+}
+
+/* the chunk's turn of key tile xt: the key tiles that meet query tile yt, highest first */
+static cute_int rank_of(cute_ctx *c, const attn_hop_bwd_plan *hp, const attn_hbdq_writer *w, cute_int yt)
+{
+    cute_alg *a = cute_ctx_alg(c);
+    cute_int first, end;
+    attn_band_range(c, attn_cfg_band(&hp->kv.cfg), hp->kv.bn, hp->kv.bm, w->sx, yt, &first, &end);
+    return cute_sub(a, cute_sub(a, end, cute_i(1)), w->xt);
+}
+
+static cute_tensor flags_of(cute_ctx *c, const attn_hbdq_writer *w, cute_int yh)
+{
+    return CUTE_SLICE(c, w->sem, w->b, yh, CUTE_ALL);
+}
+
+/* by one thread (mine): wait for the chunk's turn (not atomic).  No proxy fence after the
+ * acquire: the TMA that follows is issued once the spin has read the count (a control
+ * dependency), and the add it follows was complete before that count was released
+ * (counted_in); a fence.proxy.async here and there cost the writer two memory barriers
+ * a step (the second early mid pass of session 35: fused 393.7 TFLOP/s against
+ * fused-atomic's 478.0) */
+static void await_turn(cute_ctx *c, const attn_hop_bwd_plan *hp, const attn_hbdq_writer *w, cute_int yh, cute_int yt)
+{
+    cute_grid_flag_wait(c, flags_of(c, w, yh), yt, rank_of(c, hp, w, yt));
+}
+
+/* by one thread (mine), in the chunk's turn: half h of sdq stored or added to the chunk (the
+ * first in turn stores; atomic: every one adds), then wait until it is read */
+static void put_half(cute_ctx *c, const attn_hop_bwd_plan *hp, const attn_hbdq_writer *w, cute_int yh, cute_int yt,
+                     int h)
+{
+    const cute_int at[5] = {cute_i(0), cute_i(hp->kv.d / 8 * h), yt, yh, w->b};
+    cute_tensor half = half_of(c, hp, w->sdq, h);
+    if (hp->dq_atomic) {
+        cute_tma_store(c, &hp->tma_dq_add, w->map_add, half, at);
+    } else {
+        cute_int rank = rank_of(c, hp, w, yt);
+        CUTE_IF(c, cute_int_eq(c, rank, cute_i(0))) { cute_tma_store(c, &hp->tma_dq_store, w->map_store, half, at); }
+        CUTE_ELSE(c) { cute_tma_store(c, &hp->tma_dq_add, w->map_add, half, at); }
+    }
+    cute_tma_store_wait(c, 0, true);
+}
+
+/* by one thread (mine, the one that added): the add complete (at most `pending` bulk groups
+ * of its later ones still in flight), then counted in (a release: the next in turn sees it) */
+static void counted_in(cute_ctx *c, const attn_hop_bwd_plan *hp, const attn_hbdq_writer *w, cute_int yh, cute_int yt,
+                       cute_val mine, int pending)
+{
+    CUTE_IF(c, mine) {
+        cute_tma_store_wait(c, pending, false); /* (complete: its writes performed) */
+        cute_grid_flag_release(c, flags_of(c, w, yh), yt, cute_add(cute_ctx_alg(c), rank_of(c, hp, w, yt), cute_i(1)));
+    }
+}
+
+
+void attn_hbdq_write(cute_ctx *c, const attn_hop_bwd_plan *hp, const attn_hbdq_writer *w, cute_int steps,
+                     attn_hbdq_tile_of *tile_of, const void *job)
+{
+    cute_alg *a = cute_ctx_alg(c);
+    for (int h = 0; h < 2; h++) { /* sdq starts empty; the consumers' part of zeros (serial_steps) dropped */
+        cute_named_barrier_arrive(c, BAR_EMPTY + BAR_NEXT * h, HANDOFF);
+        cute_named_barrier_sync(c, BAR_FULL + BAR_NEXT * h, HANDOFF);
+        cute_named_barrier_arrive(c, BAR_EMPTY + BAR_NEXT * h, HANDOFF);
+    }
+    /* Not atomic: the writer's two L2 round trips a step, the turn's acquire and the count's
+     * release, lie between its last hand-back of a step and its first wait for the next
+     * part, while the consumers compute (waited for after the handoff, they made the writer
+     * slower than the consumers' steps: the early mid pass of session 35, 407.0 TFLOP/s
+     * against the atomic adds' 486.3).  Each step's parts are counted in a step late, once
+     * the next step's adds are issued (its two bulk groups still in flight), the last step's
+     * after the loop; the later blocks in turn wait a step longer for each chunk, but only
+     * while the grid fills: a block waits only for blocks launched before it. */
+    CUTE_FOR(c, i, cute_i(0), steps) {
+        cute_int yh, yt;
+        tile_of(c, job, i, &yh, &yt);
+        cute_val mine = cute_val_binop(c, CUTE_OP_AND, cute_elect_one(c), w->any);
+        if (!hp->dq_atomic) {
+            CUTE_IF(c, mine) { await_turn(c, hp, w, yh, yt); }
+        }
+        for (int h = 0; h < 2; h++) { /* each warpgroup's half as it comes, handed back once read */
+            cute_named_barrier_sync(c, BAR_FULL + BAR_NEXT * h, HANDOFF);
+            CUTE_IF(c, mine) { put_half(c, hp, w, yh, yt, h); }
+            /* (the consumers' last handoff waits for no arrival) */
+            CUTE_IF(c, cute_int_lt(c, cute_add(a, i, cute_i(1)), steps)) {
+                cute_named_barrier_arrive(c, BAR_EMPTY + BAR_NEXT * h, HANDOFF);
+            }
+        }
+        if (!hp->dq_atomic) {
+            CUTE_IF(c, cute_int_lt(c, cute_i(0), i)) {
+                cute_int ph, pt;
+                tile_of(c, job, cute_sub(a, i, cute_i(1)), &ph, &pt);
+                counted_in(c, hp, w, ph, pt, mine, 2);
+            }
+        }
+    }
+    if (hp->dq_atomic) { /* the adds complete before the block ends */
+        CUTE_IF(c, cute_elect_one(c)) { cute_tma_store_wait(c, 0, false); }
+    } else {
+        cute_int lh, lt;
+        tile_of(c, job, cute_sub(a, steps, cute_i(1)), &lh, &lt);
+        counted_in(c, hp, w, lh, lt, cute_val_binop(c, CUTE_OP_AND, cute_elect_one(c), w->any), 0);
+    }
+}
+
+/* one block of 256 threads a (query tile, head, batch): dQ = scale x the chunk's sums, zero
+ * where nothing was added (a query tile no key tile meets) */
+static void post_kernel(cute_ctx *c, cute_tensor mAcc, cute_tensor mSem, cute_tensor mdQ, cute_val scale)
+{
+    const attn_hop_bwd_plan *hp = cute_ctx_user(c);
+    cute_alg *a = cute_ctx_alg(c);
+    long long D = hp->kv.d, rows = hp->kv.bn;
+    cute_int yt = cute_block_idx(c, 0), h = cute_block_idx(c, 1), b = cute_block_idx(c, 2), tid = cute_thread_idx(c, 0);
+    cute_int sq = mdQ.layout.shape.leaf[1];
+    cute_thr_mma t = cute_tiled_mma_slice(&hp->dq_mma, tid);
+    cute_tensor ids = cute_make_identity_tensor(c, cute_tuple_fmt(a, "(%I,%lld)", sq, D));
+    cute_tuple tile = cute_tuple_fmt(a, "(%lld,%lld)", rows, D);
+    cute_tensor tc = cute_partition_C(c, t, cute_tensor_local_tile(c, ids, tile, CUTE_CRD(yt, 0), NULL));
+    cute_tensor chunk = CUTE_SLICE(c, mAcc, CUTE_ALL, CUTE_ALL, yt, h, b);
+    cute_ssa v = cute_tensor_load(c, slot_of(c, chunk, tid, tc.layout.shape, D));
+    v = cute_ssa_binop(c, CUTE_OP_MUL, v, cute_ssa_scalar(c, scale, v.shape));
+    if (!hp->dq_atomic) { /* (atomic: the chunks were zeroed, zero_kernel) */
+        cute_tensor count = cute_tensor_local_tile(c, CUTE_SLICE(c, mSem, b, h, CUTE_ALL), cute_tuple_parse(a, "(1)"),
+                                                   CUTE_CRD(yt), NULL);
+        cute_val any = cute_val_cmp(c, CUTE_OP_NE, cute_ssa_get(c, cute_tensor_load(c, count), 0),
+                                    cute_val_const(c, CUTE_U32, 0));
+        v = cute_ssa_select(c, cute_ssa_scalar(c, any, v.shape), v, cute_ssa_scalar(c, cute_val_const(c, CUTE_F32, 0), v.shape));
+    }
+    cute_ssa in = cute_elem_less(c, tc, cute_tuple_fmt(a, "(%I,%lld)", sq, D));
+    cute_tensor g = attn_bwd_rows_tile(c, &hp->kv, mdQ, b, h, yt, rows);
+    cute_tensor_store_if(c, cute_partition_C(c, t, g), cute_ssa_cvt(c, v, hp->kv.cfg.dtype), in);
+}
+
+/* the grid of a block of 256 threads a (64-query tile, head, batch) */
+static cute_launch_cfg chunks_cfg(cute_ctx *c, const attn_hop_bwd_plan *hp, const cute_arg *arg)
+{
+    const cute_int *e = arg[ATTN_BWD_Q].tensor.layout.shape.leaf; /* (B, Sq, H, D) */
+    return (cute_launch_cfg){.grid = {cute_ceil_div(cute_ctx_alg(c), e[1], cute_i(hp->kv.bn)), e[2], e[0]},
+                             .block = {cute_i(CONSUMERS)}};
+}
+
+void attn_hbdq_post_launch(cute_ctx *c, const attn_hop_bwd_plan *hp, const cute_arg *arg)
+{
+    CUTE_LAUNCH(c, post_kernel, chunks_cfg(c, hp, arg), arg[ATTN_BWD_DQACC].tensor, arg[ATTN_BWD_SEM].tensor,
+                arg[ATTN_BWD_DQ].tensor, arg[ATTN_BWD_SCALE].f);
+}
+
+/* CUTEC_ATTN_BWD_FORM=fused-atomic: every chunk of dQ's sums zeroed, each thread its slots */
+static void zero_kernel(cute_ctx *c, cute_tensor mAcc)
+{
+    const attn_hop_bwd_plan *hp = cute_ctx_user(c);
+    long long D = hp->kv.d;
+    cute_tensor chunk = CUTE_SLICE(c, mAcc, CUTE_ALL, CUTE_ALL, cute_block_idx(c, 0), cute_block_idx(c, 1),
+                                   cute_block_idx(c, 2));
+    cute_tensor mine = slot_of(c, chunk, cute_thread_idx(c, 0), cute_tuple_fmt(cute_ctx_alg(c), "(%lld)", D / 4), D);
+    cute_tensor_store(c, mine, cute_ssa_scalar(c, cute_val_const(c, CUTE_F32, 0), mine.layout.shape));
+}
+
+void attn_hbdq_zero_launch(cute_ctx *c, const attn_hop_bwd_plan *hp, const cute_arg *arg)
+{
+    CUTE_LAUNCH(c, zero_kernel, chunks_cfg(c, hp, arg), arg[ATTN_BWD_DQACC].tensor);
+}
