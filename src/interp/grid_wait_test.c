@@ -1,4 +1,4 @@
-/* Blocks waiting for other blocks through flags in global memory, on 1, 2 and 4 workers:
+/* Blocks waiting for other blocks through flags in global memory, on 1, 2, 4 and 8 workers:
  * block b spins with acquire loads (ld.acquire.gpu) until block b-1 released its flag, then
  * adds its value to a sum in turn (the ordered adds of FlashAttention 3's dQ, split-K
  * semaphores).  With several workers the block waited for runs on another worker, and the
@@ -101,8 +101,8 @@ static void run_mode(int mode, int workers)
 int main(void)
 {
     srand((unsigned)time(NULL));
-    static const int workers[] = {1, 2, 4};
+    static const int workers[] = {1, 2, 4, 8};
     for (int mode = CHAIN; mode <= LATER; mode++)
-        for (int w = 0; w < 3; w++) run_mode(mode, workers[w]);
-    return CHECK_DONE("interp grid waits (a chain of blocks on 1, 2 and 4 workers; never-set, cyclic and later-block waits reported)");
+        for (int w = 0; w < 4; w++) run_mode(mode, workers[w]);
+    return CHECK_DONE("interp grid waits (a chain of blocks on 1, 2, 4 and 8 workers; never-set, cyclic and later-block waits reported)");
 }

@@ -252,7 +252,8 @@ typedef struct ilaunch {
     int ntmaps, ctmaps;
     /* what the workers did that a spin in another's block may see (progress.c) */
     atomic_uint_least64_t progress; /* bumped at each such event */
-    atomic_int stalled;             /* workers whose cluster has nothing to run */
+    atomic_int stalled;             /* workers whose cluster has nothing to run, as of */
+    uint64_t stalled_at;            /* this progress (under lock) */
     atomic_uint_least64_t started;  /* clusters a worker started */
     int active;                     /* workers still taking clusters (under lock) */
     pthread_cond_t moved;           /* progress, or a worker stalled or left (with lock) */
@@ -375,6 +376,7 @@ typedef struct iwarp {
     iready_fn ready;
     idescribe_fn describe;
     uint64_t spin_writes, spin_hash, spin_accesses; /* at its last loop iteration */
+    uint64_t spin_start; /* the launch's progress when that iteration began (progress.c) */
     bool idle;                       /* that iteration repeated the one before, unchanged */
     uint32_t wait_gen;               /* a barrier's phase it waits to see completed */
     uint32_t cluster_gen;            /* the cluster barrier's phase it arrived in */

@@ -19,6 +19,7 @@ void interp_progress_init(ilaunch *L)
 {
     atomic_init(&L->progress, 0);
     atomic_init(&L->stalled, 0);
+    L->stalled_at = UINT64_MAX;
     atomic_init(&L->started, 0);
     L->active = 0; /* set with the workers (launch.c) */
     pthread_cond_init(&L->moved, NULL);
@@ -43,16 +44,28 @@ void interp_progress_bump(ilaunch *L)
     pthread_mutex_unlock(&L->lock);
 }
 
+/* Only the workers stalled at the current progress count: one woken by a bump but not yet
+ * running again must not make the others look stuck.  A stuck worker stays counted, so that
+ * every other one stalled at that progress sees it stuck too (its report's block retires,
+ * which moves progress on). */
 bool interp_progress_await(ilaunch *L, uint64_t seen)
 {
     if (L->workers < 2) return false;
     pthread_mutex_lock(&L->lock);
+    if (atomic_load(&L->progress) != seen) { /* moved already: count nothing */
+        pthread_mutex_unlock(&L->lock);
+        return true;
+    }
+    if (L->stalled_at != seen) { /* the first to stall at this progress */
+        L->stalled_at = seen;
+        atomic_store(&L->stalled, 0);
+    }
     atomic_fetch_add(&L->stalled, 1);
     pthread_cond_broadcast(&L->moved); /* the others may all be waiting now */
     while (atomic_load(&L->progress) == seen && atomic_load(&L->stalled) < L->active)
         pthread_cond_wait(&L->moved, &L->lock);
     bool moved = atomic_load(&L->progress) != seen;
-    atomic_fetch_sub(&L->stalled, 1);
+    if (moved && L->stalled_at == seen) atomic_fetch_sub(&L->stalled, 1);
     pthread_mutex_unlock(&L->lock);
     return moved;
 }

@@ -235,6 +235,7 @@ static void block_begin(ictx *X)
         w->idle = w->cluster_arrived = false;
         w->false_at = NULL;
         w->spin_accesses = UINT64_MAX;
+        w->spin_start = 0;
         w->clock = ++X->epoch;
         memset(w->vc, 0, interp_hb_len(X) * sizeof *w->vc);
         w->gclock = X->group ? interp_group_tick(X->group) : 0;
@@ -314,11 +315,17 @@ static uint64_t warp_hash(const ictx *X, const iwarp *w)
     return h;
 }
 
+/* The iteration's memory as it saw it: what its cluster wrote up to now (its warps run one at
+ * a time), and the other workers' progress from before its loads (they run meanwhile: a
+ * flag written and counted during the iteration must make it run again) */
 bool interp_sched_spin(ictx *X, const dinst *d, const imask *m)
 {
     iwarp *w = current(X);
-    if (w->spin_accesses == X->accesses) return !X->stop; /* no memory: it waits for nobody */
-    uint64_t h = warp_hash(X, w), writes = progress(X->cl);
+    if (w->spin_accesses == X->accesses) { /* no memory: it waits for nobody */
+        w->spin_start = interp_progress_now(X->L);
+        return !X->stop;
+    }
+    uint64_t h = warp_hash(X, w), writes = cluster_writes(X->cl) + w->spin_start;
     w->idle = w->site == d && w->spin_hash == h && w->spin_writes == writes;
     w->site = d;
     w->mask = m;
@@ -331,6 +338,7 @@ bool interp_sched_spin(ictx *X, const dinst *d, const imask *m)
     pthread_mutex_unlock(&S->mu);
     w->state = W_READY;
     w->spin_accesses = X->accesses;
+    w->spin_start = interp_progress_now(X->L); /* the next iteration's loads come after */
     return !X->stop;
 }
 
