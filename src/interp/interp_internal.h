@@ -250,7 +250,32 @@ typedef struct ilaunch {
     /* tensor maps in global memory changed by tensormap.replace (tmap_fence.c) */
     struct itmap *tmaps;
     int ntmaps, ctmaps;
+    /* what the workers did that a spin in another's block may see (progress.c) */
+    atomic_uint_least64_t progress; /* bumped at each such event */
+    atomic_int stalled;             /* workers whose cluster has nothing to run, as of */
+    uint64_t stalled_at;            /* this progress (under lock) */
+    atomic_uint_least64_t started;  /* clusters a worker started */
+    int active;                     /* workers still taking clusters (under lock) */
+    pthread_cond_t moved;           /* progress, or a worker stalled or left (with lock) */
 } ilaunch;
+
+/* --- progress.c: progress across a launch's workers ------------------------------------
+ * With several workers, a block may spin on global memory that a block of another worker
+ * writes.  A worker counts what another's spin may see (memory written, a block retired);
+ * a cluster with nothing to run waits for that, and the launch is stuck only when every
+ * worker still running waits too.  With one worker each does nothing (now: 0, await: false). */
+void interp_progress_init(ilaunch *L);
+void interp_progress_free(ilaunch *L);
+uint64_t interp_progress_now(const ilaunch *L);
+/* something another worker's spin may see happened */
+void interp_progress_bump(ilaunch *L);
+/* (a cluster with nothing to run) wait until progress moves past `seen`: true; false when
+ * every worker still running waits too, so that nothing can move any more */
+bool interp_progress_await(ilaunch *L, uint64_t seen);
+/* a worker takes no more clusters */
+void interp_progress_leave(ilaunch *L);
+/* blocks of the launch no worker has started yet */
+uint64_t interp_progress_unstarted(const ilaunch *L);
 
 /* a cp.async copy in flight (inst_async.c) */
 typedef struct icopy {
@@ -270,6 +295,7 @@ typedef struct icluster {
     struct isched *sched;  /* the warp scheduler all its blocks' warps share (sched.c) */
     uint32_t bar_arrived;  /* barrier.cluster: threads arrived in the current phase */
     uint32_t bar_gen;      /* and the phases completed (barrier.c) */
+    uint64_t published;    /* its memory writes last counted as the launch's progress */
 } icluster;
 
 /* One worker's block (one of its cluster's). */
@@ -350,6 +376,7 @@ typedef struct iwarp {
     iready_fn ready;
     idescribe_fn describe;
     uint64_t spin_writes, spin_hash, spin_accesses; /* at its last loop iteration */
+    uint64_t spin_start; /* the launch's progress when that iteration began (progress.c) */
     bool idle;                       /* that iteration repeated the one before, unchanged */
     uint32_t wait_gen;               /* a barrier's phase it waits to see completed */
     uint32_t cluster_gen;            /* the cluster barrier's phase it arrived in */

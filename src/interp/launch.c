@@ -310,9 +310,12 @@ static void *work(void *arg)
     for (;;) {
         uint64_t c = atomic_fetch_add(&L->next, 1);
         if (c >= L->nblocks / C->n || interp_cluster_block_index(L, c, 0) > atomic_load(&L->stop_at)) break;
+        atomic_fetch_add(&L->started, 1);
         interp_run_cluster(C, c);
         for (uint32_t r = 0; r < C->n; r++) publish(&C->blk[r]);
+        interp_progress_bump(L); /* its blocks retired */
     }
+    interp_progress_leave(L);
     return NULL;
 }
 
@@ -398,6 +401,7 @@ static void launch_free(ilaunch *L)
     free(L->out);
     free(L->outn);
     free(L->tmaps);
+    interp_progress_free(L);
     pthread_mutex_destroy(&L->lock);
 }
 
@@ -408,9 +412,9 @@ static void run_workers(ilaunch *L, icluster *X, int nw)
     for (int w = 1; w < nw; w++)
         if (pthread_create(&th[w], NULL, work, &X[w]) == 0) started = w;
         else break;
+    for (int w = started + 1; w < nw; w++) interp_progress_leave(L); /* never started */
     work(&X[0]);
     for (int w = 1; w <= started; w++) pthread_join(th[w], NULL);
-    (void)L;
 }
 
 /* the interpreter's options into L, nothing set up yet */
@@ -428,6 +432,7 @@ static void launch_begin(struct interp *B, const iprog *P, ilaunch *L)
     atomic_init(&L->next, 0);
     atomic_init(&L->stop_at, UINT64_MAX);
     pthread_mutex_init(&L->lock, NULL);
+    interp_progress_init(L);
     B->nreps = 0;
     memset(&B->stats, 0, sizeof B->stats);
 }
@@ -455,7 +460,7 @@ cute_status interp_launch(struct interp *B, const iprog *P, const cute_launch *c
     }
     int nw = B->threads < 1 ? 1 : B->threads;
     if ((uint64_t)nw > L.nblocks / cluster_blocks(&L)) nw = (int)(L.nblocks / cluster_blocks(&L));
-    L.workers = nw;
+    L.workers = L.active = nw;
     if (P->has_printf && nw > 1) {
         L.out = calloc(L.nblocks, sizeof *L.out);
         L.outn = malloc(L.nblocks * sizeof *L.outn);

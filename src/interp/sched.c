@@ -10,7 +10,10 @@
  * Execution is therefore deterministic.  When no warp may go on, nothing can ever change:
  * every waiting warp is reported as a deadlock, with its site and what it waits for (a
  * spinning warp counts as waiting when its iteration repeated the one before, registers and
- * all, with no memory written anywhere since: it would repeat it for ever). */
+ * all, with no memory written anywhere since: it would repeat it for ever).  "Anywhere"
+ * spans the launch: with several workers a cluster with nothing to run first waits for the
+ * others' blocks to write or retire (progress.c), and is deadlocked only when they all wait. */
+#include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -47,6 +50,22 @@ static uint64_t cluster_writes(const icluster *C)
     return n;
 }
 
+/* what a spinning warp may see change: memory written in the cluster, and what the launch's
+ * other workers did (a group of devices runs in this one cluster) */
+static uint64_t progress(const icluster *C)
+{
+    return cluster_writes(C) + interp_progress_now(C->blk[0].L);
+}
+
+/* the cluster's writes since its last switch, counted for the other workers' spins */
+static void publish_writes(icluster *C)
+{
+    uint64_t n = cluster_writes(C);
+    if (n == C->published) return;
+    C->published = n;
+    interp_progress_bump(C->blk[0].L);
+}
+
 /* a block that stopped (a failed check, out of memory) stops its cluster: the others would
  * wait for it */
 static void stop_together(icluster *C)
@@ -64,7 +83,7 @@ static bool may_run(icluster *C, uint32_t g)
     iwarp *w = warp_at(C, g);
     if (w->state == W_DONE) return false;
     if (X->stop || w->state == W_READY) return true;
-    if (w->state == W_SPIN) return !(w->idle && cluster_writes(C) == w->spin_writes);
+    if (w->state == W_SPIN) return !(w->idle && progress(C) == w->spin_writes);
     if (!w->ready(X, w->site, w->mask)) return false;
     w->state = W_READY;
     return true;
@@ -80,16 +99,37 @@ static uint32_t choose(icluster *C, uint32_t from)
     return NONE;
 }
 
+/* the next warp that may run, after waiting for the other workers while none may; NONE:
+ * nothing can change any more (or every warp is done) */
+static uint32_t choose_or_await(icluster *C, uint32_t from)
+{
+    for (;;) {
+        uint64_t seen = interp_progress_now(C->blk[0].L);
+        uint32_t next = choose(C, from);
+        if (next != NONE || C->sched->ndone == C->sched->total) return next;
+        if (!interp_progress_await(C->blk[0].L, seen)) return NONE;
+    }
+}
+
+/* why a spin may wait for a later block: the interpreter runs `workers` clusters at a time */
+static void unstarted_text(const ictx *X, char *buf, size_t n)
+{
+    uint64_t k = X->group ? 0 : interp_progress_unstarted(X->L);
+    if (k) snprintf(buf, n, "; %" PRIu64 " later block%s not started: %d at a time run, in order", k,
+                    k > 1 ? "s" : "", X->L->workers * (int)X->cl->n);
+}
+
 static void report_waiter(ictx *X, iwarp *w, uint32_t nwait)
 {
-    char what[200] = "";
+    char what[300] = "", later[100] = "";
     char flag[120] = "";
     if (X->group && w->flag) interp_peer_flag_text(X, w->flag, flag, sizeof flag);
+    unstarted_text(X, later, sizeof later);
     if (w->state == W_SPIN && flag[0])
         snprintf(what, sizeof what, "waits for a flag no device will change (%s)", flag);
     else if (w->state == W_SPIN)
         snprintf(what, sizeof what, "spins in a loop that cannot end (an iteration repeated "
-                 "the one before, registers and all, and no thread wrote memory since)");
+                 "the one before, registers and all, and no thread of any block wrote memory since%s)", later);
     else
         w->describe(X, w->site, w->mask, what, sizeof what);
     uint32_t t = w->lo;
@@ -117,7 +157,8 @@ static void deadlock(icluster *C)
 static void pass(icluster *C, uint32_t me)
 {
     isched *S = C->sched;
-    uint32_t next = choose(C, me);
+    publish_writes(C);
+    uint32_t next = choose_or_await(C, me);
     if (next == NONE && S->ndone < S->total) {
         deadlock(C);
         next = choose(C, me);
@@ -194,6 +235,7 @@ static void block_begin(ictx *X)
         w->idle = w->cluster_arrived = false;
         w->false_at = NULL;
         w->spin_accesses = UINT64_MAX;
+        w->spin_start = 0;
         w->clock = ++X->epoch;
         memset(w->vc, 0, interp_hb_len(X) * sizeof *w->vc);
         w->gclock = X->group ? interp_group_tick(X->group) : 0;
@@ -273,11 +315,17 @@ static uint64_t warp_hash(const ictx *X, const iwarp *w)
     return h;
 }
 
+/* The iteration's memory as it saw it: what its cluster wrote up to now (its warps run one at
+ * a time), and the other workers' progress from before its loads (they run meanwhile: a
+ * flag written and counted during the iteration must make it run again) */
 bool interp_sched_spin(ictx *X, const dinst *d, const imask *m)
 {
     iwarp *w = current(X);
-    if (w->spin_accesses == X->accesses) return !X->stop; /* no memory: it waits for nobody */
-    uint64_t h = warp_hash(X, w), writes = cluster_writes(X->cl);
+    if (w->spin_accesses == X->accesses) { /* no memory: it waits for nobody */
+        w->spin_start = interp_progress_now(X->L);
+        return !X->stop;
+    }
+    uint64_t h = warp_hash(X, w), writes = cluster_writes(X->cl) + w->spin_start;
     w->idle = w->site == d && w->spin_hash == h && w->spin_writes == writes;
     w->site = d;
     w->mask = m;
@@ -290,6 +338,7 @@ bool interp_sched_spin(ictx *X, const dinst *d, const imask *m)
     pthread_mutex_unlock(&S->mu);
     w->state = W_READY;
     w->spin_accesses = X->accesses;
+    w->spin_start = interp_progress_now(X->L); /* the next iteration's loads come after */
     return !X->stop;
 }
 
