@@ -363,6 +363,11 @@ static int run(const attn_opts *o)
         cute_runtime_free(p.rt);
         return CLI_USAGE;
     }
+    double macs = 2.0 * (double)o->B * (double)o->H * (double)o->S * (double)o->S * (double)o->D; /* QK^T, PV */
+    if (!cli_interp_fits("run attention", p.rt, o->bwd ? 2.5 * macs : macs, 1.5e7, "multiply-adds")) {
+        cute_runtime_free(p.rt);
+        return CLI_USAGE;
+    }
     if (o->k.arch && !cute_runtime_on_gpu(p.rt)) /* the interpreter's target: sm_100a runs the Blackwell kernel */
         cute_runtime_set_target_arch(p.rt, o->k.arch);
     p.lib = cute_attention_lib_new(p.rt);

@@ -94,9 +94,40 @@ static void commands(void)
     refused(cmd_export, (const char *const[]){"export", "gemm", "--emit", "ptx", NULL}, "no --emit");
 }
 
+/* the interpreter runs a kernel thread by thread on this CPU: a size a GPU takes in a
+ * millisecond would take it hours, so each run names the time and refuses, at once */
+static void interp_sizes(void)
+{
+    refused(cmd_run, (const char *const[]){"run", "gemm", "--backend", "interp", "--m", "4096", "--n", "4096", "--k",
+                                           "4096", NULL}, "the interpreter would take");
+    refused(cmd_run, (const char *const[]){"run", "softmax", "--backend", "interp", "--shape", "2147483648x2", NULL},
+            "the interpreter would take");
+    refused(cmd_run, (const char *const[]){"run", "elementwise", "--backend", "interp", "--shape", "100000x10000", NULL},
+            "the interpreter would take");
+    refused(cmd_run, (const char *const[]){"run", "attention", "--backend", "interp", "--seqlen", "65536", "--headdim",
+                                           "128", "--batch", "8", "--heads", "16", NULL}, "the interpreter would take");
+    refused(cmd_run, (const char *const[]){"run", "gemv", "--backend", "interp", "--shape", "100000x100000", NULL},
+            "the interpreter would take");
+}
+
+/* a value the command cannot use is refused, not ignored */
+static void ignored_values(void)
+{
+    refused(cmd_run, (const char *const[]){"run", "gemm", "--backend", "interp", "--arch", "sm_1", NULL},
+            "\"sm_1\" is not a target");
+    refused(cmd_run, (const char *const[]){"run", "softmax", "--backend", "interp", "--arch", "sm_90x", NULL},
+            "\"sm_90x\" is not a target");
+    refused(cmd_run, (const char *const[]){"run", "elementwise", "--backend", "interp", "--arch", "90", NULL},
+            "\"90\" is not a target");
+    refused(cmd_run, (const char *const[]){"run", "gemv", "--backend", "interp", "--arch", "sm_", NULL},
+            "\"sm_\" is not a target");
+}
+
 int main(void)
 {
     parser();
     commands();
+    interp_sizes();
+    ignored_values();
     return CHECK_DONE("cli_args_test");
 }

@@ -68,7 +68,7 @@ static int parse(int argc, char **argv, ew_opts *o)
         else if (!strcmp(k, "--out-dtype")) ok = cute_dtype_parse(v, &o->out_dtype), out_given = true;
         else if (!strcmp(k, "--shape")) ok = parse_shape(v, o, why, sizeof why);
         else if (!strcmp(k, "--emit")) o->emit = v;
-        else if (!strcmp(k, "--arch")) o->arch = v;
+        else if (!strcmp(k, "--arch")) o->arch = v, ok = cli_arch(v, why, sizeof why);
         else if (!strcmp(k, "--backend")) o->backend = v;
         else if (!strcmp(k, "--plot")) o->plot = v;
         else if (!strcmp(k, "--iters")) {
@@ -282,6 +282,10 @@ static int run(const ew_opts *o)
     if (cute_runtime_new(o->backend, &rt, err, sizeof err) != CUTE_OK) {
         fprintf(stderr, "cutec run: %s\n", err);
         return CLI_FAIL;
+    }
+    if (!cli_interp_fits("run elementwise", rt, (double)count(o), 2e5, "elements")) {
+        cute_runtime_free(rt);
+        return CLI_USAGE;
     }
     cute_ew_lib *lib = cute_ew_lib_new(rt);
     int bad = -1;
