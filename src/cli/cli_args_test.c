@@ -110,6 +110,15 @@ static void interp_sizes(void)
             "the interpreter would take");
 }
 
+/* a size that launches no kernel has none to show: said, not a crash */
+static void nothing_compiled(void)
+{
+    refused(cmd_compile, (const char *const[]){"compile", "softmax", "--emit", "ptx", "--shape", "0x1", NULL},
+            "launches no kernel");
+    refused(cmd_compile, (const char *const[]){"compile", "rmsnorm", "--emit", "ir", "--shape", "0x64", NULL},
+            "launches no kernel");
+}
+
 /* a value the command cannot use is refused, not ignored */
 static void ignored_values(void)
 {
@@ -128,6 +137,7 @@ int main(void)
     parser();
     commands();
     interp_sizes();
+    nothing_compiled();
     ignored_values();
     return CHECK_DONE("cli_args_test");
 }

@@ -100,9 +100,13 @@ static int emit(const rows_opts *o)
     rows_lib_dry_run(lib, true);
     int rc = CLI_FAIL;
     cli_clock t0 = cli_clock_now();
-    if (rp_setup(&p, true) && rp_call(&p) == CUTE_OK)
+    if (!(rp_setup(&p, true) && rp_call(&p) == CUTE_OK))
+        fprintf(stderr, "cutec compile %s: %s\n", rp_op_name(o->op), p.err);
+    else if (!rows_lib_last(lib)) /* a zero extent: the call returns before compiling */
+        fprintf(stderr, "cutec compile %s: --shape %lldx%lld launches no kernel: nothing to show (give both extents "
+                        "at least 1)\n", rp_op_name(o->op), (long long)o->m, (long long)o->n), rc = CLI_USAGE;
+    else
         rc = cli_emit_kernel(rows_lib_last(lib), o->k.emit, o->k.arch, cli_clock_since(t0));
-    else fprintf(stderr, "cutec compile %s: %s\n", rp_op_name(o->op), p.err);
     cutec_rows_free(lib);
     cute_runtime_free(rt);
     return rc;
