@@ -212,6 +212,70 @@ static void gemv_rows_ew(cute_runtime *rt)
     be->vt->free(be->self, &ba), be->vt->free(be->self, &bx), be->vt->free(be->self, &by);
 }
 
+/* the entry points beyond the plain calls: NULLs, counts, options */
+static void others(cute_runtime *rt)
+{
+    cute_gemm_lib *g = cute_gemm_lib_new(rt);
+    cute_attention_lib *a = cute_attention_lib_new(rt);
+    cute_gemv_lib *v = cute_gemv_lib_new(rt);
+    cutec_rows *r = cutec_rows_new(rt);
+    cute_buffer bm, bq, bc, bs;
+    cute_call_arg M = mat(&bm, CUTE_BF16, 8, 16), Q = bshd(&bq, CUTE_BF16, 1, 4, 2, 64), C8 = mat(&bc, CUTE_BF16, 8, 8);
+    cute_call_arg sums = mat(&bs, CUTE_F32, 16, 1);
+    sums.ndim = 1, sums.stride[0] = 1;
+    refused(IN_CHILD(cutec_gemm_grouped(g, NULL, 2, 1, 0, NULL, err, sizeof err)), "groups is NULL", "grouped: NULL groups");
+    refused(IN_CHILD(cutec_gemm_grouped(g, (cute_gemm_group[]){{M, M, M}}, -1, 1, 0, NULL, err, sizeof err)), NULL,
+            "grouped: -1 groups");
+    refused(IN_CHILD(cutec_gemm_grouped(NULL, (cute_gemm_group[]){{M, M, M}}, 1, 1, 0, NULL, err, sizeof err)), "no library",
+            "grouped: no library");
+    cute_gemm_group bad = {M, M, C8};
+    bad.B.dtype = CUTE_F32;
+    refused(IN_CHILD(cutec_gemm_grouped(g, &bad, 1, 1, 0, NULL, err, sizeof err)), NULL, "grouped: B f32");
+    refused(IN_CHILD(cutec_gemm_nvfp4(g, NULL, NULL, NULL, NULL, NULL, 1, 0, NULL, err, sizeof err)), NULL, "nvfp4: NULLs");
+    refused(IN_CHILD(cutec_gemm_mxfp8(NULL, &M, &M, &M, &M, &M, 1, 0, NULL, err, sizeof err)), NULL, "mxfp8: no library");
+    refused(IN_CHILD(cutec_gemm_swiglu(g, &M, NULL, &M, &M, 1, 0, NULL, err, sizeof err)), NULL, "swiglu: B0 NULL");
+    refused(IN_CHILD(cutec_gemm_swiglu(NULL, &M, &M, &M, &M, 1, 0, NULL, err, sizeof err)), NULL, "swiglu: no library");
+    cute_gemm_scales sc = {0};
+    sc.kind = (cute_gemm_scale_kind)99;
+    refused(IN_CHILD(cutec_gemm_scaled(g, CUTE_GEMM_AUTO, &M, &M, &C8, 1, 0, &sc, NULL, NULL, NULL, err, sizeof err)),
+            NULL, "scaled: kind 99");
+    cute_gemm_epilogue ep = {0};
+    ep.act = (cute_gemm_act)99;
+    refused(IN_CHILD(cutec_gemm_ex(g, CUTE_GEMM_AUTO, &M, &M, &C8, 1, 0, &ep, NULL, NULL, err, sizeof err)), NULL,
+            "epilogue: act 99");
+    refused(IN_CHILD(cutec_attention_fwd_options(a, &Q, &Q, &Q, &Q, NULL, NULL, NULL, err, sizeof err)), NULL,
+            "attn options: NULL options");
+    cute_attention_options o = {.window = true, .window_left = -5};
+    cute_buffer bo;
+    cute_call_arg O = bshd(&bo, CUTE_BF16, 1, 4, 2, 64);
+    refused(IN_CHILD(cutec_attention_fwd_options(a, &Q, &Q, &Q, &O, NULL, &o, NULL, err, sizeof err)), NULL,
+            "attn options: window -5");
+    o = (cute_attention_options){.cu_seqlens_q = &M, .cu_seqlens_k = &M, .max_seqlen_q = -1};
+    refused(IN_CHILD(cutec_attention_fwd_options(a, &Q, &Q, &Q, &O, NULL, &o, NULL, err, sizeof err)), NULL,
+            "attn options: bf16 cu_seqlens");
+    refused(IN_CHILD(cutec_attention_bwd(NULL, &Q, &Q, &Q, &O, &O, NULL, &O, &O, &O, NULL, 0, false, NULL, err,
+                                         sizeof err)), NULL, "attn bwd: no library");
+    refused(IN_CHILD(cutec_attention_decode(NULL, &Q, &Q, &Q, &O, NULL, 0, NULL, err, sizeof err)), NULL,
+            "decode: no library");
+    refused(IN_CHILD(cutec_attention_decode(a, NULL, &Q, &Q, &O, NULL, 0, NULL, err, sizeof err)), NULL, "decode: Q NULL");
+    refused(IN_CHILD(cutec_gemv_vectors(v, &M, NULL, &M, 1, 0, NULL, err, sizeof err)), NULL, "gemv vectors: X NULL");
+    refused(IN_CHILD(cutec_gemv_vectors(NULL, &M, &M, &M, 1, 0, NULL, err, sizeof err)), NULL, "gemv vectors: no lib");
+    refused(IN_CHILD(cutec_gemv_nvfp4(v, NULL, NULL, NULL, NULL, NULL, 1, 0, NULL, err, sizeof err)), NULL,
+            "gemv nvfp4: NULLs");
+    refused(IN_CHILD(cutec_gemm_skinny(NULL, &M, &M, &M, 1, 0, NULL, err, sizeof err)), NULL, "skinny: no library");
+    refused(IN_CHILD(cutec_gemm_skinny(v, NULL, &M, &M, 1, 0, NULL, err, sizeof err)), "A is NULL", "skinny: A NULL");
+    refused(IN_CHILD(cutec_reduce_rows(r, NULL, &M, CUTEC_REDUCE_SUM, NULL, err, sizeof err)), NULL, "reduce: out NULL");
+    refused(IN_CHILD(cutec_reduce_cols(r, &M, &M, (cutec_reduce_op)99, NULL, err, sizeof err)), NULL, "reduce: op 99");
+    refused(IN_CHILD(cutec_reduce_cols(NULL, &sums, &M, CUTEC_REDUCE_SUM, NULL, err, sizeof err)), NULL, "reduce: no lib");
+    refused(IN_CHILD(cutec_reduce_rows(NULL, &sums, &M, CUTEC_REDUCE_SUM, NULL, err, sizeof err)), NULL, "reduce rows: no lib");
+    refused(IN_CHILD(cutec_softmax_backward(r, NULL, &M, &M, false, NULL, err, sizeof err)), NULL, "softmax bwd: NULL");
+    refused(IN_CHILD(cutec_cross_entropy(r, NULL, NULL, err, sizeof err)), NULL, "xent: NULL args");
+    refused(IN_CHILD(cutec_layernorm_backward(r, NULL, NULL, err, sizeof err)), NULL, "layernorm bwd: NULL args");
+    cute_buffer *all[] = {&bm, &bq, &bo, &bc, &bs};
+    for (size_t i = 0; i < sizeof all / sizeof *all; i++) be->vt->free(be->self, all[i]);
+    cutec_rows_free(r), cute_gemv_lib_free(v), cute_attention_lib_free(a), cute_gemm_lib_free(g);
+}
+
 int main(void)
 {
     cute_runtime *rt;
@@ -220,6 +284,7 @@ int main(void)
     gemm(rt);
     attention(rt);
     gemv_rows_ew(rt);
+    others(rt);
     cute_runtime_free(rt);
     return CHECK_DONE("hostile_test");
 }
