@@ -130,6 +130,14 @@ static void ignored_values(void)
             "\"90\" is not a target");
     refused(cmd_run, (const char *const[]){"run", "gemv", "--backend", "interp", "--arch", "sm_", NULL},
             "\"sm_\" is not a target");
+    refused(cmd_compile, (const char *const[]){"compile", "gemm", "--m", "8", "--n", "8", "--k", "8", "--card", "h200:-1",
+                                               "--emit", "config", NULL}, "--card h200:-1");
+    refused(cmd_compile, (const char *const[]){"compile", "gemm", "--m", "8", "--n", "8", "--k", "8", "--card", "h200:x",
+                                               "--emit", "config", NULL}, "--card h200:x");
+    refused(cmd_compile, (const char *const[]){"compile", "gemm", "--emit", "bogus", NULL}, "--emit bogus");
+    refused(cmd_compile, (const char *const[]){"compile", "elementwise", "--emit", "bogus", NULL}, "--emit bogus");
+    refused(cmd_compile, (const char *const[]){"compile", "softmax", "--emit", "bogus", NULL}, "--emit bogus");
+    refused(cmd_run, (const char *const[]){"run", "gemm", "--m", "8", "--frobnicate", NULL}, "unknown option --frobnicate");
 }
 
 int main(void)

@@ -389,8 +389,12 @@ static int parse(int argc, char **argv, gemm_opts *o, bool bench)
             o->amax = true, i--;
             continue;
         }
-        if (!v) {
-            fprintf(stderr, "cutec %s gemm: %s needs a value\n", cmd, k);
+        if (!v) { /* the last word: an option of ours without its value, or not one of ours */
+            gemm_opts scratch = *o;
+            bool known;
+            option(&scratch, bench, k, "", &known), why[0] = 0;
+            if (known) fprintf(stderr, "cutec %s gemm: %s needs a value\n", cmd, k);
+            else fprintf(stderr, "cutec %s gemm: unknown option %s (see `cutec %s gemm help`)\n", cmd, k, cmd);
             return CLI_USAGE;
         }
         bool known, ok = option(o, bench, k, v, &known);
