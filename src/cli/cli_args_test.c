@@ -138,6 +138,10 @@ static void ignored_values(void)
     refused(cmd_compile, (const char *const[]){"compile", "elementwise", "--emit", "bogus", NULL}, "--emit bogus");
     refused(cmd_compile, (const char *const[]){"compile", "softmax", "--emit", "bogus", NULL}, "--emit bogus");
     refused(cmd_run, (const char *const[]){"run", "gemm", "--m", "8", "--frobnicate", NULL}, "unknown option --frobnicate");
+    refused(cmd_run, (const char *const[]){"run", "softmax", "--shape", NULL}, "--shape needs a value");
+    char err[4096];
+    CHECK(run_captured(cmd_run, 3, (char *[]){"run", "softmax", "help", NULL}, err, sizeof err) == CLI_OK &&
+              strstr(err, "usage: cutec run softmax"), "cutec run softmax help: the usage, exit 0: %s", err);
 }
 
 int main(void)

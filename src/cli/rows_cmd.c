@@ -66,8 +66,13 @@ static int parse(int argc, char **argv, rows_opts *o)
             o->backward = true;
             continue;
         }
-        if (i + 1 >= argc || !option(o, argv[i], argv[i + 1], why, sizeof why)) {
-            fprintf(stderr, "cutec %s %s: bad option %s %s%s%s\n", argv[0], argv[1], argv[i], i + 1 < argc ? argv[i + 1] : "",
+        if (!strcmp(argv[i], "help") || !strcmp(argv[i], "--help")) return usage(argv[0]), -1; /* asked: exit 0 */
+        if (i + 1 >= argc) {
+            fprintf(stderr, "cutec %s %s: %s needs a value\n", argv[0], argv[1], argv[i]);
+            return CLI_USAGE;
+        }
+        if (!option(o, argv[i], argv[i + 1], why, sizeof why)) {
+            fprintf(stderr, "cutec %s %s: bad option %s %s%s%s\n", argv[0], argv[1], argv[i], argv[i + 1],
                     why[0] ? ": " : "", why);
             return CLI_USAGE;
         }
@@ -291,7 +296,7 @@ int cmd_compile_rows(int argc, char **argv)
 {
     rows_opts o;
     int rc = parse(argc, argv, &o);
-    if (rc) return rc;
+    if (rc) return rc < 0 ? CLI_OK : rc;
     if (!(o.k.emit = cli_emit_form(o.k.emit))) return usage(argv[0]);
     return cli_parse_only() ? CLI_OK : emit(&o);
 }
@@ -300,7 +305,7 @@ int cmd_run_rows(int argc, char **argv)
 {
     rows_opts o;
     int rc = parse(argc, argv, &o);
-    return rc || cli_parse_only() ? rc : run(&o);
+    return rc < 0 ? CLI_OK : rc || cli_parse_only() ? rc : run(&o);
 }
 
 int cmd_bench_rows(int argc, char **argv)
@@ -309,5 +314,5 @@ int cmd_bench_rows(int argc, char **argv)
     int rc = parse(argc, argv, &o);
     bool shape_given = false;
     for (int i = 2; i < argc; i++) shape_given |= !strcmp(argv[i], "--shape");
-    return rc || cli_parse_only() ? rc : bench(&o, shape_given);
+    return rc < 0 ? CLI_OK : rc || cli_parse_only() ? rc : bench(&o, shape_given);
 }
