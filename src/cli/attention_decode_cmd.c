@@ -217,6 +217,9 @@ int attention_decode_cmd(const attn_opts *o, bool bench_it)
         if (bench_it) return printf("cutec bench attention: skipped: no GPU (%s)\n", err), CLI_OK;
         return fprintf(stderr, "cutec run attention: %s\n", err), CLI_FAIL;
     }
+    double macs = 2.0 * (double)o->B * (double)o->H * (double)o->S * (double)o->D; /* one row: q K^T, p V */
+    if (!bench_it && !cli_interp_fits("run attention --decode", rt, macs, 1.5e7, "multiply-adds"))
+        return cute_runtime_free(rt), CLI_USAGE;
     int rc = bench_it ? bench(o, rt) : run(o, rt);
     cute_runtime_free(rt);
     return rc;

@@ -108,6 +108,16 @@ static void interp_sizes(void)
                                            "128", "--batch", "8", "--heads", "16", NULL}, "the interpreter would take");
     refused(cmd_run, (const char *const[]){"run", "gemv", "--backend", "interp", "--shape", "100000x100000", NULL},
             "the interpreter would take");
+    refused(cmd_run, (const char *const[]){"run", "gemm", "--backend", "interp", "--m", "4096", "--n", "4096", "--k",
+                                           "4096", "--dtype", "nvfp4", "--arch", "sm_100a", NULL},
+            "the interpreter would take");
+    refused(cmd_run, (const char *const[]){"run", "gemm", "--backend", "interp", "--m", "4096", "--n", "4096", "--k",
+                                           "4096", "--dtype", "f16", "--groups", "64", NULL},
+            "the interpreter would take");
+    refused(cmd_run, (const char *const[]){"run", "hstu", "--backend", "interp", "--seqlen", "65536", "--heads", "8",
+                                           NULL}, "the interpreter would take");
+    refused(cmd_run, (const char *const[]){"run", "attention", "--decode", "--backend", "interp", "--seqlen", "16777216",
+                                           "--batch", "64", NULL}, "the interpreter would take");
 }
 
 /* a size that launches no kernel has none to show: said, not a crash */

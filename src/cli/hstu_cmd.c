@@ -226,6 +226,8 @@ static int run(const hstu_opts *o)
         fprintf(stderr, "cutec run hstu: %s\n", p.err);
         return CLI_FAIL;
     }
+    double macs = 2.0 * (double)o->B * (double)o->H * (double)o->Sq * (double)o->Sk * (double)o->D; /* QK^T, PV */
+    if (!cli_interp_fits("run hstu", p.rt, macs, 1.5e7, "multiply-adds")) return cute_runtime_free(p.rt), CLI_USAGE;
     p.lib = cute_hstu_lib_new(p.rt);
     uint64_t seed = (uint64_t)time(NULL) | 1;
     int64_t bad = -1, rows = 0;
