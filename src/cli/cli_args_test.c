@@ -118,6 +118,10 @@ static void interp_sizes(void)
                                            NULL}, "the interpreter would take");
     refused(cmd_run, (const char *const[]){"run", "attention", "--decode", "--backend", "interp", "--seqlen", "16777216",
                                            "--batch", "64", NULL}, "the interpreter would take");
+    refused(cmd_bench, (const char *const[]){"bench", "attention", "--backend", "interp", NULL}, "the interpreter would take");
+    refused(cmd_bench, (const char *const[]){"bench", "attention", "--decode", "--backend", "interp", NULL},
+            "the interpreter would take");
+    refused(cmd_bench, (const char *const[]){"bench", "hstu", "--backend", "interp", NULL}, "the interpreter would take");
 }
 
 /* a size that launches no kernel has none to show: said, not a crash */
