@@ -156,6 +156,10 @@ static void ignored_values(void)
     char err[4096];
     CHECK(run_captured(cmd_run, 3, (char *[]){"run", "softmax", "help", NULL}, err, sizeof err) == CLI_OK &&
               strstr(err, "usage: cutec run softmax"), "cutec run softmax help: the usage, exit 0: %s", err);
+    CHECK(run_captured(cmd_run, 2, (char *[]){"run", "help", NULL}, err, sizeof err) == CLI_OK &&
+              strstr(err, "usage: cutec run"), "cutec run help (cutec help run): the usage, exit 0: %s", err);
+    refused(cmd_run, (const char *const[]){"run", "nosuchkernel", NULL}, "unknown kernel \"nosuchkernel\"");
+    refused(cmd_bench, (const char *const[]){"bench", "nosuchkernel", NULL}, "unknown kernel \"nosuchkernel\"");
 }
 
 int main(void)
