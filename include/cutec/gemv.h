@@ -215,7 +215,8 @@ int64_t cute_gemv_sf_index(int64_t row, int64_t k, int64_t l, int64_t rows, int6
 /* The skinny GEMM C(M,N) = alpha A(M,K) B(N,K)^T + beta C (operands as cutec_gemm takes
  * them, checked by it) where N, or M, is at most CUTE_GEMV_MAX_VECTORS and that operand's
  * rows are contiguous along K: through cutec_gemv_vectors, reading the other operand once.
- * CUTE_ERR_UNSUPPORTED, having done nothing, for any other shape, layout or dtype. */
+ * CUTE_ERR_UNSUPPORTED, having done nothing, for any other shape, layout or dtype (a NULL
+ * operand: CUTE_ERR_INVALID). */
 cute_status cutec_gemm_skinny(cute_gemv_lib *lib, const cute_call_arg *A, const cute_call_arg *B,
                               const cute_call_arg *C, double alpha, double beta, void *stream,
                               char *err, size_t n);

@@ -350,6 +350,13 @@ static void describe(const attn_opts *o, char *buf, size_t n)
     if (o->persistent == 0 && len > 0 && (size_t)len < n) snprintf(buf + len, n - (size_t)len, " tiles");
 }
 
+/* the multiply-adds of a call: Q K^T and P V (the backward's five products: 2.5 times) */
+static double interp_work(const attn_opts *o)
+{
+    double macs = 2.0 * (double)o->B * (double)o->H * (double)o->S * (double)o->S * (double)o->D;
+    return o->bwd ? 2.5 * macs : macs;
+}
+
 static int run(const attn_opts *o)
 {
     problem p = {0};
@@ -360,6 +367,10 @@ static int run(const attn_opts *o)
     if (o->arch_given && cute_runtime_on_gpu(p.rt)) { /* as `cutec run gemm` says it */
         fprintf(stderr, "cutec run attention: --arch %s is the interpreter's target (--backend interp); a GPU runs "
                         "its own arch\n", o->k.arch);
+        cute_runtime_free(p.rt);
+        return CLI_USAGE;
+    }
+    if (!cli_interp_fits("run attention", p.rt, interp_work(o), 1e8, "multiply-adds")) {
         cute_runtime_free(p.rt);
         return CLI_USAGE;
     }
@@ -465,6 +476,13 @@ static int bench(const attn_opts *base)
     int64_t shapes[2][4] = {{8, 16, 4096, 128}, {16, 32, 2048, 64}}; /* B, H, S, D */
     int n = base->shape_given ? 1 : 2;
     if (base->shape_given) shapes[0][0] = base->B, shapes[0][1] = base->H, shapes[0][2] = base->S, shapes[0][3] = base->D;
+    double work = 0;
+    for (int s = 0; s < n; s++) {
+        attn_opts o = *base;
+        o.B = shapes[s][0], o.H = shapes[s][1], o.S = shapes[s][2], o.D = shapes[s][3];
+        work += interp_work(&o);
+    }
+    if (!cli_interp_fits("bench attention", rt, work, 1e8, "multiply-adds")) return cute_runtime_free(rt), CLI_USAGE;
     double sdpa[2][2] = {{-1, -1}, {-1, -1}};
     if (cu) torch_ms(base->dtype, base->bwd, (const int64_t (*)[4])shapes, n, sdpa);
     const cute_device_info *dev = cu ? cute_cuda_device(cu) : NULL;

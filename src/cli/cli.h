@@ -53,6 +53,12 @@ bool cli_dims(const char *s, int max, int64_t hi, int64_t *dims, int *ndims, cha
 void cli_parse_only_set(bool on);
 bool cli_parse_only(void);
 
+/* interp_cap.c: true on a GPU, or where the interpreter would take at most a few minutes for
+ * work units (unit: their name) at per_second of them; else false and the message on stderr
+ * (prefixed "cutec CMD: "), naming the time and the way out */
+typedef struct cute_runtime cute_runtime;
+bool cli_interp_fits(const char *cmd, const cute_runtime *rt, double work, double per_second, const char *unit);
+
 /* CPU time of the process and wall time, in ms (compile_timing.c) */
 typedef struct cli_clock {
     double cpu_ms, wall_ms;
@@ -76,6 +82,9 @@ typedef struct cli_kernel_opts {
     const char *emit, *arch, *backend;
 } cli_kernel_opts;
 bool cli_kernel_option(cli_kernel_opts *o, const char *k, const char *v, bool *ok, char *why, size_t n);
+/* --arch's value: sm_XX (XX >= 70, as NVRTC's path takes) with an optional a or f; else false,
+ * why in why[n] */
+bool cli_arch(const char *v, char *why, size_t n);
 int cli_emit_compiled(const char *kernel, cli_compile_fn compile, const void *cfg, const char *emit,
                       const char *arch);
 /* compile_timing.c: the phases of f's cold compile for arch (an sm_XX) after tracing */

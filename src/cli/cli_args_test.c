@@ -94,9 +94,80 @@ static void commands(void)
     refused(cmd_export, (const char *const[]){"export", "gemm", "--emit", "ptx", NULL}, "no --emit");
 }
 
+/* the interpreter runs a kernel thread by thread on this CPU: a size a GPU takes in a
+ * millisecond would take it hours, so each run names the time and refuses, at once */
+static void interp_sizes(void)
+{
+    refused(cmd_run, (const char *const[]){"run", "gemm", "--backend", "interp", "--m", "4096", "--n", "4096", "--k",
+                                           "4096", NULL}, "the interpreter would take");
+    refused(cmd_run, (const char *const[]){"run", "softmax", "--backend", "interp", "--shape", "2147483648x2", NULL},
+            "the interpreter would take");
+    refused(cmd_run, (const char *const[]){"run", "elementwise", "--backend", "interp", "--shape", "100000x10000", NULL},
+            "the interpreter would take");
+    refused(cmd_run, (const char *const[]){"run", "attention", "--backend", "interp", "--seqlen", "65536", "--headdim",
+                                           "128", "--batch", "8", "--heads", "16", NULL}, "the interpreter would take");
+    refused(cmd_run, (const char *const[]){"run", "gemv", "--backend", "interp", "--shape", "100000x100000", NULL},
+            "the interpreter would take");
+    refused(cmd_run, (const char *const[]){"run", "gemm", "--backend", "interp", "--m", "4096", "--n", "4096", "--k",
+                                           "4096", "--dtype", "nvfp4", "--arch", "sm_100a", NULL},
+            "the interpreter would take");
+    refused(cmd_run, (const char *const[]){"run", "gemm", "--backend", "interp", "--m", "4096", "--n", "4096", "--k",
+                                           "4096", "--dtype", "f16", "--groups", "64", NULL},
+            "the interpreter would take");
+    refused(cmd_run, (const char *const[]){"run", "hstu", "--backend", "interp", "--seqlen", "65536", "--heads", "8",
+                                           NULL}, "the interpreter would take");
+    refused(cmd_run, (const char *const[]){"run", "attention", "--decode", "--backend", "interp", "--seqlen", "16777216",
+                                           "--batch", "64", NULL}, "the interpreter would take");
+    refused(cmd_bench, (const char *const[]){"bench", "attention", "--backend", "interp", NULL}, "the interpreter would take");
+    refused(cmd_bench, (const char *const[]){"bench", "attention", "--decode", "--backend", "interp", NULL},
+            "the interpreter would take");
+    refused(cmd_bench, (const char *const[]){"bench", "hstu", "--backend", "interp", NULL}, "the interpreter would take");
+}
+
+/* a size that launches no kernel has none to show: said, not a crash */
+static void nothing_compiled(void)
+{
+    refused(cmd_compile, (const char *const[]){"compile", "softmax", "--emit", "ptx", "--shape", "0x1", NULL},
+            "launches no kernel");
+    refused(cmd_compile, (const char *const[]){"compile", "rmsnorm", "--emit", "ir", "--shape", "0x64", NULL},
+            "launches no kernel");
+}
+
+/* a value the command cannot use is refused, not ignored */
+static void ignored_values(void)
+{
+    refused(cmd_run, (const char *const[]){"run", "gemm", "--backend", "interp", "--arch", "sm_1", NULL},
+            "\"sm_1\" is not a target");
+    refused(cmd_run, (const char *const[]){"run", "softmax", "--backend", "interp", "--arch", "sm_90x", NULL},
+            "\"sm_90x\" is not a target");
+    refused(cmd_run, (const char *const[]){"run", "elementwise", "--backend", "interp", "--arch", "90", NULL},
+            "\"90\" is not a target");
+    refused(cmd_run, (const char *const[]){"run", "gemv", "--backend", "interp", "--arch", "sm_", NULL},
+            "\"sm_\" is not a target");
+    refused(cmd_compile, (const char *const[]){"compile", "gemm", "--m", "8", "--n", "8", "--k", "8", "--card", "h200:-1",
+                                               "--emit", "config", NULL}, "--card h200:-1");
+    refused(cmd_compile, (const char *const[]){"compile", "gemm", "--m", "8", "--n", "8", "--k", "8", "--card", "h200:x",
+                                               "--emit", "config", NULL}, "--card h200:x");
+    refused(cmd_compile, (const char *const[]){"compile", "gemm", "--emit", "bogus", NULL}, "--emit bogus");
+    refused(cmd_compile, (const char *const[]){"compile", "elementwise", "--emit", "bogus", NULL}, "--emit bogus");
+    refused(cmd_compile, (const char *const[]){"compile", "softmax", "--emit", "bogus", NULL}, "--emit bogus");
+    refused(cmd_run, (const char *const[]){"run", "gemm", "--m", "8", "--frobnicate", NULL}, "unknown option --frobnicate");
+    refused(cmd_run, (const char *const[]){"run", "softmax", "--shape", NULL}, "--shape needs a value");
+    char err[4096];
+    CHECK(run_captured(cmd_run, 3, (char *[]){"run", "softmax", "help", NULL}, err, sizeof err) == CLI_OK &&
+              strstr(err, "usage: cutec run softmax"), "cutec run softmax help: the usage, exit 0: %s", err);
+    CHECK(run_captured(cmd_run, 2, (char *[]){"run", "help", NULL}, err, sizeof err) == CLI_OK &&
+              strstr(err, "usage: cutec run"), "cutec run help (cutec help run): the usage, exit 0: %s", err);
+    refused(cmd_run, (const char *const[]){"run", "nosuchkernel", NULL}, "unknown kernel \"nosuchkernel\"");
+    refused(cmd_bench, (const char *const[]){"bench", "nosuchkernel", NULL}, "unknown kernel \"nosuchkernel\"");
+}
+
 int main(void)
 {
     parser();
     commands();
+    interp_sizes();
+    nothing_compiled();
+    ignored_values();
     return CHECK_DONE("cli_args_test");
 }

@@ -1,7 +1,17 @@
 /* The options every kernel command shares (--iters, --emit, --arch, --backend). */
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "cli.h"
+
+bool cli_arch(const char *v, char *why, size_t n)
+{
+    char *end = NULL;
+    long sm = !strncmp(v, "sm_", 3) && v[3] >= '0' && v[3] <= '9' ? strtol(v + 3, &end, 10) : 0;
+    if (sm >= 70 && sm < 10000 && (!*end || !strcmp(end, "a") || !strcmp(end, "f"))) return true;
+    return snprintf(why, n, "\"%s\" is not a target like sm_80, sm_90a or sm_100a (sm_70 or newer)", v), false;
+}
 
 bool cli_kernel_option(cli_kernel_opts *o, const char *k, const char *v, bool *ok, char *why, size_t n)
 {
@@ -11,7 +21,7 @@ bool cli_kernel_option(cli_kernel_opts *o, const char *k, const char *v, bool *o
     else if (!strcmp(k, "--emit"))
         o->emit = v, *ok = true;
     else if (!strcmp(k, "--arch"))
-        o->arch = v, *ok = true;
+        o->arch = v, *ok = cli_arch(v, why, n);
     else if (!strcmp(k, "--backend"))
         o->backend = v, *ok = true;
     else

@@ -55,6 +55,9 @@ static int parse(int argc, char **argv, ew_opts *o)
     o->shape[0] = 1 << 20;
     o->iters = 20;
     bool out_given = false;
+    if (argc >= 2 && (!strcmp(argv[1], "help") || !strcmp(argv[1], "--help"))) return usage(argv[0]), -1; /* exit 0 */
+    if (argc >= 2 && strcmp(argv[1], "elementwise") != 0)
+        fprintf(stderr, "cutec %s: unknown kernel \"%s\"\n", argv[0], argv[1]);
     if (argc < 2 || strcmp(argv[1], "elementwise") != 0) return usage(argv[0]);
     for (int i = 2; i < argc; i++) {
         const char *k = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
@@ -68,7 +71,7 @@ static int parse(int argc, char **argv, ew_opts *o)
         else if (!strcmp(k, "--out-dtype")) ok = cute_dtype_parse(v, &o->out_dtype), out_given = true;
         else if (!strcmp(k, "--shape")) ok = parse_shape(v, o, why, sizeof why);
         else if (!strcmp(k, "--emit")) o->emit = v;
-        else if (!strcmp(k, "--arch")) o->arch = v;
+        else if (!strcmp(k, "--arch")) o->arch = v, ok = cli_arch(v, why, sizeof why);
         else if (!strcmp(k, "--backend")) o->backend = v;
         else if (!strcmp(k, "--plot")) o->plot = v;
         else if (!strcmp(k, "--iters")) {
@@ -283,6 +286,10 @@ static int run(const ew_opts *o)
         fprintf(stderr, "cutec run: %s\n", err);
         return CLI_FAIL;
     }
+    if (!cli_interp_fits("run elementwise", rt, (double)count(o), 8e5, "elements")) {
+        cute_runtime_free(rt);
+        return CLI_USAGE;
+    }
     cute_ew_lib *lib = cute_ew_lib_new(rt);
     int bad = -1;
     double ms = run_one(rt, lib, o, true, &bad);
@@ -391,7 +398,7 @@ int cmd_compile(int argc, char **argv)
     if (argc >= 2 && strcmp(argv[1], "hstu") == 0) return cmd_hstu(argc, argv);
     ew_opts o;
     int rc = parse(argc, argv, &o);
-    if (rc) return rc;
+    if (rc) return rc < 0 ? CLI_OK : rc;
     if (!(o.emit = cli_emit_form(o.emit))) return usage(argv[0]);
     return cli_parse_only() ? CLI_OK : emit(&o);
 }
@@ -405,7 +412,7 @@ int cmd_run(int argc, char **argv)
     if (argc >= 2 && strcmp(argv[1], "hstu") == 0) return cmd_hstu(argc, argv);
     ew_opts o;
     int rc = parse(argc, argv, &o);
-    return rc || cli_parse_only() ? rc : run(&o);
+    return rc < 0 ? CLI_OK : rc || cli_parse_only() ? rc : run(&o);
 }
 
 int cmd_bench(int argc, char **argv)
@@ -422,5 +429,5 @@ int cmd_bench(int argc, char **argv)
     if (argc >= 2 && strcmp(argv[1], "tp-gemm") == 0) return cmd_bench_tp(argc, argv);
     ew_opts o;
     int rc = parse(argc, argv, &o);
-    return rc || cli_parse_only() ? rc : bench(&o);
+    return rc < 0 ? CLI_OK : rc || cli_parse_only() ? rc : bench(&o);
 }

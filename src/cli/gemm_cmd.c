@@ -309,7 +309,7 @@ static bool option(gemm_opts *o, bool bench, const char *k, const char *v, bool 
     if (!bench && !strcmp(k, "--pad")) return parse_int(v, &o->pad, 0, INT64_MAX);
     if (!bench && !strcmp(k, "--variant")) return cute_gemm_variant_parse(v, &o->variant);
     if (!bench && !strcmp(k, "--backend")) return o->backend = v, true;
-    if (!bench && !strcmp(k, "--arch")) return o->arch = v, !strncmp(v, "sm_", 3);
+    if (!bench && !strcmp(k, "--arch")) return o->arch = v, cli_arch(v, why, sizeof why);
     if (bench && !strcmp(k, "--sizes")) return parse_sizes(v, o);
     if (bench && !strcmp(k, "--variants")) return parse_variants(v, o);
     if (bench && !strcmp(k, "--plot")) return o->plot = v, true;
@@ -389,8 +389,12 @@ static int parse(int argc, char **argv, gemm_opts *o, bool bench)
             o->amax = true, i--;
             continue;
         }
-        if (!v) {
-            fprintf(stderr, "cutec %s gemm: %s needs a value\n", cmd, k);
+        if (!v) { /* the last word: an option of ours without its value, or not one of ours */
+            gemm_opts scratch = *o;
+            bool known;
+            option(&scratch, bench, k, "", &known), why[0] = 0;
+            if (known) fprintf(stderr, "cutec %s gemm: %s needs a value\n", cmd, k);
+            else fprintf(stderr, "cutec %s gemm: unknown option %s (see `cutec %s gemm help`)\n", cmd, k, cmd);
             return CLI_USAGE;
         }
         bool known, ok = option(o, bench, k, v, &known);
@@ -498,6 +502,11 @@ static int run(const gemm_opts *o)
     if (o->arch && cute_runtime_on_gpu(rt)) {
         fprintf(stderr, "cutec run gemm: --arch %s is the interpreter's target (--backend interp); a GPU runs "
                         "its own arch\n", o->arch);
+        cute_runtime_free(rt);
+        return CLI_USAGE;
+    }
+    double macs = (o->dual ? 2.0 : 1.0) * (double)o->m * (double)o->n * (double)o->k * (double)o->l;
+    if (!cli_interp_fits("run gemm", rt, macs, 4e7, "multiply-adds")) {
         cute_runtime_free(rt);
         return CLI_USAGE;
     }

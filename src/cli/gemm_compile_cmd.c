@@ -270,8 +270,11 @@ int cmd_compile_gemm(int argc, char **argv)
         } else if (!strcmp(k, "--tune-file")) {
             shape.file = v;
         } else if (!strcmp(k, "--card")) {
-            if (!strrchr(v, ':')) {
-                fprintf(stderr, "cutec compile gemm: --card %s: NAME:SMS, as the tuning file names the card\n", v);
+            int64_t sms;
+            char why_sms[160];
+            if (!strrchr(v, ':') || !cli_int(strrchr(v, ':') + 1, 1, 1 << 20, &sms, why_sms, sizeof why_sms)) {
+                fprintf(stderr, "cutec compile gemm: --card %s: NAME:SMS, as the tuning file names the card (SMS a "
+                                "count from 1)\n", v);
                 return usage();
             }
             shape.card = v;

@@ -116,7 +116,7 @@ static bool option(gemv_opts *o, const char *k, const char *v, bool *out_given, 
     else if (!strcmp(k, "--emit"))
         o->emit = v;
     else if (!strcmp(k, "--arch"))
-        o->arch = v;
+        o->arch = v, ok = cli_arch(v, why, n);
     else if (!strcmp(k, "--backend"))
         o->backend = v;
     else
@@ -415,6 +415,11 @@ static int run(const gemv_opts *o)
     if (cute_runtime_new(o->backend, &p.rt, p.err, sizeof p.err) != CUTE_OK) {
         fprintf(stderr, "cutec run gemv: %s\n", p.err);
         return CLI_FAIL;
+    }
+    if (!cli_interp_fits("run gemv", p.rt, (double)o->M * (double)o->K * (double)o->L * (double)nvec(o), 5e6,
+                         "multiply-adds")) {
+        cute_runtime_free(p.rt);
+        return CLI_USAGE;
     }
     p.lib = cute_gemv_lib_new(p.rt);
     cute_gemv_lib_mma_from(p.lib, o->mma_from);

@@ -219,6 +219,12 @@ static void describe(const hstu_opts *o, char *buf, size_t n)
              o->fast ? " fast" : "");
 }
 
+/* the multiply-adds of a call: Q K^T and P V */
+static double interp_work(const hstu_opts *o)
+{
+    return 2.0 * (double)o->B * (double)o->H * (double)o->Sq * (double)o->Sk * (double)o->D;
+}
+
 static int run(const hstu_opts *o)
 {
     problem p = {0};
@@ -226,6 +232,7 @@ static int run(const hstu_opts *o)
         fprintf(stderr, "cutec run hstu: %s\n", p.err);
         return CLI_FAIL;
     }
+    if (!cli_interp_fits("run hstu", p.rt, interp_work(o), 1e8, "multiply-adds")) return cute_runtime_free(p.rt), CLI_USAGE;
     p.lib = cute_hstu_lib_new(p.rt);
     uint64_t seed = (uint64_t)time(NULL) | 1;
     int64_t bad = -1, rows = 0;
@@ -275,6 +282,8 @@ static int bench(const hstu_opts *base)
     }
     cute_cuda *cu = cute_cuda_backend_driver(cute_runtime_backend(rt)); /* NULL: --backend interp, checks only */
     hstu_opts o = *base;
+    if (!cli_interp_fits("bench hstu", rt, 2 * interp_work(&o), 1e8, "multiply-adds")) /* causal and not */
+        return cute_runtime_free(rt), CLI_USAGE;
     double torch[2] = {-1, -1};
     if (cu) torch_ms(&o, torch);
     const cute_device_info *dev = cu ? cute_cuda_device(cu) : NULL;

@@ -66,8 +66,13 @@ static int parse(int argc, char **argv, rows_opts *o)
             o->backward = true;
             continue;
         }
-        if (i + 1 >= argc || !option(o, argv[i], argv[i + 1], why, sizeof why)) {
-            fprintf(stderr, "cutec %s %s: bad option %s %s%s%s\n", argv[0], argv[1], argv[i], i + 1 < argc ? argv[i + 1] : "",
+        if (!strcmp(argv[i], "help") || !strcmp(argv[i], "--help")) return usage(argv[0]), -1; /* asked: exit 0 */
+        if (i + 1 >= argc) {
+            fprintf(stderr, "cutec %s %s: %s needs a value\n", argv[0], argv[1], argv[i]);
+            return CLI_USAGE;
+        }
+        if (!option(o, argv[i], argv[i + 1], why, sizeof why)) {
+            fprintf(stderr, "cutec %s %s: bad option %s %s%s%s\n", argv[0], argv[1], argv[i], argv[i + 1],
                     why[0] ? ": " : "", why);
             return CLI_USAGE;
         }
@@ -100,9 +105,13 @@ static int emit(const rows_opts *o)
     rows_lib_dry_run(lib, true);
     int rc = CLI_FAIL;
     cli_clock t0 = cli_clock_now();
-    if (rp_setup(&p, true) && rp_call(&p) == CUTE_OK)
+    if (!(rp_setup(&p, true) && rp_call(&p) == CUTE_OK))
+        fprintf(stderr, "cutec compile %s: %s\n", rp_op_name(o->op), p.err);
+    else if (!rows_lib_last(lib)) /* a zero extent: the call returns before compiling */
+        fprintf(stderr, "cutec compile %s: --shape %lldx%lld launches no kernel: nothing to show (give both extents "
+                        "at least 1)\n", rp_op_name(o->op), (long long)o->m, (long long)o->n), rc = CLI_USAGE;
+    else
         rc = cli_emit_kernel(rows_lib_last(lib), o->k.emit, o->k.arch, cli_clock_since(t0));
-    else fprintf(stderr, "cutec compile %s: %s\n", rp_op_name(o->op), p.err);
     cutec_rows_free(lib);
     cute_runtime_free(rt);
     return rc;
@@ -175,6 +184,9 @@ static int run(const rows_opts *o)
     char err[1024];
     cute_runtime *rt;
     if (cute_runtime_new(o->k.backend, &rt, err, sizeof err) != CUTE_OK) return fprintf(stderr, "cutec run: %s\n", err), CLI_FAIL;
+    char cmd[64];
+    snprintf(cmd, sizeof cmd, "run %s", rp_op_name(o->op));
+    if (!cli_interp_fits(cmd, rt, (double)o->m * (double)o->n, 5e6, "elements")) return cute_runtime_free(rt), CLI_USAGE;
     cutec_rows *lib = cutec_rows_new(rt);
     rows_problem p;
     int64_t bad = run_checked(rt, lib, o, &p);
@@ -284,7 +296,7 @@ int cmd_compile_rows(int argc, char **argv)
 {
     rows_opts o;
     int rc = parse(argc, argv, &o);
-    if (rc) return rc;
+    if (rc) return rc < 0 ? CLI_OK : rc;
     if (!(o.k.emit = cli_emit_form(o.k.emit))) return usage(argv[0]);
     return cli_parse_only() ? CLI_OK : emit(&o);
 }
@@ -293,7 +305,7 @@ int cmd_run_rows(int argc, char **argv)
 {
     rows_opts o;
     int rc = parse(argc, argv, &o);
-    return rc || cli_parse_only() ? rc : run(&o);
+    return rc < 0 ? CLI_OK : rc || cli_parse_only() ? rc : run(&o);
 }
 
 int cmd_bench_rows(int argc, char **argv)
@@ -302,5 +314,5 @@ int cmd_bench_rows(int argc, char **argv)
     int rc = parse(argc, argv, &o);
     bool shape_given = false;
     for (int i = 2; i < argc; i++) shape_given |= !strcmp(argv[i], "--shape");
-    return rc || cli_parse_only() ? rc : bench(&o, shape_given);
+    return rc < 0 ? CLI_OK : rc || cli_parse_only() ? rc : bench(&o, shape_given);
 }

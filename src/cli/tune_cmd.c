@@ -181,7 +181,7 @@ static bool tune_option(const char *k, const char *v, tune_opts *o, char *why, s
     if (!strcmp(k, "--budget")) return parse_int_opt(v, 0, 100000, &o->budget, why, n);
     if (!strcmp(k, "--jobs")) return parse_int_opt(v, 1, 256, &o->jobs, why, n);
     if (!strcmp(k, "--iters")) return parse_int_opt(v, 1, 1000, &o->iters, why, n);
-    if (!strcmp(k, "--arch")) return o->arch = v, true;
+    if (!strcmp(k, "--arch")) return o->arch = v, cli_arch(v, why, n);
     if (!strcmp(k, "--file")) return o->file = v, true;
     if (!strcmp(k, "--layout"))
         return cli_gemm_parse_layout(v, o->layout) || (snprintf(why, n, "two or three of n, t"), false);

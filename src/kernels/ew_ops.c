@@ -145,6 +145,10 @@ cute_status cute_ew(cute_ew_lib *lib, cute_ew_op op, const cute_call_arg *out,
         snprintf(err, n, "elementwise: unknown op %d", op);
         return CUTE_ERR_INVALID;
     }
+    if (!lib || !a || !out) {
+        snprintf(err, n, "elementwise %s: %s is NULL", names[op], !lib ? "the library" : !a ? "a" : "out");
+        return CUTE_ERR_INVALID;
+    }
     int nin = cute_ew_op_arity(op);
     cute_call_arg args[3] = {*a, nin > 1 && b ? *b : *a, *out};
     if (nin > 1 && !b) {
@@ -177,5 +181,8 @@ cute_status cute_ew(cute_ew_lib *lib, cute_ew_op op, const cute_call_arg *out,
     const cute_fn *fn = fn_cache_fn(&lib->fns, lib->rt, key, compile_op, &r, "elementwise", err, n);
     pthread_mutex_unlock(&lib->lock);
     if (!fn) return CUTE_ERR_COMPILE;
-    return cute_ew_call(fn, stream, nin, args, &args[nin], err, n);
+    char why[1024]; /* cute_call's message names the argument by number: the op says whose */
+    cute_status st = cute_ew_call(fn, stream, nin, args, &args[nin], why, sizeof why);
+    if (st != CUTE_OK) snprintf(err, n, "elementwise %s: %s", names[op], why);
+    return st;
 }

@@ -98,7 +98,9 @@ cute_status cutec_gemm_grouped(cute_gemm_lib *lib, const cute_gemm_group *groups
     char scratch[512];
     if (!err || !n) err = scratch, n = sizeof scratch;
     err[0] = 0;
-    if (!lib || !groups || count < 1) return bad(err, n, "gemm grouped: %d groups (at least one)", count);
+    if (!lib) return bad(err, n, "gemm grouped: no library");
+    if (!groups) return bad(err, n, "gemm grouped: groups is NULL");
+    if (count < 1) return bad(err, n, "gemm grouped: %d groups (at least one)", count);
     if (!isfinite(alpha) || !isfinite(beta))
         return bad(err, n, "gemm grouped: alpha (%g) and beta (%g) must be finite", alpha, beta);
     cute_gemm_config cfg = config_of(&groups[0]);

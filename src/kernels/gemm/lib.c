@@ -748,7 +748,10 @@ cute_status cutec_gemm_scaled(cute_gemm_lib *lib, cute_gemm_variant variant, con
     /* N or M at most 128: streamed once by the GEMV kernels, but for M of 32 to 128 on sm_90
      * (the Hopper kernel's few-row tiles: hopper_auto.c) */
     if (variant == CUTE_GEMM_AUTO && !fused && !scaled && !gemm_few_rows_to_hopper(lib->rt, A, B, C)) {
-        s = cutec_gemm_skinny(lib->skinny, A, B, C, alpha, beta, stream, err, n);
+        char why[1024]; /* its messages are the GEMV kernels': the caller called gemm */
+        s = cutec_gemm_skinny(lib->skinny, A, B, C, alpha, beta, stream, why, sizeof why);
+        if (s != CUTE_OK && s != CUTE_ERR_UNSUPPORTED)
+            snprintf(err, n, "gemm (M or N at most 128: the GEMV kernels): %s", why);
         if (s != CUTE_ERR_UNSUPPORTED) return s;
         s = CUTE_OK, err[0] = 0;
     }

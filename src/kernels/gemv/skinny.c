@@ -49,7 +49,11 @@ cute_status cutec_gemm_skinny(cute_gemv_lib *lib, const cute_call_arg *A, const 
                               const cute_call_arg *C, double alpha, double beta, void *stream,
                               char *err, size_t n)
 {
-    if (!A || !B || !C || A->ndim != B->ndim || A->ndim != C->ndim || A->ndim < 2 || A->ndim > 3 ||
+    if (!A || !B || !C) { /* malformed, not merely a shape it does not take */
+        if (err && n) snprintf(err, n, "gemm_skinny: %s is NULL", !A ? "A" : !B ? "B" : "C");
+        return CUTE_ERR_INVALID;
+    }
+    if (A->ndim != B->ndim || A->ndim != C->ndim || A->ndim < 2 || A->ndim > 3 ||
         !dtypes_taken(A, C))
         return CUTE_ERR_UNSUPPORTED;
     int64_t M = A->shape[0], N = B->shape[0], most = vectors_taken(A, B);

@@ -227,6 +227,9 @@ cute_status cutec_reduce_cols(cutec_rows *lib, const cute_call_arg *out, const c
                               void *stream, char *err, size_t n)
 {
     static const cute_op ops[] = {CUTE_OP_ADD, CUTE_OP_ADD, CUTE_OP_MAX, CUTE_OP_MIN, CUTE_OP_MUL};
+    char scratch[256];
+    if (!err) err = scratch, n = sizeof scratch;
+    if (!lib) return FAIL("reduce_cols: the library is NULL (cutec_rows_new's answer when it fails)");
     if ((unsigned)op >= sizeof ops / sizeof *ops) return FAIL("reduce_cols: op is not a cutec_reduce_op");
     cute_status st = rows_env_check(err, n);
     if (st) return st;

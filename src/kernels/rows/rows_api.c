@@ -29,6 +29,7 @@ static cute_status refuse(char *err, size_t n, const char *why)
 static cute_status norm(cutec_rows *lib, const row_op *op, const cutec_norm_args *a, bool layer, void *stream,
                         char *err, size_t n)
 {
+    if (!a) return refuse(err, n, layer ? "layernorm: the arguments are NULL" : "rmsnorm: the arguments are NULL");
     if (!layer && (a->bias || a->mean)) return refuse(err, n, "rmsnorm: no bias and no mean (they are LayerNorm's)");
     row_call rc = {op, 0, {a->x, a->residual, a->weight}, 0, {a->eps, 0}};
     int k = 3;
@@ -52,6 +53,7 @@ cute_status cutec_layernorm(cutec_rows *lib, const cutec_norm_args *a, void *str
 cute_status cutec_rmsnorm_backward(cutec_rows *lib, const cutec_norm_grad_args *a, void *stream, char *err,
                                    size_t n)
 {
+    if (!a) return refuse(err, n, "rmsnorm_backward: the arguments are NULL");
     if (a->mean || a->dbias) return refuse(err, n, "rmsnorm_backward: no mean and no dbias (they are LayerNorm's)");
     row_call rc = {&row_rmsnorm_bwd, 0, {a->dy, a->x, a->weight, a->rstd, a->dx, a->dweight}, 0, {0, 0}};
     return rows_run(lib, &rc, stream, err, n);
@@ -60,6 +62,7 @@ cute_status cutec_rmsnorm_backward(cutec_rows *lib, const cutec_norm_grad_args *
 cute_status cutec_layernorm_backward(cutec_rows *lib, const cutec_norm_grad_args *a, void *stream, char *err,
                                      size_t n)
 {
+    if (!a) return refuse(err, n, "layernorm_backward: the arguments are NULL");
     row_call rc = {&row_layernorm_bwd, 0, {a->dy, a->x, a->weight, a->mean, a->rstd, a->dx, a->dweight, a->dbias},
                    0, {0, 0}};
     return rows_run(lib, &rc, stream, err, n);
@@ -67,6 +70,7 @@ cute_status cutec_layernorm_backward(cutec_rows *lib, const cutec_norm_grad_args
 
 cute_status cutec_cross_entropy(cutec_rows *lib, const cutec_xent_args *a, void *stream, char *err, size_t n)
 {
+    if (!a) return refuse(err, n, "cross_entropy: the arguments are NULL");
     if (!(a->smoothing >= 0 && a->smoothing <= 1)) return refuse(err, n, "cross_entropy: smoothing must lie in [0, 1]");
     if (a->ignore_index < -ROW_IGNORE_BIAS || a->ignore_index > INT32_MAX)
         return refuse(err, n, "cross_entropy: the ignore index must lie in [-2^32, 2^31)");

@@ -238,7 +238,9 @@ static cute_status run_locked(cutec_rows *lib, const row_call *rc, const row_pla
     if (rows_lib_dry(lib)) return CUTE_OK;
     cute_call_arg args[ROW_SLOTS + 4];
     int k = call_args(rc, p, scratch, partial_rows, iters, args);
-    cute_status st = cute_call(fn, stream, k, args, err, n);
+    char why[1024]; /* cute_call's message names the argument by number: the op says whose */
+    cute_status st = cute_call(fn, stream, k, args, why, sizeof why);
+    if (st != CUTE_OK) snprintf(err, n, "%s: %s", rc->op->name, why);
     for (int s = 0, i = 0; s < rc->op->nslots && st == CUTE_OK; s++)
         if (p->has[s] && rc->op->slot[s].role == COL_PARTIAL) {
             size_t offset = (size_t)(i++ * partial_rows * cols) * sizeof(float);
@@ -276,6 +278,7 @@ cute_status rows_run(cutec_rows *lib, const row_call *rc, void *stream, char *er
 {
     char scratch[512];
     if (!err) err = scratch, n = sizeof scratch;
+    if (!lib) return FAIL("%s: the library is NULL (cutec_rows_new's answer when it fails)", rc->op->name);
     cute_status st = rows_env_check(err, n);
     if (!st) st = check_args(rc, err, n);
     if (st) return st;

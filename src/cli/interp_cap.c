@@ -1,0 +1,21 @@
+/* The interpreter runs a kernel thread by thread on this CPU: a size a GPU takes in a
+ * millisecond takes it hours.  A run on it estimates its time from the work and the
+ * interpreter's rate for that kind of kernel (measured on a 2-core build machine, checks
+ * included) and refuses past a few minutes, saying so, rather than appear to hang. */
+#include <stdio.h>
+
+#include "cli.h"
+#include "cutec/jit.h"
+
+enum { INTERP_MOST_S = 300 }; /* the longest run it starts */
+
+bool cli_interp_fits(const char *cmd, const cute_runtime *rt, double work, double per_second, const char *unit)
+{
+    double s = work / per_second;
+    if (cute_runtime_on_gpu(rt) || s <= INTERP_MOST_S) return true;
+    fprintf(stderr,
+            "cutec %s: the interpreter would take about %.0f minutes for this size (%.3g %s at about %.0e a "
+            "second; it starts nothing past %d minutes): take a smaller size, or a GPU (--backend cuda)\n",
+            cmd, s / 60, work, unit, per_second, INTERP_MOST_S / 60);
+    return false;
+}
