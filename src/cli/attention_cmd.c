@@ -370,7 +370,7 @@ static int run(const attn_opts *o)
         cute_runtime_free(p.rt);
         return CLI_USAGE;
     }
-    if (!cli_interp_fits("run attention", p.rt, interp_work(o), 1e8, "multiply-adds")) {
+    if (!cli_interp_fits("run attention", p.rt, interp_work(o), CLI_INTERP_ATTENTION)) {
         cute_runtime_free(p.rt);
         return CLI_USAGE;
     }
@@ -482,7 +482,7 @@ static int bench(const attn_opts *base)
         o.B = shapes[s][0], o.H = shapes[s][1], o.S = shapes[s][2], o.D = shapes[s][3];
         work += interp_work(&o);
     }
-    if (!cli_interp_fits("bench attention", rt, work, 1e8, "multiply-adds")) return cute_runtime_free(rt), CLI_USAGE;
+    if (!cli_interp_fits("bench attention", rt, work, CLI_INTERP_ATTENTION)) return cute_runtime_free(rt), CLI_USAGE;
     double sdpa[2][2] = {{-1, -1}, {-1, -1}};
     if (cu) torch_ms(base->dtype, base->bwd, (const int64_t (*)[4])shapes, n, sdpa);
     const cute_device_info *dev = cu ? cute_cuda_device(cu) : NULL;

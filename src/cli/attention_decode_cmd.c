@@ -179,8 +179,8 @@ static int bench(const attn_opts *base, cute_runtime *rt)
     int n = base->shape_given ? 1 : 2;
     if (!base->shape_given)
         for (int i = 0; i < 2; i++) shapes[i].B = 8, shapes[i].H = 32, shapes[i].G = i ? 8 : 32, shapes[i].S = 32768, shapes[i].D = 128;
-    if (!cli_interp_fits("bench attention --decode", rt, interp_work(&shapes[0]) + (n > 1 ? interp_work(&shapes[1]) : 0),
-                         1e7, "multiply-adds"))
+    double work = interp_work(&shapes[0]) + (n > 1 ? interp_work(&shapes[1]) : 0);
+    if (!cli_interp_fits("bench attention --decode", rt, work, CLI_INTERP_DECODE))
         return CLI_USAGE;
     double sdpa[2] = {-1, -1};
     if (cu) torch_ms(base->dtype, shapes, n, sdpa);
@@ -226,7 +226,7 @@ int attention_decode_cmd(const attn_opts *o, bool bench_it)
         if (bench_it) return printf("cutec bench attention: skipped: no GPU (%s)\n", err), CLI_OK;
         return fprintf(stderr, "cutec run attention: %s\n", err), CLI_FAIL;
     }
-    if (!bench_it && !cli_interp_fits("run attention --decode", rt, interp_work(o), 1e7, "multiply-adds"))
+    if (!bench_it && !cli_interp_fits("run attention --decode", rt, interp_work(o), CLI_INTERP_DECODE))
         return cute_runtime_free(rt), CLI_USAGE;
     int rc = bench_it ? bench(o, rt) : run(o, rt);
     cute_runtime_free(rt);

@@ -54,10 +54,20 @@ void cli_parse_only_set(bool on);
 bool cli_parse_only(void);
 
 /* interp_cap.c: true on a GPU, or where the interpreter would take at most a few minutes for
- * work units (unit: their name) at per_second of them; else false and the message on stderr
- * (prefixed "cutec CMD: "), naming the time and the way out */
+ * work units of a kernel of this kind; else false and the message on stderr (prefixed
+ * "cutec CMD: "), naming the time and the way out */
 typedef struct cute_runtime cute_runtime;
-bool cli_interp_fits(const char *cmd, const cute_runtime *rt, double work, double per_second, const char *unit);
+/* what a kind of kernel gets through on the interpreter (interp_cap.c's table: a rate a second
+ * and the unit of work) */
+typedef enum cli_interp_kind {
+    CLI_INTERP_ATTENTION, /* multiply-adds of the attention kernels (fwd, bwd, HSTU) */
+    CLI_INTERP_DECODE,    /* multiply-adds of attention's decode path */
+    CLI_INTERP_GEMM,      /* multiply-adds of the GEMM kernels (plain, grouped, block-scaled) */
+    CLI_INTERP_GEMV,      /* multiply-adds of the GEMV kernels */
+    CLI_INTERP_ROWS,      /* elements of the row kernels */
+    CLI_INTERP_ELEMENTWISE, /* elements of the elementwise kernels */
+} cli_interp_kind;
+bool cli_interp_fits(const char *cmd, const cute_runtime *rt, double work, cli_interp_kind kind);
 
 /* CPU time of the process and wall time, in ms (compile_timing.c) */
 typedef struct cli_clock {

@@ -286,7 +286,7 @@ static int run(const ew_opts *o)
         fprintf(stderr, "cutec run: %s\n", err);
         return CLI_FAIL;
     }
-    if (!cli_interp_fits("run elementwise", rt, (double)count(o), 8e5, "elements")) {
+    if (!cli_interp_fits("run elementwise", rt, (double)count(o), CLI_INTERP_ELEMENTWISE)) {
         cute_runtime_free(rt);
         return CLI_USAGE;
     }

@@ -506,7 +506,7 @@ static int run(const gemm_opts *o)
         return CLI_USAGE;
     }
     double macs = (o->dual ? 2.0 : 1.0) * (double)o->m * (double)o->n * (double)o->k * (double)o->l;
-    if (!cli_interp_fits("run gemm", rt, macs, 4e7, "multiply-adds")) {
+    if (!cli_interp_fits("run gemm", rt, macs, CLI_INTERP_GEMM)) {
         cute_runtime_free(rt);
         return CLI_USAGE;
     }

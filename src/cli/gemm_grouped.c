@@ -183,7 +183,7 @@ int gemm_grouped(const gemm_opts *o, bool bench)
     if (cute_runtime_new(bench ? "cuda" : o->backend, &x.rt, x.err, sizeof x.err) != CUTE_OK)
         return fprintf(stderr, "cutec %s gemm: %s\n", bench ? "bench" : "run", x.err), CLI_FAIL;
     double macs = (double)o->groups * (double)o->m * (double)o->n * (double)o->k; /* M: each group's most */
-    if (!bench && !cli_interp_fits("run gemm --groups", x.rt, macs, 4e7, "multiply-adds"))
+    if (!bench && !cli_interp_fits("run gemm --groups", x.rt, macs, CLI_INTERP_GEMM))
         return cute_runtime_free(x.rt), CLI_USAGE;
     x.b = cute_runtime_backend(x.rt);
     x.lib = cute_gemm_lib_new(x.rt);

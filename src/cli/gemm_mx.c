@@ -138,7 +138,7 @@ int gemm_mx_run(const gemm_opts *given)
         fprintf(stderr, "cutec run gemm: %s\n", err);
         return CLI_FAIL;
     }
-    if (!cli_interp_fits("run gemm", rt, (double)o->m * (double)o->n * (double)o->k * (double)o->l, 4e7, "multiply-adds"))
+    if (!cli_interp_fits("run gemm", rt, (double)o->m * (double)o->n * (double)o->k * (double)o->l, CLI_INTERP_GEMM))
         return cute_runtime_free(rt), CLI_USAGE;
     cute_runtime_set_target_arch(rt, o->arch);
     const gemm_bs_kind *k = o->bs;

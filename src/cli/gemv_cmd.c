@@ -416,8 +416,8 @@ static int run(const gemv_opts *o)
         fprintf(stderr, "cutec run gemv: %s\n", p.err);
         return CLI_FAIL;
     }
-    if (!cli_interp_fits("run gemv", p.rt, (double)o->M * (double)o->K * (double)o->L * (double)nvec(o), 5e6,
-                         "multiply-adds")) {
+    double macs = (double)o->M * (double)o->K * (double)o->L * (double)nvec(o);
+    if (!cli_interp_fits("run gemv", p.rt, macs, CLI_INTERP_GEMV)) {
         cute_runtime_free(p.rt);
         return CLI_USAGE;
     }

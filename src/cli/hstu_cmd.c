@@ -232,7 +232,7 @@ static int run(const hstu_opts *o)
         fprintf(stderr, "cutec run hstu: %s\n", p.err);
         return CLI_FAIL;
     }
-    if (!cli_interp_fits("run hstu", p.rt, interp_work(o), 1e8, "multiply-adds")) return cute_runtime_free(p.rt), CLI_USAGE;
+    if (!cli_interp_fits("run hstu", p.rt, interp_work(o), CLI_INTERP_ATTENTION)) return cute_runtime_free(p.rt), CLI_USAGE;
     p.lib = cute_hstu_lib_new(p.rt);
     uint64_t seed = (uint64_t)time(NULL) | 1;
     int64_t bad = -1, rows = 0;
@@ -282,7 +282,7 @@ static int bench(const hstu_opts *base)
     }
     cute_cuda *cu = cute_cuda_backend_driver(cute_runtime_backend(rt)); /* NULL: --backend interp, checks only */
     hstu_opts o = *base;
-    if (!cli_interp_fits("bench hstu", rt, 2 * interp_work(&o), 1e8, "multiply-adds")) /* causal and not */
+    if (!cli_interp_fits("bench hstu", rt, 2 * interp_work(&o), CLI_INTERP_ATTENTION)) /* causal and not */
         return cute_runtime_free(rt), CLI_USAGE;
     double torch[2] = {-1, -1};
     if (cu) torch_ms(&o, torch);

@@ -9,8 +9,21 @@
 
 enum { INTERP_MOST_S = 300 }; /* the longest run it starts */
 
-bool cli_interp_fits(const char *cmd, const cute_runtime *rt, double work, double per_second, const char *unit)
+/* the interpreter's rate for each kind of kernel, checks on (hostile35's runs on a 2-core
+ * build machine, 2026-11-27) */
+static const struct {
+    double per_second;
+    const char *unit;
+} rates[] = {
+    [CLI_INTERP_ATTENTION] = {1e8, "multiply-adds"}, [CLI_INTERP_DECODE] = {1e7, "multiply-adds"},
+    [CLI_INTERP_GEMM] = {4e7, "multiply-adds"},      [CLI_INTERP_GEMV] = {5e6, "multiply-adds"},
+    [CLI_INTERP_ROWS] = {5e6, "elements"},           [CLI_INTERP_ELEMENTWISE] = {8e5, "elements"},
+};
+
+bool cli_interp_fits(const char *cmd, const cute_runtime *rt, double work, cli_interp_kind kind)
 {
+    double per_second = rates[kind].per_second;
+    const char *unit = rates[kind].unit;
     double s = work / per_second;
     if (cute_runtime_on_gpu(rt) || s <= INTERP_MOST_S) return true;
     fprintf(stderr,

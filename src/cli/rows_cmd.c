@@ -186,7 +186,7 @@ static int run(const rows_opts *o)
     if (cute_runtime_new(o->k.backend, &rt, err, sizeof err) != CUTE_OK) return fprintf(stderr, "cutec run: %s\n", err), CLI_FAIL;
     char cmd[64];
     snprintf(cmd, sizeof cmd, "run %s", rp_op_name(o->op));
-    if (!cli_interp_fits(cmd, rt, (double)o->m * (double)o->n, 5e6, "elements")) return cute_runtime_free(rt), CLI_USAGE;
+    if (!cli_interp_fits(cmd, rt, (double)o->m * (double)o->n, CLI_INTERP_ROWS)) return cute_runtime_free(rt), CLI_USAGE;
     cutec_rows *lib = cutec_rows_new(rt);
     rows_problem p;
     int64_t bad = run_checked(rt, lib, o, &p);
