@@ -84,7 +84,8 @@ FORMS="wchain2 wpost wchain2,wpost"
                 if (x == "" || y == "" || d1 == "" || d2 == "") { print "keep opt-in (not timed)"; exit }
                 r1 = x - d1; r2 = y - d2; m = (r1 + r2) / 2
                 v = r1 >= 0.3 && r2 >= 0.3 && (e == "" || e >= -0.5) ? "make default" : m < -0.5 && f == "wchain2" ? "delete" : "keep opt-in"
-                printf "%s (%+.2f and %+.2f points at 1024x262144, mean %+.2f; %+.2f at 4096x32768)|%.2f\n", v, r1, r2, m, e, m }')
+                es = e == "" ? "not timed" : sprintf("%+.2f", e)
+                printf "%s (%+.2f and %+.2f points at 1024x262144, mean %+.2f; %s at 4096x32768)|%.2f\n", v, r1, r2, m, es, m }')
             echo "decides: $f: ${line%|*}"
             case "$line" in "make default"*) m=${line##*|}
                 if awk -v m="$m" -v b="$bestm" 'BEGIN { exit !(m > b) }'; then best=$f bestm=$m; fi ;; esac
