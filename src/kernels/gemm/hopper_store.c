@@ -6,7 +6,8 @@
  * counts the stores: before a buffer is written again, the store that read it has read it;
  * the last stores of a tile run on while the consumers start the next tile's main loop.
  * TMA clips the edge pieces (rows past M, columns past N are not written), so no predicate
- * guards the stores; C is read (beta != 0) with predicated loads in the MMA's layout.
+ * guards the stores; C is read (beta != 0) with predicated loads in the MMA's layout (or
+ * clamped into C with no branch: CUTEC_GEMM_HOPPER_BETA_READ=clamp, below).
  *
  * By groups of pieces, as many as the warpgroup has buffers (store_groups): thread 0 waits
  * until the stores before have read their buffers -> the warpgroup meets -> stmatrix of the
@@ -14,12 +15,15 @@
  * meets -> thread 0 issues the group's stores.  A warpgroup writes, stores and frees only
  * boxes of its own, so its 128 threads meet alone: in the cooperative schedule
  * one warpgroup may start its next tile's wgmmas while the other still stores. */
+#include <stdlib.h>
+
 #include "cutec/atom_table.h"
 #include "cutec/notation.h"
 #include "cutec/pipeline.h"
 #include "cutec/smem_atoms.h"
 #include "cutec/sync.h"
 #include "kernels/gemm/gemm_internal.h"
+#include "kernels/kernel_env.h"
 
 /* A piece is 64 x 64: the box's contiguous mode spans the 128-byte swizzle exactly for a
  * 16-bit C; EPILOGUE_BARRIER + w warpgroup w's named barrier (ping-pong: both warpgroups'
@@ -103,7 +107,7 @@ static int copies(const gemm_plan *p) { return p->cfg.peer_mirror ? 2 : 1; }
 /* A piece of the tile (bm, 64) for one thread: its fragment of C, of C's coordinates, of
  * the epilogue's vector (broadcast over C), and which of them lie inside C */
 typedef struct piece_of {
-    cute_tensor gC, vC;
+    cute_tensor gC, vC, kC; /* kC: the fragment's coordinates in C */
     cute_ssa in;
 } piece_of;
 
@@ -116,8 +120,77 @@ static piece_of piece_at(cute_ctx *c, const gemm_plan *p, cute_thr_mma thr, cons
     piece_of q;
     q.gC = cute_partition_C(c, thr, cute_tensor_local_tile(c, t->gC, shape, at, NULL));
     q.vC = cute_partition_C(c, thr, cute_tensor_local_tile(c, vC, shape, at, NULL));
-    q.in = cute_elem_less(c, cute_partition_C(c, thr, cute_tensor_local_tile(c, t->kC, shape, at, NULL)), MN);
+    q.kC = cute_partition_C(c, thr, cute_tensor_local_tile(c, t->kC, shape, at, NULL));
+    q.in = cute_elem_less(c, q.kC, MN);
     return q;
+}
+
+/* How C is read under beta (CUTEC_GEMM_HOPPER_BETA_READ, read as the kernel is traced):
+ * "pred", each element under its own branch (the default), or "clamp", every element read
+ * with no branch from its coordinates clamped into C (row min(m, M-1), column min(n, N-1)).
+ * A clamped element outside C reads a neighbour inside it; its value is never written, as
+ * TMA clips the stores at C's edge.  One straight run of loads instead of 32 branches a
+ * piece, but no cheaper for ptxas -O1 on the development machine (the loads' runtime
+ * addresses cost what the branches did: docs/compile_time.md); scripts/device-cold16.sh
+ * decides on an H200's host.  The flip: the default below (1: clamp). */
+static const int beta_read_default = 0;
+static bool beta_clamped(cute_ctx *c)
+{
+    return kernel_env_choice(cute_ctx_alg(c), "CUTEC_GEMM_HOPPER_BETA_READ", "pred|clamp", beta_read_default) == 1;
+}
+
+/* the thread's fragment of piece q of C, each element read at its coordinates clamped into
+ * C (relative to the tile's origin: the tile starts inside C, so the bounds are >= 0).  An
+ * element's coordinate is the fragment's base plus a static offset: each row of C the
+ * fragment touches is sliced once (its address computed once), each column clamped once. */
+enum { CLAMP_KEYS = 256 };
+typedef struct clamp_cache {
+    int n;
+    int64_t key[CLAMP_KEYS];
+    cute_int at[CLAMP_KEYS];
+    cute_tensor row[CLAMP_KEYS];
+} clamp_cache;
+
+/* the clamped coordinate of mode m at static offset off from the fragment's base */
+static int clamped(cute_alg *a, clamp_cache *k, int64_t off, cute_int base, cute_int origin, cute_int last)
+{
+    for (int i = 0; i < k->n; i++)
+        if (k->key[i] == off) return i;
+    if (k->n == CLAMP_KEYS) return cute_alg_fail(a, "gemm hopper: a fragment of C over more than %d rows or columns", CLAMP_KEYS), 0;
+    k->key[k->n] = off;
+    k->at[k->n] = cute_min(a, cute_sub(a, cute_add(a, base, cute_i(off)), origin), last);
+    return k->n++;
+}
+
+static cute_ssa read_clamped(cute_ctx *c, const gemm_tiles *t, const piece_of *q)
+{
+    cute_alg *a = cute_ctx_alg(c);
+    cute_tuple origin = cute_tuple_flatten(&t->kC.coord), base = cute_tuple_flatten(&q->kC.coord);
+    cute_int last[2] = {cute_sub(a, cute_sub(a, t->M, cute_i(1)), origin.leaf[0]),
+                        cute_sub(a, cute_sub(a, t->N, cute_i(1)), origin.leaf[1])};
+    clamp_cache *k = calloc(2, sizeof *k); /* rows, columns (large for the stack) */
+    if (!k) return cute_alg_fail(a, "gemm hopper: out of memory"), cute_ssa_fill(c, CUTE_F32, q->gC.layout.shape, 0.0);
+    clamp_cache *rows = &k[0], *cols = &k[1];
+    cute_ssa s = cute_ssa_fill(c, (cute_dtype)q->gC.dtype, q->gC.layout.shape, 0.0);
+    for (int i = 0; i < s.n && !a->failed; i++) {
+        cute_tuple crd = cute_layout_eval_basis(a, &q->kC.layout, cute_i(i)), flat = cute_tuple_flatten(&crd);
+        cute_int off[2] = {flat.nleaves > 0 ? flat.leaf[0] : cute_i(0), flat.nleaves > 1 ? flat.leaf[1] : cute_i(0)};
+        if (!cute_is_static(off[0]) || !cute_is_static(off[1])) {
+            cute_alg_fail(a, "gemm hopper: a fragment of C at dynamic offsets");
+            break;
+        }
+        int n0 = rows->n, r = clamped(a, rows, off[0].v, base.leaf[0], origin.leaf[0], last[0]);
+        if (rows->n > n0) { /* the row's address, once: a tensor of its own over the tile's columns */
+            cute_tensor row = cute_tensor_slice(c, t->gC, cute_tuple_fmt(a, "(%I,_)", rows->at[r]));
+            cute_val at = cute_tensor_ptr(c, row, cute_i(0));
+            rows->row[r] = cute_make_tensor(c, at, row.layout, cute_dtype_bytes((cute_dtype)row.dtype));
+        }
+        int col = clamped(a, cols, off[1].v, base.leaf[1], origin.leaf[1], last[1]);
+        cute_tensor one = cute_tensor_slice(c, rows->row[r], cute_tuple_fmt(a, "(%I)", cols->at[col]));
+        s.v[i] = cute_ssa_get(c, cute_tensor_load(c, one), 0).r;
+    }
+    free(k);
+    return s;
 }
 
 /* the fused epilogue's step (epilogue.c) on x, the vector read where it has one */
@@ -147,8 +220,8 @@ static cute_ssa columns(cute_ctx *c, cute_tensor acc, int64_t j, cute_tensor f)
  * the dual GEMM silu of those (A B0^T) times the same columns of A B1^T (c_cols further
  * on); then alpha x + beta C in f32, the fused epilogue, rounded to C's dtype; beta == 0
  * reads no C. */
-static cute_tensor piece_values(cute_ctx *c, const gemm_plan *p, cute_tensor acc, int64_t j, const piece_of *q,
-                                cute_val alpha, cute_val beta, const gemm_scales *sc)
+static cute_tensor piece_values(cute_ctx *c, const gemm_plan *p, const gemm_tiles *t, cute_tensor acc, int64_t j,
+                                const piece_of *q, cute_val alpha, cute_val beta, const gemm_scales *sc)
 {
     cute_tensor f = cute_make_rmem_tensor_like(c, q->gC, CUTE_F32);
     cute_ssa v = columns(c, acc, j, f);
@@ -163,7 +236,8 @@ static cute_tensor piece_values(cute_ctx *c, const gemm_plan *p, cute_tensor acc
     CUTE_IF(c, cute_val_cmp(c, CUTE_OP_NE, alpha, cute_val_const(c, CUTE_F32, 1.0)))
         cute_tensor_store(c, f, cute_ssa_binop(c, CUTE_OP_MUL, v, cute_ssa_scalar(c, alpha, v.shape)));
     CUTE_IF(c, cute_val_cmp(c, CUTE_OP_NE, beta, cute_val_const(c, CUTE_F32, 0.0))) {
-        cute_ssa old = cute_ssa_cvt(c, cute_tensor_load_if(c, q->gC, q->in, 0.0), CUTE_F32);
+        cute_ssa read = beta_clamped(c) ? read_clamped(c, t, q) : cute_tensor_load_if(c, q->gC, q->in, 0.0);
+        cute_ssa old = cute_ssa_cvt(c, read, CUTE_F32);
         cute_ssa bc = cute_ssa_binop(c, CUTE_OP_MUL, old, cute_ssa_scalar(c, beta, v.shape));
         cute_tensor_store(c, f, cute_ssa_binop(c, CUTE_OP_ADD, cute_tensor_load(c, f), bc));
     }
@@ -274,7 +348,7 @@ static void write_piece(cute_ctx *c, const gemm_plan *p, const store_view *v, co
                         int64_t j, cute_val alpha, cute_val beta, const gemm_scales *sc)
 {
     piece_of q = piece_at(c, p, v->thr, t, v->vC, j);
-    cute_tensor out = piece_values(c, p, acc, j, &q, alpha, beta, sc);
+    cute_tensor out = piece_values(c, p, t, acc, j, &q, alpha, beta, sc);
     cute_tensor dst = cute_tensor_slice(c, v->tRS_sC, cute_tuple_fmt(cute_ctx_alg(c), "(_,_,_,%lld)",
                                                                      (long long)(j % p->store_stages)));
     cute_copy(c, &p->r2s.atom, cute_retile_S(c, v->r2s, out), dst);
