@@ -30,6 +30,9 @@
 /* named barriers: warpgroup w's half of sdq full (4 + 4 w) and empty (5 + 4 w), of its 128
  * threads and the writer warp (6 and 7: hopper_bwd.c's staged LSE and D) */
 enum { BAR_FULL = 4, BAR_EMPTY = 5, BAR_NEXT = 4, CONSUMERS = 256, HANDOFF = 128 + 32 };
+/* named barriers of the writer warp and the turn's warp (fused, not atomic): a step's turn
+ * seen (full) and taken by the writer (empty), so the turn's warp waits a step ahead */
+enum { BAR_TURN_FULL = 10, BAR_TURN_EMPTY = 11, TURN = 64 };
 /* sm_90's opt-in shared memory per block, less room for the barriers and the alignment */
 enum { SMEM_BYTES = 227 * 1024 - 2048 };
 
@@ -257,20 +260,27 @@ void attn_hbdq_write(cute_ctx *c, const attn_hop_bwd_plan *hp, const attn_hbdq_w
         cute_named_barrier_sync(c, BAR_FULL + BAR_NEXT * h, HANDOFF);
         cute_named_barrier_arrive(c, BAR_EMPTY + BAR_NEXT * h, HANDOFF);
     }
-    /* Not atomic: the writer's two L2 round trips a step, the turn's acquire and the count's
-     * release, lie between its last hand-back of a step and its first wait for the next
-     * part, while the consumers compute (waited for after the handoff, they made the writer
-     * slower than the consumers' steps: the early mid pass of session 35, 407.0 TFLOP/s
-     * against the atomic adds' 486.3).  Each step's parts are counted in a step late, once
-     * the next step's adds are issued (its two bulk groups still in flight), the last step's
-     * after the loop; the later blocks in turn wait a step longer for each chunk, but only
-     * while the grid fills: a block waits only for blocks launched before it. */
+    /* Not atomic: the count's release (an L2 round trip) lies between the writer's last
+     * hand-back of a step and its first wait for the next part, while the consumers compute.
+     * Each step's parts are counted in a step late, once the next step's adds are issued
+     * (its two bulk groups still in flight), the last step's after the loop; the later
+     * blocks in turn wait a step longer for each chunk, but only while the grid fills: a
+     * block waits only for blocks launched before it.  The turn's acquire, the other round
+     * trip (session 35's mid pass: fused 433.2 TFLOP/s against fused-atomic's 478-486), is
+     * the turn's warp's (attn_hbdq_turns), a step ahead: the writer meets it at a named
+     * barrier, given back for the next step's as soon as it is taken. */
+    if (!hp->dq_atomic) {
+        CUTE_IF(c, cute_int_lt(c, cute_i(0), steps)) { cute_named_barrier_arrive(c, BAR_TURN_EMPTY, TURN); }
+    }
     CUTE_FOR(c, i, cute_i(0), steps) {
         cute_int yh, yt;
         tile_of(c, job, i, &yh, &yt);
         cute_val mine = cute_val_binop(c, CUTE_OP_AND, cute_elect_one(c), w->any);
-        if (!hp->dq_atomic) {
-            CUTE_IF(c, mine) { await_turn(c, hp, w, yh, yt); }
+        if (!hp->dq_atomic) { /* the turn's warp saw the count; it waits for the next step's now */
+            cute_named_barrier_sync(c, BAR_TURN_FULL, TURN);
+            CUTE_IF(c, cute_int_lt(c, cute_add(a, i, cute_i(1)), steps)) {
+                cute_named_barrier_arrive(c, BAR_TURN_EMPTY, TURN);
+            }
         }
         for (int h = 0; h < 2; h++) { /* each warpgroup's half as it comes, handed back once read */
             cute_named_barrier_sync(c, BAR_FULL + BAR_NEXT * h, HANDOFF);
@@ -294,6 +304,18 @@ void attn_hbdq_write(cute_ctx *c, const attn_hop_bwd_plan *hp, const attn_hbdq_w
         cute_int lh, lt;
         tile_of(c, job, cute_sub(a, steps, cute_i(1)), &lh, &lt);
         counted_in(c, hp, w, lh, lt, cute_val_binop(c, CUTE_OP_AND, cute_elect_one(c), w->any), 0);
+    }
+}
+
+void attn_hbdq_turns(cute_ctx *c, const attn_hop_bwd_plan *hp, const attn_hbdq_writer *w, cute_int steps,
+                     attn_hbdq_tile_of *tile_of, const void *job)
+{
+    CUTE_FOR(c, i, cute_i(0), steps) {
+        cute_int yh, yt;
+        tile_of(c, job, i, &yh, &yt);
+        cute_named_barrier_sync(c, BAR_TURN_EMPTY, TURN); /* the writer took the turn before */
+        CUTE_IF(c, cute_val_binop(c, CUTE_OP_AND, cute_elect_one(c), w->any)) { await_turn(c, hp, w, yh, yt); }
+        cute_named_barrier_arrive(c, BAR_TURN_FULL, TURN); /* (an arrive orders the acquire before the writer's add) */
     }
 }
 
