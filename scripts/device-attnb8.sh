@@ -34,7 +34,7 @@ row_tf() { awk '/verified against float64 \(0 wrong/ { for (i = 1; i < NF; i++) 
     nvidia-smi --query-gpu=name,clocks.sm,clocks.max.sm,clocks.mem,power.draw,temperature.gpu --format=csv 2>&1
     nvidia-smi -L >/dev/null 2>&1 || { echo "== no GPU: every step below skipped"; budget=0; }
     echo "== 1. fused on the GPU against float64"
-    device_step 8 env CUTEC_ATTN_BWD_FORM=fused build/cutec run attention $chk --batch 2 --heads 6 --kv-heads 3 \
+    device_step 10 env CUTEC_ATTN_BWD_FORM=fused build/cutec run attention $chk --batch 2 --heads 6 --kv-heads 3 \
         --seqlen 1000 --causal
     echo "== 2. non-causal: 8x16x4096 the default, fused; 2x16x16384 fused, the default"
     row two4k 18 two $s4k
