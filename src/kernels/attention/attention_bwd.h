@@ -144,9 +144,10 @@ void attn_hbdq_issue(cute_ctx *c, const attn_hop_bwd_plan *hp, const attn_hbdq *
  * the last one */
 void attn_hbdq_handoff(cute_ctx *c, attn_hbdq *q);
 /* The writer, one warp: after the consumers' first part (of zeros) is dropped, step by step,
- * as each warpgroup hands its half of the tile over, waits for its
- * turn at the chunk (before the first half) (query tile yt of head yh: the blocks of the higher key tiles first, as
- * they are launched), stores or adds it, hands sdq back, and counts itself in.  xt: the key
+ * as each warpgroup hands its half of the tile over, takes its
+ * turn at the chunk (before the first half; not atomic: from attn_hbdq_turns) (query tile yt of head yh: the blocks of the higher key tiles first, as
+ * they are launched), stores or adds it, hands sdq back, and counts itself in
+ * (not atomic: through attn_hbdq_counts).  xt: the key
  * tile; any: whether the block's keys meet any query (else its one step adds nothing). */
 typedef struct attn_hbdq_writer {
     cute_tensor sdq, sem;       /* sdq; the counts of dQ's sums (B, H, Mt) */
@@ -157,6 +158,14 @@ typedef struct attn_hbdq_writer {
 typedef void attn_hbdq_tile_of(cute_ctx *c, const void *job, cute_int i, cute_int *yh, cute_int *yt);
 void attn_hbdq_write(cute_ctx *c, const attn_hop_bwd_plan *hp, const attn_hbdq_writer *w, cute_int steps,
                      attn_hbdq_tile_of *tile_of, const void *job);
+/* Not atomic: the turn's warp, beside the writer: waits for each step's turn a step ahead
+ * (while the writer adds the step before) and hands it to the writer at a named barrier. */
+void attn_hbdq_turns(cute_ctx *c, const attn_hop_bwd_plan *hp, const attn_hbdq_writer *w, cute_int steps,
+                     attn_hbdq_tile_of *tile_of, const void *job);
+/* Not atomic: the count's warp: releases each step's count (rank + 1) once the writer has
+ * handed over its adds complete, so that the release's fence is not on the writer's path. */
+void attn_hbdq_counts(cute_ctx *c, const attn_hop_bwd_plan *hp, const attn_hbdq_writer *w, cute_int steps,
+                      attn_hbdq_tile_of *tile_of, const void *job);
 
 /* the launches of the host function (bwd_pre.c, bwd_dq.c, bwd_dkdv.c), from its arguments */
 /* (counts: the fused dQ's counts of its sums back to zero too) */

@@ -608,7 +608,8 @@ static void tile_of_step(cute_ctx *c, const void *job, cute_int i, cute_int *yh,
 }
 
 /* attn_hop_roles' split, and with the fused dQ the producer warpgroup's second warp the
- * writer of dQ's sums */
+ * writer of dQ's sums, its third (in order) the waiter for their turns and its fourth the releaser of
+ * their counts */
 static void roles(cute_ctx *c, hb_roles *r)
 {
     if (!r->j->fused) {
@@ -628,6 +629,14 @@ static void roles(cute_ctx *c, hb_roles *r)
         }
         CUTE_IF(c, cute_int_eq(c, warp, cute_i(1))) {
             attn_hbdq_write(c, r->j->hp, &r->w, r->j->steps, tile_of_step, r->j);
+        }
+        if (!r->j->hp->dq_atomic) {
+            CUTE_IF(c, cute_int_eq(c, warp, cute_i(2))) {
+                attn_hbdq_turns(c, r->j->hp, &r->w, r->j->steps, tile_of_step, r->j);
+            }
+            CUTE_IF(c, cute_int_eq(c, warp, cute_i(3))) {
+                attn_hbdq_counts(c, r->j->hp, &r->w, r->j->steps, tile_of_step, r->j);
+            }
         }
     }
     CUTE_ELSE(c) {

@@ -15,7 +15,9 @@
  * Deterministic: the contributions to a chunk are added in one fixed order, the blocks of
  * the higher key tiles first (the order the grid launches them in: hopper_bwd.c numbers key
  * tiles down), each waiting for the chunk's count to reach its rank and counting itself in
- * once its add is complete (FlashAttention 3's deterministic mode, its semaphore).  A block
+ * once its add is complete (FlashAttention 3's deterministic mode, its semaphore; the wait
+ * and the count are two other warps' than the writer's, so its step keeps no L2 round
+ * trip: attn_hbdq_turns, attn_hbdq_counts).  A block
  * only waits for blocks launched before it, so blocks that run in launch order (the
  * interpreter's one worker) never wait, and on a GPU the wait ends whenever the earlier
  * blocks are resident.  The last kernel (post_kernel) scales the sums into dQ. */
@@ -30,6 +32,11 @@
 /* named barriers: warpgroup w's half of sdq full (4 + 4 w) and empty (5 + 4 w), of its 128
  * threads and the writer warp (6 and 7: hopper_bwd.c's staged LSE and D) */
 enum { BAR_FULL = 4, BAR_EMPTY = 5, BAR_NEXT = 4, CONSUMERS = 256, HANDOFF = 128 + 32 };
+/* named barriers of the writer warp and the turn's warp (fused, not atomic): a step's turn
+ * seen (full) and taken by the writer (empty), so the turn's warp waits a step ahead */
+enum { BAR_TURN_FULL = 10, BAR_TURN_EMPTY = 11, TURN = 64 };
+/* and of the writer and the count's warp: a step's adds complete (full), counted in (empty) */
+enum { BAR_COUNT_FULL = 12, BAR_COUNT_EMPTY = 13 };
 /* sm_90's opt-in shared memory per block, less room for the barriers and the alignment */
 enum { SMEM_BYTES = 227 * 1024 - 2048 };
 
@@ -236,17 +243,15 @@ static void put_half(cute_ctx *c, const attn_hop_bwd_plan *hp, const attn_hbdq_w
     cute_tma_store_wait(c, 0, true);
 }
 
-/* by one thread (mine, the one that added): the add complete (at most `pending` bulk groups
- * of its later ones still in flight), then counted in (a release: the next in turn sees it) */
-static void counted_in(cute_ctx *c, const attn_hop_bwd_plan *hp, const attn_hbdq_writer *w, cute_int yh, cute_int yt,
-                       cute_val mine, int pending)
+/* the writer, step k's parts: the add complete (by mine, the one that added: at most
+ * `pending` bulk groups of its later ones still in flight), then handed to the count's warp
+ * (attn_hbdq_counts), once it has released step k - 1's */
+static void counted_in(cute_ctx *c, cute_int k, cute_val mine, int pending)
 {
-    CUTE_IF(c, mine) {
-        cute_tma_store_wait(c, pending, false); /* (complete: its writes performed) */
-        cute_grid_flag_release(c, flags_of(c, w, yh), yt, cute_add(cute_ctx_alg(c), rank_of(c, hp, w, yt), cute_i(1)));
-    }
+    CUTE_IF(c, mine) { cute_tma_store_wait(c, pending, false); /* (complete: its writes performed) */ }
+    CUTE_IF(c, cute_int_lt(c, cute_i(0), k)) { cute_named_barrier_sync(c, BAR_COUNT_EMPTY, TURN); }
+    cute_named_barrier_arrive(c, BAR_COUNT_FULL, TURN); /* (orders the adds' completion before the release) */
 }
-
 
 void attn_hbdq_write(cute_ctx *c, const attn_hop_bwd_plan *hp, const attn_hbdq_writer *w, cute_int steps,
                      attn_hbdq_tile_of *tile_of, const void *job)
@@ -257,20 +262,26 @@ void attn_hbdq_write(cute_ctx *c, const attn_hop_bwd_plan *hp, const attn_hbdq_w
         cute_named_barrier_sync(c, BAR_FULL + BAR_NEXT * h, HANDOFF);
         cute_named_barrier_arrive(c, BAR_EMPTY + BAR_NEXT * h, HANDOFF);
     }
-    /* Not atomic: the writer's two L2 round trips a step, the turn's acquire and the count's
-     * release, lie between its last hand-back of a step and its first wait for the next
-     * part, while the consumers compute (waited for after the handoff, they made the writer
-     * slower than the consumers' steps: the early mid pass of session 35, 407.0 TFLOP/s
-     * against the atomic adds' 486.3).  Each step's parts are counted in a step late, once
-     * the next step's adds are issued (its two bulk groups still in flight), the last step's
-     * after the loop; the later blocks in turn wait a step longer for each chunk, but only
-     * while the grid fills: a block waits only for blocks launched before it. */
+    /* Not atomic: each step's parts are counted in a step late, once the next step's adds
+     * are issued (its two bulk groups still in flight), the last step's after the loop; the
+     * later blocks in turn wait a step longer for each chunk, but only while the grid fills:
+     * a block waits only for blocks launched before it.  The writer's two L2 round trips a
+     * step (session 35's mid pass: fused 433.2 TFLOP/s against fused-atomic's 478-486) are
+     * other warps' now: the turn's acquire the turn's warp's (attn_hbdq_turns, a step ahead,
+     * the turn handed over at a named barrier and given back as soon as it is taken), the
+     * count's release the count's warp's (attn_hbdq_counts, handed the adds complete). */
+    if (!hp->dq_atomic) {
+        CUTE_IF(c, cute_int_lt(c, cute_i(0), steps)) { cute_named_barrier_arrive(c, BAR_TURN_EMPTY, TURN); }
+    }
     CUTE_FOR(c, i, cute_i(0), steps) {
         cute_int yh, yt;
         tile_of(c, job, i, &yh, &yt);
         cute_val mine = cute_val_binop(c, CUTE_OP_AND, cute_elect_one(c), w->any);
-        if (!hp->dq_atomic) {
-            CUTE_IF(c, mine) { await_turn(c, hp, w, yh, yt); }
+        if (!hp->dq_atomic) { /* the turn's warp saw the count; it waits for the next step's now */
+            cute_named_barrier_sync(c, BAR_TURN_FULL, TURN);
+            CUTE_IF(c, cute_int_lt(c, cute_add(a, i, cute_i(1)), steps)) {
+                cute_named_barrier_arrive(c, BAR_TURN_EMPTY, TURN);
+            }
         }
         for (int h = 0; h < 2; h++) { /* each warpgroup's half as it comes, handed back once read */
             cute_named_barrier_sync(c, BAR_FULL + BAR_NEXT * h, HANDOFF);
@@ -281,19 +292,44 @@ void attn_hbdq_write(cute_ctx *c, const attn_hop_bwd_plan *hp, const attn_hbdq_w
             }
         }
         if (!hp->dq_atomic) {
-            CUTE_IF(c, cute_int_lt(c, cute_i(0), i)) {
-                cute_int ph, pt;
-                tile_of(c, job, cute_sub(a, i, cute_i(1)), &ph, &pt);
-                counted_in(c, hp, w, ph, pt, mine, 2);
-            }
+            CUTE_IF(c, cute_int_lt(c, cute_i(0), i)) { counted_in(c, cute_sub(a, i, cute_i(1)), mine, 2); }
         }
     }
     if (hp->dq_atomic) { /* the adds complete before the block ends */
         CUTE_IF(c, cute_elect_one(c)) { cute_tma_store_wait(c, 0, false); }
     } else {
-        cute_int lh, lt;
-        tile_of(c, job, cute_sub(a, steps, cute_i(1)), &lh, &lt);
-        counted_in(c, hp, w, lh, lt, cute_val_binop(c, CUTE_OP_AND, cute_elect_one(c), w->any), 0);
+        CUTE_IF(c, cute_int_lt(c, cute_i(0), steps)) {
+            counted_in(c, cute_sub(a, steps, cute_i(1)), cute_val_binop(c, CUTE_OP_AND, cute_elect_one(c), w->any), 0);
+        }
+    }
+}
+
+void attn_hbdq_turns(cute_ctx *c, const attn_hop_bwd_plan *hp, const attn_hbdq_writer *w, cute_int steps,
+                     attn_hbdq_tile_of *tile_of, const void *job)
+{
+    CUTE_FOR(c, i, cute_i(0), steps) {
+        cute_int yh, yt;
+        tile_of(c, job, i, &yh, &yt);
+        cute_named_barrier_sync(c, BAR_TURN_EMPTY, TURN); /* the writer took the turn before */
+        CUTE_IF(c, cute_val_binop(c, CUTE_OP_AND, cute_elect_one(c), w->any)) { await_turn(c, hp, w, yh, yt); }
+        cute_named_barrier_arrive(c, BAR_TURN_FULL, TURN); /* (an arrive orders the acquire before the writer's add) */
+    }
+}
+
+void attn_hbdq_counts(cute_ctx *c, const attn_hop_bwd_plan *hp, const attn_hbdq_writer *w, cute_int steps,
+                      attn_hbdq_tile_of *tile_of, const void *job)
+{
+    cute_alg *a = cute_ctx_alg(c);
+    CUTE_FOR(c, k, cute_i(0), steps) {
+        cute_int yh, yt;
+        tile_of(c, job, k, &yh, &yt);
+        cute_named_barrier_sync(c, BAR_COUNT_FULL, TURN); /* step k's adds complete */
+        CUTE_IF(c, cute_val_binop(c, CUTE_OP_AND, cute_elect_one(c), w->any)) {
+            cute_grid_flag_release(c, flags_of(c, w, yh), yt, cute_add(a, rank_of(c, hp, w, yt), cute_i(1)));
+        }
+        CUTE_IF(c, cute_int_lt(c, cute_add(a, k, cute_i(1)), steps)) {
+            cute_named_barrier_arrive(c, BAR_COUNT_EMPTY, TURN);
+        }
     }
 }
 
