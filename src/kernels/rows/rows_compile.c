@@ -340,11 +340,6 @@ void row_plan_forms(row_plan *p, int64_t n)
      * to the cluster and its wait, so that the exchange's round trip covers theirs, the one
      * wchain leaves exposed; the flip: drop `rows_trial("wpost") &&`) */
     p->chain_post = rows_trial("wpost") && p->cols_chain && p->cluster > 1 && p->op->stages == 1;
-    /* (the trial "wchain2", engineer rows36: each chunk's columns two chunks ahead, so that
-     * a round trip to L2 longer than one chunk's work still passes under it: three chunks'
-     * weight live, sm_90a bf16 1024x262144 80 registers and 116 bytes spilled, where wchain
-     * has 78 and none; the flip: drop `rows_trial("wchain2") &&`) */
-    p->chain_two = rows_trial("wchain2") && p->cols_chain && p->stage_chunks > 2;
 }
 
 bool row_lnb_form(const row_plan *p, const char *name, bool on)

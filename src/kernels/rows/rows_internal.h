@@ -156,8 +156,6 @@ typedef struct row_plan {
                               write_chain; CUTEC_ROWS_TRIAL=no-wchain: not) */
     bool chain_post;       /* cols_chain's first chunk's columns issued between the block's
                               post to the cluster and its wait (CUTEC_ROWS_TRIAL=wpost) */
-    bool chain_two;        /* cols_chain's columns issued two chunks ahead, not one
-                              (CUTEC_ROWS_TRIAL=wchain2) */
     bool stage_split;      /* a cluster's staged part (one row a block) copied chunk by chunk,
                               each on a barrier of its own, the stage walk starting on the first
                               while the rest arrive (CUTEC_ROWS_TRIAL=split, opt-in) */

@@ -329,16 +329,13 @@ static void write_ahead(cute_ctx *c, const row_thread *th, row_io *io, cute_int 
 static void write_chain(cute_ctx *c, const row_thread *th, row_io *io, cute_int rb, cute_val stats[][4])
 {
     cute_alg *a = cute_ctx_alg(c);
-    int n = th->p->stage_chunks, ahead = th->p->chain_two ? 2 : 1;
-    /* the chunks' columns in flight: chunk j's in window[j % 3] (the plan's chain_two: two
-     * chunks' ahead of the one written) */
-    row_cols window[3] = {0};
-    window[0] = th->p->chain_post ? th->ahead : columns_issue(c, th, th->first);
-    for (int j = 1; j < ahead && j < n; j++) window[j] = columns_issue(c, th, cute_add(a, th->first, cute_i(j)));
-    for (int j = 0; j < n; j++) {
+    row_cols cur = th->p->chain_post ? th->ahead : columns_issue(c, th, th->first);
+    for (int j = 0; j < th->p->stage_chunks; j++) {
         cute_int cb = cute_add(a, th->first, cute_i(j));
-        if (j + ahead < n) window[(j + ahead) % 3] = columns_issue(c, th, cute_add(a, cb, cute_i(ahead)));
-        write_chunk_from(c, th, io, rb, cb, &window[j % 3], stats);
+        row_cols next = {0};
+        if (j + 1 < th->p->stage_chunks) next = columns_issue(c, th, cute_add(a, cb, cute_i(1)));
+        write_chunk_from(c, th, io, rb, cb, &cur, stats);
+        cur = next;
     }
 }
 
