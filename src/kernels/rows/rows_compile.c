@@ -336,10 +336,6 @@ void row_plan_forms(row_plan *p, int64_t n)
      * its pairs; 16-bit inputs) */
     bool staged_row = p->cluster < 2 && p->stage_chunks > 1 && cute_dtype_bytes(p->dtype[0]) <= 2;
     p->cols_chain |= rows_trial("wchain1") && staged_row && one_col && !p->pipelined;
-    /* (the trial "wpost": a cluster part's first write chunk's columns issued between its post
-     * to the cluster and its wait, so that the exchange's round trip covers theirs, the one
-     * wchain leaves exposed; the flip: drop `rows_trial("wpost") &&`) */
-    p->chain_post = rows_trial("wpost") && p->cols_chain && p->cluster > 1 && p->op->stages == 1;
 }
 
 bool row_lnb_form(const row_plan *p, const char *name, bool on)

@@ -154,8 +154,6 @@ typedef struct row_plan {
                               weight) written chunk after chunk, unrolled, each chunk's
                               column loads issued a chunk ahead (rows_kernel.c's
                               write_chain; CUTEC_ROWS_TRIAL=no-wchain: not) */
-    bool chain_post;       /* cols_chain's first chunk's columns issued between the block's
-                              post to the cluster and its wait (CUTEC_ROWS_TRIAL=wpost) */
     bool stage_split;      /* a cluster's staged part (one row a block) copied chunk by chunk,
                               each on a barrier of its own, the stage walk starting on the first
                               while the rest arrive (CUTEC_ROWS_TRIAL=split, opt-in) */

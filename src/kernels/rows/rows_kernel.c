@@ -329,7 +329,7 @@ static void write_ahead(cute_ctx *c, const row_thread *th, row_io *io, cute_int 
 static void write_chain(cute_ctx *c, const row_thread *th, row_io *io, cute_int rb, cute_val stats[][4])
 {
     cute_alg *a = cute_ctx_alg(c);
-    row_cols cur = th->p->chain_post ? th->ahead : columns_issue(c, th, th->first);
+    row_cols cur = columns_issue(c, th, th->first);
     for (int j = 0; j < th->p->stage_chunks; j++) {
         cute_int cb = cute_add(a, th->first, cute_i(j));
         row_cols next = {0};
@@ -402,17 +402,7 @@ static void row_looped(cute_ctx *c, row_thread *th, row_io *io, cute_int rb)
     cute_val stats[ROW_STAGES][4];
     for (int st = 0; st < th->p->op->stages; st++) {
         stage_walk(c, th, io, rb, st, stats);
-        if (!(th->p->chain_post && st == th->p->op->stages - 1)) {
-            reduce_stage(c, th, stats[st], st);
-            continue;
-        }
-        /* (the plan's chain_post: the first write chunk's columns issued between the block's
-         * post to the cluster and its wait, after the block's barrier, which keeps ptxas from
-         * issuing them above the stage walk) */
-        cute_group_allreduce(c, &th->red[st], stats[st], th->tid, th->p->tpr, &th->scratch[st]);
-        row_cluster_post(c, &th->cluster, &th->red[st], stats[st], st, th->it);
-        th->ahead = columns_issue(c, th, th->first);
-        row_cluster_collect(c, &th->cluster, &th->red[st], stats[st], st, th->it);
+        reduce_stage(c, th, stats[st], st);
     }
     write_pass(c, th, io, rb, stats);
 }
