@@ -24,6 +24,8 @@ struct tier_queue {
     pthread_mutex_t lock;
     pthread_cond_t done; /* signalled as each job ends */
     job *head, *tail;
+    job *running; /* taken by a worker, not yet ended: held here so that a forked child, whose
+                   * copy has no workers, still reaches them (no false leak at its exit) */
     int pending; /* queued or running */
     int threads; /* the most workers at once */
     int workers; /* running: each clears its slot as its last act under the lock */
@@ -88,6 +90,7 @@ static void *worker(void *arg)
         job *j = q->head;
         q->head = j->next;
         if (!q->head) q->tail = NULL;
+        j->next = q->running, q->running = j;
         pthread_mutex_unlock(&q->lock);
         char why[sizeof q->why - sizeof j->what - 8] = "";
         cute_status s = j->run(j->user, why, sizeof why);
@@ -97,6 +100,9 @@ static void *worker(void *arg)
             q->failed = s;
             snprintf(q->why, sizeof q->why, "%s: %s", j->what, why[0] ? why : cute_status_name(s));
         }
+        job **at = &q->running;
+        while (*at != j) at = &(*at)->next;
+        *at = j->next;
         free(j);
         q->pending--;
         pthread_cond_broadcast(&q->done);

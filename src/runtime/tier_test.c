@@ -20,7 +20,7 @@
 #include "tier.h"
 
 typedef struct counter {
-    atomic_int runs, releases;
+    atomic_int started, runs, releases;
     int order[64];
     atomic_int next;
 } counter;
@@ -35,6 +35,7 @@ typedef struct job_arg {
 static cute_status run(void *user, char *err, size_t n)
 {
     job_arg *a = user;
+    atomic_fetch_add(&a->c->started, 1);
     if (a->sleep_us) usleep((useconds_t)a->sleep_us);
     atomic_fetch_add(&a->c->runs, 1);
     int at = atomic_fetch_add(&a->c->next, 1);
@@ -213,6 +214,9 @@ static void fork_does_not_hang(void)
     counter c = {0};
     job_arg a = {&c, 0, CUTE_OK, 300000};
     tier_start(q, "slow", run, release, &a);
+    /* forked while the worker holds the job (not while it is queued): the child must still
+     * reach it through the queue, or its exit would report the parent's job as leaked */
+    for (int ms = 0; ms < 5000 && !atomic_load(&c.started); ms++) usleep(1000);
     fflush(stdout), fflush(stderr);
     pid_t pid = fork();
     if (pid == 0) {
