@@ -79,6 +79,13 @@ typedef struct cute_gemv_config {
     int warp_rows;       /* NVFP4's register form one k-tile ahead: rows a warp, 4 or 8 (0:
                             4); x decoded once for 8 rows, half the warps, 128 registers
                             (cute_gemv_lib_warp_rows) */
+    bool ring_bulk;      /* with smem_stages (sm_90 on): each warp's stages filled by bulk
+                            copies (cp.async.bulk, TMA's non-tensor form) that complete on an
+                            mbarrier a warp and stage, a row's k-tile a copy issued by one
+                            lane, instead of every lane's 16-byte cp.async; NVFP4 takes rows by
+                            scale tile with it (scale_rows_tiled: a k-tile's scales are 16-byte
+                            quads) and both scale buffers 16-byte aligned
+                            (cute_gemv_lib_ring_bulk) */
 } cute_gemv_config;
 
 #define CUTE_GEMV_MAX_AHEAD 2
@@ -95,6 +102,10 @@ bool cute_gemv_ring_able(const cute_gemv_config *cfg);
  * 9.1 points faster for f16: docs/gemv.md), else 0 (f32 and e4m3: not measured through it) */
 #define CUTE_GEMV_RING_STAGES 4
 int cute_gemv_ring_default(const cute_gemv_config *cfg);
+/* whether the library fills those rings by bulk copies where the caller asks for neither
+ * (cute_gemv_lib_ring_bulk -1): the one-line flip, 0 until an H200 measures it faster
+ * (scripts/device-fp4l.sh decides) */
+#define CUTE_GEMV_RING_BULK 0
 
 /* the scales' dtype of a block-scaled configuration: ue4m3 for e2m1, ue8m0 for e4m3 */
 cute_dtype cute_gemv_sf_dtype(const cute_gemv_config *cfg);
@@ -177,6 +188,12 @@ bool cute_gemv_lib_fma_decode(cute_gemv_lib *lib, int level);
  * (8: one k-tile ahead, not with rows by scale tile), 0 (the default) the library's
  * (form_few and form_many in nvfp4.c).  false for other values */
 bool cute_gemv_lib_warp_rows(cute_gemv_lib *lib, int rows);
+/* The ring's stages filled by bulk copies (cute_gemv_config.ring_bulk) for later calls that
+ * take a ring (sm_90 on, or the interpreter): 1 on, 0 off, -1 (the default) the library's
+ * choice: CUTE_GEMV_RING_BULK for the GEMVs' rings, CUTE_GEMV_NVFP4_BULK_STAGES (nvfp4.c) for
+ * NVFP4 (a ring of that many stages by bulk copies where the caller asks for no form; 0: the
+ * register forms).  false for other values */
+bool cute_gemv_lib_ring_bulk(cute_gemv_lib *lib, int on);
 /* the configuration and split count of the last call (for tests and the CLI) */
 void cute_gemv_lib_last(cute_gemv_lib *lib, cute_gemv_config *cfg, int *splits);
 

@@ -21,7 +21,7 @@ cute_dtype cute_gemv_sf_dtype(const cute_gemv_config *cfg)
 int cute_gemv_sf_align(const cute_gemv_config *cfg)
 {
     if (cfg->dtype != CUTE_E2M1) return 1;
-    if (cfg->scale_rows_tiled) return 16; /* a lane's four rows' groups at once */
+    if (cfg->scale_rows_tiled || cfg->ring_bulk) return 16; /* a lane's four rows' groups at once */
     return cfg->smem_stages ? 4 : 2;      /* the ring copies a scale group of four at once */
 }
 
@@ -41,7 +41,7 @@ static cute_layout sf_layout(cute_alg *a, cute_int rows, cute_int K, cute_int L,
  * is the first word of the 16 bytes that hold rows r, r+32, r+64, r+96 of r's scale tile (r
  * below 32 in it), their four scales of k's group of 4 sfv each, word i row r+32i; the
  * tile's row quarter (r / 32) at stride 0, as the quad holds all four. */
-static cute_layout sf_quad_layout(cute_alg *a, cute_int rows, cute_int K, cute_int L, int sfv)
+cute_layout gemv_sf_quad_layout(cute_alg *a, cute_int rows, cute_int K, cute_int L, int sfv)
 {
     cute_int rm = cute_ceil_div(a, rows, cute_i(128)), rk = cute_ceil_div(a, K, cute_i(4 * sfv));
     cute_int row_tiles = cute_mul(a, rk, cute_i(128)), batch = cute_mul(a, row_tiles, rm);
@@ -568,7 +568,7 @@ void gemv_blockscaled_host(cute_ctx *c, const cute_arg *arg)
     cute_int rows = M; /* the rows the blocks cover: whole scale tiles where rows go by them */
     if (p->cfg.scale_rows_tiled) {
         sfq = cute_tensor_recast(c, arg[1].tensor, CUTE_U32); /* the layout, in words: */
-        sfq.layout = sf_quad_layout(a, M, K, L, p->cfg.sf_vec);
+        sfq.layout = gemv_sf_quad_layout(a, M, K, L, p->cfg.sf_vec);
         rows = cute_mul(a, cute_ceil_div(a, M, cute_i(128)), cute_i(128));
     }
     cute_launch_cfg cfg = {

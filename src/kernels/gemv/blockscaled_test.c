@@ -179,6 +179,25 @@ static void ring_forms(cute_runtime *rt, cute_gemv_lib *lib)
     sf_shift = 0;
     cute_gemv_lib_last(lib, &last, NULL);
     CHECK(!last.smem_stages, "2-byte aligned scales: the register form (the ring copies groups of four)");
+    /* the stages filled by bulk copies when asked, rows by scale tile: two scale tiles (the
+     * second partial), three k-tiles and a tail at 4 stages; batched, fewer k-tiles than the
+     * ring holds at 3; scale buffers 4-byte but not 16-byte aligned take the cp.async ring */
+    CHECK(cute_gemv_lib_ring_bulk(lib, 1) && !cute_gemv_lib_ring_bulk(lib, 2), "bulk copies: -1, 0 or 1");
+    int bulk[][4] = {{4, 150, 3 * 1024 + 96, 1}, {3, 20, 1024 + 32, 2}};
+    for (int i = 0; i < 2; i++) {
+        cute_gemv_lib_smem_stages(lib, bulk[i][0]);
+        run_case(rt, lib, CUTE_E2M1, i ? CUTE_F32 : CUTE_F16, bulk[i][1], bulk[i][2], bulk[i][3], i ? 0 : 0.5);
+        cute_gemv_lib_last(lib, &last, NULL);
+        CHECK(last.ring_bulk && last.scale_rows_tiled && last.smem_stages == bulk[i][0],
+              "a ring of %d by bulk copies when asked (ran %d stages, bulk %d)", bulk[i][0], last.smem_stages,
+              last.ring_bulk);
+    }
+    sf_shift = 4;
+    run_case(rt, lib, CUTE_E2M1, CUTE_F16, 20, 2 * 1024, 1, 0);
+    sf_shift = 0;
+    cute_gemv_lib_last(lib, &last, NULL);
+    CHECK(last.smem_stages == 3 && !last.ring_bulk, "4-byte aligned scales: the cp.async ring (bulk copies take 16)");
+    cute_gemv_lib_ring_bulk(lib, -1);
 }
 
 /* NVFP4's scales by their bits when asked (cute_gemv_lib_fma_decode 1), with every scale

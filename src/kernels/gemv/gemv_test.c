@@ -238,6 +238,16 @@ static void ring_cases(cute_runtime *rt)
             CHECK(cfg.smem_stages == d, "ring case %zu ran %d stages (asked %d)", i, cfg.smem_stages, d);
         }
     }
+    /* the stages filled by bulk copies (cfg.ring_bulk): the first two cases (a batch, split-K) */
+    cute_gemv_lib_ring_bulk(lib, 1);
+    for (size_t i = 0; i < 2; i++) {
+        run_case(rt, lib, &cases[i]);
+        cute_gemv_config cfg;
+        cute_gemv_lib_last(lib, &cfg, NULL);
+        CHECK(cfg.smem_stages == 3 && cfg.ring_bulk, "ring case %zu by bulk copies (ran %d stages, bulk %d)", i,
+              cfg.smem_stages, cfg.ring_bulk);
+    }
+    cute_gemv_lib_ring_bulk(lib, -1);
     run_case(rt, lib, &(gemv_case){CUTE_BF16, CUTE_BF16, 7, 1001, 1, 1, 0, 1, 0, 0, 0, 0});
     cute_gemv_config cfg;
     cute_gemv_lib_last(lib, &cfg, NULL);

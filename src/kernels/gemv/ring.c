@@ -11,6 +11,7 @@
 #include "cutec/atom_table.h"
 #include "cutec/notation.h"
 #include "cutec/smem.h"
+#include "cutec/sync.h"
 #include "kernels/gemv/gemv_internal.h"
 
 /* The scales as u32 groups of four, (rows, K / 64, L): the scale layout's tiles of 128 rows
@@ -28,17 +29,34 @@ static cute_tensor sf_groups(cute_ctx *c, cute_tensor sf, cute_int rows, cute_in
     return g;
 }
 
+/* ... as 16-byte quads (gemv_sf_quad_layout), for the bulk ring */
+static cute_tensor sf_quads(cute_ctx *c, cute_tensor sf, cute_int rows, cute_int K, cute_int L, int sfv)
+{
+    cute_alg *a = cute_ctx_alg(c);
+    sf.layout = cute_layout_parse(a, "(4):(1)");
+    cute_tensor q = cute_tensor_recast(c, sf, CUTE_U32);
+    q.layout = gemv_sf_quad_layout(a, rows, K, L, sfv);
+    return q;
+}
+
 /* the element type the ring holds: A's, or words of 8 e2m1 */
 static cute_dtype ring_dtype(const gemv_plan *p)
 {
     return p->words ? CUTE_U32 : p->cfg.dtype;
 }
 
+/* a k-tile's scale groups of 64 elements (NVFP4's: 8 words each) */
+static int64_t ktile_groups(const gemv_plan *p)
+{
+    return p->ktile / 8;
+}
+
 int64_t gemv_ring_bytes(const gemv_plan *p)
 {
     int64_t warps = p->threads / 32, tk = p->ktile, es = cute_dtype_bytes(ring_dtype(p));
-    int64_t scales = p->words ? 4 * 32 * (p->rows + 1) * warps : 0;
-    return p->cfg.smem_stages * (es * (warps * p->rows * tk + warps * tk) + scales);
+    int64_t scales = !p->words ? 0 : p->cfg.ring_bulk ? 2 * 16 * ktile_groups(p) * warps : 4 * 32 * (p->rows + 1) * warps;
+    int64_t bars = p->cfg.ring_bulk ? 8 * warps : 0;
+    return p->cfg.smem_stages * (es * (warps * p->rows * tk + warps * tk) + scales + bars);
 }
 
 /* as many as an H100's or H200's 228 KB of shared memory an SM holds, 1 KB of it a block's */
@@ -62,7 +80,29 @@ gemv_ring gemv_ring_make(cute_ctx *c, const gemv_plan *p, const cute_tensor *sfa
     /* x once a warp: its rows read the first row's */
     r.sX = cute_smem_alloc_tensor(
         c, &A, e, cute_layout_fmt(a, "((%d,%d),%lld,%d):((0,%lld),1,%lld)", p->rows, warps, tk, d, tk, warps * tk), 16);
+    if (p->cfg.ring_bulk) {
+        r.bar = cute_smem_alloc_tensor(c, &A, CUTE_U64, cute_layout_fmt(a, "(%d,%d):(1,%d)", warps, d, warps), 8);
+        CUTE_IF(c, cute_int_eq(c, cute_thread_idx(c, 0), cute_i(0)))
+        {
+            for (int w = 0; w < warps; w++)
+                for (int s = 0; s < d; s++)
+                    cute_mbarrier_init(c, cute_tensor_ptr(c, r.bar, cute_i(w + warps * s)), cute_val_int(c, CUTE_U32, 1));
+            cute_mbarrier_init_fence(c);
+        }
+        cute_barrier(c);
+    }
     if (!sfa) return r;
+    if (p->cfg.ring_bulk) { /* a k-tile's quads of A's rows and of x's */
+        long long g = ktile_groups(p);
+        r.sQ = cute_smem_alloc_tensor(c, &A, CUTE_U32,
+                                      cute_layout_fmt(a, "(4,%lld,2,%d,%d):(1,4,%lld,%lld,%lld)", g, warps, d, 4 * g,
+                                                      8 * g, 8 * g * warps),
+                                      16);
+        cute_int k = cute_mul(a, K, cute_i(8)); /* K in words: elements */
+        r.gQa = sf_quads(c, *sfa, M, k, L, p->cfg.sf_vec), r.gQb = sf_quads(c, *sfb, cute_i(1), k, L, p->cfg.sf_vec);
+        r.scales = true;
+        return r;
+    }
     r.sS = cute_smem_alloc_tensor(
         c, &A, CUTE_U32,
         cute_layout_fmt(a, "(32,%d,%d,%d):(1,32,%d,%d)", p->rows + 1, warps, d, 32 * (p->rows + 1),
@@ -85,7 +125,8 @@ static cute_tensor one_at(cute_ctx *c, cute_tensor t, cute_tuple crd)
  * rows' and x's, x's last), and which half of a group is the lane's pair */
 typedef struct ring_lane {
     cute_tensor g[GEMV_MAX_ROWS + 1];
-    cute_val half; /* the pair's shift in its group: 0 or 16 bits */
+    cute_val half;  /* the pair's shift in its group: 0 or 16 bits */
+    cute_int group; /* the bulk ring: the lane's group of the k-tile's */
 } ring_lane;
 
 static ring_lane ring_lane_of(cute_ctx *c, const gemv_plan *p, const gemv_thread *th, const gemv_tiles *t,
@@ -99,9 +140,12 @@ static ring_lane ring_lane_of(cute_ctx *c, const gemv_plan *p, const gemv_thread
     for (int row = 0; row < p->rows; row++) {
         cute_tensor cu = cute_tensor_slice(c, gemv_lane_row(c, p, crd, row), CUTE_CRD(CUTE_ALL, 0, 0));
         cute_int m = cu.coord.leaf[0], kw = cu.coord.leaf[1], g = cute_div(a, kw, cute_i(8));
-        l.g[row] = gemv_scales_by_tile(c, r->gSa, CUTE_CRD(m, g, t->l), 1, groups, full);
+        if (!p->cfg.ring_bulk) l.g[row] = gemv_scales_by_tile(c, r->gSa, CUTE_CRD(m, g, t->l), 1, groups, full);
         if (row) continue;
-        l.g[p->rows] = gemv_scales_by_tile(c, r->gSb, CUTE_CRD(0, g, t->l), 1, groups, full);
+        if (p->cfg.ring_bulk)
+            l.group = cute_mod(a, g, cute_i(groups));
+        else
+            l.g[p->rows] = gemv_scales_by_tile(c, r->gSb, CUTE_CRD(0, g, t->l), 1, groups, full);
         /* a vector (4 words) is half a group: the odd ones hold its upper pair */
         cute_int odd = cute_mod(a, cute_div(a, kw, cute_i(4)), cute_i(2));
         l.half = cute_val_binop(c, CUTE_OP_SHL, cute_int_value(c, odd, CUTE_U32), cute_val_int(c, CUTE_U32, 4));
@@ -157,12 +201,121 @@ static gemv_ring_tile ring_read(cute_ctx *c, const gemv_plan *p, const gemv_thre
     return f;
 }
 
+/* The bulk ring (cfg.ring_bulk): the k-tile kt into stage s of the warp, each copy issued by a
+ * lane of its own: lane i < rows A's row i (the warp's i-th of the block tile), lane `rows`
+ * x's; NVFP4's scales, lane j < 16 the quad of A's rows at the k-tile's group j, lane 16 + j
+ * x's.  Lane 0 arms the stage's mbarrier with the bytes they complete (a copy may land before
+ * the arming: the phase waits for the one arrival too). */
+static void bulk_issue(cute_ctx *c, const gemv_plan *p, const gemv_tiles *t, const gemv_ring *r, cute_int kt,
+                       cute_int s)
+{
+    cute_alg *a = cute_ctx_alg(c);
+    cute_int lane = cute_lane_idx(c), warp = cute_warp_idx(c);
+    int64_t es = cute_dtype_bytes(ring_dtype(p)), row_bytes = p->ktile * es, g = ktile_groups(p);
+    int64_t bytes = (p->rows + 1) * row_bytes + (r->scales ? 2 * 16 * g : 0);
+    cute_val bar = cute_tensor_ptr(c, r->bar, cute_add(a, warp, cute_mul(a, s, cute_i(p->threads / 32))));
+    CUTE_IF(c, cute_int_eq(c, lane, cute_i(0)))
+    {
+        cute_mbarrier_arrive_and_expect_tx(c, bar, cute_val_int(c, CUTE_U32, bytes));
+    }
+    cute_int row0 = cute_mul(a, warp, cute_i(p->rows));
+    cute_val nb = cute_val_int(c, CUTE_U32, row_bytes);
+    CUTE_IF(c, cute_int_lt(c, lane, cute_i(p->rows)))
+    {
+        cute_int row = cute_add(a, row0, lane);
+        cute_cp_async_bulk_g2s(c, cute_tensor_ptr(c, cute_tensor_slice(c, r->sA, CUTE_CRD(row, CUTE_ALL, s)), cute_i(0)),
+                               cute_tensor_ptr(c, cute_tensor_slice(c, t->gA, CUTE_CRD(row, CUTE_ALL, kt)), cute_i(0)),
+                               nb, bar);
+    }
+    CUTE_IF(c, cute_int_eq(c, lane, cute_i(p->rows)))
+    {
+        cute_cp_async_bulk_g2s(c, cute_tensor_ptr(c, cute_tensor_slice(c, r->sX, CUTE_CRD(row0, CUTE_ALL, s)), cute_i(0)),
+                               cute_tensor_ptr(c, cute_tensor_slice(c, t->gX[0], CUTE_CRD(row0, CUTE_ALL, kt)), cute_i(0)),
+                               nb, bar);
+    }
+    if (!r->scales) return;
+    /* the warp's first row (rows by scale tile: its others are +32, +64, +96, the quad's) and
+     * the k-tile's first element */
+    cute_tensor cu = cute_tensor_slice(c, t->cA, CUTE_CRD(row0, CUTE_ALL, kt));
+    cute_int m = cu.coord.leaf[0], k = cute_mul(a, cu.coord.leaf[1], cute_i(8));
+    cute_int j = cute_mod(a, lane, cute_i(g)), which = cute_div(a, lane, cute_i(g)); /* 0: A's, 1: x's */
+    cute_int kj = cute_add(a, k, cute_mul(a, j, cute_i(8 * 8)));
+    cute_val q16 = cute_val_int(c, CUTE_U32, 16);
+    cute_val dst = cute_tensor_ptr(c, cute_tensor_slice(c, r->sQ, CUTE_CRD(CUTE_ALL, j, which, warp, s)), cute_i(0));
+    CUTE_IF(c, cute_int_lt(c, lane, cute_i(g)))
+    {
+        cute_cp_async_bulk_g2s(c, dst, cute_tensor_ptr(c, cute_tensor_domain_offset(c, r->gQa, CUTE_CRD(m, kj, t->l)), cute_i(0)),
+                               q16, bar);
+    }
+    CUTE_IF(c, cute_int_lt(c, cute_i(g - 1), lane))
+    {
+        cute_cp_async_bulk_g2s(c, dst, cute_tensor_ptr(c, cute_tensor_domain_offset(c, r->gQb, CUTE_CRD(0, kj, t->l)), cute_i(0)),
+                               q16, bar);
+    }
+}
+
+/* the bulk ring's stage s read into registers once its mbarrier's phase `phase` completed:
+ * A's and x's vectors as the lane's partition gives them, the scale pairs from the quads of
+ * the lane's group (row i's in word i, x's in word 0, the lane's pair `half` bits up) */
+static gemv_ring_tile bulk_read(cute_ctx *c, const gemv_plan *p, const gemv_thread *th, const gemv_ring *r,
+                                const ring_lane *l, cute_int s, cute_val phase)
+{
+    cute_alg *a = cute_ctx_alg(c);
+    cute_int warp = cute_warp_idx(c);
+    cute_mbarrier_wait(c, cute_tensor_ptr(c, r->bar, cute_add(a, warp, cute_mul(a, s, cute_i(p->threads / 32)))), phase);
+    cute_tuple st = CUTE_CRD(CUTE_ALL, CUTE_ALL, s);
+    cute_tensor sA = cute_partition_S(c, th->thr, cute_tensor_slice(c, r->sA, st));
+    cute_tensor sX = gemv_lane_row(c, p, cute_partition_S(c, th->thr, cute_tensor_slice(c, r->sX, st)), 0);
+    gemv_ring_tile f = {.rA = cute_make_fragment_like(c, sA), .rX = cute_make_fragment_like(c, sX)};
+    cute_copy(c, &p->tc.atom, sA, f.rA);
+    cute_copy(c, &p->tc.atom, sX, f.rX);
+    if (!r->scales) return f;
+    cute_tensor qa = cute_make_rmem_tensor(c, CUTE_U32, cute_layout_parse(a, "(4):(1)"));
+    cute_autovec_copy(c, cute_tensor_slice(c, r->sQ, CUTE_CRD(CUTE_ALL, l->group, 0, warp, s)), qa);
+    cute_ssa wa = cute_tensor_load(c, qa);
+    cute_tensor qb = cute_make_rmem_tensor(c, CUTE_U32, cute_layout_parse(a, "(1):(1)"));
+    cute_autovec_copy(c, one_at(c, r->sQ, CUTE_CRD(0, l->group, 1, warp, s)), qb);
+    for (int row = 0; row <= p->rows; row++) {
+        cute_val w = row < p->rows ? cute_ssa_get(c, wa, row) : cute_ssa_get(c, cute_tensor_load(c, qb), 0);
+        cute_val v = cute_val_cvt(c, cute_val_binop(c, CUTE_OP_SHR, w, l->half), CUTE_U16);
+        f.pair[row] = cute_make_rmem_tensor(c, CUTE_U16, cute_layout_parse(a, "(1):(1)"));
+        cute_tensor_store(c, f.pair[row], cute_ssa_scalar(c, v, f.pair[row].layout.shape));
+    }
+    return f;
+}
+
+/* the bulk ring's walk: stages - 1 k-tiles issued ahead; at each k-tile the warp meets (its
+ * lanes done reading the stage the next copies refill), the copies of k-tile kt + stages - 1
+ * issued, this k-tile's stage waited for (its phase: the stage's fills so far, mod 2) and
+ * read */
+static void bulk_walk(cute_ctx *c, const gemv_plan *p, const gemv_thread *th, const gemv_tiles *t,
+                      const gemv_ring *r, const ring_lane *l, cute_int full, gemv_ring_fn fn, void *user)
+{
+    cute_alg *a = cute_ctx_alg(c);
+    int d = p->cfg.smem_stages;
+    for (int s = 0; s < d - 1; s++)
+        CUTE_IF(c, cute_int_lt(c, cute_i(s), full)) { bulk_issue(c, p, t, r, cute_i(s), cute_i(s)); }
+    CUTE_FOR(c, kt, cute_i(0), full)
+    {
+        cute_int ahead = cute_add(a, kt, cute_i(d - 1));
+        cute_syncwarp(c);
+        CUTE_IF(c, cute_int_lt(c, ahead, full)) { bulk_issue(c, p, t, r, ahead, cute_mod(a, ahead, cute_i(d))); }
+        cute_val phase = cute_int_value(c, cute_mod(a, cute_div(a, kt, cute_i(d)), cute_i(2)), CUTE_U32);
+        gemv_ring_tile f = bulk_read(c, p, th, r, l, cute_mod(a, kt, cute_i(d)), phase);
+        fn(c, p, &f, user);
+    }
+}
+
 void gemv_ring_walk(cute_ctx *c, const gemv_plan *p, const gemv_thread *th, const gemv_tiles *t,
                     const gemv_ring *r, cute_int full, gemv_ring_fn fn, void *user)
 {
     cute_alg *a = cute_ctx_alg(c);
     int d = p->cfg.smem_stages;
     ring_lane l = ring_lane_of(c, p, th, t, r, full);
+    if (p->cfg.ring_bulk) {
+        bulk_walk(c, p, th, t, r, &l, full, fn, user);
+        return;
+    }
     for (int s = 0; s < d - 1; s++) { /* the first stages - 1 k-tiles, a group each */
         CUTE_IF(c, cute_int_lt(c, cute_i(s), full)) { ring_issue(c, p, t, r, &l, cute_i(s), cute_i(s)); }
         cute_cp_async_commit_group(c);
