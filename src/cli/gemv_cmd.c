@@ -49,7 +49,7 @@ static int usage(const char *cmd)
         "         [--shape MxK] [--batch L] [--layout rows|cols] [--vectors N] [--splits N]\n"
         "         [--reduction ordered|atomic] [--mma-from N] [--l2-prefetch D] [--iters N]\n"
         "         [--tile-at-a-time 0|1] [--smem-stages 0|2..8] [--ahead 1|2] [--scale-rows plain|tiled]\n"
-        "         [--fma-decode 0|1] [--warp-rows 4|8] [--ring-bulk 0|1] [--forms F,...]\n"
+        "         [--fma-decode 0|1] [--warp-rows 2|4|8] [--ring-bulk 0|1] [--forms F,...]\n"
         "         [--emit ir|cuda|ptx|sass|time] [--arch sm_80|sm_90a|sm_100a] [--backend cuda|interp]\n"
         "  y(M,L) = 1.5 A(M,K,L) x(K,L) - 0.5 y; rows: A row-major (K contiguous), cols: "
         "column-major;\n"
@@ -106,7 +106,7 @@ static bool option(gemv_opts *o, const char *k, const char *v, bool *out_given, 
     else if (!strcmp(k, "--fma-decode"))
         ok = cli_int(v, 0, CUTE_GEMV_MAX_FMA_DECODE, &x, why, n), o->fma_decode = (int)x;
     else if (!strcmp(k, "--warp-rows"))
-        ok = cli_int(v, 4, 8, &x, why, n) && (x == 4 || x == 8), o->warp_rows = (int)x;
+        ok = cli_int(v, 2, 8, &x, why, n) && (x == 2 || x == 4 || x == 8), o->warp_rows = (int)x;
     else if (!strcmp(k, "--ring-bulk"))
         ok = cli_int(v, 0, 1, &x, why, n), o->ring_bulk = (int)x;
     else if (!strcmp(k, "--forms"))

@@ -59,11 +59,15 @@ cute_layout gemv_sf_quad_layout(cute_alg *a, cute_int rows, cute_int K, cute_int
  * shapes whose blocks are fewer than that an SM ((7168,16384,1): 3.4) */
 #define WORDS_BLOCKS 6
 #define WORDS_BLOCKS_AHEAD 4
+#define WORDS_BLOCKS_2ROWS 8
+#define WORDS_BLOCKS_2ROWS_AHEAD 5
 static int words_blocks(const gemv_plan *p)
 {
     if (p->cfg.smem_stages) return gemv_ring_blocks(p, 5);
-    /* (8 rows a warp one ahead hold as many registers as 4 rows two ahead) */
+    /* (8 rows a warp one ahead hold as many registers as 4 rows two ahead; 2 rows a warp
+     * half a k-tile's of 4 rows, and twice the warps to hold) */
     bool big = gemv_ahead(&p->cfg) > 1 || p->rows > 4;
+    if (p->rows < 4) return big ? WORDS_BLOCKS_2ROWS_AHEAD : WORDS_BLOCKS_2ROWS;
     return big ? WORDS_BLOCKS_AHEAD : WORDS_BLOCKS;
 }
 

@@ -342,13 +342,14 @@ static void tiled_forms(cute_runtime *rt, cute_gemv_lib *lib)
  * values it does not take refused */
 static void block_forms(cute_runtime *rt, cute_gemv_lib *lib)
 {
-    CHECK(!cute_gemv_lib_warp_rows(lib, 6) && !cute_gemv_lib_warp_rows(lib, -1), "rows a warp 0, 4 or 8");
+    CHECK(!cute_gemv_lib_warp_rows(lib, 6) && !cute_gemv_lib_warp_rows(lib, -1), "rows a warp 0, 2, 4 or 8");
     static const struct {
         int ahead, rows, tiled;
         int64_t M, K, L;
         double beta;
     } cases[] = {{2, 4, 0, 9, 2048 + 32, 2, 0},   {1, 4, 0, 37, 4096 + 64, 1, -0.5}, {1, 4, 1, 300, 4096 + 64, 1, 0},
-                 {1, 8, 0, 45, 4096 + 64, 1, 0.5}, {1, 8, 0, 21, 2048 + 32, 2, 0},   {1, 8, 0, 13, 32, 1, 0}};
+                 {1, 8, 0, 45, 4096 + 64, 1, 0.5}, {1, 8, 0, 21, 2048 + 32, 2, 0},   {1, 8, 0, 13, 32, 1, 0},
+                 {1, 2, 0, 23, 2048 + 32, 2, 0.5}, {2, 2, 0, 11, 3072 + 64, 1, 0}};
     every_scale = true;
     cute_gemv_config last;
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
@@ -367,8 +368,8 @@ static void block_forms(cute_runtime *rt, cute_gemv_lib *lib)
     cute_gemv_lib_scale_rows(lib, -1);
     /* NVFP4's register form but one field each; MXFP8, and bf16 */
     const cute_gemv_config nv = {.dtype = CUTE_E2M1, .a_major = 1, .vec = 32, .vectors = 1, .sf_vec = 16};
-    cute_gemv_config no[7];
-    for (int i = 0; i < 7; i++) no[i] = nv;
+    cute_gemv_config no[8];
+    for (int i = 0; i < 8; i++) no[i] = nv;
     no[0].tile_at_a_time = true, no[0].warp_rows = 4;
     no[1].smem_stages = 4, no[1].warp_rows = 8;
     no[2].ahead = 2, no[2].warp_rows = 8;
@@ -376,6 +377,7 @@ static void block_forms(cute_runtime *rt, cute_gemv_lib *lib)
     no[4].warp_rows = 6;
     no[5] = (cute_gemv_config){.dtype = CUTE_E4M3, .a_major = 1, .vec = 16, .vectors = 1, .sf_vec = 32, .warp_rows = 4};
     no[6] = (cute_gemv_config){.dtype = CUTE_BF16, .a_major = 1, .vec = 8, .vectors = 1, .warp_rows = 4};
+    no[7].scale_rows_tiled = true, no[7].warp_rows = 2;
     for (size_t i = 0; i < sizeof no / sizeof no[0]; i++) {
         char err[512] = "";
         const cute_fn *f = cute_gemv_compile(rt, &no[i], err, sizeof err);

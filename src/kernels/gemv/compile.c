@@ -135,12 +135,12 @@ static bool blockscaled_ok(const cute_gemv_config *cfg, char *err, size_t n)
                  "tile_at_a_time or the L2 prefetch", cfg->smem_stages, CUTE_GEMV_MAX_SMEM_STAGES);
         return false;
     }
-    if (cfg->warp_rows && (!nvfp4 || !nvfp4_pipelined(cfg) || cfg->smem_stages ||
-                           (cfg->warp_rows != 4 && (cfg->warp_rows != 8 || gemv_ahead(cfg) > 1 ||
-                                                    cfg->scale_rows_tiled)))) {
+    bool rows_ok = cfg->warp_rows == 4 || (cfg->warp_rows == 2 && !cfg->scale_rows_tiled) ||
+                   (cfg->warp_rows == 8 && gemv_ahead(cfg) == 1 && !cfg->scale_rows_tiled);
+    if (cfg->warp_rows && (!nvfp4 || !nvfp4_pipelined(cfg) || cfg->smem_stages || !rows_ok)) {
         snprintf(err, n,
-                 "gemv: %d rows a warp (4 or 8) are NVFP4's register form (8: one k-tile ahead, "
-                 "not by scale tile)",
+                 "gemv: %d rows a warp (2, 4 or 8) are NVFP4's register form (2 and 8: not by scale tile; "
+                 "8: one k-tile ahead)",
                  cfg->warp_rows);
         return false;
     }

@@ -215,7 +215,7 @@ int gemv_lib_fma_decode(cute_gemv_lib *lib)
 
 bool cute_gemv_lib_warp_rows(cute_gemv_lib *lib, int rows)
 {
-    if (!lib || (rows && rows != 4 && rows != 8)) return false;
+    if (!lib || (rows && rows != 2 && rows != 4 && rows != 8)) return false;
     pthread_mutex_lock(&lib->lock);
     lib->warp_rows = rows;
     pthread_mutex_unlock(&lib->lock);
