@@ -203,16 +203,19 @@ static gemv_ring_tile ring_read(cute_ctx *c, const gemv_plan *p, const gemv_thre
 
 /* The bulk ring (cfg.ring_bulk): the k-tile kt into stage s of the warp, each copy issued by a
  * lane of its own: lane i < rows A's row i (the warp's i-th of the block tile), lane `rows`
- * x's; NVFP4's scales, lane j < 16 the quad of A's rows at the k-tile's group j, lane 16 + j
  * x's.  Lane 0 arms the stage's mbarrier with the bytes they complete (a copy may land before
- * the arming: the phase waits for the one arrival too). */
+ * the arming: the phase waits for the one arrival too).  NVFP4's scales by cp.async, a 16-byte
+ * copy a lane into the lane's group of this k-tile (the caller commits it): lane j < 16 the
+ * quad of A's rows at the k-tile's group j, lane 16 + j x's.  (By bulk copies, 16 of 16 bytes
+ * each for A's and x's, ptxas loops over the lanes for each copy (ELECT, R2UR, UBLKCP: about
+ * 9 instructions a copy, the operands being the lane's), some 300 instructions a k-tile.) */
 static void bulk_issue(cute_ctx *c, const gemv_plan *p, const gemv_tiles *t, const gemv_ring *r, cute_int kt,
                        cute_int s)
 {
     cute_alg *a = cute_ctx_alg(c);
     cute_int lane = cute_lane_idx(c), warp = cute_warp_idx(c);
     int64_t es = cute_dtype_bytes(ring_dtype(p)), row_bytes = p->ktile * es, g = ktile_groups(p);
-    int64_t bytes = (p->rows + 1) * row_bytes + (r->scales ? 2 * 16 * g : 0);
+    int64_t bytes = (p->rows + 1) * row_bytes;
     cute_val bar = cute_tensor_ptr(c, r->bar, cute_add(a, warp, cute_mul(a, s, cute_i(p->threads / 32))));
     CUTE_IF(c, cute_int_eq(c, lane, cute_i(0)))
     {
@@ -240,23 +243,26 @@ static void bulk_issue(cute_ctx *c, const gemv_plan *p, const gemv_tiles *t, con
     cute_int m = cu.coord.leaf[0], k = cute_mul(a, cu.coord.leaf[1], cute_i(8));
     cute_int j = cute_mod(a, lane, cute_i(g)), which = cute_div(a, lane, cute_i(g)); /* 0: A's, 1: x's */
     cute_int kj = cute_add(a, k, cute_mul(a, j, cute_i(8 * 8)));
-    cute_val q16 = cute_val_int(c, CUTE_U32, 16);
-    cute_val dst = cute_tensor_ptr(c, cute_tensor_slice(c, r->sQ, CUTE_CRD(CUTE_ALL, j, which, warp, s)), cute_i(0));
+    cute_tensor dst = cute_tensor_slice(c, r->sQ, CUTE_CRD(CUTE_ALL, j, which, warp, s));
+    cute_layout quad = cute_layout_parse(a, "(4):(1)");
     CUTE_IF(c, cute_int_lt(c, lane, cute_i(g)))
     {
-        cute_cp_async_bulk_g2s(c, dst, cute_tensor_ptr(c, cute_tensor_domain_offset(c, r->gQa, CUTE_CRD(m, kj, t->l)), cute_i(0)),
-                               q16, bar);
+        cute_tensor q = cute_tensor_domain_offset(c, r->gQa, CUTE_CRD(m, kj, t->l));
+        q.layout = quad;
+        cute_copy(c, &p->ring_x.atom, q, dst);
     }
     CUTE_IF(c, cute_int_lt(c, cute_i(g - 1), lane))
     {
-        cute_cp_async_bulk_g2s(c, dst, cute_tensor_ptr(c, cute_tensor_domain_offset(c, r->gQb, CUTE_CRD(0, kj, t->l)), cute_i(0)),
-                               q16, bar);
+        cute_tensor q = cute_tensor_domain_offset(c, r->gQb, CUTE_CRD(0, kj, t->l));
+        q.layout = quad;
+        cute_copy(c, &p->ring_x.atom, q, dst);
     }
 }
 
 /* the bulk ring's stage s read into registers once its mbarrier's phase `phase` completed:
  * A's and x's vectors as the lane's partition gives them, the scale pairs from the quads of
- * the lane's group (row i's in word i, x's in word 0, the lane's pair `half` bits up) */
+ * the lane's group (row i's in word i, x's in word 0, the lane's pair `half` bits up; another
+ * lane's copy: the caller waited for the warp's cp.async groups and met the warp) */
 static gemv_ring_tile bulk_read(cute_ctx *c, const gemv_plan *p, const gemv_thread *th, const gemv_ring *r,
                                 const ring_lane *l, cute_int s, cute_val phase)
 {
@@ -293,13 +299,20 @@ static void bulk_walk(cute_ctx *c, const gemv_plan *p, const gemv_thread *th, co
 {
     cute_alg *a = cute_ctx_alg(c);
     int d = p->cfg.smem_stages;
-    for (int s = 0; s < d - 1; s++)
+    for (int s = 0; s < d - 1; s++) {
         CUTE_IF(c, cute_int_lt(c, cute_i(s), full)) { bulk_issue(c, p, t, r, cute_i(s), cute_i(s)); }
+        if (r->scales) cute_cp_async_commit_group(c);
+    }
     CUTE_FOR(c, kt, cute_i(0), full)
     {
         cute_int ahead = cute_add(a, kt, cute_i(d - 1));
         cute_syncwarp(c);
         CUTE_IF(c, cute_int_lt(c, ahead, full)) { bulk_issue(c, p, t, r, ahead, cute_mod(a, ahead, cute_i(d))); }
+        if (r->scales) { /* k-tile kt's scale copies landed, every lane's */
+            cute_cp_async_commit_group(c);
+            cute_cp_async_wait_group(c, d - 1);
+            cute_syncwarp(c);
+        }
         cute_val phase = cute_int_value(c, cute_mod(a, cute_div(a, kt, cute_i(d)), cute_i(2)), CUTE_U32);
         gemv_ring_tile f = bulk_read(c, p, th, r, l, cute_mod(a, kt, cute_i(d)), phase);
         fn(c, p, &f, user);
