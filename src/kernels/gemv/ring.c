@@ -171,19 +171,26 @@ static void ring_issue(cute_ctx *c, const gemv_plan *p, const gemv_tiles *t, con
                   one_at(c, r->sS, CUTE_CRD(lane, row, warp, s)));
 }
 
-/* a scale group's pair of the lane (shift `half`) as a u16 register */
-static cute_tensor pair_of(cute_ctx *c, cute_tensor group, cute_val half)
+/* the lane's pair of a scale group (u32 word g, the pair `half` bits up) as a u16 register */
+static cute_tensor pair_of(cute_ctx *c, cute_val g, cute_val half)
 {
-    cute_val g = cute_ssa_get(c, cute_tensor_load(c, group), 0);
     cute_val v = cute_val_cvt(c, cute_val_binop(c, CUTE_OP_SHR, g, half), CUTE_U16);
     cute_tensor r = cute_make_rmem_tensor(c, CUTE_U16, cute_layout_parse(cute_ctx_alg(c), "(1):(1)"));
     cute_tensor_store(c, r, cute_ssa_scalar(c, v, r.layout.shape));
     return r;
 }
 
-/* stage s read into registers */
-static gemv_ring_tile ring_read(cute_ctx *c, const gemv_plan *p, const gemv_thread *th, const gemv_ring *r,
-                                const ring_lane *l, cute_int s)
+/* `n` u32 words of shared tensor t into registers */
+static cute_ssa words_at(cute_ctx *c, cute_tensor t, int n)
+{
+    cute_tensor w = cute_make_rmem_tensor(c, CUTE_U32, cute_layout_fmt(cute_ctx_alg(c), "(%d):(1)", n));
+    cute_autovec_copy(c, t, w);
+    return cute_tensor_load(c, w);
+}
+
+/* stage s's vectors of A's rows and of x into registers, as the lane's partition gives them */
+static gemv_ring_tile stage_vectors(cute_ctx *c, const gemv_plan *p, const gemv_thread *th, const gemv_ring *r,
+                                   cute_int s)
 {
     cute_tuple st = CUTE_CRD(CUTE_ALL, CUTE_ALL, s);
     cute_tensor sA = cute_partition_S(c, th->thr, cute_tensor_slice(c, r->sA, st));
@@ -191,13 +198,18 @@ static gemv_ring_tile ring_read(cute_ctx *c, const gemv_plan *p, const gemv_thre
     gemv_ring_tile f = {.rA = cute_make_fragment_like(c, sA), .rX = cute_make_fragment_like(c, sX)};
     cute_copy(c, &p->tc.atom, sA, f.rA);
     cute_copy(c, &p->tc.atom, sX, f.rX);
+    return f;
+}
+
+/* stage s read into registers */
+static gemv_ring_tile ring_read(cute_ctx *c, const gemv_plan *p, const gemv_thread *th, const gemv_ring *r,
+                                const ring_lane *l, cute_int s)
+{
+    gemv_ring_tile f = stage_vectors(c, p, th, r, s);
     if (!r->scales) return f;
     cute_int lane = cute_lane_idx(c), warp = cute_warp_idx(c);
-    for (int row = 0; row <= p->rows; row++) {
-        cute_tensor group = cute_make_rmem_tensor(c, CUTE_U32, cute_layout_parse(cute_ctx_alg(c), "(1):(1)"));
-        cute_autovec_copy(c, one_at(c, r->sS, CUTE_CRD(lane, row, warp, s)), group);
-        f.pair[row] = pair_of(c, group, l->half);
-    }
+    for (int row = 0; row <= p->rows; row++)
+        f.pair[row] = pair_of(c, cute_ssa_get(c, words_at(c, one_at(c, r->sS, CUTE_CRD(lane, row, warp, s)), 1), 0), l->half);
     return f;
 }
 
@@ -269,24 +281,12 @@ static gemv_ring_tile bulk_read(cute_ctx *c, const gemv_plan *p, const gemv_thre
     cute_alg *a = cute_ctx_alg(c);
     cute_int warp = cute_warp_idx(c);
     cute_mbarrier_wait(c, cute_tensor_ptr(c, r->bar, cute_add(a, warp, cute_mul(a, s, cute_i(p->threads / 32)))), phase);
-    cute_tuple st = CUTE_CRD(CUTE_ALL, CUTE_ALL, s);
-    cute_tensor sA = cute_partition_S(c, th->thr, cute_tensor_slice(c, r->sA, st));
-    cute_tensor sX = gemv_lane_row(c, p, cute_partition_S(c, th->thr, cute_tensor_slice(c, r->sX, st)), 0);
-    gemv_ring_tile f = {.rA = cute_make_fragment_like(c, sA), .rX = cute_make_fragment_like(c, sX)};
-    cute_copy(c, &p->tc.atom, sA, f.rA);
-    cute_copy(c, &p->tc.atom, sX, f.rX);
+    gemv_ring_tile f = stage_vectors(c, p, th, r, s);
     if (!r->scales) return f;
-    cute_tensor qa = cute_make_rmem_tensor(c, CUTE_U32, cute_layout_parse(a, "(4):(1)"));
-    cute_autovec_copy(c, cute_tensor_slice(c, r->sQ, CUTE_CRD(CUTE_ALL, l->group, 0, warp, s)), qa);
-    cute_ssa wa = cute_tensor_load(c, qa);
-    cute_tensor qb = cute_make_rmem_tensor(c, CUTE_U32, cute_layout_parse(a, "(1):(1)"));
-    cute_autovec_copy(c, one_at(c, r->sQ, CUTE_CRD(0, l->group, 1, warp, s)), qb);
-    for (int row = 0; row <= p->rows; row++) {
-        cute_val w = row < p->rows ? cute_ssa_get(c, wa, row) : cute_ssa_get(c, cute_tensor_load(c, qb), 0);
-        cute_val v = cute_val_cvt(c, cute_val_binop(c, CUTE_OP_SHR, w, l->half), CUTE_U16);
-        f.pair[row] = cute_make_rmem_tensor(c, CUTE_U16, cute_layout_parse(a, "(1):(1)"));
-        cute_tensor_store(c, f.pair[row], cute_ssa_scalar(c, v, f.pair[row].layout.shape));
-    }
+    cute_ssa qa = words_at(c, cute_tensor_slice(c, r->sQ, CUTE_CRD(CUTE_ALL, l->group, 0, warp, s)), 4);
+    cute_ssa qb = words_at(c, one_at(c, r->sQ, CUTE_CRD(0, l->group, 1, warp, s)), 1);
+    for (int row = 0; row <= p->rows; row++)
+        f.pair[row] = pair_of(c, cute_ssa_get(c, row < p->rows ? qa : qb, row < p->rows ? row : 0), l->half);
     return f;
 }
 
