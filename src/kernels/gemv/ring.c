@@ -213,61 +213,77 @@ static gemv_ring_tile ring_read(cute_ctx *c, const gemv_plan *p, const gemv_thre
     return f;
 }
 
-/* The bulk ring (cfg.ring_bulk): the k-tile kt into stage s of the warp, each copy issued by a
- * lane of its own: lane i < rows A's row i (the warp's i-th of the block tile), lane `rows`
- * x's.  Lane 0 arms the stage's mbarrier with the bytes they complete (a copy may land before
- * the arming: the phase waits for the one arrival too).  NVFP4's scales by cp.async, a 16-byte
- * copy a lane into the lane's group of this k-tile (the caller commits it): lane j < 16 the
- * quad of A's rows at the k-tile's group j, lane 16 + j x's.  (By bulk copies, 16 of 16 bytes
- * each for A's and x's, ptxas loops over the lanes for each copy (ELECT, R2UR, UBLKCP: about
- * 9 instructions a copy, the operands being the lane's), some 300 instructions a k-tile.) */
-static void bulk_issue(cute_ctx *c, const gemv_plan *p, const gemv_tiles *t, const gemv_ring *r, cute_int kt,
-                       cute_int s)
+/* The bulk ring (cfg.ring_bulk): a lane's copies over the warp's whole k-tiles, their sources
+ * by k-tile and destinations by stage, made once before the walk (the loop only steps them):
+ * lane i < rows copies A's row i of the warp's (the block tile's row rows w + i), lane `rows`
+ * x's; NVFP4's scales, lane j < 16 the quad of A's rows at the k-tile's group j, lane 16 + j
+ * x's (a quad over the k-tiles: (4 words, k-tiles):(1, the scale layout's step of one)). */
+typedef struct bulk_lane {
+    cute_tensor a, sa, x, sx; /* A's row by k-tile (RestK) and its stages (stages); x's */
+    cute_tensor qa, qb, sq;   /* A's and x's scale quads of the lane's group (4, k-tiles); the
+                                 lane's quad's stages (4, stages) */
+    cute_tensor bar;          /* the warp's mbarriers (stages) */
+    cute_int lane;
+} bulk_lane;
+
+static bulk_lane bulk_lane_of(cute_ctx *c, const gemv_plan *p, const gemv_tiles *t, const gemv_ring *r,
+                              cute_int full)
 {
     cute_alg *a = cute_ctx_alg(c);
-    cute_int lane = cute_lane_idx(c), warp = cute_warp_idx(c);
-    int64_t es = cute_dtype_bytes(ring_dtype(p)), row_bytes = p->ktile * es, g = ktile_groups(p);
-    int64_t bytes = (p->rows + 1) * row_bytes;
-    cute_val bar = cute_tensor_ptr(c, r->bar, cute_add(a, warp, cute_mul(a, s, cute_i(p->threads / 32))));
-    CUTE_IF(c, cute_int_eq(c, lane, cute_i(0)))
+    bulk_lane b = {.lane = cute_lane_idx(c)};
+    cute_int warp = cute_warp_idx(c), row0 = cute_mul(a, warp, cute_i(p->rows));
+    cute_int row = cute_add(a, row0, cute_min(a, b.lane, cute_i(p->rows - 1)));
+    b.a = cute_tensor_slice(c, t->gA, CUTE_CRD(row, 0, CUTE_ALL));
+    b.sa = cute_tensor_slice(c, r->sA, CUTE_CRD(row, 0, CUTE_ALL));
+    b.x = cute_tensor_slice(c, t->gX[0], CUTE_CRD(row0, 0, CUTE_ALL));
+    b.sx = cute_tensor_slice(c, r->sX, CUTE_CRD(row0, 0, CUTE_ALL));
+    b.bar = cute_tensor_slice(c, r->bar, CUTE_CRD(warp, CUTE_ALL));
+    if (!r->scales) return b;
+    int64_t g = ktile_groups(p), tk = p->ktile * 8; /* a k-tile's elements */
+    /* the warp's first row (rows by scale tile: its others are +32, +64, +96, the quad's) and
+     * the lane's group of k-tile 0 */
+    cute_tensor cu = cute_tensor_slice(c, t->cA, CUTE_CRD(row0, CUTE_ALL, 0));
+    cute_int j = cute_mod(a, b.lane, cute_i(g));
+    cute_int kj = cute_add(a, cute_mul(a, cu.coord.leaf[1], cute_i(8)), cute_mul(a, j, cute_i(64)));
+    b.qa = gemv_scales_by_tile(c, r->gQa, CUTE_CRD(cu.coord.leaf[0], kj, t->l), 4, tk, full);
+    b.qb = gemv_scales_by_tile(c, r->gQb, CUTE_CRD(0, kj, t->l), 4, tk, full);
+    b.sq = cute_tensor_slice(c, r->sQ, CUTE_CRD(CUTE_ALL, j, cute_div(a, b.lane, cute_i(g)), warp, CUTE_ALL));
+    return b;
+}
+
+/* the k-tile kt into stage s of the warp, each copy issued by its lane (above): A's rows and
+ * x's by cp.async.bulk, completing on the stage's mbarrier, which lane 0 arms with their bytes
+ * (a copy may land before the arming: the phase waits for the one arrival too); NVFP4's scales
+ * by cp.async, a 16-byte copy a lane into the lane's group of this k-tile (the caller commits
+ * it).  (By bulk copies instead, 32 of 16 bytes a k-tile, ptxas loops over the lanes for each
+ * copy whose operands are the lane's (ELECT, R2UR, UBLKCP: about 9 instructions a copy), some
+ * 300 instructions a k-tile.) */
+static void bulk_issue(cute_ctx *c, const gemv_plan *p, const gemv_ring *r, const bulk_lane *b, cute_int kt,
+                       cute_int s)
+{
+    int64_t nb = p->ktile * cute_dtype_bytes(ring_dtype(p)), g = ktile_groups(p);
+    cute_val bar = cute_tensor_ptr(c, b->bar, s), bytes = cute_val_int(c, CUTE_U32, nb);
+    CUTE_IF(c, cute_int_eq(c, b->lane, cute_i(0)))
     {
-        cute_mbarrier_arrive_and_expect_tx(c, bar, cute_val_int(c, CUTE_U32, bytes));
+        cute_mbarrier_arrive_and_expect_tx(c, bar, cute_val_int(c, CUTE_U32, (p->rows + 1) * nb));
     }
-    cute_int row0 = cute_mul(a, warp, cute_i(p->rows));
-    cute_val nb = cute_val_int(c, CUTE_U32, row_bytes);
-    CUTE_IF(c, cute_int_lt(c, lane, cute_i(p->rows)))
+    CUTE_IF(c, cute_int_lt(c, b->lane, cute_i(p->rows)))
     {
-        cute_int row = cute_add(a, row0, lane);
-        cute_cp_async_bulk_g2s(c, cute_tensor_ptr(c, cute_tensor_slice(c, r->sA, CUTE_CRD(row, CUTE_ALL, s)), cute_i(0)),
-                               cute_tensor_ptr(c, cute_tensor_slice(c, t->gA, CUTE_CRD(row, CUTE_ALL, kt)), cute_i(0)),
-                               nb, bar);
+        cute_cp_async_bulk_g2s(c, cute_tensor_ptr(c, b->sa, s), cute_tensor_ptr(c, b->a, kt), bytes, bar);
     }
-    CUTE_IF(c, cute_int_eq(c, lane, cute_i(p->rows)))
+    CUTE_IF(c, cute_int_eq(c, b->lane, cute_i(p->rows)))
     {
-        cute_cp_async_bulk_g2s(c, cute_tensor_ptr(c, cute_tensor_slice(c, r->sX, CUTE_CRD(row0, CUTE_ALL, s)), cute_i(0)),
-                               cute_tensor_ptr(c, cute_tensor_slice(c, t->gX[0], CUTE_CRD(row0, CUTE_ALL, kt)), cute_i(0)),
-                               nb, bar);
+        cute_cp_async_bulk_g2s(c, cute_tensor_ptr(c, b->sx, s), cute_tensor_ptr(c, b->x, kt), bytes, bar);
     }
     if (!r->scales) return;
-    /* the warp's first row (rows by scale tile: its others are +32, +64, +96, the quad's) and
-     * the k-tile's first element */
-    cute_tensor cu = cute_tensor_slice(c, t->cA, CUTE_CRD(row0, CUTE_ALL, kt));
-    cute_int m = cu.coord.leaf[0], k = cute_mul(a, cu.coord.leaf[1], cute_i(8));
-    cute_int j = cute_mod(a, lane, cute_i(g)), which = cute_div(a, lane, cute_i(g)); /* 0: A's, 1: x's */
-    cute_int kj = cute_add(a, k, cute_mul(a, j, cute_i(8 * 8)));
-    cute_tensor dst = cute_tensor_slice(c, r->sQ, CUTE_CRD(CUTE_ALL, j, which, warp, s));
-    cute_layout quad = cute_layout_parse(a, "(4):(1)");
-    CUTE_IF(c, cute_int_lt(c, lane, cute_i(g)))
+    cute_tensor dst = cute_tensor_slice(c, b->sq, CUTE_CRD(CUTE_ALL, s));
+    CUTE_IF(c, cute_int_lt(c, b->lane, cute_i(g)))
     {
-        cute_tensor q = cute_tensor_domain_offset(c, r->gQa, CUTE_CRD(m, kj, t->l));
-        q.layout = quad;
-        cute_copy(c, &p->ring_x.atom, q, dst);
+        cute_copy(c, &p->ring_x.atom, cute_tensor_slice(c, b->qa, CUTE_CRD(CUTE_ALL, kt)), dst);
     }
-    CUTE_IF(c, cute_int_lt(c, cute_i(g - 1), lane))
+    CUTE_IF(c, cute_int_lt(c, cute_i(g - 1), b->lane))
     {
-        cute_tensor q = cute_tensor_domain_offset(c, r->gQb, CUTE_CRD(0, kj, t->l));
-        q.layout = quad;
-        cute_copy(c, &p->ring_x.atom, q, dst);
+        cute_copy(c, &p->ring_x.atom, cute_tensor_slice(c, b->qb, CUTE_CRD(CUTE_ALL, kt)), dst);
     }
 }
 
@@ -299,15 +315,16 @@ static void bulk_walk(cute_ctx *c, const gemv_plan *p, const gemv_thread *th, co
 {
     cute_alg *a = cute_ctx_alg(c);
     int d = p->cfg.smem_stages;
+    bulk_lane b = bulk_lane_of(c, p, t, r, full);
     for (int s = 0; s < d - 1; s++) {
-        CUTE_IF(c, cute_int_lt(c, cute_i(s), full)) { bulk_issue(c, p, t, r, cute_i(s), cute_i(s)); }
+        CUTE_IF(c, cute_int_lt(c, cute_i(s), full)) { bulk_issue(c, p, r, &b, cute_i(s), cute_i(s)); }
         if (r->scales) cute_cp_async_commit_group(c);
     }
     CUTE_FOR(c, kt, cute_i(0), full)
     {
         cute_int ahead = cute_add(a, kt, cute_i(d - 1));
         cute_syncwarp(c);
-        CUTE_IF(c, cute_int_lt(c, ahead, full)) { bulk_issue(c, p, t, r, ahead, cute_mod(a, ahead, cute_i(d))); }
+        CUTE_IF(c, cute_int_lt(c, ahead, full)) { bulk_issue(c, p, r, &b, ahead, cute_mod(a, ahead, cute_i(d))); }
         if (r->scales) { /* k-tile kt's scale copies landed, every lane's */
             cute_cp_async_commit_group(c);
             cute_cp_async_wait_group(c, d - 1);
