@@ -198,6 +198,14 @@ static void ring_forms(cute_runtime *rt, cute_gemv_lib *lib)
     cute_gemv_lib_last(lib, &last, NULL);
     CHECK(last.smem_stages == 3 && !last.ring_bulk, "4-byte aligned scales: the cp.async ring (bulk copies take 16)");
     cute_gemv_lib_ring_bulk(lib, -1);
+    cute_gemv_config no[2] = {{.dtype = CUTE_E2M1, .a_major = 1, .vec = 32, .vectors = 1, .sf_vec = 16, .ring_bulk = true}};
+    no[1] = no[0], no[1].smem_stages = 4; /* (not by scale tile) */
+    for (int i = 0; i < 2; i++) {
+        char err[512] = "";
+        const cute_fn *f = cute_gemv_compile(rt, &no[i], err, sizeof err);
+        CHECK(!f && strstr(err, i ? "rows by scale tile" : "need a ring"), "bulk copies refused (%d): %s", i, err);
+        cute_fn_free(f);
+    }
 }
 
 /* NVFP4's scales by their bits when asked (cute_gemv_lib_fma_decode 1), with every scale
