@@ -408,7 +408,7 @@ static void describe(const problem *p, const gemv_opts *o, char *buf, size_t n)
     if (cfg.ring_bulk) strncat(form, " by bulk copies", sizeof form - strlen(form) - 1);
     if (cfg.scale_rows_tiled) strncat(form, ", rows by scale tile", sizeof form - strlen(form) - 1);
     if (cfg.fma_decode) strncat(form, ", scales by bits", sizeof form - strlen(form) - 1);
-    if (cfg.warp_rows > 4)
+    if (cfg.warp_rows && cfg.warp_rows != 4)
         snprintf(form + strlen(form), sizeof form - strlen(form), ", %d rows a warp", cfg.warp_rows);
     snprintf(buf, n, "%s %s->%s %lldx%lld N=%lld L=%lld, vec %d, %d split%s%s%s", kind,
              cute_dtype_name(o->dtype), cute_dtype_name(o->y_dtype), (long long)o->M,
