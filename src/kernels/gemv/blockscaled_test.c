@@ -159,7 +159,7 @@ static void run_case(cute_runtime *rt, cute_gemv_lib *lib, cute_dtype d, cute_dt
 static void ring_forms(cute_runtime *rt, cute_gemv_lib *lib)
 {
     cute_gemv_config last;
-    run_case(rt, lib, CUTE_E2M1, CUTE_F16, 37, 5 * 1024 + 96, 2, 0.5);
+    run_case(rt, lib, CUTE_E2M1, CUTE_F16, 20, 1024 + 32, 1, 0.5);
     cute_gemv_lib_last(lib, &last, NULL);
     CHECK(!last.smem_stages, "NVFP4's default: no ring (%d stages)", last.smem_stages);
     CHECK(cute_gemv_lib_smem_stages(lib, 4), "a ring of 4 stages");
@@ -180,10 +180,11 @@ static void ring_forms(cute_runtime *rt, cute_gemv_lib *lib)
     cute_gemv_lib_last(lib, &last, NULL);
     CHECK(!last.smem_stages, "2-byte aligned scales: the register form (the ring copies groups of four)");
     /* the stages filled by bulk copies when asked, rows by scale tile: two scale tiles (the
-     * second partial), three k-tiles and a tail at 4 stages; batched, fewer k-tiles than the
-     * ring holds at 3; scale buffers 4-byte but not 16-byte aligned take the cp.async ring */
+     * second partial), three k-tiles and a tail at 2 stages (each stage refilled, its phase
+     * flipped); batched, fewer k-tiles than the ring holds at 3; scale buffers 4-byte but not
+     * 16-byte aligned take the cp.async ring */
     CHECK(cute_gemv_lib_ring_bulk(lib, 1) && !cute_gemv_lib_ring_bulk(lib, 2), "bulk copies: -1, 0 or 1");
-    int bulk[][4] = {{4, 150, 3 * 1024 + 96, 1}, {3, 20, 1024 + 32, 2}};
+    int bulk[][4] = {{2, 130, 3 * 1024 + 96, 1}, {3, 20, 1024 + 32, 2}};
     for (int i = 0; i < 2; i++) {
         cute_gemv_lib_smem_stages(lib, bulk[i][0]);
         run_case(rt, lib, CUTE_E2M1, i ? CUTE_F32 : CUTE_F16, bulk[i][1], bulk[i][2], bulk[i][3], i ? 0 : 0.5);
