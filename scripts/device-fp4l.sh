@@ -1,6 +1,7 @@
 #!/bin/sh
 # The GEMV pass of branch fp4l on a GPU machine (issue 17), about 70 s on one H200 after the
-# build.  fp4l's form, opt-in: the ring's stages filled by bulk copies (`--ring-bulk 1`,
+# build.  Written in session 37, which had no GPU pass: nothing here was timed yet (predictions
+# in bench/RESULTS.md, fp4l).  fp4l's form, opt-in: the ring's stages filled by bulk copies (`--ring-bulk 1`,
 # cute_gemv_lib_ring_bulk, cfg.ring_bulk; docs/gemv.md, "The ring by bulk copies"): each warp's
 # k-tiles land in shared memory by cp.async.bulk (one lane a row's k-tile, one x's; NVFP4's
 # scales as 16-byte quads, rows by scale tile), completing on an mbarrier a warp and stage, so
