@@ -15,7 +15,8 @@
 # one problem, each form's first run checked against float64, each row beside a device copy
 # of the same bytes), two rounds, the second in reverse order: NVFP4 at the issue's
 # (7168,16384,1), (4096,7168,8), (7168,2048,4) with the library's form (lib), bulk4, 1/2 and 2/2
-# (k-tiles ahead / rows a warp);
+# (k-tiles ahead / rows a warp), and at (7168,16384,1) the cp.async ring of 4 as a control (ring4:
+# whether the bulk ring beats it says whether that ring's loss was its lanes' cp.async work);
 # bf16 at 8192x8192, 16384x4096, 4096x16384 with the library's (the cp.async ring of 4),
 # bulk4, bulk3.
 # What it decides (a pair: a form and the library's in the same round, % of the copy): a form
@@ -64,9 +65,10 @@ decide()
                 best = ""; bestm = -1e9; tried = 0; lost = 0; rt = 0; rl = 0
                 few = ""; fewm = -1e9; many = ""; manym = -1e9
                 for (i = 1; i <= nf; i++) {
-                    f = fs[i]; leads = 0; where = ""; tot = 0; rows = f ~ /\//
+                    f = fs[i]; leads = 0; where = ""; tot = 0; rows = f ~ /\//; control = f ~ /^ring/
                     for (j = 1; j <= ns; j++) {
                         l = against(d, ss[j], f); tot += mean
+                        if (control) { if (pairs) printf "%s %s %s (the cp.async ring, a control): %d pairs, mean %+.1f points against lib\n", d, ss[j], f, pairs, mean; continue }
                         if (rows) { rt += pairs; rl += down } else { tried += pairs; lost += down }
                         printf "%s %s %s: %d pairs, mean %+.1f points against lib%s\n", d, ss[j], f, pairs, mean,
                             l ? " (leads)" : ""
@@ -74,7 +76,7 @@ decide()
                         if (rows && l && ss[j] == "7168x16384x1" && mean > fewm) { few = f; fewm = mean }
                         if (rows && l && ss[j] == "4096x7168x8" && mean > manym) { many = f; manym = mean }
                     }
-                    if (rows) continue
+                    if (rows || control) continue
                     if (leads == ns && ns == 3 && tot / ns > bestm) { best = f; bestm = tot / ns }
                     else if (leads) printf "decides: %s %s keep opt-in; leads at%s only (a default there needs a rule by shape)\n", d, f, where
                 }
@@ -133,7 +135,7 @@ pass()
     rm -f "$pairs"
     # (each under a time limit: a process stopped keeps the rows it printed)
     GEMV_TIMEOUT=18
-    forms_pass nvfp4 "7168x16384x1" "$FORMS" --shape 7168x16384
+    forms_pass nvfp4 "7168x16384x1" "$FORMS,ring4" --shape 7168x16384
     GEMV_TIMEOUT=22
     forms_pass nvfp4 "4096x7168x8" "$FORMS" --shape 4096x7168 --batch 8
     GEMV_TIMEOUT=14
