@@ -1,8 +1,9 @@
 #!/bin/sh
-# The GEMV pass of branch fp4l on a GPU machine (issue 17), about 70 s on one H200 after the
-# build.  Written in session 37, which had no GPU pass: nothing here was timed yet (predictions
-# in bench/RESULTS.md, fp4l).  fp4l's form, opt-in: the ring's stages filled by bulk copies (`--ring-bulk 1`,
-# cute_gemv_lib_ring_bulk, cfg.ring_bulk; docs/gemv.md, "The ring by bulk copies"): each warp's
+# The GEMV pass of branch fp4l on a GPU machine (issue 17), about 60 s on one H200 after the
+# build (estimated).  Written in session 37, which had no GPU pass: nothing here was timed yet
+# (predictions in bench/RESULTS.md, fp4l).  fp4l's form, opt-in: the ring's stages filled by
+# bulk copies (`--ring-bulk 1`, cute_gemv_lib_ring_bulk, cfg.ring_bulk; docs/gemv.md, "The ring
+# by bulk copies, and 2 rows a warp"; 4 stages: 4 blocks an SM, 3 stages: 6): each warp's
 # k-tiles land in shared memory by cp.async.bulk (one lane a row's k-tile, one x's; NVFP4's
 # scales as 16-byte quads, rows by scale tile), completing on an mbarrier a warp and stage, so
 # that the bytes in flight hold no registers and a lane issues one or two copies a k-tile
@@ -14,7 +15,7 @@
 # batches, split-K), ptxas's registers, then per shape one process (`cutec bench gemv --forms`:
 # one problem, each form's first run checked against float64, each row beside a device copy
 # of the same bytes), two rounds, the second in reverse order: NVFP4 at the issue's
-# (7168,16384,1), (4096,7168,8), (7168,2048,4) with the library's form (lib), bulk4, 1/2 and 2/2
+# (7168,16384,1), (4096,7168,8), (7168,2048,4) with the library's form (lib), bulk4, bulk3, 1/2, 2/2
 # (k-tiles ahead / rows a warp), and at (7168,16384,1) the cp.async ring of 4 as a control (ring4:
 # whether the bulk ring beats it says whether that ring's loss was its lanes' cp.async work);
 # bf16 at 8192x8192, 16384x4096, 4096x16384 with the library's (the cp.async ring of 4),
@@ -36,7 +37,7 @@
 . scripts/device-common.sh
 log="$out/fp4l.log" pairs="$out/fp4l.pairs"
 start=$(date +%s) budget=${BUDGET_S:-85}
-FORMS="lib,bulk4,1/2,2/2"
+FORMS="lib,bulk4,bulk3,1/2,2/2"
 BF16_FORMS="lib,bulk4,bulk3"
 decide()
 {
@@ -130,7 +131,8 @@ pass()
     device_gemv_run --dtype bf16 --shape 4099x4104 --batch 2 --smem-stages 3 --ring-bulk 1
     device_gemv_run --dtype f16 --shape 1000x5000 --splits 3 --smem-stages 4 --ring-bulk 1
     device_gemv_run --dtype nvfp4 --shape 4100x8256 --ahead 2 --warp-rows 2
-    device_gemv_usage "nvfp4 --smem-stages 4 --ring-bulk 1" "nvfp4 --ahead 1 --warp-rows 2" \
+    device_gemv_usage "nvfp4 --smem-stages 4 --ring-bulk 1" "nvfp4 --smem-stages 3 --ring-bulk 1" \
+        "nvfp4 --ahead 1 --warp-rows 2" \
         "nvfp4 --ahead 2 --warp-rows 2" "bf16 --smem-stages 4 --ring-bulk 1"
     rm -f "$pairs"
     # (each under a time limit: a process stopped keeps the rows it printed)

@@ -54,7 +54,8 @@ cute_layout gemv_sf_quad_layout(cute_alg *a, cute_int rows, cute_int K, cute_int
  * registers; the k-tile at a time spills 20 bytes outside its loop): on an H200 (session
  * 31) 76.5 / 72.4% of the copy at (4096,7168,8) and (7168,2048,4) where five (96
  * registers) ran 72.3 / 68.2% in the same run.  The ring as many as the shared memory of
- * an H100 or H200 holds (228 KB an SM, 1 KB of it a block's), up to 5.  Two or three
+ * an H100 or H200 holds (228 KB an SM, 1 KB of it a block's), up to 5 (the bulk ring's, up to
+ * GEMV_RING_BULK_BLOCKS).  Two or three
  * k-tiles ahead (cfg.ahead) hold a k-tile's registers more each: four (128 registers), for the
  * shapes whose blocks are fewer than that an SM ((7168,16384,1): 3.4) */
 #define WORDS_BLOCKS 6
@@ -63,7 +64,7 @@ cute_layout gemv_sf_quad_layout(cute_alg *a, cute_int rows, cute_int K, cute_int
 #define WORDS_BLOCKS_2ROWS_AHEAD 5
 static int words_blocks(const gemv_plan *p)
 {
-    if (p->cfg.smem_stages) return gemv_ring_blocks(p, 5);
+    if (p->cfg.smem_stages) return gemv_ring_blocks(p, p->cfg.ring_bulk ? GEMV_RING_BULK_BLOCKS : 5);
     /* (8 rows a warp one ahead hold as many registers as 4 rows two ahead; 2 rows a warp
      * half a k-tile's of 4 rows, and twice the warps to hold) */
     bool big = gemv_ahead(&p->cfg) > 1 || p->rows > 4;
