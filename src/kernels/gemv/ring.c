@@ -10,6 +10,7 @@
  * warp of a batch reads the same x; a scale sector holds neighbouring rows'). */
 #include "cutec/atom_table.h"
 #include "cutec/notation.h"
+#include "cutec/pipeline.h"
 #include "cutec/smem.h"
 #include "cutec/sync.h"
 #include "kernels/gemv/gemv_internal.h"
@@ -306,6 +307,12 @@ static gemv_ring_tile bulk_read(cute_ctx *c, const gemv_plan *p, const gemv_thre
     return f;
 }
 
+/* a PipelineState's stage as an index */
+static cute_int stage_of(cute_ctx *c, const cute_pipeline_state *s)
+{
+    return cute_int_from_val(c, cute_val_cvt(c, s->index, CUTE_I64), 0);
+}
+
 /* the bulk ring's walk: stages - 1 k-tiles issued ahead; at each k-tile the warp meets (its
  * lanes done reading the stage the next copies refill), the copies of k-tile kt + stages - 1
  * issued, this k-tile's stage waited for (its phase: the stage's fills so far, mod 2) and
@@ -316,22 +323,29 @@ static void bulk_walk(cute_ctx *c, const gemv_plan *p, const gemv_thread *th, co
     cute_alg *a = cute_ctx_alg(c);
     int d = p->cfg.smem_stages;
     bulk_lane b = bulk_lane_of(c, p, t, r, full);
+    /* the stage read and its phase, and the stage filled next, as PipelineStates (a wrap
+     * compared, not kt divided by the stages: by 3, 64-bit divisions cost ~100 instructions a
+     * k-tile) */
+    cute_pipeline_state rd = cute_make_pipeline_state(c, CUTE_PIPELINE_CONSUMER, d);
+    cute_pipeline_state fill = cute_make_pipeline_state(c, CUTE_PIPELINE_CONSUMER, d);
     for (int s = 0; s < d - 1; s++) {
         CUTE_IF(c, cute_int_lt(c, cute_i(s), full)) { bulk_issue(c, p, r, &b, cute_i(s), cute_i(s)); }
         if (r->scales) cute_cp_async_commit_group(c);
+        cute_pipeline_state_advance(c, &fill);
     }
     CUTE_FOR(c, kt, cute_i(0), full)
     {
         cute_int ahead = cute_add(a, kt, cute_i(d - 1));
         cute_syncwarp(c);
-        CUTE_IF(c, cute_int_lt(c, ahead, full)) { bulk_issue(c, p, r, &b, ahead, cute_mod(a, ahead, cute_i(d))); }
+        CUTE_IF(c, cute_int_lt(c, ahead, full)) { bulk_issue(c, p, r, &b, ahead, stage_of(c, &fill)); }
+        cute_pipeline_state_advance(c, &fill);
         if (r->scales) { /* k-tile kt's scale copies landed, every lane's */
             cute_cp_async_commit_group(c);
             cute_cp_async_wait_group(c, d - 1);
             cute_syncwarp(c);
         }
-        cute_val phase = cute_int_value(c, cute_mod(a, cute_div(a, kt, cute_i(d)), cute_i(2)), CUTE_U32);
-        gemv_ring_tile f = bulk_read(c, p, th, r, l, cute_mod(a, kt, cute_i(d)), phase);
+        gemv_ring_tile f = bulk_read(c, p, th, r, l, stage_of(c, &rd), rd.phase);
+        cute_pipeline_state_advance(c, &rd);
         fn(c, p, &f, user);
     }
 }
