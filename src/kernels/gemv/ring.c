@@ -7,7 +7,10 @@
  * groups), so the warp needs no barrier: the wait for its own copies (cp.async.wait_group)
  * orders them before its reads, and program order its reads of a stage before the copies
  * that later refill it.  A goes around L1 (.cg), x and the scales through it (.ca: every
- * warp of a batch reads the same x; a scale sector holds neighbouring rows'). */
+ * warp of a batch reads the same x; a scale sector holds neighbouring rows').
+ * cfg.ring_bulk fills the stages by bulk copies instead (cp.async.bulk: a lane a row's k-tile,
+ * one x's), completing on an mbarrier a warp and stage; NVFP4's scales then move as 16-byte
+ * quads, one cp.async a lane (bulk_walk below). */
 #include "cutec/atom_table.h"
 #include "cutec/notation.h"
 #include "cutec/pipeline.h"
@@ -324,8 +327,7 @@ static void bulk_walk(cute_ctx *c, const gemv_plan *p, const gemv_thread *th, co
     int d = p->cfg.smem_stages;
     bulk_lane b = bulk_lane_of(c, p, t, r, full);
     /* the stage read and its phase, and the stage filled next, as PipelineStates (a wrap
-     * compared, not kt divided by the stages: by 3, 64-bit divisions cost ~100 instructions a
-     * k-tile) */
+     * compared, not kt divided by the stages) */
     cute_pipeline_state rd = cute_make_pipeline_state(c, CUTE_PIPELINE_CONSUMER, d);
     cute_pipeline_state fill = cute_make_pipeline_state(c, CUTE_PIPELINE_CONSUMER, d);
     for (int s = 0; s < d - 1; s++) {
