@@ -23,7 +23,7 @@
 #      495.8 / causal 447.3 TFLOP/s, 2x16x16384 20.90 / 10.76 ms).
 # Decides (one line a form; rows: 8x16x4096 and 2x16x16384, causal and not):
 #   fused: 0 wrong and ahead of the default by 1% or more in EVERY row (all four measured)
-#     -> "make default" (the flip: ATTN_BWD_FORM_DEFAULT in src/kernels/attention/attention_bwd.h
+#     -> "make default" (the flip: attn_bwd_form_default in src/kernels/attention/attention_bwd.h
 #     to ATTN_BWD_FORM_FUSED); otherwise (a wrong, failed or missing row, or behind: its
 #     kernel is fused-atomic's too) -> "keep opt-in";
 #   fused-atomic: never the default (nondeterministic); behind the default in every measured
@@ -102,7 +102,7 @@ echo "-> $va" >&2
 if [ "$wrong" != 0 ]; then
     echo "decides: keep opt-in CUTEC_ATTN_BWD_FORM=fused (a wrong or failed line: look first)"
 elif [ "$vf" = all ]; then
-    echo "decides: make default CUTEC_ATTN_BWD_FORM=fused (ATTN_BWD_FORM_DEFAULT = ATTN_BWD_FORM_FUSED, attention_bwd.h)"
+    echo "decides: make default CUTEC_ATTN_BWD_FORM=fused (attn_bwd_form_default, attention_bwd.h)"
 elif [ "$vf" = measured ]; then
     echo "decides: keep opt-in CUTEC_ATTN_BWD_FORM=fused (1% ahead in every row measured, but not all four: a larger BUDGET_S measures them)"
 elif [ "$vf" = none ]; then

@@ -11,7 +11,7 @@
 #   3. causal alike, where the budget has room.
 # Decides (rows: 8x16x4096 and 2x16x16384, non-causal and causal):
 #   fused: 0 wrong and ahead of the default by 1% or more in EVERY row (all four measured)
-#     -> "make default" (the flip: ATTN_BWD_FORM_DEFAULT in src/kernels/attention/attention_bwd.h
+#     -> "make default" (the flip: attn_bwd_form_default in src/kernels/attention/attention_bwd.h
 #     to ATTN_BWD_FORM_FUSED); a wrong, failed or missing row, or behind -> "keep opt-in".
 # Logs under $OUT (default build/device-out); the summary at the end.
 . scripts/device-common.sh
@@ -68,7 +68,7 @@ echo "(wrong/failed lines: $wrong)"
 if [ "$wrong" != 0 ]; then
     echo "decides: keep opt-in CUTEC_ATTN_BWD_FORM=fused (a wrong or failed line: look first)"
 elif [ "$n" = 4 ] && [ "$ahead" = 4 ]; then
-    echo "decides: make default CUTEC_ATTN_BWD_FORM=fused (ATTN_BWD_FORM_DEFAULT = ATTN_BWD_FORM_FUSED, attention_bwd.h)"
+    echo "decides: make default CUTEC_ATTN_BWD_FORM=fused (attn_bwd_form_default, attention_bwd.h)"
 elif [ "$n" = "$ahead" ] && [ "$n" -gt 0 ]; then
     echo "decides: keep opt-in CUTEC_ATTN_BWD_FORM=fused (1% ahead in the $n rows measured, not all four: BUDGET_S=180 measures them)"
 else

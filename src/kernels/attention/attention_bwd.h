@@ -93,8 +93,11 @@ void attn_hop_bwd_host(cute_ctx *c, const cute_arg *arg);
  * dK/dV kernel, its parts added in a fixed order (deterministic) or in none (atomic) */
 enum { ATTN_BWD_FORM_TWO, ATTN_BWD_FORM_FUSED, ATTN_BWD_FORM_ATOMIC };
 #define ATTN_BWD_FORMS "two|fused|fused-atomic"
-/* the default (the one-line flip scripts/device-attnb7.sh decides; deterministic forms only) */
-#define ATTN_BWD_FORM_DEFAULT ATTN_BWD_FORM_TWO
+/* the default by causality (deterministic forms only): fused where not causal.  The passes of
+ * 2026-11-27 (H200, scripts/device-attnb8.sh, TFLOP/s fused / two): 8x16x4096 470.7 / 456.5
+ * and 496.4 / 468.5, 2x16x16384 501.4 / 459.1; causal 8x16x4096 415.0 / 429.3 and 416.6 /
+ * 434.7, 2x16x16384 464.1 / 449.9 and 466.0 / 458.6 (causal stays two: it lost at 4096) */
+static inline int attn_bwd_form_default(bool causal) { return causal ? ATTN_BWD_FORM_TWO : ATTN_BWD_FORM_FUSED; }
 
 /* --- the fused dQ (hopper_bwd_dq.c) ----------------------------------------------------- */
 /* the fused plan's parts (hp->kv made): dq_mma, smem_ds, and kv's stages cut to what fits
