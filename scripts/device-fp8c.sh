@@ -22,7 +22,6 @@
 . scripts/device-common.sh
 log="$out/fp8c.log"
 start=$(date +%s)
-el() { echo $(($(date +%s) - start)); }
 {
     echo "== $(date -u '+%Y-%m-%d %H:%M UTC') $(git log --oneline -1 2>/dev/null)"
     nvidia-smi --query-gpu=name,clocks.sm,clocks.max.sm,clocks.mem,power.draw,temperature.gpu --format=csv 2>&1

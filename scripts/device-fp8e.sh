@@ -21,7 +21,6 @@
 . scripts/device-common.sh
 log="$out/fp8e.log"
 start=$(date +%s)
-el() { echo $(($(date +%s) - start)); }
 no_torch() { CUTEC_TORCH_SCALED_MM=/dev/null && export CUTEC_TORCH_SCALED_MM; } # (in a subshell: torch's row skipped)
 blk=4096x7168x16384
 {

@@ -18,7 +18,6 @@
 . scripts/device-common.sh
 log="$out/fp8f.log"
 start=$(date +%s)
-el() { echo $(($(date +%s) - start)); }
 blk=4096x7168x16384
 sq=4096x4096x16384
 {

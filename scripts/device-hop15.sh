@@ -23,7 +23,6 @@ shapes=${SHAPES:-2048,4096,8192,8192x8192x1024,8192x28672x4096,8192x4096x14336,8
 more=${MORE_SHAPES:-4096,8192x8192x1024}
 log="$out/hop15.log"
 start=$(date +%s)
-el() { echo $(($(date +%s) - start)); }
 bench() # seconds, sizes, options...
 {
     lim=$1 s=$2
