@@ -1,6 +1,6 @@
 # Shared steps of the scripts/device-*.sh passes (sourced, POSIX sh): the output folder
 # $out ($OUT, default build/device-out), $sizes and $iters of the benchmarks, and
-#   device_begin: the run's head (time, commit, the GPU's clocks) and the build
+#   device_head: the run's head (time, commit, the GPU's clocks);  device_begin: it and the build
 #   device_late ARGS: true, saying "-- skipped (past BUDGET_S): ARGS", once $budget seconds
 #                     have passed since $start (the script sets both)
 #   device_bench_gemm ARGS: "-- ARGS" and the table rows of `cutec bench gemm --variants
@@ -35,10 +35,14 @@ mkdir -p "$out"
 sizes=${SIZES:-4096,8192}
 iters=${ITERS:-10}
 
-device_begin()
+device_head()
 {
     echo "== $(date -u '+%Y-%m-%d %H:%M UTC') $(git log --oneline -1 2>/dev/null)"
     nvidia-smi --query-gpu=name,clocks.sm,clocks.max.sm,clocks.mem,power.draw,temperature.gpu --format=csv 2>&1
+}
+device_begin()
+{
+    device_head
     echo "== build"
     make -j16 all tests 2>&1 | grep -E "error|warning" | head -40
 }
@@ -262,8 +266,7 @@ fp8_block_run()
 #                  budget=-1 (the Hopper GEMM scripts' head, their build after it)
 gemm_gpu_head()
 {
-    echo "== $(date -u '+%Y-%m-%d %H:%M UTC') $(git log --oneline -1 2>/dev/null)"
-    nvidia-smi --query-gpu=name,clocks.sm,clocks.max.sm,clocks.mem,power.draw,temperature.gpu --format=csv 2>&1
+    device_head
     if ! nvidia-smi -L >/dev/null 2>&1; then echo "skipped: no GPU"; budget=-1; fi
 }
 #   fp8_clocks: the GPUs' clocks after the runs;  fp8_show LOG: the log without the bench's
