@@ -46,9 +46,7 @@ bench() { # FILE SECONDS FORM ARGS...: one process of `cutec bench attention` un
     device_step "$lim" env CUTEC_ATTN_BWD_FORM="$form" "$@" | tee "$out/$f"
 }
 {
-    device_stamp "$(date -u +%F) $(git log --oneline -1 2>/dev/null | cut -c1-100)"
-    nvidia-smi --query-gpu=name,clocks.sm,clocks.max.sm,clocks.mem,power.draw,temperature.gpu --format=csv 2>&1
-    nvidia-smi -L >/dev/null 2>&1 || { echo "== no GPU: every step below skipped"; budget=0; }
+    device_gpu_head "$(date -u +%F) $(git log --oneline -1 2>/dev/null | cut -c1-100)"
     make -j16 all 2>&1 | grep -E "error|warning" | head -20
     echo "== 1. fused on the GPU against float64"
     device_step 9 env CUTEC_ATTN_BWD_FORM=fused build/cutec run attention $chk --batch 2 --heads 6 --kv-heads 3 \
@@ -82,7 +80,7 @@ verdict() {
         printf "%s/%s " "${x:-?}" "${y:-?}" >&2
         [ -n "$x" ] && [ -n "$y" ] || continue
         n=$((n + 1))
-        awk -v a="$x" -v b="$y" 'BEGIN { exit !(a >= 1.01 * b) }' && ahead=$((ahead + 1))
+        ahead=$((ahead + $(bench_atleast "$x" "$y" 1.01)))
         awk -v a="$x" -v b="$y" 'BEGIN { exit !(a < b) }' && behind=$((behind + 1))
     done
     if [ "$n" = 4 ] && [ "$ahead" = 4 ]; then echo all
