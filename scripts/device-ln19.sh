@@ -25,7 +25,9 @@
 # also checks sampled rows before it times them; a device copy of the same bytes in each
 # bench's process), 1024x262144 in two turns of reverse order, softmax and torch's eager
 # beside, then 4096x32768 (where the trials' PTX is the default's: a row one block stages; the
-# script checks that).  Nothing starts past $BUDGET (78) s.
+# script checks that); then, where no more than NCU_BY (62) s have passed, ncu's counters of one
+# launch of the default and of rows2 (does L1 serve the second row's columns? how busy is L2?),
+# raw, decided nothing by.  Nothing starts past $BUDGET (78) s.
 # The rule (points of the copy, the means of the turns), per trial and op:
 #  d = trial - default at 1024x262144, e = the same at 4096x32768 (0 where the PTX is the
 #  default's): d >= 1 and e >= -0.5 -> "make default" (the flip: rows_compile.c, rows2:
@@ -54,6 +56,30 @@ pct_of()
     fi
     grep -v "^# \(check\|time\|index\)" "$out/ln19.one"
     pct=$(awk -v op="$op" -v s="$s" '$1 == op && $4 == s { p = $8; sub("%", "", p); print (/WRONG/ ? "W" : p) }' "$out/ln19.one")
+}
+# ncu_of T: one launch of LayerNorm bf16 1024x262144 under ncu (clocks left alone, caches
+# flushed before each replay pass) with CUTEC_ROWS_TRIAL=T, its counters of the columns' path
+# (the L1's global-load sectors and hits, the sectors L1 asked of L2, L2's and L1's throughput,
+# issue and stalls), raw, into the log; only while $NCU_BY (62) s have not passed
+ncu_metrics="gpu__time_duration.sum,dram__bytes_read.sum,dram__bytes_write.sum,lts__t_sectors_srcunit_tex_op_read.sum"
+ncu_metrics="$ncu_metrics,lts__t_sector_hit_rate.pct,smsp__issue_active.avg.pct_of_peak_sustained_active"
+ncu_metrics="$ncu_metrics,regex:^l1tex__(t_sectors_pipe_lsu_mem_global_op_ld.*\.sum|throughput\.avg\.pct_of_peak_sustained_elapsed)$"
+ncu_metrics="$ncu_metrics,regex:^lts__(throughput\.avg\.pct_of_peak_sustained_elapsed|t_sectors_srcunit_tex_op_read\.sum)$"
+ncu_metrics="$ncu_metrics,regex:^smsp__average_warps_issue_stalled_(long_scoreboard|lg_throttle|mio_throttle|barrier|membar|wait)_per_issue_active\.ratio$"
+ncu_of()
+{
+    [ $(($(date +%s) - start)) -gt "${NCU_BY:-62}" ] && echo "-- ncu $1: skipped (time)" && return
+    ncu=$(command -v ncu 2>/dev/null)
+    for c in /usr/local/cuda/bin/ncu /usr/local/cuda*/bin/ncu /opt/nvidia/nsight-compute/*/ncu; do
+        [ -z "$ncu" ] && [ -x "$c" ] && ncu=$c
+    done
+    [ -z "$ncu" ] && echo "-- ncu: none here" && return
+    echo "-- at $(($(date +%s) - start)) s: ncu, CUTEC_ROWS_TRIAL=$1 layernorm bf16 1024x262144"
+    CUTEC_ROWS_TRIAL=$1 timeout 25 "$ncu" --clock-control none --kernel-name-base function \
+        --kernel-name "regex:^rows_kernel_[0-9]+$" --launch-count 1 --print-units base --metrics "$ncu_metrics" \
+        build/cutec run layernorm --dtype bf16 --shape 1024x262144 >"$out/ln19-ncu-$1.txt" 2>&1
+    grep -E "verified|FAILED|wrong|ERR|rror" "$out/ln19-ncu-$1.txt" | head -n 3 | cut -c1-200
+    grep -E "^ +[a-z0-9_]+__[a-z0-9_.]+ " "$out/ln19-ncu-$1.txt" | sed 's/^ */   /'
 }
 mean2() { awk -v a="$1" -v b="$2" 'BEGIN { if (a == "W" || b == "W") print "W"; else if (a == "" || b == "") print a b; else printf "%.2f", (a + b) / 2 }'; }
 diff2() { awk -v a="$1" -v b="$2" 'BEGIN { if (a == "W" || b == "W") print "W"; else if (a == "" || b == "") print ""; else printf "%.2f", a - b }'; }
@@ -124,6 +150,8 @@ decide()
         decide "rows2 for RMSNorm" "$(diff2 "$(mean2 "$rr2a" "$rr2b")" "$r0")" "$e_rms"
         decide "lnchain" "$(diff2 "$(mean2 "$lca" "$lcb")" "$l0")" "$e_ln"
         decide "rows2,lnchain (one turn)" "$(diff2 "$rc" "$l0")" "$e_ln"
+        ncu_of 0
+        ncu_of rows2
     fi
     device_end
     echo "== WRONG lines (rows against float64): $(grep -c WRONG "$log")"
