@@ -176,11 +176,13 @@ int main(void)
         setenv("CUTEC_ROWS_TRIAL", t == 1 ? "hex,split" : "", 1);
         if (t >= 2) setenv("CUTEC_ROWS_HEX", "0", 1);
         if (t == 3) setenv("CUTEC_ROWS_SPLIT", "0", 1);
-        forward(lib, be, true, CUTE_BF16, (shape_case){3, 70000, 8}, true, 3000);
-        forward(lib, be, true, CUTE_BF16, (shape_case){2, 65544, 0}, true, 0);
-        forward(lib, be, true, CUTE_F16, (shape_case){2, 100000, 8}, true, 3000);
-        forward(lib, be, true, CUTE_F32, (shape_case){2, 40008, 0}, true, 3000);
-        forward(lib, be, true, CUTE_BF16, (shape_case){2, 70000, 0}, false, 0);
+        if (t != 1) { /* (LayerNorm's defaults: "hex,split" plans t = 0's) */
+            forward(lib, be, true, CUTE_BF16, (shape_case){3, 70000, 8}, true, 3000);
+            forward(lib, be, true, CUTE_BF16, (shape_case){2, 65544, 0}, true, 0);
+            forward(lib, be, true, CUTE_F16, (shape_case){2, 100000, 8}, true, 3000);
+            forward(lib, be, true, CUTE_F32, (shape_case){2, 40008, 0}, true, 3000);
+            forward(lib, be, true, CUTE_BF16, (shape_case){2, 70000, 0}, false, 0);
+        }
         forward(lib, be, false, CUTE_BF16, (shape_case){3, 70000, 8}, true, 0);
         forward(lib, be, false, CUTE_F32, (shape_case){2, 40008, 0}, true, 0);
     }
