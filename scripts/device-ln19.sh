@@ -14,7 +14,7 @@
 #           SM, clusters of 16): the two rows' threads of a column load its weight and bias at
 #           about the same moment, the second from L1: half the column bytes from L2, one
 #           exchange for two rows.  LayerNorm 79 registers, RMSNorm 80 (with wchain), no spill;
-#           write chunk 413 instructions (the rows' addresses recomputed at 80 registers);
+#           write chunk 413 instructions (each store of y recomputes its row's 64-bit offset);
 #  lnchain: LayerNorm's write chunks unrolled with each chunk's weight and bias a chunk ahead
 #           (RMSNorm's wchain) over hex's parts at four blocks an SM (124 registers, no spill;
 #           six spilled 388 bytes);

@@ -120,8 +120,8 @@ static bool late_columns(const row_plan *p) { return row_plan_slots(p, COL_IN) &
  * finds them in L1: half the column bytes from L2 (LayerNorm's blocks of a row read 1 MB of
  * weight and bias a row, beside the row's 1 MB of HBM; RMSNorm's 0.5 MB), and one cluster
  * exchange for two rows.  Against it: three blocks an SM where hex has six (lnf: 64 KB parts
- * of one row, three an SM, ran LayerNorm 4.6 points below hex) and, at 80 registers, ptxas
- * recomputing the rows' addresses in each write chunk (LayerNorm 318 -> 413 instructions a
+ * of one row, three an SM, ran LayerNorm 4.6 points below hex) and each store of y
+ * recomputing its row's 64-bit offset (per thread now; LayerNorm 318 -> 413 instructions a
  * chunk of 32 elements a thread, sm_90a) */
 static bool two_rows(const row_plan *p) { return forward_now(p) && row_plan_slots(p, COL_IN) && rows_trial("rows2"); }
 
