@@ -8,15 +8,21 @@
 # Under 90 s on one H200 after the lead's `make all tests` (BUDGET_S, default 80: a step past
 # it prints "skipped").  Logs under $OUT.
 #   1. on the GPU against float64 FIRST (every element, exact): s8 tn 2049x2560x400 alpha 3
-#      beta -2 and nt 2560x2049x263 beta 1, a block a tile and persistent (both walks);
+#      beta -2 and nt 2560x2049x263 beta 1, a block a tile (plain and PDL) and persistent;
 #   2. `cutec bench mma --dtypes s8`: this run's ceiling;
-#   3. s8 tn 4096^3 and 8192^3, the library's AUTO beside cuBLAS (cublasGemmEx s8 -> s32);
-#   4. the rounds: 768 / 1536 / 3072 / 6144 x 2816 x 4096 and 1536 x 2816 x 8192, a block a
+#   3. the rounds: 768 / 1536 / 3072 / 6144 x 2816 x 4096 and 1536 x 2816 x 8192, a block a
 #      tile, static, dynamic (each walk its own process);
-#   5. ptxas sm_90a: registers and spills of the kernels timed.
-# The rule ("decides:" lines): a form leads where it is 1 point of the ceiling ahead of AUTO at
-# 4096^3 in both pairs and not behind at 8192^3 -> the library's s8 default; else it stays
-# opt-in (or is deleted where it lost).
+#   4. the rounds without C's traffic (CUTEC_GEMM_SM80_DIAG=nostore, wrong by design: a
+#      thread's first run of C stored, 1/32 of the bytes): what C's stores cost a round;
+#   5. a block a tile as a programmatic dependent launch (CUTEC_GEMM_SM80_PDL=1: each block
+#      waits for the previous grid first and lets the next one in) against the plain launch,
+#      4096^3 and 8192^3 (the library's tilings), each in its own process, two pairs, cuBLAS
+#      (cublasGemmEx s8 -> s32) in each;
+#   6. ptxas sm_90a: registers and spills of the kernels timed.
+# The rule ("decides:" lines), in points of this run's mma.sync ceiling: a form leads where it
+# is 1 point ahead of AUTO at 4096^3 in both pairs and not behind (-0.3) at 8192^3 -> the
+# library's default (PDL: plan_multistage.c dependent_launch's `by_default = 0` -> 1); behind
+# by 0.3 points at 4096^3 in both pairs -> deleted; else it stays opt-in.
 . scripts/device-common.sh
 log="$out/s16.log"
 start=$(date +%s)
@@ -54,20 +60,21 @@ rounds_fit()
     for args in "auto --layout tn --m 2049 --n 2560 --k 400 --alpha 3 --beta -2" \
         "auto --layout nt --m 2560 --n 2049 --k 263 --beta 1" \
         "static --schedule persistent --layout tn --m 2049 --n 2560 --k 400 --alpha 3 --beta -2" \
-        "dynamic --schedule persistent --layout nt --m 2560 --n 2049 --k 263 --beta 1"; do
+        "dynamic --schedule persistent --layout nt --m 2560 --n 2049 --k 263 --beta 1" \
+        "pdl --layout tn --m 2049 --n 2560 --k 400 --alpha 3 --beta -2" \
+        "pdl --layout nt --m 2560 --n 2049 --k 263 --beta 1"; do
         device_late run "$args" && continue
-        w=${args%% *}
-        [ "$w" = auto ] && w=
+        w=${args%% *} pdl=
+        [ "$w" = pdl ] && pdl=1
+        [ "$w" = auto ] || [ "$w" = pdl ] && w=
         # shellcheck disable=SC2086
-        echo "run $args: $(CUTEC_GEMM_SM80_PERSISTENT=$w timeout 15 build/cutec run gemm --backend cuda \
+        echo "run $args: $(CUTEC_GEMM_SM80_PDL=$pdl CUTEC_GEMM_SM80_PERSISTENT=$w timeout 15 build/cutec run gemm --backend cuda \
             --variant tensorop_smem --dtype s8 $T128 ${args#* } 2>&1 | grep -iE "verified|wrong|rror|fail" |
             head -2 | tr '\n' ' ')"
     done
     echo "== 2. at $(($(date +%s) - start)) s: bench mma s8 (this run's ceiling; 1,247.5-1,258.8 before)"
     device_late mma || timeout 15 build/cutec bench mma --dtypes s8 --iters 3 2>&1 | grep -E "^s8" | tee "$out/s16-mma.txt"
-    echo "== 3. at $(($(date +%s) - start)) s: s8 tn 4096^3 and 8192^3, the library's AUTO and cuBLAS"
-    BENCH_TIMEOUT=25 device_bench_gemm --dtype s8 --layout tn --sizes 4096,8192 | tee "$out/s16-auto.txt"
-    echo "== 4. at $(($(date +%s) - start)) s: the rounds ($ROUNDS)"
+    echo "== 3. at $(($(date +%s) - start)) s: the rounds ($ROUNDS)"
     for w in auto static dynamic; do
         if [ "$w" = auto ]; then
             BENCH_TIMEOUT=20 device_bench_gemm --dtype s8 --layout tn --sizes "$ROUNDS" $T128 >"$out/s16-rounds-$w.txt"
@@ -77,12 +84,24 @@ rounds_fit()
         fi
         echo "$w:" && cat "$out/s16-rounds-$w.txt"
     done
-    echo "== 5. ptxas sm_90a"
-    for w in auto static dynamic; do
-        s=
-        [ "$w" = auto ] || s="--schedule persistent"
+    echo "== 4. at $(($(date +%s) - start)) s: the rounds without C's traffic (nostore: wrong by design)"
+    CUTEC_GEMM_SM80_DIAG=nostore BENCH_TIMEOUT=20 device_bench_gemm --dtype s8 --layout tn --sizes "$ROUNDS" $T128 \
+        >"$out/s16-rounds-nostore.txt"
+    cat "$out/s16-rounds-nostore.txt"
+    echo "== 5. at $(($(date +%s) - start)) s: PDL against the plain launch, 4096^3 and 8192^3, two pairs"
+    for i in 1 2; do
+        BENCH_TIMEOUT=25 device_bench_gemm --dtype s8 --layout tn --sizes 4096,8192 >"$out/s16-plain$i.txt"
+        CUTEC_GEMM_SM80_PDL=1 BENCH_TIMEOUT=25 device_bench_gemm --dtype s8 --layout tn --sizes 4096,8192 \
+            >"$out/s16-pdl$i.txt"
+        echo "plain:" && cat "$out/s16-plain$i.txt" && echo "pdl:" && cat "$out/s16-pdl$i.txt"
+    done
+    echo "== 6. ptxas sm_90a"
+    for w in auto pdl static dynamic; do
+        s= pdl=
+        [ "$w" = pdl ] && pdl=1
+        [ "$w" = auto ] || [ "$w" = pdl ] || s="--schedule persistent"
         # shellcheck disable=SC2086
-        echo "$w: $(CUTEC_GEMM_SM80_PERSISTENT=$([ "$w" = auto ] || echo $w) CUTEC_NO_CACHE=1 timeout 10 build/cutec \
+        echo "$w: $(CUTEC_GEMM_SM80_PDL=$pdl CUTEC_GEMM_SM80_PERSISTENT=$([ -n "$s" ] && echo $w) CUTEC_NO_CACHE=1 timeout 10 build/cutec \
             compile gemm --dtype s8 --variant tensorop_smem --layout tn --arch sm_90a $T128 $s --emit usage 2>&1 |
             grep -E 'registers|spill|rror' | tr '\n' ' ')"
     done
@@ -90,10 +109,30 @@ rounds_fit()
     echo "== the rounds' fits (t = c + r d over 1, 2, 4 rounds of 264 tiles at K 4096)"
     rounds_fit "a block a tile" "$out/s16-rounds-auto.txt" tensorop_smem
     for w in static dynamic; do rounds_fit "persistent $w" "$out/s16-rounds-$w.txt" tensorop_smem; done
+    rounds_fit "a block a tile, nostore (C's traffic 1/32)" "$out/s16-rounds-nostore.txt" tensorop_smem
     echo "== decisions"
     ceiling=$(awk '{ for (i = 1; i < NF; i++) if ($(i + 1) == "TOPS") { print $i; exit } }' "$out/s16-mma.txt" 2>/dev/null)
-    a4=$(bench_tops "$out/s16-auto.txt" tensorop_smem)
-    echo "AUTO 4096^3: ${a4:-none} TOPS of the ${ceiling:-?} TOPS ceiling"
-    echo "decides: nothing yet (the rounds measured; no candidate form in this commit)"
+    ceiling=${ceiling:-1250}
+    a4=$(bench_tops "$out/s16-plain1.txt" tensorop_smem)
+    echo "AUTO 4096^3: ${a4:-none} TOPS of the $ceiling TOPS ceiling"
+    # points FILE N: the N-th tensorop_smem row's TOPS in points of the ceiling
+    points() { awk -v n="$2" -v c="$ceiling" '$2 ~ /tensorop_smem/ && $4 ~ /^[0-9.]+$/ { if (++i == n) { printf("%.2f", 100 * $4 / c); exit } }' "$1"; }
+    lead=0 lost=0 behind8=0
+    for i in 1 2; do
+        p4=$(points "$out/s16-plain$i.txt" 1) q4=$(points "$out/s16-pdl$i.txt" 1)
+        p8=$(points "$out/s16-plain$i.txt" 2) q8=$(points "$out/s16-pdl$i.txt" 2)
+        echo "pair $i: 4096^3 plain ${p4:-none} / PDL ${q4:-none} points; 8192^3 ${p8:-none} / ${q8:-none}"
+        lead=$((lead + $(awk -v a="$p4" -v b="$q4" 'BEGIN { print (a != "" && b != "" && b - a >= 1.0) ? 1 : 0 }')))
+        lost=$((lost + $(awk -v a="$p4" -v b="$q4" 'BEGIN { print (a != "" && b != "" && a - b >= 0.3) ? 1 : 0 }')))
+        behind8=$((behind8 + $(awk -v a="$p8" -v b="$q8" 'BEGIN { print (a == "" || b == "" || a - b >= 0.3) ? 1 : 0 }')))
+    done
+    if [ "$lead" -eq 2 ] && [ "$behind8" -eq 0 ]; then
+        echo "decides: PDL the SM80 block a tile's default (plan_multistage.c dependent_launch: by_default = 1)"
+    elif [ "$lost" -eq 2 ]; then
+        echo "decides: PDL on the SM80 kernel deleted (behind in both 4096^3 pairs)"
+    else
+        echo "decides: PDL on the SM80 kernel stays opt-in (CUTEC_GEMM_SM80_PDL=1)"
+    fi
+    echo "decides: CUTEC_GEMM_SM80_DIAG=nostore stays a diagnostic (what C's stores cost a round: the fits above)"
     device_end
 } 2>&1 | stdbuf -oL -eL tee "$log"

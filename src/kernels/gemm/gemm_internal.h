@@ -55,9 +55,12 @@ typedef struct gemm_plan {
                                  epilogues taking turns (hopper.c); else both on one tile */
     bool pdl;                 /* Hopper: launched as a programmatic dependent launch, its threads
                                  waiting for the stream's previous grid after their prologue
-                                 (hopper.c; CUTEC_GEMM_PDL) ... */
+                                 (hopper.c; CUTEC_GEMM_PDL) ...; SM80 a block a tile: waiting
+                                 first (CUTEC_GEMM_SM80_PDL, plan_multistage.c) */
     bool pdl_early;           /* ... letting the next grid in right after that wait, not after
                                  the producer's last loads (CUTEC_GEMM_PDL=early) */
+    bool diag_nostore;        /* SM80 step 5, a diagnostic (CUTEC_GEMM_SM80_DIAG=nostore): a
+                                 thread's first run of C stored, no other (epilogue_smem.c) */
     bool warp_release;        /* Hopper without clusters: lane 0 of each consumer warp releases a
                                  stage, not every thread (CuTe DSL's; CUTEC_GEMM_HOPPER_RELEASE) */
     bool streamk;             /* Hopper: cooperative, the last waves in runs of k-tiles (streamk.c);

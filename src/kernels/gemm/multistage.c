@@ -15,6 +15,7 @@
 #include "cutec/atom_table.h"
 #include "cutec/notation.h"
 #include "cutec/smem.h"
+#include "cutec/sync.h"
 #include "kernels/gemm/gemm_internal.h"
 
 static cute_tensor stage_of(cute_ctx *c, cute_tensor t, cute_int s)
@@ -283,6 +284,10 @@ static void multistage_kernel(cute_ctx *c, cute_tensor mA, cute_tensor mB, cute_
     cute_int tid = cute_thread_idx(c, 0);
     /* two blocks of up to 4 warps fit an SM's registers at up to 255 per thread */
     cute_kernel_min_blocks(c, p->threads <= 128 ? 2 : 1);
+    if (p->pdl) { /* (plan_multistage.c's dependent_launch) */
+        cute_griddepcontrol_wait(c);
+        cute_griddepcontrol_launch_dependents(c);
+    }
     gemm_tiles t = gemm_block_tiles(c, p, mA, mB, mC, cA, cB, cC);
     cute_tensor sA, sB, sC;
     block_smem(c, p, &sA, &sB, &sC); /* blocks past the last tile do nothing */
@@ -594,7 +599,15 @@ static cute_launch_cfg persistent_launch(cute_ctx *c, const gemm_plan *p, cute_t
     return cfg;
 }
 
-static GEMM_HOST_LAUNCH(tiles_host, multistage_kernel, gemm_launch_cfg(c, p, mC, 0))
+/* a block a tile's grid, as a programmatic dependent launch where the plan says */
+static cute_launch_cfg tiles_launch(cute_ctx *c, const gemm_plan *p, cute_tensor mC)
+{
+    cute_launch_cfg cfg = gemm_launch_cfg(c, p, mC, 0);
+    cfg.pdl = p->pdl;
+    return cfg;
+}
+
+static GEMM_HOST_LAUNCH(tiles_host, multistage_kernel, tiles_launch(c, p, mC))
 static GEMM_HOST_LAUNCH(persistent_host, persistent_kernel, persistent_launch(c, p, mC))
 
 void gemm_multistage_host(cute_ctx *c, const cute_arg *arg)

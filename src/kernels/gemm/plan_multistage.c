@@ -17,6 +17,7 @@
 #include "cutec/smem.h"
 #include "cutec/smem_atoms.h"
 #include "kernels/gemm/gemm_internal.h"
+#include "kernels/kernel_env.h"
 
 /* A (rows, cols[, stages]) buffer whose mode `major` is contiguous, built from CuTe's SM80
  * swizzle atom (128-byte lines, the 16-byte chunks of 8 consecutive lines in 8 different
@@ -447,6 +448,29 @@ static bool streamk_fits(cute_alg *a, const gemm_plan *p)
     return true;
 }
 
+/* Programmatic dependent launch of a block a tile (CUTEC_GEMM_SM80_PDL=1, sm_90 targets; opt-in
+ * until scripts/device-s16.sh times it, the flip is `by_default`): every block waits for the
+ * stream's previous grid before its first global access and lets the next grid in right
+ * after, so the next call's blocks are placed while this one's last round runs (its 32 free
+ * slots at s8 4096^3, then each slot as it frees) and start the moment it has drained,
+ * instead of after the launch that follows the drain. */
+static bool dependent_launch(cute_alg *a, gemm_plan *p, int arch)
+{
+    static const int by_default = 0;
+    int e = kernel_env_choice(a, "CUTEC_GEMM_SM80_PDL", "0|1", by_default);
+    p->pdl = e == 1 && arch >= 90 && !p->persistent && !p->streamk && !p->dynamic;
+    return !a->failed;
+}
+
+/* A diagnostic, wrong by design (CUTEC_GEMM_SM80_DIAG=nostore, step 5): each thread stores
+ * only the first of its runs of C (1/32 of the bytes at s8 128x128), so that a bench times
+ * the rounds without C's traffic (scripts/device-s16.sh). */
+static bool diagnostic(cute_alg *a, gemm_plan *p)
+{
+    p->diag_nostore = kernel_env_choice(a, "CUTEC_GEMM_SM80_DIAG", "none|nostore", 0) == 1;
+    return !a->failed;
+}
+
 bool gemm_plan_tensorop(cute_alg *a, const cute_gemm_config *cfg, int arch, gemm_plan *p,
                         bool smem_epilogue)
 {
@@ -485,6 +509,7 @@ bool gemm_plan_tensorop(cute_alg *a, const cute_gemm_config *cfg, int arch, gemm
         int64_t stages = (p->bm + p->bn) * p->bk * esize * p->stages, kb = 1024;
         p->streamk_per_sm = p->threads <= 128 && 2 * (stages + kb) <= smem_per_block(arch) + kb ? 2 : 1;
     }
+    if (!dependent_launch(a, p, arch) || !diagnostic(a, p)) return false;
     p->c_parts = 1;
     p->c_overlap = cfg->tiling.c_store == CUTE_GEMM_STORE_OVERLAP;
     if (p->c_overlap && !(smem_epilogue && p->persistent))
