@@ -372,6 +372,55 @@ static void persistent_per_sm(void)
     cute_runtime_free(rt);
 }
 
+/* A block a tile as a programmatic dependent launch (CUTEC_GEMM_SM80_PDL=1, plan_multistage.c):
+ * s8 on sm_90a verified against float64 (two blocks, K of two k-tiles with a tail), its CUDA C
+ * waiting first and letting the next grid in after; none of either with 0 or on sm_80; a
+ * setting outside 0|1 refused by name */
+static void sm80_pdl(void)
+{
+    char err[2048] = "", *src = NULL;
+    cute_runtime *rt;
+    CHECK(cute_runtime_new("interp", &rt, err, sizeof err) == CUTE_OK, "interpreter: %s", err);
+    if (check_failed) return;
+    cute_runtime_set_target_arch(rt, "sm_90a");
+    cute_gemm_tiling t = {.bm = 128, .bn = 128, .bk = 128, .stages = 3, .warps_m = 2, .warps_n = 2};
+    setenv("CUTEC_GEMM_SM80_PDL", "1", 1);
+    cute_gemm_lib *lib = cute_gemm_lib_new(rt);
+    CHECK(cute_gemm_lib_tiling(lib, &t), "pdl tiling");
+    problem pr = {129, 67, 140, 1, {1, 1, 0}, CUTE_I8, CUTE_I32, 3, -2};
+    run(lib, cute_runtime_backend(rt), CUTE_GEMM_TENSOROP_SMEM, &pr, "interp sm_90a pdl");
+    cute_gemm_lib_free(lib);
+    static const struct {
+        const char *arch, *pdl;
+        bool waits;
+    } forms[] = {{"sm_90a", "1", true}, {"sm_90a", "0", false}, {"sm_80", "1", false}};
+    for (size_t i = 0; i < sizeof forms / sizeof forms[0]; i++) {
+        cute_runtime_set_target_arch(rt, forms[i].arch);
+        setenv("CUTEC_GEMM_SM80_PDL", forms[i].pdl, 1);
+        cute_gemm_config cfg = {.variant = CUTE_GEMM_TENSOROP_SMEM, .dtype = CUTE_I8, .c_dtype = CUTE_I32,
+                                .major = {1, 1, 0}, .align_bytes = 16, .index_bound = CUTE_GEMM_INDEX_BOUND,
+                                .tiling = t};
+        const cute_fn *f = cute_gemm_compile(rt, &cfg, err, sizeof err);
+        CHECK(f && cute_fn_code(f, "cuda", NULL, &src, err, sizeof err) == CUTE_OK, "pdl %s %s: %s", forms[i].arch,
+              forms[i].pdl, err);
+        if (src) {
+            const char *wait = strstr(src, "griddepcontrol.wait"), *let = strstr(src, "griddepcontrol.launch_dependents");
+            CHECK(forms[i].waits ? wait && let && wait < let : !wait && !let, "pdl %s %s: wait %s, launch_dependents %s",
+                  forms[i].arch, forms[i].pdl, wait ? "in" : "not in", let ? "in" : "not in");
+        }
+        free(src), src = NULL;
+        cute_fn_free(f);
+    }
+    setenv("CUTEC_GEMM_SM80_PDL", "yes", 1);
+    cute_gemm_config cfg = {.variant = CUTE_GEMM_TENSOROP_SMEM, .dtype = CUTE_I8, .c_dtype = CUTE_I32,
+                            .major = {1, 1, 0}, .align_bytes = 16, .index_bound = CUTE_GEMM_INDEX_BOUND};
+    const cute_fn *f = cute_gemm_compile(rt, &cfg, err, sizeof err);
+    CHECK(!f && strstr(err, "CUTEC_GEMM_SM80_PDL=yes: not one of 0|1"), "CUTEC_GEMM_SM80_PDL=yes: %s",
+          f ? "taken" : err);
+    unsetenv("CUTEC_GEMM_SM80_PDL");
+    cute_runtime_free(rt);
+}
+
 /* C stored during the next main loop where that kernel is not, or its C tile does not fit
  * beside the stages: refused, saying why */
 static void overlap_refused(void)
@@ -460,6 +509,7 @@ int main(void)
     big_tile();
     persistent("interp", 1);
     persistent_per_sm();
+    sm80_pdl();
     overlap_refused();
     banks();
     static const int64_t big[][4] = {{1021, 509, 263, 1}, {1024, 768, 520, 2}, {2048, 2048, 2048, 1}};
