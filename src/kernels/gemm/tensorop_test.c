@@ -463,7 +463,8 @@ static void overlap_refused(void)
  * cp.async, ldmatrix, and the epilogue's stores and reads of the f32 accumulators (its reads
  * took twice the wavefronts when 32 threads ran along a 1 KB column of the tile).  Row-major
  * C: the accumulators' 8-byte stores take twice the ideal, as they did for f32 C before (one
- * swizzle cannot serve those stores and the reads' 16-byte phases both). */
+ * swizzle cannot serve those stores and the reads' 16-byte phases both).  s8 at AUTO's tiling:
+ * every site at the ideal, B's ldmatrix.x4 as A's. */
 static void banks(void)
 {
     char err[512];
@@ -493,6 +494,21 @@ static void banks(void)
         }
         CHECK(epilogue == 2, "C major %d: %d epilogue sites (its store and its read)", mc, epilogue);
     }
+    /* s8 tn at AUTO's 128x128x128 (2x2 warps, 3 stages): A's and B's cp.async and
+     * ldmatrix.x4 and the s32 accumulators' stores and reads, each at the ideal wavefronts */
+    cute_gemm_tiling t8 = {.bm = 128, .bn = 128, .bk = 128, .stages = 3, .warps_m = 2, .warps_n = 2};
+    CHECK(cute_gemm_lib_tiling(lib, &t8), "s8 banks tiling");
+    problem p8 = {128, 128, 128, 1, {1, 1, 0}, CUTE_I8, CUTE_I32, 3, 0};
+    run(lib, be, CUTE_GEMM_TENSOROP_SMEM, &p8, "interp");
+    int n, ldsm = 0;
+    const cute_interp_bank_site *site = cute_interp_bank_sites(*be, &n);
+    for (int i = 0; i < n; i++) {
+        ldsm += strstr(site[i].op, "ldmatrix") != NULL;
+        CHECK(site[i].wavefronts == site[i].ideal, "s8: %s:%d %s: %llu wavefronts, ideal %llu",
+              site[i].file ? site[i].file : "?", site[i].line, site[i].op, (unsigned long long)site[i].wavefronts,
+              (unsigned long long)site[i].ideal);
+    }
+    CHECK(ldsm == 2 && n == 5, "s8: %d sites, %d of ldmatrix (want 5: A's and B's ldmatrix)", n, ldsm);
     cute_gemm_lib_free(lib);
     cute_runtime_free(rt);
 }
