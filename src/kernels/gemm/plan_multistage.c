@@ -404,7 +404,9 @@ static bool overlap_fits(cute_alg *a, const gemm_plan *p)
 
 /* the tiling asked for (cute_gemm_tiling: zero fields take the dtype's defaults), checked
  * against the atom: whole atoms per warp, at least two k-blocks per k-tile (the register
- * double buffer), at least three stages (one being read, one landing, one being issued) */
+ * double buffer), at least two stages (multistage.c issues k-tile kt + stages - 1 at k-block 0
+ * of kt into the stage read during kt - 1, which every warp left at kt - 1's barrier: with
+ * two, k-tile kt + 1 lands during kt's first k-blocks; the library's tilings take three) */
 static bool tc_tiling(cute_alg *a, const cute_gemm_config *cfg, const tc_shape *s,
                       const cute_mma_atom *atom, gemm_plan *p, int *wm, int *wn)
 {
@@ -422,10 +424,10 @@ static bool tc_tiling(cute_alg *a, const cute_gemm_config *cfg, const tc_shape *
         return cute_alg_fail(a, "gemm tiling: schedule %s: the hopper kernel's (the SM80 tensor-core kernels take "
                              "the library's, CUTE_GEMM_SCHEDULE_PERSISTENT or _STREAMK)",
                              t->schedule == CUTE_GEMM_SCHEDULE_COOP ? "coop" : "pingpong");
-    if (p->bm % pm || p->bn % pn || p->bk % atom->k || p->bk / atom->k < 2 || p->stages < 3 ||
+    if (p->bm % pm || p->bn % pn || p->bk % atom->k || p->bk / atom->k < 2 || p->stages < 2 ||
         *wm * *wn > 32)
         return cute_alg_fail(a, "gemm tiling %lldx%lldx%lld, %d stages, %dx%d warps: with %s each "
-                             "tile needs bm a multiple of %lld, bn of %lld, bk of 2 x %lld, 3 stages "
+                             "tile needs bm a multiple of %lld, bn of %lld, bk of 2 x %lld, 2 stages "
                              "or more and at most 32 warps", (long long)p->bm, (long long)p->bn,
                              (long long)p->bk, p->stages, *wm, *wn, atom->name, (long long)pm,
                              (long long)pn, (long long)atom->k);

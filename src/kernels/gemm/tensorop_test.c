@@ -265,9 +265,13 @@ static void big_tile(void)
  * tails in M, N and K and beta; s8 at 128x128x128; a batch with an f32 row-major C and a
  * small tile (12 tiles a matrix on the interpreter); step 4 (no C tile).  On a GPU the same at `scale`
  * times the extents. */
-/* s8's tiling for C stored during the next tile's main loop */
+/* s8's tilings for C stored during the next tile's main loop: 64-deep k-tiles in 3 stages,
+ * 128-deep in 2 (lib.c's s8_overlap_tiling) */
 #define OVERLAP_S8                                                                                                    \
     {.bm = 256, .bn = 128, .bk = 64, .stages = 3, .warps_m = 4, .warps_n = 2,                                       \
+     .schedule = CUTE_GEMM_SCHEDULE_PERSISTENT, .c_store = CUTE_GEMM_STORE_OVERLAP}
+#define OVERLAP2_S8                                                                                                   \
+    {.bm = 256, .bn = 128, .bk = 128, .stages = 2, .warps_m = 4, .warps_n = 2,                                      \
      .schedule = CUTE_GEMM_SCHEDULE_PERSISTENT, .c_store = CUTE_GEMM_STORE_OVERLAP}
 
 static void persistent(const char *backend, int64_t scale)
@@ -301,10 +305,11 @@ static void persistent(const char *backend, int64_t scale)
         {{600, 300, 200, 1, {1, 1, 0}, CUTE_BF16, CUTE_BF16, 1.5, -0.5},
          {.bm = 128, .bn = 128, .bk = 64, .stages = 3, .warps_m = 2, .warps_n = 2, .schedule = P},
          CUTE_GEMM_TENSOROP_SMEM},
-        /* C stored during the next tile's main loop: s8, K of 4 and 11 k-tiles (most runs
-         * after the main loop); an f32 row-major C, 10 k-tiles (every run inside it) */
+        /* C stored during the next tile's main loop: s8, K of 4 k-tiles of 64 and 6 of 128 in
+         * 2 stages (most runs after the main loop); an f32 row-major C, 10 k-tiles (every run
+         * inside it) */
         {{600, 300, 200, 1, {1, 1, 0}, CUTE_I8, CUTE_I32, 3, -2}, OVERLAP_S8, CUTE_GEMM_TENSOROP_SMEM},
-        {{515, 260, 700, 1, {1, 1, 0}, CUTE_I8, CUTE_I32, 1, 0}, OVERLAP_S8, CUTE_GEMM_TENSOROP_SMEM},
+        {{515, 260, 700, 1, {1, 1, 0}, CUTE_I8, CUTE_I32, 1, 0}, OVERLAP2_S8, CUTE_GEMM_TENSOROP_SMEM},
         {{300, 200, 300, 1, {1, 1, 1}, CUTE_BF16, CUTE_F32, 1.0, 0.5},
          {.bm = 64, .bn = 64, .bk = 32, .stages = 3, .warps_m = 2, .warps_n = 2, .schedule = P,
           .c_store = CUTE_GEMM_STORE_OVERLAP},
