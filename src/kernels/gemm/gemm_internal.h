@@ -33,6 +33,8 @@ typedef struct gemm_plan {
     cute_tiled_copy s2r_a, s2r_b; /* shared -> registers in the MMA's fragments */
     bool smem_epilogue;       /* step 5: C through shared memory, 128-bit stores */
     gemm_prefetch prefetch;   /* when a k-block's fragments are read (multistage.c) */
+    bool issue_at_barrier;    /* k-tile kt + stages issued right after k-tile kt's barrier, not
+                                 kt + stages - 1 at k-block 0 of kt (2 stages; multistage.c) */
     bool persistent;          /* blocks walking tiles (CUTE_GEMM_SCHEDULE_PERSISTENT): C's tile
                                  then over the last stage or beside the stages, in c_parts parts of N */
     int per_sm;               /* the persistent SM80 kernel's blocks an SM (0 counts as 1) */

@@ -10,7 +10,9 @@
  * MMAs (a register double buffer); at k-block 0 it issues tile kt + stages - 1 into the stage
  * read during kt - 1, and before the last k-block it waits for tile kt + 1 (wait_group
  * stages - 2) and meets the block at a barrier, so every warp has finished reading the stage
- * the next iteration overwrites.  Past the last tile the copies' predicates are false:
+ * the next iteration overwrites.  With p->issue_at_barrier (2 stages) the stage read during kt
+ * is refilled right after that barrier instead (tile kt + stages), a k-block sooner: two
+ * stages leave each tile only the k-blocks between its issue and that barrier to land.  Past the last tile the copies' predicates are false:
  * cp.async zero-fills, nothing is read from global memory. */
 #include "cutec/atom_table.h"
 #include "cutec/notation.h"
@@ -126,7 +128,9 @@ static void across_tiles(cute_ctx *c, const gemm_plan *p, const gemm_tiles *t, c
             if (kb == kbs - 1) /* tile kt+1 has landed and every warp is done with kt-1 */
                 tile_landed(c, p);
             load_kblock(c, p, x, (kb + 1) % kbs, kb == kbs - 1 ? next : read);
-            if (kb == 0) issue_ktile(c, p, t, g, cute_add(a, kt, cute_i(p->stages - 1)), write);
+            if (kb == kbs - 1 && p->issue_at_barrier) /* every warp has read its last k-block of kt */
+                issue_ktile(c, p, t, g, cute_add(a, kt, S), read);
+            if (kb == 0 && !p->issue_at_barrier) issue_ktile(c, p, t, g, cute_add(a, kt, cute_i(p->stages - 1)), write);
             if (kb == 0) behind_in_ktile(c, p, b, kt);
             cute_tuple at = cute_tuple_fmt(a, "(_,_,%lld)", (long long)kb);
             cute_gemm(c, &p->mma, tCrC, cute_tensor_slice(c, tCrA, at), cute_tensor_slice(c, tCrB, at), tCrC);
@@ -153,13 +157,14 @@ static void within_tiles(cute_ctx *c, const gemm_plan *p, const gemm_tiles *t, c
         if (ahead) load_kblock(c, p, x, 0, read);
         for (int64_t kb = 0; kb < kbs; kb++) { /* unrolled at trace time */
             if (!ahead || kb + 1 < kbs) load_kblock(c, p, x, ahead ? kb + 1 : kb, read);
-            if (kb == 0) issue_ktile(c, p, t, g, cute_add(a, kt, cute_i(p->stages - 1)), write);
+            if (kb == 0 && !p->issue_at_barrier) issue_ktile(c, p, t, g, cute_add(a, kt, cute_i(p->stages - 1)), write);
             if (kb == 0) behind_in_ktile(c, p, b, kt);
             cute_tuple at = cute_tuple_fmt(a, "(_,_,%lld)", (long long)kb);
             cute_gemm(c, &p->mma, tCrC, cute_tensor_slice(c, tCrA, at), cute_tensor_slice(c, tCrB, at), tCrC);
         }
         /* tile kt+1 has landed, and every warp is done with tile kt before it is overwritten */
         tile_landed(c, p);
+        if (p->issue_at_barrier) issue_ktile(c, p, t, g, cute_add(a, kt, S), read);
     }
 }
 
@@ -171,6 +176,9 @@ static void mainloop(cute_ctx *c, const gemm_plan *p, const gemm_tiles *t, const
     int64_t kbs = cute_size(cute_ctx_alg(c), &k_mode).v;
     cute_cp_async_wait_group(c, p->stages - 2);
     cute_barrier(c);
+    if (p->issue_at_barrier) /* the last stage's first tile; the loop issues the rest at its barriers */
+        issue_ktile(c, p, t, g, cute_add(cute_ctx_alg(c), g->k0, cute_i(p->stages - 1)),
+                    cute_mod(cute_ctx_alg(c), cute_add(cute_ctx_alg(c), g->k0, cute_i(p->stages - 1)), cute_i(p->stages)));
     if (p->prefetch == GEMM_PREFETCH_ACROSS)
         across_tiles(c, p, t, g, x, tCrA, tCrB, tCrC, kbs, b);
     else

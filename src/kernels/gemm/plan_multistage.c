@@ -483,6 +483,7 @@ bool gemm_plan_tensorop(cute_alg *a, const cute_gemm_config *cfg, int arch, gemm
     if (!cute_mma_atom_named(a, s->mma, &atom) || !tc_tiling(a, cfg, s, &atom, p, &wm, &wn)) return false;
     p->threads = 32 * wm * wn, p->raster = cfg->tiling.raster ? cfg->tiling.raster : 8;
     p->prefetch = s->prefetch;
+    p->issue_at_barrier = p->stages == 2; /* (multistage.c: a k-block more for each tile to land) */
     /* fp8 on sm_90 (f16 steps) with an operand through LDSM8_MN: each k-block read just
      * before its MMAs, as ptxas schedules them (read one ahead, tt spilled 12 bytes) */
     if (strstr(s->mma, "_VIA_F16") && (pairs_mn(s, cfg, 0) || pairs_mn(s, cfg, 1))) p->prefetch = GEMM_PREFETCH_NONE;
