@@ -138,7 +138,7 @@ decide()
         for args in "--layout tn --m 2049 --n 2560 --k 400 --alpha 3 --beta -2" "--layout nt --m 2560 --n 2049 --k 263 --beta 1"; do
             [ "$f" != ov2 ] && [ "${args#--layout nt}" != "$args" ] && continue
             device_late run "$f $args" && continue
-            # shellcheck disable=SC2086
+            # shellcheck disable=SC2086,SC2046
             echo "run $f $args: $(form $f timeout 15 build/cutec run gemm --backend cuda --variant tensorop_smem \
                 --dtype s8 $(flags $f) $args 2>&1 | grep -iE "verified|wrong|rror|fail" | head -2 | tr '\n' ' ')"
         done

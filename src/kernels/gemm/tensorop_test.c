@@ -380,7 +380,7 @@ static void persistent_per_sm(void)
 /* A block a tile as a programmatic dependent launch (CUTEC_GEMM_SM80_PDL=1, plan_multistage.c):
  * s8 on sm_90a verified against float64 (two blocks, K of two k-tiles with a tail), its CUDA C
  * waiting first and letting the next grid in after; none of either with 0 or on sm_80; a
- * setting outside 0|1 refused by name */
+ * setting outside 0|1 refused by name, and one of CUTEC_GEMM_SM80_DIAG outside none|nostore */
 static void sm80_pdl(void)
 {
     char err[2048] = "", *src = NULL;
@@ -423,6 +423,11 @@ static void sm80_pdl(void)
     CHECK(!f && strstr(err, "CUTEC_GEMM_SM80_PDL=yes: not one of 0|1"), "CUTEC_GEMM_SM80_PDL=yes: %s",
           f ? "taken" : err);
     unsetenv("CUTEC_GEMM_SM80_PDL");
+    setenv("CUTEC_GEMM_SM80_DIAG", "nostores", 1); /* the diagnostic's setting, as strict */
+    f = cute_gemm_compile(rt, &cfg, err, sizeof err);
+    CHECK(!f && strstr(err, "CUTEC_GEMM_SM80_DIAG=nostores: not one of none|nostore"),
+          "CUTEC_GEMM_SM80_DIAG=nostores: %s", f ? "taken" : err);
+    unsetenv("CUTEC_GEMM_SM80_DIAG");
     cute_runtime_free(rt);
 }
 
