@@ -309,7 +309,7 @@ static void persistent(const char *backend, int64_t scale)
          * 2 stages (most runs after the main loop); an f32 row-major C, 10 k-tiles (every run
          * inside it) */
         {{600, 300, 200, 1, {1, 1, 0}, CUTE_I8, CUTE_I32, 3, -2}, OVERLAP_S8, CUTE_GEMM_TENSOROP_SMEM},
-        {{515, 260, 300, 1, {1, 1, 0}, CUTE_I8, CUTE_I32, 1, 0}, OVERLAP2_S8, CUTE_GEMM_TENSOROP_SMEM},
+        {{300, 260, 300, 1, {1, 1, 0}, CUTE_I8, CUTE_I32, 1, 0}, OVERLAP2_S8, CUTE_GEMM_TENSOROP_SMEM},
         {{300, 200, 300, 1, {1, 1, 1}, CUTE_BF16, CUTE_F32, 1.0, 0.5},
          {.bm = 64, .bn = 64, .bk = 32, .stages = 3, .warps_m = 2, .warps_n = 2, .schedule = P,
           .c_store = CUTE_GEMM_STORE_OVERLAP},
