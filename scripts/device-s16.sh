@@ -8,8 +8,8 @@
 #        128 KB tile beside the stages leaving during the next tile's main loop (--store
 #        overlap): 256x128's main loop (~4% faster a k-tile than the pair's) without its
 #        ~7 us a round of C between tiles.  (A 2-stage pipeline: each k-tile is issued right
-#        after the barrier that frees its stage and has a k-tile's MMAs less one k-block to
-#        land; 256x128 a block a tile in 2 and 3 stages measures that cost.)
+#        after the barrier that frees its stage and has one k-tile's MMAs, ~0.95 us, to land,
+#        where 3 stages give two; 256x128 a block a tile in 2 and 3 stages measures that.)
 # And what a round costs: the same tiling at 1, 2 and 4 rounds of 264 tiles (M x 2816 x 4096,
 # M = 1536, 3072, 6144) and half a round (768: 132 tiles), a block a tile and s15's dynamic
 # persistent kernel, and a block a tile without C's traffic (CUTEC_GEMM_SM80_DIAG=nostore,

@@ -11,9 +11,10 @@
  * read during kt - 1, and before the last k-block it waits for tile kt + 1 (wait_group
  * stages - 2) and meets the block at a barrier, so every warp has finished reading the stage
  * the next iteration overwrites.  With p->issue_at_barrier (2 stages) the stage read during kt
- * is refilled right after that barrier instead (tile kt + stages), a k-block sooner: two
- * stages leave each tile only the k-blocks between its issue and that barrier to land.  Past the last tile the copies' predicates are false:
- * cp.async zero-fills, nothing is read from global memory. */
+ * is refilled right after that barrier instead (tile kt + stages), a k-block sooner: each
+ * tile then has the 4 k-blocks up to the next barrier to land (3 if issued at k-block 0).
+ * Past the last tile the copies' predicates are false: cp.async zero-fills, nothing is read
+ * from global memory. */
 #include "cutec/atom_table.h"
 #include "cutec/notation.h"
 #include "cutec/smem.h"

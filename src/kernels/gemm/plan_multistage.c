@@ -404,9 +404,9 @@ static bool overlap_fits(cute_alg *a, const gemm_plan *p)
 
 /* the tiling asked for (cute_gemm_tiling: zero fields take the dtype's defaults), checked
  * against the atom: whole atoms per warp, at least two k-blocks per k-tile (the register
- * double buffer), at least two stages (multistage.c issues k-tile kt + stages - 1 at k-block 0
- * of kt into the stage read during kt - 1, which every warp left at kt - 1's barrier: with
- * two, k-tile kt + 1 lands during kt's first k-blocks; the library's tilings take three) */
+ * double buffer), at least two stages (with two, multistage.c refills the stage read during
+ * k-tile kt right after kt's barrier, where every warp has read it: issue_at_barrier; the
+ * library's tilings take three) */
 static bool tc_tiling(cute_alg *a, const cute_gemm_config *cfg, const tc_shape *s,
                       const cute_mma_atom *atom, gemm_plan *p, int *wm, int *wn)
 {
@@ -483,7 +483,7 @@ bool gemm_plan_tensorop(cute_alg *a, const cute_gemm_config *cfg, int arch, gemm
     if (!cute_mma_atom_named(a, s->mma, &atom) || !tc_tiling(a, cfg, s, &atom, p, &wm, &wn)) return false;
     p->threads = 32 * wm * wn, p->raster = cfg->tiling.raster ? cfg->tiling.raster : 8;
     p->prefetch = s->prefetch;
-    p->issue_at_barrier = p->stages == 2; /* (multistage.c: a k-block more for each tile to land) */
+    p->issue_at_barrier = p->stages == 2; /* (multistage.c: a k-tile, not 3 k-blocks, to land) */
     /* fp8 on sm_90 (f16 steps) with an operand through LDSM8_MN: each k-block read just
      * before its MMAs, as ptxas schedules them (read one ahead, tt spilled 12 bytes) */
     if (strstr(s->mma, "_VIA_F16") && (pairs_mn(s, cfg, 0) || pairs_mn(s, cfg, 1))) p->prefetch = GEMM_PREFETCH_NONE;
