@@ -122,10 +122,7 @@ forms_pass()
 pass()
 {
     device_begin
-    if ! nvidia-smi >/dev/null 2>&1; then
-        echo "== no GPU: skipped"
-        return
-    fi
+    device_gpu || return
     echo "== the bulk ring on the GPU at odd sizes (every element against float64)"
     device_gemv_run --dtype nvfp4 --shape 4100x8256 --batch 2 --smem-stages 4 --ring-bulk 1
     device_gemv_run --dtype bf16 --shape 4099x4104 --batch 2 --smem-stages 3 --ring-bulk 1
