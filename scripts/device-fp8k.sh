@@ -1,0 +1,145 @@
+#!/bin/sh
+# fp8 block scales at 4096x7168x16384 and 8192^3 (issue 15 item 5; engineer fp8k): where the
+# library's loop (256 x 128 in 1x2 clusters, one partial set, late turns; "the default") is
+# short of cuBLASLt, and three forms timed beside it (docs/gemm.md, "Scaled fp8"; the count:
+# bench/RESULTS.md, fp8k's section):
+#   regs (CUTEC_GEMM_BLOCKSCALE_A=regs, 128 x 256 tiles in 2x1 clusters; a_in_regs() in
+#      src/kernels/gemm/hopper_blockscale.c): each warpgroup's 64 x 256 as two 64 x 128 waves
+#      along N (the registers of 256 x 128's waves: 128 sums, one partial set of 64), A's 64 x
+#      128 of the k-tile loaded once by ldmatrix into registers and read by both waves' wgmmas
+#      (RS), so shared memory gives 80 KB a k-tile to the tensor cores where 256 x 128 gives
+#      96 KB (the per-tensor 128 x 256 kernel's 80, at 1,533-1,573 TFLOP/s);
+#   desc (CUTEC_WGMMA_DESC=stage, the default's tile): the wgmma descriptors' low word built
+#      once (src/atom/wgmma_emit.c): ~40 instructions fewer between a turn and its batch;
+#   2x2 (the default's loop in 2x2 clusters): A and B both multicast, 24 KB of L2 a k-tile
+#      an SM where 1x2 reads 32.
+# Each form in processes of its own (the environment is read as a kernel is traced), two
+# each, beside the default's two; cuBLASLt (unscaled) in every process: rows compare as % of
+# that process's cuBLASLt ("of cuBLAS").  For the count (decide nothing): the default's and
+# regs' FFMAs as NOPs (CUTEC_SASS_FFMA=nop, wrong by design), and the per-tensor kernel at 128
+# x 128 and 128 x 256 (no promotion: those wgmma shapes' ceilings here).  About 85 s on one
+# H200 after `make all tests`, no step past BUDGET_S (80 s):
+#   1. on the GPU against float64 first: `cutec run gemm` of block scales e4m3 -> bf16 at
+#      1021x1016x1024 (C row-major), every element, for each form (regs also at 1x1 and with
+#      the loop without turns); a form not checked right decides nothing;
+#   2. the benches (each checks 256 samples of its rows against float64 before timing).
+# Decides (the rule: default where it leads by 1% at both shapes), from the mean over two
+# processes of F / the default in % of cuBLAS at each shape:
+#   at least 1.01 at both -> the default: regs `by_default = true` in a_in_regs() and
+#      block_scaled()'s tile 128 x 256 2x1 (src/kernels/gemm/hopper_auto.c); desc: the
+#      block-scaled kernel's descriptors by stage (wgmma_emit.c's dflt is global: a
+#      per-kernel switch first); 2x2: block_scaled()'s cluster 2x2;
+#   at most 0.99 at both -> delete (regs: the form; desc, 2x2: leave them, not this area's);
+#   else keep opt-in.
+#   ITERS=10 sh scripts/device-fp8k.sh          log: $OUT/fp8k.log (default build/device-out)
+. scripts/device-common.sh
+log="$out/fp8k.log"
+start=$(date +%s)
+budget=${BUDGET_S:-80}
+shapes=4096x7168x16384,8192
+el() { echo $(($(date +%s) - start)); }
+quiet() { grep -v "^# \(check\|time\|index\|  (allowed\|cuBLAS:\|e4m3 ->\|each variant\|NVIDIA\)"; }
+# rows NAME A DESC FFMA ARGS...: a bench of block scales under CUTEC_GEMM_BLOCKSCALE_A,
+# CUTEC_WGMMA_DESC and CUTEC_SASS_FFMA ("" each: the default), its table in $out/fp8k-NAME.txt
+rows()
+{
+    rn=$1 ra=$2 rd=$3 rf=$4
+    shift 4
+    device_late "bench $rn" && : >"$out/fp8k-$rn.txt" && return
+    echo "== $(el) s: $rn (a '${ra}', desc '${rd}', ffma '${rf}'): $*"
+    CUTEC_GEMM_BLOCKSCALE_A=$ra CUTEC_WGMMA_DESC=$rd CUTEC_SASS_FFMA=$rf CUTEC_TORCH_SCALED_MM=/dev/null \
+        fp8_bench 20 "$@" >"$out/fp8k-$rn.txt" 2>&1
+    quiet <"$out/fp8k-$rn.txt" | grep -v "^#"
+}
+# check FORM TILE CLUSTER A DESC [TURNS]: every element of a 1021x1016x1024 product against
+# float64 on the GPU; FORM into fp8k-verified when right (and only if every check of FORM is)
+check()
+{
+    device_late "run $*" && return
+    r=$(CUTEC_GEMM_BLOCKSCALE_A=$4 CUTEC_WGMMA_DESC=$5 CUTEC_GEMM_BLOCKSCALE_TURNS=${6:-} timeout 12 \
+        stdbuf -oL build/cutec run gemm --dtype e4m3 --out-dtype bf16 --layout tnt --variant hopper --scale block \
+        --m 1021 --n 1016 --k 1024 --tile "$2" --cluster "$3" 2>&1 | tail -n 2 | tr '\n' ' ')
+    echo "$2 $3 $1 ${6:+turns $6}: $r"
+    if echo "$r" | grep -q "verified:"; then grep -qx "$1 bad" "$out/fp8k-verified" || echo "$1" >>"$out/fp8k-verified"
+    else echo "$1 bad" >>"$out/fp8k-verified"; fi
+}
+ok() { grep -qx "$1" "$out/fp8k-verified" 2>/dev/null && ! grep -qx "$1 bad" "$out/fp8k-verified"; }
+# pct NAME SIZE KERNEL: the % of cuBLAS of KERNEL's row at SIZE (4096: the 4096x7168x16384 row)
+# in fp8k-NAME.txt, checked ok (else empty); the bench leaves "-tBMxBNxBK" out of the library's tile
+pct()
+{
+    awk -v s="$2" -v k="$3" 'BEGIN { v = k; sub("-t[0-9x]*", "", v) }
+        $1 == s && ($2 == k || $2 == v) && / ok/ { p = $5; sub("%", "", p); print p; exit }' \
+        "$out/fp8k-$1.txt" 2>/dev/null
+}
+# ratio FORM KERNEL SIZE: "ok ratio figures": the mean of FORM / the default over the two passes
+ratio()
+{
+    ok "$1" && k=1 || k=0
+    d=hopper1x2-t256x128x128+blk
+    echo "$3 $k $(pct def "$3" $d) $(pct "$1" "$3" "$2") $(pct def2 "$3" $d) $(pct "$1"2 "$3" "$2")" |
+        awk '{ if ($2 != 1 || NF < 6) { printf "0 0 %s:-\n", $1; exit }
+               printf "1 %.4f %s:%s/%s->%s/%s\n", ($4 / $3 + $6 / $5) / 2, $1, $3, $5, $4, $6 }'
+}
+decide()
+{
+    for f in "regs hopper2x1-t128x256x128+blk" "desc hopper1x2-t256x128x128+blk" "c22 hopper2x2-t256x128x128+blk"; do
+        set -- $f
+        echo "$1 $(ratio $1 $2 4096) $(ratio $1 $2 8192)"
+    done >"$out/fp8k-ratios"
+    awk '{ name = $1; okf = $2 == 1 && $5 == 1; r4 = $3; r8 = $6; fig = $4 " " $7
+           if (name == "regs") {
+               what = "A from registers at 128 x 256 2x1 (CUTEC_GEMM_BLOCKSCALE_A=regs)"
+               flip = "a_in_regs() by_default = true, hopper_blockscale.c, and block_scaled() 128 x 256 2x1, hopper_auto.c"
+               gone = "the form"
+           } else if (name == "desc") {
+               what = "stage descriptors (CUTEC_WGMMA_DESC=stage)"
+               flip = "a per-kernel switch for the block-scaled kernel (wgmma_emit.c desc_per_stage is global)"
+               gone = "it from this script (the option is not this area'"'"'s)"
+           } else {
+               what = "2x2 clusters"
+               flip = "block_scaled() .cluster_m = 2, .cluster_n = 2, hopper_auto.c"
+               gone = "it from this script"
+           }
+           if (!okf) printf "decides: %s not measured or not checked right (%s): keep it opt-in\n", what, fig
+           else if (r4 >= 1.01 && r8 >= 1.01) printf "decides: %s (%s; %.3f / %.3f of the default): make it the default (%s)\n", what, fig, r4, r8, flip
+           else if (r4 <= 0.99 && r8 <= 0.99) printf "decides: %s (%s; %.3f / %.3f of the default): behind at both shapes, delete %s\n", what, fig, r4, r8, gone
+           else printf "decides: %s (%s; %.3f / %.3f of the default): keep it opt-in\n", what, fig, r4, r8 }' \
+        "$out/fp8k-ratios"
+}
+{
+    echo "== $(date -u '+%Y-%m-%d %H:%M UTC') $(git log --oneline -1 2>/dev/null)"
+    nvidia-smi --query-gpu=name,clocks.sm,clocks.max.sm,clocks.mem,power.draw,temperature.gpu --format=csv 2>&1
+    if ! nvidia-smi -L >/dev/null 2>&1; then echo "skipped: no GPU"; budget=-1; fi
+    timeout 20 make -j16 build/cutec 2>&1 | grep -E "error|warning" | head -20
+    : >"$out/fp8k-verified"
+    echo "== $(el) s: 1. against float64 (every element, 1021x1016x1024, C row-major)"
+    check regs 128x256x128 2x1 regs ""
+    check regs 128x256x128 1x1 regs ""
+    check regs 128x256x128 2x1 regs "" 0
+    check desc 256x128x128 1x2 "" stage
+    check c22 256x128x128 2x2 "" ""
+    echo "== 2. block scales at $shapes"
+    def="--scale block --sizes $shapes --tile 256x128x128 --cluster 1x2"
+    wide="--scale block --sizes $shapes --tile 128x256x128 --cluster 2x1"
+    c22="--scale block --sizes $shapes --tile 256x128x128 --cluster 2x2"
+    rows def "" "" "" $def
+    rows regs regs "" "" $wide
+    rows desc "" stage "" $def
+    rows c22 "" "" "" $c22
+    rows def2 "" "" "" $def
+    rows regs2 regs "" "" $wide
+    rows desc2 "" stage "" $def
+    rows c222 "" "" "" $c22
+    one="--sizes 4096x7168x16384"
+    rows nop "" "" nop --scale block $one --tile 256x128x128 --cluster 1x2
+    rows regsnop regs "" nop --scale block $one --tile 128x256x128 --cluster 2x1
+    rows tensor "" "" "" --scale tensor $one --tile 128x128x128,128x256x128 --cluster 2x1
+    echo "== $(el) s: the rules"
+    decide
+    echo "decides: nothing from the NOP rows (wrong by design) or the per-tensor rows (no block scales)"
+    echo "== registers and spills (sm_90a): default $(fp8_usage --scale block --tile 256x128x128 --cluster 1x2)"
+    echo "regs: $(CUTEC_GEMM_BLOCKSCALE_A=regs fp8_usage --scale block --tile 128x256x128 --cluster 2x1)"
+    fp8_clocks
+} >"$log" 2>&1
+fp8_show "$log"
