@@ -1,7 +1,7 @@
 #!/bin/sh
 # fp8 block scales at 4096x7168x16384 and 8192^3 (issue 15 item 5; engineer fp8k): where the
 # library's loop (256 x 128 in 1x2 clusters, one partial set, late turns; "the default") is
-# short of cuBLASLt, and three forms timed beside it (docs/gemm.md, "Scaled fp8"; the count:
+# short of cuBLASLt, and four forms timed beside it (docs/gemm.md, "Scaled fp8"; the count:
 # bench/RESULTS.md, fp8k's section):
 #   regs (CUTEC_GEMM_BLOCKSCALE_A=regs, 128 x 256 tiles in 2x1 clusters; a_in_regs() in
 #      src/kernels/gemm/hopper_blockscale.c): each warpgroup's 64 x 256 as two 64 x 128 waves
@@ -9,6 +9,10 @@
 #      128 of the k-tile loaded once by ldmatrix into registers and read by both waves' wgmmas
 #      (RS), so shared memory gives 80 KB a k-tile to the tensor cores where 256 x 128 gives
 #      96 KB (the per-tensor 128 x 256 kernel's 80, at 1,533-1,573 TFLOP/s);
+#   sets (CUTEC_GEMM_BLOCKSCALE_A=sets, 128 x 256 2x1): the same with four 64 x 64 waves into
+#      two partial sets of 32 that take turns (wave s + 1 issued before s is waited for and
+#      promoted: the warpgroup's FFMAs under its own next wgmma), halves' loop without its
+#      second read of A; no turns between the warpgroups;
 #   desc (CUTEC_WGMMA_DESC=stage, the default's tile): the wgmma descriptors' low word built
 #      once (src/atom/wgmma_emit.c): ~40 instructions fewer between a turn and its batch;
 #   2x2 (the default's loop in 2x2 clusters): A and B both multicast, 24 KB of L2 a k-tile
@@ -25,17 +29,19 @@
 #   2. the benches (each checks 256 samples of its rows against float64 before timing).
 # Decides (the rule: default where it leads by 1% at both shapes), from the mean over two
 # processes of F / the default in % of cuBLAS at each shape:
-#   at least 1.01 at both -> the default: regs `by_default = true` in a_in_regs() and
-#      block_scaled()'s tile 128 x 256 2x1 (src/kernels/gemm/hopper_auto.c); desc: the
+#   at least 1.01 at both -> the default (of regs and sets, the one with the larger smaller
+#      ratio): `by_default = A_REGS` / `A_SETS` in a_in_regs() and block_scaled()'s tile
+#      128 x 256 2x1 (src/kernels/gemm/hopper_auto.c); desc: the
 #      block-scaled kernel's descriptors by stage (wgmma_emit.c's dflt is global: a
 #      per-kernel switch first); 2x2: block_scaled()'s cluster 2x2;
-#   at most 0.99 at both -> delete (regs: the form; desc, 2x2: leave them, not this area's);
+#   at most 0.99 at both -> delete (regs, sets: the form; desc, 2x2: from this script, the
+#      options are not this area's);
 #   else keep opt-in.
 #   ITERS=10 sh scripts/device-fp8k.sh          log: $OUT/fp8k.log (default build/device-out)
 . scripts/device-common.sh
 log="$out/fp8k.log"
 start=$(date +%s)
-budget=${BUDGET_S:-80}
+budget=${BUDGET_S:-82}
 shapes=4096x7168x16384,8192
 el() { echo $(($(date +%s) - start)); }
 quiet() { grep -v "^# \(check\|time\|index\|  (allowed\|cuBLAS:\|e4m3 ->\|each variant\|NVIDIA\)"; }
@@ -83,14 +89,14 @@ ratio()
 }
 decide()
 {
-    for f in "regs hopper2x1-t128x256x128+blk" "desc hopper1x2-t256x128x128+blk" "c22 hopper2x2-t256x128x128+blk"; do
+    for f in "regs hopper2x1-t128x256x128+blk" "sets hopper2x1-t128x256x128+blk" "desc hopper1x2-t256x128x128+blk" "c22 hopper2x2-t256x128x128+blk"; do
         set -- $f
         echo "$1 $(ratio $1 $2 4096) $(ratio $1 $2 8192)"
     done >"$out/fp8k-ratios"
     awk '{ name = $1; okf = $2 == 1 && $5 == 1; r4 = $3; r8 = $6; fig = $4 " " $7
-           if (name == "regs") {
-               what = "A from registers at 128 x 256 2x1 (CUTEC_GEMM_BLOCKSCALE_A=regs)"
-               flip = "a_in_regs() by_default = true, hopper_blockscale.c, and block_scaled() 128 x 256 2x1, hopper_auto.c"
+           if (name == "regs" || name == "sets") {
+               what = "A from registers at 128 x 256 2x1 (CUTEC_GEMM_BLOCKSCALE_A=" name ")"
+               flip = "a_in_regs() by_default = " (name == "regs" ? "A_REGS" : "A_SETS") ", hopper_blockscale.c, and block_scaled() 128 x 256 2x1, hopper_auto.c; of regs and sets the one whose smaller ratio is larger"
                gone = "the form"
            } else if (name == "desc") {
                what = "stage descriptors (CUTEC_WGMMA_DESC=stage)"
@@ -117,6 +123,7 @@ decide()
     check regs 128x256x128 2x1 regs ""
     check regs 128x256x128 1x1 regs ""
     check regs 128x256x128 2x1 regs "" 0
+    check sets 128x256x128 2x1 sets ""
     check desc 256x128x128 1x2 "" stage
     check c22 256x128x128 2x2 "" ""
     echo "== 2. block scales at $shapes"
@@ -125,10 +132,12 @@ decide()
     c22="--scale block --sizes $shapes --tile 256x128x128 --cluster 2x2"
     rows def "" "" "" $def
     rows regs regs "" "" $wide
+    rows sets sets "" "" $wide
     rows desc "" stage "" $def
     rows c22 "" "" "" $c22
     rows def2 "" "" "" $def
     rows regs2 regs "" "" $wide
+    rows sets2 sets "" "" $wide
     rows desc2 "" stage "" $def
     rows c222 "" "" "" $c22
     one="--sizes 4096x7168x16384"
@@ -140,6 +149,7 @@ decide()
     echo "decides: nothing from the NOP rows (wrong by design) or the per-tensor rows (no block scales)"
     echo "== registers and spills (sm_90a): default $(fp8_usage --scale block --tile 256x128x128 --cluster 1x2)"
     echo "regs: $(CUTEC_GEMM_BLOCKSCALE_A=regs fp8_usage --scale block --tile 128x256x128 --cluster 2x1)"
+    echo "sets: $(CUTEC_GEMM_BLOCKSCALE_A=sets fp8_usage --scale block --tile 128x256x128 --cluster 2x1)"
     fp8_clocks
 } >"$log" 2>&1
 fp8_show "$log"

@@ -14,7 +14,7 @@
  *    in two halves of N (CUTEC_GEMM_BLOCKSCALE_HALVES=1), in 1x1, 2x1 and 1x2; the two
  *    warpgroups' batches in turns (CUTEC_GEMM_BLOCKSCALE_TURNS=1) and B's scale by lane
  *    (CUTEC_GEMM_BLOCKSCALE_SB=lane), at 256 x 128 and 128 x 160; 128 x 256 with A read
- *    into registers once a k-tile (CUTEC_GEMM_BLOCKSCALE_A=regs);
+ *    into registers once a k-tile (CUTEC_GEMM_BLOCKSCALE_A=regs, and =sets: two partial sets);
  *  - what is refused, named: scales of bf16 inputs, block scales of the wrong shape, K = 0
  *    with block scales, amax of an f32 C, a tile wider than a block of B, an output scale
  *    without scales, a 256-row tile with per-tensor scales or an f32 C, the grouped kernel
@@ -288,7 +288,8 @@ static void own_rows_cases(cute_runtime *rt, bool gpu)
  * unmatched at a tile's end would deadlock the next), turns with B's scale uniform
  * (CUTEC_GEMM_BLOCKSCALE_SB=uniform), late turns (=late, the default) in both, and the loop
  * without turns (=0) at 256 x 128; 128 x 256 with A from registers (CUTEC_GEMM_BLOCKSCALE_A=regs)
- * with late turns (on the GPU too) and without turns */
+ * with late turns (on the GPU too) and without turns, and in four waves into two partial
+ * sets (=sets) */
 static void forms_cases(cute_runtime *rt, bool gpu)
 {
     static const scase one = {264, 200, 560, CUTE_E5M2, CUTE_BF16, 0, 1.0, 0.5, CUTE_GEMM_SCALE_BLOCK, false, false,
@@ -313,6 +314,7 @@ static void forms_cases(cute_runtime *rt, bool gpu)
         {&tall[gpu][1], "", "", "", "0", "", "", "no turns"},
         {&regs[gpu], "", "", "", "", "", "regs", "A from registers"},
         {&regs1, "", "", "", "0", "", "regs", "A from registers, no turns"},
+        {&regs[0], "", "", "", "", "", "sets", "A from registers, two partial sets"},
         {&one, "240", "", "", "", "", "", "240 registers"},
         {&one, "", "", "1", "", "", "", "halves"},
         {&one, "", "", "", "1", "", "", "turns"},
