@@ -39,33 +39,31 @@
 #   else keep opt-in.
 #   ITERS=10 sh scripts/device-fp8k.sh          log: $OUT/fp8k.log (default build/device-out)
 . scripts/device-common.sh
-log="$out/fp8k.log"
-start=$(date +%s)
-budget=${BUDGET_S:-82}
-shapes=4096x7168x16384,8192
+start=$(date +%s) budget=${BUDGET_S:-82} log="$out/fp8k.log" shapes=4096x7168x16384,8192
 el() { echo $(($(date +%s) - start)); }
+# a bench's table without its notes (fp8_show's list, and the library's header lines)
 quiet() { grep -v "^# \(check\|time\|index\|  (allowed\|cuBLAS:\|e4m3 ->\|each variant\|NVIDIA\)"; }
-# rows NAME A DESC FFMA ARGS...: a bench of block scales under CUTEC_GEMM_BLOCKSCALE_A,
-# CUTEC_WGMMA_DESC and CUTEC_SASS_FFMA ("" each: the default), its table in $out/fp8k-NAME.txt
+# rows NAME 'VAR=VALUE ...' ARGS...: a bench of ARGS under those variables ('': the default's
+# environment), its table in $out/fp8k-NAME.txt (sh has no locals: names apart from the callers')
 rows()
 {
-    rn=$1 ra=$2 rd=$3 rf=$4
-    shift 4
+    rn=$1 rv=$2
+    shift 2
     device_late "bench $rn" && : >"$out/fp8k-$rn.txt" && return
-    echo "== $(el) s: $rn (a '${ra}', desc '${rd}', ffma '${rf}'): $*"
-    CUTEC_GEMM_BLOCKSCALE_A=$ra CUTEC_WGMMA_DESC=$rd CUTEC_SASS_FFMA=$rf CUTEC_TORCH_SCALED_MM=/dev/null \
-        fp8_bench 20 "$@" >"$out/fp8k-$rn.txt" 2>&1
+    echo "== $(el) s: $rn (${rv:-as the library runs it}): $*"
+    # shellcheck disable=SC2086
+    env $rv CUTEC_TORCH_SCALED_MM=/dev/null fp8_bench 20 "$@" >"$out/fp8k-$rn.txt" 2>&1
     quiet <"$out/fp8k-$rn.txt" | grep -v "^#"
 }
-# check FORM TILE CLUSTER A DESC [TURNS]: every element of a 1021x1016x1024 product against
+# check FORM TILE CLUSTER 'VAR=VALUE ...': every element of a 1021x1016x1024 product against
 # float64 on the GPU; FORM into fp8k-verified when right (and only if every check of FORM is)
 check()
 {
     device_late "run $*" && return
-    r=$(CUTEC_GEMM_BLOCKSCALE_A=$4 CUTEC_WGMMA_DESC=$5 CUTEC_GEMM_BLOCKSCALE_TURNS=${6:-} timeout 12 \
-        stdbuf -oL build/cutec run gemm --dtype e4m3 --out-dtype bf16 --layout tnt --variant hopper --scale block \
-        --m 1021 --n 1016 --k 1024 --tile "$2" --cluster "$3" 2>&1 | tail -n 2 | tr '\n' ' ')
-    echo "$2 $3 $1 ${6:+turns $6}: $r"
+    # shellcheck disable=SC2086
+    r=$(env $4 timeout 12 stdbuf -oL build/cutec run gemm --dtype e4m3 --out-dtype bf16 --layout tnt --variant hopper \
+        --scale block --m 1021 --n 1016 --k 1024 --tile "$2" --cluster "$3" 2>&1 | tail -n 2 | tr '\n' ' ')
+    echo "$1 $2 $3 ($4): $r"
     if echo "$r" | grep -q "verified:"; then grep -qx "$1 bad" "$out/fp8k-verified" || echo "$1" >>"$out/fp8k-verified"
     else echo "$1 bad" >>"$out/fp8k-verified"; fi
 }
@@ -114,36 +112,32 @@ decide()
         "$out/fp8k-ratios"
 }
 {
-    echo "== $(date -u '+%Y-%m-%d %H:%M UTC') $(git log --oneline -1 2>/dev/null)"
-    nvidia-smi --query-gpu=name,clocks.sm,clocks.max.sm,clocks.mem,power.draw,temperature.gpu --format=csv 2>&1
-    if ! nvidia-smi -L >/dev/null 2>&1; then echo "skipped: no GPU"; budget=-1; fi
-    timeout 20 make -j16 build/cutec 2>&1 | grep -E "error|warning" | head -20
+    device_begin
+    nvidia-smi -L >/dev/null 2>&1 || { echo "skipped: no GPU"; budget=-1; }
     : >"$out/fp8k-verified"
     echo "== $(el) s: 1. against float64 (every element, 1021x1016x1024, C row-major)"
-    check regs 128x256x128 2x1 regs ""
-    check regs 128x256x128 1x1 regs ""
-    check regs 128x256x128 2x1 regs "" 0
-    check sets 128x256x128 2x1 sets ""
-    check desc 256x128x128 1x2 "" stage
-    check c22 256x128x128 2x2 "" ""
+    check regs 128x256x128 2x1 CUTEC_GEMM_BLOCKSCALE_A=regs
+    check regs 128x256x128 1x1 CUTEC_GEMM_BLOCKSCALE_A=regs
+    check regs 128x256x128 2x1 "CUTEC_GEMM_BLOCKSCALE_A=regs CUTEC_GEMM_BLOCKSCALE_TURNS=0"
+    check sets 128x256x128 2x1 CUTEC_GEMM_BLOCKSCALE_A=sets
+    check desc 256x128x128 1x2 CUTEC_WGMMA_DESC=stage
+    check c22 256x128x128 2x2 ""
     echo "== 2. block scales at $shapes"
     def="--scale block --sizes $shapes --tile 256x128x128 --cluster 1x2"
     wide="--scale block --sizes $shapes --tile 128x256x128 --cluster 2x1"
     c22="--scale block --sizes $shapes --tile 256x128x128 --cluster 2x2"
-    rows def "" "" "" $def
-    rows regs regs "" "" $wide
-    rows sets sets "" "" $wide
-    rows desc "" stage "" $def
-    rows c22 "" "" "" $c22
-    rows def2 "" "" "" $def
-    rows regs2 regs "" "" $wide
-    rows sets2 sets "" "" $wide
-    rows desc2 "" stage "" $def
-    rows c222 "" "" "" $c22
+    regs=CUTEC_GEMM_BLOCKSCALE_A=regs sets=CUTEC_GEMM_BLOCKSCALE_A=sets desc=CUTEC_WGMMA_DESC=stage
+    for pass in "" 2; do
+        rows def$pass "" $def
+        rows regs$pass $regs $wide
+        rows sets$pass $sets $wide
+        rows desc$pass $desc $def
+        rows c22$pass "" $c22
+    done
     one="--sizes 4096x7168x16384"
-    rows nop "" "" nop --scale block $one --tile 256x128x128 --cluster 1x2
-    rows regsnop regs "" nop --scale block $one --tile 128x256x128 --cluster 2x1
-    rows tensor "" "" "" --scale tensor $one --tile 128x128x128,128x256x128 --cluster 2x1
+    rows nop CUTEC_SASS_FFMA=nop --scale block $one --tile 256x128x128 --cluster 1x2
+    rows regsnop "$regs CUTEC_SASS_FFMA=nop" --scale block $one --tile 128x256x128 --cluster 2x1
+    rows tensor "" --scale tensor $one --tile 128x128x128,128x256x128 --cluster 2x1
     echo "== $(el) s: the rules"
     decide
     echo "decides: nothing from the NOP rows (wrong by design) or the per-tensor rows (no block scales)"
