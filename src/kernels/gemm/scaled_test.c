@@ -47,6 +47,9 @@ typedef struct scase {
     int cm, cn; /* tiling.cluster_m and _n: 0 the library's */
 } scase;
 
+/* the scales 2^u, u uniform in [-scale_span, scale_span] */
+static int scale_span = 2;
+
 /* the operands, scales (f32: sa (M,KB) M-major, sb (NB,KB) row-major; one value each for
  * TENSOR), the output scale and amax, on the host and the device; A's and B's rows and the
  * scale of each (row, K block) of A and of B in float64 for the reference */
@@ -60,7 +63,8 @@ typedef struct sprob {
 static void fill_scales(cute_backend *b, gtk_operand *x, int64_t rows, int64_t cols, int major, double fill)
 {
     gtk_make(b, x, CUTE_F32, rows, cols, major, 0, false, &seed);
-    for (int64_t i = 0; i < rows * cols; i++) ew_set(CUTE_F32, x->host, i, fill >= 0 ? fill : exp2(2 * ew_random(&seed)));
+    for (int64_t i = 0; i < rows * cols; i++)
+        ew_set(CUTE_F32, x->host, i, fill >= 0 ? fill : exp2(scale_span * ew_random(&seed)));
     b->vt->upload(b->self, &x->dev, 0, x->host, (size_t)(rows * cols) * 4);
 }
 
@@ -297,7 +301,9 @@ static void forms_cases(cute_runtime *rt, bool gpu)
     static const scase wide = {136, 360, 400, CUTE_E4M3, CUTE_BF16, 1, 1.0, 0.0, CUTE_GEMM_SCALE_BLOCK, false, false,
                                128, 160, 0, 2, 0};
     /* 128 x 256 with A from registers: two row tiles in 2x1, the last column tile 8 wide
-     * (its second wave past N), a partial last k-tile, amax and an output scale */
+     * (its second wave past N), a partial last k-tile, amax and an output scale; block scales
+     * from 2^-20 to 2^20 where C holds them (a wave promoted with another block's products
+     * shows) */
     static const scase regs[2] = {
         {136, 264, 272, CUTE_E4M3, CUTE_BF16, 0, 1.0, 0.0, CUTE_GEMM_SCALE_BLOCK, true, true, 128, 256, 0, 2, 0},
         {1024, 1000, 1008, CUTE_E4M3, CUTE_BF16, 1, 1.0, 0.0, CUTE_GEMM_SCALE_BLOCK, false, false, 128, 256, 0, 2, 0}};
@@ -328,6 +334,7 @@ static void forms_cases(cute_runtime *rt, bool gpu)
     };
     for (size_t i = 0; i < (gpu ? 9u : sizeof r / sizeof r[0]); i++) {
         setenv("CUTEC_GEMM_BLOCKSCALE_A", r[i].a, 1);
+        scale_span = *r[i].a && r[i].k->cd != CUTE_F16 ? 20 : 2; /* (f16 holds no 2^40) */
         setenv("CUTEC_GEMM_BLOCKSCALE_REGS", r[i].regs, 1);
         setenv("CUTEC_GEMM_BLOCKSCALE_ROWS", r[i].rows, 1);
         setenv("CUTEC_GEMM_BLOCKSCALE_HALVES", r[i].halves, 1);
@@ -345,6 +352,7 @@ static void forms_cases(cute_runtime *rt, bool gpu)
     unsetenv("CUTEC_GEMM_BLOCKSCALE_TURNS");
     unsetenv("CUTEC_GEMM_BLOCKSCALE_SB");
     unsetenv("CUTEC_GEMM_BLOCKSCALE_A");
+    scale_span = 2;
 }
 
 static void refused(cute_runtime *rt, cute_gemm_lib *lib)
