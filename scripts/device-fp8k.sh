@@ -30,8 +30,9 @@
 # Decides (the rule: default where it leads by 1% at both shapes), from the mean over two
 # processes of F / the default in % of cuBLAS at each shape:
 #   at least 1.01 at both -> the default (of regs and sets, the one with the larger smaller
-#      ratio): `by_default = A_REGS` / `A_SETS` in a_in_regs() and block_scaled()'s tile
-#      128 x 256 2x1 (src/kernels/gemm/hopper_auto.c); desc: the
+#      ratio): `a_by_default = A_REGS` / `A_SETS` in src/kernels/gemm/hopper_blockscale.c
+#      (the library's tile follows it: 128 x 256 2x1 where M >= 1024 and N >= 256,
+#      block_scaled() in hopper_auto.c); desc: the
 #      block-scaled kernel's descriptors by stage (wgmma_emit.c's dflt is global: a
 #      per-kernel switch first); 2x2: block_scaled()'s cluster 2x2;
 #   at most 0.99 at both -> delete (regs, sets: the form; desc, 2x2: from this script, the
@@ -94,7 +95,7 @@ decide()
     awk '{ name = $1; okf = $2 == 1 && $5 == 1; r4 = $3; r8 = $6; fig = $4 " " $7
            if (name == "regs" || name == "sets") {
                what = "A from registers at 128 x 256 2x1 (CUTEC_GEMM_BLOCKSCALE_A=" name ")"
-               flip = "a_in_regs() by_default = " (name == "regs" ? "A_REGS" : "A_SETS") ", hopper_blockscale.c, and block_scaled() 128 x 256 2x1, hopper_auto.c; of regs and sets the one whose smaller ratio is larger"
+               flip = "a_by_default = " (name == "regs" ? "A_REGS" : "A_SETS") " in hopper_blockscale.c, block_scaled() in hopper_auto.c following it; of regs and sets the one whose smaller ratio is larger"
                gone = "the form"
            } else if (name == "desc") {
                what = "stage descriptors (CUTEC_WGMMA_DESC=stage)"

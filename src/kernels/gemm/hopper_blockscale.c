@@ -765,11 +765,17 @@ static void halves_mainloop(cute_ctx *c, const blockscale_loop *l)
  * read from shared memory once, not once a wave (halves: 4 KB a 64 x 64 x 32 wgmma against 6
  * KB a 64 x 128 one).  No turns (as halves). */
 enum { A_SMEM, A_REGS, A_SETS };
+static const int a_by_default = A_SMEM; /* (the one-line flip, the library's tile with it: scripts/device-fp8k.sh) */
 
 static int a_in_regs(cute_alg *a)
 {
-    static const int by_default = A_SMEM; /* (the flip: scripts/device-fp8k.sh) */
-    return kernel_env_choice(a, "CUTEC_GEMM_BLOCKSCALE_A", "smem|regs|sets", by_default);
+    return kernel_env_choice(a, "CUTEC_GEMM_BLOCKSCALE_A", "smem|regs|sets", a_by_default);
+}
+
+bool gemm_blockscale_a_in_regs_asked(void)
+{
+    char err[256];
+    return cute_env_choice_err("CUTEC_GEMM_BLOCKSCALE_A", "smem|regs|sets", a_by_default, err, sizeof err) > A_SMEM;
 }
 
 bool gemm_blockscale_a_in_regs(cute_alg *a, int64_t bm, int64_t bn)
