@@ -53,7 +53,7 @@ rows()
     device_late "bench $rn" && : >"$out/fp8k-$rn.txt" && return
     echo "== $(el) s: $rn (${rv:-as the library runs it}): $*"
     # shellcheck disable=SC2086
-    env $rv CUTEC_TORCH_SCALED_MM=/dev/null fp8_bench 20 "$@" >"$out/fp8k-$rn.txt" 2>&1
+    (if [ -n "$rv" ]; then export $rv; fi; CUTEC_TORCH_SCALED_MM=/dev/null fp8_bench 20 "$@") >"$out/fp8k-$rn.txt" 2>&1
     quiet <"$out/fp8k-$rn.txt" | grep -v "^#"
 }
 # check FORM TILE CLUSTER 'VAR=VALUE ...': every element of a 1021x1016x1024 product against
@@ -62,8 +62,9 @@ check()
 {
     device_late "run $*" && return
     # shellcheck disable=SC2086
-    r=$(env $4 timeout 12 stdbuf -oL build/cutec run gemm --dtype e4m3 --out-dtype bf16 --layout tnt --variant hopper \
-        --scale block --m 1021 --n 1016 --k 1024 --tile "$2" --cluster "$3" 2>&1 | tail -n 2 | tr '\n' ' ')
+    r=$(if [ -n "$4" ]; then export $4; fi; timeout 12 stdbuf -oL build/cutec run gemm --dtype e4m3 --out-dtype bf16 \
+        --layout tnt --variant hopper --scale block --m 1021 --n 1016 --k 1024 --tile "$2" --cluster "$3" 2>&1 |
+        tail -n 2 | tr '\n' ' ')
     echo "$1 $2 $3 ($4): $r"
     if echo "$r" | grep -q "verified:"; then grep -qx "$1 bad" "$out/fp8k-verified" || echo "$1" >>"$out/fp8k-verified"
     else echo "$1 bad" >>"$out/fp8k-verified"; fi
