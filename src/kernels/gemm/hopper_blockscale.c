@@ -823,8 +823,10 @@ static regs_mma make_regs_mma(cute_ctx *c, const blockscale_loop *l)
     r.rA = cute_make_fragment_A(c, &r.mma, first);
     r.to = cute_retile_D(c, x, r.rA);
     cute_tuple part = cute_tuple_fmt(a, "(%lld,%lld,%d)", (long long)(p->bn / n), (long long)p->bk, p->stages);
-    for (int j = 0; j < n; j++)
-        r.tCsB[j] = cute_partition_B(c, thr, cute_tensor_local_tile(c, l->m->sB, part, cute_tuple_fmt(a, "(%d,0,0)", j), NULL));
+    for (int j = 0; j < n; j++) {
+        cute_tensor sB = cute_tensor_local_tile(c, l->m->sB, part, cute_tuple_fmt(a, "(%d,0,0)", j), NULL);
+        r.tCsB[j] = cute_partition_B(c, thr, sB);
+    }
     cute_layout flat = cute_layout_fmt(a, "(2,2,%lld,1,1):(1,2,4,0,0)", (long long)(p->bn / n / 8));
     r.flat = cute_tiler_layout(&flat);
     return r;

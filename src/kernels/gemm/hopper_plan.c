@@ -84,8 +84,9 @@ static bool tiling(cute_alg *a, const cute_gemm_config *cfg, gemm_plan *p)
     bool wide = block && gemm_blockscale_a_in_regs(a, p->bm, p->bn); /* 128 x 256, A from registers */
     if (block && 128 % p->bn && !((p->bn == 160 || p->bn == 176 || p->bn == 192) && p->bm <= 128) && !wide)
         return cute_alg_fail(a, "gemm hopper: block scales (one per 128 columns of B) need tiles whose N divides 128, "
-                             "or 160, 176 or 192 with bm 128 or less, or 128 x 256 with CUTEC_GEMM_BLOCKSCALE_A=regs or sets "
-                             "(tile %lldx%lld)", (long long)p->bm, (long long)p->bn);
+                             "or 160, 176 or 192 with bm 128 or less, or 128 x 256 with "
+                             "CUTEC_GEMM_BLOCKSCALE_A=regs or sets (tile %lldx%lld)",
+                             (long long)p->bm, (long long)p->bn);
     if (wide && t->scale_mul == CUTE_GEMM_SCALE_MUL_STAGED)
         return cute_alg_fail(a, "gemm hopper: block scales with A from registers load their scales into registers "
                              "(--scale-mul staged asked)");
