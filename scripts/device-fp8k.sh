@@ -41,9 +41,6 @@
 #   ITERS=10 sh scripts/device-fp8k.sh          log: $OUT/fp8k.log (default build/device-out)
 . scripts/device-common.sh
 start=$(date +%s) budget=${BUDGET_S:-78} log="$out/fp8k.log" shapes=4096x7168x16384,8192
-el() { echo $(($(date +%s) - start)); }
-# a bench's table without its notes (fp8_show's list, and the library's header lines)
-quiet() { grep -v "^# \(check\|time\|index\|  (allowed\|cuBLAS:\|e4m3 ->\|each variant\|NVIDIA\)"; }
 # rows NAME 'VAR=VALUE ...' ARGS...: a bench of ARGS under those variables ('': the default's
 # environment), its table in $out/fp8k-NAME.txt (sh has no locals: names apart from the callers')
 rows()
@@ -54,44 +51,44 @@ rows()
     echo "== $(el) s: $rn (${rv:-as the library runs it}): $*"
     # shellcheck disable=SC2086
     (if [ -n "$rv" ]; then export $rv; fi; CUTEC_TORCH_SCALED_MM=/dev/null fp8_bench 20 "$@") >"$out/fp8k-$rn.txt" 2>&1
-    quiet <"$out/fp8k-$rn.txt" | grep -v "^#"
+    grep -v "^#" "$out/fp8k-$rn.txt"
 }
 # check FORM TILE CLUSTER 'VAR=VALUE ...': every element of a 1021x1016x1024 product against
-# float64 on the GPU; FORM into fp8k-verified when right (and only if every check of FORM is)
+# float64 on the GPU; FORM counts as checked right (ok FORM) once a check of it is and none fails
+right= wrong=
 check()
 {
     device_late "run $*" && return
     # shellcheck disable=SC2086
-    r=$(if [ -n "$4" ]; then export $4; fi; timeout 12 stdbuf -oL build/cutec run gemm --dtype e4m3 --out-dtype bf16 \
-        --layout tnt --variant hopper --scale block --m 1021 --n 1016 --k 1024 --tile "$2" --cluster "$3" 2>&1 |
-        tail -n 2 | tr '\n' ' ')
+    r=$(if [ -n "$4" ]; then export $4; fi; fp8_block_run --tile "$2" --cluster "$3")
     echo "$1 $2 $3 ($4): $r"
-    if echo "$r" | grep -q "verified:"; then grep -qx "$1 bad" "$out/fp8k-verified" || echo "$1" >>"$out/fp8k-verified"
-    else echo "$1 bad" >>"$out/fp8k-verified"; fi
+    case $r in *verified:*) right="$right $1 " ;; *) wrong="$wrong $1 " ;; esac
 }
-ok() { grep -qx "$1" "$out/fp8k-verified" 2>/dev/null && ! grep -qx "$1 bad" "$out/fp8k-verified"; }
-# pct NAME SIZE KERNEL: the % of cuBLAS of KERNEL's row at SIZE (4096: the 4096x7168x16384 row)
-# in fp8k-NAME.txt, checked ok (else empty); the bench leaves "-tBMxBNxBK" out of the library's tile
-pct()
+ok()
 {
-    awk -v s="$2" -v k="$3" 'BEGIN { v = k; sub("-t[0-9x]*", "", v) }
-        $1 == s && ($2 == k || $2 == v) && / ok/ { p = $5; sub("%", "", p); print p; exit }' \
-        "$out/fp8k-$1.txt" 2>/dev/null
+    case $wrong in *" $1 "*) return 1 ;; esac
+    case $right in *" $1 "*) return 0 ;; esac
+    return 1
 }
-# ratio FORM KERNEL SIZE: "ok ratio figures": the mean of FORM / the default over the two passes
-ratio()
+# pct NAME SIZE CLUSTER TILE: the % of cuBLAS of that tile and cluster's row at SIZE (4096: the
+# 4096x7168x16384 row) in fp8k-NAME.txt, checked ok (else empty; the bench names the library's
+# tile without "-tBMxBNxBK")
+pct() { gemm_pct "$out/fp8k-$1.txt" "$2" "^hopper$3(-t$4)?[+]blk\$"; }
+# form_ratio FORM CLUSTER TILE SIZE: "ok ratio figures": the mean of FORM / the default over the
+# two passes (the default: 256 x 128 1x2)
+form_ratio()
 {
     ok "$1" && k=1 || k=0
-    d=hopper1x2-t256x128x128+blk
-    echo "$3 $k $(pct def "$3" $d) $(pct "$1" "$3" "$2") $(pct def2 "$3" $d) $(pct "$1"2 "$3" "$2")" |
+    d="1x2 256x128x128"
+    echo "$4 $k $(pct def "$4" $d) $(pct "$1" "$4" "$2" "$3") $(pct def2 "$4" $d) $(pct "$1"2 "$4" "$2" "$3")" |
         awk '{ if ($2 != 1 || NF < 6) { printf "0 0 %s:-\n", $1; exit }
                printf "1 %.4f %s:%s/%s->%s/%s\n", ($4 / $3 + $6 / $5) / 2, $1, $3, $5, $4, $6 }'
 }
 decide()
 {
-    for f in "regs hopper2x1-t128x256x128+blk" "sets hopper2x1-t128x256x128+blk" "desc hopper1x2-t256x128x128+blk" "c22 hopper2x2-t256x128x128+blk"; do
+    for f in "regs 2x1 128x256x128" "sets 2x1 128x256x128" "desc 1x2 256x128x128" "c22 2x2 256x128x128"; do
         set -- $f
-        echo "$1 $(ratio $1 $2 4096) $(ratio $1 $2 8192)"
+        echo "$1 $(form_ratio $1 $2 $3 4096) $(form_ratio $1 $2 $3 8192)"
     done >"$out/fp8k-ratios"
     awk '{ name = $1; okf = $2 == 1 && $5 == 1; r4 = $3; r8 = $6; fig = $4 " " $7
            if (name == "regs" || name == "sets") {
@@ -114,9 +111,8 @@ decide()
         "$out/fp8k-ratios"
 }
 {
-    device_begin
-    nvidia-smi -L >/dev/null 2>&1 || { echo "skipped: no GPU"; budget=-1; }
-    : >"$out/fp8k-verified"
+    gemm_gpu_head
+    timeout 20 make -j16 build/cutec 2>&1 | grep -E "error|warning" | head -20
     echo "== $(el) s: 1. against float64 (every element, 1021x1016x1024, C row-major)"
     check regs 128x256x128 2x1 CUTEC_GEMM_BLOCKSCALE_A=regs
     check regs 128x256x128 1x1 CUTEC_GEMM_BLOCKSCALE_A=regs
