@@ -335,7 +335,7 @@ static void epilogue(cute_ctx *c, const gemm_plan *p, const hopper_args *g, cons
                      const gemm_scales *sc)
 {
     cute_val maps[2] = {mapC, g->mapM};
-    if (p->tma_store) gemm_hopper_store_epilogue(c, p, tid, t, acc, alpha, beta, m->sC, maps, g->mV, sc);
+    if (p->tma_store) gemm_hopper_store_epilogue(c, p, tid, t, acc, alpha, beta, m->sC, maps, g->mV, sc, m->c_bars);
     else gemm_hopper_epilogue(c, p, tid, t, acc, alpha, beta, m->sC);
 }
 
@@ -521,6 +521,8 @@ gemm_hopper_smem gemm_hopper_shared_memory(cute_ctx *c, const gemm_plan *p)
     else if (p->smem_epilogue)
         m.sC = cute_smem_alloc_tensor_swizzled(c, &al, cute_gemm_c_dtype(&p->cfg), p->smem_c.sw, p->smem_c.layout, 16);
     m.ring = gemm_blockscale_ring(c, &al, p);
+    m.c_bars = m.ring; /* (unused where C is not loaded) */
+    if (gemm_hopper_store_loads_c(c, p)) m.c_bars = gemm_hopper_store_barriers(c, &al, p);
     int readers = p->pingpong ? 1 : p->consumers; /* the warpgroups that read (and release) a stage */
     int arrivals = readers * stage_releasers(p);   /* ... by their releasing threads */
     int64_t tx = p->tma_a.bytes * (p->bm / p->box_rows[0]) + p->tma_b.bytes * (p->bn / p->box_rows[1]) -

@@ -378,10 +378,12 @@ static void three_warpgroups(cute_runtime *rt)
     for (size_t i = 0; i < sizeof k / sizeof k[0]; i++) correct(rt, &k[i], "three warpgroups");
 }
 
-/* C under beta read with no branches, at coordinates clamped into C
- * (CUTEC_GEMM_HOPPER_BETA_READ=clamp, hopper_store.c): 16-bit C through the TMA store, tails in
- * M and N, C row- and column-major, f16 and bf16, a 2x1 cluster, ping-pong, --store tile */
-static void beta_clamped(cute_runtime *rt)
+/* C under beta read without a predicate an element (CUTEC_GEMM_HOPPER_BETA_READ,
+ * hopper_store.c): "clamp", at coordinates clamped into C; "tma", each group's boxes loaded
+ * by TMA into the store's buffers (zero past C's edge) and read back by ldmatrix.  16-bit C
+ * through the TMA store, tails in M and N, C row- and column-major, f16 and bf16, a 2x1
+ * cluster, ping-pong, --store tile; tma also at beta 0 (no load) */
+static void beta_read(cute_runtime *rt)
 {
     static const hcase k[] = {
         {136, 200, 72, CUTE_BF16, CUTE_BF16, 1, 1.5, -0.5, {0}, 0},
@@ -389,9 +391,13 @@ static void beta_clamped(cute_runtime *rt)
         {136, 200, 72, CUTE_BF16, CUTE_BF16, 0, -1.0, 2.0, {.bm = 128, .bn = 128, .cluster_m = 2, .cluster_n = 1}, 0},
         {136, 136, 200, CUTE_F16, CUTE_F16, 1, 1.5, -0.5, {.bm = 64, .bn = 64, .stages = 2, .schedule = PP}, 0},
         {136, 328, 136, CUTE_BF16, CUTE_BF16, 1, 1.0, 0.5, {.c_store = CUTE_GEMM_STORE_TILE}, 0},
+        {136, 200, 72, CUTE_F16, CUTE_F16, 0, 1.5, 0.0, {.bm = 128, .bn = 128}, 0},
     };
-    setenv("CUTEC_GEMM_HOPPER_BETA_READ", "clamp", 1);
-    for (size_t i = 0; i < sizeof k / sizeof k[0]; i++) correct(rt, &k[i], "beta read clamped");
+    static const char *const form[] = {"clamp", "tma"};
+    for (int f = 0; f < 2; f++) {
+        setenv("CUTEC_GEMM_HOPPER_BETA_READ", form[f], 1);
+        for (size_t i = 0; i < sizeof k / sizeof k[0] - (f == 0); i++) correct(rt, &k[i], form[f]);
+    }
     unsetenv("CUTEC_GEMM_HOPPER_BETA_READ");
 }
 
@@ -448,7 +454,7 @@ static void interp(void)
     };
     for (size_t i = 0; i < sizeof k / sizeof k[0]; i++) correct(rt, &k[i], "interp");
     release_by_warp(rt);
-    beta_clamped(rt);
+    beta_read(rt);
     three_warpgroups(rt);
     fused_all(rt);
     lib_fused(rt);
