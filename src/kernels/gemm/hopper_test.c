@@ -394,11 +394,15 @@ static void beta_read(cute_runtime *rt)
         {136, 200, 72, CUTE_F16, CUTE_F16, 0, 1.5, 0.0, {.bm = 128, .bn = 128}, 0},
     };
     static const char *const form[] = {"clamp", "tma"};
+    const char *was = getenv("CUTEC_GEMM_HOPPER_BETA_READ"); /* (the whole test may run under a form) */
+    char *kept = was ? strdup(was) : NULL;
     for (int f = 0; f < 2; f++) {
         setenv("CUTEC_GEMM_HOPPER_BETA_READ", form[f], 1);
         for (size_t i = 0; i < sizeof k / sizeof k[0] - (f == 0); i++) correct(rt, &k[i], form[f]);
     }
-    unsetenv("CUTEC_GEMM_HOPPER_BETA_READ");
+    if (kept) setenv("CUTEC_GEMM_HOPPER_BETA_READ", kept, 1);
+    else unsetenv("CUTEC_GEMM_HOPPER_BETA_READ");
+    free(kept);
 }
 
 static void interp(void)
