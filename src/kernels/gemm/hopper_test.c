@@ -379,26 +379,31 @@ static void three_warpgroups(cute_runtime *rt)
 }
 
 /* C under beta read without a predicate an element (CUTEC_GEMM_HOPPER_BETA_READ,
- * hopper_store.c): "clamp", at coordinates clamped into C; "tma", each group's boxes loaded
- * by TMA into the store's buffers (zero past C's edge) and read back by ldmatrix.  16-bit C
- * through the TMA store, tails in M and N, C row- and column-major, f16 and bf16, a 2x1
- * cluster, ping-pong, --store tile; tma also at beta 0 (no load) */
+ * hopper_store.c): "tma", each group's boxes loaded by TMA into the store's buffers (zero past
+ * C's edge) and read back by ldmatrix, on 16-bit C through the TMA store, tails in M and N, C
+ * row- and column-major, f16 and bf16, a 2x1 cluster, ping-pong, --store tile and beta 0 (no
+ * load); "clamp", at coordinates clamped into C, on the first and the cluster's (the same
+ * fragment code in every schedule; a case each costs the sanitizer builds a second or more) */
 static void beta_read(cute_runtime *rt)
 {
-    static const hcase k[] = {
-        {136, 200, 72, CUTE_BF16, CUTE_BF16, 1, 1.5, -0.5, {0}, 0},
-        {200, 328, 72, CUTE_F16, CUTE_F16, 0, 1.0, 0.5, {0}, 3},
-        {136, 200, 72, CUTE_BF16, CUTE_BF16, 0, -1.0, 2.0, {.bm = 128, .bn = 128, .cluster_m = 2, .cluster_n = 1}, 0},
-        {136, 136, 200, CUTE_F16, CUTE_F16, 1, 1.5, -0.5, {.bm = 64, .bn = 64, .stages = 2, .schedule = PP}, 0},
-        {136, 328, 136, CUTE_BF16, CUTE_BF16, 1, 1.0, 0.5, {.c_store = CUTE_GEMM_STORE_TILE}, 0},
-        {136, 200, 72, CUTE_F16, CUTE_F16, 0, 1.5, 0.0, {.bm = 128, .bn = 128}, 0},
+    static const struct {
+        hcase k;
+        bool clamp;
+    } k[] = {
+        {{136, 200, 72, CUTE_BF16, CUTE_BF16, 1, 1.5, -0.5, {0}, 0}, true},
+        {{136, 200, 72, CUTE_F16, CUTE_F16, 0, 1.0, 0.5, {0}, 3}, false},
+        {{136, 200, 72, CUTE_BF16, CUTE_BF16, 0, -1.0, 2.0, {.bm = 128, .bn = 128, .cluster_m = 2, .cluster_n = 1}, 0}, true},
+        {{136, 136, 200, CUTE_F16, CUTE_F16, 1, 1.5, -0.5, {.bm = 64, .bn = 64, .stages = 2, .schedule = PP}, 0}, false},
+        {{136, 328, 136, CUTE_BF16, CUTE_BF16, 1, 1.0, 0.5, {.c_store = CUTE_GEMM_STORE_TILE}, 0}, false},
+        {{136, 200, 72, CUTE_F16, CUTE_F16, 0, 1.5, 0.0, {.bm = 128, .bn = 128}, 0}, false},
     };
-    static const char *const form[] = {"clamp", "tma"};
+    static const char *const form[] = {"tma", "clamp"};
     const char *was = getenv("CUTEC_GEMM_HOPPER_BETA_READ"); /* (the whole test may run under a form) */
     char *kept = was ? strdup(was) : NULL;
     for (int f = 0; f < 2; f++) {
         setenv("CUTEC_GEMM_HOPPER_BETA_READ", form[f], 1);
-        for (size_t i = 0; i < sizeof k / sizeof k[0] - (f == 0); i++) correct(rt, &k[i], form[f]);
+        for (size_t i = 0; i < sizeof k / sizeof k[0]; i++)
+            if (f == 0 || k[i].clamp) correct(rt, &k[i].k, form[f]);
     }
     if (kept) setenv("CUTEC_GEMM_HOPPER_BETA_READ", kept, 1);
     else unsetenv("CUTEC_GEMM_HOPPER_BETA_READ");
