@@ -146,7 +146,8 @@ static void kernels(void)
     unsetenv("CUTEC_GEMM_HOPPER_RELEASE");
     good("CUTEC_GEMM_HOPPER_BETA_READ", "clamp", gemm, 1);
     good("CUTEC_GEMM_HOPPER_BETA_READ", "tma", gemm, 1);
-    refused("CUTEC_GEMM_HOPPER_BETA_READ", "runs", gemm, "not one of pred|clamp|tma");
+    good("CUTEC_GEMM_HOPPER_BETA_READ", "early", gemm, 1);
+    refused("CUTEC_GEMM_HOPPER_BETA_READ", "runs", gemm, "not one of pred|clamp|tma|early");
     unsetenv("CUTEC_GEMM_HOPPER_BETA_READ");
     const char *bs[][3] = {{"CUTEC_GEMM_BLOCKSCALE_ROWS", "shfl", "not one of own|shfl"},
                            {"CUTEC_GEMM_BLOCKSCALE_REGS", "232", "not one of 232|240"},

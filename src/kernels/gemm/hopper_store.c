@@ -134,27 +134,38 @@ static piece_of piece_at(cute_ctx *c, const gemm_plan *p, cute_thr_mma thr, cons
  * TMA clips the stores at C's edge; "tma", each group's boxes of C loaded by TMA into the
  * buffers their stores will read (zero-filled past C's edge), then read back by ldmatrix in
  * the accumulators' layout: no predicate and no global address per element (below,
- * group_begins).  clamp was no cheaper for ptxas -O1 than pred on the development machine
- * (the loads' runtime addresses cost what the branches did: docs/compile_time.md);
- * scripts/device-cold17.sh decides between the three on an H200's host.  The flip: the
- * default below (1: clamp, 2: tma). */
-typedef enum { BETA_READ_PRED, BETA_READ_CLAMP, BETA_READ_TMA } beta_read;
+ * group_begins); "early", the same with the first group's loads issued under the tile's main
+ * loop (gemm_hopper_store_prefetch), not at its epilogue.  clamp was no cheaper for ptxas -O1
+ * than pred on the development machine (the loads' runtime addresses cost what the branches
+ * did: docs/compile_time.md); scripts/device-cold17.sh decides between them on an H200's
+ * host.  The flip: the default below. */
+typedef enum { BETA_READ_PRED, BETA_READ_CLAMP, BETA_READ_TMA, BETA_READ_EARLY } beta_read;
 static const int beta_read_default = BETA_READ_PRED;
 static beta_read beta_read_form(cute_ctx *c)
 {
-    return (beta_read)kernel_env_choice(cute_ctx_alg(c), "CUTEC_GEMM_HOPPER_BETA_READ", "pred|clamp|tma",
+    return (beta_read)kernel_env_choice(cute_ctx_alg(c), "CUTEC_GEMM_HOPPER_BETA_READ", "pred|clamp|tma|early",
                                         beta_read_default);
 }
 
 bool gemm_hopper_store_loads_c(cute_ctx *c, const gemm_plan *p)
 {
-    return p->tma_store && beta_read_form(c) == BETA_READ_TMA;
+    beta_read f = p->tma_store ? beta_read_form(c) : BETA_READ_PRED;
+    return f == BETA_READ_TMA || f == BETA_READ_EARLY;
+}
+
+gemm_c_loads gemm_hopper_store_loads(cute_ctx *c, const gemm_plan *p, cute_tensor bars)
+{
+    gemm_c_loads l = {.on = false};
+    if (!gemm_hopper_store_loads_c(c, p)) return l;
+    l.on = true, l.early = beta_read_form(c) == BETA_READ_EARLY, l.bars = bars;
+    l.phase = cute_val_var(c, cute_val_int(c, CUTE_U32, 0));
+    return l;
 }
 
 /* the loads' mbarriers, one an issuing warpgroup (as many as the consumers: cooperative,
  * each its own rows; ping-pong, each its own tiles), each completed by its warpgroup's loads
- * of C (one arrival, their bytes); initialized by thread 0, the block's barrier after them
- * being the pipeline's (hopper.c) */
+ * of a group (one arrival, their bytes), one phase a group; initialized by thread 0, the
+ * block's barrier after them being the pipeline's (hopper.c) */
 cute_tensor gemm_hopper_store_barriers(cute_ctx *c, cute_smem_allocator *al, const gemm_plan *p)
 {
     cute_layout L = cute_make_layout(cute_ctx_alg(c), cute_tuple_int(cute_i(p->consumers)));
@@ -227,9 +238,9 @@ typedef struct store_view {
     cute_thr_mma thr;
     cute_thr_copy r2s, s2r;     /* stmatrix's, and ldmatrix's where C is read through the buffers */
     cute_tensor sC, tRS_sC, vC; /* the buffers; (CPY, M, N, stage) the thread's part of them; the vector */
-    cute_tensor tSR_sC;         /* ... as ldmatrix reads them (BETA_READ_TMA) */
-    bool loads;                 /* C under beta loaded into the buffers by TMA (BETA_READ_TMA) */
-    cute_tensor bars;           /* ... its mbarriers */
+    cute_tensor tSR_sC;         /* ... as ldmatrix reads them (C loaded by TMA) */
+    const gemm_c_loads *cl;     /* C's loads (cl->on: by TMA into the buffers) */
+    bool early;                 /* ... the first group's loaded before the epilogue */
 } store_view;
 
 /* the thread's fragment of piece j of C from its buffer, where the group's loads put it
@@ -289,7 +300,7 @@ static cute_tensor piece_values(cute_ctx *c, const gemm_plan *p, const store_vie
         cute_tensor_store(c, f, cute_ssa_binop(c, CUTE_OP_MUL, v, cute_ssa_scalar(c, alpha, v.shape)));
     CUTE_IF(c, cute_val_cmp(c, CUTE_OP_NE, beta, cute_val_const(c, CUTE_F32, 0.0))) {
         beta_read form = beta_read_form(c);
-        cute_ssa read = form == BETA_READ_TMA     ? read_staged(c, p, sv, j, f)
+        cute_ssa read = sv->cl->on               ? read_staged(c, p, sv, j, f)
                         : form == BETA_READ_CLAMP ? read_clamped(c, t, q)
                                                   : cute_tensor_load_if(c, q->gC, q->in, 0.0);
         cute_ssa old = cute_ssa_cvt(c, read, CUTE_F32);
@@ -405,32 +416,37 @@ static void warpgroup_meets(cute_ctx *c, const gemm_plan *p, cute_int wg)
         CUTE_IF(c, cute_int_eq(c, wg, cute_i(w))) cute_named_barrier_sync(c, EPILOGUE_BARRIER + w, WARPGROUP);
 }
 
+/* thread 0 of warpgroup wg: the loads of C's pieces g..end-1 into their buffers, their bytes
+ * expected on bar */
+static void load_group(cute_ctx *c, const gemm_plan *p, const gemm_tiles *t, cute_tensor sC, cute_int wg, int64_t g,
+                       int64_t end, cute_val mapC, cute_val bar)
+{
+    int64_t bytes = (end - g) * issued_boxes(p) * p->tma_c.bytes;
+    cute_mbarrier_arrive_and_expect_tx(c, bar, cute_val_int(c, CUTE_U32, bytes));
+    for (int64_t j = g; j < end; j++) load_piece(c, p, t, sC, wg, j, mapC, bar);
+}
+
+static cute_val beta_nonzero(cute_ctx *c, cute_val beta)
+{
+    return cute_val_cmp(c, CUTE_OP_NE, beta, cute_val_const(c, CUTE_F32, 0.0));
+}
+
 /* A group's start: the warpgroup meets, its buffers free (thread 0 acquired them).  Where C
- * is read through the buffers (BETA_READ_TMA) and beta != 0, thread 0 then loads the group's
- * boxes of C into them, their bytes completing the warpgroup's mbarrier, and the warpgroup
- * waits for them.  The phase to wait for is read off the mbarrier before the meeting: every
- * load before has completed (each thread waited for it) and none of this group's can have
- * (thread 0 issues them after the meeting), so no phase is carried from tile to tile. */
+ * is loaded by TMA (cl->on) and beta != 0, thread 0 then loads the group's boxes of C into
+ * the buffers (unless the main loop did: the first group, early), their bytes completing the
+ * warpgroup's mbarrier, and the warpgroup waits for them: the phase of the thread's variable,
+ * which flips at each group loaded (beta is the kernel's: every tile loads, or none). */
 static void group_begins(cute_ctx *c, const gemm_plan *p, const store_view *v, cute_int tid, const gemm_tiles *t,
                          cute_val beta, cute_val mapC, int64_t g, int64_t end)
 {
-    if (!v->loads) {
-        warpgroup_meets(c, p, v->wg);
-        return;
+    warpgroup_meets(c, p, v->wg);
+    if (!v->cl->on) return;
+    CUTE_IF(c, beta_nonzero(c, beta)) {
+        cute_val bar = cute_tensor_ptr(c, v->cl->bars, v->wg);
+        if (!(g == 0 && v->early)) CUTE_IF(c, issuer(c, tid)) load_group(c, p, t, v->sC, v->wg, g, end, mapC, bar);
+        cute_mbarrier_wait(c, bar, v->cl->phase);
+        cute_val_assign(c, v->cl->phase, cute_val_binop(c, CUTE_OP_XOR, v->cl->phase, cute_val_int(c, CUTE_U32, 1)));
     }
-    CUTE_IF(c, cute_val_cmp(c, CUTE_OP_NE, beta, cute_val_const(c, CUTE_F32, 0.0))) {
-        cute_val bar = cute_tensor_ptr(c, v->bars, v->wg);
-        cute_val done0 = cute_mbarrier_test_wait(c, bar, cute_val_int(c, CUTE_U32, 0));
-        cute_val phase = cute_val_cvt(c, done0, CUTE_U32); /* phase 0 done: the current one is odd */
-        warpgroup_meets(c, p, v->wg);
-        CUTE_IF(c, issuer(c, tid)) {
-            int64_t bytes = (end - g) * issued_boxes(p) * p->tma_c.bytes;
-            cute_mbarrier_arrive_and_expect_tx(c, bar, cute_val_int(c, CUTE_U32, bytes));
-            for (int64_t j = g; j < end; j++) load_piece(c, p, t, v->sC, v->wg, j, mapC, bar);
-        }
-        cute_mbarrier_wait(c, bar, phase);
-    }
-    CUTE_ELSE(c) warpgroup_meets(c, p, v->wg);
 }
 
 /* piece j: its values from the accumulators, written by stmatrix into its buffer */
@@ -478,25 +494,43 @@ static void store_groups(cute_ctx *c, const gemm_plan *p, const store_view *v, c
  * tile, its 128 threads meeting at the barrier; the two take turns, hopper.c) */
 void gemm_hopper_store_epilogue(cute_ctx *c, const gemm_plan *p, cute_int tid, const gemm_tiles *t,
                                 cute_tensor acc, cute_val alpha, cute_val beta, cute_tensor sC, const cute_val maps[2],
-                                cute_tensor mV, const gemm_scales *sc, cute_tensor bars)
+                                cute_tensor mV, const gemm_scales *sc, const gemm_c_loads *cl, bool early)
 {
     cute_alg *a = cute_ctx_alg(c);
-    store_view v = {.wg = cute_div(a, tid, cute_i(WARPGROUP)), .sC = sC};
+    store_view v = {.wg = cute_div(a, tid, cute_i(WARPGROUP)), .sC = sC, .cl = cl, .early = cl->early && early};
     cute_int me = p->pingpong ? cute_mod(a, tid, cute_i(WARPGROUP)) : tid;
     v.thr = cute_tiled_mma_slice(&p->epi_mma, me), v.r2s = cute_tiled_copy_slice(&p->r2s, me);
     v.tRS_sC = cute_partition_D(c, v.r2s, pieces(c, p, sC, p->pingpong ? v.wg : cute_i(0)));
     cute_tiled_copy s2r; /* (v.s2r points at it while the epilogue is traced) */
-    if (gemm_hopper_store_loads_c(c, p)) {
+    if (cl->on) {
         /* ldmatrix, stmatrix's inverse: the N form for a row-major C, .trans for a column-major one */
         cute_copy_atom ldsm;
         const char *name = p->cfg.major[2] == 1 ? "SM75_U32x4_LDSM_N" : "SM75_U16x8_LDSM_T";
         if (!cute_copy_atom_named(a, name, cute_gemm_c_dtype(&p->cfg), &ldsm)) return;
         s2r = cute_make_tiled_copy_mma(a, &ldsm, &p->epi_mma, CUTE_MMA_C);
-        v.s2r = cute_tiled_copy_slice(&s2r, me), v.loads = true, v.bars = bars;
+        v.s2r = cute_tiled_copy_slice(&s2r, me);
         v.tSR_sC = cute_partition_S(c, v.s2r, pieces(c, p, sC, p->pingpong ? v.wg : cute_i(0)));
     }
     v.vC = broadcast(c, p, t, mV);
     store_groups(c, p, &v, tid, t, acc, alpha, beta, maps, sc);
+}
+
+/* The first group's loads of C for tile t, early (under the tile's main loop, not at its
+ * epilogue): thread 0 of each warpgroup waits until its stores before have read their
+ * buffers (the last tile's: they had this main loop's start to do it), then loads.  The
+ * warpgroup's threads are past the last tile's epilogue (its barrier after the stmatrix):
+ * none reads or writes the buffers until this tile's. */
+void gemm_hopper_store_prefetch(cute_ctx *c, const gemm_plan *p, cute_int tid, const gemm_tiles *t, cute_val beta,
+                                cute_val mapC, cute_tensor sC, const gemm_c_loads *cl)
+{
+    if (!cl->on || !cl->early) return;
+    cute_int wg = cute_div(cute_ctx_alg(c), tid, cute_i(WARPGROUP));
+    int64_t pieces = c_cols(p) / PIECE, end = p->store_stages < pieces ? p->store_stages : pieces;
+    cute_pipeline_tma_store pipe = store_pipe(c);
+    CUTE_IF(c, beta_nonzero(c, beta)) CUTE_IF(c, issuer(c, tid)) {
+        cute_pipeline_tma_store_producer_acquire(c, &pipe);
+        load_group(c, p, t, sC, wg, 0, end, mapC, cute_tensor_ptr(c, cl->bars, wg));
+    }
 }
 
 void gemm_hopper_store_drain(cute_ctx *c, const gemm_plan *p, cute_int tid)

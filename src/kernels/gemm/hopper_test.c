@@ -382,28 +382,32 @@ static void three_warpgroups(cute_runtime *rt)
  * hopper_store.c): "tma", each group's boxes loaded by TMA into the store's buffers (zero past
  * C's edge) and read back by ldmatrix, on 16-bit C through the TMA store, tails in M and N, C
  * row- and column-major, f16 and bf16, a 2x1 cluster, ping-pong, --store tile and beta 0 (no
- * load); "clamp", at coordinates clamped into C, on the first and the cluster's (the same
- * fragment code in every schedule; a case each costs the sanitizer builds a second or more) */
+ * load); "early", the first group's loads under the main loop, where a block has several
+ * tiles (the loads then wait for the last tile's stores); "clamp", at coordinates clamped
+ * into C, on two (the same fragment code in every schedule; a case costs the sanitizer
+ * builds a second or more) */
 static void beta_read(cute_runtime *rt)
 {
+    enum { TMA = 1, EARLY = 2, CLAMP = 4 };
     static const struct {
         hcase k;
-        bool clamp;
+        int forms;
     } k[] = {
-        {{136, 200, 72, CUTE_BF16, CUTE_BF16, 1, 1.5, -0.5, {0}, 0}, true},
-        {{136, 200, 72, CUTE_F16, CUTE_F16, 0, 1.0, 0.5, {0}, 3}, false},
-        {{136, 200, 72, CUTE_BF16, CUTE_BF16, 0, -1.0, 2.0, {.bm = 128, .bn = 128, .cluster_m = 2, .cluster_n = 1}, 0}, true},
-        {{136, 136, 200, CUTE_F16, CUTE_F16, 1, 1.5, -0.5, {.bm = 64, .bn = 64, .stages = 2, .schedule = PP}, 0}, false},
-        {{136, 328, 136, CUTE_BF16, CUTE_BF16, 1, 1.0, 0.5, {.c_store = CUTE_GEMM_STORE_TILE}, 0}, false},
-        {{136, 200, 72, CUTE_F16, CUTE_F16, 0, 1.5, 0.0, {.bm = 128, .bn = 128}, 0}, false},
+        {{136, 200, 72, CUTE_BF16, CUTE_BF16, 1, 1.5, -0.5, {0}, 0}, TMA | CLAMP},
+        {{136, 200, 72, CUTE_F16, CUTE_F16, 0, 1.0, 0.5, {0}, 3}, TMA},
+        {{136, 200, 72, CUTE_BF16, CUTE_BF16, 0, -1.0, 2.0, {.bm = 128, .bn = 128, .cluster_m = 2, .cluster_n = 1}, 0},
+         TMA | EARLY | CLAMP},
+        {{136, 136, 200, CUTE_F16, CUTE_F16, 1, 1.5, -0.5, {.bm = 64, .bn = 64, .stages = 2, .schedule = PP}, 0}, TMA | EARLY},
+        {{136, 328, 136, CUTE_BF16, CUTE_BF16, 1, 1.0, 0.5, {.c_store = CUTE_GEMM_STORE_TILE}, 0}, TMA},
+        {{136, 200, 72, CUTE_F16, CUTE_F16, 0, 1.5, 0.0, {.bm = 128, .bn = 128}, 0}, TMA},
     };
-    static const char *const form[] = {"tma", "clamp"};
+    static const char *const form[] = {"tma", "early", "clamp"};
     const char *was = getenv("CUTEC_GEMM_HOPPER_BETA_READ"); /* (the whole test may run under a form) */
     char *kept = was ? strdup(was) : NULL;
-    for (int f = 0; f < 2; f++) {
+    for (int f = 0; f < 3; f++) {
         setenv("CUTEC_GEMM_HOPPER_BETA_READ", form[f], 1);
         for (size_t i = 0; i < sizeof k / sizeof k[0]; i++)
-            if (f == 0 || k[i].clamp) correct(rt, &k[i].k, form[f]);
+            if (k[i].forms & 1 << f) correct(rt, &k[i].k, form[f]);
     }
     if (kept) setenv("CUTEC_GEMM_HOPPER_BETA_READ", kept, 1);
     else unsetenv("CUTEC_GEMM_HOPPER_BETA_READ");
