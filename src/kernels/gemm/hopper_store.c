@@ -8,7 +8,7 @@
  * TMA clips the edge pieces (rows past M, columns past N are not written), so no predicate
  * guards the stores; C is read (beta != 0) with predicated loads in the MMA's layout (or
  * clamped into C with no branch, or by TMA into the buffers and ldmatrix from them:
- * CUTEC_GEMM_HOPPER_BETA_READ=clamp|tma, below).
+ * CUTEC_GEMM_HOPPER_BETA_READ=clamp|tma|early, below).
  *
  * By groups of pieces, as many as the warpgroup has buffers (store_groups): thread 0 waits
  * until the stores before have read their buffers -> the warpgroup meets (with tma under
@@ -232,6 +232,11 @@ static cute_ssa read_clamped(cute_ctx *c, const gemm_tiles *t, const piece_of *q
     return s;
 }
 
+static cute_val beta_nonzero(cute_ctx *c, cute_val beta)
+{
+    return cute_val_cmp(c, CUTE_OP_NE, beta, cute_val_const(c, CUTE_F32, 0.0));
+}
+
 /* a consumer thread's view of the epilogue's buffers and of C's tile */
 typedef struct store_view {
     cute_int wg;
@@ -298,7 +303,7 @@ static cute_tensor piece_values(cute_ctx *c, const gemm_plan *p, const store_vie
      * largest single part while the tensor cores wait */
     CUTE_IF(c, cute_val_cmp(c, CUTE_OP_NE, alpha, cute_val_const(c, CUTE_F32, 1.0)))
         cute_tensor_store(c, f, cute_ssa_binop(c, CUTE_OP_MUL, v, cute_ssa_scalar(c, alpha, v.shape)));
-    CUTE_IF(c, cute_val_cmp(c, CUTE_OP_NE, beta, cute_val_const(c, CUTE_F32, 0.0))) {
+    CUTE_IF(c, beta_nonzero(c, beta)) {
         beta_read form = beta_read_form(c);
         cute_ssa read = sv->cl->on               ? read_staged(c, p, sv, j, f)
                         : form == BETA_READ_CLAMP ? read_clamped(c, t, q)
@@ -424,11 +429,6 @@ static void load_group(cute_ctx *c, const gemm_plan *p, const gemm_tiles *t, cut
     int64_t bytes = (end - g) * issued_boxes(p) * p->tma_c.bytes;
     cute_mbarrier_arrive_and_expect_tx(c, bar, cute_val_int(c, CUTE_U32, bytes));
     for (int64_t j = g; j < end; j++) load_piece(c, p, t, sC, wg, j, mapC, bar);
-}
-
-static cute_val beta_nonzero(cute_ctx *c, cute_val beta)
-{
-    return cute_val_cmp(c, CUTE_OP_NE, beta, cute_val_const(c, CUTE_F32, 0.0));
 }
 
 /* A group's start: the warpgroup meets, its buffers free (thread 0 acquired them).  Where C
