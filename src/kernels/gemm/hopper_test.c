@@ -379,35 +379,30 @@ static void three_warpgroups(cute_runtime *rt)
 }
 
 /* C under beta read without a predicate an element (CUTEC_GEMM_HOPPER_BETA_READ,
- * hopper_store.c): "tma", each group's boxes loaded by TMA into the store's buffers (zero past
- * C's edge) and read back by ldmatrix, on 16-bit C through the TMA store, tails in M and N, C
- * row- and column-major, f16 and bf16, a 2x1 cluster, ping-pong, --store tile and beta 0 (no
- * load); "early", the first group's loads under the main loop, where a block has several
- * tiles (the loads then wait for the last tile's stores); "clamp", at coordinates clamped
- * into C, on two (the same fragment code in every schedule; a case costs the sanitizer
- * builds a second or more) */
+ * hopper_store.c), 16-bit C through the TMA store, tails in M and N, five cases (as many as
+ * the one form had: each costs the sanitizer builds about a second): "tma", each group's
+ * boxes loaded by TMA into the store's buffers (zero past C's edge) and read back by
+ * ldmatrix, C row- and column-major, bf16 and f16, M-/N-major operands, --store tile;
+ * "early", the first group's loads under the main loop, in a 2x1 cluster and ping-pong,
+ * several tiles a block (each load then waits for the last tile's stores); "clamp", at
+ * coordinates clamped into C, in a 2x1 cluster, C column-major */
 static void beta_read(cute_runtime *rt)
 {
-    enum { TMA = 1, EARLY = 2, CLAMP = 4 };
     static const struct {
+        const char *form;
         hcase k;
-        int forms;
     } k[] = {
-        {{136, 200, 72, CUTE_BF16, CUTE_BF16, 1, 1.5, -0.5, {0}, 0}, TMA | CLAMP},
-        {{136, 200, 72, CUTE_F16, CUTE_F16, 0, 1.0, 0.5, {0}, 3}, TMA},
-        {{136, 200, 72, CUTE_BF16, CUTE_BF16, 0, -1.0, 2.0, {.bm = 128, .bn = 128, .cluster_m = 2, .cluster_n = 1}, 0},
-         TMA | EARLY | CLAMP},
-        {{136, 136, 200, CUTE_F16, CUTE_F16, 1, 1.5, -0.5, {.bm = 64, .bn = 64, .stages = 2, .schedule = PP}, 0}, TMA | EARLY},
-        {{136, 328, 136, CUTE_BF16, CUTE_BF16, 1, 1.0, 0.5, {.c_store = CUTE_GEMM_STORE_TILE}, 0}, TMA},
-        {{136, 200, 72, CUTE_F16, CUTE_F16, 0, 1.5, 0.0, {.bm = 128, .bn = 128}, 0}, TMA},
+        {"tma", {136, 200, 72, CUTE_BF16, CUTE_BF16, 1, 1.5, -0.5, {0}, 0}},
+        {"tma", {136, 328, 72, CUTE_F16, CUTE_F16, 0, 1.0, 0.5, {.c_store = CUTE_GEMM_STORE_TILE}, 3}},
+        {"early", {136, 200, 72, CUTE_BF16, CUTE_BF16, 0, -1.0, 2.0, {.bm = 128, .bn = 128, .cluster_m = 2, .cluster_n = 1}, 0}},
+        {"early", {136, 136, 200, CUTE_F16, CUTE_F16, 1, 1.5, -0.5, {.bm = 64, .bn = 64, .stages = 2, .schedule = PP}, 0}},
+        {"clamp", {136, 200, 72, CUTE_F16, CUTE_F16, 0, 1.5, -1.0, {.bm = 128, .bn = 128, .cluster_m = 2, .cluster_n = 1}, 0}},
     };
-    static const char *const form[] = {"tma", "early", "clamp"};
     const char *was = getenv("CUTEC_GEMM_HOPPER_BETA_READ"); /* (the whole test may run under a form) */
     char *kept = was ? strdup(was) : NULL;
-    for (int f = 0; f < 3; f++) {
-        setenv("CUTEC_GEMM_HOPPER_BETA_READ", form[f], 1);
-        for (size_t i = 0; i < sizeof k / sizeof k[0]; i++)
-            if (k[i].forms & 1 << f) correct(rt, &k[i].k, form[f]);
+    for (size_t i = 0; i < sizeof k / sizeof k[0]; i++) {
+        setenv("CUTEC_GEMM_HOPPER_BETA_READ", k[i].form, 1);
+        correct(rt, &k[i].k, k[i].form);
     }
     if (kept) setenv("CUTEC_GEMM_HOPPER_BETA_READ", kept, 1);
     else unsetenv("CUTEC_GEMM_HOPPER_BETA_READ");
