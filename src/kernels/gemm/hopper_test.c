@@ -369,7 +369,8 @@ static void three_warpgroups(cute_runtime *rt)
     static const hcase k[] = {
         {200, 392, 200, CUTE_BF16, CUTE_BF16, 1, 1.0, 0.0, {.bm = 192, .bn = 192, .c_store = CUTE_GEMM_STORE_TILE}, 0},
         {392, 200, 264, CUTE_F16, CUTE_F16, 0, 1.5, -0.5, {.bm = 192, .bn = 192, .c_store = CUTE_GEMM_STORE_TMA}, 3},
-        {392, 400, 328, CUTE_BF16, CUTE_BF16, 1, 1.0, 0.5,
+        /* (K 200: 4 k-tiles wrap the 3 stages beside the whole tile's buffers) */
+        {392, 400, 200, CUTE_BF16, CUTE_BF16, 1, 1.0, 0.5,
          {.bm = 192, .bn = 192, .cluster_m = 1, .cluster_n = 2, .c_store = CUTE_GEMM_STORE_TILE}, 0},
         {392, 392, 136, CUTE_BF16, CUTE_BF16, 0, 1.0, 0.0, {.bm = 192, .bn = 192, .cluster_m = 2, .cluster_n = 1}, 1},
         {200, 392, 200, CUTE_BF16, CUTE_F32, 1, 0.75, 2.0, {.bm = 192, .bn = 192}, 0},
