@@ -15,14 +15,15 @@
 #     the first module" row, wall ms, and its CPU ms), the four forms taking turns, 5 rounds;
 #  3. `cutec bench gemm --variant hopper` bf16 at 4096^3 and 8192^3, beta 0 and 0.5, each form,
 #     beside cuBLAS (% of cuBLAS).
-# Decides (rule, the brief's): a form (clamp, tma or early) becomes the default where every check of
-# step 1 is verified (and every bench row of step 3 is "ok" against float64), it is at least 1 point of cuBLAS faster than pred at beta 0.5 at both
-# sizes, no slower to compile (its first module's best of 5, wall, at most 2% above pred's: the
-# noise of one sitting) and at beta 0 at no size more than 1 point slower than pred (beta 0
-# runs none of the read: a guard, not a gain); of several such forms, the faster at beta 0.5
-# (the sum of both sizes).  The flip: `beta_read_default` in src/kernels/gemm/hopper_store.c
-# (BETA_READ_CLAMP, BETA_READ_TMA or BETA_READ_EARLY), one line.  A form slower than pred at beta 0.5 at both
-# sizes, or behind the new default there at both, is deleted; else it stays opt-in.
+# Decides (rule, the brief's): a form (clamp, tma or early) becomes the default where every
+# check of step 1 is verified and every bench row of step 3 is "ok" against float64, it is at
+# least 1 point of cuBLAS faster than pred at beta 0.5 at both sizes, no slower to compile (its
+# first module's best of 5, wall, at most 2% above pred's: the noise of one sitting) and at
+# beta 0 at no size more than 1 point slower than pred (beta 0 runs none of the read: a guard,
+# not a gain); of several such forms, the faster at beta 0.5 (the sum of both sizes).  The
+# flip: `beta_read_default` in src/kernels/gemm/hopper_store.c (BETA_READ_CLAMP, BETA_READ_TMA
+# or BETA_READ_EARLY), one line.  A form slower than pred at beta 0.5 at both sizes, or behind
+# the new default there at both, is deleted; else it stays opt-in.
 # Past BUDGET_S (90) the remaining steps print "skipped"; without a GPU the GPU steps skip.
 # Logs in $OUT (default build/device-out).
 . scripts/device-common.sh
