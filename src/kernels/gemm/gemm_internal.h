@@ -33,6 +33,8 @@ typedef struct gemm_plan {
     cute_tiled_copy s2r_a, s2r_b; /* shared -> registers in the MMA's fragments */
     bool smem_epilogue;       /* step 5: C through shared memory, 128-bit stores */
     gemm_prefetch prefetch;   /* when a k-block's fragments are read (multistage.c) */
+    bool issue_at_barrier;    /* k-tile kt + stages issued right after k-tile kt's barrier, not
+                                 kt + stages - 1 at k-block 0 of kt (2 stages; multistage.c) */
     bool persistent;          /* blocks walking tiles (CUTE_GEMM_SCHEDULE_PERSISTENT): C's tile
                                  then over the last stage or beside the stages, in c_parts parts of N */
     int per_sm;               /* the persistent SM80 kernel's blocks an SM (0 counts as 1) */
@@ -55,9 +57,12 @@ typedef struct gemm_plan {
                                  epilogues taking turns (hopper.c); else both on one tile */
     bool pdl;                 /* Hopper: launched as a programmatic dependent launch, its threads
                                  waiting for the stream's previous grid after their prologue
-                                 (hopper.c; CUTEC_GEMM_PDL) ... */
+                                 (hopper.c; CUTEC_GEMM_PDL) ...; SM80 a block a tile: waiting
+                                 first (CUTEC_GEMM_SM80_PDL, plan_multistage.c) */
     bool pdl_early;           /* ... letting the next grid in right after that wait, not after
                                  the producer's last loads (CUTEC_GEMM_PDL=early) */
+    bool diag_nostore;        /* SM80 step 5, a diagnostic (CUTEC_GEMM_SM80_DIAG=nostore): a
+                                 thread's first run of C stored, no other (epilogue_smem.c) */
     bool warp_release;        /* Hopper without clusters: lane 0 of each consumer warp releases a
                                  stage, not every thread (CuTe DSL's; CUTEC_GEMM_HOPPER_RELEASE) */
     bool streamk;             /* Hopper: cooperative, the last waves in runs of k-tiles (streamk.c);
