@@ -381,13 +381,12 @@ static void three_warpgroups(cute_runtime *rt)
 
 /* C under beta read without a predicate an element (CUTEC_GEMM_HOPPER_BETA_READ,
  * hopper_store.c), 16-bit C through the TMA store, tails in M and N, five cases (as many as
- * main's clamp had): "tma", each group's
- * boxes loaded by TMA into the store's buffers (zero past C's edge) and read back by
- * ldmatrix, C row- and column-major, bf16 and f16, M-/N-major operands, --store tile;
- * "early", the first group's loads under the main loop, in a 2x1 cluster and ping-pong,
- * several tiles a block (each load then waits for the last tile's stores); "clamp", at
- * coordinates clamped into C, in a 2x1 cluster, C column-major.  Under a sanitizer each form's
- * first case only (check_sweep_runs: the host's code of each form) */
+ * main's clamp had): "tma", each group's boxes loaded by TMA into the store's buffers (zero
+ * past C's edge) and read back by ldmatrix, C row- and column-major, bf16 and f16, M-/N-major
+ * operands, --store tile; "early", the first group's loads under the main loop, in a 2x1
+ * cluster and ping-pong, several tiles a block (each load then waits for the last tile's
+ * stores); "clamp", at coordinates clamped into C, in a 2x1 cluster, C column-major.  Under a
+ * sanitizer each form's first case only (check_sweep_runs: the host's code of each form) */
 static void beta_read(cute_runtime *rt)
 {
     static const struct {
