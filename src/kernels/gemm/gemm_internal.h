@@ -262,8 +262,18 @@ void gemm_epilogue_tag(const cute_gemm_epilogue *e, char *out, size_t n);
  * take, and its atoms (false with the reason in a's error).  In the host function: the store
  * atoms of C (p->tma_c) and of the mirror (p->tma_m, cfg.peer_mirror).  In the kernel: the
  * epilogue of one tile (sC the buffers, maps[0] C's store map and maps[1] the mirror's, mV
- * the fused epilogue's vector), and, after the last tile, the wait for the stores still
- * running. */
+ * the fused epilogue's vector, cl C's loads, early: whether this tile's first group was
+ * prefetched), and, after the last tile, the wait for the stores still running.
+ * C under beta through the buffers by TMA (CUTEC_GEMM_HOPPER_BETA_READ=tma|early): loads_c
+ * says whether the kernel does it; its mbarriers are made by store_barriers before the
+ * pipeline's (whose block barrier follows their init), a consumer thread's gemm_c_loads by
+ * store_loads before its tiles (a phase variable: nothing where loads_c is false), and, with
+ * early, prefetch loads a tile's first group under its main loop, before its epilogue. */
+typedef struct gemm_c_loads {
+    bool on, early;   /* C loaded by TMA; its first group under the main loop */
+    cute_tensor bars; /* the mbarriers, one a warpgroup */
+    cute_val phase;   /* u32 variable: the parity the thread waits for next */
+} gemm_c_loads;
 /* fp8's scales in the Hopper kernel (hopper_scales.c): the call's f32 tensors and what a
  * consumer read of them.  begin: at the consumer's start, alpha with the per-tensor scales
  * folded in, the output scale read, amax's running maximum made; out: on x (f32, after the
@@ -287,7 +297,12 @@ bool gemm_hopper_store_plan(cute_alg *a, gemm_plan *p);
 void gemm_hopper_store_atom(cute_ctx *c, gemm_plan *p, cute_tensor mC, cute_tensor mirror);
 void gemm_hopper_store_epilogue(cute_ctx *c, const gemm_plan *p, cute_int tid, const gemm_tiles *t,
                                 cute_tensor acc, cute_val alpha, cute_val beta, cute_tensor sC, const cute_val maps[2],
-                                cute_tensor mV, const gemm_scales *sc);
+                                cute_tensor mV, const gemm_scales *sc, const gemm_c_loads *cl, bool early);
+bool gemm_hopper_store_loads_c(cute_ctx *c, const gemm_plan *p);
+cute_tensor gemm_hopper_store_barriers(cute_ctx *c, cute_smem_allocator *al, const gemm_plan *p);
+gemm_c_loads gemm_hopper_store_loads(cute_ctx *c, const gemm_plan *p, cute_tensor bars);
+void gemm_hopper_store_prefetch(cute_ctx *c, const gemm_plan *p, cute_int tid, const gemm_tiles *t, cute_val beta,
+                                cute_val mapC, cute_tensor sC, const gemm_c_loads *cl);
 void gemm_hopper_store_drain(cute_ctx *c, const gemm_plan *p, cute_int tid);
 /* The Hopper kernel's pieces (hopper.c), which the grouped GEMM (hopper_grouped.c) shares:
  * the stages, C's tile and the pipeline in shared memory; the TMA atoms of A's and B's
@@ -316,6 +331,7 @@ typedef struct gemm_hopper_smem {
     cute_tensor sA, sB; /* (bm, bk, stages), (bn, bk, stages) */
     cute_tensor sC;     /* (bm, bn / c_parts), of its own (p->smem_epilogue) */
     cute_tensor ring;   /* block scales staged (gemm_blockscale_staged): (thread, value, slot) f32 */
+    cute_tensor c_bars; /* the TMA-store epilogue's mbarriers for C's loads (gemm_hopper_store_loads_c) */
     cute_pipeline pipe;
 } gemm_hopper_smem;
 typedef struct gemm_hopper_frag {
