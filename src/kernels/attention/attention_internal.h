@@ -54,7 +54,12 @@ typedef struct attn_plan {
     int diag;                /* a diagnostic, wrong by design (ATTN_DIAG_*): the Hopper
                                 forward's key tiles after the first without their softmax and
                                 O's rescale (P = S), or without O's rescale alone, so that a
-                                bench times what is left (CUTEC_ATTN_FWD_DIAG: hopper_plan.c) */
+                                bench times what is left (CUTEC_ATTN_FWD_DIAG: hopper_plan.c);
+                                noexp / nosum: the unmasked key tiles' softmax without its
+                                exp2s (P = the exponent) or without its row sums */
+    int exp_poly;            /* the Hopper forward's unmasked key tiles: every exp_poly-th
+                                column of a thread's row of P by a polynomial on the FMA pipe,
+                                not MUFU.EX2 (0: none; CUTEC_ATTN_FWD_EXP2: hopper_plan.c) */
     cute_tiled_mma pv;
     cute_tma_atom tma_q, tma_k, tma_v;
     /* the Blackwell forward (blackwell_fwd_plan.c): S = Q K^T (tcgen05 _SS) and O += P V (_TS,
@@ -215,7 +220,7 @@ cute_layout attn_c_as_a(cute_alg *a, const cute_layout *acc);
  * and the thread's part of the row sum l (f32 variables), O rescaled by exp2(m_old - m_new)
  * (in units of scale log2 e), and S replaced by exp2(S scale_log2 - m_new scale_log2). */
 /* attn_plan.diag's values */
-enum { ATTN_DIAG_NONE, ATTN_DIAG_NOSOFTMAX, ATTN_DIAG_NORESCALE };
+enum { ATTN_DIAG_NONE, ATTN_DIAG_NOSOFTMAX, ATTN_DIAG_NORESCALE, ATTN_DIAG_NOEXP, ATTN_DIAG_NOSUM };
 
 typedef struct attn_rows {
     int n;          /* rows of the thread: 2 MMA_M */
@@ -232,6 +237,11 @@ void attn_softmax_tile_lazy(cute_ctx *c, attn_rows *r, cute_tensor acc_s, cute_t
  * them with P V: S replaced by P, m and l updated, corr[i] the factor O's row i is to be
  * scaled by; then O scaled */
 void attn_softmax_scores(cute_ctx *c, attn_rows *r, cute_tensor acc_s, cute_val scale_log2, cute_val *corr);
+/* the same with every `poly`-th column of a thread's row of P by a polynomial on the FMA pipe
+ * (FlashAttention 4's exp2 emulation; 0: none), or a diagnostic's form (ATTN_DIAG_NOEXP:
+ * P = the exponent, no exp2; ATTN_DIAG_NOSUM: l not summed; wrong by design) */
+void attn_softmax_scores_as(cute_ctx *c, attn_rows *r, cute_tensor acc_s, cute_val scale_log2, cute_val *corr,
+                            int poly, int diag);
 void attn_rescale(cute_ctx *c, const attn_rows *r, cute_tensor acc_o, const cute_val *corr);
 /* the end: l summed over the quad of threads sharing each row, O divided by it; the
  * log-sum-exp of each row (natural log) into lse[row]; fast: 1 / l and log2 l approximate

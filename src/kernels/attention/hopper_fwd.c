@@ -180,7 +180,11 @@ static void softmax(cute_ctx *c, const attn_plan *p, const attn_block *t, const 
     if (mask == MASK_EVERY) attn_mask_band(c, f->acc_s, coords, t->sk, band);
     if (mask == MASK_WHERE_NEEDED)
         CUTE_IF(c, attn_needs_mask(c, p, t, n)) { attn_mask_band(c, f->acc_s, coords, t->sk, band); }
-    attn_softmax_scores(c, r, f->acc_s, scale_log2, corr);
+    /* the polynomial exp2s and the softmax's diagnostics in the unmasked tiles alone (no
+     * -inf there, and the tiles' first softmax keeps its own) */
+    bool plain = mask == MASK_NONE;
+    int diag = p->diag == ATTN_DIAG_NOEXP || p->diag == ATTN_DIAG_NOSUM ? p->diag : ATTN_DIAG_NONE;
+    attn_softmax_scores_as(c, r, f->acc_s, scale_log2, corr, plain ? p->exp_poly : 0, plain ? diag : ATTN_DIAG_NONE);
 }
 
 static void to_p(cute_ctx *c, const attn_plan *p, const hop_frag *f, cute_tensor rp)

@@ -54,6 +54,12 @@ static const bool FAST_FINISH[2] = {true, false};
  * scripts/device-attnf7.sh times it: its "decides:" line says whether to write true here. */
 static const bool JOIN_TILES[2] = {false, false};
 
+/* The unmasked key tiles' exp2s shared between MUFU and the FMA pipe (softmax.c's
+ * exp2_poly: every 16th, 8th or 4th column of a thread's row by a polynomial), {not causal,
+ * causal}: the index in CUTEC_ATTN_FWD_EXP2's mufu|poly16|poly8|poly4 (0: MUFU alone).  Opt-in
+ * until scripts/device-attnf8.sh decides; the one-line flip */
+static const int EXP2_POLY[2] = {0, 0};
+
 /* the consumer warpgroups down M: warpgroup w computes rows 64 w .. 64 w + 63 */
 static bool make_mma(cute_alg *a, cute_dtype d, int64_t n, bool rs, int consumers, cute_tiled_mma *out)
 {
@@ -129,7 +135,9 @@ bool attn_plan_hopper(cute_alg *a, const cute_attention_config *cfg, int arch, a
     p->join = kernel_env_choice(a, "CUTEC_ATTN_FWD_JOIN", "0|1", JOIN_TILES[cfg->causal]) == 1;
     /* a diagnostic only (wrong outputs): how fast the key-tile loop runs without its softmax,
      * or without O's rescale */
-    p->diag = kernel_env_choice(a, "CUTEC_ATTN_FWD_DIAG", "none|nosoftmax|norescale", ATTN_DIAG_NONE);
+    p->diag = kernel_env_choice(a, "CUTEC_ATTN_FWD_DIAG", "none|nosoftmax|norescale|noexp|nosum", ATTN_DIAG_NONE);
+    static const int every[] = {0, 16, 8, 4};
+    p->exp_poly = every[kernel_env_choice(a, "CUTEC_ATTN_FWD_EXP2", "mufu|poly16|poly8|poly4", EXP2_POLY[cfg->causal])];
     /* S's 64 x bn and O's 64 x D accumulators a consumer thread: bn / 2 + D / 2 registers
      * (and P's bn / 4); FlashAttention 3's tiles, but for causal head dim 256 (80 keys spill
      * 20 bytes there: 64), at 192 rows (160 registers a consumer: 144 keys spill 64 bytes
