@@ -10,9 +10,11 @@
 #          MUFU.EX2;
 #   and the diagnostics of $DIAGS, wrong by design (their rows WRONG), no decision: what the
 #   unmasked tiles' softmax costs without its exp2s (CUTEC_ATTN_FWD_DIAG=noexp: P = the
-#   exponent, 82 -> 2 MUFU; the most any share of the exp2s moved off MUFU could win) and
-#   without its row sums (=nosum: 78 FADD fewer; the most the row sums on the tensor cores
-#   could win).
+#   exponent, 82 -> 2 MUFU, the loop 528 instructions; the most any share of the exp2s moved
+#   off MUFU could win) and without its row sums (=nosum: 78 FADD fewer, the loop 530; the
+#   most the row sums on the tensor cores could win).  The two take the same number of
+#   instructions out, of different pipes: alike, the softmax pays its issue; noexp far
+#   ahead, MUFU's quarter rate bounds it (and the polynomial has room).
 # Steps: the float64 checks on the GPU with poly4 (every code path of the polynomial; GQA at
 # odd lengths, causal and not), then the default at 8x16x4096 d128 (SDPA beside) and each
 # form of $FORMS (default "poly8 poly16"), the diagnostics of $DIAGS (default "noexp nosum"),
