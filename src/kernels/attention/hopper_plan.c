@@ -134,7 +134,7 @@ bool attn_plan_hopper(cute_alg *a, const cute_attention_config *cfg, int arch, a
     p->fast_finish = finish ? strcmp(finish, "fast") == 0 : FAST_FINISH[cfg->causal];
     p->join = kernel_env_choice(a, "CUTEC_ATTN_FWD_JOIN", "0|1", JOIN_TILES[cfg->causal]) == 1;
     /* a diagnostic only (wrong outputs): how fast the key-tile loop runs without its softmax,
-     * or without O's rescale */
+     * or without O's rescale; or the unmasked tiles' softmax without its exp2s, or its row sums */
     p->diag = kernel_env_choice(a, "CUTEC_ATTN_FWD_DIAG", "none|nosoftmax|norescale|noexp|nosum", ATTN_DIAG_NONE);
     static const int every[] = {0, 16, 8, 4};
     p->exp_poly = every[kernel_env_choice(a, "CUTEC_ATTN_FWD_EXP2", "mufu|poly16|poly8|poly4", EXP2_POLY[cfg->causal])];
