@@ -429,24 +429,16 @@ int main(void)
     unsetenv("CUTEC_ATTN_FWD_SPLIT");
     setenv("CUTEC_ATTN_FWD_FINISH", "fast", 1);
     ATTN_TEST_ON("interp", "attention (the approximate 1 / l and log2 l)", split);
+    /* with every 4th exp2 of the unmasked key tiles by a polynomial too
+     * (CUTEC_ATTN_FWD_EXP2=poly4; poly8 and poly16 take fewer columns the same way): split[0]'s
+     * causal tiles before the diagonal here; below, with the tiles joined, d128 GQA with
+     * 160-key tiles and the large scores at 40 (exponents below the polynomial's clamp at
+     * -125: a P of 2^-125 where MUFU gives 0); the LSE with each (no runs of their own: CI's
+     * time) */
     setenv("CUTEC_ATTN_FWD_FINISH", "ieee", 1);
-    ATTN_TEST_ON("interp", "attention (IEEE 1 / l and log2 l)", split);
-    unsetenv("CUTEC_ATTN_FWD_FINISH");
-    /* every 4th exp2 of the unmasked key tiles by a polynomial (CUTEC_ATTN_FWD_EXP2=poly4;
-     * poly8 and poly16 take fewer columns the same way), 64-key tiles: GQA with three
-     * unmasked tiles before Sk's partial one, the large scores at 40 (exponents below the
-     * polynomial's clamp at -125: a P of 2^-125 where MUFU gives 0), causal's unmasked tile
-     * before the diagonal; the LSE with them */
-    static const attn_case poly[] = {
-        {1, 70, 200, 2, 1, 128, false, true, CUTE_F16, 0},
-        {1, 70, 300, 2, 1, 64, false, false, CUTE_BF16, 40},
-        {1, 200, 200, 1, 1, 64, true, false, CUTE_BF16, 0},
-    };
     setenv("CUTEC_ATTN_FWD_EXP2", "poly4", 1);
-    block_n = 64;
-    ATTN_TEST_ON("interp", "attention (a quarter of the exp2s by a polynomial)", poly);
-    block_n = 0;
-    unsetenv("CUTEC_ATTN_FWD_EXP2");
+    ATTN_TEST_ON("interp", "attention (IEEE 1 / l and log2 l, a quarter of the exp2s by a polynomial)", split);
+    unsetenv("CUTEC_ATTN_FWD_FINISH");
     /* the tiles joined on the persistent grid (CUTEC_ATTN_FWD_JOIN=1: a tile's last P V and
      * the next tile's S(0) in one turn, its epilogue beside the next one's first softmax):
      * blocks of 3 walking 2 to 4 tiles each, so that every tile but a block's first starts in
@@ -462,10 +454,13 @@ int main(void)
     };
     setenv("CUTEC_ATTN_FWD_JOIN", "1", 1);
     block_n = 160;
-    ATTN_TEST_ON("interp", "attention (tiles joined, 160-key tiles)", joined);
+    ATTN_TEST_ON("interp", "attention (tiles joined, 160-key tiles, the polynomial exp2s)", joined);
     block_n = 0;
+    unsetenv("CUTEC_ATTN_FWD_EXP2");
     ATTN_TEST_ON("interp", "attention (tiles joined)", joined);
-    ATTN_TEST_ON("interp", "attention (tiles joined, large scores)", rescaled);
+    setenv("CUTEC_ATTN_FWD_EXP2", "poly4", 1);
+    ATTN_TEST_ON("interp", "attention (tiles joined, large scores, the polynomial exp2s)", rescaled);
+    unsetenv("CUTEC_ATTN_FWD_EXP2");
     setenv("CUTEC_ATTN_FWD_QSTAGES", "1", 1);
     ATTN_TEST_ON("interp", "attention (tiles joined, one Q stage)", snake);
     unsetenv("CUTEC_ATTN_FWD_QSTAGES");
