@@ -67,7 +67,9 @@ const cute_fn *cute_attention_compile(cute_runtime *rt, const cute_attention_con
     int nargs = make_specs(cfg, specs);
     char name[192], exp2_name[16] = "";
     static const char *const diag_names[] = {"", "_diagnosm", "_diagnorsc", "_diagnoexp", "_diagnosum"};
-    if (hopper && plan->exp_poly) snprintf(exp2_name, sizeof exp2_name, "_poly%d", plan->exp_poly);
+    if (hopper && (plan->exp_poly || plan->rowsum_mma))
+        snprintf(exp2_name, sizeof exp2_name, "%s%.0d%s", plan->exp_poly ? "_poly" : "", plan->exp_poly,
+                 plan->rowsum_mma ? "_lmma" : "");
     int len = snprintf(name, sizeof name, "attention_fwd%s_%s_d%dx%lld%s%s%s%s%s%s%s%s%s%s%s%s%s%s%s", hopper ? "_hopper" : "",
                        cute_dtype_name(cfg->dtype), cfg->head_dim, (long long)plan->bn,
                        !hopper && plan->step_n < plan->bn ? "_steps32" : "", !hopper && plan->stages > 1 ? "_kv2" : "",

@@ -60,6 +60,16 @@ static const bool JOIN_TILES[2] = {false, false};
  * until scripts/device-attnf8.sh decides; the one-line flip */
 static const int EXP2_POLY[2] = {0, 0};
 
+/* The row sums l by the tensor cores, not causal (hopper_fwd.c: P's bf16 values times a 16 x 8
+ * tile with ones in its first column, beside each P V; the softmax's 78 FADD a warp's tile
+ * gone).  l is then the sum of the bf16 P that O's P V sums: the LSE's relative error reaches
+ * 2^-9 times the share of a row's mass in its rounded values where few keys carry it: on the
+ * interpreter the LSE missed its 1e-4 in 1-8 rows of 400-800 below ~150 keys a row, in none
+ * of 6,120 rows at 170 (causal's first rows always: 28 of 666 at 333, so not taken causal).
+ * Opt-in (a default needs that settled: the first key tile summed exactly, say); timed by
+ * scripts/device-attnf8.sh; the one-line flip */
+static const bool ROWSUM_MMA = false;
+
 /* the consumer warpgroups down M: warpgroup w computes rows 64 w .. 64 w + 63 */
 static bool make_mma(cute_alg *a, cute_dtype d, int64_t n, bool rs, int consumers, cute_tiled_mma *out)
 {
@@ -104,6 +114,14 @@ static bool hopper_parts(cute_alg *a, const cute_attention_config *cfg, attn_pla
         return false;
     p->smem_q = attn_hop_tile(a, cfg->dtype, p->bm, p->d, p->q_stages > 1 ? p->q_stages : 0);
     p->smem_kv = attn_hop_tile(a, cfg->dtype, p->bn, p->d, p->stages);
+    if (p->rowsum_mma) {
+        cute_composed atom;
+        if (!make_mma(a, cfg->dtype, 8, true, p->consumers, &p->ones) ||
+            !cute_smem_atom_gmma(a, "Layout_K_INTER_Atom", cfg->dtype, &atom))
+            return false;
+        cute_tuple shape = cute_tuple_fmt(a, "(8,16)");
+        p->smem_ones = cute_smem_layout_staged(a, &atom, &shape);
+    }
     return !a->failed;
 }
 
@@ -136,6 +154,7 @@ bool attn_plan_hopper(cute_alg *a, const cute_attention_config *cfg, int arch, a
     /* a diagnostic only (wrong outputs): how fast the key-tile loop runs without its softmax,
      * or without O's rescale; or the unmasked tiles' softmax without its exp2s, or its row sums */
     p->diag = kernel_env_choice(a, "CUTEC_ATTN_FWD_DIAG", "none|nosoftmax|norescale|noexp|nosum", ATTN_DIAG_NONE);
+    p->rowsum_mma = kernel_env_choice(a, "CUTEC_ATTN_FWD_ROWSUM", "fadd|mma", ROWSUM_MMA) == 1 && !cfg->causal;
     static const int every[] = {0, 16, 8, 4};
     p->exp_poly = every[kernel_env_choice(a, "CUTEC_ATTN_FWD_EXP2", "mufu|poly16|poly8|poly4", EXP2_POLY[cfg->causal])];
     /* S's 64 x bn and O's 64 x D accumulators a consumer thread: bn / 2 + D / 2 registers

@@ -104,7 +104,7 @@ static cute_ssa exp2_shared(cute_ctx *c, cute_ssa x, int poly)
 }
 
 void attn_softmax_scores_as(cute_ctx *c, attn_rows *r, cute_tensor acc_s, cute_val scale_log2, cute_val *corr,
-                            int poly, int diag)
+                            attn_p_form form)
 {
     cute_tensor S = attn_rowcol(c, acc_s);
     cute_reducer max = cute_reducer_op(CUTE_OP_MAX);
@@ -119,17 +119,17 @@ void attn_softmax_scores_as(cute_ctx *c, attn_rows *r, cute_tensor acc_s, cute_v
         /* exp2(m_old scale_log2 - m_new scale_log2): 0 on the first tile (m_old = -inf) */
         corr[i] = cute_val_fast(c, CUTE_OP_EXP2, cute_val_fma(c, r->m[i], scale_log2, neg_ms));
         cute_ssa x = cute_ssa_fma(c, s, cute_ssa_scalar(c, scale_log2, s.shape), cute_ssa_scalar(c, neg_ms, s.shape));
-        cute_ssa p = diag == ATTN_DIAG_NOEXP ? x : exp2_shared(c, x, poly);
+        cute_ssa p = form.no_exp ? x : exp2_shared(c, x, form.poly);
         cute_tensor_store(c, srow, p);
-        cute_val sum = diag == ATTN_DIAG_NOSUM ? cute_val_const(c, CUTE_F32, 0) : cute_ssa_reduce(c, CUTE_OP_ADD, p);
-        cute_val_assign(c, r->l[i], cute_val_fma(c, r->l[i], corr[i], sum));
+        if (!form.no_sum)
+            cute_val_assign(c, r->l[i], cute_val_fma(c, r->l[i], corr[i], cute_ssa_reduce(c, CUTE_OP_ADD, p)));
         cute_val_assign(c, r->m[i], m);
     }
 }
 
 void attn_softmax_scores(cute_ctx *c, attn_rows *r, cute_tensor acc_s, cute_val scale_log2, cute_val *corr)
 {
-    attn_softmax_scores_as(c, r, acc_s, scale_log2, corr, 0, ATTN_DIAG_NONE);
+    attn_softmax_scores_as(c, r, acc_s, scale_log2, corr, (attn_p_form){0});
 }
 
 void attn_rescale(cute_ctx *c, const attn_rows *r, cute_tensor acc_o, const cute_val *corr)
