@@ -247,11 +247,20 @@ void attn_softmax_tile_lazy(cute_ctx *c, attn_rows *r, cute_tensor acc_s, cute_t
 void attn_softmax_scores(cute_ctx *c, attn_rows *r, cute_tensor acc_s, cute_val scale_log2, cute_val *corr);
 /* how attn_softmax_scores_as forms P and l: every `poly`-th column of a thread's row of P by a
  * polynomial on the FMA pipe (FlashAttention 4's exp2 emulation; 0: none); no_exp, P = the
- * exponent (a diagnostic, wrong by design); no_sum, l left alone (the tensor cores sum P
- * and rescale their sums with O; or a diagnostic, wrong by design) */
+ * exponent (a diagnostic, wrong by design); l, as attn_l_form says (the rounding to p_dtype's
+ * for ATTN_L_EXCESS) */
+typedef enum attn_l_form {
+    ATTN_L_ADD,    /* l = l corr + the row's sum of P (FlashAttention's) */
+    ATTN_L_SCALE,  /* l = l corr: the tensor cores sum P's rounded values (and rescale them) */
+    ATTN_L_EXCESS, /* l = l corr + the row's sum of P less P rounded to p_dtype: what those sums
+                      miss of a tile's exact ones (a Q tile's first: its rows' first keys) */
+    ATTN_L_NONE,   /* l left alone (a diagnostic, wrong by design) */
+} attn_l_form;
 typedef struct attn_p_form {
     int poly;
-    bool no_exp, no_sum;
+    bool no_exp;
+    attn_l_form l;
+    cute_dtype p_dtype;
 } attn_p_form;
 void attn_softmax_scores_as(cute_ctx *c, attn_rows *r, cute_tensor acc_s, cute_val scale_log2, cute_val *corr,
                             attn_p_form form);

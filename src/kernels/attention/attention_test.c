@@ -399,9 +399,9 @@ int main(void)
      * CUTEC_ATTN_FWD_ORDER=across */
     static const attn_case q_staged160[] = {{1, 200, 400, 2, 2, 128, false, true, CUTE_BF16, 0}};
     static const attn_case snake[] = {{1, 200, 200, 5, 5, 64, true, false, CUTE_BF16, 0}};
-    /* with the row sums by the tensor cores (CUTEC_ATTN_FWD_ROWSUM=mma, not causal; the
-     * default's sums at these tiles run in hopper_small): 400 keys, enough that the LSE from
-     * P's bf16 values keeps its 1e-4 (below ~150 keys a row it does not: hopper_plan.c) */
+    /* with the row sums by the tensor cores (CUTEC_ATTN_FWD_ROWSUM=mma; the default's sums at
+     * these tiles run in hopper_small): a first key tile counted exactly, two more by P's bf16
+     * values; causal below, in the order across heads */
     block_n = 160;
     setenv("CUTEC_ATTN_FWD_ROWSUM", "mma", 1);
     ATTN_TEST_ON("interp", "attention (two Q stages, 160-key tiles, the row sums by the tensor cores)", q_staged160);
@@ -410,7 +410,9 @@ int main(void)
     ATTN_TEST_ON("interp", "attention (the snake order)", snake);
     setenv("CUTEC_ATTN_FWD_QSTAGES", "1", 1);
     setenv("CUTEC_ATTN_FWD_ORDER", "across", 1);
-    ATTN_TEST_ON("interp", "attention (one Q stage, the order across heads)", snake);
+    setenv("CUTEC_ATTN_FWD_ROWSUM", "mma", 1);
+    ATTN_TEST_ON("interp", "attention (one Q stage, the order across heads, the row sums by the tensor cores)", snake);
+    unsetenv("CUTEC_ATTN_FWD_ROWSUM");
     unsetenv("CUTEC_ATTN_FWD_ORDER");
     unsetenv("CUTEC_ATTN_FWD_QSTAGES");
     /* the key-tile loop split (the default): causal's unmasked tiles between the first and

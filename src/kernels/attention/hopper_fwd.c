@@ -146,15 +146,19 @@ static void zero_acc(cute_ctx *c, const attn_plan *p, const hop_frag *f)
     if (p->rowsum_mma) cute_fill(c, f->acc_l, 0);
 }
 
-/* with the row sums by the tensor cores, the rows' l from their accumulators: a thread's
- * part of a row (its columns of the 8; only the first is not 0), summed over the quad by the
- * epilogue as the softmax's parts are */
+/* With the row sums by the tensor cores, the rows' l: their accumulators' sums of P's rounded
+ * values, plus what the softmax kept in l, the first key tile's rounding excess (ATTN_L_EXCESS,
+ * rescaled since), so that the first tile's keys count exactly (a row's first 160 at d128: all
+ * of a short row's).  A thread's part of a row (its columns of the 8, only the first not 0,
+ * and its share of the excess), summed over the quad by the epilogue as the softmax's are */
 static void rows_from_acc(cute_ctx *c, const attn_plan *p, const hop_frag *f, attn_rows *r)
 {
     if (!p->rowsum_mma) return;
     cute_tensor L = attn_rowcol(c, f->acc_l);
-    for (int i = 0; i < r->n; i++)
-        cute_val_assign(c, r->l[i], cute_ssa_reduce(c, CUTE_OP_ADD, cute_tensor_load(c, CUTE_SLICE(c, L, i, CUTE_ALL))));
+    for (int i = 0; i < r->n; i++) {
+        cute_val sums = cute_ssa_reduce(c, CUTE_OP_ADD, cute_tensor_load(c, CUTE_SLICE(c, L, i, CUTE_ALL)));
+        cute_val_assign(c, r->l[i], cute_val_binop(c, CUTE_OP_ADD, r->l[i], sums));
+    }
 }
 
 /* issue acc_s = Q K^T of the states' Q and K tiles (a wgmma batch, not waited for) */
@@ -198,7 +202,7 @@ typedef enum hop_mask { MASK_WHERE_NEEDED, MASK_NONE, MASK_EVERY } hop_mask;
  * rescaled every tile: FlashAttention 4's lazy rescale measured slower here, see
  * docs/attention.md) */
 static void softmax(cute_ctx *c, const attn_plan *p, const attn_block *t, const hop_frag *f, attn_rows *r,
-                    cute_int n, hop_mask mask, cute_val scale_log2, cute_val *corr)
+                    cute_int n, hop_mask mask, bool first, cute_val scale_log2, cute_val *corr)
 {
     /* (partitioned here: in the branch below the tracer cannot tell which threads run) */
     cute_tensor coords = cute_partition_C(c, f->qk, CUTE_SLICE(c, t->cS, CUTE_ALL, CUTE_ALL, n));
@@ -209,8 +213,9 @@ static void softmax(cute_ctx *c, const attn_plan *p, const attn_block *t, const 
     /* the polynomial exp2s and the softmax's diagnostics in the unmasked tiles alone (no
      * -inf there, and the tiles' first softmax keeps its own) */
     bool plain = mask == MASK_NONE;
-    attn_p_form form = {plain ? p->exp_poly : 0, plain && p->diag == ATTN_DIAG_NOEXP,
-                        p->rowsum_mma || (plain && p->diag == ATTN_DIAG_NOSUM)};
+    attn_p_form form = {plain ? p->exp_poly : 0, plain && p->diag == ATTN_DIAG_NOEXP, ATTN_L_ADD, p->cfg.dtype};
+    if (p->rowsum_mma) form.l = first ? ATTN_L_EXCESS : ATTN_L_SCALE; /* (rows_from_acc) */
+    else if (plain && p->diag == ATTN_DIAG_NOSUM) form.l = ATTN_L_NONE;
     attn_softmax_scores_as(c, r, f->acc_s, scale_log2, corr, form);
 }
 
@@ -263,7 +268,7 @@ static void key_tile(cute_ctx *c, const attn_plan *p, const attn_block *t, const
         to_p(c, p, f, rp);
         return;
     }
-    softmax(c, p, t, f, r, n, mask, scale_log2, corr);
+    softmax(c, p, t, f, r, n, mask, false, scale_log2, corr);
     if (p->diag == ATTN_DIAG_NORESCALE) /* a diagnostic, wrong by design: O never rescaled */
         retire(c, 0, &m->pv, &st->v);
     else
@@ -321,7 +326,7 @@ static void consume_tile(cute_ctx *c, const attn_plan *p, const attn_block *t, c
     issue_scores(c, p, m, &f, &st->q, &st->k);
     attn_hop_ring_pass(c, st->wg, ring);
     retire(c, 0, &m->pk, &st->k);
-    softmax(c, p, t, &f, &r, t->n_begin, MASK_WHERE_NEEDED, scale_log2, corr); /* (O is 0: no rescale) */
+    softmax(c, p, t, &f, &r, t->n_begin, MASK_WHERE_NEEDED, true, scale_log2, corr); /* (O is 0: no rescale) */
     to_p(c, p, &f, rp);
     key_tiles(c, p, t, m, &f, &r, rp, st, scale_log2);
     cute_pipeline_consumer_release(c, &m->pq, &st->q); /* every S of the tile has retired */
@@ -362,7 +367,7 @@ static void first_scores(cute_ctx *c, const attn_plan *p, const attn_block *t, c
     issue_scores(c, p, m, f, &st->q, &st->k);
     attn_hop_ring_pass(c, st->wg, p->consumers);
     retire(c, 0, &m->pk, &st->k);
-    softmax(c, p, t, f, r, t->n_begin, MASK_WHERE_NEEDED, scale_log2, corr); /* (O is 0: no rescale) */
+    softmax(c, p, t, f, r, t->n_begin, MASK_WHERE_NEEDED, true, scale_log2, corr); /* (O is 0: no rescale) */
     to_p(c, p, f, rp);
 }
 
@@ -392,7 +397,7 @@ static void join_tiles(cute_ctx *c, const attn_plan *p, const attn_block *prev, 
     attn_epilogue(c, p, f->pv, prev, r, f->acc_o, scale_log2);
     rows_reset(c, r);
     zero_acc(c, p, f);
-    softmax(c, p, t, f, r, t->n_begin, MASK_WHERE_NEEDED, scale_log2, corr); /* (O is 0: no rescale) */
+    softmax(c, p, t, f, r, t->n_begin, MASK_WHERE_NEEDED, true, scale_log2, corr); /* (O is 0: no rescale) */
     to_p(c, p, f, rp);
 }
 

@@ -60,15 +60,16 @@ static const bool JOIN_TILES[2] = {false, false};
  * until scripts/device-attnf8.sh decides; the one-line flip */
 static const int EXP2_POLY[2] = {0, 0};
 
-/* The row sums l by the tensor cores, not causal (hopper_fwd.c: P's bf16 values times a 16 x 8
- * tile with ones in its first column, beside each P V; the softmax's 78 FADD a warp's tile
- * gone).  l is then the sum of the bf16 P that O's P V sums: the LSE's relative error reaches
- * 2^-9 times the share of a row's mass in its rounded values where few keys carry it: on the
- * interpreter the LSE missed its 1e-4 in 1-8 rows of 400-800 below ~150 keys a row, in none
- * of 6,120 rows at 170 (causal's first rows always: 28 of 666 at 333, so not taken causal).
- * Opt-in (a default needs that settled: the first key tile summed exactly, say); timed by
- * scripts/device-attnf8.sh; the one-line flip */
-static const bool ROWSUM_MMA = false;
+/* The row sums l by the tensor cores (hopper_fwd.c: P's bf16 values times a 16 x 8 tile with
+ * ones in its first column, beside each P V; the softmax's 78 FADD a warp's tile gone), {not
+ * causal, causal}.  Those sums are of the bf16 P that O's P V sums; a Q tile's first key tile
+ * is counted exactly all the same (the softmax keeps its rounding excess in l), so that rows
+ * of up to a key tile are exact: without that the LSE missed its 1e-4 on the interpreter in
+ * 1-8 rows of 400-800 below ~150 keys a row, causal in 28 of 666 at 333.  Past the first
+ * tile the LSE's relative error is up to 2^-9 times the share of a row's mass in its rounded
+ * values there (a few keys of like scores far from the first: not in any check).  Opt-in
+ * until scripts/device-attnf8.sh times it; the one-line flip */
+static const bool ROWSUM_MMA[2] = {false, false};
 
 /* the consumer warpgroups down M: warpgroup w computes rows 64 w .. 64 w + 63 */
 static bool make_mma(cute_alg *a, cute_dtype d, int64_t n, bool rs, int consumers, cute_tiled_mma *out)
@@ -154,7 +155,7 @@ bool attn_plan_hopper(cute_alg *a, const cute_attention_config *cfg, int arch, a
     /* a diagnostic only (wrong outputs): how fast the key-tile loop runs without its softmax,
      * or without O's rescale; or the unmasked tiles' softmax without its exp2s, or its row sums */
     p->diag = kernel_env_choice(a, "CUTEC_ATTN_FWD_DIAG", "none|nosoftmax|norescale|noexp|nosum", ATTN_DIAG_NONE);
-    p->rowsum_mma = kernel_env_choice(a, "CUTEC_ATTN_FWD_ROWSUM", "fadd|mma", ROWSUM_MMA) == 1 && !cfg->causal;
+    p->rowsum_mma = kernel_env_choice(a, "CUTEC_ATTN_FWD_ROWSUM", "fadd|mma", ROWSUM_MMA[cfg->causal]) == 1;
     static const int every[] = {0, 16, 8, 4};
     p->exp_poly = every[kernel_env_choice(a, "CUTEC_ATTN_FWD_EXP2", "mufu|poly16|poly8|poly4", EXP2_POLY[cfg->causal])];
     /* S's 64 x bn and O's 64 x D accumulators a consumer thread: bn / 2 + D / 2 registers

@@ -103,6 +103,18 @@ static cute_ssa exp2_shared(cute_ctx *c, cute_ssa x, int poly)
     return p;
 }
 
+/* p less p rounded to d (to nearest even, as P's conversion for P V rounds it), elementwise */
+static cute_ssa rounding_excess(cute_ctx *c, cute_ssa p, cute_dtype d)
+{
+    cute_ssa e = cute_ssa_scalar(c, cute_ssa_get(c, p, 0), p.shape); /* fresh registers to fill */
+    for (int i = 0; i < p.n && e.v; i++) {
+        cute_val pi = cute_ssa_get(c, p, i);
+        cute_val rounded = cute_val_cvt(c, cute_val_cvt(c, pi, d), CUTE_F32);
+        e.v[i] = cute_val_binop(c, CUTE_OP_SUB, pi, rounded).r;
+    }
+    return e;
+}
+
 void attn_softmax_scores_as(cute_ctx *c, attn_rows *r, cute_tensor acc_s, cute_val scale_log2, cute_val *corr,
                             attn_p_form form)
 {
@@ -121,8 +133,11 @@ void attn_softmax_scores_as(cute_ctx *c, attn_rows *r, cute_tensor acc_s, cute_v
         cute_ssa x = cute_ssa_fma(c, s, cute_ssa_scalar(c, scale_log2, s.shape), cute_ssa_scalar(c, neg_ms, s.shape));
         cute_ssa p = form.no_exp ? x : exp2_shared(c, x, form.poly);
         cute_tensor_store(c, srow, p);
-        if (!form.no_sum)
-            cute_val_assign(c, r->l[i], cute_val_fma(c, r->l[i], corr[i], cute_ssa_reduce(c, CUTE_OP_ADD, p)));
+        if (form.l == ATTN_L_SCALE) cute_val_assign(c, r->l[i], cute_val_binop(c, CUTE_OP_MUL, r->l[i], corr[i]));
+        if (form.l == ATTN_L_ADD || form.l == ATTN_L_EXCESS) {
+            cute_ssa q = form.l == ATTN_L_ADD ? p : rounding_excess(c, p, form.p_dtype);
+            cute_val_assign(c, r->l[i], cute_val_fma(c, r->l[i], corr[i], cute_ssa_reduce(c, CUTE_OP_ADD, q)));
+        }
         cute_val_assign(c, r->m[i], m);
     }
 }
