@@ -24,9 +24,7 @@ d128="--batch 8 --heads 16 --seqlen 4096 --headdim 128 --iters 10"
 long="--batch 2 --heads 16 --seqlen 16384 --headdim 128 --iters 4"
 hstu64="--batch 16 --heads 4 --seqlen 4096 --headdim 64 --iters 5"
 {
-    device_stamp "$(date -u +%F) $(git log --oneline -1 2>/dev/null)"
-    nvidia-smi --query-gpu=name,clocks.sm,clocks.max.sm,clocks.mem,power.draw,temperature.gpu --format=csv 2>&1
-    nvidia-smi -L >/dev/null 2>&1 || { echo "== no GPU: every step below skipped"; budget=0; }
+    device_gpu_head "$(date -u +%F) $(git log --oneline -1 2>/dev/null)"
     make -j16 all 2>&1 | grep -E "error|warning" | head -20
     echo "== the new defaults on the GPU against float64"
     device_step 6 build/cutec run attention --batch 2 --heads 6 --kv-heads 3 --seqlen 1100 --headdim 128

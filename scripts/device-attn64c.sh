@@ -39,9 +39,7 @@ decide() # NAME FILE BASE ROWS,KEYS
     else echo "decides: $1: keep opt-in ($v against $3 TFLOP/s)"; fi
 }
 {
-    device_stamp "$(date -u +%F) $(git log --oneline -1 2>/dev/null)"
-    nvidia-smi --query-gpu=name,clocks.sm,clocks.max.sm,clocks.mem,power.draw,temperature.gpu --format=csv 2>&1
-    nvidia-smi -L >/dev/null 2>&1 || { echo "== no GPU: every step below skipped"; budget=0; }
+    device_gpu_head "$(date -u +%F) $(git log --oneline -1 2>/dev/null)"
     echo "== checks against float64 on the GPU (B1 H4 G2 S777 d64 causal)"
     device_step 8 build/cutec run attention $check
     device_step 8 build/cutec run attention $check --block-m 192 --block-n 128

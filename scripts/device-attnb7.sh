@@ -23,7 +23,7 @@
 #      495.8 / causal 447.3 TFLOP/s, 2x16x16384 20.90 / 10.76 ms).
 # Decides (one line a form; rows: 8x16x4096 and 2x16x16384, causal and not):
 #   fused: 0 wrong and ahead of the default by 1% or more in EVERY row (all four measured)
-#     -> "make default" (the flip: ATTN_BWD_FORM_DEFAULT in src/kernels/attention/attention_bwd.h
+#     -> "make default" (the flip: attn_bwd_form_default in src/kernels/attention/attention_bwd.h
 #     to ATTN_BWD_FORM_FUSED); otherwise (a wrong, failed or missing row, or behind: its
 #     kernel is fused-atomic's too) -> "keep opt-in";
 #   fused-atomic: never the default (nondeterministic); behind the default in every measured
@@ -46,9 +46,7 @@ bench() { # FILE SECONDS FORM ARGS...: one process of `cutec bench attention` un
     device_step "$lim" env CUTEC_ATTN_BWD_FORM="$form" "$@" | tee "$out/$f"
 }
 {
-    device_stamp "$(date -u +%F) $(git log --oneline -1 2>/dev/null | cut -c1-100)"
-    nvidia-smi --query-gpu=name,clocks.sm,clocks.max.sm,clocks.mem,power.draw,temperature.gpu --format=csv 2>&1
-    nvidia-smi -L >/dev/null 2>&1 || { echo "== no GPU: every step below skipped"; budget=0; }
+    device_gpu_head "$(date -u +%F) $(git log --oneline -1 2>/dev/null | cut -c1-100)"
     make -j16 all 2>&1 | grep -E "error|warning" | head -20
     echo "== 1. fused on the GPU against float64"
     device_step 9 env CUTEC_ATTN_BWD_FORM=fused build/cutec run attention $chk --batch 2 --heads 6 --kv-heads 3 \
@@ -82,7 +80,7 @@ verdict() {
         printf "%s/%s " "${x:-?}" "${y:-?}" >&2
         [ -n "$x" ] && [ -n "$y" ] || continue
         n=$((n + 1))
-        awk -v a="$x" -v b="$y" 'BEGIN { exit !(a >= 1.01 * b) }' && ahead=$((ahead + 1))
+        ahead=$((ahead + $(bench_atleast "$x" "$y" 1.01)))
         awk -v a="$x" -v b="$y" 'BEGIN { exit !(a < b) }' && behind=$((behind + 1))
     done
     if [ "$n" = 4 ] && [ "$ahead" = 4 ]; then echo all
@@ -102,7 +100,7 @@ echo "-> $va" >&2
 if [ "$wrong" != 0 ]; then
     echo "decides: keep opt-in CUTEC_ATTN_BWD_FORM=fused (a wrong or failed line: look first)"
 elif [ "$vf" = all ]; then
-    echo "decides: make default CUTEC_ATTN_BWD_FORM=fused (ATTN_BWD_FORM_DEFAULT = ATTN_BWD_FORM_FUSED, attention_bwd.h)"
+    echo "decides: make default CUTEC_ATTN_BWD_FORM=fused (attn_bwd_form_default, attention_bwd.h)"
 elif [ "$vf" = measured ]; then
     echo "decides: keep opt-in CUTEC_ATTN_BWD_FORM=fused (1% ahead in every row measured, but not all four: a larger BUDGET_S measures them)"
 elif [ "$vf" = none ]; then

@@ -11,7 +11,7 @@
 #   3. causal alike, where the budget has room.
 # Decides (rows: 8x16x4096 and 2x16x16384, non-causal and causal):
 #   fused: 0 wrong and ahead of the default by 1% or more in EVERY row (all four measured)
-#     -> "make default" (the flip: ATTN_BWD_FORM_DEFAULT in src/kernels/attention/attention_bwd.h
+#     -> "make default" (the flip: attn_bwd_form_default in src/kernels/attention/attention_bwd.h
 #     to ATTN_BWD_FORM_FUSED); a wrong, failed or missing row, or behind -> "keep opt-in".
 # Logs under $OUT (default build/device-out); the summary at the end.
 . scripts/device-common.sh
@@ -30,9 +30,7 @@ row() { # NAME SECONDS FORM ARGS...: one process of `cutec run attention` under 
 row_tf() { awk '/verified against float64 \(0 wrong/ { for (i = 1; i < NF; i++) if ($(i + 1) == "TFLOP/s") { print $i; exit } }' \
     "$out/attnb8-$1.txt" 2>/dev/null; }
 {
-    device_stamp "$(date -u +%F) $(git log --oneline -1 2>/dev/null | cut -c1-100)"
-    nvidia-smi --query-gpu=name,clocks.sm,clocks.max.sm,clocks.mem,power.draw,temperature.gpu --format=csv 2>&1
-    nvidia-smi -L >/dev/null 2>&1 || { echo "== no GPU: every step below skipped"; budget=0; }
+    device_gpu_head "$(date -u +%F) $(git log --oneline -1 2>/dev/null | cut -c1-100)"
     echo "== 1. fused on the GPU against float64"
     device_step 8 env CUTEC_ATTN_BWD_FORM=fused build/cutec run attention $chk --batch 2 --heads 6 --kv-heads 3 \
         --seqlen 1000 --causal
@@ -62,13 +60,13 @@ for r in 4k 4kc 16k 16kc; do
     printf "%s/%s " "${x:-?}" "${y:-?}"
     [ -n "$x" ] && [ -n "$y" ] || continue
     n=$((n + 1))
-    awk -v a="$x" -v b="$y" 'BEGIN { exit !(a >= 1.01 * b) }' && ahead=$((ahead + 1))
+    ahead=$((ahead + $(bench_atleast "$x" "$y" 1.01)))
 done
 echo "(wrong/failed lines: $wrong)"
 if [ "$wrong" != 0 ]; then
     echo "decides: keep opt-in CUTEC_ATTN_BWD_FORM=fused (a wrong or failed line: look first)"
 elif [ "$n" = 4 ] && [ "$ahead" = 4 ]; then
-    echo "decides: make default CUTEC_ATTN_BWD_FORM=fused (ATTN_BWD_FORM_DEFAULT = ATTN_BWD_FORM_FUSED, attention_bwd.h)"
+    echo "decides: make default CUTEC_ATTN_BWD_FORM=fused (attn_bwd_form_default, attention_bwd.h)"
 elif [ "$n" = "$ahead" ] && [ "$n" -gt 0 ]; then
     echo "decides: keep opt-in CUTEC_ATTN_BWD_FORM=fused (1% ahead in the $n rows measured, not all four: BUDGET_S=180 measures them)"
 else

@@ -15,9 +15,7 @@ t0=$(date +%s)
 budget=${BUDGET_S:-80}
 nosdpa="CUTEC_TORCH_ATTENTION=/nonexistent/no-sdpa.py"
 {
-    device_stamp "$(date -u +%F) $(git log --oneline -1 2>/dev/null)"
-    nvidia-smi --query-gpu=name,clocks.sm,clocks.max.sm,clocks.mem,power.draw,temperature.gpu --format=csv 2>&1
-    nvidia-smi -L >/dev/null 2>&1 || { echo "== no GPU: every step below skipped"; budget=0; }
+    device_gpu_head "$(date -u +%F) $(git log --oneline -1 2>/dev/null)"
     echo "== the default at d128 8x16x4096 (SDPA beside), then 2x16x16384 (SDPA off)"
     device_step 25 build/cutec bench attention --batch 8 --heads 16 --seqlen 4096 --headdim 128 --iters 10
     device_step 25 env $nosdpa build/cutec bench attention --batch 2 --heads 16 --seqlen 16384 --headdim 128 --iters 4

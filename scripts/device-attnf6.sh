@@ -38,20 +38,11 @@ budget=${BUDGET_S:-80}
 nosdpa="CUTEC_TORCH_ATTENTION=/nonexistent/no-sdpa.py"
 d64="--batch 16 --heads 32 --seqlen 2048 --headdim 64 --iters 10"
 d128="--batch 8 --heads 16 --seqlen 4096 --headdim 128 --iters 10"
-# the TFLOP/s of a bench log's causal (c) or non-causal (n) row ("" if missing or WRONG)
-tops()
-{
-    awk -v k="$2" '/^(bf16|f16) / && !/WRONG/ && $(NF-3) ~ /^[0-9.]+$/ {
-        if ((k == "c") == ($0 ~ / causal/)) { print $(NF-3); exit } }' "$1" 2>/dev/null
-}
-# ratio A B: A / B (empty when either is)
-ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (a != "" && b != "" && b > 0) printf "%.4f", a / b }'; }
-at_least() { awk -v r="$1" -v x="$2" 'BEGIN { exit !(r != "" && r >= x) }'; }
 # the form's ratios to the default at both shapes, for row kind $2: r64, r128, what
 ratios() # FORM KIND
 {
-    r64=$(ratio "$(tops "$out/attnf6-d64-$1.txt" "$2")" "$(tops "$out/attnf6-d64.txt" "$2")")
-    r128=$(ratio "$(tops "$out/attnf6-d128-$1.txt" "$2")" "$(tops "$out/attnf6-d128.txt" "$2")")
+    r64=$(ratio "$(attn_tops "$out/attnf6-d64-$1.txt" "$2")" "$(attn_tops "$out/attnf6-d64.txt" "$2")")
+    r128=$(ratio "$(attn_tops "$out/attnf6-d128-$1.txt" "$2")" "$(attn_tops "$out/attnf6-d128.txt" "$2")")
     what="d64 x$r64, d128 x$r128 of the default"
 }
 faster() { { at_least "$r64" 1.01 && at_least "$r128" 0.995; } || { at_least "$r128" 1.01 && at_least "$r64" 0.995; }; }
@@ -65,9 +56,7 @@ decide_old() # FORM NAME KIND(c|n) FLIP WHAT-DELETE-MEANS
     else echo "decides: $2: keep ($what)"; fi
 }
 {
-    device_stamp "$(date -u +%F) $(git log --oneline -1 2>/dev/null)"
-    nvidia-smi --query-gpu=name,clocks.sm,clocks.max.sm,clocks.mem,power.draw,temperature.gpu --format=csv 2>&1
-    nvidia-smi -L >/dev/null 2>&1 || { echo "== no GPU: every step below skipped"; budget=0; }
+    device_gpu_head "$(date -u +%F) $(git log --oneline -1 2>/dev/null)"
     echo "== checks against float64 on the GPU (GQA, odd lengths: partial key tiles; the default, the IEEE finish)"
     device_step 5 build/cutec run attention --batch 2 --heads 4 --kv-heads 1 --seqlen 1100 --headdim 128 --causal --iters 1
     device_step 5 build/cutec run attention --batch 1 --heads 4 --kv-heads 2 --seqlen 777 --headdim 64 --iters 1
@@ -84,7 +73,7 @@ decide_old() # FORM NAME KIND(c|n) FLIP WHAT-DELETE-MEANS
     device_stamp "clocks after"
     nvidia-smi --query-gpu=clocks.sm,clocks.mem,power.draw,temperature.gpu --format=csv 2>&1
     for f in d64 d64-split0 d64-ieee d128 d128-split0 d128-ieee; do
-        echo "== $f: not causal $(tops "$out/attnf6-$f.txt" n), causal $(tops "$out/attnf6-$f.txt" c)"
+        echo "== $f: not causal $(attn_tops "$out/attnf6-$f.txt" n), causal $(attn_tops "$out/attnf6-$f.txt" c)"
     done
     gone="key_tiles' one loop, SPLIT_MASK and CUTEC_ATTN_FWD_SPLIT where both kinds say delete"
     decide_old split0 "the one loop, causal" c "SPLIT_MASK[1] = false" "$gone"

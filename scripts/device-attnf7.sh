@@ -70,16 +70,8 @@ gone_of()
     join) echo "consume_joined and its helpers, JOIN_TILES, CUTEC_ATTN_FWD_JOIN, the tests' joined cases" ;;
     esac
 }
-# the TFLOP/s of a bench log's causal (c) or non-causal (n) row ("" if missing or WRONG)
-tops()
-{
-    awk -v k="$2" '/^(bf16|f16) / && !/WRONG/ && $(NF-3) ~ /^[0-9.]+$/ {
-        if ((k == "c") == ($0 ~ / causal/)) { print $(NF-3); exit } }' "$1" 2>/dev/null
-}
-ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (a != "" && b != "" && b > 0) printf "%.4f", a / b }'; }
-at_least() { awk -v r="$1" -v x="$2" 'BEGIN { exit !(r != "" && r >= x) }'; }
 # the form's ratio at shape $2 (4k, 16k, 64), row kind $3
-r_of() { ratio "$(tops "$out/attnf7-$2-$1.txt" "$3")" "$(tops "$out/attnf7-$2.txt" "$3")"; }
+r_of() { ratio "$(attn_tops "$out/attnf7-$2-$1.txt" "$3")" "$(attn_tops "$out/attnf7-$2.txt" "$3")"; }
 # bench SHAPE ARGS FORM SECONDS: the default (FORM "", SDPA beside but at 16k) or a form,
 # into attnf7-SHAPE[-FORM].txt
 bench()
@@ -117,9 +109,7 @@ decide() # FORM
     fi
 }
 {
-    device_stamp "$(date -u +%F) $(git log --oneline -1 2>/dev/null); forms: $forms"
-    nvidia-smi --query-gpu=name,clocks.sm,clocks.max.sm,clocks.mem,power.draw,temperature.gpu --format=csv 2>&1
-    nvidia-smi -L >/dev/null 2>&1 || { echo "== no GPU: every step below skipped"; budget=0; }
+    device_gpu_head "$(date -u +%F) $(git log --oneline -1 2>/dev/null); forms: $forms"
     echo "== checks against float64 on the GPU, tiles joined (blocks walking 2-3 tiles each)"
     device_step 8 env CUTEC_ATTN_FWD_JOIN=1 build/cutec run attention --batch 2 --heads 16 --kv-heads 4 --seqlen 1100 \
         --headdim 128 --iters 1 | tee "$out/attnf7-check1.txt"
@@ -141,12 +131,12 @@ decide() # FORM
     for s in 4k 16k 64; do
         for f in "" $forms; do
             g=$s${f:+-$f}
-            echo "== $g: not causal $(tops "$out/attnf7-$g.txt" n), causal $(tops "$out/attnf7-$g.txt" c)"
+            echo "== $g: not causal $(attn_tops "$out/attnf7-$g.txt" n), causal $(attn_tops "$out/attnf7-$g.txt" c)"
         done
     done
     for d in $diags; do # (their rows end in WRONG, by design)
         echo "== diagnostic $d, d128 4k: $(awk '/^bf16 / { sub(/ *WRONG$/, ""); printf "%s%s", (n++ ? ", causal " : "not causal "),
-            $(NF-3) }' "$out/attnf7-4k-$d.txt" 2>/dev/null); the default $(tops "$out/attnf7-4k.txt" n), causal $(tops "$out/attnf7-4k.txt" c)"
+            $(NF-3) }' "$out/attnf7-4k-$d.txt" 2>/dev/null); the default $(attn_tops "$out/attnf7-4k.txt" n), causal $(attn_tops "$out/attnf7-4k.txt" c)"
     done
     for f in $forms; do decide "$f"; done
 } >"$log" 2>&1

@@ -1,6 +1,6 @@
 # Shared steps of the scripts/device-*.sh passes (sourced, POSIX sh): the output folder
 # $out ($OUT, default build/device-out), $sizes and $iters of the benchmarks, and
-#   device_begin: the run's head (time, commit, the GPU's clocks) and the build
+#   device_head: the run's head (time, commit, the GPU's clocks);  device_begin: it and the build
 #   device_late ARGS: true, saying "-- skipped (past BUDGET_S): ARGS", once $budget seconds
 #                     have passed since $start (the script sets both)
 #   device_bench_gemm ARGS: "-- ARGS" and the table rows of `cutec bench gemm --variants
@@ -24,19 +24,31 @@
 #   device_python: pip install ./python into a scratch target ($out/pip.log), then its
 #                  tests (torch on the GPU, the kept calls, the interpreter) and the host
 #                  overhead bench (the installed package, not the tree's)
+#   el: the seconds since $start;  el_s: the same as "(N s)"
+# and, below, each family's readers of a bench's rows: rows_pct (the row kernels' % of the
+# copy), copy_pct (a GEMV row's), gemm_pct (a GEMM row's % of cuBLAS), attn_tops (an attention
+# row's TFLOP/s), and the arithmetic on their figures (mean2, diff2, ratio, at_least,
+# bench_atleast)
 set -u
 out=${OUT:-build/device-out}
 mkdir -p "$out"
 sizes=${SIZES:-4096,8192}
 iters=${ITERS:-10}
 
-device_begin()
+device_head()
 {
     echo "== $(date -u '+%Y-%m-%d %H:%M UTC') $(git log --oneline -1 2>/dev/null)"
     nvidia-smi --query-gpu=name,clocks.sm,clocks.max.sm,clocks.mem,power.draw,temperature.gpu --format=csv 2>&1
+}
+device_begin()
+{
+    device_head
     echo "== build"
     make -j16 all tests 2>&1 | grep -E "error|warning" | head -40
 }
+
+el() { echo $(($(date +%s) - start)); }
+el_s() { echo "($(el) s)"; }
 
 device_late()
 {
@@ -94,6 +106,17 @@ device_gemv_bf16_torch()
     for n in 1 8 16 32 64 128; do device_gemv --dtype bf16 --shape 8192x8192 --vectors $n | tail -n 1; done
 }
 
+# device_gpu: true with a GPU; else false, saying "== no GPU: skipped" (`device_gpu || return`)
+device_gpu()
+{
+    nvidia-smi >/dev/null 2>&1 && return 0
+    echo "== no GPU: skipped"
+    return 1
+}
+# copy_pct ROW: the "of copy" figure of a GEMV bench row (its last N%, without %); "" if none
+# or WRONG
+copy_pct() { echo "$1" | grep -v WRONG | grep -oE '[0-9.]+%' | tail -n 1 | tr -d '%'; }
+
 device_gemv_usage()
 {
     echo "== registers and spills (ptxas, sm_90a)"
@@ -144,6 +167,20 @@ rows_gpu_test()
     echo "rows_gpu_test $* (rc $?): $(tail -n 1 "$out/rows_gpu_test.log")"
     grep -E "FAIL|resident|checked" "$out/rows_gpu_test.log" | cut -c1-400 | head -n 24
 }
+#   rows_pct FILE OP DIR SHAPE [TURN]: the % of the copy (without %) of the TURN-th (default
+#                       1st) row of OP in a `cutec bench` table FILE, "W" where that row is
+#                       WRONG or failed, nothing where there is none; DIR ("fwd", "bwd") and
+#                       SHAPE ("1024x262144") pick the rows, "" for any
+#   mean2 A B, diff2 A B: the mean, the difference of two such figures (%.2f): "W" if either
+#                       is, the one there (mean2) or "" (diff2) if one is missing
+rows_pct()
+{
+    [ -f "$1" ] || return 0
+    awk -v op="$2" -v dir="$3" -v s="$4" -v turn="${5:-1}" '$1 == op && (dir == "" || $2 == dir) &&
+        (s == "" || $4 == s) && ++k == turn { p = $8; sub("%", "", p); print (/WRONG|failed/ ? "W" : p) }' "$1"
+}
+mean2() { awk -v a="$1" -v b="$2" 'BEGIN { if (a == "W" || b == "W") print "W"; else if (a == "" || b == "") print a b; else printf "%.2f", (a + b) / 2 }'; }
+diff2() { awk -v a="$1" -v b="$2" 'BEGIN { if (a == "W" || b == "W") print "W"; else if (a == "" || b == "") print ""; else printf "%.2f", a - b }'; }
 rows_new() { CUTEC_TORCH_ROWS=/dev/null bench_bf16 "$@"; }
 rows_sched()
 {
@@ -187,6 +224,14 @@ device_compare()
                 t += d; n++; if (n == 1 || d < lo) lo = d }
             if (n) printf("mean %.2f min %.2f count %d\n", t / n, lo, n) }'
 }
+# gemm_pct FILE SIZE PATTERN: the % of cuBLAS (without %) of the first row of a `cutec bench
+# gemm` table FILE checked ok whose name (field 2) matches PATTERN (an awk regex) and, SIZE not
+# empty, whose size (field 1) is SIZE; nothing where there is none
+gemm_pct()
+{
+    awk -v s="$2" -v pat="$3" '(s == "" || $1 == s) && $2 ~ pat && / ok/ { p = $5; sub("%", "", p); print p; exit }' \
+        "$1" 2>/dev/null
+}
 stamp() { while IFS= read -r l; do echo "$(date -u +%T.%N | cut -c1-12) $l"; done; }
 quiet() { grep -v "^[0-9:.]* # \(check\|time\|index\|  (allowed\|cuBLAS:\|bf16 ->\)"; }
 
@@ -209,6 +254,21 @@ fp8_usage()
     CUTEC_NO_CACHE=1 timeout 8 build/cutec compile gemm --dtype e4m3 --out-dtype bf16 --variant hopper --layout tn \
         --arch sm_90a "$@" --emit usage 2>&1 | grep -E "registers|spill" | tr '\n' ' '
 }
+#   fp8_block_run ARGS...: the last two lines (its verdict) of `cutec run gemm` of block scales,
+#                          e4m3 -> bf16, C row-major, 1021x1016x1024 with ARGS: every element
+#                          against float64 on the GPU (12 s at most)
+fp8_block_run()
+{
+    timeout 12 stdbuf -oL build/cutec run gemm --dtype e4m3 --out-dtype bf16 --layout tnt --variant hopper --scale block \
+        --m 1021 --n 1016 --k 1024 "$@" 2>&1 | tail -n 2 | tr '\n' ' '
+}
+#   gemm_gpu_head: "== DATE COMMIT", the GPU's clocks, and without a GPU "skipped: no GPU" and
+#                  budget=-1 (the Hopper GEMM scripts' head, their build after it)
+gemm_gpu_head()
+{
+    device_head
+    if ! nvidia-smi -L >/dev/null 2>&1; then echo "skipped: no GPU"; budget=-1; fi
+}
 #   fp8_clocks: the GPUs' clocks after the runs;  fp8_show LOG: the log without the bench's
 #               notes on checks, timing and index width
 fp8_clocks()
@@ -222,7 +282,25 @@ fp8_show() { grep -v "^# \(check\|time\|index\|  (allowed\)" "$1" | tail -n 70; 
 #   device_stamp TEXT: "== HH:MM:SS +N s: TEXT"
 #   device_step SECONDS CMD...: CMD under timeout SECONDS, line-buffered (a killed command
 #                               still shows what it printed), if the budget has that room
+#   device_gpu_head TEXT: device_stamp TEXT, the GPU's clocks, and without a GPU "== no GPU:
+#                         every step below skipped" and budget=0
+#   attn_tops FILE KIND: the TFLOP/s of a `cutec bench attention` table's causal (KIND c) or
+#                        non-causal (n) row; "" if missing or WRONG
+#   ratio A B: A / B (%.4f; empty when either is);  at_least R X: true when R >= X
 device_stamp() { echo "== $(date -u +%T) +$(($(date +%s) - t0)) s: $*"; }
+device_gpu_head()
+{
+    device_stamp "$*"
+    nvidia-smi --query-gpu=name,clocks.sm,clocks.max.sm,clocks.mem,power.draw,temperature.gpu --format=csv 2>&1
+    nvidia-smi -L >/dev/null 2>&1 || { echo "== no GPU: every step below skipped"; budget=0; }
+}
+attn_tops()
+{
+    awk -v k="$2" '/^(bf16|f16) / && !/WRONG/ && $(NF-3) ~ /^[0-9.]+$/ {
+        if ((k == "c") == ($0 ~ / causal/)) { print $(NF-3); exit } }' "$1" 2>/dev/null
+}
+ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (a != "" && b != "" && b > 0) printf "%.4f", a / b }'; }
+at_least() { awk -v r="$1" -v x="$2" 'BEGIN { exit !(r != "" && r >= x) }'; }
 device_step()
 {
     t=$1 && shift
@@ -237,6 +315,27 @@ device_step()
 #   bench_atleast A B R: 1 when A >= B x R, else 0 (an empty operand gives 0)
 bench_tops() { awk -v pat="$2" '$2 ~ pat && $4 ~ /^[0-9.]+$/ { print $4; exit }' "$1"; }
 bench_atleast() { awk -v a="$1" -v b="$2" -v r="$3" 'BEGIN { print (a != "" && b != "" && a >= b * r) ? 1 : 0 }'; }
+
+# The SM80 GEMM scripts' steps (device-s13.sh, device-s15.sh, device-sk13.sh; start and budget
+# set):
+#   sm80_gpu [MORE]: without a GPU, "== no GPU here: every GPU step skipped[MORE]" and budget=-1
+#   sm80_check LABEL SECONDS CMD...: "run LABEL: " and CMD's verdict lines (a `cutec run gemm`
+#                     checking every element against float64), unless past the budget
+#   sm80_mma: the s8 rows of `cutec bench mma` (this run's mma.sync ceiling), unless past it
+sm80_gpu()
+{
+    nvidia-smi -L >/dev/null 2>&1 && return
+    echo "== no GPU here: every GPU step skipped${1:-}"
+    budget=-1
+}
+sm80_check()
+{
+    label=$1 lim=$2
+    shift 2
+    device_late run "$label" && return
+    echo "run $label: $(timeout "$lim" "$@" 2>&1 | grep -iE "verified|wrong|rror|fail" | head -2 | tr '\n' ' ')"
+}
+sm80_mma() { device_late mma || timeout 15 build/cutec bench mma --dtypes s8 --iters 3 2>&1 | grep -E "^s8"; }
 
 # The compile scripts' checks (device-tier.sh, device-tier2.sh, device-ptx3.sh); they set
 # gpu=1 bad=0, start and budget, and count failed checks in $bad:

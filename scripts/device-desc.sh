@@ -29,19 +29,10 @@ nosdpa="CUTEC_TORCH_ATTENTION=/nonexistent/no-sdpa.py"
 d64="--batch 16 --heads 32 --seqlen 2048 --headdim 64 --iters 10"
 d128="--batch 8 --heads 16 --seqlen 4096 --headdim 128 --iters 10"
 st="CUTEC_WGMMA_DESC=stage"
-# the TFLOP/s of an attention bench log's causal (c) or non-causal (n) row ("" if missing or WRONG)
-tops()
-{
-    awk -v k="$2" '/^(bf16|f16) / && !/WRONG/ && $(NF-3) ~ /^[0-9.]+$/ {
-        if ((k == "c") == ($0 ~ / causal/)) { print $(NF-3); exit } }' "$1" 2>/dev/null
-}
 # the TFLOP/s of a GEMM bench log's hopper row checked ok
 gemm_tops() { awk '$2 == "hopper" && $NF == "ok" && $4 ~ /^[0-9.]+$/ { print $4; exit }' "$1" 2>/dev/null; }
-ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (a != "" && b != "" && b > 0) printf "%.4f", a / b }'; }
 {
-    device_stamp "$(date -u +%F) $(git log --oneline -1 2>/dev/null)"
-    nvidia-smi --query-gpu=name,clocks.sm,clocks.max.sm,clocks.mem,power.draw,temperature.gpu --format=csv 2>&1
-    nvidia-smi -L >/dev/null 2>&1 || { echo "== no GPU: every step below skipped"; budget=0; }
+    device_gpu_head "$(date -u +%F) $(git log --oneline -1 2>/dev/null)"
     echo "== checks against float64 on the GPU, descriptors a stage"
     bad=0
     for c in "run attention --batch 2 --heads 4 --kv-heads 1 --seqlen 777 --headdim 64 --causal --iters 1" \
@@ -68,7 +59,7 @@ ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (a != "" && b != "" && b > 0) prin
     rs=""
     for p in "d64 n" "d64 c" "d128 n" "d128 c"; do
         set -- $p
-        a=$(tops "$out/desc-$1.txt" "$2") b=$(tops "$out/desc-$1-stage.txt" "$2") r=$(ratio "$b" "$a")
+        a=$(attn_tops "$out/desc-$1.txt" "$2") b=$(attn_tops "$out/desc-$1-stage.txt" "$2") r=$(ratio "$b" "$a")
         echo "== $1 $([ "$2" = c ] && echo causal || echo "not causal"): default $a, stage $b TFLOP/s: x$r"
         rs="$rs ${r:-none}"
     done

@@ -20,8 +20,6 @@
 . scripts/device-common.sh
 log="$out/fp4g.log"
 start=$(date +%s) budget=${BUDGET_S:-50} GEMV_TIMEOUT=15
-# the "of copy" figure of a bench row (the last field, without %), or "-" if none came
-pct() { awk '/%$/ {v=$NF} END {sub("%", "", v); print v == "" ? "-" : v}'; }
 # the decision from the pairs file: lines "SHAPE... LEVEL PCT", level 0 first in each pair
 decide()
 {
@@ -48,10 +46,7 @@ decide()
 pass()
 {
     device_begin
-    if ! nvidia-smi >/dev/null 2>&1; then
-        echo "== no GPU: skipped"
-        return
-    fi
+    device_gpu || return
     echo "== level 1 on the GPU at odd sizes (every element against float64)"
     device_gemv_run --dtype nvfp4 --shape 4100x8256 --batch 3 --ahead 1 --fma-decode 1
     device_gemv_run --dtype nvfp4 --shape 4100x8256 --ahead 2 --fma-decode 1
@@ -63,7 +58,8 @@ pass()
                 # shellcheck disable=SC2086
                 r=$(device_gemv --dtype nvfp4 --shape $s --fma-decode $l | tail -n 1)
                 echo "$r"
-                echo "$s $l $(echo "$r" | pct)" >>"$out/fp4g.pairs"
+                p=$(copy_pct "$r")
+                echo "$s $l ${p:--}" >>"$out/fp4g.pairs"
             done
         done
     done

@@ -122,10 +122,7 @@ forms_pass()
 pass()
 {
     device_begin
-    if ! nvidia-smi >/dev/null 2>&1; then
-        echo "== no GPU: skipped"
-        return
-    fi
+    device_gpu || return
     echo "== the new forms on the GPU at odd sizes (every element against float64)"
     device_gemv_run --dtype nvfp4 --shape 4100x8256 --batch 2 --ahead 1 --warp-rows 8
     device_gemv_run --dtype nvfp4 --shape 4100x8256 --ahead 1 --warp-rows 8

@@ -16,10 +16,7 @@ start=$(date +%s) budget=${BUDGET_S:-80}
 pass()
 {
     device_begin
-    if ! nvidia-smi >/dev/null 2>&1; then
-        echo "== no GPU: skipped"
-        return
-    fi
+    device_gpu || return
     echo "== the library's NVFP4 on the GPU at odd sizes (every element against float64)"
     device_gemv_run --dtype nvfp4 --shape 4100x8256 --batch 2
     device_gemv_run --dtype nvfp4 --shape 4100x8256

@@ -27,8 +27,6 @@
 . scripts/device-common.sh
 log="$out/fp4s.log"
 start=$(date +%s) budget=${BUDGET_S:-70} GEMV_TIMEOUT=20
-# the "of copy" figure of a bench row ("" if none or wrong)
-pct() { echo "$1" | grep -v WRONG | grep -oE '[0-9.]+%' | tail -n 1 | tr -d '%'; }
 pass()
 {
     device_begin
@@ -59,7 +57,7 @@ pass()
             if echo "$lib$til" | grep -q "skipped"; then missing=$((missing + 1)) && continue; fi
             echo "$lib$til" | grep -q WRONG && fails=$((fails + 1))
             echo "$til" | grep -q "rows by scale tile" || fails=$((fails + 1))
-            pl=$(pct "$lib") pt=$(pct "$til")
+            pl=$(copy_pct "$lib") pt=$(copy_pct "$til")
             if [ -z "$pl" ] || [ -z "$pt" ]; then missing=$((missing + 1)) && continue; fi
             res="$res ${s%% *}:$(awk -v a="$pt" -v b="$pl" 'BEGIN { printf "%.1f", a - b }')"
         done

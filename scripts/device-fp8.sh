@@ -12,8 +12,7 @@
 log="$out/fp8.log"
 bench() { timeout 70 build/cutec bench gemm --dtype e4m3 --out-dtype bf16 --layout tn --variants hopper --iters "$iters" "$@" 2>&1 | grep -v "^# \(check\|time\|index\|  (allowed\)"; }
 {
-    echo "== $(date -u '+%Y-%m-%d %H:%M UTC') $(git log --oneline -1 2>/dev/null)"
-    nvidia-smi --query-gpu=name,clocks.sm,clocks.max.sm,clocks.mem,power.draw,temperature.gpu --format=csv 2>&1
+    device_head
     make -j16 build/cutec build/tests/kernels/gemm/scaled_test 2>&1 | grep -E "error|warning" | head -20
     TEST_TIMEOUT=90 device_tests kernels/gemm/scaled_test
     echo "== run gemm --variant hopper e4m3 -> bf16 1021x1016x4000 (tn): every element against float64"

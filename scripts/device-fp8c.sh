@@ -22,10 +22,8 @@
 . scripts/device-common.sh
 log="$out/fp8c.log"
 start=$(date +%s)
-el() { echo $(($(date +%s) - start)); }
 {
-    echo "== $(date -u '+%Y-%m-%d %H:%M UTC') $(git log --oneline -1 2>/dev/null)"
-    nvidia-smi --query-gpu=name,clocks.sm,clocks.max.sm,clocks.mem,power.draw,temperature.gpu --format=csv 2>&1
+    device_head
     timeout 10 make -j16 build/cutec build/tests/kernels/gemm/scaled_test 2>&1 | grep -E "error|warning" | head -20
     TEST_TIMEOUT=35 device_tests kernels/gemm/scaled_test
     echo "== $(el) s: block scales, 4096x7168x16384, new loop, clusters 2x1 (the library's), 1x1, tiles 128x128 (the library's), 256x128"

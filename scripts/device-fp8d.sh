@@ -20,12 +20,10 @@
 . scripts/device-common.sh
 log="$out/fp8d.log"
 start=$(date +%s)
-el() { echo $(($(date +%s) - start)); }
 no_torch() { CUTEC_TORCH_SCALED_MM=/dev/null && export CUTEC_TORCH_SCALED_MM; } # (in a subshell: torch's row skipped)
 blk=4096x7168x16384
 {
-    echo "== $(date -u '+%Y-%m-%d %H:%M UTC') $(git log --oneline -1 2>/dev/null)"
-    nvidia-smi --query-gpu=name,clocks.sm,clocks.max.sm,clocks.mem,power.draw,temperature.gpu --format=csv 2>&1
+    device_head
     timeout 10 make -j16 build/cutec build/tests/kernels/gemm/scaled_test 2>&1 | grep -E "error|warning" | head -20
     TEST_TIMEOUT=35 device_tests kernels/gemm/scaled_test
     echo "== $(el) s: block scales, $blk, the library's loop (promote), 1x1, 2x1, tiles 128x128, 256x128"

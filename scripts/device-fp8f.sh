@@ -18,12 +18,10 @@
 . scripts/device-common.sh
 log="$out/fp8f.log"
 start=$(date +%s)
-el() { echo $(($(date +%s) - start)); }
 blk=4096x7168x16384
 sq=4096x4096x16384
 {
-    echo "== $(date -u '+%Y-%m-%d %H:%M UTC') $(git log --oneline -1 2>/dev/null)"
-    nvidia-smi --query-gpu=name,clocks.sm,clocks.max.sm,clocks.mem,power.draw,temperature.gpu --format=csv 2>&1
+    device_head
     timeout 20 make -j16 build/cutec build/tests/kernels/gemm/scaled_test 2>&1 | grep -E "error|warning" | head -20
     echo "== $(el) s: block scales, $blk, the library's tile (no --tile), cuBLASLt, torch"
     fp8_bench 35 --scale block --sizes $blk

@@ -29,7 +29,6 @@ log="$out/fp8g.log"
 start=$(date +%s)
 budget=${BUDGET_S:-62}
 blk=4096x7168x16384
-quiet() { grep -v "^# \(check\|time\|index\|  (allowed\|cuBLAS:\|e4m3 ->\|each variant\|NVIDIA\)"; }
 # "of cuBLAS" of the hopper row, its check and TFLOP/s, from a bench's rows: "76.7 ok 1097.00"
 # (or "- -")
 pct() {
@@ -44,10 +43,9 @@ form()
     echo "== $(el) s: $m ($v), $blk, the library's call, cuBLASLt"
     # shellcheck disable=SC2163 # (v is NAME=VALUE)
     (export "$v" CUTEC_TORCH_SCALED_MM=/dev/null && fp8_bench 18 --scale block --sizes $blk) >"$out/fp8g-$m.txt" 2>&1
-    quiet <"$out/fp8g-$m.txt" | grep -v "^#"
+    grep -v "^#" "$out/fp8g-$m.txt"
     pct <"$out/fp8g-$m.txt" >"$out/fp8g-$m.pct"
 }
-el() { echo $(($(date +%s) - start)); }
 decide()
 {
     read -r d1 _ <"$out/fp8g-default.pct"
@@ -65,15 +63,12 @@ decide()
     fi
 }
 {
-    echo "== $(date -u '+%Y-%m-%d %H:%M UTC') $(git log --oneline -1 2>/dev/null)"
-    nvidia-smi --query-gpu=name,clocks.sm,clocks.max.sm,clocks.mem,power.draw,temperature.gpu --format=csv 2>&1
-    if ! nvidia-smi -L >/dev/null 2>&1; then echo "skipped: no GPU"; budget=-1; fi
+    gemm_gpu_head
     timeout 20 make -j16 build/cutec 2>&1 | grep -E "error|warning" | head -20
     echo "== $(el) s: 1. reuse against float64 (every element, 1021x1016x1024, C row-major)"
     echo no >"$out/fp8g-reuse.run"
     if ! device_late "run reuse"; then
-        r=$(CUTEC_SASS_FFMA=reuse timeout 12 stdbuf -oL build/cutec run gemm --dtype e4m3 --out-dtype bf16 --layout tnt \
-            --variant hopper --scale block --m 1021 --n 1016 --k 1024 2>&1 | tail -n 2 | tr '\n' ' ')
+        r=$(export CUTEC_SASS_FFMA=reuse && fp8_block_run)
         echo "reuse: $r"
         echo "$r" | grep -q "verified:" && echo yes >"$out/fp8g-reuse.run"
     fi

@@ -45,8 +45,6 @@ log="$out/fp8h.log"
 start=$(date +%s)
 budget=${BUDGET_S:-64}
 blk=4096x7168x16384
-el() { echo $(($(date +%s) - start)); }
-quiet() { grep -v "^# \(check\|time\|index\|  (allowed\|cuBLAS:\|e4m3 ->\|each variant\|NVIDIA\)"; }
 # rows NAME ARGS...: a bench of block scales at $blk with ARGS (no torch), its table in
 # $out/fp8h-NAME.txt, shown without its notes
 rows()
@@ -56,16 +54,15 @@ rows()
     device_late "bench $n" && : >"$out/fp8h-$n.txt" && return
     echo "== $(el) s: $n: $*"
     CUTEC_TORCH_SCALED_MM=/dev/null fp8_bench 16 --sizes $blk "$@" >"$out/fp8h-$n.txt" 2>&1
-    quiet <"$out/fp8h-$n.txt" | grep -v "^#"
+    grep -v "^#" "$out/fp8h-$n.txt"
 }
 # check TILE CLUSTER [MUL]: every element of a 1021x1016x1024 product against float64 on the
 # GPU (MUL: a --scale-mul); its name in fp8h-verified ends in $tag (shared rows: +shfl)
 check()
 {
     device_late "run $*" && return
-    r=$(timeout 12 stdbuf -oL build/cutec run gemm --dtype e4m3 --out-dtype bf16 --layout tnt --variant hopper \
-        --scale block --m 1021 --n 1016 --k 1024 --tile "$1" --cluster "$2" ${3:+--scale-mul $3} 2>&1 |
-        tail -n 2 | tr '\n' ' ')
+    # shellcheck disable=SC2086
+    r=$(fp8_block_run --tile "$1" --cluster "$2" ${3:+--scale-mul $3})
     echo "$*${tag:-}: $r"
     echo "$r" | grep -q "verified:" && echo "hopper$2-t$1${3:+-mul$3}${tag:-}" >>"$out/fp8h-verified"
 }
@@ -108,9 +105,7 @@ decide()
               else printf "decides: shared rows at 256x128 2x1 / 1x2 (%s %% of cuBLAS): the default stays\n", r }'
 }
 {
-    echo "== $(date -u '+%Y-%m-%d %H:%M UTC') $(git log --oneline -1 2>/dev/null)"
-    nvidia-smi --query-gpu=name,clocks.sm,clocks.max.sm,clocks.mem,power.draw,temperature.gpu --format=csv 2>&1
-    if ! nvidia-smi -L >/dev/null 2>&1; then echo "skipped: no GPU"; budget=-1; fi
+    gemm_gpu_head
     timeout 20 make -j16 build/cutec 2>&1 | grep -E "error|warning" | head -20
     : >"$out/fp8h-verified"
     # (each thread its own rows' scales unless a step says shfl: the rule compares the two

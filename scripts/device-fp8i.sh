@@ -40,8 +40,6 @@ log="$out/fp8i.log"
 start=$(date +%s)
 budget=${BUDGET_S:-66}
 blk=4096x7168x16384
-el() { echo $(($(date +%s) - start)); }
-quiet() { grep -v "^# \(check\|time\|index\|  (allowed\|cuBLAS:\|e4m3 ->\|each variant\|NVIDIA\)"; }
 # rows NAME REGS ROWS HALVES ARGS...: a bench of block scales at $blk with ARGS under
 # CUTEC_GEMM_BLOCKSCALE_REGS / _ROWS / _HALVES ("" each: the default), its table in
 # $out/fp8i-NAME.txt
@@ -53,26 +51,21 @@ rows()
     echo "== $(el) s: $n (registers '${r}', rows '${s}', halves '${h}'): $*"
     CUTEC_GEMM_BLOCKSCALE_REGS=$r CUTEC_GEMM_BLOCKSCALE_ROWS=$s CUTEC_GEMM_BLOCKSCALE_HALVES=$h \
         CUTEC_TORCH_SCALED_MM=/dev/null fp8_bench 16 --sizes $blk --scale block "$@" >"$out/fp8i-$n.txt" 2>&1
-    quiet <"$out/fp8i-$n.txt" | grep -v "^#"
+    grep -v "^#" "$out/fp8i-$n.txt"
 }
 # check FORM CLUSTER REGS ROWS HALVES: 256 x 128 in that form, every element of a
 # 1021x1016x1024 product against float64 on the GPU; FORM into fp8i-verified when right
 check()
 {
     device_late "run $*" && return
-    r=$(CUTEC_GEMM_BLOCKSCALE_REGS=$3 CUTEC_GEMM_BLOCKSCALE_ROWS=$4 CUTEC_GEMM_BLOCKSCALE_HALVES=$5 timeout 12 \
-        stdbuf -oL build/cutec run gemm --dtype e4m3 --out-dtype bf16 --layout tnt --variant hopper --scale block \
-        --m 1021 --n 1016 --k 1024 --tile 256x128x128 --cluster "$2" 2>&1 | tail -n 2 | tr '\n' ' ')
+    r=$(export CUTEC_GEMM_BLOCKSCALE_REGS="$3" CUTEC_GEMM_BLOCKSCALE_ROWS="$4" CUTEC_GEMM_BLOCKSCALE_HALVES="$5" &&
+        fp8_block_run --tile 256x128x128 --cluster "$2")
     echo "256x128x128 $2 $1: $r"
     echo "$r" | grep -q "verified:" && echo "$1" >>"$out/fp8i-verified"
 }
 # pct NAME TILE CLUSTER: the % of cuBLAS of that row of fp8i-NAME.txt, checked ok (else
 # empty); a bench of one tile names its rows without it (hopper2x1+blk)
-pct()
-{
-    awk -v w="hopper$3-t$2+blk" -v v="hopper$3+blk" '($2 == w || $2 == v) && / ok/ { p = $5; sub("%", "", p); print p; exit }' \
-        "$out/fp8i-$1.txt" 2>/dev/null
-}
+pct() { gemm_pct "$out/fp8i-$1.txt" "" "^hopper$3(-t$2)?[+]blk\$"; }
 # gain FORM: "FORM ok lo hi mean pass-figures": (FORM - default) per cluster, the mean of
 # the two passes (ok 0: not checked or not measured)
 gain()
@@ -87,7 +80,7 @@ gain()
 }
 decide()
 {
-    lib=$(awk '$2 ~ /^hopper/ && / ok/ { p = $5; sub("%", "", p); print p; exit }' "$out/fp8i-lib.txt" 2>/dev/null)
+    lib=$(gemm_pct "$out/fp8i-lib.txt" "" "^hopper")
     for f in r240 h h240; do gain $f; done >"$out/fp8i-gains"
     best=$(awk '$2 == 1 && $3 >= 1 { print $3, $1 }' "$out/fp8i-gains" | sort -n -r | awk '{ print $2; exit }')
     awk -v best="$best" '{ name = $1 == "r240" ? "240 registers" : $1 == "h" ? "halves" : "halves at 240";
@@ -121,9 +114,7 @@ decide()
     fi
 }
 {
-    echo "== $(date -u '+%Y-%m-%d %H:%M UTC') $(git log --oneline -1 2>/dev/null)"
-    nvidia-smi --query-gpu=name,clocks.sm,clocks.max.sm,clocks.mem,power.draw,temperature.gpu --format=csv 2>&1
-    if ! nvidia-smi -L >/dev/null 2>&1; then echo "skipped: no GPU"; budget=-1; fi
+    gemm_gpu_head
     timeout 20 make -j16 build/cutec 2>&1 | grep -E "error|warning" | head -20
     : >"$out/fp8i-verified"
     echo "== $(el) s: 1. 240 registers against float64 (every element, 1021x1016x1024, C row-major)"

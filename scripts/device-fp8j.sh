@@ -41,8 +41,6 @@ log="$out/fp8j.log"
 start=$(date +%s)
 budget=${BUDGET_S:-82}
 shapes=4096x7168x16384,8192
-el() { echo $(($(date +%s) - start)); }
-quiet() { grep -v "^# \(check\|time\|index\|  (allowed\|cuBLAS:\|e4m3 ->\|each variant\|NVIDIA\)"; }
 # rows NAME TURNS SB FFMA ARGS...: a bench of block scales under CUTEC_GEMM_BLOCKSCALE_TURNS /
 # _SB and CUTEC_SASS_FFMA ("" each: the default), its table in $out/fp8j-NAME.txt
 # (sh has no locals: the functions' variables are named apart from the list's below)
@@ -54,16 +52,14 @@ rows()
     echo "== $(el) s: $rn (turns '${rt}', sb '${rs}', ffma '${rf}'): $*"
     CUTEC_GEMM_BLOCKSCALE_TURNS=$rt CUTEC_GEMM_BLOCKSCALE_SB=$rs CUTEC_SASS_FFMA=$rf \
         CUTEC_TORCH_SCALED_MM=/dev/null fp8_bench 20 --scale block "$@" >"$out/fp8j-$rn.txt" 2>&1
-    quiet <"$out/fp8j-$rn.txt" | grep -v "^#"
+    grep -v "^#" "$out/fp8j-$rn.txt"
 }
 # check FORM TILE CLUSTER TURNS SB: every element of a 1021x1016x1024 product against float64
 # on the GPU; FORM into fp8j-verified when right (and only if every check of FORM is)
 check()
 {
     device_late "run $*" && return
-    r=$(CUTEC_GEMM_BLOCKSCALE_TURNS=$4 CUTEC_GEMM_BLOCKSCALE_SB=$5 timeout 12 \
-        stdbuf -oL build/cutec run gemm --dtype e4m3 --out-dtype bf16 --layout tnt --variant hopper --scale block \
-        --m 1021 --n 1016 --k 1024 --tile "$2" --cluster "$3" 2>&1 | tail -n 2 | tr '\n' ' ')
+    r=$(export CUTEC_GEMM_BLOCKSCALE_TURNS="$4" CUTEC_GEMM_BLOCKSCALE_SB="$5" && fp8_block_run --tile "$2" --cluster "$3")
     echo "$2 $3 $1: $r"
     if echo "$r" | grep -q "verified:"; then grep -qx "$1 bad" "$out/fp8j-verified" || echo "$1" >>"$out/fp8j-verified"
     else echo "$1 bad" >>"$out/fp8j-verified"; fi
@@ -71,11 +67,7 @@ check()
 ok() { grep -qx "$1" "$out/fp8j-verified" 2>/dev/null && ! grep -qx "$1 bad" "$out/fp8j-verified"; }
 # pct NAME SIZE CLUSTER: the % of cuBLAS of 256 x 128 in that cluster at SIZE (4096: the
 # 4096x7168x16384 row) in fp8j-NAME.txt, checked ok (else empty)
-pct()
-{
-    awk -v s="$2" -v w="hopper$3-t256x128x128+blk" -v v="hopper$3+blk" \
-        '$1 == s && ($2 == w || $2 == v) && / ok/ { p = $5; sub("%", "", p); print p; exit }' "$out/fp8j-$1.txt" 2>/dev/null
-}
+pct() { gemm_pct "$out/fp8j-$1.txt" "$2" "^hopper$3(-t256x128x128)?[+]blk\$"; }
 # ratio FORM SIZE: "SIZE ok ratio figures": the mean of FORM / default over the two passes at 1x2
 ratio()
 {
@@ -109,9 +101,7 @@ decide()
         "$out/fp8j-ratios"
 }
 {
-    echo "== $(date -u '+%Y-%m-%d %H:%M UTC') $(git log --oneline -1 2>/dev/null)"
-    nvidia-smi --query-gpu=name,clocks.sm,clocks.max.sm,clocks.mem,power.draw,temperature.gpu --format=csv 2>&1
-    if ! nvidia-smi -L >/dev/null 2>&1; then echo "skipped: no GPU"; budget=-1; fi
+    gemm_gpu_head
     timeout 20 make -j16 build/cutec 2>&1 | grep -E "error|warning" | head -20
     : >"$out/fp8j-verified"
     echo "== $(el) s: 1. against float64 (every element, 1021x1016x1024, C row-major)"

@@ -4,15 +4,10 @@
 # of the same bytes in the same process, and torch.mv on the same shapes in the same
 # session.  Results go to $OUT (default build/device-out); the log's tail is printed.
 # Under 4 minutes on an H200.
-set -u
-out=${OUT:-build/device-out}
-mkdir -p "$out"
+. scripts/device-common.sh
 log="$out/gemv.log"
 {
-    echo "== $(date -u '+%Y-%m-%d %H:%M UTC') $(git log --oneline -1 2>/dev/null)"
-    nvidia-smi --query-gpu=name,clocks.sm,clocks.max.sm,clocks.mem,power.draw,temperature.gpu --format=csv 2>&1
-    echo "== build"
-    make -j16 all tests 2>&1 | grep -E "error|warning" | head -40
+    device_begin
     echo "== gemv test (interpreter and PTX checks)"
     timeout 120 build/tests/kernels/gemv/gemv_test 2>&1 | tail -n 5
     echo "== run gemv on the GPU: odd sizes, batches, split-K, against float64"

@@ -24,9 +24,7 @@ chk="--bwd --variant hopper --headdim 96 --iters 1"
 row_ms() { awk -v v="$2" -v c="$3" '/ D=96 / && / bwd / && $0 !~ /WRONG/ {
     for (i = 1; i <= NF; i++) if ($i == "bwd" && $(i + 1) == v) { if ((/ causal /) == (c == 1)) print $(i + 2) } }' "$1"; }
 {
-    device_stamp "$(date -u +%F) $(git log --oneline -1 2>/dev/null)"
-    nvidia-smi --query-gpu=name,clocks.sm,clocks.max.sm,clocks.mem,power.draw,temperature.gpu --format=csv 2>&1
-    nvidia-smi -L >/dev/null 2>&1 || { echo "== no GPU: every step below skipped"; budget=0; }
+    device_gpu_head "$(date -u +%F) $(git log --oneline -1 2>/dev/null)"
     make -j16 all 2>&1 | grep -E "error|warning" | head -20
     echo "== 1. the Hopper backward at d96 on the GPU against float64"
     device_step 8 build/cutec run attention $chk --batch 2 --heads 6 --kv-heads 3 --seqlen 999

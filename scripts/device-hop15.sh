@@ -23,7 +23,6 @@ shapes=${SHAPES:-2048,4096,8192,8192x8192x1024,8192x28672x4096,8192x4096x14336,8
 more=${MORE_SHAPES:-4096,8192x8192x1024}
 log="$out/hop15.log"
 start=$(date +%s)
-el() { echo $(($(date +%s) - start)); }
 bench() # seconds, sizes, options...
 {
     lim=$1 s=$2
@@ -34,8 +33,7 @@ bench() # seconds, sizes, options...
         grep -E "^[0-9#]" | grep -v "^# \(index\|time\|check\|cuBLAS:\)"
 }
 {
-    echo "== $(date -u '+%Y-%m-%d %H:%M UTC') $(git log --oneline -1 2>/dev/null)"
-    nvidia-smi --query-gpu=name,clocks.sm,clocks.max.sm,clocks.mem,power.draw,temperature.gpu --format=csv 2>&1
+    device_head
     make -j16 build/cutec build/tests/kernels/gemm/hopper_test 2>&1 | grep -E "error|warning" | head -20
     TEST_TIMEOUT=40 device_tests kernels/gemm/hopper_test
     echo "== wgmma ceiling at $(el) s: two warpgroups an SM, then one"

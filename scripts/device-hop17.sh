@@ -17,8 +17,7 @@
 log="$out/hop17.log"
 start=$(date +%s)
 {
-    echo "== $(date -u '+%Y-%m-%d %H:%M UTC') $(git log --oneline -1 2>/dev/null)"
-    nvidia-smi --query-gpu=name,clocks.sm,clocks.max.sm,clocks.mem,power.draw,temperature.gpu --format=csv 2>&1
+    device_head
     make -j16 build/cutec build/tests/kernels/gemm/streamk_test build/tests/kernels/gemm/hopper_auto_test 2>&1 |
         grep -E "error|warning" | head -20
     # (the interpreter's cases run in CI)

@@ -27,9 +27,7 @@ log="$out/hop19.log"
 start=$(date +%s)
 budget=${BUDGET_S:-62}
 {
-    echo "== $(date -u '+%Y-%m-%d %H:%M UTC') $(git log --oneline -1 2>/dev/null)"
-    nvidia-smi --query-gpu=name,clocks.sm,clocks.max.sm,clocks.mem,power.draw,temperature.gpu --format=csv 2>&1
-    if ! nvidia-smi -L >/dev/null 2>&1; then echo "skipped: no GPU"; budget=-1; fi
+    gemm_gpu_head
     timeout 40 make -j16 build/cutec build/tests/kernels/gemm/hopper_auto_test 2>&1 | grep -E "error|warning" | head -20
     TEST_TIMEOUT=10 device_tests kernels/gemm/hopper_auto_test
     echo "== 1. K 256 and 512: pp (the library's) / coop"

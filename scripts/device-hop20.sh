@@ -47,9 +47,7 @@ decide()
         printf("decides: %s: %.2f against %.2f%% of cuBLAS (%+.2f points): %s\n", n, a, b, d, r) }'
 }
 {
-    echo "== $(date -u '+%Y-%m-%d %H:%M UTC') $(git log --oneline -1 2>/dev/null)"
-    nvidia-smi --query-gpu=name,clocks.sm,clocks.max.sm,clocks.mem,power.draw,temperature.gpu --format=csv 2>&1
-    if ! nvidia-smi -L >/dev/null 2>&1; then echo "skipped: no GPU"; budget=-1; fi
+    gemm_gpu_head
     timeout 40 make -j16 build/cutec build/tests/kernels/gemm/streamk_test 2>&1 | grep -E "error|warning" | head -20
     echo "== 1. stream-K on the GPU against float64"
     if [ "$budget" -ge 0 ]; then

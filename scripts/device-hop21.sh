@@ -65,9 +65,7 @@ check()
         grep -E "verified|FAILED|rror|no kernel|time:" | head -n 3 | tr '\n' ' ')"
 }
 {
-    echo "== $(date -u '+%Y-%m-%d %H:%M UTC') $(git log --oneline -1 2>/dev/null)"
-    nvidia-smi --query-gpu=name,clocks.sm,clocks.max.sm,clocks.mem,power.draw,temperature.gpu --format=csv 2>&1
-    if ! nvidia-smi -L >/dev/null 2>&1; then echo "skipped: no GPU"; budget=-1; fi
+    gemm_gpu_head
     timeout 40 make -j16 build/cutec 2>&1 | grep -E "error|warning" | head -20
     echo "== 1. R on the GPU against float64"
     check --dtype bf16 --layout tn --m 1000 --n 1021 --k 264

@@ -12,8 +12,7 @@ sizes=${SIZES:-8192}
 log="$out/hopepi.log"
 bench() { timeout 60 build/cutec bench gemm --dtype bf16 --sizes "$sizes" --variants hopper --iters "$iters" "$@" 2>&1 | grep -E "^[0-9]|^#  *SM"; }
 {
-    echo "== $(date -u '+%Y-%m-%d %H:%M UTC') $(git log --oneline -1 2>/dev/null)"
-    nvidia-smi --query-gpu=name,clocks.sm,clocks.max.sm,clocks.mem,power.draw,temperature.gpu --format=csv 2>&1
+    device_head
     make -j16 all build/tests/kernels/gemm/hopper_test 2>&1 | grep -E "error|warning" | head -20
     TEST_TIMEOUT=100 device_tests kernels/gemm/hopper_test
     echo "== run gemm --variant hopper bf16 1024x1000x264: every element against float64"

@@ -8,12 +8,11 @@
 . scripts/device-common.sh
 log="$out/lead29.log"
 start=$(date +%s)
-el() { echo "($(($(date +%s) - start)) s)"; }
 smi() { nvidia-smi --query-gpu=clocks.sm,power.draw,temperature.gpu,clocks_event_reasons.active --format=csv,noheader 2>&1; }
 g() # span-ms args...
 {
     span=$1 && shift
-    echo "== span $span ms: cutec bench gemm $* $(el)"
+    echo "== span $span ms: cutec bench gemm $* $(el_s)"
     CUTEC_BENCH_SPAN_MS=$span timeout 40 stdbuf -oL -eL build/cutec bench gemm --layout tn --variants hopper --iters 7 "$@" 2>&1 |
         grep -E "^ *[0-9]|rror|refus"
     echo "clock, power, temperature, reasons after: $(smi)"
@@ -27,6 +26,6 @@ g() # span-ms args...
         g $span --dtype bf16 --sizes 8192 --cluster 2x1
         g $span --dtype e4m3 --scale tensor --sizes 8192
     done
-    echo "== done $(el)"
+    echo "== done $(el_s)"
 } >"$log" 2>&1
 cat "$log"

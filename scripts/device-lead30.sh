@@ -7,11 +7,10 @@
 . scripts/device-common.sh
 log="$out/lead30.log"
 start=$(date +%s)
-el() { echo "($(($(date +%s) - start)) s)"; }
 {
     echo "== $(date -u '+%Y-%m-%d %H:%M UTC') $(git log --oneline -1 2>/dev/null)"
     nvidia-smi --query-gpu=name,clocks.sm,clocks.max.sm,clocks.mem,power.draw --format=csv 2>&1
-    echo "== checked runs $(el)"
+    echo "== checked runs $(el_s)"
     for op in sum mean amax amin prod; do
         for shape in 37x3001 5x1 3x70001 2x262147; do
             timeout 30 build/cutec run $op --shape $shape --dtype bf16 --iters 3 2>&1 | tail -n 2
@@ -20,11 +19,11 @@ el() { echo "($(($(date +%s) - start)) s)"; }
     timeout 30 build/cutec run sum --shape 1000x4096 --dtype f32 --iters 3 2>&1 | tail -n 2
     timeout 30 build/cutec run amax --shape 1000x4096 --dtype f16 --iters 3 2>&1 | tail -n 2
     for op in sum amax prod; do
-        echo "== cutec bench $op (bf16) $(el)"
+        echo "== cutec bench $op (bf16) $(el_s)"
         timeout 40 stdbuf -oL -eL build/cutec bench $op --dtype bf16 --iters 20 2>&1
     done
-    echo "== cutec bench sum (f32) $(el)"
+    echo "== cutec bench sum (f32) $(el_s)"
     timeout 40 stdbuf -oL -eL build/cutec bench sum --dtype f32 --iters 20 2>&1
-    echo "== done $(el)"
+    echo "== done $(el_s)"
 } >"$log" 2>&1
 cat "$log"

@@ -9,11 +9,10 @@
 . scripts/device-common.sh
 log="$out/lead31.log"
 start=$(date +%s)
-el() { echo "($(($(date +%s) - start)) s)"; }
 {
     echo "== $(date -u '+%Y-%m-%d %H:%M UTC') $(git log --oneline -1 2>/dev/null)"
     nvidia-smi --query-gpu=name,clocks.sm,clocks.max.sm,clocks.mem,power.draw --format=csv 2>&1
-    echo "== checked runs over dim 0 $(el)"
+    echo "== checked runs over dim 0 $(el_s)"
     for op in sum mean amax amin prod; do
         for shape in 3001x37 5x1 70001x3 262147x2 1000x4100 17x100003; do
             timeout 30 build/cutec run $op --dim 0 --shape $shape --dtype bf16 --iters 3 2>&1 | tail -n 1
@@ -22,13 +21,13 @@ el() { echo "($(($(date +%s) - start)) s)"; }
     timeout 30 build/cutec run sum --dim 0 --shape 100000x4096 --dtype f32 --iters 3 2>&1 | tail -n 1
     timeout 30 build/cutec run amax --dim 0 --shape 4096x1000 --dtype f16 --iters 3 2>&1 | tail -n 1
     for op in sum amax prod; do
-        echo "== cutec bench $op --dim 0 (bf16) $(el)"
+        echo "== cutec bench $op --dim 0 (bf16) $(el_s)"
         timeout 40 stdbuf -oL -eL build/cutec bench $op --dim 0 --dtype bf16 --iters 20 2>&1
     done
-    echo "== cutec bench sum --dim 0 (f32) $(el)"
+    echo "== cutec bench sum --dim 0 (f32) $(el_s)"
     timeout 40 stdbuf -oL -eL build/cutec bench sum --dim 0 --dtype f32 --iters 20 2>&1
-    echo "== ptxas (sm_90a) $(el)"
+    echo "== ptxas (sm_90a) $(el_s)"
     build/cutec compile sum --dim 0 --shape 16384x4096 --emit usage --arch sm_90a 2>&1 | grep -E "spill|Used"
-    echo "== done $(el)"
+    echo "== done $(el_s)"
 } >"$log" 2>&1
 cat "$log"

@@ -9,19 +9,18 @@
 command -v nvidia-smi >/dev/null 2>&1 || { echo "== device-lead32b: skipped: no GPU here"; exit 0; }
 log="$out/lead32b.log"
 start=$(date +%s)
-el() { echo "($(($(date +%s) - start)) s)"; }
 {
     echo "== $(date -u '+%Y-%m-%d %H:%M UTC')"
     nvidia-smi --query-gpu=name,clocks.sm,clocks.max.sm,clocks.mem,power.draw --format=csv 2>&1
-    echo "== checked runs $(el)"
+    echo "== checked runs $(el_s)"
     for a in "--bwd --headdim 96 --seqlen 700 --heads 4 --kv-heads 2" "--bwd --headdim 96 --seqlen 500 --causal --dtype f16"; do
         timeout 30 build/cutec run attention --batch 2 $a --iters 3 2>&1 | tail -n 1
     done
     timeout 30 build/cutec run layernorm --backward --shape 37x262147 --iters 3 2>&1 | tail -n 1
     timeout 30 build/cutec run layernorm --backward --shape 64x262144 --dtype f32 --iters 3 2>&1 | tail -n 1
-    echo "== bench: attention backward d96 8x16x4096 (SDPA beside), LayerNorm backward 1024x262144 $(el)"
+    echo "== bench: attention backward d96 8x16x4096 (SDPA beside), LayerNorm backward 1024x262144 $(el_s)"
     timeout 25 stdbuf -oL -eL build/cutec bench attention --bwd --batch 8 --heads 16 --seqlen 4096 --headdim 96 --iters 5 2>&1
     timeout 20 stdbuf -oL -eL build/cutec bench layernorm --backward --shape 1024x262144 --iters 10 2>&1
-    echo "== done $(el)"
+    echo "== done $(el_s)"
 } >"$log" 2>&1
 cat "$log"

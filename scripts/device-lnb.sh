@@ -54,14 +54,7 @@ bench()
 }
 # pct TRIAL OP SHAPE [TURN]: the % of the copy of that shape's row in the TURN-th bench of
 # TRIAL (default 1; "" not timed, W wrong)
-pct()
-{
-    [ -f "$out/lnb-$1-$2.txt" ] || return
-    awk -v op="$2" -v s="$3" -v turn="${4:-1}" '$1 == op && $2 == "bwd" && $4 == s && ++k == turn {
-        p = $8; sub("%", "", p); print (/WRONG|failed/ ? "W" : p) }' "$out/lnb-$1-$2.txt"
-}
-diff2() { awk -v a="$1" -v b="$2" 'BEGIN { if (a == "W" || b == "W") print "W"; else if (a == "" || b == "") print ""; else printf "%.2f", a - b }'; }
-mean2() { awk -v a="$1" -v b="$2" 'BEGIN { if (a == "W" || b == "W") print "W"; else if (a == "" || b == "") print a b; else printf "%.2f", (a + b) / 2 }'; }
+pct() { rows_pct "$out/lnb-$1-$2.txt" "$2" bwd "$3" "${4:-1}"; }
 # kept WHAT OP D1 WHERE1 [D2 WHERE2]: a default form (or all of lnb's) against the form
 # without it (the rule above; "" not timed, W wrong)
 kept()

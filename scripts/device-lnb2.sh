@@ -36,12 +36,7 @@ bench()
     cat "$out/lnb2.one" >>"$out/lnb2-$t.txt"
 }
 # pct TRIAL SHAPE TURN: the % of the copy in TRIAL's TURN-th bench at SHAPE ("" not timed, W wrong)
-pct()
-{
-    [ -f "$out/lnb2-$1.txt" ] || return
-    awk -v s="$2" -v turn="$3" '$1 == "layernorm" && $2 == "bwd" && $4 == s && ++k == turn {
-        p = $8; sub("%", "", p); print (/WRONG|failed/ ? "W" : p) }' "$out/lnb2-$1.txt"
-}
+pct() { rows_pct "$out/lnb2-$1.txt" layernorm bwd "$2" "$3"; }
 {
     device_begin
     bad=""

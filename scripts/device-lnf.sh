@@ -54,10 +54,8 @@ pct_of()
         CUTEC_TORCH_ROWS=/dev/null bench_bf16 "$op" --shape "$s" "$@"
     ) >"$out/lnf.one" 2>&1
     cat "$out/lnf.one"
-    pct=$(awk -v op="$op" -v s="$s" '$1 == op && $4 == s { p = $8; sub("%", "", p); print (/WRONG/ ? "W" : p) }' "$out/lnf.one")
+    pct=$(rows_pct "$out/lnf.one" "$op" "" "$s")
 }
-diff2() { awk -v a="$1" -v b="$2" 'BEGIN { if (a == "W" || b == "W") print "W"; else if (a == "" || b == "") print ""; else printf "%.2f", a - b }'; }
-mean2() { awk -v a="$1" -v b="$2" 'BEGIN { if (a == "W" || b == "W") print "W"; else if (a == "" || b == "") print a b; else printf "%.2f", (a + b) / 2 }'; }
 # keep NAME D LIMIT WHAT: "decides: NAME: keep" unless D < LIMIT ("revert WHAT"); "" not timed
 keep()
 {

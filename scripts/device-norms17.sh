@@ -37,10 +37,8 @@ pct_of()
     echo "-- CUTEC_ROWS_SCHEDULE=$t $op backward $S"
     CUTEC_ROWS_SCHEDULE=$t CUTEC_TORCH_ROWS=/dev/null bench_bf16 "$op" --backward --shape $S >"$out/norms17.one" 2>&1
     cat "$out/norms17.one"
-    pct=$(awk -v op="$op" '$1 == op && $2 == "bwd" { p = $8; sub("%", "", p); print (/WRONG/ ? "W" : p) }' "$out/norms17.one")
+    pct=$(rows_pct "$out/norms17.one" "$op" bwd "")
 }
-diff2() { awk -v a="$1" -v b="$2" 'BEGIN { if (a == "W" || b == "W") print "W"; else if (a == "" || b == "") print ""; else printf "%.2f", a - b }'; }
-mean2() { awk -v a="$1" -v b="$2" 'BEGIN { if (a == "W" || b == "W") print "W"; else if (a == "" || b == "") print a b; else printf "%.2f", (a + b) / 2 }'; }
 # decide OP D: the rule above (D in points; "" not timed, W wrong)
 decide()
 {

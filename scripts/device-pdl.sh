@@ -62,9 +62,7 @@ delta()
         END { if (c[A] && c[B]) printf("%.2f %.2f %d %.2f %d\n", s[B] / c[B] - s[A] / c[A], s[B] / c[B], c[B], s[A] / c[A], c[A]) }'
 }
 {
-    echo "== $(date -u '+%Y-%m-%d %H:%M UTC') $(git log --oneline -1 2>/dev/null)"
-    nvidia-smi --query-gpu=name,clocks.sm,clocks.max.sm,clocks.mem,power.draw,temperature.gpu --format=csv 2>&1
-    if ! nvidia-smi -L >/dev/null 2>&1; then echo "skipped: no GPU"; budget=-1; fi
+    gemm_gpu_head
     timeout 40 make -j16 build/cutec build/tests/kernels/gemm/hopper_pdl_test 2>&1 | grep -E "error|warning" | head -20
     echo "== 1. chains of dependent GEMMs on the GPU against float64 (PDL 1 and early)"
     if [ "$budget" -ge 0 ]; then

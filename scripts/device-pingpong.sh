@@ -21,8 +21,7 @@ bench() # sizes, extra options
         grep -E "^[0-9#]" | grep -v "^# \(index\|time\|check\|cuBLAS:\)"
 }
 {
-    echo "== $(date -u '+%Y-%m-%d %H:%M UTC') $(git log --oneline -1 2>/dev/null)"
-    nvidia-smi --query-gpu=name,clocks.sm,clocks.max.sm,clocks.mem,power.draw,temperature.gpu --format=csv 2>&1
+    device_head
     echo "== build"
     make -j16 build/cutec build/tests/kernels/gemm/hopper_test build/tests/kernels/gemm/epilogue_test 2>&1 | grep -E "error|warning" | head -20
     TEST_TIMEOUT=100 device_tests kernels/gemm/hopper_test kernels/gemm/epilogue_test

@@ -24,6 +24,9 @@
 # Checked first: each GEMV against float64 on the GPU (`cutec run gemv`), then the bench's rows
 # (the figure beside the D2D copy).  Without ncu it says where it looked and prints the bench's
 # rows alone.  The raw ncu output of each kernel is $OUT/prof35-NAME.txt; the log $OUT/prof35.log.
+# ncu's figures are read in whatever unit it prints them (nsecond or us, Mbyte, Gbyte/second,
+# Ghz, thousands separators: prof_row); `sh scripts/device-prof35.sh units` checks that reading
+# without a GPU (session 36: the us and DRAM GB/s columns of session 35's run were misread).
 # What it decides: nothing (a profile).  Past BUDGET_S (90) a step prints "skipped".
 . scripts/device-common.sh
 log="$out/prof35.log"
@@ -75,14 +78,37 @@ prof()
         return
     fi
     grep -m 1 -E "verified|FAILED|wrong" "$f" | cut -c1-160
-    awk -v n="$name" -v need="$need" '
+    prof_row "$name" "$need" "$f" | tee -a "$out/prof35-rows.txt"
+}
+
+# prof_row NAME NEED FILE: the table's row of one kernel from ncu's "METRIC UNIT VALUE" lines
+# in FILE, every value in its base unit (second, byte, byte/second, hertz) whatever unit ncu
+# chose for it: a time in nsecond, usecond, msecond or second (or ns / us / ms / s), a size
+# or rate with an SI prefix (Kbyte, Mbyte/second, Gbyte/second, Tbyte/second, Ghz), a rate
+# per a unit of time (cycle/nsecond, byte/usecond); thousands separators dropped
+prof_row()
+{
+    awk -v n="$1" -v need="$2" '
+        # the factor of one unit word into its base: time words, else an SI prefix
+        function word(w) {
+            if (w == "nsecond" || w == "ns") return 1e-9
+            if (w == "usecond" || w == "us") return 1e-6
+            if (w == "msecond" || w == "ms") return 1e-3
+            if (w == "second" || w == "s") return 1
+            if (w ~ /^[kK][a-z]/) return 1e3
+            if (w ~ /^M[a-z]/) return 1e6
+            if (w ~ /^G[a-z]/) return 1e9
+            if (w ~ /^T[a-z]/) return 1e12
+            return 1
+        }
+        # a unit "A" or "A/B" (byte/second, cycle/nsecond) as one factor
+        function factor(u,   i) {
+            i = index(u, "/")
+            return i ? word(substr(u, 1, i - 1)) / word(substr(u, i + 1)) : word(u)
+        }
         $1 ~ /_kernel_[0-9]+$/ && !k { k = $1 }
-        # "NAME [UNIT] VALUE"; a unit with an SI prefix (K, M, G, n, u, m) scaled to its base
-        NF >= 2 && $1 ~ /__/ { v = $NF; gsub(",", "", v); u = NF >= 3 ? $(NF - 1) : ""
-            f = u ~ /^K/ ? 1e3 : u ~ /^M/ ? 1e6 : u ~ /^G/ ? 1e9 : u ~ /^T/ ? 1e12 : 1
-            if (u ~ /^nsec/) f = 1e-9; else if (u ~ /^usec/) f = 1e-6; else if (u ~ /^msec/) f = 1e-3
-            if (u ~ /\/nsec/) f = 1e9; else if (u ~ /\/usec/) f = 1e6; else if (u ~ /\/msec/) f = 1e3
-            m[$1] = (v + 0) * f }
+        # "NAME [UNIT] VALUE"
+        NF >= 2 && $1 ~ /__/ { v = $NF; gsub(",", "", v); m[$1] = (v + 0) * (NF >= 3 ? factor($(NF - 1)) : 1) }
         END {
             t = m["gpu__time_duration.sum"]; rd = m["dram__bytes_read.sum"]; wr = m["dram__bytes_write.sum"]
             ds = m["dram__sectors_read.sum"]; if (!ds) ds = rd / 32
@@ -100,9 +126,27 @@ prof()
                    m["sm__throughput.avg.pct_of_peak_sustained_elapsed"],
                    m["smsp__issue_active.avg.pct_of_peak_sustained_active"],
                    m["sm__warps_active.avg.pct_of_peak_sustained_active"], top, sum, k,
-                   m["launch__registers_per_thread"], m["sm__cycles_elapsed.avg.per_second"] / 1e6) }' "$f" |
-        tee -a "$out/prof35-rows.txt"
+                   m["launch__registers_per_thread"], m["sm__cycles_elapsed.avg.per_second"] / 1e6) }' "$3"
 }
+
+# `sh scripts/device-prof35.sh units`: prof_row on one kernel's figures as ncu prints them in
+# three unit styles (base units; usecond, Mbyte and cycle/nsecond; ms, Kbyte and Ghz): the
+# three rows must read the same (91.9 us, 66.1 MB, 1.000 of the need, 720 GB/s, 1980 MHz)
+units()
+{
+    for style in "nsecond 91,872 byte 66,083,840 byte 80,000 cycle/second 1,980,000,000" \
+        "usecond 91.872 Mbyte 66.08384 Mbyte 0.08 cycle/nsecond 1.98" "ms 0.091872 Kbyte 66,083.84 Kbyte 80 Ghz 1.98"; do
+        set -- $style
+        printf '  gemv_kernel_3 (448, 1, 1)x(128, 1, 1)\n    gpu__time_duration.sum %s %s\n' "$1" "$2" >"$out/prof35-units.txt"
+        printf '    dram__bytes_read.sum %s %s\n    dram__bytes_write.sum %s %s\n' "$3" "$4" "$5" "$6" >>"$out/prof35-units.txt"
+        printf '    sm__cycles_elapsed.avg.per_second %s %s\n    dram__throughput.avg.pct_of_peak_sustained_elapsed %% 75.1\n' \
+            "$7" "$8" >>"$out/prof35-units.txt"
+        echo "    launch__registers_per_thread register/thread 128" >>"$out/prof35-units.txt"
+        echo "$1 $3 $7: $(prof_row units 66083840 "$out/prof35-units.txt")"
+    done
+}
+[ "${1:-}" = units ] && units && exit 0
+
 
 pass()
 {

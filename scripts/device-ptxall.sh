@@ -11,7 +11,6 @@
 command -v nvidia-smi >/dev/null 2>&1 || { echo "== device-ptxall: skipped: no GPU here"; exit 0; }
 log="$out/ptxall.log"
 start=$(date +%s)
-el() { echo "($(($(date +%s) - start)) s)"; }
 export CUTEC_TORCH_ROWS=/dev/null CUTEC_TORCH_ATTENTION=/nonexistent/none.py CUTEC_TORCH_SCALED_MM=/nonexistent/none.py
 # NAME COLUMN ARGS...: one bench under each path, cuda ptx ptx cuda; prints "NAME path value" rows
 both()
@@ -25,14 +24,14 @@ both()
 {
     echo "== $(date -u '+%Y-%m-%d %H:%M UTC') $(git log --oneline -1 2>/dev/null)"
     nvidia-smi --query-gpu=name,clocks.sm,clocks.max.sm,clocks.mem,power.draw --format=csv 2>&1
-    echo "== checked under the PTX path $(el)"
+    echo "== checked under the PTX path $(el_s)"
     for a in "gemv --dtype nvfp4 --shape 4100x8256 --batch 3" "gemv --dtype bf16 --shape 16385x4096 --batch 2" \
              "attention --seqlen 1100 --heads 6 --kv-heads 3 --batch 2" "attention --bwd --seqlen 1000 --causal --batch 2 --heads 4" \
              "layernorm --dtype bf16 --shape 37x262136 --backward" "softmax --dtype bf16 --shape 1000x4100" \
              "gemm --dtype e4m3 --out-dtype bf16 --variant hopper --layout tnt --scale block --m 1021 --n 1016 --k 1024"; do
         echo "$a: $(CUTEC_CODEGEN=ptx timeout 60 build/cutec run $a --iters 3 2>&1 | grep -E "verified|WRONG|wrong|rror|refus" | tail -n 1)"
     done
-    echo "== speed: cuda ptx ptx cuda $(el)"
+    echo "== speed: cuda ptx ptx cuda $(el_s)"
     {
         both gemv-bf16 NF gemv --dtype bf16 --shape 8192x8192 --iters 20
         both gemv-nvfp4 NF gemv --dtype nvfp4 --shape 7168x16384 --iters 20
@@ -43,13 +42,13 @@ both()
         both rmsnorm-bwd 8 rmsnorm --backward --dtype bf16 --shape 1024x262144 --iters 10
         both fp8-block 4 gemm --dtype e4m3 --layout tn --variants hopper --scale block --sizes 4096x7168x16384 --iters 10
     } | tee "$out/ptxall.rows"
-    echo "== what decides $(el)"
+    echo "== what decides $(el_s)"
     awk '{v=$3; gsub("%","",v); if (v=="none") bad[$1]=1; else { s[$1" "$2]+=v; n[$1" "$2]++ } ; names[$1]=1}
          END { behind=""; for (k in names) { if (bad[k]) { behind=behind" "k"(no figure)"; continue }
                  c=s[k" cuda"]/n[k" cuda"]; p=s[k" ptx"]/n[k" ptx"]; r=p/c;
                  printf "%s: ptx/cuda %.3f (%.2f against %.2f)\n", k, r, p, c; if (r < 0.98) behind=behind" "k }
                if (behind=="") print "decides: the PTX path within 2% on every kernel here: it may be the default where the ptxas binary is found"
                else print "decides: the PTX path stays opt-in; behind by more than 2%:" behind }' "$out/ptxall.rows"
-    echo "== done $(el)"
+    echo "== done $(el_s)"
 } >"$log" 2>&1
 cat "$log"

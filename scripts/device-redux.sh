@@ -7,16 +7,11 @@
 # in the same run; registers and spills of the kernels.  Results go to $OUT (default
 # build/device-out); the log's tail is printed.  About 3 minutes on an H200.
 #   OPS="softmax rmsnorm" ITERS=10 TORCH_COMPILE=1 sh scripts/device-redux.sh
-set -u
-out=${OUT:-build/device-out}
-mkdir -p "$out"
+. scripts/device-common.sh
 log="$out/redux.log"
 iters=${ITERS:-10}
 {
-    echo "== $(date -u '+%Y-%m-%d %H:%M UTC') $(git log --oneline -1 2>/dev/null)"
-    nvidia-smi --query-gpu=name,clocks.sm,clocks.max.sm,clocks.mem,power.draw,temperature.gpu --format=csv 2>&1
-    echo "== build"
-    make -j16 all tests 2>&1 | grep -E "error|warning" | head -40
+    device_begin
     echo "== tests (the GPU test at the benchmark sizes; the interpreter tests at odd sizes)"
     for t in kernels/rows/rows_gpu_test kernels/rows/softmax_test kernels/rows/norms_test kernels/rows/cross_entropy_test tensor/reduce_test; do
         [ -x build/tests/$t ] && timeout 120 build/tests/$t > "$out/$(basename $t).log" 2>&1

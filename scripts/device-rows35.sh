@@ -57,10 +57,8 @@ pct_of()
         CUTEC_ROWS_TRIAL=$t CUTEC_TORCH_ROWS=/dev/null bench_bf16 "$op" --shape "$s" >"$out/rows35.one" 2>&1
     fi
     grep -v "^# \(check\|time\|index\)" "$out/rows35.one"
-    pct=$(awk -v op="$op" -v s="$s" '$1 == op && $4 == s { p = $8; sub("%", "", p); print (/WRONG/ ? "W" : p) }' "$out/rows35.one")
+    pct=$(rows_pct "$out/rows35.one" "$op" "" "$s")
 }
-mean2() { awk -v a="$1" -v b="$2" 'BEGIN { if (a == "W" || b == "W") print "W"; else if (a == "" || b == "") print a b; else printf "%.2f", (a + b) / 2 }'; }
-diff2() { awk -v a="$1" -v b="$2" 'BEGIN { if (a == "W" || b == "W") print "W"; else if (a == "" || b == "") print ""; else printf "%.2f", a - b }'; }
 {
     device_begin
     if ! nvidia-smi >/dev/null 2>&1; then

@@ -18,8 +18,7 @@ log="$out/rows4.log"
 start=$(date +%s)
 budget=${BUDGET:-120}
 {
-    echo "== $(date -u '+%Y-%m-%d %H:%M UTC') $(git log --oneline -1 2>/dev/null)"
-    nvidia-smi --query-gpu=name,clocks.sm,clocks.max.sm,clocks.mem,power.draw,temperature.gpu --format=csv 2>&1
+    device_head
     echo "== build"
     make -j16 build/cutec build/tests/kernels/rows/rows_gpu_test 2>&1 | grep -E "error|warning" | head -20
     TEST_TIMEOUT=100 device_tests kernels/rows/rows_gpu_test

@@ -21,8 +21,7 @@ start=$(date +%s)
 budget=${BUDGET:-100}
 BENCH_TIMEOUT=40
 {
-    echo "== $(date -u '+%Y-%m-%d %H:%M UTC') $(git log --oneline -1 2>/dev/null)"
-    nvidia-smi --query-gpu=name,clocks.sm,clocks.max.sm,clocks.mem,power.draw,temperature.gpu --format=csv 2>&1
+    device_head
     make -j16 build/cutec build/tests/kernels/rows/rows_gpu_test 2>&1 | grep -E "error|warning" | head -20
     echo "== tests on the GPU"
     timeout 60 build/tests/kernels/rows/rows_gpu_test >"$out/rows_gpu_test.log" 2>&1

@@ -23,8 +23,7 @@ start=$(date +%s)
 budget=${BUDGET:-115}
 BENCH_TIMEOUT=30
 {
-    echo "== $(date -u '+%Y-%m-%d %H:%M UTC') $(git log --oneline -1 2>/dev/null)"
-    nvidia-smi --query-gpu=name,clocks.sm,clocks.max.sm,clocks.mem,power.draw,temperature.gpu --format=csv 2>&1
+    device_head
     timeout 20 make -j16 build/cutec build/tests/kernels/rows/rows_gpu_test 2>&1 | grep -E "error|warning" | head -20
     echo "== tests on the GPU (compiles every row kernel: the benches below find them in the cache)"
     timeout 85 stdbuf -oL -eL build/tests/kernels/rows/rows_gpu_test >"$out/rows_gpu_test.log" 2>&1

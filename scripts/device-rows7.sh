@@ -38,8 +38,7 @@ bench()
 }
 old() { echo "-- the schedule before rows7 (CUTEC_ROWS_SCHEDULE=rows6; no torch)"; CUTEC_ROWS_SCHEDULE=rows6 CUTEC_TORCH_ROWS=/dev/null bench "$@"; }
 {
-    echo "== $(date -u '+%Y-%m-%d %H:%M UTC') $(git log --oneline -1 2>/dev/null)"
-    nvidia-smi --query-gpu=name,clocks.sm,clocks.max.sm,clocks.mem,power.draw,temperature.gpu --format=csv 2>&1
+    device_head
     timeout 20 make -j16 build/cutec build/tests/kernels/rows/rows_gpu_test 2>&1 | grep -E "error|warning" | head -20
     echo "== tests on the GPU at 262144 (compiles those row kernels: the benches below find them in the cache)"
     timeout 25 stdbuf -oL -eL build/tests/kernels/rows/rows_gpu_test 262144 >"$out/rows_gpu_test.log" 2>&1

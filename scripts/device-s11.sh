@@ -47,13 +47,9 @@ r()
 }
 
 {
-    echo "== $(date -u '+%Y-%m-%d %H:%M UTC') $(git log --oneline -1 2>/dev/null)"
-    nvidia-smi --query-gpu=name,clocks.sm,clocks.max.sm,clocks.mem,power.draw,temperature.gpu --format=csv 2>&1
+    device_head
     make -j16 build/cutec 2>&1 | grep -E "error|warning" | head -20
-    if ! nvidia-smi -L >/dev/null 2>&1; then
-        echo "== no GPU here: every GPU step skipped; the compile-only checks follow"
-        budget=-1
-    fi
+    sm80_gpu "; the compile-only checks follow"
     echo "== 1. on the GPU against float64"
     a="build/cutec run attention --variant sm80"
     # shellcheck disable=SC2086

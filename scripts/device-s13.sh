@@ -19,22 +19,17 @@ iters=${ITERS:-5}
 
 {
     device_begin
-    if ! nvidia-smi -L >/dev/null 2>&1; then
-        echo "== no GPU here: every GPU step skipped"
-        budget=-1
-    fi
+    sm80_gpu
     echo "== 1. on the GPU against float64 (every element)"
     for args in "--dtype s8 --schedule persistent --tile 128x128x128 --warps 2x2 --stages 3 --layout tn --m 2049 --n 1030 --k 777 --alpha 3 --beta -2" \
         "--dtype s8 --schedule persistent --tile 256x128x64 --warps 4x2 --stages 3 --store overlap --layout nt --m 1030 --n 2049 --k 263 --beta 1" \
         "--dtype s8 --layout tn --m 2049 --n 1030 --k 777 --alpha 3 --beta -2" \
         "--dtype e4m3 --out-dtype bf16 --layout tn --m 1025 --n 1030 --k 777 --alpha 0.5 --beta 0.25"; do
-        device_late run "$args" && continue
         # shellcheck disable=SC2086
-        echo "run $args: $(timeout 12 build/cutec run gemm --backend cuda --variant tensorop_smem $args 2>&1 |
-            grep -iE "verified|wrong|rror|fail" | head -2 | tr '\n' ' ')"
+        sm80_check "$args" 12 build/cutec run gemm --backend cuda --variant tensorop_smem $args
     done
     echo "== 2. at $(($(date +%s) - start)) s: bench mma s8 (this run's ceiling; 1,255.1 at the mid pass)"
-    device_late mma || timeout 15 build/cutec bench mma --dtypes s8 --iters 3 2>&1 | grep -E "^s8"
+    sm80_mma
     echo "== 3. s8 tn 4096^3: AUTO (948.1 at the mid pass), persistent one block an SM"
     BENCH_TIMEOUT=15 device_bench_gemm --dtype s8 --layout tn --sizes 4096 --schedule auto,persistent \
         --tile 128x128x128 --warps 2x2 --stages 3

@@ -38,23 +38,18 @@ T128="--tile 128x128x128 --warps 2x2 --stages 3"
 
 {
     device_begin
-    if ! nvidia-smi -L >/dev/null 2>&1; then
-        echo "== no GPU here: every GPU step skipped"
-        budget=-1
-    fi
+    sm80_gpu
     echo "== 1. the persistent kernel on the GPU against float64 (every element)"
     for args in "static --dtype s8 $T128 --layout tn --m 2049 --n 2560 --k 400 --alpha 3 --beta -2" \
         "dynamic --dtype s8 $T128 --layout tn --m 2049 --n 2560 --k 400 --alpha 3 --beta -2" \
         "dynamic --dtype s8 $T128 --layout nt --m 2560 --n 2049 --k 263 --beta 1" \
         "dynamic --dtype bf16 --layout tn --m 2049 --n 2560 --k 263 --alpha 1.5 --beta -0.5"; do
-        device_late run "$args" && continue
         # shellcheck disable=SC2086
-        echo "run $args: $(CUTEC_GEMM_SM80_PERSISTENT=${args%% *} timeout 15 build/cutec run gemm --backend cuda \
-            --variant tensorop_smem --schedule persistent ${args#* } 2>&1 | grep -iE "verified|wrong|rror|fail" |
-            head -2 | tr '\n' ' ')"
+        sm80_check "$args" 15 env CUTEC_GEMM_SM80_PERSISTENT="${args%% *}" build/cutec run gemm --backend cuda \
+            --variant tensorop_smem --schedule persistent ${args#* }
     done
     echo "== 2. at $(($(date +%s) - start)) s: bench mma s8 (this run's ceiling; 1,247.5-1,258.8 before)"
-    device_late mma || timeout 15 build/cutec bench mma --dtypes s8 --iters 3 2>&1 | grep -E "^s8" | tee "$out/s15-mma.txt"
+    sm80_mma | tee "$out/s15-mma.txt"
     echo "== 3. s8 tn 4096^3: AUTO's tiling a block a tile (-auto) and persistent (-persistent), each walk, twice"
     for i in 1 2; do
         for w in static dynamic; do

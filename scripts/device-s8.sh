@@ -40,8 +40,7 @@ cold()
 }
 
 {
-    echo "== $(date -u '+%Y-%m-%d %H:%M UTC') $(git log --oneline -1 2>/dev/null)"
-    nvidia-smi --query-gpu=name,clocks.sm,clocks.max.sm,clocks.mem,power.draw,temperature.gpu --format=csv 2>&1
+    device_head
     echo "== build (a no-op after make all tests)"
     make -j16 build/cutec build/tests/kernels/gemm/tensorop_test 2>&1 | grep -E "error|warning" | head -20
     echo "== the overlap kernel on the GPU, every element against float64"

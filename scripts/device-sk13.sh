@@ -32,21 +32,16 @@ SK="--tile 128x128x128 --warps 2x2 --stages 3"
 
 {
     device_begin
-    if ! nvidia-smi -L >/dev/null 2>&1; then
-        echo "== no GPU here: every GPU step skipped"
-        budget=-1
-    fi
+    sm80_gpu
     echo "== 1. stream-K on the GPU against float64 (every element)"
     for args in "--dtype s8 $SK --layout tn --m 2049 --n 2560 --k 400 --alpha 3 --beta -2" \
         "--dtype s8 $SK --layout nt --m 2560 --n 2049 --k 263 --beta 1" \
         "--dtype bf16 --layout tn --m 2049 --n 2560 --k 263 --alpha 1.5 --beta -0.5"; do
-        device_late run "$args" && continue
         # shellcheck disable=SC2086
-        echo "run $args: $(timeout 15 build/cutec run gemm --backend cuda --variant tensorop_smem --schedule streamk $args 2>&1 |
-            grep -iE "verified|wrong|rror|fail" | head -2 | tr '\n' ' ')"
+        sm80_check "$args" 15 build/cutec run gemm --backend cuda --variant tensorop_smem --schedule streamk $args
     done
     echo "== 2. at $(($(date +%s) - start)) s: bench mma s8 (this run's ceiling; 1,255.1 at session 32's mid pass)"
-    device_late mma || timeout 15 build/cutec bench mma --dtypes s8 --iters 3 2>&1 | grep -E "^s8"
+    sm80_mma
     echo "== 3. s8 tn 4096^3: AUTO's tiling a block a tile (-auto) and stream-K (-sk), twice"
     for i in 1 2; do
         BENCH_TIMEOUT=20 device_bench_gemm --dtype s8 --layout tn --sizes 4096 --schedule auto,streamk $SK >"$out/sk13-4096-$i.txt"

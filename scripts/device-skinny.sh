@@ -11,8 +11,7 @@
 . scripts/device-common.sh
 log="$out/skinny.log"
 {
-    echo "== $(date -u '+%Y-%m-%d %H:%M UTC') $(git log --oneline -1 2>/dev/null)"
-    nvidia-smi --query-gpu=name,clocks.sm,clocks.max.sm,clocks.mem,power.draw,temperature.gpu --format=csv 2>&1
+    device_head
     echo "== build"
     make -j16 all build/tests/kernels/gemv/mma_gpu_test 2>&1 | grep -E "error|warning" | head -40
     TEST_TIMEOUT=40 device_tests kernels/gemv/mma_gpu_test

@@ -25,8 +25,7 @@ late() { device_late "$@"; }
 b() { device_bench_gemm "$@"; }
 
 {
-    echo "== $(date -u '+%Y-%m-%d %H:%M UTC') $(git log --oneline -1 2>/dev/null)"
-    nvidia-smi --query-gpu=name,clocks.sm,clocks.max.sm,clocks.mem,power.draw,temperature.gpu --format=csv 2>&1
+    device_head
     echo "== build"
     make -j16 build/cutec build/tests/atom/atom_lane_test build/tests/interp/inst_gpu_test 2>&1 |
         grep -E "error|warning" | head -20

@@ -48,8 +48,7 @@ sweep()
 
 start=$(date +%s)
 {
-    echo "== $(date -u '+%Y-%m-%d %H:%M UTC') $(git log --oneline -1 2>/dev/null)"
-    nvidia-smi --query-gpu=name,clocks.sm,clocks.max.sm,clocks.mem,power.draw,temperature.gpu --format=csv 2>&1
+    device_head
     echo "== build"
     make -j16 all build/tests/kernels/gemm/dmma_test build/tests/kernels/gemm/spill_test 2>&1 | grep -E "error|warning" | head -20
     echo "== dmma_test and spill_test (interpreter and NVRTC)"

@@ -14,8 +14,7 @@
 . scripts/device-common.sh
 log="$out/tp2.log"
 start=$(date +%s)
-el() { echo "($(($(date +%s) - start)) s)"; }
-tp() { echo "== cutec bench tp-gemm $* $(el)"; timeout 40 build/cutec bench tp-gemm --iters ${ITERS:-10} "$@" 2>&1; }
+tp() { echo "== cutec bench tp-gemm $* $(el_s)"; timeout 40 build/cutec bench tp-gemm --iters ${ITERS:-10} "$@" 2>&1; }
 {
     echo "== $(date -u '+%Y-%m-%d %H:%M UTC') $(git log --oneline -1 2>/dev/null)"
     nvidia-smi --query-gpu=index,name,clocks.sm,clocks.max.sm,clocks.mem,power.draw --format=csv 2>&1
@@ -30,14 +29,14 @@ tp() { echo "== cutec bench tp-gemm $* $(el)"; timeout 40 build/cutec bench tp-g
     tp --mode column --order flags --c-major column
     tp --mode column --order flags
     tp --dtype e4m3 --order flags --c-major column
-    echo "== NCCL through cutec, 128 MiB bf16 $(el)"
+    echo "== NCCL through cutec, 128 MiB bf16 $(el_s)"
     for op in all-reduce all-gather reduce-scatter; do
         timeout 20 build/cutec bench $op --dtype bf16 --sizes 128M 2>&1
     done
-    echo "== torch.distributed, torchrun --nproc_per_node 2, the same sizes $(el)"
+    echo "== torch.distributed, torchrun --nproc_per_node 2, the same sizes $(el_s)"
     run=torchrun
     command -v torchrun >/dev/null 2>&1 || run="python3 -m torch.distributed.run"
     timeout 60 $run --nproc_per_node 2 bench/torch_nccl.py all-reduce,all-gather,reduce-scatter --dtype bf16 \
         --sizes 128M 2>&1 | grep -v -i warn
-    echo "== done $(el)"
+    echo "== done $(el_s)"
 } 2>&1 | tee "$log" | tail -n "${TAIL:-150}"

@@ -22,18 +22,17 @@
 log="$out/tp20.log"
 start=$(date +%s)
 budget=${BUDGET_S:-140}
-el() { echo "($(($(date +%s) - start)) s)"; }
 tp()
 {
     if device_late tp-gemm "$@"; then return; fi
-    echo "== cutec bench tp-gemm $* $(el)"
+    echo "== cutec bench tp-gemm $* $(el_s)"
     timeout 30 stdbuf -oL -eL build/cutec bench tp-gemm --iters "${ITERS:-10}" "$@" 2>&1 |
         grep -v "^mode\|^row  \|^column  "
 }
 gemm1()
 {
     if device_late gemm "$@"; then return; fi
-    echo "-- bench gemm bf16 8192^3 tnt hopper $* $(el)"
+    echo "-- bench gemm bf16 8192^3 tnt hopper $* $(el_s)"
     timeout 25 stdbuf -oL -eL build/cutec bench gemm --dtype bf16 --layout tnt --variants hopper --sizes 8192 \
         --iters 10 "$@" 2>&1 | grep -E "^ *[0-9]|rror|refus|SM clock"
 }
@@ -53,7 +52,7 @@ gemm1()
     tp --mode row --order flags --c-major column
     tp --mode column --order flags
     tp --mode row --order fused --dtype e4m3 --c-major column --store tile
-    echo "== the GEMM alone on GPU 0: 2 ms bursts, then sustained (100 ms spans) $(el)"
+    echo "== the GEMM alone on GPU 0: 2 ms bursts, then sustained (100 ms spans) $(el_s)"
     first=$(echo "${CUDA_VISIBLE_DEVICES:-0,1}" | cut -d, -f1)
     (export CUDA_VISIBLE_DEVICES=$first; gemm1)
     (export CUDA_VISIBLE_DEVICES=$first CUTEC_BENCH_SPAN_MS=100; echo "   sustained (CUTEC_BENCH_SPAN_MS=100):"; gemm1)

@@ -15,8 +15,7 @@
 . scripts/device-common.sh
 log="$out/tp3.log"
 start=$(date +%s)
-el() { echo "($(($(date +%s) - start)) s)"; }
-tp() { echo "== cutec bench tp-gemm $* $(el)"; timeout 40 stdbuf -oL -eL build/cutec bench tp-gemm --iters ${ITERS:-10} "$@" 2>&1; }
+tp() { echo "== cutec bench tp-gemm $* $(el_s)"; timeout 40 stdbuf -oL -eL build/cutec bench tp-gemm --iters ${ITERS:-10} "$@" 2>&1; }
 gemm1() { timeout 30 stdbuf -oL -eL build/cutec bench gemm --dtype bf16 --variants hopper --sizes 8192 --iters 10 "$@" 2>&1 | grep -E "^ *[0-9]|rror|refus|cuBLAS"; }
 {
     echo "== $(date -u '+%Y-%m-%d %H:%M UTC') $(git log --oneline -1 2>/dev/null)"
@@ -30,15 +29,15 @@ gemm1() { timeout 30 stdbuf -oL -eL build/cutec bench gemm --dtype bf16 --varian
     tp --mode row --order fused --dtype e4m3
     tp --mode row --order flags --dtype e4m3 --c-major column
     tp --mode column --order flags
-    echo "== cutec bench gemm bf16 8192^3 on GPU 0 alone, tn (C column-major) and tnt (row-major) $(el)"
+    echo "== cutec bench gemm bf16 8192^3 on GPU 0 alone, tn (C column-major) and tnt (row-major) $(el_s)"
     gemm1 --layout tn
     gemm1 --layout tnt
-    echo "== the same tnt on both GPUs at once $(el)"
+    echo "== the same tnt on both GPUs at once $(el_s)"
     first=$(echo "${CUDA_VISIBLE_DEVICES:-0,1}" | cut -d, -f1) second=$(echo "${CUDA_VISIBLE_DEVICES:-0,1}" | cut -d, -f2)
     CUDA_VISIBLE_DEVICES=$second gemm1 --layout tnt > "$out/gemm_second.txt" &
     CUDA_VISIBLE_DEVICES=$first gemm1 --layout tnt
     wait
     sed 's/^/second GPU: /' "$out/gemm_second.txt"
     nvidia-smi --query-gpu=index,clocks.sm,power.draw,temperature.gpu,clocks_throttle_reasons.active --format=csv 2>&1
-    echo "== done $(el)"
+    echo "== done $(el_s)"
 } 2>&1 | tee "$log" | tail -n "${TAIL:-200}"

@@ -5,15 +5,10 @@
 # mma.sync rows (`cutec bench mma`); registers/spills and SASS of the bf16 peak kernel.
 # Results go to $OUT (default build/device-out); the log's tail is printed.  About 2 minutes
 # on an H200.
-set -u
-out=${OUT:-build/device-out}
-mkdir -p "$out"
+. scripts/device-common.sh
 log="$out/wgmma.log"
 {
-    echo "== $(date -u '+%Y-%m-%d %H:%M UTC') $(git log --oneline -1 2>/dev/null)"
-    nvidia-smi --query-gpu=name,clocks.sm,clocks.max.sm,clocks.mem,power.draw,temperature.gpu --format=csv 2>&1
-    echo "== build"
-    make -j16 all tests 2>&1 | grep -E "error|warning" | head -40
+    device_begin
     echo "== tests on the GPU"
     for t in atom/wgmma_test kernels/wgmma_peak_test atom/gmma_desc_test backend/cuda_c_inst_test interp/inst_gpu_test atom/atom_lane_test; do
         [ -x build/tests/$t ] && timeout 240 build/tests/$t > "$out/$(basename $t).log" 2>&1

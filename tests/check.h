@@ -69,6 +69,33 @@ static inline uint64_t check_seed(const char *name)
     return seed;
 }
 
+/* Under a sanitizer (CI's ASan+UBSan and TSan passes) the code checked is the host's: the
+ * tracer, the compilers, the interpreter.  A sweep of cases whose values the plain build
+ * checks in full then runs its first case only, on the interpreter as on the GPU: every
+ * sweep's path through the host code still runs.  CUTEC_TEST_FULL=1 runs every case there
+ * too. */
+#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
+#define CHECK_SANITIZED 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer) || __has_feature(thread_sanitizer)
+#define CHECK_SANITIZED 1
+#endif
+#endif
+#ifndef CHECK_SANITIZED
+#define CHECK_SANITIZED 0
+#endif
+
+/* whether case i of a sweep runs (above) */
+static inline int check_sweep_runs(int i)
+{
+    static int full = -1;
+    if (full < 0) {
+        const char *env = getenv("CUTEC_TEST_FULL");
+        full = !CHECK_SANITIZED || (env && !strcmp(env, "1"));
+    }
+    return full || i == 0;
+}
+
 #define CHECK_DONE(name)                                                                \
     (printf("%s: %d passed, %d failed, %d skipped\n", name, check_passed, check_failed, \
             check_skipped),                                                             \

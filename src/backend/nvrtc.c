@@ -1,6 +1,6 @@
 #define _GNU_SOURCE /* dladdr: the full path of the library dlopen found */
-/* NVRTC through dlopen: the few entry points and enums we use are declared here, so no
- * CUDA header is needed to build and no CUDA library to link. */
+/* NVRTC through dlopen (runtime/dynlib.c): the few entry points and enums we use are
+ * declared here, so no CUDA header is needed to build and no CUDA library to link. */
 #include <dlfcn.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "cutec/nvrtc.h"
+#include "runtime/dynlib.h"
 #include "runtime/ffma_rewrite.h"
 
 /* from nvrtc.h: results are an int enum, 0 is NVRTC_SUCCESS; programs are opaque */
@@ -15,8 +16,7 @@ typedef int nvrtc_result;
 typedef struct nvrtc_program_ *nvrtc_program;
 
 struct cute_nvrtc {
-    void *lib;
-    char path[256];
+    dynlib lib;
     int major, minor;
     const char *(*GetErrorString)(nvrtc_result);
     nvrtc_result (*Version)(int *, int *);
@@ -41,57 +41,33 @@ static void say(char *err, size_t n, const char *fmt, ...)
     va_end(ap);
 }
 
-/* the entry points by name: a table, so a missing one is named in the message */
-#define SYM(f)                                                                                     \
-    {                                                                                              \
-        "nvrtc" #f, offsetof(struct cute_nvrtc, f)                                                 \
-    }
-static const struct {
-    const char *name;
-    size_t at;
-} syms[] = {
+/* the entry points by name (runtime/dynlib.c), so a missing one is named in the message */
+#define SYM(f) DYNLIB_SYM(struct cute_nvrtc, f, "nvrtc" #f)
+static const dynlib_sym syms[] = {
     SYM(GetErrorString), SYM(Version),           SYM(CreateProgram), SYM(DestroyProgram),
     SYM(CompileProgram), SYM(GetPTXSize),        SYM(GetPTX),        SYM(GetCUBINSize),
     SYM(GetCUBIN),       SYM(GetProgramLogSize), SYM(GetProgramLog),
 };
 #undef SYM
 
-static bool resolve(cute_nvrtc *nv, char *err, size_t errn)
+static bool version(void *table, const char *path, char *err, size_t n)
 {
-    for (size_t i = 0; i < sizeof syms / sizeof syms[0]; i++) {
-        void *p = dlsym(nv->lib, syms[i].name);
-        if (!p) {
-            say(err, errn, "%s has no %s (NVRTC older than 11.2?)", nv->path, syms[i].name);
-            return false;
-        }
-        /* POSIX guarantees object and function pointers convert through void * */
-        memcpy((char *)nv + syms[i].at, &p, sizeof p);
-    }
-    return true;
+    cute_nvrtc *nv = table;
+    if (nv->Version(&nv->major, &nv->minor) == 0) return true;
+    say(err, n, "%s: nvrtcVersion failed", path);
+    return false;
 }
 
-static void *try_open(const char *name, char *path, size_t pathn)
-{
-    void *h = dlopen(name, RTLD_NOW | RTLD_LOCAL);
-    if (h) snprintf(path, pathn, "%s", name);
-    return h;
-}
-
-static void *search(char *path, size_t pathn, char *why, size_t whyn)
-{
-    static const char *names[] = {"libnvrtc.so", "libnvrtc.so.13", "libnvrtc.so.12",
-                                  "libnvrtc.so.11.2"};
-    static const char *dirs[] = {"", "/usr/local/cuda/lib64/", "/usr/local/cuda/lib/"};
-    for (size_t d = 0; d < sizeof dirs / sizeof dirs[0]; d++)
-        for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
-            char full[256];
-            snprintf(full, sizeof full, "%s%s", dirs[d], names[i]);
-            void *h = try_open(full, path, pathn);
-            if (h) return h;
-            if (d == 0 && i == 0) say(why, whyn, "%s", dlerror());
-        }
-    return NULL;
-}
+static const dynlib_spec nvrtc_lib = {
+    .what = "NVRTC",
+    .names = (const char *const[]){"libnvrtc.so", "libnvrtc.so.13", "libnvrtc.so.12", "libnvrtc.so.11.2", NULL},
+    .dirs = (const char *const[]){"/usr/local/cuda/lib64/", "/usr/local/cuda/lib/", NULL},
+    .syms = syms,
+    .nsyms = sizeof syms / sizeof syms[0],
+    .hint = "install the CUDA toolkit's NVRTC or give its path",
+    .too_old = "NVRTC older than 11.2?",
+    .check = version,
+};
 
 cute_status cute_nvrtc_open(cute_nvrtc **out, const char *path, char *err, size_t errn)
 {
@@ -101,27 +77,11 @@ cute_status cute_nvrtc_open(cute_nvrtc **out, const char *path, char *err, size_
         say(err, errn, "out of memory");
         return CUTE_ERR_OOM;
     }
-    char why[512] = "";
-    if (path) {
-        nv->lib = try_open(path, nv->path, sizeof nv->path);
-        if (!nv->lib) say(why, sizeof why, "%s", dlerror());
-    } else {
-        nv->lib = search(nv->path, sizeof nv->path, why, sizeof why);
-    }
-    if (!nv->lib) {
-        say(err, errn, "NVRTC not found (%s): install the CUDA toolkit's NVRTC or give its path",
-            why);
-        free(nv);
-        return CUTE_ERR_NO_NVRTC;
-    }
-    bool ok = resolve(nv, err, errn);
-    if (!ok || nv->Version(&nv->major, &nv->minor) != 0) {
-        if (ok) say(err, errn, "%s: nvrtcVersion failed", nv->path);
-        cute_nvrtc_close(nv);
+    if (!dynlib_open(&nvrtc_lib, path, &nv->lib, nv, err, errn)) {
+        cute_nvrtc_close(nv); /* (no dlclose: below) */
         return CUTE_ERR_NO_NVRTC;
     }
     *out = nv;
-    if (errn) err[0] = 0;
     return CUTE_OK;
 }
 
@@ -142,7 +102,7 @@ void cute_nvrtc_version(const cute_nvrtc *nv, int *major, int *minor)
 
 const char *cute_nvrtc_path(const cute_nvrtc *nv)
 {
-    return nv->path;
+    return nv->lib.path;
 }
 
 void cute_nvrtc_output_free(cute_nvrtc_output *o)

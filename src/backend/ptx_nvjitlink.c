@@ -2,24 +2,20 @@
  * library that holds the same ptxas as the binary, through dlopen (no CUDA header to build,
  * no library to link; nvPTXCompiler, the other in-process ptxas, ships as a static archive
  * only).  No process to start and no files to write: a PTX module in, a cubin and ptxas's
- * --verbose report out.  The library is opened once and kept (as NVRTC is). */
-#include <dlfcn.h>
-#include <pthread.h>
+ * --verbose report out.  The library is opened once and kept (as NVRTC is: runtime/dynlib.c). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
 #include "ptx_internal.h"
+#include "runtime/dynlib.h"
 
 /* from nvJitLink.h: results are an int enum (0 NVJITLINK_SUCCESS), handles opaque */
 typedef struct nvjl_handle_ *nvjl_handle;
 enum { NVJL_INPUT_PTX = 2 };
 
-static struct {
-    pthread_once_t once;
-    void *lib;
-    char path[160];
+static struct nvjl {
     int (*Create)(nvjl_handle *, unsigned, const char **);
     int (*Destroy)(nvjl_handle *);
     int (*AddData)(nvjl_handle, int, const void *, size_t, const char *);
@@ -30,47 +26,40 @@ static struct {
     int (*Info)(nvjl_handle, char *);
     int (*ErrorSize)(nvjl_handle, size_t *);
     int (*Error)(nvjl_handle, char *);
-} nvjl = {.once = PTHREAD_ONCE_INIT};
+} nvjl;
 
-static void load(void)
-{
-    static const char *const names[] = {"libnvJitLink.so.13", "libnvJitLink.so.12", "libnvJitLink.so",
-                                        "/usr/local/cuda/lib64/libnvJitLink.so.13",
-                                        "/usr/local/cuda/lib64/libnvJitLink.so.12"};
-    const char *env = getenv("CUTEC_NVJITLINK");
-    void *h = env && *env ? dlopen(env, RTLD_NOW | RTLD_LOCAL) : NULL;
-    if (h) snprintf(nvjl.path, sizeof nvjl.path, "%s", env);
-    for (size_t i = 0; !h && !(env && *env) && i < sizeof names / sizeof *names; i++)
-        if ((h = dlopen(names[i], RTLD_NOW | RTLD_LOCAL))) snprintf(nvjl.path, sizeof nvjl.path, "%s", names[i]);
-    if (!h) return;
-    struct {
-        const char *name;
-        void *at;
-    } syms[] = {
-        {"nvJitLinkCreate", &nvjl.Create},
-        {"nvJitLinkDestroy", &nvjl.Destroy},
-        {"nvJitLinkAddData", &nvjl.AddData},
-        {"nvJitLinkComplete", &nvjl.Complete},
-        {"nvJitLinkGetLinkedCubinSize", &nvjl.CubinSize},
-        {"nvJitLinkGetLinkedCubin", &nvjl.Cubin},
-        {"nvJitLinkGetInfoLogSize", &nvjl.InfoSize},
-        {"nvJitLinkGetInfoLog", &nvjl.Info},
-        {"nvJitLinkGetErrorLogSize", &nvjl.ErrorSize},
-        {"nvJitLinkGetErrorLog", &nvjl.Error},
-    };
-    for (size_t i = 0; i < sizeof syms / sizeof *syms; i++) {
-        void *p = dlsym(h, syms[i].name);
-        if (!p) return; /* an older library: not used (kept open: nothing else holds it) */
-        memcpy(syms[i].at, &p, sizeof p); /* POSIX: function pointers convert through void * */
-    }
-    nvjl.lib = h;
-}
+#define SYM(f, name) DYNLIB_SYM(struct nvjl, f, name)
+static const dynlib_sym syms[] = {
+    SYM(Create, "nvJitLinkCreate"),
+    SYM(Destroy, "nvJitLinkDestroy"),
+    SYM(AddData, "nvJitLinkAddData"),
+    SYM(Complete, "nvJitLinkComplete"),
+    SYM(CubinSize, "nvJitLinkGetLinkedCubinSize"),
+    SYM(Cubin, "nvJitLinkGetLinkedCubin"),
+    SYM(InfoSize, "nvJitLinkGetInfoLogSize"),
+    SYM(Info, "nvJitLinkGetInfoLog"),
+    SYM(ErrorSize, "nvJitLinkGetErrorLogSize"),
+    SYM(Error, "nvJitLinkGetErrorLog"),
+};
+#undef SYM
+
+static const dynlib_spec nvjitlink = {
+    .what = "libnvJitLink",
+    .env = "CUTEC_NVJITLINK",
+    .names = (const char *const[]){"libnvJitLink.so.13", "libnvJitLink.so.12", "libnvJitLink.so", NULL},
+    .dirs = (const char *const[]){"/usr/local/cuda/lib64/", NULL},
+    .syms = syms,
+    .nsyms = sizeof syms / sizeof *syms,
+    .hint = "set CUTEC_NVJITLINK, or put the toolkit's lib64 on the loader's path",
+    .too_old = "a libnvJitLink older than CUDA 12",
+};
+static dynlib_once once = DYNLIB_ONCE_INIT;
 
 bool px_nvjitlink_found(char *id, size_t n)
 {
-    pthread_once(&nvjl.once, load);
-    if (nvjl.lib && id && n) snprintf(id, n, "nvJitLink %s", nvjl.path);
-    return nvjl.lib != NULL;
+    bool ok = dynlib_open_once(&once, &nvjitlink, &nvjl, NULL, 0);
+    if (ok && id && n) snprintf(id, n, "nvJitLink %s", once.lib.path);
+    return ok;
 }
 
 /* one of the handle's logs, malloc'd ("" where it has none) */
@@ -96,10 +85,7 @@ static double thread_cpu_ms(void)
 cute_status px_nvjitlink_assemble(const char *ptx, const char *arch, int opt, void **cubin, size_t *cubin_len,
                                   char **log, double *cpu_ms, char *err, size_t errn)
 {
-    if (!px_nvjitlink_found(NULL, 0)) { /* (the callers take the binary then) */
-        snprintf(err, errn, "no libnvJitLink (set CUTEC_NVJITLINK, or put the toolkit's lib64 on the loader's path)");
-        return CUTE_ERR_NO_DRIVER;
-    }
+    if (!dynlib_open_once(&once, &nvjitlink, &nvjl, err, errn)) return CUTE_ERR_NO_DRIVER; /* (the callers take the binary then) */
     char a[48], o[24];
     snprintf(a, sizeof a, "-arch=%s", arch);
     snprintf(o, sizeof o, "-Xptxas=-O%d", opt); /* nvJitLink's own -O takes 0 or 3 only */

@@ -1,67 +1,51 @@
-/* NCCL through dlopen (nccl_lib.h): found once for the process (pthread_once). */
+/* NCCL through dlopen (nccl_lib.h): found once for the process (runtime/dynlib.c). */
 #include "nccl_lib.h"
 
-#include <dlfcn.h>
-#include <pthread.h>
-#include <stdbool.h>
 #include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
 
-#define SYM(field, name, optional) {name, offsetof(nccl_lib, field), optional}
-static const struct {
-    const char *name;
-    size_t at;
-    bool optional;
-} syms[] = {
-    SYM(GetVersion, "ncclGetVersion", false),
-    SYM(CommInitAll, "ncclCommInitAll", false),
-    SYM(CommDestroy, "ncclCommDestroy", false),
-    SYM(CommGetAsyncError, "ncclCommGetAsyncError", false),
-    SYM(AllReduce, "ncclAllReduce", false),
-    SYM(ReduceScatter, "ncclReduceScatter", false),
-    SYM(AllGather, "ncclAllGather", false),
-    SYM(GroupStart, "ncclGroupStart", false),
-    SYM(GroupEnd, "ncclGroupEnd", false),
-    SYM(GetErrorString, "ncclGetErrorString", false),
-    SYM(GetLastError, "ncclGetLastError", true),
+#include "runtime/dynlib.h"
+
+#define SYM(field, name) DYNLIB_SYM(nccl_lib, field, name)
+static const dynlib_sym syms[] = {
+    SYM(GetVersion, "ncclGetVersion"),
+    SYM(CommInitAll, "ncclCommInitAll"),
+    SYM(CommDestroy, "ncclCommDestroy"),
+    SYM(CommGetAsyncError, "ncclCommGetAsyncError"),
+    SYM(AllReduce, "ncclAllReduce"),
+    SYM(ReduceScatter, "ncclReduceScatter"),
+    SYM(AllGather, "ncclAllGather"),
+    SYM(GroupStart, "ncclGroupStart"),
+    SYM(GroupEnd, "ncclGroupEnd"),
+    SYM(GetErrorString, "ncclGetErrorString"),
+    DYNLIB_OPTIONAL(nccl_lib, GetLastError, "ncclGetLastError"),
+};
+#undef SYM
+
+static bool version(void *table, const char *path, char *err, size_t n)
+{
+    nccl_lib *l = table;
+    if (l->GetVersion(&l->version) == NCCL_SUCCESS && l->version >= 20000) return true;
+    snprintf(err, n, "%s: NCCL version %d, cutec needs NCCL 2", path, l->version);
+    return false;
+}
+
+static const dynlib_spec nccl = {
+    .what = "NCCL",
+    .env = "CUTEC_NCCL",
+    .names = (const char *const[]){"libnccl.so.2", NULL},
+    .syms = syms,
+    .nsyms = sizeof syms / sizeof *syms,
+    .hint = "install NCCL or name the library in CUTEC_NCCL",
+    .too_old = "not an NCCL 2 library",
+    .check = version,
 };
 
-static pthread_once_t once = PTHREAD_ONCE_INIT;
+static dynlib_once once = DYNLIB_ONCE_INIT;
 static nccl_lib lib;
-static bool loaded;
-static char why[512];
-
-static void load(void)
-{
-    const char *path = getenv("CUTEC_NCCL");
-    if (!path || !*path) path = "libnccl.so.2";
-    if (!(lib.so = dlopen(path, RTLD_NOW | RTLD_LOCAL))) {
-        const char *e = dlerror();
-        snprintf(why, sizeof why, "cannot load NCCL (%s): %s; install NCCL or name the library "
-                 "in CUTEC_NCCL", path, e ? e : "not found");
-        return;
-    }
-    for (size_t i = 0; i < sizeof syms / sizeof *syms; i++) {
-        void *p = dlsym(lib.so, syms[i].name);
-        if (!p && !syms[i].optional) {
-            snprintf(why, sizeof why, "%s has no %s: not an NCCL 2 library", path, syms[i].name);
-            return;
-        }
-        memcpy((char *)&lib + syms[i].at, &p, sizeof p);
-    }
-    if (lib.GetVersion(&lib.version) != NCCL_SUCCESS || lib.version < 20000) {
-        snprintf(why, sizeof why, "%s: NCCL version %d, cutec needs NCCL 2", path, lib.version);
-        return;
-    }
-    loaded = true;
-}
 
 const nccl_lib *nccl_lib_get(char *err, size_t n)
 {
-    pthread_once(&once, load);
-    if (!loaded && n) snprintf(err, n, "%s", why);
-    return loaded ? &lib : NULL;
+    return dynlib_open_once(&once, &nccl, &lib, err, n) ? &lib : NULL;
 }
 
 void nccl_say(const nccl_lib *l, int result, const char *what, void *comm, char *err, size_t n)

@@ -14,7 +14,6 @@ enum {
 enum { NCCL_FP8_SINCE = 22400 };
 
 typedef struct nccl_lib {
-    void *so;
     int version; /* 22809: 2.28.9 */
     int (*GetVersion)(int *version);
     int (*CommInitAll)(void **comms, int ndev, const int *devlist);

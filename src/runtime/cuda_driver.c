@@ -1,5 +1,5 @@
 /* The CUDA driver through dlopen: the entry points and enums we use are declared here (no
- * CUDA header), resolved by name from libcuda.so.1, and wrapped so that every failure is a
+ * CUDA header), resolved by name from libcuda.so.1 (runtime/dynlib.c), and wrapped so that every failure is a
  * cute_status plus the driver's own words. */
 #include <dlfcn.h>
 #include <stdarg.h>
@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "cutec/cuda_driver.h"
+#include "runtime/dynlib.h"
 
 /* --- from cuda.h: the types, and the enum values we pass ----------------------------- */
 typedef int CUresult; /* 0 is CUDA_SUCCESS */
@@ -172,22 +173,12 @@ struct cute_cuda {
     CUresult (*LinkDestroy)(void *);
 };
 
-/* Each entry point by its exported name; the _v2 names are the 64-bit-size ABI that cuda.h
- * maps the plain names to.  `alt` is tried when `name` is absent. */
-#define SYM(f, name, alt)                                                                          \
-    {                                                                                              \
-        name, alt, offsetof(struct cute_cuda, f), false                                            \
-    }
+/* Each entry point by its exported name (runtime/dynlib.c); the _v2 names are the 64-bit-size
+ * ABI that cuda.h maps the plain names to.  `alt` is tried when `name` is absent. */
+#define SYM(f, name, alt) DYNLIB_ALT(struct cute_cuda, f, name, alt)
 /* an entry point that older drivers lack: absent, only what needs it fails (with words) */
-#define OPTIONAL(f, name)                                                                          \
-    {                                                                                              \
-        name, NULL, offsetof(struct cute_cuda, f), true                                            \
-    }
-static const struct {
-    const char *name, *alt;
-    size_t at;
-    bool optional;
-} syms[] = {
+#define OPTIONAL(f, name) DYNLIB_OPTIONAL(struct cute_cuda, f, name)
+static const dynlib_sym syms[] = {
     SYM(Init, "cuInit", NULL),
     SYM(DriverGetVersion, "cuDriverGetVersion", NULL),
     SYM(DeviceGetCount, "cuDeviceGetCount", NULL),
@@ -246,6 +237,16 @@ static const struct {
     OPTIONAL(LinkDestroy, "cuLinkDestroy"),
 };
 #undef SYM
+#undef OPTIONAL
+
+static const dynlib_spec libcuda = {
+    .what = "CUDA driver",
+    .names = (const char *const[]){"libcuda.so.1", NULL},
+    .syms = syms,
+    .nsyms = sizeof syms / sizeof syms[0],
+    .hint = "no NVIDIA driver here; CPU paths still work (CUTEC_BACKEND=interp)",
+    .too_old = "a driver older than CUDA 11?",
+};
 
 /* The last failure's words, per thread: threads that share a handle fail independently. */
 static _Thread_local char last_error[512];
@@ -343,21 +344,11 @@ static bool listed(const char *list, const char *name)
     return false;
 }
 
-static bool resolve(cute_cuda *cu, const char *lib, const char *hide, char *err, size_t n)
+/* the optional entry points named in hide (cute_cuda_opts.hide) as if absent */
+static void hide_listed(cute_cuda *cu, const char *hide)
 {
-    for (size_t i = 0; i < sizeof syms / sizeof syms[0]; i++) {
-        void *p = dlsym(cu->lib, syms[i].name);
-        if (!p && syms[i].alt) p = dlsym(cu->lib, syms[i].alt);
-        if (syms[i].optional && listed(hide, syms[i].name)) p = NULL;
-        if (!p && syms[i].optional) continue;
-        if (!p) {
-            say(err, n, "%s has no %s (a driver older than CUDA 11?)", lib, syms[i].name);
-            return false;
-        }
-        /* POSIX guarantees object and function pointers convert through void * */
-        memcpy((char *)cu + syms[i].at, &p, sizeof p);
-    }
-    return true;
+    for (size_t i = 0; i < sizeof syms / sizeof syms[0]; i++)
+        if (syms[i].optional && listed(hide, syms[i].name)) memset((char *)cu + syms[i].at, 0, sizeof(void *));
 }
 
 static int attr(cute_cuda *cu, int which)
@@ -400,9 +391,8 @@ static cute_status query_device(cute_cuda *cu, int ordinal)
 }
 
 /* everything after dlopen; a failure leaves the reason in last_error */
-static cute_status init(cute_cuda *cu, const char *lib, const char *hide, int ordinal)
+static cute_status init(cute_cuda *cu, int ordinal)
 {
-    if (!resolve(cu, lib, hide, ERR)) return CUTE_ERR_NO_DRIVER;
     CUresult r = cu->Init(0);
     if (r != 0) {
         char why[256];
@@ -430,23 +420,20 @@ cute_status cute_cuda_open(const cute_cuda_opts *o, cute_cuda **out, char *err, 
     cute_cuda_opts def = {.libcuda = NULL};
     if (!o) o = &def;
     *out = NULL;
-    const char *lib = o->libcuda ? o->libcuda : "libcuda.so.1";
     cute_cuda *cu = calloc(1, sizeof *cu);
     if (!cu) {
         say(err, n, "out of memory");
         return CUTE_ERR_OOM;
     }
-    cu->lib = dlopen(lib, RTLD_NOW | RTLD_LOCAL);
-    if (!cu->lib) {
-        const char *why = dlerror();
-        say(err, n,
-            "cannot load %s (%s): no NVIDIA driver here; CPU paths still work "
-            "(CUTEC_BACKEND=interp)",
-            lib, why ? why : "unknown reason");
+    dynlib dl;
+    if (!dynlib_open(&libcuda, o->libcuda, &dl, cu, ERR)) {
+        say(err, n, "%s", last_error);
         free(cu);
         return CUTE_ERR_NO_DRIVER;
     }
-    cute_status s = init(cu, lib, o->hide, o->device);
+    cu->lib = dl.so;
+    hide_listed(cu, o->hide);
+    cute_status s = init(cu, o->device);
     if (s != CUTE_OK) {
         say(err, n, "%s", last_error);
         cute_cuda_close(cu);

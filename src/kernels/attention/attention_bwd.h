@@ -93,8 +93,11 @@ void attn_hop_bwd_host(cute_ctx *c, const cute_arg *arg);
  * dK/dV kernel, its parts added in a fixed order (deterministic) or in none (atomic) */
 enum { ATTN_BWD_FORM_TWO, ATTN_BWD_FORM_FUSED, ATTN_BWD_FORM_ATOMIC };
 #define ATTN_BWD_FORMS "two|fused|fused-atomic"
-/* the default (the one-line flip scripts/device-attnb7.sh decides; deterministic forms only) */
-#define ATTN_BWD_FORM_DEFAULT ATTN_BWD_FORM_TWO
+/* the default by causality (deterministic forms only): fused where not causal.  The passes of
+ * 2026-11-27 (H200, scripts/device-attnb8.sh, TFLOP/s fused / two): 8x16x4096 470.7 / 456.5
+ * and 496.4 / 468.5, 2x16x16384 501.4 / 459.1; causal 8x16x4096 415.0 / 429.3 and 416.6 /
+ * 434.7, 2x16x16384 464.1 / 449.9 and 466.0 / 458.6 (causal stays two: it lost at 4096) */
+static inline int attn_bwd_form_default(bool causal) { return causal ? ATTN_BWD_FORM_TWO : ATTN_BWD_FORM_FUSED; }
 
 /* --- the fused dQ (hopper_bwd_dq.c) ----------------------------------------------------- */
 /* the fused plan's parts (hp->kv made): dq_mma, smem_ds, and kv's stages cut to what fits
@@ -117,6 +120,15 @@ typedef struct attn_hbdq_smem {
     cute_pipeline ds;
 } attn_hbdq_smem;
 void attn_hbdq_alloc(cute_ctx *c, const attn_hop_bwd_plan *hp, cute_smem_allocator *al, attn_hbdq_smem *m);
+/* the fused dQ's named barriers (hopper_bwd.c takes them with the kernel's others,
+ * kernels/warp_roles.h): warpgroup w's half of sdq full and empty (its 128 threads and the
+ * writer warp); the writer's and the turn's warp's, a step's turn seen (full) and taken by
+ * the writer (empty); the writer's and the count's warp's, a step's adds complete (full) and
+ * counted in (empty) */
+typedef struct attn_hbdq_bars {
+    int full[2], empty[2];
+    int turn_full, turn_empty, count_full, count_empty;
+} attn_hbdq_bars;
 /* a consumer thread's part: the shared tiles, their views as the dQ product's operands, the
  * accumulator, the pipeline's states (the buffer staged next, the buffer read next) */
 typedef struct attn_hbdq {
@@ -128,10 +140,11 @@ typedef struct attn_hbdq {
     cute_tensor slot;     /* the accumulator's values' places in sdq */
     cute_thr_mma ss;      /* the scores' partition (dS^T's accumulator) */
     cute_int wg;          /* the thread's warpgroup: its half of sdq */
+    attn_hbdq_bars bar;
 } attn_hbdq;
 /* tid: among the 256 consumer threads; sk: the block's K tile (128, D) */
 attn_hbdq attn_hbdq_consumer(cute_ctx *c, const attn_hop_bwd_plan *hp, const attn_hbdq_smem *m, cute_tensor sk,
-                             cute_int tid);
+                             cute_int tid, const attn_hbdq_bars *bar);
 /* dS^T (the accumulator, f32) of a step into the next buffer, once its last readers are done;
  * or zeros shaped as it (a step before the first, whose part the writer drops) */
 void attn_hbdq_stage_ds(cute_ctx *c, const attn_hop_bwd_plan *hp, attn_hbdq *q, cute_tensor acc_dst);
@@ -154,6 +167,7 @@ typedef struct attn_hbdq_writer {
     cute_val map_store, map_add;
     cute_int b, xt, sx, sq;     /* batch, key tile, keys, queries */
     cute_val any;
+    attn_hbdq_bars bar;
 } attn_hbdq_writer;
 typedef void attn_hbdq_tile_of(cute_ctx *c, const void *job, cute_int i, cute_int *yh, cute_int *yt);
 void attn_hbdq_write(cute_ctx *c, const attn_hop_bwd_plan *hp, const attn_hbdq_writer *w, cute_int steps,

@@ -141,7 +141,7 @@ static inline void attn_test_on(const char *backend, const char *what, attn_test
         return;
     }
     cute_attention_lib *lib = cute_attention_lib_new(rt);
-    for (int i = 0; i < n; i++) run(lib, cute_runtime_backend(rt), (const char *)cases + (size_t)i * case_bytes, backend);
+    for (int i = 0; i < n && check_sweep_runs(i); i++) run(lib, cute_runtime_backend(rt), (const char *)cases + (size_t)i * case_bytes, backend);
     cute_attention_lib_free(lib);
     cute_runtime_free(rt);
 }

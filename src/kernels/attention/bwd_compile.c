@@ -38,7 +38,7 @@ static bool make_plan(cute_alg *a, cute_runtime *rt, const cute_attention_config
     if (!attn_plan_hopper_bwd(a, cfg, arch, &hp->dq) || !attn_plan_hopper_bwd(a, cfg, arch, &hp->kv)) return false;
     /* (head dim 64: K^T in 32-column halves is no GMMA layout; 96: not built; their two
      * kernels stay) */
-    int form = kernel_env_choice(a, "CUTEC_ATTN_BWD_FORM", ATTN_BWD_FORMS, ATTN_BWD_FORM_DEFAULT);
+    int form = kernel_env_choice(a, "CUTEC_ATTN_BWD_FORM", ATTN_BWD_FORMS, attn_bwd_form_default(cfg->causal));
     if (a->failed) return false;
     if (cfg->head_dim != 128 || form == ATTN_BWD_FORM_TWO) return true;
     if (!attn_hbdq_plan(a, hp)) return false;

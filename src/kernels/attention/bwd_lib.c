@@ -41,10 +41,10 @@ static bool bwd_ok(const cute_call_arg *const t[10], double scale, char *err, si
 
 /* whether CUTEC_ATTN_BWD_FORM asks for dQ fused (the kernels read it when the library
  * compiles; an unknown value fails that compile) */
-static bool fused_form(void)
+static bool fused_form(bool causal)
 {
     char why[256];
-    int form = cute_env_choice_err("CUTEC_ATTN_BWD_FORM", ATTN_BWD_FORMS, ATTN_BWD_FORM_DEFAULT, why, sizeof why);
+    int form = cute_env_choice_err("CUTEC_ATTN_BWD_FORM", ATTN_BWD_FORMS, attn_bwd_form_default(causal), why, sizeof why);
     return form == ATTN_BWD_FORM_FUSED || form == ATTN_BWD_FORM_ATOMIC;
 }
 
@@ -52,10 +52,10 @@ static bool fused_form(void)
  * through the call) as the two arguments the kernels take (attention_bwd.h): dQ's f32 sums, a
  * chunk of 64 x D a (64-query tile, head, batch), then the chunks' counts; the Hopper kernels
  * with dQ fused read them, the others take one chunk and one count they leave be */
-static cute_status workspace(cute_attention_lib *lib, const cute_call_arg *Q, cute_buffer *ws, cute_call_arg out[2],
-                             char *err, size_t n)
+static cute_status workspace(cute_attention_lib *lib, const cute_call_arg *Q, bool causal, cute_buffer *ws,
+                             cute_call_arg out[2], char *err, size_t n)
 {
-    bool all = fused_form() && Q->shape[3] == 128;
+    bool all = fused_form(causal) && Q->shape[3] == 128;
     int64_t B = all ? Q->shape[0] : 1, H = all ? Q->shape[2] : 1, D = Q->shape[3];
     int64_t Mt = all ? (Q->shape[1] + 63) / 64 : 1;
     int64_t chunks = B * H * Mt, chunk = 64 * D;
@@ -88,7 +88,7 @@ cute_status cutec_attention_bwd(cute_attention_lib *lib, const cute_call_arg *Q,
     double s = scale > 0 ? scale : 1.0 / sqrt((double)Q->shape[3]);
     cute_buffer buf;
     cute_call_arg ws[2];
-    if (workspace(lib, Q, &buf, ws, err, n) != CUTE_OK) return CUTE_ERR_OOM;
+    if (workspace(lib, Q, causal, &buf, ws, err, n) != CUTE_OK) return CUTE_ERR_OOM;
     cute_call_arg args[ATTN_BWD_NARGS] = {*Q, *K, *V, *O, *dO, *lse, *dQ, *dK, *dV, *delta,
                                           cute_call_float(s * 1.4426950408889634), cute_call_float(s), ws[0], ws[1]};
     char why[4096];

@@ -57,7 +57,30 @@ typedef struct hb_job {
     cute_int yh0, y_first, y_count, steps; /* Y tiles y_first.. of heads yh0.. (steps of them) */
     attn_band band;          /* of the scores A (X rows, Y columns) */
     cute_val any;            /* whether any X row meets any Y row (else the one step is empty) */
+    int line_bar[2];         /* staged_lines: warpgroup w's named barrier (its 128 threads) */
+    attn_hbdq_bars dq_bar;   /* fused dQ's */
 } hb_job;
+
+/* The kernel's named barriers (kernels/warp_roles.h): the ping-pong ring's (attn_hop_ring_*,
+ * 1 + warpgroup: three, the ring's most), then each of the kernel's own in the order that
+ * numbers them 4 to 13, as they were numbered by hand before (the same PTX).  Every form
+ * takes them all, so that a barrier's id is the same in each. */
+static void take_barriers(cute_ctx *c, hb_job *j)
+{
+    kernel_bars b = kernel_bars_new();
+    kernel_bars_hold(c, &b, 1, 3, "the consumers' ping-pong (attn_hop_ring)");
+    attn_hbdq_bars *q = &j->dq_bar;
+    q->full[0] = kernel_bar_take(c, &b, "fused dQ: warpgroup 0's half of sdq full");
+    q->empty[0] = kernel_bar_take(c, &b, "fused dQ: warpgroup 0's half of sdq empty");
+    j->line_bar[0] = kernel_bar_take(c, &b, "staged LSE and D: warpgroup 0's copy");
+    j->line_bar[1] = kernel_bar_take(c, &b, "staged LSE and D: warpgroup 1's copy");
+    q->full[1] = kernel_bar_take(c, &b, "fused dQ: warpgroup 1's half of sdq full");
+    q->empty[1] = kernel_bar_take(c, &b, "fused dQ: warpgroup 1's half of sdq empty");
+    q->turn_full = kernel_bar_take(c, &b, "fused dQ: the turn seen");
+    q->turn_empty = kernel_bar_take(c, &b, "fused dQ: the turn taken");
+    q->count_full = kernel_bar_take(c, &b, "fused dQ: the adds complete");
+    q->count_empty = kernel_bar_take(c, &b, "fused dQ: the adds counted in");
+}
 
 static hb_job job_of(cute_ctx *c, const attn_hop_bwd_plan *hp, const attn_plan *p, bool kv, const cute_tensor *m)
 {
@@ -92,6 +115,7 @@ static hb_job job_of(cute_ctx *c, const attn_hop_bwd_plan *hp, const attn_plan *
     cute_int group = kv ? cute_div(a, ey[2], ex[2]) : cute_i(1);
     j.yh0 = kv ? cute_mul(a, j.xh, group) : cute_div(a, j.xh, cute_div(a, ex[2], ey[2]));
     j.steps = cute_mul(a, group, j.y_count);
+    take_barriers(c, &j);
     return j;
 }
 
@@ -218,7 +242,7 @@ static hb_frag fragments(cute_ctx *c, const attn_plan *p, const hb_job *j, const
 {
     cute_alg *a = cute_ctx_alg(c);
     hb_frag f = {0};
-    if (j->fused) f.q = attn_hbdq_consumer(c, j->hp, &m->dq, m->x1, tid);
+    if (j->fused) f.q = attn_hbdq_consumer(c, j->hp, &m->dq, m->x1, tid, &j->dq_bar);
     f.ss = cute_tiled_mma_slice(&p->mma, tid), f.rs = cute_tiled_mma_slice(&p->pv, tid);
     f.sx1 = cute_partition_A(c, f.ss, m->x1), f.sx2 = cute_partition_A(c, f.ss, m->x2);
     f.sy1 = cute_partition_B(c, f.ss, m->y1), f.sy2 = cute_partition_B(c, f.ss, m->y2);
@@ -408,19 +432,19 @@ static cute_val line_fetch(cute_ctx *c, const attn_plan *p, const hb_job *j, con
     return cute_val_select(c, cute_int_lt(c, q, j->sy), x, cute_val_const(c, CUTE_F32, 0));
 }
 
-/* warpgroup wg's barrier of its 128 threads (named barriers 6 and 7) */
-static void warpgroup_sync(cute_ctx *c, cute_int wg)
+/* warpgroup wg's barrier of its 128 threads (j->line_bar) */
+static void warpgroup_sync(cute_ctx *c, const hb_job *j, cute_int wg)
 {
-    CUTE_IF(c, cute_int_eq(c, wg, cute_i(0))) { cute_named_barrier_sync(c, 6, WARPGROUP); }
-    CUTE_ELSE(c) { cute_named_barrier_sync(c, 7, WARPGROUP); }
+    CUTE_IF(c, cute_int_eq(c, wg, cute_i(0))) { cute_named_barrier_sync(c, j->line_bar[0], WARPGROUP); }
+    CUTE_ELSE(c) { cute_named_barrier_sync(c, j->line_bar[1], WARPGROUP); }
 }
 
 /* staged_lines: v into the warpgroup's copy, once its readers of the step before are done */
-static void line_stage(cute_ctx *c, const hb_frag *f, cute_val v)
+static void line_stage(cute_ctx *c, const hb_job *j, const hb_frag *f, cute_val v)
 {
-    warpgroup_sync(c, f->wg);
+    warpgroup_sync(c, j, f->wg);
     cute_tensor_store(c, f->line, cute_ssa_scalar(c, v, f->line.layout.shape));
-    warpgroup_sync(c, f->wg);
+    warpgroup_sync(c, j, f->wg);
 }
 
 /* staged_lines: the step's LSE and D (line, this thread's share of them) through its
@@ -429,7 +453,7 @@ static void staged_step(cute_ctx *c, const attn_plan *p, const hb_job *j, const 
                         hb_step *st)
 {
     if (!staged_lines(p, j)) return;
-    line_stage(c, f, line);
+    line_stage(c, j, f, line);
     st->gl = f->sl, st->gd = f->sd;
 }
 
@@ -657,7 +681,7 @@ static void body(cute_ctx *c, const attn_hop_bwd_plan *hp, bool kv, const cute_t
     hb_roles r = {.p = p, .j = &j, .m = &m, .x = &x, .mt = mt, .scale_log2 = scale_log2, .scale = scale};
     if (j.fused)
         r.w = (attn_hbdq_writer){.sdq = m.dq.sdq, .sem = *sem, .map_store = maps[4], .map_add = maps[5],
-                                 .b = j.b, .xt = j.xt, .sx = j.sx, .sq = j.sy, .any = j.any};
+                                 .b = j.b, .xt = j.xt, .sx = j.sx, .sq = j.sy, .any = j.any, .bar = j.dq_bar};
     roles(c, &r);
 }
 

@@ -29,14 +29,10 @@
 #include "cutec/sync.h"
 #include "kernels/attention/attention_bwd.h"
 
-/* named barriers: warpgroup w's half of sdq full (4 + 4 w) and empty (5 + 4 w), of its 128
- * threads and the writer warp (6 and 7: hopper_bwd.c's staged LSE and D) */
-enum { BAR_FULL = 4, BAR_EMPTY = 5, BAR_NEXT = 4, CONSUMERS = 256, HANDOFF = 128 + 32 };
-/* named barriers of the writer warp and the turn's warp (fused, not atomic): a step's turn
- * seen (full) and taken by the writer (empty), so the turn's warp waits a step ahead */
-enum { BAR_TURN_FULL = 10, BAR_TURN_EMPTY = 11, TURN = 64 };
-/* and of the writer and the count's warp: a step's adds complete (full), counted in (empty) */
-enum { BAR_COUNT_FULL = 12, BAR_COUNT_EMPTY = 13 };
+/* the threads at the named barriers (attn_hbdq_bars): a warpgroup's half of sdq, its 128
+ * threads and the writer warp; the turn's and the count's, the writer warp and the other
+ * (not atomic: the turn's warp waits a step ahead) */
+enum { CONSUMERS = 256, HANDOFF = 128 + 32, TURN = 64 };
 /* sm_90's opt-in shared memory per block, less room for the barriers and the alignment */
 enum { SMEM_BYTES = 227 * 1024 - 2048 };
 
@@ -115,13 +111,13 @@ static cute_tensor half_of(cute_ctx *c, const attn_hop_bwd_plan *hp, cute_tensor
 }
 
 attn_hbdq attn_hbdq_consumer(cute_ctx *c, const attn_hop_bwd_plan *hp, const attn_hbdq_smem *m, cute_tensor sk,
-                             cute_int tid)
+                             cute_int tid, const attn_hbdq_bars *bar)
 {
     cute_alg *a = cute_ctx_alg(c);
     long long D = hp->kv.d, keys = hp->kv.bm, queries = hp->kv.bn;
     cute_tensor sdst = m->sdst, sdq = m->sdq;
     attn_hbdq q = {.sdst = sdst, .sdq = sdq, .ds = m->ds, .ss = cute_tiled_mma_slice(&hp->kv.mma, tid),
-                   .wg = cute_div(a, tid, cute_i(128))};
+                   .wg = cute_div(a, tid, cute_i(128)), .bar = *bar};
     q.staged = cute_make_pipeline_state(c, CUTE_PIPELINE_PRODUCER, 2);
     q.read = cute_make_pipeline_state(c, CUTE_PIPELINE_CONSUMER, 2);
     cute_thr_mma t = cute_tiled_mma_slice(&hp->dq_mma, tid);
@@ -176,16 +172,16 @@ void attn_hbdq_issue(cute_ctx *c, const attn_hop_bwd_plan *hp, const attn_hbdq *
     cute_gemm(c, &hp->dq_mma, q->acc, ds, q->bk, q->acc);
 }
 
-/* the warpgroup's barrier of its half: BAR_EMPTY or BAR_FULL (sync or arrive) */
-static void at_half(cute_ctx *c, const attn_hbdq *q, int bar, bool sync)
+/* the warpgroup's barrier of its half: bar is the halves' empty or full (sync or arrive) */
+static void at_half(cute_ctx *c, const attn_hbdq *q, const int bar[2], bool sync)
 {
     CUTE_IF(c, cute_int_eq(c, q->wg, cute_i(0))) {
-        if (sync) cute_named_barrier_sync(c, bar, HANDOFF);
-        else cute_named_barrier_arrive(c, bar, HANDOFF);
+        if (sync) cute_named_barrier_sync(c, bar[0], HANDOFF);
+        else cute_named_barrier_arrive(c, bar[0], HANDOFF);
     }
     CUTE_ELSE(c) {
-        if (sync) cute_named_barrier_sync(c, bar + BAR_NEXT, HANDOFF);
-        else cute_named_barrier_arrive(c, bar + BAR_NEXT, HANDOFF);
+        if (sync) cute_named_barrier_sync(c, bar[1], HANDOFF);
+        else cute_named_barrier_arrive(c, bar[1], HANDOFF);
     }
 }
 
@@ -195,10 +191,10 @@ void attn_hbdq_handoff(cute_ctx *c, attn_hbdq *q)
 {
     cute_pipeline_consumer_release(c, &q->ds, &q->read);
     cute_pipeline_state_advance(c, &q->read);
-    at_half(c, q, BAR_EMPTY, true);
+    at_half(c, q, q->bar.empty, true);
     cute_tensor_store(c, q->slot, cute_tensor_load(c, q->acc));
     cute_fence_proxy_async_shared_cta(c); /* before the writer's TMA reads them */
-    at_half(c, q, BAR_FULL, false);
+    at_half(c, q, q->bar.full, false);
 }
 
 /* the chunk's turn of key tile xt: the key tiles that meet query tile yt, highest first */
@@ -246,11 +242,11 @@ static void put_half(cute_ctx *c, const attn_hop_bwd_plan *hp, const attn_hbdq_w
 /* the writer, step k's parts: the add complete (by mine, the one that added: at most
  * `pending` bulk groups of its later ones still in flight), then handed to the count's warp
  * (attn_hbdq_counts), once it has released step k - 1's */
-static void counted_in(cute_ctx *c, cute_int k, cute_val mine, int pending)
+static void counted_in(cute_ctx *c, const attn_hbdq_writer *w, cute_int k, cute_val mine, int pending)
 {
     CUTE_IF(c, mine) { cute_tma_store_wait(c, pending, false); /* (complete: its writes performed) */ }
-    CUTE_IF(c, cute_int_lt(c, cute_i(0), k)) { cute_named_barrier_sync(c, BAR_COUNT_EMPTY, TURN); }
-    cute_named_barrier_arrive(c, BAR_COUNT_FULL, TURN); /* (orders the adds' completion before the release) */
+    CUTE_IF(c, cute_int_lt(c, cute_i(0), k)) { cute_named_barrier_sync(c, w->bar.count_empty, TURN); }
+    cute_named_barrier_arrive(c, w->bar.count_full, TURN); /* (orders the adds' completion before the release) */
 }
 
 void attn_hbdq_write(cute_ctx *c, const attn_hop_bwd_plan *hp, const attn_hbdq_writer *w, cute_int steps,
@@ -258,9 +254,9 @@ void attn_hbdq_write(cute_ctx *c, const attn_hop_bwd_plan *hp, const attn_hbdq_w
 {
     cute_alg *a = cute_ctx_alg(c);
     for (int h = 0; h < 2; h++) { /* sdq starts empty; the consumers' part of zeros (serial_steps) dropped */
-        cute_named_barrier_arrive(c, BAR_EMPTY + BAR_NEXT * h, HANDOFF);
-        cute_named_barrier_sync(c, BAR_FULL + BAR_NEXT * h, HANDOFF);
-        cute_named_barrier_arrive(c, BAR_EMPTY + BAR_NEXT * h, HANDOFF);
+        cute_named_barrier_arrive(c, w->bar.empty[h], HANDOFF);
+        cute_named_barrier_sync(c, w->bar.full[h], HANDOFF);
+        cute_named_barrier_arrive(c, w->bar.empty[h], HANDOFF);
     }
     /* Not atomic: each step's parts are counted in a step late, once the next step's adds
      * are issued (its two bulk groups still in flight), the last step's after the loop; the
@@ -271,35 +267,35 @@ void attn_hbdq_write(cute_ctx *c, const attn_hop_bwd_plan *hp, const attn_hbdq_w
      * the turn handed over at a named barrier and given back as soon as it is taken), the
      * count's release the count's warp's (attn_hbdq_counts, handed the adds complete). */
     if (!hp->dq_atomic) {
-        CUTE_IF(c, cute_int_lt(c, cute_i(0), steps)) { cute_named_barrier_arrive(c, BAR_TURN_EMPTY, TURN); }
+        CUTE_IF(c, cute_int_lt(c, cute_i(0), steps)) { cute_named_barrier_arrive(c, w->bar.turn_empty, TURN); }
     }
     CUTE_FOR(c, i, cute_i(0), steps) {
         cute_int yh, yt;
         tile_of(c, job, i, &yh, &yt);
         cute_val mine = cute_val_binop(c, CUTE_OP_AND, cute_elect_one(c), w->any);
         if (!hp->dq_atomic) { /* the turn's warp saw the count; it waits for the next step's now */
-            cute_named_barrier_sync(c, BAR_TURN_FULL, TURN);
+            cute_named_barrier_sync(c, w->bar.turn_full, TURN);
             CUTE_IF(c, cute_int_lt(c, cute_add(a, i, cute_i(1)), steps)) {
-                cute_named_barrier_arrive(c, BAR_TURN_EMPTY, TURN);
+                cute_named_barrier_arrive(c, w->bar.turn_empty, TURN);
             }
         }
         for (int h = 0; h < 2; h++) { /* each warpgroup's half as it comes, handed back once read */
-            cute_named_barrier_sync(c, BAR_FULL + BAR_NEXT * h, HANDOFF);
+            cute_named_barrier_sync(c, w->bar.full[h], HANDOFF);
             CUTE_IF(c, mine) { put_half(c, hp, w, yh, yt, h); }
             /* (the consumers' last handoff waits for no arrival) */
             CUTE_IF(c, cute_int_lt(c, cute_add(a, i, cute_i(1)), steps)) {
-                cute_named_barrier_arrive(c, BAR_EMPTY + BAR_NEXT * h, HANDOFF);
+                cute_named_barrier_arrive(c, w->bar.empty[h], HANDOFF);
             }
         }
         if (!hp->dq_atomic) {
-            CUTE_IF(c, cute_int_lt(c, cute_i(0), i)) { counted_in(c, cute_sub(a, i, cute_i(1)), mine, 2); }
+            CUTE_IF(c, cute_int_lt(c, cute_i(0), i)) { counted_in(c, w, cute_sub(a, i, cute_i(1)), mine, 2); }
         }
     }
     if (hp->dq_atomic) { /* the adds complete before the block ends */
         CUTE_IF(c, cute_elect_one(c)) { cute_tma_store_wait(c, 0, false); }
     } else {
         CUTE_IF(c, cute_int_lt(c, cute_i(0), steps)) {
-            counted_in(c, cute_sub(a, steps, cute_i(1)), cute_val_binop(c, CUTE_OP_AND, cute_elect_one(c), w->any), 0);
+            counted_in(c, w, cute_sub(a, steps, cute_i(1)), cute_val_binop(c, CUTE_OP_AND, cute_elect_one(c), w->any), 0);
         }
     }
 }
@@ -310,9 +306,9 @@ void attn_hbdq_turns(cute_ctx *c, const attn_hop_bwd_plan *hp, const attn_hbdq_w
     CUTE_FOR(c, i, cute_i(0), steps) {
         cute_int yh, yt;
         tile_of(c, job, i, &yh, &yt);
-        cute_named_barrier_sync(c, BAR_TURN_EMPTY, TURN); /* the writer took the turn before */
+        cute_named_barrier_sync(c, w->bar.turn_empty, TURN); /* the writer took the turn before */
         CUTE_IF(c, cute_val_binop(c, CUTE_OP_AND, cute_elect_one(c), w->any)) { await_turn(c, hp, w, yh, yt); }
-        cute_named_barrier_arrive(c, BAR_TURN_FULL, TURN); /* (an arrive orders the acquire before the writer's add) */
+        cute_named_barrier_arrive(c, w->bar.turn_full, TURN); /* (an arrive orders the acquire before the writer's add) */
     }
 }
 
@@ -323,12 +319,12 @@ void attn_hbdq_counts(cute_ctx *c, const attn_hop_bwd_plan *hp, const attn_hbdq_
     CUTE_FOR(c, k, cute_i(0), steps) {
         cute_int yh, yt;
         tile_of(c, job, k, &yh, &yt);
-        cute_named_barrier_sync(c, BAR_COUNT_FULL, TURN); /* step k's adds complete */
+        cute_named_barrier_sync(c, w->bar.count_full, TURN); /* step k's adds complete */
         CUTE_IF(c, cute_val_binop(c, CUTE_OP_AND, cute_elect_one(c), w->any)) {
             cute_grid_flag_release(c, flags_of(c, w, yh), yt, cute_add(a, rank_of(c, hp, w, yt), cute_i(1)));
         }
         CUTE_IF(c, cute_int_lt(c, cute_add(a, k, cute_i(1)), steps)) {
-            cute_named_barrier_arrive(c, BAR_COUNT_EMPTY, TURN);
+            cute_named_barrier_arrive(c, w->bar.count_empty, TURN);
         }
     }
 }

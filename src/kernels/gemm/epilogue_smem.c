@@ -120,7 +120,8 @@ static void runs_out(cute_ctx *c, const gemm_plan *p, cute_int tid, cute_tuple M
 {
     runs x = runs_of(c, p, tid, sC, gC, kC);
     if (raw) gemm_scale_scalars(c, p, (cute_dtype)gC.dtype, &alpha, &beta); /* once, not every run */
-    CUTE_FOR(c, r, cute_i(0), x.count) run_at(c, p, MN, alpha, beta, raw, &x, r);
+    cute_int count = p->diag_nostore ? cute_min(cute_ctx_alg(c), x.count, cute_i(1)) : x.count;
+    CUTE_FOR(c, r, cute_i(0), count) run_at(c, p, MN, alpha, beta, raw, &x, r);
 }
 
 /* The overlapped way out (CUTE_GEMM_STORE_OVERLAP, the persistent kernel; C's shared tile

@@ -33,6 +33,8 @@ typedef struct gemm_plan {
     cute_tiled_copy s2r_a, s2r_b; /* shared -> registers in the MMA's fragments */
     bool smem_epilogue;       /* step 5: C through shared memory, 128-bit stores */
     gemm_prefetch prefetch;   /* when a k-block's fragments are read (multistage.c) */
+    bool issue_at_barrier;    /* k-tile kt + stages issued right after k-tile kt's barrier, not
+                                 kt + stages - 1 at k-block 0 of kt (2 stages; multistage.c) */
     bool persistent;          /* blocks walking tiles (CUTE_GEMM_SCHEDULE_PERSISTENT): C's tile
                                  then over the last stage or beside the stages, in c_parts parts of N */
     int per_sm;               /* the persistent SM80 kernel's blocks an SM (0 counts as 1) */
@@ -55,9 +57,12 @@ typedef struct gemm_plan {
                                  epilogues taking turns (hopper.c); else both on one tile */
     bool pdl;                 /* Hopper: launched as a programmatic dependent launch, its threads
                                  waiting for the stream's previous grid after their prologue
-                                 (hopper.c; CUTEC_GEMM_PDL) ... */
+                                 (hopper.c; CUTEC_GEMM_PDL) ...; SM80 a block a tile: waiting
+                                 first (CUTEC_GEMM_SM80_PDL, plan_multistage.c) */
     bool pdl_early;           /* ... letting the next grid in right after that wait, not after
                                  the producer's last loads (CUTEC_GEMM_PDL=early) */
+    bool diag_nostore;        /* SM80 step 5, a diagnostic (CUTEC_GEMM_SM80_DIAG=nostore): a
+                                 thread's first run of C stored, no other (epilogue_smem.c) */
     bool warp_release;        /* Hopper without clusters: lane 0 of each consumer warp releases a
                                  stage, not every thread (CuTe DSL's; CUTEC_GEMM_HOPPER_RELEASE) */
     bool streamk;             /* Hopper: cooperative, the last waves in runs of k-tiles (streamk.c);
@@ -257,8 +262,18 @@ void gemm_epilogue_tag(const cute_gemm_epilogue *e, char *out, size_t n);
  * take, and its atoms (false with the reason in a's error).  In the host function: the store
  * atoms of C (p->tma_c) and of the mirror (p->tma_m, cfg.peer_mirror).  In the kernel: the
  * epilogue of one tile (sC the buffers, maps[0] C's store map and maps[1] the mirror's, mV
- * the fused epilogue's vector), and, after the last tile, the wait for the stores still
- * running. */
+ * the fused epilogue's vector, cl C's loads, early: whether this tile's first group was
+ * prefetched), and, after the last tile, the wait for the stores still running.
+ * C under beta through the buffers by TMA (CUTEC_GEMM_HOPPER_BETA_READ=tma|early): loads_c
+ * says whether the kernel does it; its mbarriers are made by store_barriers before the
+ * pipeline's (whose block barrier follows their init), a consumer thread's gemm_c_loads by
+ * store_loads before its tiles (a phase variable: nothing where loads_c is false), and, with
+ * early, prefetch loads a tile's first group under its main loop, before its epilogue. */
+typedef struct gemm_c_loads {
+    bool on, early;   /* C loaded by TMA; its first group under the main loop */
+    cute_tensor bars; /* the mbarriers, one a warpgroup */
+    cute_val phase;   /* u32 variable: the parity the thread waits for next */
+} gemm_c_loads;
 /* fp8's scales in the Hopper kernel (hopper_scales.c): the call's f32 tensors and what a
  * consumer read of them.  begin: at the consumer's start, alpha with the per-tensor scales
  * folded in, the output scale read, amax's running maximum made; out: on x (f32, after the
@@ -282,7 +297,12 @@ bool gemm_hopper_store_plan(cute_alg *a, gemm_plan *p);
 void gemm_hopper_store_atom(cute_ctx *c, gemm_plan *p, cute_tensor mC, cute_tensor mirror);
 void gemm_hopper_store_epilogue(cute_ctx *c, const gemm_plan *p, cute_int tid, const gemm_tiles *t,
                                 cute_tensor acc, cute_val alpha, cute_val beta, cute_tensor sC, const cute_val maps[2],
-                                cute_tensor mV, const gemm_scales *sc);
+                                cute_tensor mV, const gemm_scales *sc, const gemm_c_loads *cl, bool early);
+bool gemm_hopper_store_loads_c(cute_ctx *c, const gemm_plan *p);
+cute_tensor gemm_hopper_store_barriers(cute_ctx *c, cute_smem_allocator *al, const gemm_plan *p);
+gemm_c_loads gemm_hopper_store_loads(cute_ctx *c, const gemm_plan *p, cute_tensor bars);
+void gemm_hopper_store_prefetch(cute_ctx *c, const gemm_plan *p, cute_int tid, const gemm_tiles *t, cute_val beta,
+                                cute_val mapC, cute_tensor sC, const gemm_c_loads *cl);
 void gemm_hopper_store_drain(cute_ctx *c, const gemm_plan *p, cute_int tid);
 /* The Hopper kernel's pieces (hopper.c), which the grouped GEMM (hopper_grouped.c) shares:
  * the stages, C's tile and the pipeline in shared memory; the TMA atoms of A's and B's
@@ -311,6 +331,7 @@ typedef struct gemm_hopper_smem {
     cute_tensor sA, sB; /* (bm, bk, stages), (bn, bk, stages) */
     cute_tensor sC;     /* (bm, bn / c_parts), of its own (p->smem_epilogue) */
     cute_tensor ring;   /* block scales staged (gemm_blockscale_staged): (thread, value, slot) f32 */
+    cute_tensor c_bars; /* the TMA-store epilogue's mbarriers for C's loads (gemm_hopper_store_loads_c) */
     cute_pipeline pipe;
 } gemm_hopper_smem;
 typedef struct gemm_hopper_frag {
@@ -346,6 +367,11 @@ void gemm_hopper_release(cute_ctx *c, const gemm_plan *p, const gemm_hopper_smem
  * for tiles of up to 128 rows), and the bytes of that ring, allocated by
  * gemm_blockscale_ring (0 bytes, an empty tensor, where they do not) */
 bool gemm_blockscale_staged(const gemm_plan *p);
+/* block scales at bm x bn with A read from registers (128 x 256, CUTEC_GEMM_BLOCKSCALE_A=regs
+ * or sets); whether that form is asked (or the default), for the library's tile (a value
+ * none of the choices: false, and the plan fails on it) */
+bool gemm_blockscale_a_in_regs(cute_alg *a, int64_t bm, int64_t bn);
+bool gemm_blockscale_a_in_regs_asked(void);
 /* the consumers' registers where the block-scaled loop takes 240 (opt-in), else 0 */
 int gemm_blockscale_consumer_regs(cute_alg *a, const gemm_plan *p);
 int64_t gemm_blockscale_ring_bytes(const gemm_plan *p);

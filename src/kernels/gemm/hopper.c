@@ -330,12 +330,13 @@ static cute_pipeline_state read_state(cute_ctx *c, const gemm_plan *p)
     return cute_make_pipeline_state(c, role, p->stages);
 }
 
+/* (cl: C's loads under beta, early where this tile's first group was prefetched) */
 static void epilogue(cute_ctx *c, const gemm_plan *p, const hopper_args *g, const gemm_hopper_smem *m, cute_int tid,
                      const gemm_tiles *t, cute_tensor acc, cute_val alpha, cute_val beta, cute_val mapC,
-                     const gemm_scales *sc)
+                     const gemm_scales *sc, const gemm_c_loads *cl, bool early)
 {
     cute_val maps[2] = {mapC, g->mapM};
-    if (p->tma_store) gemm_hopper_store_epilogue(c, p, tid, t, acc, alpha, beta, m->sC, maps, g->mV, sc);
+    if (p->tma_store) gemm_hopper_store_epilogue(c, p, tid, t, acc, alpha, beta, m->sC, maps, g->mV, sc, cl, early);
     else gemm_hopper_epilogue(c, p, tid, t, acc, alpha, beta, m->sC);
 }
 
@@ -353,14 +354,17 @@ typedef struct coop_state {
     cute_pipeline_state read, done;
     gemm_scales sc;
     cute_val alpha, beta, mapC;
+    gemm_c_loads cl;
 } coop_state;
 
 static coop_state coop_begin(cute_ctx *c, const gemm_plan *p, const hopper_args *g, const gemm_hopper_smem *m,
                              cute_int tid, cute_val alpha, cute_val beta, cute_val mapC)
 {
     coop_state st = {fragments(c, p, m, tid), read_state(c, p),
-                     cute_make_pipeline_state(c, CUTE_PIPELINE_CONSUMER, p->stages), g->scales, alpha, beta, mapC};
+                     cute_make_pipeline_state(c, CUTE_PIPELINE_CONSUMER, p->stages), g->scales, alpha, beta, mapC,
+                     {.on = false}};
     st.alpha = gemm_scales_begin(c, p, &st.sc, alpha);
+    st.cl = gemm_hopper_store_loads(c, p, m->c_bars);
     return st;
 }
 
@@ -374,6 +378,7 @@ static void coop_tiles(cute_ctx *c, const gemm_plan *p, const hopper_args *g, co
     CUTE_FOR(c, w, cute_i(0), tiles) {
         if (!blocks) mainloop_first(c, p, m, &st->read, &st->f);
         gemm_tiles t = tile(c, p, g, w); /* (while the first batch runs) */
+        gemm_hopper_store_prefetch(c, p, tid, &t, st->beta, st->mapC, m->sC, &st->cl);
         cute_tensor before = signal_flag(c, p, g, cute_sub(a, w, cute_i(1)));
         if (blocks) {
             gemm_hopper_mainloop_blockscaled(c, p, m, &t, &st->read, &st->done, &st->f, tid, &st->sc);
@@ -383,7 +388,7 @@ static void coop_tiles(cute_ctx *c, const gemm_plan *p, const hopper_args *g, co
         }
         /* the tile before: its stores had this main loop to land */
         gemm_peer_signal(c, p, &g->peer, tid, cute_int_lt(c, cute_i(0), w), before);
-        epilogue(c, p, g, m, tid, &t, st->f.acc, st->alpha, st->beta, st->mapC, &st->sc);
+        epilogue(c, p, g, m, tid, &t, st->f.acc, st->alpha, st->beta, st->mapC, &st->sc, &st->cl, true);
     }
 }
 
@@ -426,7 +431,7 @@ static void consumer_streamk(cute_ctx *c, const gemm_plan *p, const hopper_args 
         cute_int ends = cute_sub(a, cute_i(1), cute_int_from_val(c, cute_val_cvt(c, w.partial, CUTE_I32), 0));
         CUTE_FOR(c, once, cute_i(0), ends) {
             (void)once;
-            epilogue(c, p, g, m, tid, &t, st.f.acc, st.alpha, st.beta, st.mapC, &st.sc);
+            epilogue(c, p, g, m, tid, &t, st.f.acc, st.alpha, st.beta, st.mapC, &st.sc, &st.cl, false);
         }
     }
     gemm_hopper_store_drain(c, p, tid);
@@ -470,6 +475,7 @@ static void pingpong_warpgroup(cute_ctx *c, const gemm_plan *p, const hopper_arg
     cute_pipeline_state done = cute_make_pipeline_state(c, CUTE_PIPELINE_CONSUMER, p->stages);
     gemm_scales sc = g->scales; /* per tensor (the plan refuses block scales here) */
     alpha = gemm_scales_begin(c, p, &sc, alpha);
+    gemm_c_loads cl = gemm_hopper_store_loads(c, p, m->c_bars);
     cute_int kts = tile_k_tiles(c, g);
     skip_tiles(c, &read, &done, cute_i(wg), kts);
     CUTE_FOR(c, j, cute_i(0), cute_ceil_div(a, cute_sub(a, mine, cute_i(wg)), cute_i(2))) {
@@ -478,11 +484,12 @@ static void pingpong_warpgroup(cute_ctx *c, const gemm_plan *p, const hopper_arg
         turn_wait(c, MMA_TURN, wg, not_first);
         mainloop_first(c, p, m, &read, &f);
         gemm_tiles t = tile(c, p, g, i); /* (while the first batch runs) */
+        gemm_hopper_store_prefetch(c, p, tid, &t, beta, mapC, m->sC, &cl);
         mainloop_rest(c, p, m, kts, &read, &done, &f);
         if (!(p->broken & GEMM_BREAK_TURN)) turn_pass(c, MMA_TURN, wg, not_last);
         gemm_hopper_mainloop_tail(c, p, m, &done);
         turn_wait(c, EPILOGUE_TURN, wg, not_first);
-        epilogue(c, p, g, m, tid, &t, f.acc, alpha, beta, mapC, &sc);
+        epilogue(c, p, g, m, tid, &t, f.acc, alpha, beta, mapC, &sc, &cl, true);
         turn_pass(c, EPILOGUE_TURN, wg, not_last);
         skip_tiles(c, &read, &done, cute_i(1), kts);
     }
@@ -521,6 +528,8 @@ gemm_hopper_smem gemm_hopper_shared_memory(cute_ctx *c, const gemm_plan *p)
     else if (p->smem_epilogue)
         m.sC = cute_smem_alloc_tensor_swizzled(c, &al, cute_gemm_c_dtype(&p->cfg), p->smem_c.sw, p->smem_c.layout, 16);
     m.ring = gemm_blockscale_ring(c, &al, p);
+    m.c_bars = m.ring; /* (unused where C is not loaded) */
+    if (gemm_hopper_store_loads_c(c, p)) m.c_bars = gemm_hopper_store_barriers(c, &al, p);
     int readers = p->pingpong ? 1 : p->consumers; /* the warpgroups that read (and release) a stage */
     int arrivals = readers * stage_releasers(p);   /* ... by their releasing threads */
     int64_t tx = p->tma_a.bytes * (p->bm / p->box_rows[0]) + p->tma_b.bytes * (p->bn / p->box_rows[1]) -

@@ -7,10 +7,12 @@
  * the last stores of a tile run on while the consumers start the next tile's main loop.
  * TMA clips the edge pieces (rows past M, columns past N are not written), so no predicate
  * guards the stores; C is read (beta != 0) with predicated loads in the MMA's layout (or
- * clamped into C with no branch: CUTEC_GEMM_HOPPER_BETA_READ=clamp, below).
+ * clamped into C with no branch, or by TMA into the buffers and ldmatrix from them:
+ * CUTEC_GEMM_HOPPER_BETA_READ=clamp|tma|early, below).
  *
  * By groups of pieces, as many as the warpgroup has buffers (store_groups): thread 0 waits
- * until the stores before have read their buffers -> the warpgroup meets -> stmatrix of the
+ * until the stores before have read their buffers -> the warpgroup meets (with tma under
+ * beta: -> thread 0 loads the group's boxes of C -> all wait for them) -> stmatrix of the
  * group's pieces -> fence.proxy.async (the writes become visible to TMA) -> the warpgroup
  * meets -> thread 0 issues the group's stores.  A warpgroup writes, stores and frees only
  * boxes of its own, so its 128 threads meet alone: in the cooperative schedule
@@ -126,17 +128,54 @@ static piece_of piece_at(cute_ctx *c, const gemm_plan *p, cute_thr_mma thr, cons
 }
 
 /* How C is read under beta (CUTEC_GEMM_HOPPER_BETA_READ, read as the kernel is traced):
- * "pred", each element under its own branch (the default), or "clamp", every element read
- * with no branch from its coordinates clamped into C (row min(m, M-1), column min(n, N-1)).
- * A clamped element outside C reads a neighbour inside it; its value is never written, as
- * TMA clips the stores at C's edge.  One straight run of loads instead of 32 branches a
- * piece, but no cheaper for ptxas -O1 on the development machine (the loads' runtime
- * addresses cost what the branches did: docs/compile_time.md); scripts/device-cold16.sh
- * decides on an H200's host.  The flip: the default below (1: clamp). */
-static const int beta_read_default = 0;
-static bool beta_clamped(cute_ctx *c)
+ * "pred", each element under its own branch (the default); "clamp", every element read
+ * with no branch from its coordinates clamped into C (row min(m, M-1), column min(n, N-1)):
+ * a clamped element outside C reads a neighbour inside it, whose value is never written, as
+ * TMA clips the stores at C's edge; "tma", each group's boxes of C loaded by TMA into the
+ * buffers their stores will read (zero-filled past C's edge), then read back by ldmatrix in
+ * the accumulators' layout: no predicate and no global address per element (below,
+ * group_begins); "early", the same with the first group's loads issued under the tile's main
+ * loop (gemm_hopper_store_prefetch), not at its epilogue.  clamp was no cheaper for ptxas -O1
+ * than pred on the development machine (the loads' runtime addresses cost what the branches
+ * did: docs/compile_time.md); scripts/device-cold17.sh decides between them on an H200's
+ * host.  The flip: the default below. */
+typedef enum { BETA_READ_PRED, BETA_READ_CLAMP, BETA_READ_TMA, BETA_READ_EARLY } beta_read;
+static const int beta_read_default = BETA_READ_PRED;
+static beta_read beta_read_form(cute_ctx *c)
 {
-    return kernel_env_choice(cute_ctx_alg(c), "CUTEC_GEMM_HOPPER_BETA_READ", "pred|clamp", beta_read_default) == 1;
+    return (beta_read)kernel_env_choice(cute_ctx_alg(c), "CUTEC_GEMM_HOPPER_BETA_READ", "pred|clamp|tma|early",
+                                        beta_read_default);
+}
+
+bool gemm_hopper_store_loads_c(cute_ctx *c, const gemm_plan *p)
+{
+    beta_read f = p->tma_store ? beta_read_form(c) : BETA_READ_PRED;
+    return f == BETA_READ_TMA || f == BETA_READ_EARLY;
+}
+
+gemm_c_loads gemm_hopper_store_loads(cute_ctx *c, const gemm_plan *p, cute_tensor bars)
+{
+    gemm_c_loads l = {.on = false};
+    if (!gemm_hopper_store_loads_c(c, p)) return l;
+    l.on = true, l.early = beta_read_form(c) == BETA_READ_EARLY, l.bars = bars;
+    l.phase = cute_val_var(c, cute_val_int(c, CUTE_U32, 0));
+    return l;
+}
+
+/* the loads' mbarriers, one an issuing warpgroup (as many as the consumers: cooperative,
+ * each its own rows; ping-pong, each its own tiles), each completed by its warpgroup's loads
+ * of a group (one arrival, their bytes), one phase a group; initialized by thread 0, the
+ * block's barrier after them being the pipeline's (hopper.c) */
+cute_tensor gemm_hopper_store_barriers(cute_ctx *c, cute_smem_allocator *al, const gemm_plan *p)
+{
+    cute_layout L = cute_make_layout(cute_ctx_alg(c), cute_tuple_int(cute_i(p->consumers)));
+    cute_tensor bars = cute_make_tensor(c, cute_smem_alloc_array(c, al, CUTE_U64, p->consumers, 8), L, 8);
+    CUTE_IF(c, cute_int_eq(c, cute_thread_idx(c, 0), cute_i(0))) {
+        for (int w = 0; w < p->consumers; w++)
+            cute_mbarrier_init(c, cute_tensor_ptr(c, bars, cute_i(w)), cute_val_int(c, CUTE_U32, 1));
+        cute_mbarrier_init_fence(c);
+    }
+    return bars;
 }
 
 /* the thread's fragment of piece q of C, each element read at its coordinates clamped into
@@ -193,6 +232,34 @@ static cute_ssa read_clamped(cute_ctx *c, const gemm_tiles *t, const piece_of *q
     return s;
 }
 
+static cute_val beta_nonzero(cute_ctx *c, cute_val beta)
+{
+    return cute_val_cmp(c, CUTE_OP_NE, beta, cute_val_const(c, CUTE_F32, 0.0));
+}
+
+/* a consumer thread's view of the epilogue's buffers and of C's tile */
+typedef struct store_view {
+    cute_int wg;
+    cute_thr_mma thr;
+    cute_thr_copy r2s, s2r;     /* stmatrix's, and ldmatrix's where C is read through the buffers */
+    cute_tensor sC, tRS_sC, vC; /* the buffers; (CPY, M, N, stage) the thread's part of them; the vector */
+    cute_tensor tSR_sC;         /* ... as ldmatrix reads them (C loaded by TMA) */
+    const gemm_c_loads *cl;     /* C's loads (cl->on: by TMA into the buffers) */
+    bool early;                 /* ... the first group's loaded before the epilogue */
+} store_view;
+
+/* the thread's fragment of piece j of C from its buffer, where the group's loads put it
+ * (group_begins), by ldmatrix in the accumulators' layout f (stmatrix's inverse: the same
+ * shared addresses as the stmatrix that writes the piece back) */
+static cute_ssa read_staged(cute_ctx *c, const gemm_plan *p, const store_view *v, int64_t j, cute_tensor f)
+{
+    cute_tensor in = cute_make_rmem_tensor_like(c, f, (cute_dtype)v->sC.dtype);
+    cute_tensor src = cute_tensor_slice(c, v->tSR_sC, cute_tuple_fmt(cute_ctx_alg(c), "(_,_,_,%lld)",
+                                                                     (long long)(j % p->store_stages)));
+    cute_copy(c, &v->s2r.tc->atom, src, cute_retile_D(c, v->s2r, in));
+    return cute_tensor_load(c, in);
+}
+
 /* the fused epilogue's step (epilogue.c) on x, the vector read where it has one */
 static cute_ssa fused(cute_ctx *c, const gemm_plan *p, const piece_of *q, cute_ssa x)
 {
@@ -220,8 +287,9 @@ static cute_ssa columns(cute_ctx *c, cute_tensor acc, int64_t j, cute_tensor f)
  * the dual GEMM silu of those (A B0^T) times the same columns of A B1^T (c_cols further
  * on); then alpha x + beta C in f32, the fused epilogue, rounded to C's dtype; beta == 0
  * reads no C. */
-static cute_tensor piece_values(cute_ctx *c, const gemm_plan *p, const gemm_tiles *t, cute_tensor acc, int64_t j,
-                                const piece_of *q, cute_val alpha, cute_val beta, const gemm_scales *sc)
+static cute_tensor piece_values(cute_ctx *c, const gemm_plan *p, const store_view *sv, const gemm_tiles *t,
+                                cute_tensor acc, int64_t j, const piece_of *q, cute_val alpha, cute_val beta,
+                                const gemm_scales *sc)
 {
     cute_tensor f = cute_make_rmem_tensor_like(c, q->gC, CUTE_F32);
     cute_ssa v = columns(c, acc, j, f);
@@ -235,8 +303,11 @@ static cute_tensor piece_values(cute_ctx *c, const gemm_plan *p, const gemm_tile
      * largest single part while the tensor cores wait */
     CUTE_IF(c, cute_val_cmp(c, CUTE_OP_NE, alpha, cute_val_const(c, CUTE_F32, 1.0)))
         cute_tensor_store(c, f, cute_ssa_binop(c, CUTE_OP_MUL, v, cute_ssa_scalar(c, alpha, v.shape)));
-    CUTE_IF(c, cute_val_cmp(c, CUTE_OP_NE, beta, cute_val_const(c, CUTE_F32, 0.0))) {
-        cute_ssa read = beta_clamped(c) ? read_clamped(c, t, q) : cute_tensor_load_if(c, q->gC, q->in, 0.0);
+    CUTE_IF(c, beta_nonzero(c, beta)) {
+        beta_read form = beta_read_form(c);
+        cute_ssa read = sv->cl->on               ? read_staged(c, p, sv, j, f)
+                        : form == BETA_READ_CLAMP ? read_clamped(c, t, q)
+                                                  : cute_tensor_load_if(c, q->gC, q->in, 0.0);
         cute_ssa old = cute_ssa_cvt(c, read, CUTE_F32);
         cute_ssa bc = cute_ssa_binop(c, CUTE_OP_MUL, old, cute_ssa_scalar(c, beta, v.shape));
         cute_tensor_store(c, f, cute_ssa_binop(c, CUTE_OP_ADD, cute_tensor_load(c, f), bc));
@@ -268,17 +339,6 @@ static cute_val issuer(cute_ctx *c, cute_int tid)
     return cute_int_eq(c, cute_mod(a, tid, cute_i(WARPGROUP)), cute_i(0));
 }
 
-/* thread 0 of warpgroup wg: the store of one box of the piece (buffer buf, C's coordinates
- * kC) */
-static void store_box(cute_ctx *c, const gemm_plan *p, cute_tensor sC, cute_int buf, cute_tensor kC,
-                      const cute_val maps[2])
-{
-    cute_alg *a = cute_ctx_alg(c);
-    cute_tensor src = cute_tensor_slice(c, sC, cute_tuple_fmt(a, "(_,_,%I)", buf));
-    for (int i = 0; i < copies(p); i++) /* to C, and to the mirror (laid out as C: the same coordinates) */
-        cute_tma_copy(c, i ? &p->tma_m : &p->tma_c, maps[i], src, kC, (cute_tma_copy_opts){0});
-}
-
 /* the epilogue's vector (a rank-1 tensor along M or N; unused where bias is NONE) as a
  * broadcast (M, N) tensor, from the tile's first element */
 static cute_tensor broadcast(cute_ctx *c, const gemm_plan *p, const gemm_tiles *t, cute_tensor v)
@@ -307,19 +367,45 @@ static cute_int box_row(cute_ctx *c, const gemm_plan *p, cute_int wg, int r)
  * (every store issued before has read its buffer). */
 static cute_pipeline_tma_store store_pipe(cute_ctx *c) { return cute_pipeline_tma_store_create(c, 1); }
 
-/* Thread 0 of warpgroup wg: the stores of piece j (stage s) that its warpgroup issues, each
- * from its buffer of the set, to its 64 x 64 box of C */
-static void store_piece(cute_ctx *c, const gemm_plan *p, const gemm_tiles *t, cute_tensor sC, cute_int wg, int64_t j,
-                        const cute_val maps[2])
+/* box r of piece j (stage s) that warpgroup wg issues: its buffer of the set (*smem) and its
+ * 64 x 64 box of C (*kC) */
+static void box_of(cute_ctx *c, const gemm_plan *p, const gemm_tiles *t, cute_tensor sC, cute_int wg, int64_t j,
+                   int r, cute_tensor *smem, cute_tensor *kC)
 {
     cute_alg *a = cute_ctx_alg(c);
     cute_tuple box = cute_tuple_fmt(a, "(%d,%d)", PIECE, PIECE);
     int rb = row_boxes(p), s = (int)(j % p->store_stages);
+    cute_int row = box_row(c, p, wg, r), set = p->pingpong ? wg : cute_i(0);
+    cute_int buf = cute_add(a, cute_mul(a, set, cute_i(rb * p->store_stages)), cute_add(a, cute_i(s * rb), row));
+    *kC = cute_tensor_local_tile(c, t->kC, box, cute_tuple_fmt(a, "(%I,%lld)", row, (long long)j), NULL);
+    *smem = cute_tensor_slice(c, sC, cute_tuple_fmt(a, "(_,_,%I)", buf));
+}
+
+/* Thread 0 of warpgroup wg: the stores of piece j that its warpgroup issues, each from its
+ * buffer to its box of C (and of the mirror, laid out as C: the same coordinates) */
+static void store_piece(cute_ctx *c, const gemm_plan *p, const gemm_tiles *t, cute_tensor sC, cute_int wg, int64_t j,
+                        const cute_val maps[2])
+{
     for (int r = 0; r < issued_boxes(p); r++) {
-        cute_int row = box_row(c, p, wg, r), set = p->pingpong ? wg : cute_i(0);
-        cute_int buf = cute_add(a, cute_mul(a, set, cute_i(rb * p->store_stages)), cute_add(a, cute_i(s * rb), row));
-        cute_tensor kC = cute_tensor_local_tile(c, t->kC, box, cute_tuple_fmt(a, "(%I,%lld)", row, (long long)j), NULL);
-        store_box(c, p, sC, buf, kC, maps);
+        cute_tensor smem, kC;
+        box_of(c, p, t, sC, wg, j, r, &smem, &kC);
+        for (int i = 0; i < copies(p); i++)
+            cute_tma_copy(c, i ? &p->tma_m : &p->tma_c, maps[i], smem, kC, (cute_tma_copy_opts){0});
+    }
+}
+
+/* ... and the loads of the same boxes of C into the same buffers, completing on bar: through
+ * the store's map (a tensor map serves either direction; the box and swizzle are the same),
+ * zero-filled where a box runs past C's edge */
+static void load_piece(cute_ctx *c, const gemm_plan *p, const gemm_tiles *t, cute_tensor sC, cute_int wg, int64_t j,
+                       cute_val mapC, cute_val bar)
+{
+    cute_tma_atom load = p->tma_c;
+    load.op = CUTE_TMA_OP_LOAD;
+    for (int r = 0; r < issued_boxes(p); r++) {
+        cute_tensor smem, kC;
+        box_of(c, p, t, sC, wg, j, r, &smem, &kC);
+        cute_tma_copy(c, &load, mapC, kC, smem, (cute_tma_copy_opts){.bar = bar});
     }
 }
 
@@ -335,20 +421,40 @@ static void warpgroup_meets(cute_ctx *c, const gemm_plan *p, cute_int wg)
         CUTE_IF(c, cute_int_eq(c, wg, cute_i(w))) cute_named_barrier_sync(c, EPILOGUE_BARRIER + w, WARPGROUP);
 }
 
-/* a consumer thread's view of the epilogue's buffers and of C's tile */
-typedef struct store_view {
-    cute_int wg;
-    cute_thr_mma thr;
-    cute_thr_copy r2s;
-    cute_tensor sC, tRS_sC, vC; /* the buffers; (CPY, M, N, stage) the thread's part of them; the vector */
-} store_view;
+/* thread 0 of warpgroup wg: the loads of C's pieces g..end-1 into their buffers, their bytes
+ * expected on bar */
+static void load_group(cute_ctx *c, const gemm_plan *p, const gemm_tiles *t, cute_tensor sC, cute_int wg, int64_t g,
+                       int64_t end, cute_val mapC, cute_val bar)
+{
+    int64_t bytes = (end - g) * issued_boxes(p) * p->tma_c.bytes;
+    cute_mbarrier_arrive_and_expect_tx(c, bar, cute_val_int(c, CUTE_U32, bytes));
+    for (int64_t j = g; j < end; j++) load_piece(c, p, t, sC, wg, j, mapC, bar);
+}
+
+/* A group's start: the warpgroup meets, its buffers free (thread 0 acquired them).  Where C
+ * is loaded by TMA (cl->on) and beta != 0, thread 0 then loads the group's boxes of C into
+ * the buffers (unless the main loop did: the first group, early), their bytes completing the
+ * warpgroup's mbarrier, and the warpgroup waits for them: the phase of the thread's variable,
+ * which flips at each group loaded (beta is the kernel's: every tile loads, or none). */
+static void group_begins(cute_ctx *c, const gemm_plan *p, const store_view *v, cute_int tid, const gemm_tiles *t,
+                         cute_val beta, cute_val mapC, int64_t g, int64_t end)
+{
+    warpgroup_meets(c, p, v->wg);
+    if (!v->cl->on) return;
+    CUTE_IF(c, beta_nonzero(c, beta)) {
+        cute_val bar = cute_tensor_ptr(c, v->cl->bars, v->wg);
+        if (!(g == 0 && v->early)) CUTE_IF(c, issuer(c, tid)) load_group(c, p, t, v->sC, v->wg, g, end, mapC, bar);
+        cute_mbarrier_wait(c, bar, v->cl->phase);
+        cute_val_assign(c, v->cl->phase, cute_val_binop(c, CUTE_OP_XOR, v->cl->phase, cute_val_int(c, CUTE_U32, 1)));
+    }
+}
 
 /* piece j: its values from the accumulators, written by stmatrix into its buffer */
 static void write_piece(cute_ctx *c, const gemm_plan *p, const store_view *v, const gemm_tiles *t, cute_tensor acc,
                         int64_t j, cute_val alpha, cute_val beta, const gemm_scales *sc)
 {
     piece_of q = piece_at(c, p, v->thr, t, v->vC, j);
-    cute_tensor out = piece_values(c, p, t, acc, j, &q, alpha, beta, sc);
+    cute_tensor out = piece_values(c, p, v, t, acc, j, &q, alpha, beta, sc);
     cute_tensor dst = cute_tensor_slice(c, v->tRS_sC, cute_tuple_fmt(cute_ctx_alg(c), "(_,_,_,%lld)",
                                                                      (long long)(j % p->store_stages)));
     cute_copy(c, &p->r2s.atom, cute_retile_S(c, v->r2s, out), dst);
@@ -377,7 +483,7 @@ static void store_groups(cute_ctx *c, const gemm_plan *p, const store_view *v, c
     for (int64_t g = 0; g < pieces; g += p->store_stages) {
         int64_t end = g + p->store_stages < pieces ? g + p->store_stages : pieces;
         CUTE_IF(c, issuer(c, tid)) if (!(p->broken & GEMM_BREAK_STORE_ACQUIRE)) cute_pipeline_tma_store_producer_acquire(c, &pipe);
-        warpgroup_meets(c, p, v->wg);
+        group_begins(c, p, v, tid, t, beta, maps[0], g, end);
         for (int64_t j = g; j < end; j++) write_piece(c, p, v, t, acc, j, alpha, beta, sc);
         written(c, p, v->wg);
         CUTE_IF(c, issuer(c, tid)) for (int64_t j = g; j < end; j++) store_piece(c, p, t, v->sC, v->wg, j, maps);
@@ -388,15 +494,43 @@ static void store_groups(cute_ctx *c, const gemm_plan *p, const store_view *v, c
  * tile, its 128 threads meeting at the barrier; the two take turns, hopper.c) */
 void gemm_hopper_store_epilogue(cute_ctx *c, const gemm_plan *p, cute_int tid, const gemm_tiles *t,
                                 cute_tensor acc, cute_val alpha, cute_val beta, cute_tensor sC, const cute_val maps[2],
-                                cute_tensor mV, const gemm_scales *sc)
+                                cute_tensor mV, const gemm_scales *sc, const gemm_c_loads *cl, bool early)
 {
     cute_alg *a = cute_ctx_alg(c);
-    store_view v = {.wg = cute_div(a, tid, cute_i(WARPGROUP)), .sC = sC};
+    store_view v = {.wg = cute_div(a, tid, cute_i(WARPGROUP)), .sC = sC, .cl = cl, .early = cl->early && early};
     cute_int me = p->pingpong ? cute_mod(a, tid, cute_i(WARPGROUP)) : tid;
     v.thr = cute_tiled_mma_slice(&p->epi_mma, me), v.r2s = cute_tiled_copy_slice(&p->r2s, me);
     v.tRS_sC = cute_partition_D(c, v.r2s, pieces(c, p, sC, p->pingpong ? v.wg : cute_i(0)));
+    cute_tiled_copy s2r; /* (v.s2r points at it while the epilogue is traced) */
+    if (cl->on) {
+        /* ldmatrix, stmatrix's inverse: the N form for a row-major C, .trans for a column-major one */
+        cute_copy_atom ldsm;
+        const char *name = p->cfg.major[2] == 1 ? "SM75_U32x4_LDSM_N" : "SM75_U16x8_LDSM_T";
+        if (!cute_copy_atom_named(a, name, cute_gemm_c_dtype(&p->cfg), &ldsm)) return;
+        s2r = cute_make_tiled_copy_mma(a, &ldsm, &p->epi_mma, CUTE_MMA_C);
+        v.s2r = cute_tiled_copy_slice(&s2r, me);
+        v.tSR_sC = cute_partition_S(c, v.s2r, pieces(c, p, sC, p->pingpong ? v.wg : cute_i(0)));
+    }
     v.vC = broadcast(c, p, t, mV);
     store_groups(c, p, &v, tid, t, acc, alpha, beta, maps, sc);
+}
+
+/* The first group's loads of C for tile t, early (under the tile's main loop, not at its
+ * epilogue): thread 0 of each warpgroup waits until its stores before have read their
+ * buffers (the last tile's: they had this main loop's start to do it), then loads.  The
+ * warpgroup's threads are past the last tile's epilogue (its barrier after the stmatrix):
+ * none reads or writes the buffers until this tile's. */
+void gemm_hopper_store_prefetch(cute_ctx *c, const gemm_plan *p, cute_int tid, const gemm_tiles *t, cute_val beta,
+                                cute_val mapC, cute_tensor sC, const gemm_c_loads *cl)
+{
+    if (!cl->on || !cl->early) return;
+    cute_int wg = cute_div(cute_ctx_alg(c), tid, cute_i(WARPGROUP));
+    int64_t pieces = c_cols(p) / PIECE, end = p->store_stages < pieces ? p->store_stages : pieces;
+    cute_pipeline_tma_store pipe = store_pipe(c);
+    CUTE_IF(c, beta_nonzero(c, beta)) CUTE_IF(c, issuer(c, tid)) {
+        cute_pipeline_tma_store_producer_acquire(c, &pipe);
+        load_group(c, p, t, sC, wg, 0, end, mapC, cute_tensor_ptr(c, cl->bars, wg));
+    }
 }
 
 void gemm_hopper_store_drain(cute_ctx *c, const gemm_plan *p, cute_int tid)

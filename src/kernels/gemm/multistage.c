@@ -10,11 +10,15 @@
  * MMAs (a register double buffer); at k-block 0 it issues tile kt + stages - 1 into the stage
  * read during kt - 1, and before the last k-block it waits for tile kt + 1 (wait_group
  * stages - 2) and meets the block at a barrier, so every warp has finished reading the stage
- * the next iteration overwrites.  Past the last tile the copies' predicates are false:
- * cp.async zero-fills, nothing is read from global memory. */
+ * the next iteration overwrites.  With p->issue_at_barrier (2 stages) the stage read during kt
+ * is refilled right after that barrier instead (tile kt + stages), a k-block sooner: each
+ * tile then has the 4 k-blocks up to the next barrier to land (3 if issued at k-block 0).
+ * Past the last tile the copies' predicates are false: cp.async zero-fills, nothing is read
+ * from global memory. */
 #include "cutec/atom_table.h"
 #include "cutec/notation.h"
 #include "cutec/smem.h"
+#include "cutec/sync.h"
 #include "kernels/gemm/gemm_internal.h"
 
 static cute_tensor stage_of(cute_ctx *c, cute_tensor t, cute_int s)
@@ -125,7 +129,9 @@ static void across_tiles(cute_ctx *c, const gemm_plan *p, const gemm_tiles *t, c
             if (kb == kbs - 1) /* tile kt+1 has landed and every warp is done with kt-1 */
                 tile_landed(c, p);
             load_kblock(c, p, x, (kb + 1) % kbs, kb == kbs - 1 ? next : read);
-            if (kb == 0) issue_ktile(c, p, t, g, cute_add(a, kt, cute_i(p->stages - 1)), write);
+            if (kb == kbs - 1 && p->issue_at_barrier) /* every warp has read its last k-block of kt */
+                issue_ktile(c, p, t, g, cute_add(a, kt, S), read);
+            if (kb == 0 && !p->issue_at_barrier) issue_ktile(c, p, t, g, cute_add(a, kt, cute_i(p->stages - 1)), write);
             if (kb == 0) behind_in_ktile(c, p, b, kt);
             cute_tuple at = cute_tuple_fmt(a, "(_,_,%lld)", (long long)kb);
             cute_gemm(c, &p->mma, tCrC, cute_tensor_slice(c, tCrA, at), cute_tensor_slice(c, tCrB, at), tCrC);
@@ -152,13 +158,14 @@ static void within_tiles(cute_ctx *c, const gemm_plan *p, const gemm_tiles *t, c
         if (ahead) load_kblock(c, p, x, 0, read);
         for (int64_t kb = 0; kb < kbs; kb++) { /* unrolled at trace time */
             if (!ahead || kb + 1 < kbs) load_kblock(c, p, x, ahead ? kb + 1 : kb, read);
-            if (kb == 0) issue_ktile(c, p, t, g, cute_add(a, kt, cute_i(p->stages - 1)), write);
+            if (kb == 0 && !p->issue_at_barrier) issue_ktile(c, p, t, g, cute_add(a, kt, cute_i(p->stages - 1)), write);
             if (kb == 0) behind_in_ktile(c, p, b, kt);
             cute_tuple at = cute_tuple_fmt(a, "(_,_,%lld)", (long long)kb);
             cute_gemm(c, &p->mma, tCrC, cute_tensor_slice(c, tCrA, at), cute_tensor_slice(c, tCrB, at), tCrC);
         }
         /* tile kt+1 has landed, and every warp is done with tile kt before it is overwritten */
         tile_landed(c, p);
+        if (p->issue_at_barrier) issue_ktile(c, p, t, g, cute_add(a, kt, S), read);
     }
 }
 
@@ -170,6 +177,9 @@ static void mainloop(cute_ctx *c, const gemm_plan *p, const gemm_tiles *t, const
     int64_t kbs = cute_size(cute_ctx_alg(c), &k_mode).v;
     cute_cp_async_wait_group(c, p->stages - 2);
     cute_barrier(c);
+    if (p->issue_at_barrier) /* the last stage's first tile; the loop issues the rest at its barriers */
+        issue_ktile(c, p, t, g, cute_add(cute_ctx_alg(c), g->k0, cute_i(p->stages - 1)),
+                    cute_mod(cute_ctx_alg(c), cute_add(cute_ctx_alg(c), g->k0, cute_i(p->stages - 1)), cute_i(p->stages)));
     if (p->prefetch == GEMM_PREFETCH_ACROSS)
         across_tiles(c, p, t, g, x, tCrA, tCrB, tCrC, kbs, b);
     else
@@ -283,6 +293,10 @@ static void multistage_kernel(cute_ctx *c, cute_tensor mA, cute_tensor mB, cute_
     cute_int tid = cute_thread_idx(c, 0);
     /* two blocks of up to 4 warps fit an SM's registers at up to 255 per thread */
     cute_kernel_min_blocks(c, p->threads <= 128 ? 2 : 1);
+    if (p->pdl) { /* (plan_multistage.c's dependent_launch) */
+        cute_griddepcontrol_wait(c);
+        cute_griddepcontrol_launch_dependents(c);
+    }
     gemm_tiles t = gemm_block_tiles(c, p, mA, mB, mC, cA, cB, cC);
     cute_tensor sA, sB, sC;
     block_smem(c, p, &sA, &sB, &sC); /* blocks past the last tile do nothing */
@@ -594,7 +608,15 @@ static cute_launch_cfg persistent_launch(cute_ctx *c, const gemm_plan *p, cute_t
     return cfg;
 }
 
-static GEMM_HOST_LAUNCH(tiles_host, multistage_kernel, gemm_launch_cfg(c, p, mC, 0))
+/* a block a tile's grid, as a programmatic dependent launch where the plan says */
+static cute_launch_cfg tiles_launch(cute_ctx *c, const gemm_plan *p, cute_tensor mC)
+{
+    cute_launch_cfg cfg = gemm_launch_cfg(c, p, mC, 0);
+    cfg.pdl = p->pdl;
+    return cfg;
+}
+
+static GEMM_HOST_LAUNCH(tiles_host, multistage_kernel, tiles_launch(c, p, mC))
 static GEMM_HOST_LAUNCH(persistent_host, persistent_kernel, persistent_launch(c, p, mC))
 
 void gemm_multistage_host(cute_ctx *c, const cute_arg *arg)

@@ -17,6 +17,7 @@
 #include "cutec/smem.h"
 #include "cutec/smem_atoms.h"
 #include "kernels/gemm/gemm_internal.h"
+#include "kernels/kernel_env.h"
 
 /* A (rows, cols[, stages]) buffer whose mode `major` is contiguous, built from CuTe's SM80
  * swizzle atom (128-byte lines, the 16-byte chunks of 8 consecutive lines in 8 different
@@ -403,7 +404,9 @@ static bool overlap_fits(cute_alg *a, const gemm_plan *p)
 
 /* the tiling asked for (cute_gemm_tiling: zero fields take the dtype's defaults), checked
  * against the atom: whole atoms per warp, at least two k-blocks per k-tile (the register
- * double buffer), at least three stages (one being read, one landing, one being issued) */
+ * double buffer), at least two stages (with two, multistage.c refills the stage read during
+ * k-tile kt right after kt's barrier, where every warp has read it: issue_at_barrier; the
+ * library's tilings take three) */
 static bool tc_tiling(cute_alg *a, const cute_gemm_config *cfg, const tc_shape *s,
                       const cute_mma_atom *atom, gemm_plan *p, int *wm, int *wn)
 {
@@ -421,10 +424,10 @@ static bool tc_tiling(cute_alg *a, const cute_gemm_config *cfg, const tc_shape *
         return cute_alg_fail(a, "gemm tiling: schedule %s: the hopper kernel's (the SM80 tensor-core kernels take "
                              "the library's, CUTE_GEMM_SCHEDULE_PERSISTENT or _STREAMK)",
                              t->schedule == CUTE_GEMM_SCHEDULE_COOP ? "coop" : "pingpong");
-    if (p->bm % pm || p->bn % pn || p->bk % atom->k || p->bk / atom->k < 2 || p->stages < 3 ||
+    if (p->bm % pm || p->bn % pn || p->bk % atom->k || p->bk / atom->k < 2 || p->stages < 2 ||
         *wm * *wn > 32)
         return cute_alg_fail(a, "gemm tiling %lldx%lldx%lld, %d stages, %dx%d warps: with %s each "
-                             "tile needs bm a multiple of %lld, bn of %lld, bk of 2 x %lld, 3 stages "
+                             "tile needs bm a multiple of %lld, bn of %lld, bk of 2 x %lld, 2 stages "
                              "or more and at most 32 warps", (long long)p->bm, (long long)p->bn,
                              (long long)p->bk, p->stages, *wm, *wn, atom->name, (long long)pm,
                              (long long)pn, (long long)atom->k);
@@ -447,6 +450,29 @@ static bool streamk_fits(cute_alg *a, const gemm_plan *p)
     return true;
 }
 
+/* Programmatic dependent launch of a block a tile (CUTEC_GEMM_SM80_PDL=1, sm_90 targets; opt-in
+ * until scripts/device-s16.sh times it, the flip is `by_default`): every block waits for the
+ * stream's previous grid before its first global access and lets the next grid in right
+ * after, so the next call's blocks are placed while this one's last round runs (its 32 free
+ * slots at s8 4096^3, then each slot as it frees) and start the moment it has drained,
+ * instead of after the launch that follows the drain. */
+static bool dependent_launch(cute_alg *a, gemm_plan *p, int arch)
+{
+    static const int by_default = 0;
+    int e = kernel_env_choice(a, "CUTEC_GEMM_SM80_PDL", "0|1", by_default);
+    p->pdl = e == 1 && arch >= 90 && !p->persistent && !p->streamk && !p->dynamic;
+    return !a->failed;
+}
+
+/* A diagnostic, wrong by design (CUTEC_GEMM_SM80_DIAG=nostore, step 5): each thread stores
+ * only the first of its runs of C (1/32 of the bytes at s8 128x128), so that a bench times
+ * the rounds without C's traffic (scripts/device-s16.sh). */
+static bool diagnostic(cute_alg *a, gemm_plan *p)
+{
+    p->diag_nostore = kernel_env_choice(a, "CUTEC_GEMM_SM80_DIAG", "none|nostore", 0) == 1;
+    return !a->failed;
+}
+
 bool gemm_plan_tensorop(cute_alg *a, const cute_gemm_config *cfg, int arch, gemm_plan *p,
                         bool smem_epilogue)
 {
@@ -457,6 +483,7 @@ bool gemm_plan_tensorop(cute_alg *a, const cute_gemm_config *cfg, int arch, gemm
     if (!cute_mma_atom_named(a, s->mma, &atom) || !tc_tiling(a, cfg, s, &atom, p, &wm, &wn)) return false;
     p->threads = 32 * wm * wn, p->raster = cfg->tiling.raster ? cfg->tiling.raster : 8;
     p->prefetch = s->prefetch;
+    p->issue_at_barrier = p->stages == 2; /* (multistage.c: a k-tile, not 3 k-blocks, to land) */
     /* fp8 on sm_90 (f16 steps) with an operand through LDSM8_MN: each k-block read just
      * before its MMAs, as ptxas schedules them (read one ahead, tt spilled 12 bytes) */
     if (strstr(s->mma, "_VIA_F16") && (pairs_mn(s, cfg, 0) || pairs_mn(s, cfg, 1))) p->prefetch = GEMM_PREFETCH_NONE;
@@ -485,6 +512,7 @@ bool gemm_plan_tensorop(cute_alg *a, const cute_gemm_config *cfg, int arch, gemm
         int64_t stages = (p->bm + p->bn) * p->bk * esize * p->stages, kb = 1024;
         p->streamk_per_sm = p->threads <= 128 && 2 * (stages + kb) <= smem_per_block(arch) + kb ? 2 : 1;
     }
+    if (!dependent_launch(a, p, arch) || !diagnostic(a, p)) return false;
     p->c_parts = 1;
     p->c_overlap = cfg->tiling.c_store == CUTE_GEMM_STORE_OVERLAP;
     if (p->c_overlap && !(smem_epilogue && p->persistent))

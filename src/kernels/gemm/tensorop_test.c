@@ -265,9 +265,13 @@ static void big_tile(void)
  * tails in M, N and K and beta; s8 at 128x128x128; a batch with an f32 row-major C and a
  * small tile (12 tiles a matrix on the interpreter); step 4 (no C tile).  On a GPU the same at `scale`
  * times the extents. */
-/* s8's tiling for C stored during the next tile's main loop */
+/* s8's tilings for C stored during the next tile's main loop: 64-deep k-tiles in 3 stages,
+ * 128-deep in 2 (lib.c's s8_overlap_tiling) */
 #define OVERLAP_S8                                                                                                    \
     {.bm = 256, .bn = 128, .bk = 64, .stages = 3, .warps_m = 4, .warps_n = 2,                                       \
+     .schedule = CUTE_GEMM_SCHEDULE_PERSISTENT, .c_store = CUTE_GEMM_STORE_OVERLAP}
+#define OVERLAP2_S8                                                                                                   \
+    {.bm = 256, .bn = 128, .bk = 128, .stages = 2, .warps_m = 4, .warps_n = 2,                                      \
      .schedule = CUTE_GEMM_SCHEDULE_PERSISTENT, .c_store = CUTE_GEMM_STORE_OVERLAP}
 
 static void persistent(const char *backend, int64_t scale)
@@ -294,17 +298,18 @@ static void persistent(const char *backend, int64_t scale)
          CUTE_GEMM_TENSOROP_SMEM},
         {{129, 300, 33, 1, {1, 0, 0}, CUTE_F16, CUTE_F16, 1.5, 0.0}, {.schedule = P}, CUTE_GEMM_TENSOROP},
         /* two an SM (4 blocks on the interpreter), C over the last stage: s8 nt of one k-tile
-         * (K under the prologue's two), bf16 128x128x64 in 3 stages, 15 tiles */
+         * (K under the prologue's two), bf16 128x128x64 in 3 stages, 9 tiles (3, 2, 2, 2) */
         {{260, 390, 100, 1, {0, 1, 0}, CUTE_I8, CUTE_I32, 2, 1},
          {.bm = 128, .bn = 128, .bk = 128, .stages = 3, .warps_m = 2, .warps_n = 2, .schedule = P},
          CUTE_GEMM_TENSOROP_SMEM},
-        {{600, 300, 200, 1, {1, 1, 0}, CUTE_BF16, CUTE_BF16, 1.5, -0.5},
+        {{300, 300, 200, 1, {1, 1, 0}, CUTE_BF16, CUTE_BF16, 1.5, -0.5},
          {.bm = 128, .bn = 128, .bk = 64, .stages = 3, .warps_m = 2, .warps_n = 2, .schedule = P},
          CUTE_GEMM_TENSOROP_SMEM},
-        /* C stored during the next tile's main loop: s8, K of 4 and 11 k-tiles (most runs
-         * after the main loop); an f32 row-major C, 10 k-tiles (every run inside it) */
+        /* C stored during the next tile's main loop: s8, K of 4 k-tiles of 64 and 3 of 128 in
+         * 2 stages (most runs after the main loop); an f32 row-major C, 10 k-tiles (every run
+         * inside it) */
         {{600, 300, 200, 1, {1, 1, 0}, CUTE_I8, CUTE_I32, 3, -2}, OVERLAP_S8, CUTE_GEMM_TENSOROP_SMEM},
-        {{515, 260, 700, 1, {1, 1, 0}, CUTE_I8, CUTE_I32, 1, 0}, OVERLAP_S8, CUTE_GEMM_TENSOROP_SMEM},
+        {{300, 260, 300, 1, {1, 1, 0}, CUTE_I8, CUTE_I32, 1, 0}, OVERLAP2_S8, CUTE_GEMM_TENSOROP_SMEM},
         {{300, 200, 300, 1, {1, 1, 1}, CUTE_BF16, CUTE_F32, 1.0, 0.5},
          {.bm = 64, .bn = 64, .bk = 32, .stages = 3, .warps_m = 2, .warps_n = 2, .schedule = P,
           .c_store = CUTE_GEMM_STORE_OVERLAP},
@@ -372,6 +377,60 @@ static void persistent_per_sm(void)
     cute_runtime_free(rt);
 }
 
+/* A block a tile as a programmatic dependent launch (CUTEC_GEMM_SM80_PDL=1, plan_multistage.c):
+ * s8 on sm_90a verified against float64 (two blocks, K of two k-tiles with a tail), its CUDA C
+ * waiting first and letting the next grid in after; none of either with 0 or on sm_80; a
+ * setting outside 0|1 refused by name, and one of CUTEC_GEMM_SM80_DIAG outside none|nostore */
+static void sm80_pdl(void)
+{
+    char err[2048] = "", *src = NULL;
+    cute_runtime *rt;
+    CHECK(cute_runtime_new("interp", &rt, err, sizeof err) == CUTE_OK, "interpreter: %s", err);
+    if (check_failed) return;
+    cute_runtime_set_target_arch(rt, "sm_90a");
+    cute_gemm_tiling t = {.bm = 128, .bn = 128, .bk = 128, .stages = 3, .warps_m = 2, .warps_n = 2};
+    setenv("CUTEC_GEMM_SM80_PDL", "1", 1);
+    cute_gemm_lib *lib = cute_gemm_lib_new(rt);
+    CHECK(cute_gemm_lib_tiling(lib, &t), "pdl tiling");
+    problem pr = {129, 67, 140, 1, {1, 1, 0}, CUTE_I8, CUTE_I32, 3, -2};
+    run(lib, cute_runtime_backend(rt), CUTE_GEMM_TENSOROP_SMEM, &pr, "interp sm_90a pdl");
+    cute_gemm_lib_free(lib);
+    static const struct {
+        const char *arch, *pdl;
+        bool waits;
+    } forms[] = {{"sm_90a", "1", true}, {"sm_90a", "0", false}, {"sm_80", "1", false}};
+    for (size_t i = 0; i < sizeof forms / sizeof forms[0]; i++) {
+        cute_runtime_set_target_arch(rt, forms[i].arch);
+        setenv("CUTEC_GEMM_SM80_PDL", forms[i].pdl, 1);
+        cute_gemm_config cfg = {.variant = CUTE_GEMM_TENSOROP_SMEM, .dtype = CUTE_I8, .c_dtype = CUTE_I32,
+                                .major = {1, 1, 0}, .align_bytes = 16, .index_bound = CUTE_GEMM_INDEX_BOUND,
+                                .tiling = t};
+        const cute_fn *f = cute_gemm_compile(rt, &cfg, err, sizeof err);
+        CHECK(f && cute_fn_code(f, "cuda", NULL, &src, err, sizeof err) == CUTE_OK, "pdl %s %s: %s", forms[i].arch,
+              forms[i].pdl, err);
+        if (src) {
+            const char *wait = strstr(src, "griddepcontrol.wait"), *let = strstr(src, "griddepcontrol.launch_dependents");
+            CHECK(forms[i].waits ? wait && let && wait < let : !wait && !let, "pdl %s %s: wait %s, launch_dependents %s",
+                  forms[i].arch, forms[i].pdl, wait ? "in" : "not in", let ? "in" : "not in");
+        }
+        free(src), src = NULL;
+        cute_fn_free(f);
+    }
+    setenv("CUTEC_GEMM_SM80_PDL", "yes", 1);
+    cute_gemm_config cfg = {.variant = CUTE_GEMM_TENSOROP_SMEM, .dtype = CUTE_I8, .c_dtype = CUTE_I32,
+                            .major = {1, 1, 0}, .align_bytes = 16, .index_bound = CUTE_GEMM_INDEX_BOUND};
+    const cute_fn *f = cute_gemm_compile(rt, &cfg, err, sizeof err);
+    CHECK(!f && strstr(err, "CUTEC_GEMM_SM80_PDL=yes: not one of 0|1"), "CUTEC_GEMM_SM80_PDL=yes: %s",
+          f ? "taken" : err);
+    unsetenv("CUTEC_GEMM_SM80_PDL");
+    setenv("CUTEC_GEMM_SM80_DIAG", "nostores", 1); /* the diagnostic's setting, as strict */
+    f = cute_gemm_compile(rt, &cfg, err, sizeof err);
+    CHECK(!f && strstr(err, "CUTEC_GEMM_SM80_DIAG=nostores: not one of none|nostore"),
+          "CUTEC_GEMM_SM80_DIAG=nostores: %s", f ? "taken" : err);
+    unsetenv("CUTEC_GEMM_SM80_DIAG");
+    cute_runtime_free(rt);
+}
+
 /* C stored during the next main loop where that kernel is not, or its C tile does not fit
  * beside the stages: refused, saying why */
 static void overlap_refused(void)
@@ -414,7 +473,8 @@ static void overlap_refused(void)
  * cp.async, ldmatrix, and the epilogue's stores and reads of the f32 accumulators (its reads
  * took twice the wavefronts when 32 threads ran along a 1 KB column of the tile).  Row-major
  * C: the accumulators' 8-byte stores take twice the ideal, as they did for f32 C before (one
- * swizzle cannot serve those stores and the reads' 16-byte phases both). */
+ * swizzle cannot serve those stores and the reads' 16-byte phases both).  s8 at AUTO's tiling:
+ * every site at the ideal, B's ldmatrix.x4 as A's. */
 static void banks(void)
 {
     char err[512];
@@ -444,6 +504,21 @@ static void banks(void)
         }
         CHECK(epilogue == 2, "C major %d: %d epilogue sites (its store and its read)", mc, epilogue);
     }
+    /* s8 tn at AUTO's 128x128x128 (2x2 warps, 3 stages): A's and B's cp.async and
+     * ldmatrix.x4 and the s32 accumulators' stores and reads, each at the ideal wavefronts */
+    cute_gemm_tiling t8 = {.bm = 128, .bn = 128, .bk = 128, .stages = 3, .warps_m = 2, .warps_n = 2};
+    CHECK(cute_gemm_lib_tiling(lib, &t8), "s8 banks tiling");
+    problem p8 = {128, 128, 128, 1, {1, 1, 0}, CUTE_I8, CUTE_I32, 3, 0};
+    run(lib, be, CUTE_GEMM_TENSOROP_SMEM, &p8, "interp");
+    int n, ldsm = 0;
+    const cute_interp_bank_site *site = cute_interp_bank_sites(*be, &n);
+    for (int i = 0; i < n; i++) {
+        ldsm += strstr(site[i].op, "ldmatrix") != NULL;
+        CHECK(site[i].wavefronts == site[i].ideal, "s8: %s:%d %s: %llu wavefronts, ideal %llu",
+              site[i].file ? site[i].file : "?", site[i].line, site[i].op, (unsigned long long)site[i].wavefronts,
+              (unsigned long long)site[i].ideal);
+    }
+    CHECK(ldsm == 2 && n == 5, "s8: %d sites, %d of ldmatrix (want 5: A's and B's ldmatrix)", n, ldsm);
     cute_gemm_lib_free(lib);
     cute_runtime_free(rt);
 }
@@ -460,6 +535,7 @@ int main(void)
     big_tile();
     persistent("interp", 1);
     persistent_per_sm();
+    sm80_pdl();
     overlap_refused();
     banks();
     static const int64_t big[][4] = {{1021, 509, 263, 1}, {1024, 768, 520, 2}, {2048, 2048, 2048, 1}};
