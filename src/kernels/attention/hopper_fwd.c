@@ -134,7 +134,8 @@ static hop_frag fragments(cute_ctx *c, const attn_plan *p, const attn_block *t, 
     if (p->rowsum_mma) {
         f.ones = cute_tiled_mma_slice(&p->ones, tid);
         f.sOnes = cute_partition_B(c, f.ones, m->ones);
-        f.acc_l = cute_partition_fragment_C(c, f.ones, cute_make_identity_tensor(c, cute_tuple_fmt(cute_ctx_alg(c), "(%d,8)", p->bm)));
+        cute_tuple rows8 = cute_tuple_fmt(cute_ctx_alg(c), "(%d,8)", p->bm); /* (bm, 8): the tile's l */
+        f.acc_l = cute_partition_fragment_C(c, f.ones, cute_make_identity_tensor(c, rows8));
     }
     return f;
 }
@@ -211,7 +212,8 @@ static void softmax(cute_ctx *c, const attn_plan *p, const attn_block *t, const 
     if (mask == MASK_WHERE_NEEDED)
         CUTE_IF(c, attn_needs_mask(c, p, t, n)) { attn_mask_band(c, f->acc_s, coords, t->sk, band); }
     /* the polynomial exp2s and the softmax's diagnostics in the unmasked tiles alone (no
-     * -inf there, and the tiles' first softmax keeps its own) */
+     * -inf there, and the tiles' first softmax keeps its own); with the row sums by the
+     * tensor cores, l holds the first key tile's rounding excess, rescaled */
     bool plain = mask == MASK_NONE;
     attn_p_form form = {plain ? p->exp_poly : 0, plain && p->diag == ATTN_DIAG_NOEXP, ATTN_L_ADD, p->cfg.dtype};
     if (p->rowsum_mma) form.l = first ? ATTN_L_EXCESS : ATTN_L_SCALE; /* (rows_from_acc) */
