@@ -34,7 +34,9 @@
 #   R < 0.995 at every row measured: "delete";
 #   else "keep opt-in"; lmma at most "keep opt-in" (its LSE's precision first).
 # Under ~90 s on one H200 after `make all tests` (BUDGET_S; a step that would pass it is
-# skipped, saying so: the last shapes' forms first).  Logs under $OUT (default build/device-out).
+# skipped, saying so: the last shapes' forms first; at 90 s the 4k rows, the diagnostics and
+# 16k's default run, so a form can be deleted but not made default: BUDGET_S=150 runs every
+# step, or DIAGS="" leaves the diagnostics out).  Logs under $OUT (default build/device-out).
 . scripts/device-common.sh
 log="$out/attnf8.log"
 t0=$(date +%s)
