@@ -46,7 +46,6 @@ budget=${BUDGET_S:-90}
 forms=${FORMS:-join}
 sdpa_at=${SDPA_AT:-4k}
 diags=${DIAGS:-}
-nosdpa="CUTEC_TORCH_ATTENTION=/nonexistent/no-sdpa.py"
 s4k="--batch 8 --heads 16 --seqlen 4096 --headdim 128 --iters 10"
 s16k="--batch 2 --heads 16 --seqlen 16384 --headdim 128 --iters 5"
 s64="--batch 16 --heads 32 --seqlen 2048 --headdim 64 --iters 10"
@@ -71,29 +70,12 @@ gone_of()
     esac
 }
 # the form's ratio at shape $2 (4k, 16k, 64), row kind $3
-r_of() { ratio "$(attn_tops "$out/attnf7-$2-$1.txt" "$3")" "$(attn_tops "$out/attnf7-$2.txt" "$3")"; }
-# bench SHAPE ARGS FORM SECONDS: the default (FORM "", SDPA beside but at 16k) or a form,
-# into attnf7-SHAPE[-FORM].txt
-bench()
-{
-    if [ -z "$3" ]; then
-        sd=$nosdpa
-        case " $sdpa_at " in *" $1 "*) sd="" ;; esac
-        device_step "$4" env $sd build/cutec bench attention $2 | tee "$out/attnf7-$1.txt"
-    elif grep -q "^bf16" "$out/attnf7-$1.txt" 2>/dev/null; then # (no default there: no form)
-        device_step "$4" env $nosdpa $(env_of "$3") build/cutec bench attention $2 | tee "$out/attnf7-$1-$3.txt"
-    else
-        echo "== skipped (no default at $1): $3" | tee "$out/attnf7-$1-$3.txt"
-    fi
-}
+# bench SHAPE ARGS FORM SECONDS: the default (FORM "", SDPA beside at the shapes of $SDPA_AT) or
+# a form, into attnf7-SHAPE[-FORM].txt
+bench() { attn_bench attnf7 "$sdpa_at" "$@"; }
 decide() # FORM
 {
-    n4=$(r_of "$1" 4k n) n16=$(r_of "$1" 16k n) n64=$(r_of "$1" 64 n)
-    c4=$(r_of "$1" 4k c) c16=$(r_of "$1" 16k c) c64=$(r_of "$1" 64 c)
-    what="$1/default: d128 4k x$n4 (causal x$c4), 16k x$n16 (causal x$c16), d64 x$n64 (causal x$c64)"
-    bad=$(grep -l "WRONG\|FAILED" "$out"/attnf7-check*.txt "$out"/attnf7-*-"$1".txt 2>/dev/null | head -3)
-    slower=1
-    for r in $n4 $n16 $n64 $c4 $c16 $c64; do at_least "$r" 0.995 && slower=0; done
+    attn_figures attnf7 "$1"
     if [ -n "$bad" ]; then
         echo "decides: $1: keep opt-in (a row WRONG in $bad: fix first; $what)"
     elif at_least "$n4" 1.01 && at_least "$n16" 1.01 && at_least "$n64" 0.995; then
@@ -128,12 +110,7 @@ decide() # FORM
     for f in $forms; do bench 64 "$s64" "$f" 12; done
     device_stamp "clocks after"
     nvidia-smi --query-gpu=clocks.sm,clocks.mem,power.draw,temperature.gpu --format=csv 2>&1
-    for s in 4k 16k 64; do
-        for f in "" $forms; do
-            g=$s${f:+-$f}
-            echo "== $g: not causal $(attn_tops "$out/attnf7-$g.txt" n), causal $(attn_tops "$out/attnf7-$g.txt" c)"
-        done
-    done
+    attn_summary attnf7 "$forms"
     for d in $diags; do # (their rows end in WRONG, by design)
         echo "== diagnostic $d, d128 4k: $(awk '/^bf16 / { sub(/ *WRONG$/, ""); printf "%s%s", (n++ ? ", causal " : "not causal "),
             $(NF-3) }' "$out/attnf7-4k-$d.txt" 2>/dev/null); the default $(attn_tops "$out/attnf7-4k.txt" n), causal $(attn_tops "$out/attnf7-4k.txt" c)"

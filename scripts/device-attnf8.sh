@@ -43,7 +43,6 @@ t0=$(date +%s)
 budget=${BUDGET_S:-90}
 forms=${FORMS:-poly8 lmma}
 diags=${DIAGS-noexp nosum}
-nosdpa="CUTEC_TORCH_ATTENTION=/nonexistent/no-sdpa.py"
 s4k="--batch 8 --heads 16 --seqlen 4096 --headdim 128 --iters 10"
 s16k="--batch 2 --heads 16 --seqlen 16384 --headdim 128 --iters 5"
 s64="--batch 16 --heads 32 --seqlen 2048 --headdim 64 --iters 10"
@@ -56,37 +55,12 @@ env_of()
     esac
 }
 index_of() { case $1 in poly16) echo 1 ;; poly8) echo 2 ;; poly4) echo 3 ;; esac; }
-# the TFLOP/s of a bench log's causal (c) or non-causal (n) row ("" if missing or WRONG)
-tops()
-{
-    awk -v k="$2" '/^(bf16|f16) / && !/WRONG/ && $(NF-3) ~ /^[0-9.]+$/ {
-        if ((k == "c") == ($0 ~ / causal/)) { print $(NF-3); exit } }' "$1" 2>/dev/null
-}
-ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (a != "" && b != "" && b > 0) printf "%.4f", a / b }'; }
-at_least() { awk -v r="$1" -v x="$2" 'BEGIN { exit !(r != "" && r >= x) }'; }
-r_of() { ratio "$(tops "$out/attnf8-$2-$1.txt" "$3")" "$(tops "$out/attnf8-$2.txt" "$3")"; }
 # bench SHAPE ARGS FORM SECONDS: the default (FORM "", SDPA beside at 4k) or a form, into
 # attnf8-SHAPE[-FORM].txt
-bench()
-{
-    if [ -z "$3" ]; then
-        sd=$nosdpa
-        [ "$1" = 4k ] && sd=""
-        device_step "$4" env $sd build/cutec bench attention $2 | tee "$out/attnf8-$1.txt"
-    elif grep -q "^bf16" "$out/attnf8-$1.txt" 2>/dev/null; then # (no default there: no form)
-        device_step "$4" env $nosdpa $(env_of "$3") build/cutec bench attention $2 | tee "$out/attnf8-$1-$3.txt"
-    else
-        echo "== skipped (no default at $1): $3" | tee "$out/attnf8-$1-$3.txt"
-    fi
-}
+bench() { attn_bench attnf8 4k "$@"; }
 decide() # FORM
 {
-    n4=$(r_of "$1" 4k n) n16=$(r_of "$1" 16k n) n64=$(r_of "$1" 64 n)
-    c4=$(r_of "$1" 4k c) c16=$(r_of "$1" 16k c) c64=$(r_of "$1" 64 c)
-    what="$1/default: d128 4k x$n4 (causal x$c4), 16k x$n16 (causal x$c16), d64 x$n64 (causal x$c64)"
-    bad=$(grep -l "WRONG\|FAILED" "$out"/attnf8-check*.txt "$out"/attnf8-*-"$1".txt 2>/dev/null | head -3)
-    slower=1
-    for r in $n4 $n16 $n64 $c4 $c16 $c64; do at_least "$r" 0.995 && slower=0; done
+    attn_figures attnf8 "$1"
     if [ -n "$bad" ]; then
         echo "decides: $1: keep opt-in (a row WRONG in $bad: fix first; $what)"
     elif [ "$1" = lmma ] && at_least "$n4" 1.01 && at_least "$n16" 1.01; then
@@ -107,9 +81,7 @@ decide() # FORM
     fi
 }
 {
-    device_stamp "$(date -u +%F) $(git log --oneline -1 2>/dev/null); forms: $forms; diagnostics: $diags"
-    nvidia-smi --query-gpu=name,clocks.sm,clocks.max.sm,clocks.mem,power.draw,temperature.gpu --format=csv 2>&1
-    nvidia-smi -L >/dev/null 2>&1 || { echo "== no GPU: every step below skipped"; budget=0; }
+    device_gpu_head "$(date -u +%F) $(git log --oneline -1 2>/dev/null); forms: $forms; diagnostics: $diags"
     echo "== checks against float64 on the GPU, every 4th exp2 of the unmasked tiles by the polynomial and the"
     echo "== row sums by the tensor cores"
     device_step 8 env CUTEC_ATTN_FWD_EXP2=poly4 CUTEC_ATTN_FWD_ROWSUM=mma build/cutec run attention --batch 1 --heads 8 \
@@ -129,15 +101,10 @@ decide() # FORM
     for f in $forms; do bench 64 "$s64" "$f" 13; done
     device_stamp "clocks after"
     nvidia-smi --query-gpu=clocks.sm,clocks.mem,power.draw,temperature.gpu --format=csv 2>&1
-    for s in 4k 16k 64; do
-        for f in "" $forms; do
-            g=$s${f:+-$f}
-            echo "== $g: not causal $(tops "$out/attnf8-$g.txt" n), causal $(tops "$out/attnf8-$g.txt" c)"
-        done
-    done
+    attn_summary attnf8 "$forms"
     for d in $diags; do # (their rows end in WRONG, by design)
         echo "== diagnostic $d, d128 4k: $(awk '/^bf16 / { printf "%s%s", (n++ ? ", causal " : "not causal "),
-            $(NF - ($NF == "WRONG" ? 4 : 3)) }' "$out/attnf8-4k-$d.txt" 2>/dev/null); the default $(tops "$out/attnf8-4k.txt" n), causal $(tops "$out/attnf8-4k.txt" c)"
+            $(NF - ($NF == "WRONG" ? 4 : 3)) }' "$out/attnf8-4k-$d.txt" 2>/dev/null); the default $(attn_tops "$out/attnf8-4k.txt" n), causal $(attn_tops "$out/attnf8-4k.txt" c)"
     done
     for f in $forms; do decide "$f"; done
 } >"$log" 2>&1

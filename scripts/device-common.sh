@@ -171,6 +171,10 @@ rows_gpu_test()
 #                       1st) row of OP in a `cutec bench` table FILE, "W" where that row is
 #                       WRONG or failed, nothing where there is none; DIR ("fwd", "bwd") and
 #                       SHAPE ("1024x262144") pick the rows, "" for any
+#   rows_trial_bench NAME T OP S [TAG [ENV=VALUE...]]: "-- CUTEC_ROWS_TRIAL=T OP S TAG" and the
+#                       rows of `cutec bench OP --shape S` with CUTEC_ROWS_TRIAL=T ("0": none),
+#                       the whole output in $out/NAME.one; TAG "torch": torch's eager beside,
+#                       else none and each ENV=VALUE set for it
 #   mean2 A B, diff2 A B: the mean, the difference of two such figures (%.2f): "W" if either
 #                       is, the one there (mean2) or "" (diff2) if one is missing
 rows_pct()
@@ -178,6 +182,19 @@ rows_pct()
     [ -f "$1" ] || return 0
     awk -v op="$2" -v dir="$3" -v s="$4" -v turn="${5:-1}" '$1 == op && (dir == "" || $2 == dir) &&
         (s == "" || $4 == s) && ++k == turn { p = $8; sub("%", "", p); print (/WRONG|failed/ ? "W" : p) }' "$1"
+}
+rows_trial_bench()
+{
+    name=$1 t=$2 op=$3 s=$4
+    echo "-- CUTEC_ROWS_TRIAL=$t $op $s ${5:-}"
+    if [ "${5:-}" = torch ]; then
+        CUTEC_ROWS_TRIAL=$t bench_bf16 "$op" --shape "$s" >"$out/$name.one" 2>&1
+    else
+        shift $(($# < 5 ? $# : 5))
+        (for a in "$@"; do export "${a?}"; done
+            CUTEC_ROWS_TRIAL=$t CUTEC_TORCH_ROWS=/dev/null bench_bf16 "$op" --shape "$s") >"$out/$name.one" 2>&1
+    fi
+    grep -v "^# \(check\|time\|index\)" "$out/$name.one"
 }
 mean2() { awk -v a="$1" -v b="$2" 'BEGIN { if (a == "W" || b == "W") print "W"; else if (a == "" || b == "") print a b; else printf "%.2f", (a + b) / 2 }'; }
 diff2() { awk -v a="$1" -v b="$2" 'BEGIN { if (a == "W" || b == "W") print "W"; else if (a == "" || b == "") print ""; else printf "%.2f", a - b }'; }
@@ -287,6 +304,18 @@ fp8_show() { grep -v "^# \(check\|time\|index\|  (allowed\)" "$1" | tail -n 70; 
 #   attn_tops FILE KIND: the TFLOP/s of a `cutec bench attention` table's causal (KIND c) or
 #                        non-causal (n) row; "" if missing or WRONG
 #   ratio A B: A / B (%.4f; empty when either is);  at_least R X: true when R >= X
+#   attn_bench NAME SDPA_AT SHAPE ARGS FORM SECONDS: `cutec bench attention ARGS` under
+#                        device_step into $out/NAME-SHAPE.txt, the default (FORM "": SDPA beside
+#                        where SHAPE is one of SDPA_AT) or, under the script's `env_of FORM`
+#                        and without SDPA, into NAME-SHAPE-FORM.txt (skipped, saying so, where
+#                        the default has no row)
+#   attn_ratio NAME FORM SHAPE KIND: FORM's TFLOP/s over the default's at SHAPE, row KIND
+#   attn_figures NAME FORM: FORM's ratios to the default at 4k, 16k and 64 (n4 n16 n64, causal
+#                        c4 c16 c64) and $what, their line; $bad, the first files of NAME's checks
+#                        and FORM's rows with a WRONG or FAILED; $slower, 1 when no ratio
+#                        reaches 0.995
+#   attn_summary NAME FORMS: "== SHAPE[-FORM]: not causal T, causal T" of $out/NAME-SHAPE[-FORM].txt
+#                        for each SHAPE of 4k 16k 64, the default then each of FORMS
 device_stamp() { echo "== $(date -u +%T) +$(($(date +%s) - t0)) s: $*"; }
 device_gpu_head()
 {
@@ -298,6 +327,38 @@ attn_tops()
 {
     awk -v k="$2" '/^(bf16|f16) / && !/WRONG/ && $(NF-3) ~ /^[0-9.]+$/ {
         if ((k == "c") == ($0 ~ / causal/)) { print $(NF-3); exit } }' "$1" 2>/dev/null
+}
+attn_bench()
+{
+    nosdpa="CUTEC_TORCH_ATTENTION=/nonexistent/no-sdpa.py"
+    if [ -z "$5" ]; then
+        sd=$nosdpa
+        case " $2 " in *" $3 "*) sd="" ;; esac
+        device_step "$6" env $sd build/cutec bench attention $4 | tee "$out/$1-$3.txt"
+    elif grep -q "^bf16" "$out/$1-$3.txt" 2>/dev/null; then # (no default there: no form)
+        device_step "$6" env $nosdpa $(env_of "$5") build/cutec bench attention $4 | tee "$out/$1-$3-$5.txt"
+    else
+        echo "== skipped (no default at $3): $5" | tee "$out/$1-$3-$5.txt"
+    fi
+}
+attn_ratio() { ratio "$(attn_tops "$out/$1-$3-$2.txt" "$4")" "$(attn_tops "$out/$1-$3.txt" "$4")"; }
+attn_figures()
+{
+    n4=$(attn_ratio "$1" "$2" 4k n) n16=$(attn_ratio "$1" "$2" 16k n) n64=$(attn_ratio "$1" "$2" 64 n)
+    c4=$(attn_ratio "$1" "$2" 4k c) c16=$(attn_ratio "$1" "$2" 16k c) c64=$(attn_ratio "$1" "$2" 64 c)
+    what="$2/default: d128 4k x$n4 (causal x$c4), 16k x$n16 (causal x$c16), d64 x$n64 (causal x$c64)"
+    bad=$(grep -l "WRONG\|FAILED" "$out"/$1-check*.txt "$out"/$1-*-"$2".txt 2>/dev/null | head -3)
+    slower=1
+    for r in $n4 $n16 $n64 $c4 $c16 $c64; do at_least "$r" 0.995 && slower=0; done
+}
+attn_summary()
+{
+    for s in 4k 16k 64; do
+        for f in "" $2; do
+            g=$s${f:+-$f}
+            echo "== $g: not causal $(attn_tops "$out/$1-$g.txt" n), causal $(attn_tops "$out/$1-$g.txt" c)"
+        done
+    done
 }
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (a != "" && b != "" && b > 0) printf "%.4f", a / b }'; }
 at_least() { awk -v r="$1" -v x="$2" 'BEGIN { exit !(r != "" && r >= x) }'; }

@@ -45,17 +45,11 @@ BENCH_TIMEOUT=20
 # torch's eager beside; "hex0": CUTEC_ROWS_HEX=0
 pct_of()
 {
-    t=$1 op=$2 s=$3
-    echo "-- CUTEC_ROWS_TRIAL=$t $op $s ${4:-}"
-    hex=1
-    [ "${4:-}" = hex0 ] && hex=0
-    if [ "${4:-}" = torch ]; then
-        CUTEC_ROWS_TRIAL=$t bench_bf16 "$op" --shape "$s" >"$out/ln19.one" 2>&1
-    else
-        CUTEC_ROWS_HEX=$hex CUTEC_ROWS_TRIAL=$t CUTEC_TORCH_ROWS=/dev/null bench_bf16 "$op" --shape "$s" >"$out/ln19.one" 2>&1
-    fi
-    grep -v "^# \(check\|time\|index\)" "$out/ln19.one"
-    pct=$(awk -v op="$op" -v s="$s" '$1 == op && $4 == s { p = $8; sub("%", "", p); print (/WRONG/ ? "W" : p) }' "$out/ln19.one")
+    hex=CUTEC_ROWS_HEX=1
+    [ "${4:-}" = hex0 ] && hex=CUTEC_ROWS_HEX=0
+    [ "${4:-}" = torch ] && hex=
+    rows_trial_bench ln19 "$1" "$2" "$3" "${4:-}" $hex
+    pct=$(awk -v op="$2" -v s="$3" '$1 == op && $4 == s { p = $8; sub("%", "", p); print (/WRONG/ ? "W" : p) }' "$out/ln19.one")
 }
 # ncu_of T: one launch of LayerNorm bf16 1024x262144 under ncu (clocks left alone, caches
 # flushed before each replay pass) with CUTEC_ROWS_TRIAL=T, its counters of the columns' path

@@ -49,15 +49,8 @@ BENCH_TIMEOUT=20
 # torch's eager beside
 pct_of()
 {
-    t=$1 op=$2 s=$3
-    echo "-- CUTEC_ROWS_TRIAL=$t $op $s ${4:-}"
-    if [ "${4:-}" = torch ]; then
-        CUTEC_ROWS_TRIAL=$t bench_bf16 "$op" --shape "$s" >"$out/rows35.one" 2>&1
-    else
-        CUTEC_ROWS_TRIAL=$t CUTEC_TORCH_ROWS=/dev/null bench_bf16 "$op" --shape "$s" >"$out/rows35.one" 2>&1
-    fi
-    grep -v "^# \(check\|time\|index\)" "$out/rows35.one"
-    pct=$(rows_pct "$out/rows35.one" "$op" "" "$s")
+    rows_trial_bench rows35 "$1" "$2" "$3" "${4:-}"
+    pct=$(rows_pct "$out/rows35.one" "$2" "" "$3")
 }
 {
     device_begin

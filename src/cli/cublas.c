@@ -1,6 +1,5 @@
 /* cuBLAS through dlopen: the handle, and every dtype but fp8 through
  * cublasGemmStridedBatchedEx (fp8: cublaslt.c).  Types and enum values: cublas_internal.h. */
-#include <dlfcn.h>
 #include <limits.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -43,55 +42,37 @@ bool cublas_failed(cute_cublas *h, cublas_status s, const char *what)
 
 /* --- loading ----------------------------------------------------------------------------- */
 
-#define SYM(f, name, required) {name, offsetof(struct cute_cublas, f), required}
-static const struct {
-    const char *name;
-    size_t at;
-    bool required;
-} syms[] = {
-    SYM(Create, "cublasCreate_v2", true),       SYM(Destroy, "cublasDestroy_v2", true),
-    SYM(SetStream, "cublasSetStream_v2", true), SYM(SetMathMode, "cublasSetMathMode", true),
-    SYM(GemmStridedBatchedEx, "cublasGemmStridedBatchedEx", true),
-    SYM(GetVersion, "cublasGetVersion_v2", false),
-    SYM(GetStatusString, "cublasGetStatusString", false),
+#define SYM(f, name) DYNLIB_SYM(struct cute_cublas, f, name)
+static const dynlib_sym syms[] = {
+    SYM(Create, "cublasCreate_v2"),       SYM(Destroy, "cublasDestroy_v2"),
+    SYM(SetStream, "cublasSetStream_v2"), SYM(SetMathMode, "cublasSetMathMode"),
+    SYM(GemmStridedBatchedEx, "cublasGemmStridedBatchedEx"),
+    DYNLIB_OPTIONAL(struct cute_cublas, GetVersion, "cublasGetVersion_v2"),
+    DYNLIB_OPTIONAL(struct cute_cublas, GetStatusString, "cublasGetStatusString"),
 };
 #undef SYM
 
-void *cublas_search(const char *env, const char *const *names, int nnames, char *path,
-                    size_t pathn, char *why, size_t whyn)
+/* the folders both libraries are also looked for in (cublaslt.c) */
+const char *const cublas_dirs[] = {"/usr/local/cuda/lib64/", NULL};
+
+static const dynlib_spec cublas_lib = {
+    .what = "cuBLAS",
+    .env = "CUTEC_CUBLAS",
+    .names = (const char *const[]){"libcublas.so", "libcublas.so.13", "libcublas.so.12", "libcublas.so.11", NULL},
+    .dirs = cublas_dirs,
+    .syms = syms,
+    .nsyms = sizeof syms / sizeof syms[0],
+    .hint = "install the CUDA toolkit's cuBLAS or set CUTEC_CUBLAS to its path",
+    .too_old = "not a cuBLAS of 11 or later?",
+};
+
+bool cublas_load(cute_cublas *h, char *err, size_t n)
 {
-    const char *given = getenv(env);
-    if (given && *given) {
-        void *h = dlopen(given, RTLD_NOW | RTLD_LOCAL);
-        if (h) snprintf(path, pathn, "%s", given);
-        else cublas_say(why, whyn, "%s", dlerror());
-        return h;
-    }
-    static const char *dirs[] = {"", "/usr/local/cuda/lib64/"};
-    for (size_t d = 0; d < sizeof dirs / sizeof dirs[0]; d++)
-        for (int i = 0; i < nnames; i++) {
-            char full[256];
-            snprintf(full, sizeof full, "%s%s", dirs[d], names[i]);
-            void *h = dlopen(full, RTLD_NOW | RTLD_LOCAL);
-            if (h) {
-                snprintf(path, pathn, "%s", full);
-                return h;
-            }
-            if (d == 0 && i == 0) cublas_say(why, whyn, "%s", dlerror());
-        }
-    return NULL;
+    return dynlib_open(&cublas_lib, NULL, &h->lib, h, err, n);
 }
 
 static cute_status setup(cute_cublas *h, cute_cuda *cu, char *err, size_t n)
 {
-    for (size_t i = 0; i < sizeof syms / sizeof syms[0]; i++) {
-        void *p = dlsym(h->lib, syms[i].name);
-        if (!p && syms[i].required) {
-            cublas_say(err, n, "%s has no %s", h->path, syms[i].name);
-            return CUTE_ERR_NO_DRIVER;
-        }
-        memcpy((char *)h + syms[i].at, &p, sizeof p); /* object -> function pointer (POSIX) */
-    }
     /* any driver call makes cu's (primary) context current on this thread; cuBLAS's
      * runtime then uses that context */
     size_t free_bytes, total;
@@ -101,7 +82,7 @@ static cute_status setup(cute_cublas *h, cute_cuda *cu, char *err, size_t n)
     }
     if (cublas_failed(h, h->Create(&h->handle), "cublasCreate") ||
         cublas_failed(h, h->SetMathMode(h->handle, DEFAULT_MATH), "cublasSetMathMode")) {
-        cublas_say(err, n, "%s: %s", h->path, h->err);
+        cublas_say(err, n, "%s: %s", h->lib.path, h->err);
         return CUTE_ERR_NO_DRIVER;
     }
     if (h->GetVersion && h->GetVersion(h->handle, &h->version) != 0) h->version = 0;
@@ -114,12 +95,7 @@ cute_status cute_cublas_open(cute_cuda *cu, cute_cublas **out, char *err, size_t
     cute_cublas *h = calloc(1, sizeof *h);
     if (!h) return cublas_say(err, n, "out of memory"), CUTE_ERR_OOM;
     h->cu = cu;
-    char why[512] = "";
-    static const char *const names[] = {"libcublas.so", "libcublas.so.13", "libcublas.so.12",
-                                        "libcublas.so.11"};
-    h->lib = cublas_search("CUTEC_CUBLAS", names, 4, h->path, sizeof h->path, why, sizeof why);
-    if (!h->lib) {
-        cublas_say(err, n, "cuBLAS not found (%s): install it or set CUTEC_CUBLAS to its path", why);
+    if (!cublas_load(h, err, n)) {
         free(h);
         return CUTE_ERR_NO_DRIVER;
     }
@@ -141,7 +117,7 @@ void cute_cublas_close(cute_cublas *h)
     free(h);
 }
 
-const char *cute_cublas_path(const cute_cublas *h) { return h->path; }
+const char *cute_cublas_path(const cute_cublas *h) { return h->lib.path; }
 int cute_cublas_version(const cute_cublas *h) { return h->version; }
 const char *cute_cublas_error(const cute_cublas *h) { return h->err; }
 

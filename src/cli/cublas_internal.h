@@ -6,6 +6,7 @@
 #define CUTEC_CLI_CUBLAS_INTERNAL_H
 
 #include "cli/cublas.h"
+#include "runtime/dynlib.h"
 
 typedef int cublas_status;             /* cublasStatus_t: 0 is CUBLAS_STATUS_SUCCESS */
 enum { CUBLAS_NOT_SUPPORTED = 15 };
@@ -30,8 +31,7 @@ typedef cublas_status (*gemm_batched_ex_fn)(cublas_handle, int, int, int, int, i
 typedef struct cublaslt cublaslt; /* cublaslt.c */
 
 struct cute_cublas {
-    void *lib;
-    char path[256];
+    dynlib lib; /* the handle and the file that loaded */
     cute_cuda *cu;
     cublas_handle handle;
     void *stream; /* the stream the handle is set to */
@@ -68,10 +68,11 @@ typedef struct cm_gemm {
 void cublas_say(char *err, size_t n, const char *fmt, ...);
 /* false when s is success; else the failure in h->err */
 bool cublas_failed(cute_cublas *h, cublas_status s, const char *what);
-/* dlopen the first of names[] that loads ($env first when set), in the plain search path
- * and then /usr/local/cuda/lib64; its path in path, or NULL and why */
-void *cublas_search(const char *env, const char *const *names, int nnames, char *path,
-                    size_t pathn, char *why, size_t whyn);
+/* libcublas ($CUTEC_CUBLAS, else the candidates: cublas.h) and its entry points into h,
+ * no context needed; false and why (the library, the files tried, the loader's reason) */
+bool cublas_load(cute_cublas *h, char *err, size_t n);
+/* where both libraries are looked for after the loader's path */
+extern const char *const cublas_dirs[];
 
 /* cublaslt.c: fp8 products */
 cute_status cublaslt_gemm(cute_cublas *h, const cm_gemm *g, double alpha, double beta,

@@ -4,7 +4,8 @@
  * batched and not, padded leading dimensions and degenerate extents, on fresh gaussian
  * data.  It maps cutec's (M,K,L), (N,K,L), (M,N,L) operands onto cuBLAS's column-major
  * operations; a wrong mapping is a wrong reference for every benchmark, so it is checked
- * here.  Needs a GPU and cuBLAS; skips visibly without. */
+ * here.  Needs a GPU and cuBLAS; skips visibly without (the loader's refusals, first, need
+ * neither). */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -12,6 +13,7 @@
 
 #include "check.h"
 #include "cli/cublas.h"
+#include "cli/cublas_internal.h"
 #include "cli/gemm_cli.h"
 #include "cutec/kernels.h"
 #include "cutec/cuda_driver.h"
@@ -155,6 +157,26 @@ static void refusals(gpu *g)
     gemm_problem_drop(g->b, &p);
 }
 
+/* the loader's refusals, no GPU needed: $CUTEC_CUBLAS at a file that is not there, and at
+ * a library that is not cuBLAS (libc, already loaded, so both cost nothing); the caller's
+ * $CUTEC_CUBLAS is put back */
+static void loader_refusals(void)
+{
+    char err[512], given[256];
+    snprintf(given, sizeof given, "%s", getenv("CUTEC_CUBLAS") ? getenv("CUTEC_CUBLAS") : "");
+    cute_cublas h = {0};
+    setenv("CUTEC_CUBLAS", "/nonexistent/libcublas.so", 1);
+    CHECK(!cublas_load(&h, err, sizeof err) &&
+              strstr(err, "cuBLAS not found (tried CUTEC_CUBLAS=/nonexistent/libcublas.so): ") &&
+              strstr(err, "set CUTEC_CUBLAS"),
+          "CUTEC_CUBLAS at a missing file: %s", err);
+    setenv("CUTEC_CUBLAS", "libc.so.6", 1);
+    CHECK(!cublas_load(&h, err, sizeof err) && strstr(err, "libc.so.6 has no cublasCreate_v2"),
+          "CUTEC_CUBLAS at libc: %s", err);
+    if (given[0]) setenv("CUTEC_CUBLAS", given, 1);
+    else unsetenv("CUTEC_CUBLAS");
+}
+
 int main(void)
 {
     const char *env = getenv("CUTEC_SEED");
@@ -162,6 +184,7 @@ int main(void)
     printf("cublas_test: CUTEC_SEED=%llu\n", (unsigned long long)seed);
     char err[512];
     gpu g = {0};
+    loader_refusals();
     if (cute_runtime_new("cuda", &g.rt, err, sizeof err) != CUTE_OK) {
         char why[600];
         snprintf(why, sizeof why, "no GPU: the cuBLAS reference was not checked (%s)", err);

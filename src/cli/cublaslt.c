@@ -5,7 +5,6 @@
  * fold scales into alpha, as cutec_gemm's contract says), C has the result's dtype.  Setting
  * them to device floats of 1 made every cublasLtMatmul answer NOT_SUPPORTED after a heuristic
  * that had found a kernel (seen on the H100 and H200, cuBLASLt 13.1). */
-#include <dlfcn.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -34,8 +33,7 @@ enum { /* cublasLtMatmulDescAttributes_t, cublasLtMatrixLayoutAttribute_t, prefe
 enum { WORKSPACE_BYTES = 32 << 20 };
 
 struct cublaslt {
-    void *lib;
-    char path[256];
+    dynlib lib;
     cublaslt_handle handle;
     cute_devptr workspace; /* WORKSPACE_BYTES */
     cublas_status (*Create)(cublaslt_handle *);
@@ -56,11 +54,8 @@ struct cublaslt {
                             lt_layout, const lt_algo *, void *, size_t, void *);
 };
 
-#define SYM(f, name) {name, offsetof(struct cublaslt, f)}
-static const struct {
-    const char *name;
-    size_t at;
-} syms[] = {
+#define SYM(f, name) DYNLIB_SYM(struct cublaslt, f, name)
+static const dynlib_sym syms[] = {
     SYM(Create, "cublasLtCreate"), SYM(Destroy, "cublasLtDestroy"),
     SYM(DescCreate, "cublasLtMatmulDescCreate"), SYM(DescDestroy, "cublasLtMatmulDescDestroy"),
     SYM(DescSet, "cublasLtMatmulDescSetAttribute"), SYM(LayoutCreate, "cublasLtMatrixLayoutCreate"),
@@ -71,24 +66,21 @@ static const struct {
 };
 #undef SYM
 
+static const dynlib_spec cublaslt_lib = {
+    .what = "cuBLASLt",
+    .env = "CUTEC_CUBLASLT",
+    .names = (const char *const[]){"libcublasLt.so", "libcublasLt.so.13", "libcublasLt.so.12", "libcublasLt.so.11",
+                                   NULL},
+    .dirs = cublas_dirs,
+    .syms = syms,
+    .nsyms = sizeof syms / sizeof syms[0],
+    .hint = "install the CUDA toolkit's cuBLAS (it ships cuBLASLt) or set CUTEC_CUBLASLT to its path",
+    .too_old = "not a cuBLASLt of 11 or later?",
+};
+
 static bool lt_load(cute_cublas *h, cublaslt *lt)
 {
-    static const char *const names[] = {"libcublasLt.so", "libcublasLt.so.13", "libcublasLt.so.12",
-                                        "libcublasLt.so.11"};
-    char why[256] = "";
-    lt->lib = cublas_search("CUTEC_CUBLASLT", names, 4, lt->path, sizeof lt->path, why, sizeof why);
-    if (!lt->lib) {
-        cublas_say(h->err, sizeof h->err, "cuBLASLt not found (%s): set CUTEC_CUBLASLT to its path", why);
-        return false;
-    }
-    for (size_t i = 0; i < sizeof syms / sizeof syms[0]; i++) {
-        void *p = dlsym(lt->lib, syms[i].name);
-        if (!p) {
-            cublas_say(h->err, sizeof h->err, "%s has no %s", lt->path, syms[i].name);
-            return false;
-        }
-        memcpy((char *)lt + syms[i].at, &p, sizeof p); /* object -> function pointer (POSIX) */
-    }
+    if (!dynlib_open(&cublaslt_lib, NULL, &lt->lib, lt, h->err, sizeof h->err)) return false;
     if (cute_cuda_alloc(h->cu, WORKSPACE_BYTES, &lt->workspace) != CUTE_OK) {
         cublas_say(h->err, sizeof h->err, "cuBLASLt: %s", cute_cuda_error(h->cu));
         return false;
