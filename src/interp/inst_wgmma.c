@@ -75,12 +75,20 @@ bool interp_desc_access(ictx *X, ictx *Y, const dinst *d, uint32_t t, uint64_t o
     return !checking(X, CUTE_CHECK_SHARED_RACE) || interp_proxy_fenced(X, d, t, off, bytes);
 }
 
-/* element (r, k)'s code: its bytes checked, then read */
-static bool desc_element(ictx *X, ictx *Y, const dinst *d, uint32_t t, const interp_smem_desc *D, bool mn_major,
-                         int type, int r, int k, uint32_t *v)
+/* the offset of element (r, k), given the one of element (r, k - 1) (k = 0: none): K-major,
+ * the elements of a 16-byte chunk lie at its offset plus `bytes` apiece (the chunk's offset
+ * is a multiple of 16 and the swizzle moves whole chunks), so only a chunk's first element
+ * needs the descriptor's arithmetic; MN-major, each k is another chunk */
+static uint64_t next_offset(const interp_smem_desc *D, bool mn_major, int r, int k, int bytes, uint64_t prev)
 {
-    int bytes = interp_mma_elem_bits(type) / 8, w = unpacked_width(type);
-    uint64_t off = interp_smem_desc_offset(D, mn_major, r, k, bytes);
+    if (mn_major || k % (16 / bytes) == 0) return interp_smem_desc_offset(D, mn_major, r, k, bytes);
+    return prev + (uint64_t)bytes;
+}
+
+/* the code of the element at `off` (of an unpacked type: the w bits of slot off), its bytes
+ * checked, then read */
+static bool desc_element(ictx *X, ictx *Y, const dinst *d, uint32_t t, uint64_t off, int bytes, int w, uint32_t *v)
+{
     if (w) { /* the one or two bytes of the chunk that hold element i's bits */
         uint64_t bit = (off & 15) * (uint64_t)w;
         off = (off & ~(uint64_t)15) + bit / 8;
@@ -100,10 +108,13 @@ static bool desc_element(ictx *X, ictx *Y, const dinst *d, uint32_t t, const int
 bool interp_smem_desc_read(ictx *X, ictx *Y, const dinst *d, uint32_t t, const interp_smem_desc *D,
                            bool mn_major, int type, int rows, int K, double (*M)[INTERP_DESC_K_MAX])
 {
+    int bytes = interp_mma_elem_bits(type) / 8, w = unpacked_width(type);
+    uint64_t off = 0;
     for (int r = 0; r < rows; r++)
         for (int k = 0; k < K; k++) {
             uint32_t v;
-            if (!desc_element(X, Y, d, t, D, mn_major, type, r, k, &v)) return false;
+            off = next_offset(D, mn_major, r, k, bytes, off);
+            if (!desc_element(X, Y, d, t, off, bytes, w, &v)) return false;
             M[r][k] = interp_mma_elem(type, v);
         }
     return true;
@@ -142,6 +153,7 @@ static bool hold_reads(ictx *X, const dinst *d, uint32_t t, wg_op *O, uint64_t d
     int bytes = interp_mma_elem_bits(type) / 8, n = 0;
     for (int r = 0; r < rows; r++)
         for (int k = 0; k < K; k++) {
+            if (!mn_major && k % (16 / bytes)) continue; /* the chunk of k - 1 */
             uint64_t c = interp_smem_desc_offset(&D, mn_major, r, k, bytes) & ~(uint64_t)15;
             if (n == 0 || chunk[n - 1] != c) chunk[n++] = c;
         }
