@@ -64,6 +64,15 @@ void interp_tc_vec_set(interp_tc_vec *V, const double *x, int n, int emin)
     }
 }
 
+/* c and the products a.b, each truncated toward zero at 2^e0, added exactly: S 2^e0 */
+static void terms(double c, const double *a, const double *b, int n, int e0, int64_t *S)
+{
+    double scale = interp_pow2(-e0); /* exact; the conversion truncates toward zero */
+    int64_t s = (int64_t)(c * scale);
+    for (int k = 0; k < n; k++) s += (int64_t)(a[k] * b[k] * scale);
+    *S = s;
+}
+
 /* One k-step of the GH100 tensor cores as mma.sync runs it (HMMA; f16, bf16 or tf32 inputs),
  * established bit for bit on every result of every such row in 201 recordings of
  * src/interp/gpu/hw_mma.cu (seeds 1-200 and 11; an H100, 2026-11-26; 360,192 f32 and 102,912
@@ -85,11 +94,27 @@ bool interp_tc_sum(double c, const interp_tc_vec *a, const interp_tc_vec *b, int
     bool any = emax > INTERP_TC_ZERO / 2; /* a nonzero product */
     if (c != 0 && (!any || interp_align_exp(c, -126) > emax)) emax = interp_align_exp(c, -126), any = true;
     if (!any) return false;
+    terms(c, a->x, b->x, n, emax - keep, S);
     *e0 = emax - keep;
-    double scale = interp_pow2(-*e0); /* exact; the conversion truncates toward zero */
-    int64_t s = (int64_t)(c * scale);
-    for (int k = 0; k < n; k++) s += (int64_t)(a->x[k] * b->x[k] * scale);
-    *S = s;
+    return true;
+}
+
+/* interp_tc_sum of unprepared operands (elements aligned by emin ea and eb), for the callers
+ * that use a row once (tcgen05's cells): only the nonzero products' exponents taken */
+static bool tc_sum_arrays(double c, const double *a, const double *b, int n, int ea, int eb, int64_t *S, int *e0)
+{
+    if (!isfinite(c)) return false;
+    int emax = c != 0 ? interp_align_exp(c, -126) : INT32_MIN;
+    for (int k = 0; k < n; k++) {
+        double t = a[k] * b[k];
+        if (!isfinite(t)) return false;
+        if (t == 0) continue;
+        int e = interp_align_exp(a[k], ea) + interp_align_exp(b[k], eb);
+        if (e > emax) emax = e;
+    }
+    if (emax == INT32_MIN) return false;
+    terms(c, a, b, n, emax - 25, S);
+    *e0 = emax - 25;
     return true;
 }
 
@@ -104,10 +129,10 @@ static float truncate_f32(int64_t S, int e0)
 }
 
 /* the IEEE sum where interp_tc_sum has none: infinities, NaN (canonical), signed zeros */
-static double ieee_dot(double c, const interp_tc_vec *a, const interp_tc_vec *b, int n)
+static double ieee_dot(double c, const double *a, const double *b, int n)
 {
     double sum = c;
-    for (int k = 0; k < n; k++) sum += a->x[k] * b->x[k];
+    for (int k = 0; k < n; k++) sum += a[k] * b[k];
     if (sum != sum) {
         uint32_t nan = 0x7fffffffu;
         float f;
@@ -117,38 +142,32 @@ static double ieee_dot(double c, const interp_tc_vec *a, const interp_tc_vec *b,
     return sum;
 }
 
-/* c + a.b into f32: the k-step truncated to 24 bits */
-static float vdot_f32(double c, const interp_tc_vec *a, const interp_tc_vec *b, int n)
+/* c + a.b as the bits of out, from the k-step's sum S 2^e0 where there is one (ok), else the
+ * IEEE sum: into f32 truncated to 24 bits, into f16 rounded once to nearest */
+static uint32_t dot_bits(bool ok, int64_t S, int e0, double c, const double *a, const double *b, int n, int out)
 {
-    int64_t S;
-    int e0;
-    return interp_tc_sum(c, a, b, n, 25, &S, &e0) ? truncate_f32(S, e0) : (float)ieee_dot(c, a, b, n);
-}
-
-/* c + a.b into f16: the same k-step, its sum rounded once to nearest f16 */
-static uint16_t vdot_f16(double c, const interp_tc_vec *a, const interp_tc_vec *b, int n)
-{
-    int64_t S;
-    int e0;
-    return cute_f64_to_f16(interp_tc_sum(c, a, b, n, 25, &S, &e0) ? (double)S * interp_pow2(e0) : ieee_dot(c, a, b, n));
-}
-
-uint32_t interp_tc_dot_bits(double c, const interp_tc_vec *a, const interp_tc_vec *b, int n, int out)
-{
-    if (out == E_F16) return vdot_f16(c, a, b, n);
-    float f = vdot_f32(c, a, b, n);
+    if (out == E_F16) return cute_f64_to_f16(ok ? (double)S * interp_pow2(e0) : ieee_dot(c, a, b, n));
+    float f = ok ? truncate_f32(S, e0) : (float)ieee_dot(c, a, b, n);
     uint32_t u;
     memcpy(&u, &f, 4);
     return u;
 }
 
+uint32_t interp_tc_dot_bits(double c, const interp_tc_vec *a, const interp_tc_vec *b, int n, int out)
+{
+    int64_t S = 0;
+    int e0 = 0;
+    bool ok = interp_tc_sum(c, a, b, n, 25, &S, &e0);
+    return dot_bits(ok, S, e0, c, a->x, b->x, n, out);
+}
+
 /* c + a.b (f16 elements) into f32, from arrays */
 static float dot_f32(double c, const double *a, const double *b, int n)
 {
-    interp_tc_vec va, vb;
-    interp_tc_vec_set(&va, a, n, emin_of(E_F16));
-    interp_tc_vec_set(&vb, b, n, emin_of(E_F16));
-    return vdot_f32(c, &va, &vb, n);
+    uint32_t u = interp_mma_dot_bits(c, a, b, n, E_F16, E_F16, E_F32);
+    float f;
+    memcpy(&f, &u, 4);
+    return f;
 }
 
 /* fp8 (m16n8k32) on sm_90, as ptxas builds it (SASS of src/interp/gpu/hw_mma.cu): the elements
@@ -328,8 +347,8 @@ int interp_mma_elem_bits(int type) { return elem_bits(type); }
  * align as f16, as ptxas feeds them to the tensor cores); not fitted to wgmma's own results */
 uint32_t interp_mma_dot_bits(double c, const double *a, const double *b, int n, int ta, int tb, int out)
 {
-    interp_tc_vec va, vb;
-    interp_tc_vec_set(&va, a, n, interp_mma_emin(ta, out));
-    interp_tc_vec_set(&vb, b, n, interp_mma_emin(tb, out));
-    return interp_tc_dot_bits(c, &va, &vb, n, out);
+    int64_t S = 0;
+    int e0 = 0;
+    bool ok = tc_sum_arrays(c, a, b, n, interp_mma_emin(ta, out), interp_mma_emin(tb, out), &S, &e0);
+    return dot_bits(ok, S, e0, c, a, b, n, out);
 }
