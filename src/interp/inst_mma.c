@@ -8,7 +8,7 @@
  *   C, D: element i (f32/s32/f64 one per register, f16 two): row g + 8 (i/2), column
  *         2 q + i%2 (M = 8: row g, column 2 q + i)
  * Arithmetic: integers exactly (s32 wraps); f64 as a chain of fused multiply-adds over k;
- * the others as the GH100's tensor cores add (tc_sum() below, exact against the hardware). */
+ * the others as the GH100's tensor cores add (interp_tc_sum() below, exact against the hardware). */
 #include <math.h>
 #include <string.h>
 
@@ -47,33 +47,74 @@ static int elem_bits(int type)
  * and tf32 have its range; fp8 reaches mma.sync as f16) */
 static int emin_of(int type) { return type == E_F16 ? -14 : -126; }
 
+/* the least normal exponent an element of `type` aligns by in a sum into `out`: f16's when
+ * either is f16 (the fp8, 6- and 4-bit floats reach the tensor cores as f16), else f32's */
+int interp_mma_emin(int type, int out)
+{
+    return out == E_F16 || type >= E_E4M3 ? emin_of(E_F16) : emin_of(type);
+}
+
+void interp_tc_vec_set(interp_tc_vec *V, const double *x, int n, int emin)
+{
+    V->finite = true;
+    for (int k = 0; k < n; k++) {
+        V->x[k] = x[k];
+        V->e[k] = x[k] == 0 ? INTERP_TC_ZERO : interp_align_exp(x[k], emin);
+        if (!isfinite(x[k])) V->finite = false;
+    }
+}
+
+/* c and the products a.b, each truncated toward zero at 2^e0, added exactly: S 2^e0 */
+static void terms(double c, const double *a, const double *b, int n, int e0, int64_t *S)
+{
+    double scale = interp_pow2(-e0); /* exact; the conversion truncates toward zero */
+    int64_t s = (int64_t)(c * scale);
+    for (int k = 0; k < n; k++) s += (int64_t)(a[k] * b[k] * scale);
+    *S = s;
+}
+
 /* One k-step of the GH100 tensor cores as mma.sync runs it (HMMA; f16, bf16 or tf32 inputs),
  * established bit for bit on every result of every such row in 201 recordings of
  * src/interp/gpu/hw_mma.cu (seeds 1-200 and 11; an H100, 2026-11-26; 360,192 f32 and 102,912
  * f16 results): the products are exact; each term, c and the products, is truncated toward
  * zero at 2^(emax - 25), emax being the largest of c's exponent and every nonzero product's
  * a-exponent plus b-exponent (not the product's own exponent: significands whose product is
- * 2 or more align one bit lower than the value); the truncated terms add exactly.  The sum is
- * S 2^e0; false when no term is nonzero (IEEE's signed zeros then) or one is not finite. */
-static bool tc_sum(double c, const double *a, const double *b, int n, int ta, int tb, int64_t *S, int *e0)
+ * 2 or more align one bit lower than the value); the truncated terms add exactly (keep = 25;
+ * wgmma_fp8_sum.c keeps 13).  A product of two nonzero elements (no wider than f32) is never
+ * zero, so a zero element's INTERP_TC_ZERO exponent keeps its products out of emax; an
+ * infinity or NaN anywhere in a or b makes some product non-finite. */
+bool interp_tc_sum(double c, const interp_tc_vec *a, const interp_tc_vec *b, int n, int keep, int64_t *S, int *e0)
 {
-    int emax = INT32_MIN;
-    double t[33];
+    if (!a->finite || !b->finite || !isfinite(c)) return false;
+    int emax = 2 * INTERP_TC_ZERO;
     for (int k = 0; k < n; k++) {
-        t[k] = a[k] * b[k];
-        if (!isfinite(t[k])) return false;
-        if (t[k] != 0) {
-            int e = interp_align_exp(a[k], emin_of(ta)) + interp_align_exp(b[k], emin_of(tb));
-            if (e > emax) emax = e;
-        }
+        int e = a->e[k] + b->e[k];
+        if (e > emax) emax = e;
     }
+    bool any = emax > INTERP_TC_ZERO / 2; /* a nonzero product */
+    if (c != 0 && (!any || interp_align_exp(c, -126) > emax)) emax = interp_align_exp(c, -126), any = true;
+    if (!any) return false;
+    terms(c, a->x, b->x, n, emax - keep, S);
+    *e0 = emax - keep;
+    return true;
+}
+
+/* interp_tc_sum of unprepared operands (elements aligned by emin ea and eb), for the callers
+ * that use a row once (tcgen05's cells): only the nonzero products' exponents taken */
+static bool tc_sum_arrays(double c, const double *a, const double *b, int n, int ea, int eb, int64_t *S, int *e0)
+{
     if (!isfinite(c)) return false;
-    if (c != 0 && interp_align_exp(c, -126) > emax) emax = interp_align_exp(c, -126);
+    int emax = c != 0 ? interp_align_exp(c, -126) : INT32_MIN;
+    for (int k = 0; k < n; k++) {
+        double t = a[k] * b[k];
+        if (!isfinite(t)) return false;
+        if (t == 0) continue;
+        int e = interp_align_exp(a[k], ea) + interp_align_exp(b[k], eb);
+        if (e > emax) emax = e;
+    }
     if (emax == INT32_MIN) return false;
-    t[n] = c;
-    *e0 = emax - 25, *S = 0;
-    double scale = interp_pow2(-*e0); /* exact; the conversion truncates toward zero */
-    for (int k = 0; k <= n; k++) *S += (int64_t)(t[k] * scale);
+    terms(c, a, b, n, emax - 25, S);
+    *e0 = emax - 25;
     return true;
 }
 
@@ -87,7 +128,7 @@ static float truncate_f32(int64_t S, int e0)
     return (float)((S < 0 ? -(double)mag : (double)mag) * interp_pow2(e0)); /* exact */
 }
 
-/* the IEEE sum where tc_sum has none: infinities, NaN (canonical), signed zeros */
+/* the IEEE sum where interp_tc_sum has none: infinities, NaN (canonical), signed zeros */
 static double ieee_dot(double c, const double *a, const double *b, int n)
 {
     double sum = c;
@@ -101,21 +142,32 @@ static double ieee_dot(double c, const double *a, const double *b, int n)
     return sum;
 }
 
-/* c + a.b into f32: the k-step truncated to 24 bits */
-static float dot_f32(double c, const double *a, const double *b, int n, int ta, int tb)
+/* c + a.b as the bits of out, from the k-step's sum S 2^e0 where there is one (ok), else the
+ * IEEE sum: into f32 truncated to 24 bits, into f16 rounded once to nearest */
+static uint32_t dot_bits(bool ok, int64_t S, int e0, double c, const double *a, const double *b, int n, int out)
 {
-    int64_t S;
-    int e0;
-    return tc_sum(c, a, b, n, ta, tb, &S, &e0) ? truncate_f32(S, e0) : (float)ieee_dot(c, a, b, n);
+    if (out == E_F16) return cute_f64_to_f16(ok ? (double)S * interp_pow2(e0) : ieee_dot(c, a, b, n));
+    float f = ok ? truncate_f32(S, e0) : (float)ieee_dot(c, a, b, n);
+    uint32_t u;
+    memcpy(&u, &f, 4);
+    return u;
 }
 
-/* c + a.b into f16: the same k-step, its sum rounded once to nearest f16 */
-static uint16_t dot_f16(double c, const double *a, const double *b, int n)
+uint32_t interp_tc_dot_bits(double c, const interp_tc_vec *a, const interp_tc_vec *b, int n, int out)
 {
-    int64_t S;
-    int e0;
-    return cute_f64_to_f16(tc_sum(c, a, b, n, E_F16, E_F16, &S, &e0) ? (double)S * interp_pow2(e0)
-                                                                       : ieee_dot(c, a, b, n));
+    int64_t S = 0;
+    int e0 = 0;
+    bool ok = interp_tc_sum(c, a, b, n, 25, &S, &e0);
+    return dot_bits(ok, S, e0, c, a->x, b->x, n, out);
+}
+
+/* c + a.b (f16 elements) into f32, from arrays */
+static float dot_f32(double c, const double *a, const double *b, int n)
+{
+    uint32_t u = interp_mma_dot_bits(c, a, b, n, E_F16, E_F16, E_F32);
+    float f;
+    memcpy(&f, &u, 4);
+    return f;
 }
 
 /* fp8 (m16n8k32) on sm_90, as ptxas builds it (SASS of src/interp/gpu/hw_mma.cu): the elements
@@ -129,8 +181,8 @@ static float dot_fp8(double c, const double *a, const double *b)
         if (k % 4 < 2) a0[i] = a[k], b0[i++] = b[k];
         else a1[j] = a[k], b1[j++] = b[k];
     }
-    float d = dot_f32(0.0, a0, b0, 16, E_F16, E_F16);
-    d = dot_f32(d, a1, b1, 16, E_F16, E_F16);
+    float d = dot_f32(0.0, a0, b0, 16);
+    d = dot_f32(d, a1, b1, 16);
     return d + (float)c;
 }
 
@@ -138,14 +190,19 @@ static float dot_fp8(double c, const double *a, const double *b)
  * then one over k 16-31 into that */
 static float dot_fp8_via_f16(double c, const double *a, const double *b)
 {
-    float d = dot_f32(c, a, b, 16, E_F16, E_F16);
-    return dot_f32(d, a + 16, b + 16, 16, E_F16, E_F16);
+    float d = dot_f32(c, a, b, 16);
+    return dot_f32(d, a + 16, b + 16, 16);
 }
 
 /* a warp's operands as matrices */
 typedef struct mats {
     double a[16][32], b[32][8], c[16][8];
 } mats;
+
+/* A's rows and B's columns as k-vectors, for the sums (not for fp8 into f32, nor integers, f64) */
+typedef struct mvecs {
+    interp_tc_vec a[16], b[8];
+} mvecs;
 
 typedef struct mshape {
     const irow *R;
@@ -209,8 +266,21 @@ static void gather(ictx *X, const dinst *d, const mshape *S, uint32_t w0, mats *
     }
 }
 
+/* the k-vectors of A's rows and B's columns, where result() sums them */
+static void prepare(const mshape *S, const mats *M, mvecs *V)
+{
+    int K = S->R->k, out = S->R->types[0], ta = S->R->types[1], tb = S->R->types[2];
+    if (out == E_S32 || out == E_F64 || (out == E_F32 && (ta == E_E4M3 || ta == E_E5M2))) return;
+    double col[32];
+    for (int r = 0; r < S->R->m; r++) interp_tc_vec_set(&V->a[r], M->a[r], K, interp_mma_emin(ta, out));
+    for (int n = 0; n < 8; n++) {
+        for (int k = 0; k < K; k++) col[k] = M->b[k][n];
+        interp_tc_vec_set(&V->b[n], col, K, interp_mma_emin(tb, out));
+    }
+}
+
 /* D[row][col] as the hardware rounds it, as the bits of D's type (f64: the double's) */
-static uint64_t result(const mshape *S, const mats *M, int row, int col)
+static uint64_t result(const mshape *S, const mats *M, const mvecs *V, int row, int col)
 {
     int K = S->R->k, type = S->R->types[0];
     double a[32], b[32];
@@ -226,26 +296,24 @@ static uint64_t result(const mshape *S, const mats *M, int row, int col)
         memcpy(&u, &s, 8);
         return u;
     }
-    int ta = S->R->types[1], tb = S->R->types[2];
-    for (int k = 0; k < K; k++) a[k] = M->a[row][k], b[k] = M->b[k][col];
-    if (type == E_F16) return dot_f16(M->c[row][col], a, b, K);
+    int ta = S->R->types[1];
     bool fp8 = ta == E_E4M3 || ta == E_E5M2;
-    float f = fp8 && S->R->flag ? dot_fp8_via_f16(M->c[row][col], a, b)
-              : fp8             ? dot_fp8(M->c[row][col], a, b)
-                                : dot_f32(M->c[row][col], a, b, K, ta, tb);
+    if (type == E_F16 || !fp8) return interp_tc_dot_bits(M->c[row][col], &V->a[row], &V->b[col], K, type);
+    for (int k = 0; k < K; k++) a[k] = M->a[row][k], b[k] = M->b[k][col];
+    float f = S->R->flag ? dot_fp8_via_f16(M->c[row][col], a, b) : dot_fp8(M->c[row][col], a, b);
     uint32_t u;
     memcpy(&u, &f, 4);
     return u;
 }
 
-static void scatter(ictx *X, const dinst *d, const mshape *S, uint32_t w0, const mats *M)
+static void scatter(ictx *X, const dinst *d, const mshape *S, uint32_t w0, const mats *M, const mvecs *V)
 {
     int nc = S->R->m == 8 ? 2 : 4, type = S->R->types[0], row, col;
     for (int lane = 0; lane < 32; lane++) {
         uint32_t t = w0 + (uint32_t)lane, packed = 0;
         for (int i = 0; i < nc; i++) {
             c_pos(S, i, lane / 4, lane % 4, &row, &col);
-            uint64_t v = result(S, M, row, col);
+            uint64_t v = result(S, M, V, row, col);
             if (type == E_F64) REG(X, d->var[i])[t].u64 = v;
             else if (type != E_F16) interp_put32(X, d, (uint32_t)i, t, (uint32_t)v);
             else if (i % 2 == 0) packed = (uint32_t)v;
@@ -259,11 +327,13 @@ void inst_mma(ictx *X, const dinst *d, const imask *m)
     const cute_inst_info *I = cute_inst_info_of((cute_inst)d->imm2);
     mshape S = {d->row, I->groups[1].count, I->groups[2].count, I->groups[3].count, I->nout};
     mats M;
+    mvecs V;
     for (uint32_t w0 = m->lo; w0 < m->hi; w0 += 32) {
         if (!interp_whole_warp(X, d, m, w0)) continue;
         memset(&M, 0, sizeof M);
         gather(X, d, &S, w0, &M);
-        scatter(X, d, &S, w0, &M);
+        prepare(&S, &M, &V);
+        scatter(X, d, &S, w0, &M, &V);
     }
 }
 
@@ -277,11 +347,8 @@ int interp_mma_elem_bits(int type) { return elem_bits(type); }
  * align as f16, as ptxas feeds them to the tensor cores); not fitted to wgmma's own results */
 uint32_t interp_mma_dot_bits(double c, const double *a, const double *b, int n, int ta, int tb, int out)
 {
-    if (ta >= E_E4M3) ta = E_F16; /* the 6- and 4-bit floats too: exact in f16 */
-    if (tb >= E_E4M3) tb = E_F16;
-    if (out == E_F16) return dot_f16(c, a, b, n);
-    float f = dot_f32(c, a, b, n, ta, tb);
-    uint32_t u;
-    memcpy(&u, &f, 4);
-    return u;
+    int64_t S = 0;
+    int e0 = 0;
+    bool ok = tc_sum_arrays(c, a, b, n, interp_mma_emin(ta, out), interp_mma_emin(tb, out), &S, &e0);
+    return dot_bits(ok, S, e0, c, a, b, n, out);
 }

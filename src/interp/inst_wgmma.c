@@ -75,12 +75,20 @@ bool interp_desc_access(ictx *X, ictx *Y, const dinst *d, uint32_t t, uint64_t o
     return !checking(X, CUTE_CHECK_SHARED_RACE) || interp_proxy_fenced(X, d, t, off, bytes);
 }
 
-/* element (r, k)'s code: its bytes checked, then read */
-static bool desc_element(ictx *X, ictx *Y, const dinst *d, uint32_t t, const interp_smem_desc *D, bool mn_major,
-                         int type, int r, int k, uint32_t *v)
+/* the offset of element (r, k), given the one of element (r, k - 1) (k = 0: none): K-major,
+ * the elements of a 16-byte chunk lie at its offset plus `bytes` apiece (the chunk's offset
+ * is a multiple of 16 and the swizzle moves whole chunks), so only a chunk's first element
+ * needs the descriptor's arithmetic; MN-major, each k is another chunk */
+static uint64_t next_offset(const interp_smem_desc *D, bool mn_major, int r, int k, int bytes, uint64_t prev)
 {
-    int bytes = interp_mma_elem_bits(type) / 8, w = unpacked_width(type);
-    uint64_t off = interp_smem_desc_offset(D, mn_major, r, k, bytes);
+    if (mn_major || k % (16 / bytes) == 0) return interp_smem_desc_offset(D, mn_major, r, k, bytes);
+    return prev + (uint64_t)bytes;
+}
+
+/* the code of the element at `off` (of an unpacked type: the w bits of slot off), its bytes
+ * checked, then read */
+static bool desc_element(ictx *X, ictx *Y, const dinst *d, uint32_t t, uint64_t off, int bytes, int w, uint32_t *v)
+{
     if (w) { /* the one or two bytes of the chunk that hold element i's bits */
         uint64_t bit = (off & 15) * (uint64_t)w;
         off = (off & ~(uint64_t)15) + bit / 8;
@@ -100,10 +108,13 @@ static bool desc_element(ictx *X, ictx *Y, const dinst *d, uint32_t t, const int
 bool interp_smem_desc_read(ictx *X, ictx *Y, const dinst *d, uint32_t t, const interp_smem_desc *D,
                            bool mn_major, int type, int rows, int K, double (*M)[INTERP_DESC_K_MAX])
 {
+    int bytes = interp_mma_elem_bits(type) / 8, w = unpacked_width(type);
+    uint64_t off = 0;
     for (int r = 0; r < rows; r++)
         for (int k = 0; k < K; k++) {
             uint32_t v;
-            if (!desc_element(X, Y, d, t, D, mn_major, type, r, k, &v)) return false;
+            off = next_offset(D, mn_major, r, k, bytes, off);
+            if (!desc_element(X, Y, d, t, off, bytes, w, &v)) return false;
             M[r][k] = interp_mma_elem(type, v);
         }
     return true;
@@ -121,6 +132,7 @@ typedef struct wg_op {
     const irow *R;
     int nd;             /* D registers a thread holds */
     double a[64][WG_K_MAX], b[WG_N_MAX][WG_K_MAX];
+    interp_tc_vec va[64], vb[WG_N_MAX]; /* the rows of a and b as the sums take them */
     uint64_t chunk[WG_N_MAX * WG_K_MAX]; /* hold_reads' chunks of an operand */
 } wg_op;
 
@@ -141,6 +153,7 @@ static bool hold_reads(ictx *X, const dinst *d, uint32_t t, wg_op *O, uint64_t d
     int bytes = interp_mma_elem_bits(type) / 8, n = 0;
     for (int r = 0; r < rows; r++)
         for (int k = 0; k < K; k++) {
+            if (!mn_major && k % (16 / bytes)) continue; /* the chunk of k - 1 */
             uint64_t c = interp_smem_desc_offset(&D, mn_major, r, k, bytes) & ~(uint64_t)15;
             if (n == 0 || chunk[n - 1] != c) chunk[n++] = c;
         }
@@ -186,6 +199,24 @@ static double d_get(ictx *X, const dinst *d, const irow *R, uint32_t t, int v)
     return R->types[0] == E_S32 ? (double)(int32_t)u : interp_mma_elem(E_F32, u);
 }
 
+/* fp8 inputs into f32: the fp8 datapath's sum (wgmma_fp8_sum.c) */
+static bool fp8_sum(const irow *R)
+{
+    return (R->types[1] == E_E4M3 || R->types[1] == E_E5M2) && R->types[0] == E_F32;
+}
+
+/* warp q's rows of A (16q .. 16q + 15) and B's rows (D's columns) as the sums' vectors */
+static void prepare(wg_op *O, int q)
+{
+    const irow *R = O->R;
+    int K = R->k, out = R->types[0];
+    if (out == E_S32) return;
+    int ea = fp8_sum(R) ? interp_wgmma_fp8_emin(R->types[1]) : interp_mma_emin(R->types[1], out);
+    int eb = fp8_sum(R) ? interp_wgmma_fp8_emin(R->types[2]) : interp_mma_emin(R->types[2], out);
+    for (int r = 16 * q; r < 16 * q + 16; r++) interp_tc_vec_set(&O->va[r], O->a[r], K, ea);
+    for (int n = 0; n < R->n; n++) interp_tc_vec_set(&O->vb[n], O->b[n], K, eb);
+}
+
 /* D[row][col] = c + sum_k a b, as the hardware rounds it, as D's bits */
 static uint32_t result(const wg_op *O, double c, int row, int col)
 {
@@ -196,13 +227,12 @@ static uint32_t result(const wg_op *O, double c, int row, int col)
         return (uint32_t)s;
     }
     float f;
-    bool fp8 = O->R->types[1] == E_E4M3 || O->R->types[1] == E_E5M2;
-    if (fp8 && O->R->types[0] == E_F32 && interp_wgmma_fp8_sum(c, O->a[row], O->b[col], K, O->R->types[1], O->R->types[2], &f)) {
+    if (fp8_sum(O->R) && interp_wgmma_fp8_sum(c, &O->va[row], &O->vb[col], K, &f)) {
         uint32_t u;
         memcpy(&u, &f, 4);
         return u;
     }
-    return interp_mma_dot_bits(c, O->a[row], O->b[col], K, O->R->types[1], O->R->types[2], O->R->types[0]);
+    return interp_tc_dot_bits(c, &O->va[row], &O->vb[col], K, O->R->types[0]);
 }
 
 /* warp q's D, lanes w0 .. w0 + 31 */
@@ -251,6 +281,7 @@ static void one_warp(ictx *X, const dinst *d, wg_op *O, uint32_t w0)
     if (!ok) return;
     if (imm & CUTE_WGMMA_NEG_A) negate(O->a, 64, R->k);
     if (imm & CUTE_WGMMA_NEG_B) negate(O->b, R->n, R->k);
+    prepare(O, q);
     write_d(X, d, O, w0, q, interp_get32(X, d, k + 1, w0) != 0);
 }
 

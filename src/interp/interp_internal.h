@@ -621,9 +621,29 @@ static inline int interp_align_exp(double x, int emin)
     int e = interp_exponent(x);
     return e < emin ? emin : e;
 }
-/* c + a.b of an fp8 wgmma into f32, as the hardware sums it (wgmma_fp8_sum.c); false for
- * the sums its rule does not cover (non-finite terms, all zero) */
-bool interp_wgmma_fp8_sum(double c, const double *a, const double *b, int n, int ta, int tb, float *out);
+/* A tensor-core operand's k-vector (a row of A, a column of B), prepared once per instruction
+ * for the sums that use it N or M times (inst_mma.c): its elements, each one's alignment
+ * exponent (interp_align_exp by the emin its sum names; INTERP_TC_ZERO for a zero, so that
+ * its products never count), and whether every element is finite. */
+enum { INTERP_TC_K_MAX = 32, INTERP_TC_ZERO = -(1 << 20) };
+typedef struct interp_tc_vec {
+    double x[INTERP_TC_K_MAX];
+    int e[INTERP_TC_K_MAX];
+    bool finite;
+} interp_tc_vec;
+void interp_tc_vec_set(interp_tc_vec *V, const double *x, int n, int emin);
+/* the emin of mma.sync's sums (and wgmma's but fp8 into f32): an element of `type` into `out` */
+int interp_mma_emin(int type, int out);
+/* c + a.b as S 2^e0, each term truncated toward zero at 2^(emax - keep) (inst_mma.c says how);
+ * false when no term is nonzero or one is not finite (the IEEE sum's cases) */
+bool interp_tc_sum(double c, const interp_tc_vec *a, const interp_tc_vec *b, int n, int keep, int64_t *S, int *e0);
+/* interp_mma_dot_bits of prepared vectors */
+uint32_t interp_tc_dot_bits(double c, const interp_tc_vec *a, const interp_tc_vec *b, int n, int out);
+/* c + a.b of an fp8 wgmma into f32, as the hardware sums it (wgmma_fp8_sum.c), of vectors
+ * prepared with interp_wgmma_fp8_emin; false for the sums its rule does not cover (non-finite
+ * terms, all zero: interp_tc_dot_bits's IEEE sum, whatever the vectors' emin) */
+int interp_wgmma_fp8_emin(int type);
+bool interp_wgmma_fp8_sum(double c, const interp_tc_vec *a, const interp_tc_vec *b, int n, float *out);
 void inst_wgmma(ictx *X, const dinst *d, const imask *m);
 /* a shared-memory matrix descriptor (wgmma's and tcgen05's: start address, leading and stride
  * byte offsets, swizzle), decoded; the byte offset of element (r, k) of an operand with rows

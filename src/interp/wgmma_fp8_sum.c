@@ -22,21 +22,7 @@
 enum { FP8_SUM_BITS = 13 }; /* fraction bits kept below the alignment exponent */
 
 /* the least normal exponent an element of `type` aligns by (e4m3 -6, e5m2 -14, else f32's) */
-static int emin_of(int type) { return type == E_E4M3 ? -6 : type == E_E5M2 ? -14 : -126; }
-
-/* the largest alignment exponent of the terms; false when every term is zero */
-static bool emax_of(double c, const double *a, const double *b, int n, int ta, int tb, int *emax)
-{
-    bool any = c != 0;
-    *emax = c != 0 ? interp_align_exp(c, -126) : INT32_MIN;
-    for (int k = 0; k < n; k++)
-        if (a[k] * b[k] != 0) {
-            int e = interp_align_exp(a[k], emin_of(ta)) + interp_align_exp(b[k], emin_of(tb));
-            if (e > *emax) *emax = e;
-            any = true;
-        }
-    return any;
-}
+int interp_wgmma_fp8_emin(int type) { return type == E_E4M3 ? -6 : type == E_E5M2 ? -14 : -126; }
 
 /* mag 2^e0 with the bits below 2^keep dropped (toward zero), as a double */
 static double drop_below(uint64_t mag, int e0, int keep)
@@ -48,18 +34,12 @@ static double drop_below(uint64_t mag, int e0, int keep)
 
 /* c + a.b (n products) as an fp8 wgmma's f32 result; false (nothing written) for sums the
  * rule does not cover: a non-finite term, or every term zero (IEEE's signed zeros) */
-bool interp_wgmma_fp8_sum(double c, const double *a, const double *b, int n, int ta, int tb, float *out)
+bool interp_wgmma_fp8_sum(double c, const interp_tc_vec *a, const interp_tc_vec *b, int n, float *out)
 {
-    int emax;
-    if (!isfinite(c) || !emax_of(c, a, b, n, ta, tb, &emax)) return false;
-    int e0 = emax - FP8_SUM_BITS;
-    double scale = interp_pow2(-e0); /* exact; the conversion truncates toward zero */
-    int64_t S = (int64_t)(c * scale);
-    for (int k = 0; k < n; k++) {
-        double t = a[k] * b[k];
-        if (!isfinite(t)) return false;
-        S += (int64_t)(t * scale);
-    }
+    int64_t S;
+    int e0;
+    if (!interp_tc_sum(c, a, b, n, FP8_SUM_BITS, &S, &e0)) return false;
+    int emax = e0 + FP8_SUM_BITS;
     uint64_t mag = S < 0 ? 0 - (uint64_t)S : (uint64_t)S;
     int esum = mag ? e0 + 63 - __builtin_clzll(mag) : emax;
     double v = drop_below(mag, e0, (esum > emax ? esum : emax) - FP8_SUM_BITS);
