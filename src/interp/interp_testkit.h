@@ -12,19 +12,9 @@
 #include "cutec/interp.h"
 #include "cutec/ir.h"
 
-/* sanitizer builds are several times slower: tests scale their big sizes down */
-#if defined(__SANITIZE_ADDRESS__)
-#define KT_SANITIZED 1
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer)
-#define KT_SANITIZED 1
-#endif
-#endif
-#ifndef KT_SANITIZED
-#define KT_SANITIZED 0
-#endif
-
-static inline int kt_small(void) { return KT_SANITIZED || getenv("CUTEC_TEST_SMALL") != NULL; }
+/* sanitizer builds are several times slower (CHECK_SANITIZED, check.h): tests scale their big
+ * sizes down */
+static inline int kt_small(void) { return CHECK_SANITIZED || getenv("CUTEC_TEST_SMALL") != NULL; }
 
 /* record the current source line as the call site of what is built next */
 #define KT_AT(b) ((b)->file = __FILE__, (b)->line = __LINE__)
