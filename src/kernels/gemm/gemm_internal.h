@@ -299,6 +299,8 @@ void gemm_hopper_store_epilogue(cute_ctx *c, const gemm_plan *p, cute_int tid, c
                                 cute_tensor acc, cute_val alpha, cute_val beta, cute_tensor sC, const cute_val maps[2],
                                 cute_tensor mV, const gemm_scales *sc, const gemm_c_loads *cl, bool early);
 bool gemm_hopper_store_loads_c(cute_ctx *c, const gemm_plan *p);
+/* the thread's warpgroup as a value uniform across its warp (hopper.c) */
+cute_val gemm_hopper_warpgroup(cute_ctx *c, cute_int tid);
 cute_tensor gemm_hopper_store_barriers(cute_ctx *c, cute_smem_allocator *al, const gemm_plan *p);
 gemm_c_loads gemm_hopper_store_loads(cute_ctx *c, const gemm_plan *p, cute_tensor bars);
 void gemm_hopper_store_prefetch(cute_ctx *c, const gemm_plan *p, cute_int tid, const gemm_tiles *t, cute_val beta,

@@ -497,6 +497,15 @@ static void pingpong_warpgroup(cute_ctx *c, const gemm_plan *p, const hopper_arg
     gemm_scales_end(c, p, &sc);
 }
 
+/* the warpgroup as lane 0 of the warp has it (CUTLASS's canonical_warp_group_idx): a value
+ * ptxas sees is the same across the warp, so branches on it hold no divergent path (in one,
+ * ptxas serialized every wgmma: C7520) */
+cute_val gemm_hopper_warpgroup(cute_ctx *c, cute_int tid)
+{
+    cute_val wg = cute_int_value(c, cute_div(cute_ctx_alg(c), tid, cute_i(WARPGROUP)), CUTE_I32);
+    return cute_val_shfl(c, wg, cute_val_int(c, CUTE_I32, 0), CUTE_SHFL_IDX);
+}
+
 /* The ping-pong consumers (CUTLASS's KernelTmaWarpSpecializedPingpong): each warpgroup
  * computes tiles of its own, their main loops taking turns and so their epilogues, so one's
  * epilogue runs while the other's wgmmas do.  A branch each: the 128 threads of a branch
@@ -504,11 +513,7 @@ static void pingpong_warpgroup(cute_ctx *c, const gemm_plan *p, const hopper_arg
 static void consumer_pingpong(cute_ctx *c, const gemm_plan *p, const hopper_args *g, const gemm_hopper_smem *m,
                               cute_int tid, cute_val alpha, cute_val beta, cute_val mapC)
 {
-    /* the warpgroup as lane 0 of the warp has it (CUTLASS's canonical_warp_group_idx): a
-     * value ptxas sees is the same across the warp, so the branches hold no divergent path
-     * (in one, ptxas serialized every wgmma: C7520) */
-    cute_val wg = cute_int_value(c, cute_div(cute_ctx_alg(c), tid, cute_i(WARPGROUP)), CUTE_I32);
-    wg = cute_val_shfl(c, wg, cute_val_int(c, CUTE_I32, 0), CUTE_SHFL_IDX);
+    cute_val wg = gemm_hopper_warpgroup(c, tid);
     CUTE_IF(c, cute_val_cmp(c, CUTE_OP_EQ, wg, cute_val_int(c, CUTE_I32, 0)))
         pingpong_warpgroup(c, p, g, m, tid, 0, alpha, beta, mapC);
     CUTE_ELSE(c) pingpong_warpgroup(c, p, g, m, tid, 1, alpha, beta, mapC);
@@ -528,8 +533,7 @@ gemm_hopper_smem gemm_hopper_shared_memory(cute_ctx *c, const gemm_plan *p)
     else if (p->smem_epilogue)
         m.sC = cute_smem_alloc_tensor_swizzled(c, &al, cute_gemm_c_dtype(&p->cfg), p->smem_c.sw, p->smem_c.layout, 16);
     m.ring = gemm_blockscale_ring(c, &al, p);
-    m.c_bars = m.ring; /* (unused where C is not loaded) */
-    if (gemm_hopper_store_loads_c(c, p)) m.c_bars = gemm_hopper_store_barriers(c, &al, p);
+    m.c_bars = gemm_hopper_store_loads_c(c, p) ? gemm_hopper_store_barriers(c, &al, p) : (cute_tensor){0};
     int readers = p->pingpong ? 1 : p->consumers; /* the warpgroups that read (and release) a stage */
     int arrivals = readers * stage_releasers(p);   /* ... by their releasing threads */
     int64_t tx = p->tma_a.bytes * (p->bm / p->box_rows[0]) + p->tma_b.bytes * (p->bn / p->box_rows[1]) -

@@ -546,14 +546,6 @@ static cute_val batch_from(cute_ctx *c, const blockscale_loop *l, cute_int kt, i
     return cute_int_lt(c, cute_i(f - 1), b);
 }
 
-/* the warpgroup as lane 0 of the warp has it: a value ptxas sees as the warp's (as
- * consumer_pingpong's), so the branches around the barriers hold no divergent path */
-static cute_val warpgroup_of(cute_ctx *c, cute_int tid)
-{
-    cute_val wg = cute_int_value(c, cute_div(cute_ctx_alg(c), tid, cute_i(128)), CUTE_I32);
-    return cute_val_shfl(c, wg, cute_val_int(c, CUTE_I32, 0), CUTE_SHFL_IDX);
-}
-
 static cute_val is_wg(cute_ctx *c, const blockscale_loop *l, int wg)
 {
     return cute_val_cmp(c, CUTE_OP_EQ, l->wg, cute_val_int(c, CUTE_I32, wg));
@@ -979,7 +971,7 @@ void gemm_hopper_mainloop_blockscaled(cute_ctx *c, const gemm_plan *p, const gem
     if (halves(a, p)) halves_mainloop(c, &l);
     else if (one_set(p)) {
         l.turns = turned;
-        if (l.turns) l.wg = warpgroup_of(c, tid);
+        if (l.turns) l.wg = gemm_hopper_warpgroup(c, tid); /* (the turns' branches: no divergent path) */
         if (regs) regs_mainloop(c, &l);
         else waves_mainloop(c, &l);
     }
