@@ -98,6 +98,9 @@ enum { ATTN_BWD_FORM_TWO, ATTN_BWD_FORM_FUSED, ATTN_BWD_FORM_ATOMIC };
  * and 496.4 / 468.5, 2x16x16384 501.4 / 459.1; causal 8x16x4096 415.0 / 429.3 and 416.6 /
  * 434.7, 2x16x16384 464.1 / 449.9 and 466.0 / 458.6 (causal stays two: it lost at 4096) */
 static inline int attn_bwd_form_default(bool causal) { return causal ? ATTN_BWD_FORM_TWO : ATTN_BWD_FORM_FUSED; }
+/* whether a form fuses dQ into the dK/dV kernel at head dim d (the Hopper kernel's d128 only):
+ * the plan and the library's workspace decide it by this one rule */
+static inline bool attn_bwd_fuses(int form, int64_t d) { return d == 128 && form != ATTN_BWD_FORM_TWO; }
 
 /* --- the fused dQ (hopper_bwd_dq.c) ----------------------------------------------------- */
 /* the fused plan's parts (hp->kv made): dq_mma, smem_ds, and kv's stages cut to what fits
@@ -132,7 +135,7 @@ typedef struct attn_hbdq_bars {
 /* a consumer thread's part: the shared tiles, their views as the dQ product's operands, the
  * accumulator, the pipeline's states (the buffer staged next, the buffer read next) */
 typedef struct attn_hbdq {
-    cute_tensor sdst, sdq;
+    cute_tensor sdst;     /* dS^T's two buffers */
     cute_pipeline ds;
     cute_pipeline_state staged, read;
     cute_tensor ads, bk;  /* (MMA, M, K, 2): dS from sdst; (MMA, N, K): K^T from the K tile */
@@ -165,7 +168,7 @@ void attn_hbdq_handoff(cute_ctx *c, attn_hbdq *q);
 typedef struct attn_hbdq_writer {
     cute_tensor sdq, sem;       /* sdq; the counts of dQ's sums (B, H, Mt) */
     cute_val map_store, map_add;
-    cute_int b, xt, sx, sq;     /* batch, key tile, keys, queries */
+    cute_int b, xt, sx;         /* batch, key tile, keys */
     cute_val any;
     attn_hbdq_bars bar;
 } attn_hbdq_writer;

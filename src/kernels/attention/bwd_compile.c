@@ -40,7 +40,7 @@ static bool make_plan(cute_alg *a, cute_runtime *rt, const cute_attention_config
      * kernels stay) */
     int form = kernel_env_choice(a, "CUTEC_ATTN_BWD_FORM", ATTN_BWD_FORMS, attn_bwd_form_default(cfg->causal));
     if (a->failed) return false;
-    if (cfg->head_dim != 128 || form == ATTN_BWD_FORM_TWO) return true;
+    if (!attn_bwd_fuses(form, cfg->head_dim)) return true;
     if (!attn_hbdq_plan(a, hp)) return false;
     hp->dq_atomic = form == ATTN_BWD_FORM_ATOMIC;
     return true;

@@ -39,13 +39,12 @@ static bool bwd_ok(const cute_call_arg *const t[10], double scale, char *err, si
            same_shape(t[7], "dK", t[1], "K", d, err, n) && same_shape(t[8], "dV", t[1], "K", d, err, n);
 }
 
-/* whether CUTEC_ATTN_BWD_FORM asks for dQ fused (the kernels read it when the library
- * compiles; an unknown value fails that compile) */
-static bool fused_form(bool causal)
+/* the form CUTEC_ATTN_BWD_FORM asks for (the kernels read it when the library compiles; an
+ * unknown value fails that compile) */
+static int bwd_form(bool causal)
 {
     char why[256];
-    int form = cute_env_choice_err("CUTEC_ATTN_BWD_FORM", ATTN_BWD_FORMS, attn_bwd_form_default(causal), why, sizeof why);
-    return form == ATTN_BWD_FORM_FUSED || form == ATTN_BWD_FORM_ATOMIC;
+    return cute_env_choice_err("CUTEC_ATTN_BWD_FORM", ATTN_BWD_FORMS, attn_bwd_form_default(causal), why, sizeof why);
 }
 
 /* The library's workspace (into *ws, which the arguments point at: the caller's, alive
@@ -55,7 +54,7 @@ static bool fused_form(bool causal)
 static cute_status workspace(cute_attention_lib *lib, const cute_call_arg *Q, bool causal, cute_buffer *ws,
                              cute_call_arg out[2], char *err, size_t n)
 {
-    bool all = fused_form(causal) && Q->shape[3] == 128;
+    bool all = attn_bwd_fuses(bwd_form(causal), Q->shape[3]);
     int64_t B = all ? Q->shape[0] : 1, H = all ? Q->shape[2] : 1, D = Q->shape[3];
     int64_t Mt = all ? (Q->shape[1] + 63) / 64 : 1;
     int64_t chunks = B * H * Mt, chunk = 64 * D;

@@ -681,7 +681,7 @@ static void body(cute_ctx *c, const attn_hop_bwd_plan *hp, bool kv, const cute_t
     hb_roles r = {.p = p, .j = &j, .m = &m, .x = &x, .mt = mt, .scale_log2 = scale_log2, .scale = scale};
     if (j.fused)
         r.w = (attn_hbdq_writer){.sdq = m.dq.sdq, .sem = *sem, .map_store = maps[4], .map_add = maps[5],
-                                 .b = j.b, .xt = j.xt, .sx = j.sx, .sq = j.sy, .any = j.any, .bar = j.dq_bar};
+                                 .b = j.b, .xt = j.xt, .sx = j.sx, .any = j.any, .bar = j.dq_bar};
     roles(c, &r);
 }
 

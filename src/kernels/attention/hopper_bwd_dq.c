@@ -116,7 +116,7 @@ attn_hbdq attn_hbdq_consumer(cute_ctx *c, const attn_hop_bwd_plan *hp, const att
     cute_alg *a = cute_ctx_alg(c);
     long long D = hp->kv.d, keys = hp->kv.bm, queries = hp->kv.bn;
     cute_tensor sdst = m->sdst, sdq = m->sdq;
-    attn_hbdq q = {.sdst = sdst, .sdq = sdq, .ds = m->ds, .ss = cute_tiled_mma_slice(&hp->kv.mma, tid),
+    attn_hbdq q = {.sdst = sdst, .ds = m->ds, .ss = cute_tiled_mma_slice(&hp->kv.mma, tid),
                    .wg = cute_div(a, tid, cute_i(128)), .bar = *bar};
     q.staged = cute_make_pipeline_state(c, CUTE_PIPELINE_PRODUCER, 2);
     q.read = cute_make_pipeline_state(c, CUTE_PIPELINE_CONSUMER, 2);
@@ -211,6 +211,12 @@ static cute_tensor flags_of(cute_ctx *c, const attn_hbdq_writer *w, cute_int yh)
     return CUTE_SLICE(c, w->sem, w->b, yh, CUTE_ALL);
 }
 
+/* one thread of the writer's warp, where the warp has a tile to write */
+static cute_val elected(cute_ctx *c, const attn_hbdq_writer *w)
+{
+    return cute_val_binop(c, CUTE_OP_AND, cute_elect_one(c), w->any);
+}
+
 /* by one thread (mine): wait for the chunk's turn (not atomic).  No proxy fence after the
  * acquire: the TMA that follows is issued once the spin has read the count (a control
  * dependency), and the add it follows was complete before that count was released
@@ -272,7 +278,7 @@ void attn_hbdq_write(cute_ctx *c, const attn_hop_bwd_plan *hp, const attn_hbdq_w
     CUTE_FOR(c, i, cute_i(0), steps) {
         cute_int yh, yt;
         tile_of(c, job, i, &yh, &yt);
-        cute_val mine = cute_val_binop(c, CUTE_OP_AND, cute_elect_one(c), w->any);
+        cute_val mine = elected(c, w);
         if (!hp->dq_atomic) { /* the turn's warp saw the count; it waits for the next step's now */
             cute_named_barrier_sync(c, w->bar.turn_full, TURN);
             CUTE_IF(c, cute_int_lt(c, cute_add(a, i, cute_i(1)), steps)) {
@@ -295,7 +301,7 @@ void attn_hbdq_write(cute_ctx *c, const attn_hop_bwd_plan *hp, const attn_hbdq_w
         CUTE_IF(c, cute_elect_one(c)) { cute_tma_store_wait(c, 0, false); }
     } else {
         CUTE_IF(c, cute_int_lt(c, cute_i(0), steps)) {
-            counted_in(c, w, cute_sub(a, steps, cute_i(1)), cute_val_binop(c, CUTE_OP_AND, cute_elect_one(c), w->any), 0);
+            counted_in(c, w, cute_sub(a, steps, cute_i(1)), elected(c, w), 0);
         }
     }
 }
@@ -307,7 +313,7 @@ void attn_hbdq_turns(cute_ctx *c, const attn_hop_bwd_plan *hp, const attn_hbdq_w
         cute_int yh, yt;
         tile_of(c, job, i, &yh, &yt);
         cute_named_barrier_sync(c, w->bar.turn_empty, TURN); /* the writer took the turn before */
-        CUTE_IF(c, cute_val_binop(c, CUTE_OP_AND, cute_elect_one(c), w->any)) { await_turn(c, hp, w, yh, yt); }
+        CUTE_IF(c, elected(c, w)) { await_turn(c, hp, w, yh, yt); }
         cute_named_barrier_arrive(c, w->bar.turn_full, TURN); /* (an arrive orders the acquire before the writer's add) */
     }
 }
@@ -320,7 +326,7 @@ void attn_hbdq_counts(cute_ctx *c, const attn_hop_bwd_plan *hp, const attn_hbdq_
         cute_int yh, yt;
         tile_of(c, job, k, &yh, &yt);
         cute_named_barrier_sync(c, w->bar.count_full, TURN); /* step k's adds complete */
-        CUTE_IF(c, cute_val_binop(c, CUTE_OP_AND, cute_elect_one(c), w->any)) {
+        CUTE_IF(c, elected(c, w)) {
             cute_grid_flag_release(c, flags_of(c, w, yh), yt, cute_add(a, rank_of(c, hp, w, yt), cute_i(1)));
         }
         CUTE_IF(c, cute_int_lt(c, cute_add(a, k, cute_i(1)), steps)) {
