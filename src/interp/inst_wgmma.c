@@ -79,9 +79,11 @@ bool interp_desc_access(ictx *X, ictx *Y, const dinst *d, uint32_t t, uint64_t o
  * the elements of a 16-byte chunk lie at its offset plus `bytes` apiece (the chunk's offset
  * is a multiple of 16 and the swizzle moves whole chunks), so only a chunk's first element
  * needs the descriptor's arithmetic; MN-major, each k is another chunk */
+static bool chunk_first(bool mn_major, int k, int bytes) { return mn_major || k % (16 / bytes) == 0; }
+
 static uint64_t next_offset(const interp_smem_desc *D, bool mn_major, int r, int k, int bytes, uint64_t prev)
 {
-    if (mn_major || k % (16 / bytes) == 0) return interp_smem_desc_offset(D, mn_major, r, k, bytes);
+    if (chunk_first(mn_major, k, bytes)) return interp_smem_desc_offset(D, mn_major, r, k, bytes);
     return prev + (uint64_t)bytes;
 }
 
@@ -153,7 +155,7 @@ static bool hold_reads(ictx *X, const dinst *d, uint32_t t, wg_op *O, uint64_t d
     int bytes = interp_mma_elem_bits(type) / 8, n = 0;
     for (int r = 0; r < rows; r++)
         for (int k = 0; k < K; k++) {
-            if (!mn_major && k % (16 / bytes)) continue; /* the chunk of k - 1 */
+            if (!chunk_first(mn_major, k, bytes)) continue; /* the chunk of k - 1 */
             uint64_t c = interp_smem_desc_offset(&D, mn_major, r, k, bytes) & ~(uint64_t)15;
             if (n == 0 || chunk[n - 1] != c) chunk[n++] = c;
         }

@@ -434,7 +434,8 @@ static void consume_joined(cute_ctx *c, const hop_job *j, cute_int tid, hop_stat
 
 /* With the row sums by the tensor cores: B's (8, 16) tile, ones in its first column (n = 0)
  * and zeros elsewhere, written once by the consumers' first thread, seen by the wgmmas (the
- * async proxy) and by every consumer before its first P V (a named barrier past the ring's) */
+ * async proxy) and by every consumer before its first P V (a named barrier past the ring's:
+ * kernel_bars) */
 static void write_ones(cute_ctx *c, const attn_plan *p, const hop_smem *m, cute_int tid)
 {
     if (!p->rowsum_mma) return;
@@ -445,7 +446,10 @@ static void write_ones(cute_ctx *c, const attn_plan *p, const hop_smem *m, cute_
         cute_tensor_store(c, m->ones_tile, b);
         cute_fence_proxy_async_shared_cta(c);
     }
-    cute_named_barrier_sync(c, p->consumers + 1, p->consumers * WARPGROUP);
+    kernel_bars bars = kernel_bars_new(); /* the ring's ids held: the lowest past them */
+    kernel_bars_hold(c, &bars, 1, p->consumers, "the consumers' ring (attn_hop_ring)");
+    int written = kernel_bar_take(c, &bars, "the ones tile written");
+    if (written > 0) cute_named_barrier_sync(c, written, p->consumers * WARPGROUP);
 }
 
 /* tid: the thread's index among the consumers (0 .. 128 consumers - 1) */

@@ -64,7 +64,7 @@ cute_layout gemv_sf_quad_layout(cute_alg *a, cute_int rows, cute_int K, cute_int
 #define WORDS_BLOCKS_2ROWS_AHEAD 5
 static int words_blocks(const gemv_plan *p)
 {
-    if (p->cfg.smem_stages) return gemv_ring_blocks(p, p->cfg.ring_bulk ? GEMV_RING_BULK_BLOCKS : 5);
+    if (p->cfg.smem_stages) return gemv_ring_blocks(p);
     /* (8 rows a warp one ahead hold as many registers as 4 rows two ahead; 2 rows a warp
      * half a k-tile's of 4 rows, and twice the warps to hold) */
     bool big = gemv_ahead(&p->cfg) > 1 || p->rows > 4;

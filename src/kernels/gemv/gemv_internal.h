@@ -239,12 +239,14 @@ typedef struct gemv_ring_tile {
     cute_tensor rA, rX, pair[GEMV_MAX_ROWS + 1];
 } gemv_ring_tile;
 typedef void (*gemv_ring_fn)(cute_ctx *c, const gemv_plan *p, const gemv_ring_tile *f, void *user);
-/* the blocks an SM the bulk ring asks for at most (3 stages of NVFP4 or bf16, 37 KB a block,
- * fit six: 79 and 68 registers, no spills; the cp.async ring's cap is 5) */
+/* the blocks an SM a ring asks for at most: the cp.async ring's, and the bulk ring's (3 stages
+ * of NVFP4 or bf16, 37 KB a block, fit six: 79 and 68 registers, no spills) */
+#define GEMV_RING_BLOCKS 5
 #define GEMV_RING_BULK_BLOCKS 6
-/* a block's bytes of ring, and the blocks an SM its shared memory holds (at most `most`) */
+/* a block's bytes of ring, and the blocks an SM its shared memory holds (at most the ring's
+ * cap above) */
 int64_t gemv_ring_bytes(const gemv_plan *p);
-int gemv_ring_blocks(const gemv_plan *p, int most);
+int gemv_ring_blocks(const gemv_plan *p);
 /* the ring's shared memory (at the kernel's top level), and NVFP4's scale groups from the raw
  * 4-byte aligned scale buffers (NULL: none); M, K, L: A's extents (words for NVFP4) */
 gemv_ring gemv_ring_make(cute_ctx *c, const gemv_plan *p, const cute_tensor *sfa, const cute_tensor *sfb,

@@ -64,8 +64,9 @@ int64_t gemv_ring_bytes(const gemv_plan *p)
 }
 
 /* as many as an H100's or H200's 228 KB of shared memory an SM holds, 1 KB of it a block's */
-int gemv_ring_blocks(const gemv_plan *p, int most)
+int gemv_ring_blocks(const gemv_plan *p)
 {
+    int most = p->cfg.ring_bulk ? GEMV_RING_BULK_BLOCKS : GEMV_RING_BLOCKS;
     int64_t fit = 228 * 1024 / (gemv_ring_bytes(p) + 1024);
     return fit < 1 ? 1 : fit > most ? most : (int)fit;
 }
@@ -88,9 +89,8 @@ gemv_ring gemv_ring_make(cute_ctx *c, const gemv_plan *p, const cute_tensor *sfa
         r.bar = cute_smem_alloc_tensor(c, &A, CUTE_U64, cute_layout_fmt(a, "(%d,%d):(1,%d)", warps, d, warps), 8);
         CUTE_IF(c, cute_int_eq(c, cute_thread_idx(c, 0), cute_i(0)))
         {
-            for (int w = 0; w < warps; w++)
-                for (int s = 0; s < d; s++)
-                    cute_mbarrier_init(c, cute_tensor_ptr(c, r.bar, cute_i(w + warps * s)), cute_val_int(c, CUTE_U32, 1));
+            for (int i = 0; i < warps * d; i++) /* every (warp, stage) */
+                cute_mbarrier_init(c, cute_tensor_ptr(c, r.bar, cute_i(i)), cute_val_int(c, CUTE_U32, 1));
             cute_mbarrier_init_fence(c);
         }
         cute_barrier(c);
@@ -298,9 +298,8 @@ static void bulk_issue(cute_ctx *c, const gemv_plan *p, const gemv_ring *r, cons
 static gemv_ring_tile bulk_read(cute_ctx *c, const gemv_plan *p, const gemv_thread *th, const gemv_ring *r,
                                 const ring_lane *l, cute_int s, cute_val phase)
 {
-    cute_alg *a = cute_ctx_alg(c);
     cute_int warp = cute_warp_idx(c);
-    cute_mbarrier_wait(c, cute_tensor_ptr(c, r->bar, cute_add(a, warp, cute_mul(a, s, cute_i(p->threads / 32)))), phase);
+    cute_mbarrier_wait(c, cute_tensor_ptr(c, one_at(c, r->bar, CUTE_CRD(warp, s)), cute_i(0)), phase);
     gemv_ring_tile f = stage_vectors(c, p, th, r, s);
     if (!r->scales) return f;
     cute_ssa qa = words_at(c, cute_tensor_slice(c, r->sQ, CUTE_CRD(CUTE_ALL, l->group, 0, warp, s)), 4);

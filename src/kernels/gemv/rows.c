@@ -118,7 +118,7 @@ static void rows_kernel(cute_ctx *c, cute_tensor mA, cute_tensor mX, cute_tensor
         }
     gemv_walk walk = {.tile = tile_fma, .end = finish_rows, .user = &acc};
     if (p->cfg.smem_stages) {
-        cute_kernel_min_blocks(c, gemv_ring_blocks(p, p->cfg.ring_bulk ? GEMV_RING_BULK_BLOCKS : 5));
+        cute_kernel_min_blocks(c, gemv_ring_blocks(p));
         acc.ring = gemv_ring_make(c, p, NULL, NULL, mA.layout.shape.leaf[0], mA.layout.shape.leaf[1],
                                   mA.layout.shape.leaf[2]);
         walk.whole = rows_ring;
