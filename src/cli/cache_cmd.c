@@ -128,7 +128,7 @@ int cmd_cache(int argc, char **argv)
     const char *what = argv[1];
     if (argc > 2 || (strcmp(what, "list") && strcmp(what, "size") && strcmp(what, "clear") &&
                      strcmp(what, "path"))) {
-        bool help = !strcmp(what, "help") || !strcmp(what, "--help") || !strcmp(what, "-h");
+        bool help = cli_is_help(what);
         usage(help && argc <= 2 ? stdout : stderr);
         return help && argc <= 2 ? CLI_OK : CLI_USAGE;
     }

@@ -40,6 +40,8 @@ int cmd_bench_tp(int argc, char **argv);
 int cmd_model(int argc, char **argv);
 int cmd_tune(int argc, char **argv); /* tune_cmd.c: cutec tune gemm|elementwise */
 
+/* cli_opts.c: whether an argument asks for help (help, --help, -h) */
+bool cli_is_help(const char *s);
 /* cli_int.c: the one integer parser of the CLI.  A whole decimal in [lo, hi] into *out, or
  * false and why (naming the text) in why[n]: nothing is wrapped, clamped or half-read. */
 #include <stdbool.h>

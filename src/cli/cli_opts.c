@@ -28,3 +28,8 @@ bool cli_kernel_option(cli_kernel_opts *o, const char *k, const char *v, bool *o
         return false;
     return true;
 }
+
+bool cli_is_help(const char *s)
+{
+    return strcmp(s, "help") == 0 || strcmp(s, "--help") == 0 || strcmp(s, "-h") == 0;
+}

@@ -14,7 +14,9 @@ const char *cli_emit_form(const char *emit)
     if (!emit) return "cuda";
     for (size_t i = 0; i < sizeof forms / sizeof *forms; i++)
         if (!strcmp(emit, forms[i])) return emit;
-    fprintf(stderr, "cutec: --emit %s: one of ir, cuda, ptx, sass, usage, banks, time, export\n", emit);
+    fprintf(stderr, "cutec: --emit %s: one of", emit);
+    for (size_t i = 0; i < sizeof forms / sizeof *forms; i++) fprintf(stderr, "%s %s", i ? "," : "", forms[i]);
+    fputc('\n', stderr);
     return NULL;
 }
 

@@ -55,7 +55,7 @@ static int parse(int argc, char **argv, ew_opts *o)
     o->shape[0] = 1 << 20;
     o->iters = 20;
     bool out_given = false;
-    if (argc >= 2 && (!strcmp(argv[1], "help") || !strcmp(argv[1], "--help"))) return usage(argv[0]), -1; /* exit 0 */
+    if (argc >= 2 && cli_is_help(argv[1])) return usage(argv[0]), -1; /* exit 0 */
     if (argc >= 2 && strcmp(argv[1], "elementwise") != 0)
         fprintf(stderr, "cutec %s: unknown kernel \"%s\"\n", argv[0], argv[1]);
     if (argc < 2 || strcmp(argv[1], "elementwise") != 0) return usage(argv[0]);

@@ -66,7 +66,7 @@ static bool split_options(int argc, char **argv, char **args, int *n)
 
 int cmd_export(int argc, char **argv)
 {
-    if (argc < 2 || !strcmp(argv[1], "help") || !strcmp(argv[1], "--help")) return usage();
+    if (argc < 2 || cli_is_help(argv[1])) return usage();
     char **args = calloc((size_t)argc + 3, sizeof *args);
     int n = 0;
     if (!args) return CLI_FAIL;

@@ -381,7 +381,7 @@ static int parse(int argc, char **argv, gemm_opts *o, bool bench)
 {
     defaults(o, bench);
     const char *cmd = argv[0];
-    if (argc >= 3 && (!strcmp(argv[2], "help") || !strcmp(argv[2], "--help")))
+    if (argc >= 3 && cli_is_help(argv[2]))
         return usage(), -1;
     for (int i = 2; i < argc; i += 2) {
         const char *k = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;

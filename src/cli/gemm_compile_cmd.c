@@ -189,7 +189,7 @@ int cmd_compile_gemm(int argc, char **argv)
     shape_opts shape = {{0, 0, 0}, NULL, NULL};
     for (int i = 2; i < argc; i++) {
         const char *k = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
-        if (!strcmp(k, "help") || !strcmp(k, "--help")) return usage();
+        if (cli_is_help(k)) return usage();
         if (!v) {
             fprintf(stderr, "cutec compile gemm: %s needs a value\n", k);
             return usage();

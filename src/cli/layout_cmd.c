@@ -9,11 +9,6 @@
 #include "layout_ops.h"
 #include "oracle_check.h"
 
-static bool is_help(const char *s)
-{
-    return strcmp(s, "help") == 0 || strcmp(s, "--help") == 0 || strcmp(s, "-h") == 0;
-}
-
 static void print_op_usage(FILE *f, const layout_op *op)
 {
     fprintf(f, "usage: cutec layout %s %s\n  %s\n", op->name, op->usage, op->summary);
@@ -87,14 +82,14 @@ int cmd_layout(int argc, char **argv)
     const char *name = argv[1];
     int n = argc - 2;
     char **args = argv + 2;
-    if (is_help(name)) return help(n, args);
+    if (cli_is_help(name)) return help(n, args);
     if (strcmp(name, "check") == 0) return oracle_check_main(n, args);
     const layout_op *op = layout_op_find(name);
     if (!op) {
         fprintf(stderr, "cutec layout: unknown op \"%s\" (cutec layout help lists them)\n", name);
         return CLI_USAGE;
     }
-    if (n == 1 && is_help(args[0])) return print_op_usage(stdout, op), CLI_OK;
+    if (n == 1 && cli_is_help(args[0])) return print_op_usage(stdout, op), CLI_OK;
     if (n < op->min_args || (op->max_args >= 0 && n > op->max_args)) {
         print_op_usage(stderr, op);
         return CLI_USAGE;

@@ -66,7 +66,7 @@ static int parse(int argc, char **argv, rows_opts *o)
             o->backward = true;
             continue;
         }
-        if (!strcmp(argv[i], "help") || !strcmp(argv[i], "--help")) return usage(argv[0]), -1; /* asked: exit 0 */
+        if (cli_is_help(argv[i])) return usage(argv[0]), -1; /* asked: exit 0 */
         if (i + 1 >= argc) {
             fprintf(stderr, "cutec %s %s: %s needs a value\n", argv[0], argv[1], argv[i]);
             return CLI_USAGE;

@@ -153,7 +153,7 @@ static void kernels(void)
                            {"CUTEC_GEMM_BLOCKSCALE_TURNS", "late", "not one of 0|1|late"},
                            {"CUTEC_GEMM_BLOCKSCALE_SB", "lane", "not one of uniform|lane"},
                            {"CUTEC_GEMM_BLOCKSCALE_A", "sets", "not one of smem|regs|sets"}};
-    for (int i = 0; i < 6; i++) {
+    for (int i = 0; i < (int)(sizeof bs / sizeof *bs); i++) {
         good(bs[i][0], bs[i][1], gemm_blockscaled, 1);
         refused(bs[i][0], "on", gemm_blockscaled, bs[i][2]);
     }
@@ -167,7 +167,7 @@ static void kernels(void)
                             {"CUTEC_ATTN_FWD_DIAG", "noexp", "nosoft", "not one of none|nosoftmax|norescale|noexp|nosum"},
                             {"CUTEC_ATTN_FWD_EXP2", "poly8", "poly", "not one of mufu|poly16|poly8|poly4"},
                             {"CUTEC_ATTN_FWD_ROWSUM", "mma", "wgmma", "not one of fadd|mma"}};
-    for (int i = 0; i < 4; i++) {
+    for (int i = 0; i < (int)(sizeof fwd / sizeof *fwd); i++) {
         good(fwd[i][0], fwd[i][1], attention, 1);
         refused(fwd[i][0], fwd[i][2], attention, fwd[i][3]);
         unsetenv(fwd[i][0]);
