@@ -413,10 +413,10 @@ static void persistent_kernel(cute_ctx *c, cute_tensor mA, cute_tensor mB, cute_
  * blocks free up, as a block per tile's grid hands them out, not fixed per block: a block on
  * a slow SM takes fewer.  The last block to finish (flags[1] counts them) sets both flags back
  * to zero for the next kernel on the stream, as stream-K leaves its flags. */
-static gemm_tiles tile_at(cute_ctx *c, const gemm_plan *p, const walk *w, cute_val idx)
+static gemm_tiles tile_at(cute_ctx *c, const gemm_plan *p, const walk *w, cute_int idx)
 {
     cute_int tm, tn;
-    gemm_sched_tile_at(c, &w->sched, cute_int_from_val(c, idx, 0), &tm, &tn);
+    gemm_sched_tile_at(c, &w->sched, idx, &tm, &tn);
     tm = once(c, p, tm, w->sched.tiles_m), tn = once(c, p, tn, w->sched.tiles_n);
     return gemm_tiles_at(c, p, w->mA, w->mB, w->mC, w->cA, w->cB, w->cC, tm, tn);
 }
@@ -470,17 +470,17 @@ static void dynamic_kernel(cute_ctx *c, cute_tensor mA, cute_tensor mB, cute_ten
                                  cute_val_cmp(c, CUTE_OP_GE, prev, zero))) {
         cute_val more = cute_val_cmp(c, CUTE_OP_LT, cur, count);
         CUTE_IF(c, more) {
-            gemm_tiles t = tile_at(c, p, &w, cur);
+            gemm_tiles t = tile_at(c, p, &w, cute_int_from_val(c, cur, 0));
             prologue(c, p, &t, &g);
         }
         CUTE_IF(c, cute_val_cmp(c, CUTE_OP_GE, prev, zero)) {
-            gemm_tiles t = tile_at(c, p, &w, prev);
+            gemm_tiles t = tile_at(c, p, &w, cute_int_from_val(c, prev, 0));
             epilogue(c, p, tid, &t, f.tCrC, alpha, beta, sC);
         }
         cute_val_assign(c, prev, cute_val_select(c, more, cur, cute_val_int(c, CUTE_I32, -1)));
         CUTE_IF(c, more) {
             fetch_tile(c, tid, flags, slots, s); /* read after the main loop's barriers */
-            gemm_tiles t = tile_at(c, p, &w, cur);
+            gemm_tiles t = tile_at(c, p, &w, cute_int_from_val(c, cur, 0));
             cute_clear(c, f.tCrC);
             mainloop(c, p, &t, &g, &f.x, f.tCrA, f.tCrB, f.tCrC, NULL);
             cute_val_assign(c, cur, slot_read(c, slots, s));
@@ -517,10 +517,7 @@ static gemm_tiles sk_tile(cute_ctx *c, const gemm_plan *p, const walk *w, cute_i
                           g2s *g)
 {
     cute_alg *a = cute_ctx_alg(c);
-    cute_int tm, tn;
-    gemm_sched_tile_at(c, &w->sched, tile, &tm, &tn);
-    tm = once(c, p, tm, w->sched.tiles_m), tn = once(c, p, tn, w->sched.tiles_n);
-    gemm_tiles t = gemm_tiles_at(c, p, w->mA, w->mB, w->mC, w->cA, w->cB, w->cC, tm, tn);
+    gemm_tiles t = tile_at(c, p, w, tile);
     g->k0 = cute_min(a, k0, t.k_tiles), t.k_tiles = cute_min(a, k1, t.k_tiles);
     return t;
 }
