@@ -326,6 +326,12 @@ static int64_t stage_bytes(const gemm_plan *p)
     return (p->bm + p->bn) * p->bk * cute_dtype_bytes(p->cfg.dtype);
 }
 
+/* a block's share of an SM's shared memory where two blocks an SM run (each with its 1 KB of
+ * reserve), and the blocks an SM of `threads` threads whose `bytes` fit: two where their
+ * registers (up to 4 warps) and shared memory allow */
+static int64_t half_smem(int arch) { return (smem_per_block(arch) + 1024) / 2 - 1024; }
+static int two_fit(const gemm_plan *p, int arch, int64_t bytes) { return p->threads <= 128 && bytes <= half_smem(arch) ? 2 : 1; }
+
 /* A's and B's stages interleaved: stage s of A at s times a stage's bytes, B's right after
  * it, so the last stage is one run of memory at the stages' end (multistage.c's block_smem
  * places them).  False, the layouts untouched, where a swizzle's period does not divide
@@ -361,7 +367,7 @@ static bool persistent_c_tile(cute_alg *a, gemm_plan *p, int arch, int64_t mma_n
 {
     cute_dtype cd = cute_gemm_c_dtype(&p->cfg), acc = (cute_dtype)p->mma.atom.c_type;
     int64_t sb = stage_bytes(p), stages = p->stages * sb, tile = p->bm * p->bn * cute_dtype_bytes(acc);
-    int64_t whole = smem_per_block(arch), half = (whole + 1024) / 2 - 1024;
+    int64_t whole = smem_per_block(arch), half = half_smem(arch);
     p->c_last = !p->c_overlap && interleave_stages(a, p);
     int64_t under = p->c_last ? stages - sb : stages; /* where C's tile starts */
     if (stages > whole)
@@ -508,10 +514,7 @@ bool gemm_plan_tensorop(cute_alg *a, const cute_gemm_config *cfg, int arch, gemm
     p->dynamic = dynamic == 1;
     p->streamk = cfg->tiling.schedule == CUTE_GEMM_SCHEDULE_STREAMK;
     if (p->streamk && !streamk_fits(a, p)) return false;
-    if (p->streamk) { /* two blocks an SM where their registers (up to 4 warps) and shared memory fit */
-        int64_t stages = (p->bm + p->bn) * p->bk * esize * p->stages, kb = 1024;
-        p->streamk_per_sm = p->threads <= 128 && 2 * (stages + kb) <= smem_per_block(arch) + kb ? 2 : 1;
-    }
+    if (p->streamk) p->streamk_per_sm = two_fit(p, arch, p->stages * stage_bytes(p));
     if (!dependent_launch(a, p, arch) || !diagnostic(a, p)) return false;
     p->c_parts = 1;
     p->c_overlap = cfg->tiling.c_store == CUTE_GEMM_STORE_OVERLAP;
@@ -519,8 +522,7 @@ bool gemm_plan_tensorop(cute_alg *a, const cute_gemm_config *cfg, int arch, gemm
         return cute_alg_fail(a, "gemm tiling: store overlap (C stored during the next tile's main loop) is the "
                              "persistent step-5 kernel's: variant tensorop_smem with schedule persistent");
     if (smem_epilogue && p->persistent) return persistent_c_tile(a, p, arch, wn * atom.n * 2) && overlap_fits(a, p);
-    if (p->persistent) /* step 4: no C tile; two blocks an SM as persistent_c_tile's rule */
-        p->per_sm = p->threads <= 128 && p->stages * stage_bytes(p) <= (smem_per_block(arch) + 1024) / 2 - 1024 ? 2 : 1;
+    if (p->persistent) p->per_sm = two_fit(p, arch, p->stages * stage_bytes(p)); /* step 4: no C tile */
     if (smem_epilogue) tc_c_tile(a, p);
     return !a->failed;
 }
