@@ -33,8 +33,6 @@
  * threads and the writer warp; the turn's and the count's, the writer warp and the other
  * (not atomic: the turn's warp waits a step ahead) */
 enum { CONSUMERS = 256, HANDOFF = 128 + 32, TURN = 64 };
-/* sm_90's opt-in shared memory per block, less room for the barriers and the alignment */
-enum { SMEM_BYTES = 227 * 1024 - 2048 };
 
 bool attn_hbdq_plan(cute_alg *a, attn_hop_bwd_plan *hp)
 {
@@ -54,7 +52,7 @@ bool attn_hbdq_plan(cute_alg *a, attn_hop_bwd_plan *hp)
     /* K and V, dS^T twice and the f32 dQ tile, then as many Q / dO stages as fit (at most
      * the plan's) */
     int64_t fixed = 2 * p->bm * p->d * 2 + 2 * p->bm * p->bn * 2 + p->bn * p->d * 4;
-    int64_t fit = (SMEM_BYTES - fixed) / (2 * p->bn * p->d * 2);
+    int64_t fit = (ATTN_HOP_SMEM_BYTES - fixed) / (2 * p->bn * p->d * 2);
     p->stages = (int)(fit < p->stages ? fit : p->stages);
     if (p->stages < 2) return cute_alg_fail(a, "attention backward hopper: the fused dQ leaves %d stages", p->stages);
     cute_tuple kv = cute_tuple_fmt(a, "(%lld,%lld,%d)", (long long)p->bn, (long long)p->d, p->stages);

@@ -13,8 +13,7 @@
 #include "kernels/attention/attention_internal.h"
 #include "kernels/kernel_env.h"
 
-/* sm_90's opt-in shared memory per block, less room for the barriers and the alignment */
-enum { SMEM_BYTES = 227 * 1024 - 2048, MAX_STAGES = 4 };
+enum { MAX_STAGES = 4 };
 
 /* Head dim 64 causal's tile, (Q rows, keys), unless the call asks for its own: issue 18's one
  * forward row behind SDPA (H200, 16x32x2048: 350.0 TFLOP/s against 395.1).
@@ -171,7 +170,7 @@ bool attn_plan_hopper(cute_alg *a, const cute_attention_config *cfg, int arch, a
     int narrow = p->d == 256 ? 64 : p->d == 224 ? 80 : p->d == 192 || bm == 192 ? 112 : 128;
     p->bn = cfg->block_n ? cfg->block_n : d64c && !cfg->block_m ? D64_CAUSAL[1] : !cfg->causal ? wide : narrow;
     int64_t es = 2, q = p->bm * p->d * es, stage = 2 * p->bn * p->d * es;
-    int64_t fit = (SMEM_BYTES - q) / stage;
+    int64_t fit = (ATTN_HOP_SMEM_BYTES - q) / stage;
     p->stages = (int)(fit < MAX_STAGES ? fit : MAX_STAGES);
     if (p->bn < 64 || p->bn > 256 || p->bn % 16 || p->stages < 2)
         return cute_alg_fail(a, "attention hopper: %lld keys a tile at head dim %lld (a multiple of 16, 64 "
@@ -189,7 +188,7 @@ bool attn_plan_hopper(cute_alg *a, const cute_attention_config *cfg, int arch, a
 bool attn_plan_hopper_stage_q(cute_alg *a, attn_plan *p)
 {
     int one = kernel_env_choice(a, "CUTEC_ATTN_FWD_QSTAGES", "2|1", 0);
-    int64_t es = 2, tile = p->bm * p->d * es, stage = 2 * p->bn * p->d * es, fit = (SMEM_BYTES - 2 * tile) / stage;
+    int64_t es = 2, tile = p->bm * p->d * es, stage = 2 * p->bn * p->d * es, fit = (ATTN_HOP_SMEM_BYTES - 2 * tile) / stage;
     if (a->failed) return false;
     if (!p->sms || one || fit < 2) return true;
     p->q_stages = 2;
@@ -201,7 +200,7 @@ bool attn_plan_hopper_stage_q(cute_alg *a, attn_plan *p)
  * V's tiles (RAB's): as many stages as fit then, at least two */
 bool attn_plan_hopper_extra(cute_alg *a, attn_plan *p, int64_t extra)
 {
-    int64_t es = 2, q = p->bm * p->d * es, stage = 2 * p->bn * p->d * es + extra, fit = (SMEM_BYTES - q) / stage;
+    int64_t es = 2, q = p->bm * p->d * es, stage = 2 * p->bn * p->d * es + extra, fit = (ATTN_HOP_SMEM_BYTES - q) / stage;
     if (fit < 2)
         return cute_alg_fail(a, "attention hopper: %lld keys a tile at head dim %lld with %lld bytes more a stage: "
                              "two stages do not fit", (long long)p->bn, (long long)p->d, (long long)extra);
@@ -224,7 +223,7 @@ bool attn_plan_hopper_bwd(cute_alg *a, const cute_attention_config *cfg, int arc
      * thread there (ptxas: the dK/dV kernel spills 508 bytes, the dQ kernel 52) */
     p->d = cfg->head_dim, p->bm = 128, p->bn = 64, p->threads = 3 * 128, p->consumers = 2;
     int64_t es = 2, x = 2 * p->bm * p->d * es, stage = 2 * p->bn * p->d * es;
-    int64_t fit = (SMEM_BYTES - x) / stage;
+    int64_t fit = (ATTN_HOP_SMEM_BYTES - x) / stage;
     p->stages = (int)(fit < MAX_STAGES ? fit : MAX_STAGES);
     return hopper_parts(a, cfg, p);
 }
