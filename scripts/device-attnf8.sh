@@ -40,7 +40,7 @@
 . scripts/device-common.sh
 log="$out/attnf8.log"
 t0=$(date +%s)
-budget=${BUDGET_S:-90}
+budget=${BUDGET_S:-150}
 forms=${FORMS:-poly8 lmma}
 diags=${DIAGS-noexp nosum}
 s4k="--batch 8 --heads 16 --seqlen 4096 --headdim 128 --iters 10"
