@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "env/env_known.h"
 
 typedef struct command {
     const char *name;
@@ -89,6 +90,7 @@ static void final_tier_for_timing(const char *command)
 
 int main(int argc, char **argv)
 {
+    cute_env_warn_unknown();
     argc = take_codegen(argc, argv);
     if (argc < 2) return print_usage(stderr), CLI_USAGE;
     const char *name = argv[1];

@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "env/env_choice.h"
+#include "env/env_known.h"
 #include "interp/interp_internal.h"
 
 static struct interp *me(void *self) { return self; }
@@ -291,6 +292,7 @@ cute_status cute_interp_new(const cute_interp_opts *opts, cute_backend *out)
 {
     cute_interp_opts o = {0};
     if (opts) o = *opts;
+    cute_env_warn_unknown();
     struct interp *B = calloc(1, sizeof *B);
     out->vt = NULL;
     out->self = NULL;

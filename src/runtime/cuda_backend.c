@@ -21,6 +21,7 @@
 #include <string.h>
 
 #include "env/env_choice.h"
+#include "env/env_known.h"
 #include "runtime/le_bytes.h"
 #include "cuda_args.h"
 #include "cache_internal.h"
@@ -1026,6 +1027,7 @@ cute_status cute_cuda_backend_new(const cute_cuda_backend_opts *o, cute_backend 
 {
     cute_cuda_backend_opts def = {0};
     if (!o) o = &def;
+    cute_env_warn_unknown();
     out->vt = NULL, out->self = NULL;
     cuda_backend *b = calloc(1, sizeof *b);
     if (!b) return snprintf(err, n, "out of memory"), CUTE_ERR_OOM;
