@@ -164,9 +164,7 @@ static void kernels(void)
     unsetenv("CUTEC_ATTN_FWD_QSTAGES");
     /* the Hopper forward's opt-in forms and diagnostics (hopper_plan.c): a value, a misspelt one */
     const char *fwd[][4] = {{"CUTEC_ATTN_FWD_JOIN", "1", "yes", "not one of 0|1"},
-                            {"CUTEC_ATTN_FWD_DIAG", "noexp", "nosoft", "not one of none|nosoftmax|norescale|noexp|nosum"},
-                            {"CUTEC_ATTN_FWD_EXP2", "poly8", "poly", "not one of mufu|poly16|poly8|poly4"},
-                            {"CUTEC_ATTN_FWD_ROWSUM", "mma", "wgmma", "not one of fadd|mma"}};
+                            {"CUTEC_ATTN_FWD_DIAG", "noexp", "nosoft", "not one of none|nosoftmax|norescale|noexp|nosum"}};
     for (int i = 0; i < (int)(sizeof fwd / sizeof *fwd); i++) {
         good(fwd[i][0], fwd[i][1], attention, 1);
         refused(fwd[i][0], fwd[i][2], attention, fwd[i][3]);

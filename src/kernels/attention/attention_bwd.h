@@ -94,9 +94,10 @@ void attn_hop_bwd_host(cute_ctx *c, const cute_arg *arg);
 enum { ATTN_BWD_FORM_TWO, ATTN_BWD_FORM_FUSED, ATTN_BWD_FORM_ATOMIC };
 #define ATTN_BWD_FORMS "two|fused|fused-atomic"
 /* the default by causality (deterministic forms only): fused where not causal.  The passes of
- * 2026-11-27 (H200, scripts/device-attnb8.sh, TFLOP/s fused / two): 8x16x4096 470.7 / 456.5
+ * 2026-11-27 (H200, TFLOP/s fused / two; bench/RESULTS.md, attnb8): 8x16x4096 470.7 / 456.5
  * and 496.4 / 468.5, 2x16x16384 501.4 / 459.1; causal 8x16x4096 415.0 / 429.3 and 416.6 /
- * 434.7, 2x16x16384 464.1 / 449.9 and 466.0 / 458.6 (causal stays two: it lost at 4096) */
+ * 434.7, 2x16x16384 464.1 / 449.9 and 466.0 / 458.6 (causal stays two: it lost at 4096).
+ * 2026-11-28's (dec-attn): 8x16x4096 498.1 / 479.2, 2x16x16384 fused 503.2 */
 static inline int attn_bwd_form_default(bool causal) { return causal ? ATTN_BWD_FORM_TWO : ATTN_BWD_FORM_FUSED; }
 /* whether a form fuses dQ into the dK/dV kernel at head dim d (the Hopper kernel's d128 only):
  * the plan and the library's workspace decide it by this one rule */

@@ -57,15 +57,6 @@ typedef struct attn_plan {
                                 bench times what is left (CUTEC_ATTN_FWD_DIAG: hopper_plan.c);
                                 noexp / nosum: the unmasked key tiles' softmax without its
                                 exp2s (P = the exponent) or without its row sums */
-    int exp_poly;            /* the Hopper forward's unmasked key tiles: every exp_poly-th
-                                column of a thread's row of P by a polynomial on the FMA pipe,
-                                not MUFU.EX2 (0: none; CUTEC_ATTN_FWD_EXP2: hopper_plan.c) */
-    bool rowsum_mma;         /* the Hopper forward's row sums l by the tensor cores: with each
-                                P V, P times a 16 x 8 shared tile whose first column is ones
-                                (`ones`, 64 x 8 x 16 RS wgmmas), not the softmax's FADDs
-                                (CUTEC_ATTN_FWD_ROWSUM=mma: hopper_plan.c) */
-    cute_tiled_mma ones;
-    cute_composed smem_ones; /* (8, 16): B of `ones`, K-major, unswizzled */
     cute_tiled_mma pv;
     cute_tma_atom tma_q, tma_k, tma_v;
     /* the Blackwell forward (blackwell_fwd_plan.c): S = Q K^T (tcgen05 _SS) and O += P V (_TS,
@@ -134,8 +125,6 @@ bool attn_plan_hopper_bwd(cute_alg *a, const cute_attention_config *cfg, int arc
  * Q (q_stages), K and V (stages), every consumer thread releasing */
 typedef struct attn_hop_smem {
     cute_tensor q, k, v, vt;
-    cute_tensor ones, ones_tile; /* with rowsum_mma: the (8, 16) tile of B's ones, and seen
-                                    as (8, bn), every k-block the same 16 columns */
     cute_pipeline pq, pk, pv;
 } attn_hop_smem;
 attn_hop_smem attn_hop_shared_memory(cute_ctx *c, const attn_plan *p, cute_smem_allocator *al);
@@ -248,22 +237,11 @@ void attn_softmax_tile_lazy(cute_ctx *c, attn_rows *r, cute_tensor acc_s, cute_t
  * them with P V: S replaced by P, m and l updated, corr[i] the factor O's row i is to be
  * scaled by; then O scaled */
 void attn_softmax_scores(cute_ctx *c, attn_rows *r, cute_tensor acc_s, cute_val scale_log2, cute_val *corr);
-/* how attn_softmax_scores_as forms P and l: every `poly`-th column of a thread's row of P by a
- * polynomial on the FMA pipe (FlashAttention 4's exp2 emulation; 0: none); no_exp, P = the
- * exponent (a diagnostic, wrong by design); l, as attn_l_form says (the rounding to p_dtype's
- * for ATTN_L_EXCESS) */
-typedef enum attn_l_form {
-    ATTN_L_ADD,    /* l = l corr + the row's sum of P (FlashAttention's) */
-    ATTN_L_SCALE,  /* l = l corr: the tensor cores sum P's rounded values (and rescale them) */
-    ATTN_L_EXCESS, /* l = l corr + the row's sum of P less P rounded to p_dtype: what those sums
-                      miss of a tile's exact ones (a Q tile's first: its rows' first keys) */
-    ATTN_L_NONE,   /* l left alone (a diagnostic, wrong by design) */
-} attn_l_form;
+/* the same with the Hopper forward's diagnostics (CUTEC_ATTN_FWD_DIAG=noexp|nosum), each
+ * wrong by design: no_exp, P = the exponent (no exp2); no_sum, l left alone (l = l corr + the
+ * row's sum of P otherwise, FlashAttention's) */
 typedef struct attn_p_form {
-    int poly;
-    bool no_exp;
-    attn_l_form l;
-    cute_dtype p_dtype;
+    bool no_exp, no_sum;
 } attn_p_form;
 void attn_softmax_scores_as(cute_ctx *c, attn_rows *r, cute_tensor acc_s, cute_val scale_log2, cute_val *corr,
                             attn_p_form form);

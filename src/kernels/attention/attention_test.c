@@ -399,20 +399,13 @@ int main(void)
      * CUTEC_ATTN_FWD_ORDER=across */
     static const attn_case q_staged160[] = {{1, 200, 400, 2, 2, 128, false, true, CUTE_BF16, 0}};
     static const attn_case snake[] = {{1, 200, 200, 5, 5, 64, true, false, CUTE_BF16, 0}};
-    /* with the row sums by the tensor cores (CUTEC_ATTN_FWD_ROWSUM=mma; the default's sums at
-     * these tiles run in hopper_small): a first key tile counted exactly, two more by P's bf16
-     * values; causal below, in the order across heads */
     block_n = 160;
-    setenv("CUTEC_ATTN_FWD_ROWSUM", "mma", 1);
-    ATTN_TEST_ON("interp", "attention (two Q stages, 160-key tiles, the row sums by the tensor cores)", q_staged160);
-    unsetenv("CUTEC_ATTN_FWD_ROWSUM");
+    ATTN_TEST_ON("interp", "attention (two Q stages, 160-key tiles)", q_staged160);
     block_n = 0;
     ATTN_TEST_ON("interp", "attention (the snake order)", snake);
     setenv("CUTEC_ATTN_FWD_QSTAGES", "1", 1);
     setenv("CUTEC_ATTN_FWD_ORDER", "across", 1);
-    setenv("CUTEC_ATTN_FWD_ROWSUM", "mma", 1);
-    ATTN_TEST_ON("interp", "attention (one Q stage, the order across heads, the row sums by the tensor cores)", snake);
-    unsetenv("CUTEC_ATTN_FWD_ROWSUM");
+    ATTN_TEST_ON("interp", "attention (one Q stage, the order across heads)", snake);
     unsetenv("CUTEC_ATTN_FWD_ORDER");
     unsetenv("CUTEC_ATTN_FWD_QSTAGES");
     /* the key-tile loop split (the default): causal's unmasked tiles between the first and
@@ -436,15 +429,8 @@ int main(void)
     unsetenv("CUTEC_ATTN_FWD_SPLIT");
     setenv("CUTEC_ATTN_FWD_FINISH", "fast", 1);
     ATTN_TEST_ON("interp", "attention (the approximate 1 / l and log2 l)", split);
-    /* with every 4th exp2 of the unmasked key tiles by a polynomial too
-     * (CUTEC_ATTN_FWD_EXP2=poly4; poly8 and poly16 take fewer columns the same way): split[0]'s
-     * causal tiles before the diagonal here; below, with the tiles joined, d128 GQA with
-     * 160-key tiles and the large scores at 40 (exponents below the polynomial's clamp at
-     * -125: a P of 2^-125 where MUFU gives 0); the LSE with each (no runs of their own: CI's
-     * time) */
     setenv("CUTEC_ATTN_FWD_FINISH", "ieee", 1);
-    setenv("CUTEC_ATTN_FWD_EXP2", "poly4", 1);
-    ATTN_TEST_ON("interp", "attention (IEEE 1 / l and log2 l, a quarter of the exp2s by a polynomial)", split);
+    ATTN_TEST_ON("interp", "attention (IEEE 1 / l and log2 l)", split);
     unsetenv("CUTEC_ATTN_FWD_FINISH");
     /* the tiles joined on the persistent grid (CUTEC_ATTN_FWD_JOIN=1: a tile's last P V and
      * the next tile's S(0) in one turn, its epilogue beside the next one's first softmax):
@@ -461,13 +447,10 @@ int main(void)
     };
     setenv("CUTEC_ATTN_FWD_JOIN", "1", 1);
     block_n = 160;
-    ATTN_TEST_ON("interp", "attention (tiles joined, 160-key tiles, the polynomial exp2s)", joined);
+    ATTN_TEST_ON("interp", "attention (tiles joined, 160-key tiles)", joined);
     block_n = 0;
-    unsetenv("CUTEC_ATTN_FWD_EXP2");
     ATTN_TEST_ON("interp", "attention (tiles joined)", joined);
-    setenv("CUTEC_ATTN_FWD_EXP2", "poly4", 1);
-    ATTN_TEST_ON("interp", "attention (tiles joined, large scores, the polynomial exp2s)", rescaled);
-    unsetenv("CUTEC_ATTN_FWD_EXP2");
+    ATTN_TEST_ON("interp", "attention (tiles joined, large scores)", rescaled);
     setenv("CUTEC_ATTN_FWD_QSTAGES", "1", 1);
     ATTN_TEST_ON("interp", "attention (tiles joined, one Q stage)", snake);
     unsetenv("CUTEC_ATTN_FWD_QSTAGES");

@@ -65,12 +65,9 @@ const cute_fn *cute_attention_compile(cute_runtime *rt, const cute_attention_con
     }
     cute_arg_spec specs[ATTN_VARLEN_NARGS];
     int nargs = make_specs(cfg, specs);
-    char name[192], exp2_name[16] = "";
+    char name[192];
     static const char *const diag_names[] = {"", "_diagnosm", "_diagnorsc", "_diagnoexp", "_diagnosum"};
-    if (hopper && (plan->exp_poly || plan->rowsum_mma))
-        snprintf(exp2_name, sizeof exp2_name, "%s%.0d%s", plan->exp_poly ? "_poly" : "", plan->exp_poly,
-                 plan->rowsum_mma ? "_lmma" : "");
-    int len = snprintf(name, sizeof name, "attention_fwd%s_%s_d%dx%lld%s%s%s%s%s%s%s%s%s%s%s%s%s%s%s", hopper ? "_hopper" : "",
+    int len = snprintf(name, sizeof name, "attention_fwd%s_%s_d%dx%lld%s%s%s%s%s%s%s%s%s%s%s%s%s%s", hopper ? "_hopper" : "",
                        cute_dtype_name(cfg->dtype), cfg->head_dim, (long long)plan->bn,
                        !hopper && plan->step_n < plan->bn ? "_steps32" : "", !hopper && plan->stages > 1 ? "_kv2" : "",
                        plan->rescale_lazy ? "_lazy" : "",
@@ -78,7 +75,7 @@ const cute_fn *cute_attention_compile(cute_runtime *rt, const cute_attention_con
                        hopper && !plan->sms ? "_tiles" : "", hopper && plan->q_stages > 1 ? "_q2" : "",
                        hopper && plan->sms && plan->snake && cfg->causal ? "_snake" : "",
                        hopper && plan->split_mask ? "_split" : "", hopper && plan->fast_finish ? "_ffin" : "",
-                       hopper && plan->sms && plan->join ? "_join" : "", !hopper ? "" : diag_names[plan->diag], exp2_name,
+                       hopper && plan->sms && plan->join ? "_join" : "", !hopper ? "" : diag_names[plan->diag],
                        cfg->causal ? "_causal" : "",
                        cfg->lse ? "_lse" : "", cfg->varlen ? "_varlen" : "");
     if (cfg->window)

@@ -115,11 +115,9 @@ static void producer(cute_ctx *c, const hop_job *j)
 
 /* a consumer thread's operands: its wgmma views of the shared tiles and its accumulators */
 typedef struct hop_frag {
-    cute_thr_mma qk, pv, ones;
+    cute_thr_mma qk, pv;
     cute_tensor sQ, sK, sVt; /* (MMA,M,K[,Q stages]); (MMA,N,K,stages) */
     cute_tensor acc_s, acc_o;
-    cute_tensor sOnes, acc_l; /* with the row sums by the tensor cores: (MMA,1,K) and P's
-                                 row sums (in the first of 8 columns; 0 in the rest) */
 } hop_frag;
 
 static hop_frag fragments(cute_ctx *c, const attn_plan *p, const attn_block *t, const hop_smem *m, cute_int tid)
@@ -131,35 +129,7 @@ static hop_frag fragments(cute_ctx *c, const attn_plan *p, const attn_block *t, 
     f.sVt = cute_partition_B(c, f.pv, m->vt);
     f.acc_s = cute_partition_fragment_C(c, f.qk, CUTE_SLICE(c, t->cS, CUTE_ALL, CUTE_ALL, 0));
     f.acc_o = cute_partition_fragment_C(c, f.pv, t->gO);
-    if (p->rowsum_mma) {
-        f.ones = cute_tiled_mma_slice(&p->ones, tid);
-        f.sOnes = cute_partition_B(c, f.ones, m->ones);
-        cute_tuple rows8 = cute_tuple_fmt(cute_ctx_alg(c), "(%d,8)", p->bm); /* (bm, 8): the tile's l */
-        f.acc_l = cute_partition_fragment_C(c, f.ones, cute_make_identity_tensor(c, rows8));
-    }
     return f;
-}
-
-/* the tile's start: O and, with the row sums by the tensor cores, their accumulators at 0 */
-static void zero_acc(cute_ctx *c, const attn_plan *p, const hop_frag *f)
-{
-    cute_fill(c, f->acc_o, 0);
-    if (p->rowsum_mma) cute_fill(c, f->acc_l, 0);
-}
-
-/* With the row sums by the tensor cores, the rows' l: their accumulators' sums of P's rounded
- * values, plus what the softmax kept in l, the first key tile's rounding excess (ATTN_L_EXCESS,
- * rescaled since), so that the first tile's keys count exactly (a row's first 160 at d128: all
- * of a short row's).  A thread's part of a row (its columns of the 8, only the first not 0,
- * and its share of the excess), summed over the quad by the epilogue as the softmax's are */
-static void rows_from_acc(cute_ctx *c, const attn_plan *p, const hop_frag *f, attn_rows *r)
-{
-    if (!p->rowsum_mma) return;
-    cute_tensor L = attn_rowcol(c, f->acc_l);
-    for (int i = 0; i < r->n; i++) {
-        cute_val sums = cute_ssa_reduce(c, CUTE_OP_ADD, cute_tensor_load(c, CUTE_SLICE(c, L, i, CUTE_ALL)));
-        cute_val_assign(c, r->l[i], cute_val_binop(c, CUTE_OP_ADD, r->l[i], sums));
-    }
 }
 
 /* issue acc_s = Q K^T of the states' Q and K tiles (a wgmma batch, not waited for) */
@@ -184,7 +154,6 @@ static void issue_attend(cute_ctx *c, const attn_plan *p, const hop_smem *m, con
     cute_pipeline_consumer_wait(c, &m->pv, s, (cute_val){0});
     cute_warpgroup_arrive(c);
     cute_gemm(c, &p->pv, f->acc_o, pa, attn_hop_stage(c, f->sVt, 4, s), f->acc_o);
-    if (p->rowsum_mma) cute_gemm(c, &p->ones, f->acc_l, pa, f->sOnes, f->acc_l); /* l += P's row sums */
     cute_warpgroup_commit_batch(c);
 }
 
@@ -203,7 +172,7 @@ typedef enum hop_mask { MASK_WHERE_NEEDED, MASK_NONE, MASK_EVERY } hop_mask;
  * rescaled every tile: FlashAttention 4's lazy rescale measured slower here, see
  * docs/attention.md) */
 static void softmax(cute_ctx *c, const attn_plan *p, const attn_block *t, const hop_frag *f, attn_rows *r,
-                    cute_int n, hop_mask mask, bool first, cute_val scale_log2, cute_val *corr)
+                    cute_int n, hop_mask mask, cute_val scale_log2, cute_val *corr)
 {
     /* (partitioned here: in the branch below the tracer cannot tell which threads run) */
     cute_tensor coords = cute_partition_C(c, f->qk, CUTE_SLICE(c, t->cS, CUTE_ALL, CUTE_ALL, n));
@@ -211,13 +180,10 @@ static void softmax(cute_ctx *c, const attn_plan *p, const attn_block *t, const 
     if (mask == MASK_EVERY) attn_mask_band(c, f->acc_s, coords, t->sk, band);
     if (mask == MASK_WHERE_NEEDED)
         CUTE_IF(c, attn_needs_mask(c, p, t, n)) { attn_mask_band(c, f->acc_s, coords, t->sk, band); }
-    /* the polynomial exp2s and the softmax's diagnostics in the unmasked tiles alone (no
-     * -inf there, and the tiles' first softmax keeps its own); with the row sums by the
-     * tensor cores, l holds the first key tile's rounding excess, rescaled */
+    /* the softmax's diagnostics in the unmasked tiles alone (no -inf there, and the tiles'
+     * first softmax keeps its own) */
     bool plain = mask == MASK_NONE;
-    attn_p_form form = {plain ? p->exp_poly : 0, plain && p->diag == ATTN_DIAG_NOEXP, ATTN_L_ADD, p->cfg.dtype};
-    if (p->rowsum_mma) form.l = first ? ATTN_L_EXCESS : ATTN_L_SCALE; /* (rows_from_acc) */
-    else if (plain && p->diag == ATTN_DIAG_NOSUM) form.l = ATTN_L_NONE;
+    attn_p_form form = {plain && p->diag == ATTN_DIAG_NOEXP, plain && p->diag == ATTN_DIAG_NOSUM};
     attn_softmax_scores_as(c, r, f->acc_s, scale_log2, corr, form);
 }
 
@@ -246,12 +212,11 @@ typedef struct hop_states {
  * ptxas serializes a wgmma in flight across the loop's back edge) measured slower in
  * session 33 (8x16x4096 541.1, without the warpgroups' turns 612.6, against 663.4) and was
  * removed: docs/attention.md. */
-static void after_softmax(cute_ctx *c, const attn_plan *p, const hop_smem *m, const hop_frag *f, const attn_rows *r,
-                          const cute_val *corr, hop_states *st)
+static void after_softmax(cute_ctx *c, const hop_smem *m, const hop_frag *f, const attn_rows *r, const cute_val *corr,
+                          hop_states *st)
 {
     retire(c, 0, &m->pv, &st->v); /* O += P(n-1) V(n-1) is in */
     attn_rescale(c, r, f->acc_o, corr);
-    if (p->rowsum_mma) attn_rescale(c, r, f->acc_l, corr); /* l with O */
 }
 
 /* Key tile n after the first: S(n) = Q K(n)^T and O += P(n-1) V(n-1) issued together, in
@@ -270,11 +235,11 @@ static void key_tile(cute_ctx *c, const attn_plan *p, const attn_block *t, const
         to_p(c, p, f, rp);
         return;
     }
-    softmax(c, p, t, f, r, n, mask, false, scale_log2, corr);
+    softmax(c, p, t, f, r, n, mask, scale_log2, corr);
     if (p->diag == ATTN_DIAG_NORESCALE) /* a diagnostic, wrong by design: O never rescaled */
         retire(c, 0, &m->pv, &st->v);
     else
-        after_softmax(c, p, m, f, r, corr, st);
+        after_softmax(c, m, f, r, corr, st);
     to_p(c, p, f, rp);
 }
 
@@ -316,7 +281,7 @@ static void consume_tile(cute_ctx *c, const attn_plan *p, const attn_block *t, c
 {
     cute_alg *a = cute_ctx_alg(c);
     hop_frag f = fragments(c, p, t, m, tid);
-    zero_acc(c, p, &f);
+    cute_fill(c, f.acc_o, 0);
     cute_layout rows_mode = cute_get(a, &f.acc_o.layout, 1);
     attn_rows r = attn_rows_start(c, 2 * (int)cute_size(a, &rows_mode).v);
     /* P(n-1), shaped as S's accumulators: the RS wgmma's A operand, in its packed words */
@@ -328,7 +293,7 @@ static void consume_tile(cute_ctx *c, const attn_plan *p, const attn_block *t, c
     issue_scores(c, p, m, &f, &st->q, &st->k);
     attn_hop_ring_pass(c, st->wg, ring);
     retire(c, 0, &m->pk, &st->k);
-    softmax(c, p, t, &f, &r, t->n_begin, MASK_WHERE_NEEDED, true, scale_log2, corr); /* (O is 0: no rescale) */
+    softmax(c, p, t, &f, &r, t->n_begin, MASK_WHERE_NEEDED, scale_log2, corr); /* (O is 0: no rescale) */
     to_p(c, p, &f, rp);
     key_tiles(c, p, t, m, &f, &r, rp, st, scale_log2);
     cute_pipeline_consumer_release(c, &m->pq, &st->q); /* every S of the tile has retired */
@@ -337,7 +302,6 @@ static void consume_tile(cute_ctx *c, const attn_plan *p, const attn_block *t, c
     issue_attend(c, p, m, &f, rp, &st->v);
     attn_hop_ring_pass(c, st->wg, ring);
     retire(c, 0, &m->pv, &st->v);
-    rows_from_acc(c, p, &f, &r);
     attn_epilogue(c, p, f.pv, t, &r, f.acc_o, scale_log2);
 }
 
@@ -369,7 +333,7 @@ static void first_scores(cute_ctx *c, const attn_plan *p, const attn_block *t, c
     issue_scores(c, p, m, f, &st->q, &st->k);
     attn_hop_ring_pass(c, st->wg, p->consumers);
     retire(c, 0, &m->pk, &st->k);
-    softmax(c, p, t, f, r, t->n_begin, MASK_WHERE_NEEDED, true, scale_log2, corr); /* (O is 0: no rescale) */
+    softmax(c, p, t, f, r, t->n_begin, MASK_WHERE_NEEDED, scale_log2, corr); /* (O is 0: no rescale) */
     to_p(c, p, f, rp);
 }
 
@@ -395,11 +359,10 @@ static void join_tiles(cute_ctx *c, const attn_plan *p, const attn_block *prev, 
     attn_hop_ring_pass(c, st->wg, p->consumers);
     retire(c, 1, &m->pk, &st->k); /* t's S(0) is in */
     retire(c, 0, &m->pv, &st->v); /* prev's O is whole */
-    rows_from_acc(c, p, f, r);
     attn_epilogue(c, p, f->pv, prev, r, f->acc_o, scale_log2);
     rows_reset(c, r);
-    zero_acc(c, p, f);
-    softmax(c, p, t, f, r, t->n_begin, MASK_WHERE_NEEDED, true, scale_log2, corr); /* (O is 0: no rescale) */
+    cute_fill(c, f->acc_o, 0);
+    softmax(c, p, t, f, r, t->n_begin, MASK_WHERE_NEEDED, scale_log2, corr); /* (O is 0: no rescale) */
     to_p(c, p, f, rp);
 }
 
@@ -410,7 +373,7 @@ static void consume_joined(cute_ctx *c, const hop_job *j, cute_int tid, hop_stat
     cute_int mine = tiles_mine(c, j);
     attn_block t0 = tile_at(c, j, cute_i(0));
     hop_frag f = fragments(c, p, &t0, j->m, tid); /* (registers: their shapes are every tile's) */
-    zero_acc(c, p, &f);
+    cute_fill(c, f.acc_o, 0);
     cute_layout rows_mode = cute_get(a, &f.acc_o.layout, 1);
     attn_rows r = attn_rows_start(c, 2 * (int)cute_size(a, &rows_mode).v);
     cute_tensor rp = cute_make_fragment_A(c, &p->pv, f.acc_s);
@@ -428,34 +391,12 @@ static void consume_joined(cute_ctx *c, const hop_job *j, cute_int tid, hop_stat
     issue_attend(c, p, j->m, &f, rp, &st->v);
     attn_hop_ring_pass(c, st->wg, p->consumers);
     retire(c, 0, &j->m->pv, &st->v);
-    rows_from_acc(c, p, &f, &r);
     attn_epilogue(c, p, f.pv, &last, &r, f.acc_o, j->scale_log2);
-}
-
-/* With the row sums by the tensor cores: B's (8, 16) tile, ones in its first column (n = 0)
- * and zeros elsewhere, written once by the consumers' first thread, seen by the wgmmas (the
- * async proxy) and by every consumer before its first P V (a named barrier past the ring's:
- * kernel_bars) */
-static void write_ones(cute_ctx *c, const attn_plan *p, const hop_smem *m, cute_int tid)
-{
-    if (!p->rowsum_mma) return;
-    CUTE_IF(c, cute_int_eq(c, tid, cute_i(0))) {
-        cute_ssa b = cute_ssa_fill(c, p->cfg.dtype, m->ones_tile.layout.shape, 0);
-        cute_val one = cute_val_const(c, p->cfg.dtype, 1);
-        for (int i = 0; i < b.n && b.v; i += 8) b.v[i] = one.r; /* (n, k) at n + 8 k */
-        cute_tensor_store(c, m->ones_tile, b);
-        cute_fence_proxy_async_shared_cta(c);
-    }
-    kernel_bars bars = kernel_bars_new(); /* the ring's ids held: the lowest past them */
-    kernel_bars_hold(c, &bars, 1, p->consumers, "the consumers' ring (attn_hop_ring)");
-    int written = kernel_bar_take(c, &bars, "the ones tile written");
-    if (written > 0) cute_named_barrier_sync(c, written, p->consumers * WARPGROUP);
 }
 
 /* tid: the thread's index among the consumers (0 .. 128 consumers - 1) */
 static void consumer(cute_ctx *c, const hop_job *j, cute_int tid)
 {
-    write_ones(c, j->p, j->m, tid);
     hop_states st = {cute_make_pipeline_state(c, CUTE_PIPELINE_CONSUMER, j->p->q_stages),
                      cute_make_pipeline_state(c, CUTE_PIPELINE_CONSUMER, j->p->stages),
                      cute_make_pipeline_state(c, CUTE_PIPELINE_CONSUMER, j->p->stages),
@@ -481,12 +422,6 @@ attn_hop_smem attn_hop_shared_memory(cute_ctx *c, const attn_plan *p, cute_smem_
     cute_layout tr = cute_layout_fmt(cute_ctx_alg(c), "(%lld,%lld,%d):(%lld,1,%lld)", D, bn, p->stages, bn, bn * D);
     cute_tiler t = cute_tiler_layout(&tr);
     m.vt = cute_tensor_compose(c, m.v, &t); /* V's stages seen as (D, bn, stages) */
-    if (p->rowsum_mma) { /* the k-blocks of (8, bn) all the one (8, 16) tile (the k-block's stride 0) */
-        m.ones_tile = cute_smem_alloc_tensor_composed(c, al, d, p->smem_ones, 16);
-        cute_layout kb = cute_layout_fmt(cute_ctx_alg(c), "(8,(16,%lld)):(1,(8,0))", bn / 16);
-        cute_tiler tk = cute_tiler_layout(&kb);
-        m.ones = cute_tensor_compose(c, m.ones_tile, &tk);
-    }
     int threads = p->consumers * WARPGROUP;
     m.pq = cute_pipeline_tma_async_create(c, al, p->q_stages, threads, p->tma_q.bytes * attn_hop_boxes(p));
     m.pk = cute_pipeline_tma_async_create(c, al, p->stages, threads, p->tma_k.bytes * attn_hop_boxes(p));

@@ -53,23 +53,6 @@ static const bool FAST_FINISH[2] = {true, false};
  * scripts/device-attnf7.sh times it: its "decides:" line says whether to write true here. */
 static const bool JOIN_TILES[2] = {false, false};
 
-/* The unmasked key tiles' exp2s shared between MUFU and the FMA pipe (softmax.c's
- * exp2_poly: every 16th, 8th or 4th column of a thread's row by a polynomial), {not causal,
- * causal}: the index in CUTEC_ATTN_FWD_EXP2's mufu|poly16|poly8|poly4 (0: MUFU alone).  Opt-in
- * until scripts/device-attnf8.sh decides; the one-line flip */
-static const int EXP2_POLY[2] = {0, 0};
-
-/* The row sums l by the tensor cores (hopper_fwd.c: P's bf16 values times a 16 x 8 tile with
- * ones in its first column, beside each P V; the softmax's 78 FADD a warp's tile gone), {not
- * causal, causal}.  Those sums are of the bf16 P that O's P V sums; a Q tile's first key tile
- * is counted exactly all the same (the softmax keeps its rounding excess in l), so that rows
- * of up to a key tile are exact: without that the LSE missed its 1e-4 on the interpreter in
- * 1-8 rows of 400-800 below ~150 keys a row, causal in 28 of 666 at 333.  Past the first
- * tile the LSE's relative error is up to 2^-9 times the share of a row's mass in its rounded
- * values there (a few keys of like scores far from the first: not in any check).  Opt-in
- * until scripts/device-attnf8.sh times it; the one-line flip */
-static const bool ROWSUM_MMA[2] = {false, false};
-
 /* the consumer warpgroups down M: warpgroup w computes rows 64 w .. 64 w + 63 */
 static bool make_mma(cute_alg *a, cute_dtype d, int64_t n, bool rs, int consumers, cute_tiled_mma *out)
 {
@@ -114,14 +97,6 @@ static bool hopper_parts(cute_alg *a, const cute_attention_config *cfg, attn_pla
         return false;
     p->smem_q = attn_hop_tile(a, cfg->dtype, p->bm, p->d, p->q_stages > 1 ? p->q_stages : 0);
     p->smem_kv = attn_hop_tile(a, cfg->dtype, p->bn, p->d, p->stages);
-    if (p->rowsum_mma) {
-        cute_composed atom;
-        if (!make_mma(a, cfg->dtype, 8, true, p->consumers, &p->ones) ||
-            !cute_smem_atom_gmma(a, "Layout_K_INTER_Atom", cfg->dtype, &atom))
-            return false;
-        cute_tuple shape = cute_tuple_fmt(a, "(8,16)");
-        p->smem_ones = cute_smem_layout_staged(a, &atom, &shape);
-    }
     return !a->failed;
 }
 
@@ -154,9 +129,6 @@ bool attn_plan_hopper(cute_alg *a, const cute_attention_config *cfg, int arch, a
     /* a diagnostic only (wrong outputs): how fast the key-tile loop runs without its softmax,
      * or without O's rescale; or the unmasked tiles' softmax without its exp2s, or its row sums */
     p->diag = kernel_env_choice(a, "CUTEC_ATTN_FWD_DIAG", "none|nosoftmax|norescale|noexp|nosum", ATTN_DIAG_NONE);
-    p->rowsum_mma = kernel_env_choice(a, "CUTEC_ATTN_FWD_ROWSUM", "fadd|mma", ROWSUM_MMA[cfg->causal]) == 1;
-    static const int every[] = {0, 16, 8, 4};
-    p->exp_poly = every[kernel_env_choice(a, "CUTEC_ATTN_FWD_EXP2", "mufu|poly16|poly8|poly4", EXP2_POLY[cfg->causal])];
     /* S's 64 x bn and O's 64 x D accumulators a consumer thread: bn / 2 + D / 2 registers
      * (and P's bn / 4); FlashAttention 3's tiles, but for causal head dim 256 (80 keys spill
      * 20 bytes there: 64), at 192 rows (160 registers a consumer: 144 keys spill 64 bytes

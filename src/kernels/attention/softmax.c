@@ -69,52 +69,6 @@ static cute_ssa times(cute_ctx *c, cute_ssa x, cute_val k)
     return cute_ssa_binop(c, CUTE_OP_MUL, x, cute_ssa_scalar(c, k, x.shape));
 }
 
-/* 2^x by FlashAttention 4's emulation on the FMA pipe, not MUFU.EX2: x clamped at -125 (the
- * exponent's field stays >= 1: no denormal, 2^-125 for anything below), j = round(x) in the
- * low bits of x + 1.5 2^23, f = x - j in [-0.5, 0.5], 2^f by a cubic (minimax on [-0.5, 0.5],
- * relative error 7.5e-5 in f32; bf16 P keeps 2^-9), and j added to its exponent's field
- * (j << 23 as an integer: the low 9 bits of x + 1.5 2^23 are j's).  8 instructions where
- * MUFU's is one: FMNMX, 3 FADD, 3 FFMA, one shift-add */
-static cute_val exp2_poly(cute_ctx *c, cute_val x)
-{
-    static const double coef[4] = {0.9999280571937561, 0.6932609677314758, 0.2426111251115799, 0.0551716685295105};
-    cute_val magic = cute_val_const(c, CUTE_F32, 12582912.0); /* 1.5 2^23 */
-    x = cute_val_binop(c, CUTE_OP_MAX, x, cute_val_const(c, CUTE_F32, -125));
-    cute_val t = cute_val_binop(c, CUTE_OP_ADD, x, magic);
-    cute_val f = cute_val_binop(c, CUTE_OP_SUB, x, cute_val_binop(c, CUTE_OP_SUB, t, magic));
-    cute_val p = cute_val_const(c, CUTE_F32, coef[3]);
-    for (int k = 2; k >= 0; k--) p = cute_val_fma(c, p, f, cute_val_const(c, CUTE_F32, coef[k]));
-    cute_type u32 = cute_type_of(CUTE_U32);
-    cute_val up = cute_val_binop(c, CUTE_OP_SHL, cute_val_bitcast(c, t, u32), cute_val_int(c, CUTE_U32, 23));
-    cute_val bits = cute_val_binop(c, CUTE_OP_ADD, up, cute_val_bitcast(c, p, u32));
-    return cute_val_bitcast(c, bits, cute_type_of(CUTE_F32));
-}
-
-/* exp2 of x elementwise: MUFU.EX2, but for every `poly`-th element (those at poly - 1,
- * 2 poly - 1, ...) exp2_poly's, so that MUFU and the FMA pipe share a row */
-static cute_ssa exp2_shared(cute_ctx *c, cute_ssa x, int poly)
-{
-    if (poly <= 0) return cute_ssa_fast(c, CUTE_OP_EXP2, x);
-    cute_ssa p = cute_ssa_scalar(c, cute_ssa_get(c, x, 0), x.shape); /* fresh registers to fill */
-    for (int i = 0; i < x.n && p.v; i++) {
-        cute_val xi = cute_ssa_get(c, x, i);
-        p.v[i] = ((i + 1) % poly ? cute_val_fast(c, CUTE_OP_EXP2, xi) : exp2_poly(c, xi)).r;
-    }
-    return p;
-}
-
-/* p less p rounded to d (to nearest even, as P's conversion for P V rounds it), elementwise */
-static cute_ssa rounding_excess(cute_ctx *c, cute_ssa p, cute_dtype d)
-{
-    cute_ssa e = cute_ssa_scalar(c, cute_ssa_get(c, p, 0), p.shape); /* fresh registers to fill */
-    for (int i = 0; i < p.n && e.v; i++) {
-        cute_val pi = cute_ssa_get(c, p, i);
-        cute_val rounded = cute_val_cvt(c, cute_val_cvt(c, pi, d), CUTE_F32);
-        e.v[i] = cute_val_binop(c, CUTE_OP_SUB, pi, rounded).r;
-    }
-    return e;
-}
-
 void attn_softmax_scores_as(cute_ctx *c, attn_rows *r, cute_tensor acc_s, cute_val scale_log2, cute_val *corr,
                             attn_p_form form)
 {
@@ -131,13 +85,10 @@ void attn_softmax_scores_as(cute_ctx *c, attn_rows *r, cute_tensor acc_s, cute_v
         /* exp2(m_old scale_log2 - m_new scale_log2): 0 on the first tile (m_old = -inf) */
         corr[i] = cute_val_fast(c, CUTE_OP_EXP2, cute_val_fma(c, r->m[i], scale_log2, neg_ms));
         cute_ssa x = cute_ssa_fma(c, s, cute_ssa_scalar(c, scale_log2, s.shape), cute_ssa_scalar(c, neg_ms, s.shape));
-        cute_ssa p = form.no_exp ? x : exp2_shared(c, x, form.poly);
+        cute_ssa p = form.no_exp ? x : cute_ssa_fast(c, CUTE_OP_EXP2, x);
         cute_tensor_store(c, srow, p);
-        if (form.l == ATTN_L_SCALE) cute_val_assign(c, r->l[i], cute_val_binop(c, CUTE_OP_MUL, r->l[i], corr[i]));
-        if (form.l == ATTN_L_ADD || form.l == ATTN_L_EXCESS) {
-            cute_ssa q = form.l == ATTN_L_ADD ? p : rounding_excess(c, p, form.p_dtype);
-            cute_val_assign(c, r->l[i], cute_val_fma(c, r->l[i], corr[i], cute_ssa_reduce(c, CUTE_OP_ADD, q)));
-        }
+        if (!form.no_sum)
+            cute_val_assign(c, r->l[i], cute_val_fma(c, r->l[i], corr[i], cute_ssa_reduce(c, CUTE_OP_ADD, p)));
         cute_val_assign(c, r->m[i], m);
     }
 }
