@@ -144,9 +144,6 @@ static void kernels(void)
     good("CUTEC_GEMM_HOPPER_RELEASE", "warp", gemm, 1);
     refused("CUTEC_GEMM_HOPPER_RELEASE", "warps", gemm, "not one of thread|warp");
     unsetenv("CUTEC_GEMM_HOPPER_RELEASE");
-    good("CUTEC_GEMM_HOPPER_BETA_READ", "early", gemm, 1); /* (the form with the most code; one compile each) */
-    refused("CUTEC_GEMM_HOPPER_BETA_READ", "runs", gemm, "not one of pred|clamp|tma|early");
-    unsetenv("CUTEC_GEMM_HOPPER_BETA_READ");
     const char *bs[][3] = {{"CUTEC_GEMM_BLOCKSCALE_ROWS", "shfl", "not one of own|shfl"},
                            {"CUTEC_GEMM_BLOCKSCALE_REGS", "232", "not one of 232|240"},
                            {"CUTEC_GEMM_BLOCKSCALE_HALVES", "1", "not one of 0|1"},

@@ -264,13 +264,12 @@ void gemm_epilogue_tag(const cute_gemm_epilogue *e, char *out, size_t n);
  * epilogue of one tile (sC the buffers, maps[0] C's store map and maps[1] the mirror's, mV
  * the fused epilogue's vector, cl C's loads, early: whether this tile's first group was
  * prefetched), and, after the last tile, the wait for the stores still running.
- * C under beta through the buffers by TMA (CUTEC_GEMM_HOPPER_BETA_READ=tma|early): loads_c
- * says whether the kernel does it; its mbarriers are made by store_barriers before the
- * pipeline's (whose block barrier follows their init), a consumer thread's gemm_c_loads by
- * store_loads before its tiles (a phase variable: nothing where loads_c is false), and, with
- * early, prefetch loads a tile's first group under its main loop, before its epilogue. */
+ * C under beta comes through the buffers by TMA wherever the kernel has the TMA store
+ * (p->tma_store): its mbarriers are made by store_barriers before the pipeline's (whose
+ * block barrier follows their init), a consumer thread's gemm_c_loads by store_loads before
+ * its tiles (a phase variable: none without the TMA store), and prefetch loads a tile's
+ * first group under its main loop, before its epilogue (stream-K's split tiles: at it). */
 typedef struct gemm_c_loads {
-    bool on, early;   /* C loaded by TMA; its first group under the main loop */
     cute_tensor bars; /* the mbarriers, one a warpgroup */
     cute_val phase;   /* u32 variable: the parity the thread waits for next */
 } gemm_c_loads;
@@ -298,7 +297,6 @@ void gemm_hopper_store_atom(cute_ctx *c, gemm_plan *p, cute_tensor mC, cute_tens
 void gemm_hopper_store_epilogue(cute_ctx *c, const gemm_plan *p, cute_int tid, const gemm_tiles *t,
                                 cute_tensor acc, cute_val alpha, cute_val beta, cute_tensor sC, const cute_val maps[2],
                                 cute_tensor mV, const gemm_scales *sc, const gemm_c_loads *cl, bool early);
-bool gemm_hopper_store_loads_c(cute_ctx *c, const gemm_plan *p);
 /* the thread's warpgroup as a value uniform across its warp (hopper.c) */
 cute_val gemm_hopper_warpgroup(cute_ctx *c, cute_int tid);
 cute_tensor gemm_hopper_store_barriers(cute_ctx *c, cute_smem_allocator *al, const gemm_plan *p);
@@ -333,7 +331,7 @@ typedef struct gemm_hopper_smem {
     cute_tensor sA, sB; /* (bm, bk, stages), (bn, bk, stages) */
     cute_tensor sC;     /* (bm, bn / c_parts), of its own (p->smem_epilogue) */
     cute_tensor ring;   /* block scales staged (gemm_blockscale_staged): (thread, value, slot) f32 */
-    cute_tensor c_bars; /* the TMA-store epilogue's mbarriers for C's loads (gemm_hopper_store_loads_c) */
+    cute_tensor c_bars; /* the TMA-store epilogue's mbarriers for C's loads (with p->tma_store) */
     cute_pipeline pipe;
 } gemm_hopper_smem;
 typedef struct gemm_hopper_frag {

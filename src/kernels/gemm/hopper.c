@@ -362,7 +362,7 @@ static coop_state coop_begin(cute_ctx *c, const gemm_plan *p, const hopper_args 
 {
     coop_state st = {fragments(c, p, m, tid), read_state(c, p),
                      cute_make_pipeline_state(c, CUTE_PIPELINE_CONSUMER, p->stages), g->scales, alpha, beta, mapC,
-                     {.on = false}};
+                     {.bars = m->c_bars}};
     st.alpha = gemm_scales_begin(c, p, &st.sc, alpha);
     st.cl = gemm_hopper_store_loads(c, p, m->c_bars);
     return st;
@@ -533,7 +533,7 @@ gemm_hopper_smem gemm_hopper_shared_memory(cute_ctx *c, const gemm_plan *p)
     else if (p->smem_epilogue)
         m.sC = cute_smem_alloc_tensor_swizzled(c, &al, cute_gemm_c_dtype(&p->cfg), p->smem_c.sw, p->smem_c.layout, 16);
     m.ring = gemm_blockscale_ring(c, &al, p);
-    m.c_bars = gemm_hopper_store_loads_c(c, p) ? gemm_hopper_store_barriers(c, &al, p) : (cute_tensor){0};
+    m.c_bars = p->tma_store ? gemm_hopper_store_barriers(c, &al, p) : (cute_tensor){0};
     int readers = p->pingpong ? 1 : p->consumers; /* the warpgroups that read (and release) a stage */
     int arrivals = readers * stage_releasers(p);   /* ... by their releasing threads */
     int64_t tx = p->tma_a.bytes * (p->bm / p->box_rows[0]) + p->tma_b.bytes * (p->bn / p->box_rows[1]) -

@@ -6,26 +6,24 @@
  * counts the stores: before a buffer is written again, the store that read it has read it;
  * the last stores of a tile run on while the consumers start the next tile's main loop.
  * TMA clips the edge pieces (rows past M, columns past N are not written), so no predicate
- * guards the stores; C is read (beta != 0) with predicated loads in the MMA's layout (or
- * clamped into C with no branch, or by TMA into the buffers and ldmatrix from them:
- * CUTEC_GEMM_HOPPER_BETA_READ=clamp|tma|early, below).
+ * guards the stores; C under beta (beta != 0) comes the same way back: TMA loads each group's
+ * boxes of C into the buffers its stores will read (zero-filled past C's edge), a tile's
+ * first group under its main loop, and ldmatrix reads them in the accumulators' layout: no
+ * predicate and no global address an element (group_begins, gemm_hopper_store_prefetch).
  *
  * By groups of pieces, as many as the warpgroup has buffers (store_groups): thread 0 waits
- * until the stores before have read their buffers -> the warpgroup meets (with tma under
- * beta: -> thread 0 loads the group's boxes of C -> all wait for them) -> stmatrix of the
+ * until the stores before have read their buffers -> the warpgroup meets (under beta:
+ * -> thread 0 loads the group's boxes of C -> all wait for them) -> stmatrix of the
  * group's pieces -> fence.proxy.async (the writes become visible to TMA) -> the warpgroup
  * meets -> thread 0 issues the group's stores.  A warpgroup writes, stores and frees only
  * boxes of its own, so its 128 threads meet alone: in the cooperative schedule
  * one warpgroup may start its next tile's wgmmas while the other still stores. */
-#include <stdlib.h>
-
 #include "cutec/atom_table.h"
 #include "cutec/notation.h"
 #include "cutec/pipeline.h"
 #include "cutec/smem_atoms.h"
 #include "cutec/sync.h"
 #include "kernels/gemm/gemm_internal.h"
-#include "kernels/kernel_env.h"
 
 /* A piece is 64 x 64: the box's contiguous mode spans the 128-byte swizzle exactly for a
  * 16-bit C; EPILOGUE_BARRIER + w warpgroup w's named barrier (ping-pong: both warpgroups'
@@ -127,37 +125,16 @@ static piece_of piece_at(cute_ctx *c, const gemm_plan *p, cute_thr_mma thr, cons
     return q;
 }
 
-/* How C is read under beta (CUTEC_GEMM_HOPPER_BETA_READ, read as the kernel is traced):
- * "pred", each element under its own branch (the default); "clamp", every element read
- * with no branch from its coordinates clamped into C (row min(m, M-1), column min(n, N-1)):
- * a clamped element outside C reads a neighbour inside it, whose value is never written, as
- * TMA clips the stores at C's edge; "tma", each group's boxes of C loaded by TMA into the
- * buffers their stores will read (zero-filled past C's edge), then read back by ldmatrix in
- * the accumulators' layout: no predicate and no global address per element (below,
- * group_begins); "early", the same with the first group's loads issued under the tile's main
- * loop (gemm_hopper_store_prefetch), not at its epilogue.  clamp was no cheaper for ptxas -O1
- * than pred on the development machine (the loads' runtime addresses cost what the branches
- * did: docs/compile_time.md); scripts/device-cold17.sh decides between them on an H200's
- * host.  The flip: the default below. */
-typedef enum { BETA_READ_PRED, BETA_READ_CLAMP, BETA_READ_TMA, BETA_READ_EARLY } beta_read;
-static const int beta_read_default = BETA_READ_PRED;
-static beta_read beta_read_form(cute_ctx *c)
-{
-    return (beta_read)kernel_env_choice(cute_ctx_alg(c), "CUTEC_GEMM_HOPPER_BETA_READ", "pred|clamp|tma|early",
-                                        beta_read_default);
-}
-
-bool gemm_hopper_store_loads_c(cute_ctx *c, const gemm_plan *p)
-{
-    beta_read f = p->tma_store ? beta_read_form(c) : BETA_READ_PRED;
-    return f == BETA_READ_TMA || f == BETA_READ_EARLY;
-}
-
+/* C under beta: loaded by TMA into the store's buffers, a tile's first group under its main
+ * loop (gemm_hopper_store_prefetch; the rest at group_begins).  Each element's predicated
+ * load (the form before), its coordinates clamped into C with no branch, and every group's
+ * loads at the epilogue were measured slower on an H200 and deleted (bench/RESULTS.md
+ * "dec-hgemm": 4096^3 beta 0.5, 93.8 / 94.8 / 100.7% of cuBLAS against 100.9).  A consumer
+ * thread's part: the mbarriers and a phase variable (nothing without the TMA store). */
 gemm_c_loads gemm_hopper_store_loads(cute_ctx *c, const gemm_plan *p, cute_tensor bars)
 {
-    gemm_c_loads l = {.on = false};
-    if (!gemm_hopper_store_loads_c(c, p)) return l;
-    l.on = true, l.early = beta_read_form(c) == BETA_READ_EARLY, l.bars = bars;
+    gemm_c_loads l = {.bars = bars};
+    if (!p->tma_store) return l;
     l.phase = cute_val_var(c, cute_val_int(c, CUTE_U32, 0));
     return l;
 }
@@ -178,60 +155,6 @@ cute_tensor gemm_hopper_store_barriers(cute_ctx *c, cute_smem_allocator *al, con
     return bars;
 }
 
-/* the thread's fragment of piece q of C, each element read at its coordinates clamped into
- * C (relative to the tile's origin: the tile starts inside C, so the bounds are >= 0).  An
- * element's coordinate is the fragment's base plus a static offset: each row of C the
- * fragment touches is sliced once (its address computed once), each column clamped once. */
-enum { CLAMP_KEYS = 256 };
-typedef struct clamp_cache {
-    int n;
-    int64_t key[CLAMP_KEYS];
-    cute_int at[CLAMP_KEYS];
-    cute_tensor row[CLAMP_KEYS];
-} clamp_cache;
-
-/* the clamped coordinate of mode m at static offset off from the fragment's base */
-static int clamped(cute_alg *a, clamp_cache *k, int64_t off, cute_int base, cute_int origin, cute_int last)
-{
-    for (int i = 0; i < k->n; i++)
-        if (k->key[i] == off) return i;
-    if (k->n == CLAMP_KEYS) return cute_alg_fail(a, "gemm hopper: a fragment of C over more than %d rows or columns", CLAMP_KEYS), 0;
-    k->key[k->n] = off;
-    k->at[k->n] = cute_min(a, cute_sub(a, cute_add(a, base, cute_i(off)), origin), last);
-    return k->n++;
-}
-
-static cute_ssa read_clamped(cute_ctx *c, const gemm_tiles *t, const piece_of *q)
-{
-    cute_alg *a = cute_ctx_alg(c);
-    cute_tuple origin = cute_tuple_flatten(&t->kC.coord), base = cute_tuple_flatten(&q->kC.coord);
-    cute_int last[2] = {cute_sub(a, cute_sub(a, t->M, cute_i(1)), origin.leaf[0]),
-                        cute_sub(a, cute_sub(a, t->N, cute_i(1)), origin.leaf[1])};
-    clamp_cache *k = calloc(2, sizeof *k); /* rows, columns (large for the stack) */
-    if (!k) return cute_alg_fail(a, "gemm hopper: out of memory"), cute_ssa_fill(c, CUTE_F32, q->gC.layout.shape, 0.0);
-    clamp_cache *rows = &k[0], *cols = &k[1];
-    cute_ssa s = cute_ssa_fill(c, (cute_dtype)q->gC.dtype, q->gC.layout.shape, 0.0);
-    for (int i = 0; i < s.n && !a->failed; i++) {
-        cute_tuple crd = cute_layout_eval_basis(a, &q->kC.layout, cute_i(i)), flat = cute_tuple_flatten(&crd);
-        cute_int off[2] = {flat.nleaves > 0 ? flat.leaf[0] : cute_i(0), flat.nleaves > 1 ? flat.leaf[1] : cute_i(0)};
-        if (!cute_is_static(off[0]) || !cute_is_static(off[1])) {
-            cute_alg_fail(a, "gemm hopper: a fragment of C at dynamic offsets");
-            break;
-        }
-        int n0 = rows->n, r = clamped(a, rows, off[0].v, base.leaf[0], origin.leaf[0], last[0]);
-        if (rows->n > n0) { /* the row's address, once: a tensor of its own over the tile's columns */
-            cute_tensor row = cute_tensor_slice(c, t->gC, cute_tuple_fmt(a, "(%I,_)", rows->at[r]));
-            cute_val at = cute_tensor_ptr(c, row, cute_i(0));
-            rows->row[r] = cute_make_tensor(c, at, row.layout, cute_dtype_bytes((cute_dtype)row.dtype));
-        }
-        int col = clamped(a, cols, off[1].v, base.leaf[1], origin.leaf[1], last[1]);
-        cute_tensor one = cute_tensor_slice(c, rows->row[r], cute_tuple_fmt(a, "(%I)", cols->at[col]));
-        s.v[i] = cute_ssa_get(c, cute_tensor_load(c, one), 0).r;
-    }
-    free(k);
-    return s;
-}
-
 static cute_val beta_nonzero(cute_ctx *c, cute_val beta)
 {
     return cute_val_cmp(c, CUTE_OP_NE, beta, cute_val_const(c, CUTE_F32, 0.0));
@@ -241,10 +164,10 @@ static cute_val beta_nonzero(cute_ctx *c, cute_val beta)
 typedef struct store_view {
     cute_int wg;
     cute_thr_mma thr;
-    cute_thr_copy r2s, s2r;     /* stmatrix's, and ldmatrix's where C is read through the buffers */
+    cute_thr_copy r2s, s2r;     /* stmatrix's, and ldmatrix's (C under beta, from the buffers) */
     cute_tensor sC, tRS_sC, vC; /* the buffers; (CPY, M, N, stage) the thread's part of them; the vector */
     cute_tensor tSR_sC;         /* ... as ldmatrix reads them (C loaded by TMA) */
-    const gemm_c_loads *cl;     /* C's loads (cl->on: by TMA into the buffers) */
+    const gemm_c_loads *cl;     /* C's loads by TMA into the buffers */
     bool early;                 /* ... the first group's loaded before the epilogue */
 } store_view;
 
@@ -287,9 +210,8 @@ static cute_ssa columns(cute_ctx *c, cute_tensor acc, int64_t j, cute_tensor f)
  * the dual GEMM silu of those (A B0^T) times the same columns of A B1^T (c_cols further
  * on); then alpha x + beta C in f32, the fused epilogue, rounded to C's dtype; beta == 0
  * reads no C. */
-static cute_tensor piece_values(cute_ctx *c, const gemm_plan *p, const store_view *sv, const gemm_tiles *t,
-                                cute_tensor acc, int64_t j, const piece_of *q, cute_val alpha, cute_val beta,
-                                const gemm_scales *sc)
+static cute_tensor piece_values(cute_ctx *c, const gemm_plan *p, const store_view *sv, cute_tensor acc, int64_t j,
+                                const piece_of *q, cute_val alpha, cute_val beta, const gemm_scales *sc)
 {
     cute_tensor f = cute_make_rmem_tensor_like(c, q->gC, CUTE_F32);
     cute_ssa v = columns(c, acc, j, f);
@@ -304,11 +226,7 @@ static cute_tensor piece_values(cute_ctx *c, const gemm_plan *p, const store_vie
     CUTE_IF(c, cute_val_cmp(c, CUTE_OP_NE, alpha, cute_val_const(c, CUTE_F32, 1.0)))
         cute_tensor_store(c, f, cute_ssa_binop(c, CUTE_OP_MUL, v, cute_ssa_scalar(c, alpha, v.shape)));
     CUTE_IF(c, beta_nonzero(c, beta)) {
-        beta_read form = beta_read_form(c);
-        cute_ssa read = sv->cl->on               ? read_staged(c, p, sv, j, f)
-                        : form == BETA_READ_CLAMP ? read_clamped(c, t, q)
-                                                  : cute_tensor_load_if(c, q->gC, q->in, 0.0);
-        cute_ssa old = cute_ssa_cvt(c, read, CUTE_F32);
+        cute_ssa old = cute_ssa_cvt(c, read_staged(c, p, sv, j, f), CUTE_F32);
         cute_ssa bc = cute_ssa_binop(c, CUTE_OP_MUL, old, cute_ssa_scalar(c, beta, v.shape));
         cute_tensor_store(c, f, cute_ssa_binop(c, CUTE_OP_ADD, cute_tensor_load(c, f), bc));
     }
@@ -431,16 +349,15 @@ static void load_group(cute_ctx *c, const gemm_plan *p, const gemm_tiles *t, cut
     for (int64_t j = g; j < end; j++) load_piece(c, p, t, sC, wg, j, mapC, bar);
 }
 
-/* A group's start: the warpgroup meets, its buffers free (thread 0 acquired them).  Where C
- * is loaded by TMA (cl->on) and beta != 0, thread 0 then loads the group's boxes of C into
- * the buffers (unless the main loop did: the first group, early), their bytes completing the
- * warpgroup's mbarrier, and the warpgroup waits for them: the phase of the thread's variable,
- * which flips at each group loaded (beta is the kernel's: every tile loads, or none). */
+/* A group's start: the warpgroup meets, its buffers free (thread 0 acquired them).  Where
+ * beta != 0, thread 0 then loads the group's boxes of C into the buffers (unless the main
+ * loop did: the first group, early), their bytes completing the warpgroup's mbarrier, and
+ * the warpgroup waits for them: the phase of the thread's variable, which flips at each
+ * group loaded (beta is the kernel's: every tile loads, or none). */
 static void group_begins(cute_ctx *c, const gemm_plan *p, const store_view *v, cute_int tid, const gemm_tiles *t,
                          cute_val beta, cute_val mapC, int64_t g, int64_t end)
 {
     warpgroup_meets(c, p, v->wg);
-    if (!v->cl->on) return;
     CUTE_IF(c, beta_nonzero(c, beta)) {
         cute_val bar = cute_tensor_ptr(c, v->cl->bars, v->wg);
         if (!(g == 0 && v->early)) CUTE_IF(c, issuer(c, tid)) load_group(c, p, t, v->sC, v->wg, g, end, mapC, bar);
@@ -454,7 +371,7 @@ static void write_piece(cute_ctx *c, const gemm_plan *p, const store_view *v, co
                         int64_t j, cute_val alpha, cute_val beta, const gemm_scales *sc)
 {
     piece_of q = piece_at(c, p, v->thr, t, v->vC, j);
-    cute_tensor out = piece_values(c, p, v, t, acc, j, &q, alpha, beta, sc);
+    cute_tensor out = piece_values(c, p, v, acc, j, &q, alpha, beta, sc);
     cute_tensor dst = cute_tensor_slice(c, v->tRS_sC, cute_tuple_fmt(cute_ctx_alg(c), "(_,_,_,%lld)",
                                                                      (long long)(j % p->store_stages)));
     cute_copy(c, &p->r2s.atom, cute_retile_S(c, v->r2s, out), dst);
@@ -497,20 +414,18 @@ void gemm_hopper_store_epilogue(cute_ctx *c, const gemm_plan *p, cute_int tid, c
                                 cute_tensor mV, const gemm_scales *sc, const gemm_c_loads *cl, bool early)
 {
     cute_alg *a = cute_ctx_alg(c);
-    store_view v = {.wg = cute_div(a, tid, cute_i(WARPGROUP)), .sC = sC, .cl = cl, .early = cl->early && early};
+    store_view v = {.wg = cute_div(a, tid, cute_i(WARPGROUP)), .sC = sC, .cl = cl, .early = early};
     cute_int me = p->pingpong ? cute_mod(a, tid, cute_i(WARPGROUP)) : tid;
     v.thr = cute_tiled_mma_slice(&p->epi_mma, me), v.r2s = cute_tiled_copy_slice(&p->r2s, me);
     v.tRS_sC = cute_partition_D(c, v.r2s, pieces(c, p, sC, p->pingpong ? v.wg : cute_i(0)));
-    cute_tiled_copy s2r; /* (v.s2r points at it while the epilogue is traced) */
-    if (cl->on) {
-        /* ldmatrix, stmatrix's inverse: the N form for a row-major C, .trans for a column-major one */
-        cute_copy_atom ldsm;
-        const char *name = p->cfg.major[2] == 1 ? "SM75_U32x4_LDSM_N" : "SM75_U16x8_LDSM_T";
-        if (!cute_copy_atom_named(a, name, cute_gemm_c_dtype(&p->cfg), &ldsm)) return;
-        s2r = cute_make_tiled_copy_mma(a, &ldsm, &p->epi_mma, CUTE_MMA_C);
-        v.s2r = cute_tiled_copy_slice(&s2r, me);
-        v.tSR_sC = cute_partition_S(c, v.s2r, pieces(c, p, sC, p->pingpong ? v.wg : cute_i(0)));
-    }
+    /* C under beta by ldmatrix, stmatrix's inverse: the N form for a row-major C, .trans for
+     * a column-major one (v.s2r points at s2r while the epilogue is traced) */
+    cute_copy_atom ldsm;
+    const char *name = p->cfg.major[2] == 1 ? "SM75_U32x4_LDSM_N" : "SM75_U16x8_LDSM_T";
+    if (!cute_copy_atom_named(a, name, cute_gemm_c_dtype(&p->cfg), &ldsm)) return;
+    cute_tiled_copy s2r = cute_make_tiled_copy_mma(a, &ldsm, &p->epi_mma, CUTE_MMA_C);
+    v.s2r = cute_tiled_copy_slice(&s2r, me);
+    v.tSR_sC = cute_partition_S(c, v.s2r, pieces(c, p, sC, p->pingpong ? v.wg : cute_i(0)));
     v.vC = broadcast(c, p, t, mV);
     store_groups(c, p, &v, tid, t, acc, alpha, beta, maps, sc);
 }
@@ -523,7 +438,7 @@ void gemm_hopper_store_epilogue(cute_ctx *c, const gemm_plan *p, cute_int tid, c
 void gemm_hopper_store_prefetch(cute_ctx *c, const gemm_plan *p, cute_int tid, const gemm_tiles *t, cute_val beta,
                                 cute_val mapC, cute_tensor sC, const gemm_c_loads *cl)
 {
-    if (!cl->on || !cl->early) return;
+    if (!p->tma_store) return;
     cute_int wg = cute_div(cute_ctx_alg(c), tid, cute_i(WARPGROUP));
     int64_t pieces = c_cols(p) / PIECE, end = p->store_stages < pieces ? p->store_stages : pieces;
     cute_pipeline_tma_store pipe = store_pipe(c);
