@@ -76,16 +76,9 @@ typedef struct cute_gemv_config {
                             and an FMUL) instead of by cvt.rn.f16x2.e4m3x2 a byte and a
                             widening (F2FP, HADD2.F32, shifts and masks); 0: by cvt
                             (cute_gemv_lib_fma_decode) */
-    int warp_rows;       /* NVFP4's register form: rows a warp, 2, 4 or 8 (0: 4); 8 (one
-                            ahead): x decoded once for 8 rows, half the warps, 128 registers;
-                            2 (not by scale tile): twice the warps (cute_gemv_lib_warp_rows) */
-    bool ring_bulk;      /* with smem_stages (sm_90 on): each warp's stages filled by bulk
-                            copies (cp.async.bulk, TMA's non-tensor form) that complete on an
-                            mbarrier a warp and stage, a row's k-tile a copy issued by one
-                            lane, instead of every lane's 16-byte cp.async; NVFP4 takes rows by
-                            scale tile with it (scale_rows_tiled: a k-tile's scales are 16-byte
-                            quads) and both scale buffers 16-byte aligned
-                            (cute_gemv_lib_ring_bulk) */
+    int warp_rows;       /* NVFP4's register form one k-tile ahead: rows a warp, 4 or 8 (0:
+                            4); x decoded once for 8 rows, half the warps, 128 registers
+                            (cute_gemv_lib_warp_rows) */
 } cute_gemv_config;
 
 #define CUTE_GEMV_MAX_AHEAD 2
@@ -102,16 +95,12 @@ bool cute_gemv_ring_able(const cute_gemv_config *cfg);
  * 9.1 points faster for f16: docs/gemv.md), else 0 (f32 and e4m3: not measured through it) */
 #define CUTE_GEMV_RING_STAGES 4
 int cute_gemv_ring_default(const cute_gemv_config *cfg);
-/* whether the library fills those rings by bulk copies where the caller asks for neither
- * (cute_gemv_lib_ring_bulk -1): the one-line flip, 0 until an H200 measures it faster
- * (scripts/device-fp4l.sh decides) */
-#define CUTE_GEMV_RING_BULK 0
 
 /* the scales' dtype of a block-scaled configuration: ue4m3 for e2m1, ue8m0 for e4m3 */
 cute_dtype cute_gemv_sf_dtype(const cute_gemv_config *cfg);
 /* ... and the alignment in bytes its scale buffers must have: 2 for NVFP4 (a vector's two
- * scales are read in one 16-bit load; 4 through the ring, 16 with scale_rows_tiled or
- * ring_bulk), 1 for MXFP8 */
+ * scales are read in one 16-bit load; 4 through the ring, 16 with scale_rows_tiled), 1 for
+ * MXFP8 */
 int cute_gemv_sf_align(const cute_gemv_config *cfg);
 
 #define CUTE_GEMV_MAX_VECTORS 8
@@ -184,16 +173,10 @@ bool cute_gemv_lib_scale_rows(cute_gemv_lib *lib, int tiled);
  * CUTE_GEMV_MAX_FMA_DECODE, or -1 (the default) the library's choice (CUTE_GEMV_FMA_DECODE
  * in nvfp4.c); false for other values */
 bool cute_gemv_lib_fma_decode(cute_gemv_lib *lib, int level);
-/* NVFP4's register form's rows a warp for later calls (cute_gemv_config.warp_rows): 2, 4 or 8
- * (8: one k-tile ahead; 2 and 8: not with rows by scale tile), 0 (the default) the library's
+/* NVFP4's register form's rows a warp for later calls (cute_gemv_config.warp_rows): 4 or 8
+ * (8: one k-tile ahead, not with rows by scale tile), 0 (the default) the library's
  * (form_few and form_many in nvfp4.c).  false for other values */
 bool cute_gemv_lib_warp_rows(cute_gemv_lib *lib, int rows);
-/* The ring's stages filled by bulk copies (cute_gemv_config.ring_bulk) for later calls that
- * take a ring (sm_90 on, or the interpreter): 1 on, 0 off, -1 (the default) the library's
- * choice: CUTE_GEMV_RING_BULK for the GEMVs' rings, CUTE_GEMV_NVFP4_BULK_STAGES (nvfp4.c) for
- * NVFP4 (a ring of that many stages by bulk copies where the caller asks for no form; 0: the
- * register forms).  false for other values */
-bool cute_gemv_lib_ring_bulk(cute_gemv_lib *lib, int on);
 /* the configuration and split count of the last call (for tests and the CLI) */
 void cute_gemv_lib_last(cute_gemv_lib *lib, cute_gemv_config *cfg, int *splits);
 

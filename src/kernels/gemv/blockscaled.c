@@ -21,7 +21,7 @@ cute_dtype cute_gemv_sf_dtype(const cute_gemv_config *cfg)
 int cute_gemv_sf_align(const cute_gemv_config *cfg)
 {
     if (cfg->dtype != CUTE_E2M1) return 1;
-    if (cfg->scale_rows_tiled || cfg->ring_bulk) return 16; /* a lane's four rows' groups at once */
+    if (cfg->scale_rows_tiled) return 16; /* a lane's four rows' groups at once */
     return cfg->smem_stages ? 4 : 2;      /* the ring copies a scale group of four at once */
 }
 
@@ -41,7 +41,7 @@ static cute_layout sf_layout(cute_alg *a, cute_int rows, cute_int K, cute_int L,
  * is the first word of the 16 bytes that hold rows r, r+32, r+64, r+96 of r's scale tile (r
  * below 32 in it), their four scales of k's group of 4 sfv each, word i row r+32i; the
  * tile's row quarter (r / 32) at stride 0, as the quad holds all four. */
-cute_layout gemv_sf_quad_layout(cute_alg *a, cute_int rows, cute_int K, cute_int L, int sfv)
+static cute_layout sf_quad_layout(cute_alg *a, cute_int rows, cute_int K, cute_int L, int sfv)
 {
     cute_int rm = cute_ceil_div(a, rows, cute_i(128)), rk = cute_ceil_div(a, K, cute_i(4 * sfv));
     cute_int row_tiles = cute_mul(a, rk, cute_i(128)), batch = cute_mul(a, row_tiles, rm);
@@ -54,22 +54,16 @@ cute_layout gemv_sf_quad_layout(cute_alg *a, cute_int rows, cute_int K, cute_int
  * registers; the k-tile at a time spills 20 bytes outside its loop): on an H200 (session
  * 31) 76.5 / 72.4% of the copy at (4096,7168,8) and (7168,2048,4) where five (96
  * registers) ran 72.3 / 68.2% in the same run.  The ring as many as the shared memory of
- * an H100 or H200 holds (228 KB an SM, 1 KB of it a block's), up to 5 (the bulk ring's, up to
- * GEMV_RING_BULK_BLOCKS).  Two or three
+ * an H100 or H200 holds (228 KB an SM, 1 KB of it a block's), up to 5.  Two or three
  * k-tiles ahead (cfg.ahead) hold a k-tile's registers more each: four (128 registers), for the
  * shapes whose blocks are fewer than that an SM ((7168,16384,1): 3.4) */
 #define WORDS_BLOCKS 6
 #define WORDS_BLOCKS_AHEAD 4
-#define WORDS_BLOCKS_2ROWS 8
-#define WORDS_BLOCKS_2ROWS_AHEAD 5
 static int words_blocks(const gemv_plan *p)
 {
     if (p->cfg.smem_stages) return gemv_ring_blocks(p);
-    /* (8 rows a warp one ahead hold as many registers as 4 rows two ahead; 2 rows a warp
-     * half a k-tile's of 4 rows, and twice the warps to hold) */
+    /* (8 rows a warp one ahead hold as many registers as 4 rows two ahead) */
     bool big = gemv_ahead(&p->cfg) > 1 || p->rows > 4;
-    if (p->rows < 4 && !p->fp4_cvt) /* (sm_100a's cvt decode spilled there: 144 and 20 bytes) */
-        return big ? WORDS_BLOCKS_2ROWS_AHEAD : WORDS_BLOCKS_2ROWS;
     return big ? WORDS_BLOCKS_AHEAD : WORDS_BLOCKS;
 }
 
@@ -574,7 +568,7 @@ void gemv_blockscaled_host(cute_ctx *c, const cute_arg *arg)
     cute_int rows = M; /* the rows the blocks cover: whole scale tiles where rows go by them */
     if (p->cfg.scale_rows_tiled) {
         sfq = cute_tensor_recast(c, arg[1].tensor, CUTE_U32); /* the layout, in words: */
-        sfq.layout = gemv_sf_quad_layout(a, M, K, L, p->cfg.sf_vec);
+        sfq.layout = sf_quad_layout(a, M, K, L, p->cfg.sf_vec);
         rows = cute_mul(a, cute_ceil_div(a, M, cute_i(128)), cute_i(128));
     }
     cute_launch_cfg cfg = {

@@ -135,22 +135,18 @@ static bool blockscaled_ok(const cute_gemv_config *cfg, char *err, size_t n)
                  "tile_at_a_time or the L2 prefetch", cfg->smem_stages, CUTE_GEMV_MAX_SMEM_STAGES);
         return false;
     }
-    bool rows_ok = cfg->warp_rows == 4 || (cfg->warp_rows == 2 && !cfg->scale_rows_tiled) ||
-                   (cfg->warp_rows == 8 && gemv_ahead(cfg) == 1 && !cfg->scale_rows_tiled);
-    if (cfg->warp_rows && (!nvfp4 || !nvfp4_pipelined(cfg) || cfg->smem_stages || !rows_ok)) {
+    if (cfg->warp_rows && (!nvfp4 || !nvfp4_pipelined(cfg) || cfg->smem_stages ||
+                           (cfg->warp_rows != 4 && (cfg->warp_rows != 8 || gemv_ahead(cfg) > 1 ||
+                                                    cfg->scale_rows_tiled)))) {
         snprintf(err, n,
-                 "gemv: %d rows a warp (2, 4 or 8) are NVFP4's register form (2 and 8: not by scale tile; "
-                 "8: one k-tile ahead)",
+                 "gemv: %d rows a warp (4 or 8) are NVFP4's register form (8: one k-tile ahead, "
+                 "not by scale tile)",
                  cfg->warp_rows);
         return false;
     }
-    if (cfg->scale_rows_tiled && (!nvfp4_pipelined(cfg) || (cfg->smem_stages && !cfg->ring_bulk))) {
-        snprintf(err, n, "gemv: rows by scale tile are NVFP4's register form and bulk ring (not with "
-                 "tile_at_a_time, the L2 prefetch or the cp.async ring)");
-        return false;
-    }
-    if (cfg->ring_bulk && nvfp4 && !cfg->scale_rows_tiled) {
-        snprintf(err, n, "gemv: NVFP4's bulk ring takes rows by scale tile (its scales by 16-byte quads)");
+    if (cfg->scale_rows_tiled && (!nvfp4_pipelined(cfg) || cfg->smem_stages)) {
+        snprintf(err, n, "gemv: rows by scale tile are NVFP4's register form (not with tile_at_a_time, "
+                 "the L2 prefetch or the ring)");
         return false;
     }
     if (cfg->l2_prefetch && !nvfp4) {
@@ -208,10 +204,6 @@ static bool config_ok(const cute_gemv_config *cfg, char *err, size_t n)
         (gemv_ahead(cfg) > 1 && (!nvfp4_pipelined(cfg) || cfg->smem_stages))) {
         snprintf(err, n, "gemv: %d k-tiles ahead (1 to %d) is NVFP4's register form, not with "
                  "tile_at_a_time, the L2 prefetch or the ring", cfg->ahead, CUTE_GEMV_MAX_AHEAD);
-        return false;
-    }
-    if (cfg->ring_bulk && !cfg->smem_stages) {
-        snprintf(err, n, "gemv: the ring's bulk copies need a ring (smem_stages)");
         return false;
     }
     if (cfg->warp_rows && !cfg->sf_vec) {
@@ -312,7 +304,7 @@ static void make_blockscaled_specs(const cute_gemv_config *cfg, cute_arg_spec sp
     specs[2] = cute_spec_tensor(cfg->dtype, t, 16);
     /* NVFP4 reads a vector's two scales in one 16-bit load */
     cute_gemv_config pairs = *cfg; /* x's scales: pairs whatever A's rows (16 bytes: SFA's quads) */
-    pairs.scale_rows_tiled = false; /* (the bulk ring copies x's as quads too) */
+    pairs.scale_rows_tiled = false;
     specs[1] = cute_spec_tensor(cute_gemv_sf_dtype(cfg), "(?):(1)", cute_gemv_sf_align(cfg));
     specs[3] = cute_spec_tensor(cute_gemv_sf_dtype(cfg), "(?):(1)", cute_gemv_sf_align(&pairs));
     cute_dtype y = cute_gemv_y_dtype(cfg);
@@ -342,7 +334,7 @@ const cute_fn *cute_gemv_compile(cute_runtime *rt, const cute_gemv_config *cfg, 
     else
         make_specs(cfg, specs);
     char name[128];
-    snprintf(name, sizeof name, "gemv_%s_%s_%s_v%d_n%d%s_pf%d%s_r%d%s_a%d%s_fd%d_wr%d",
+    snprintf(name, sizeof name, "gemv_%s_%s_%s_v%d_n%d%s_pf%d%s_r%d_a%d%s_fd%d_wr%d",
              cfg->sf_vec    ? "blockscaled"
              : cfg->mma     ? "mma"
              : cfg->a_major ? "rows"
@@ -354,7 +346,7 @@ const cute_fn *cute_gemv_compile(cute_runtime *rt, const cute_gemv_config *cfg, 
              : cfg->split       ? "_split"
                                 : "",
              cfg->l2_prefetch, cfg->tile_at_a_time ? "_tile" : "", cfg->smem_stages,
-             cfg->ring_bulk ? "_bulk" : "", gemv_ahead(cfg), cfg->scale_rows_tiled ? "_sft" : "", cfg->fma_decode,
+             gemv_ahead(cfg), cfg->scale_rows_tiled ? "_sft" : "", cfg->fma_decode,
              gemv_rows_a_warp(cfg));
     cute_host_fn host = cfg->sf_vec    ? gemv_blockscaled_host
                         : cfg->mma     ? gemv_mma_host

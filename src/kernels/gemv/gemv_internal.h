@@ -169,8 +169,8 @@ int gemv_lib_l2_prefetch(cute_gemv_lib *lib);
 /* the SMs the library's device has (a few on the interpreter), and its arch (0: not known) */
 int gemv_lib_sm_count(cute_gemv_lib *lib);
 int gemv_lib_arch(cute_gemv_lib *lib);
-/* the NVFP4 ring's stages asked for later calls (0: none; -1: the library's choice; 0 where the
- * device's arch, before sm_80, has no cp.async) */
+/* the NVFP4 ring's stages for later calls, the library's choice made (0: none; the device's
+ * arch before sm_80 has no cp.async) */
 int gemv_lib_smem_stages(cute_gemv_lib *lib);
 /* NVFP4's k-tiles one at a time for later calls (cute_gemv_lib_tile_at_a_time) */
 bool gemv_lib_tile_at_a_time(cute_gemv_lib *lib);
@@ -186,9 +186,6 @@ int gemv_lib_fma_decode(cute_gemv_lib *lib);
 /* NVFP4's register form's rows a warp asked for later calls (cute_gemv_lib_warp_rows; 0: the
  * library's) */
 int gemv_lib_warp_rows(cute_gemv_lib *lib);
-/* the ring's stages by bulk copies asked for later calls (cute_gemv_lib_ring_bulk: 1, 0, or -1
- * the library's choice), 0 where the device has none (before sm_90) */
-int gemv_lib_ring_bulk(cute_gemv_lib *lib);
 /* NVFP4's rows a warp (cfg.warp_rows; 4 where 0) */
 static inline int gemv_rows_a_warp(const cute_gemv_config *cfg)
 {
@@ -214,11 +211,6 @@ void gemv_prefetch_warp_rows(cute_ctx *c, const gemv_plan *p, const gemv_tiles *
 cute_tensor gemv_scales_by_tile(cute_ctx *c, cute_tensor sf, cute_tuple crd0, int width, int64_t per_tile,
                                 cute_int full);
 
-/* NVFP4's scales as 16-byte quads in u32 words (blockscaled.c): element (r, k, l) is the first
- * word of the quad holding rows r, r+32, r+64, r+96 of r's 128-row scale tile at k's group of
- * 4 sfv elements (the tile's row quarter at stride 0) */
-cute_layout gemv_sf_quad_layout(cute_alg *a, cute_int rows, cute_int K, cute_int L, int sfv);
-
 /* The K-major kernels' shared-memory ring (cfg.smem_stages, ring.c): a warp's whole k-tiles
  * of A's rows and x (and NVFP4's scale groups) streamed through stages of shared memory of
  * its own by cp.async, stages - 1 k-tiles ahead of its products */
@@ -228,10 +220,6 @@ typedef struct gemv_ring {
     cute_tensor sS;       /* NVFP4: (32 lanes, rows + 1, warps, stages) u32, a lane's scale groups */
     cute_tensor gSa, gSb; /* ... A's and x's scales as u32 groups of four (rows, K / 64, L) */
     bool scales;
-    /* cfg.ring_bulk: the stages' mbarriers (warps, stages) u64, each completed by its warp's
-     * bulk copies; NVFP4's scales as quads (4 words, a k-tile's groups, A's then x's, warps,
-     * stages) u32, and the global quads they come from (gemv_sf_quad_layout) */
-    cute_tensor bar, sQ, gQa, gQb;
 } gemv_ring;
 /* a stage read into registers: the lane's fragments of A and x, as the k-tile's loads give
  * them, and (NVFP4) its scale pairs as u16, its rows' then x's */
@@ -239,12 +227,10 @@ typedef struct gemv_ring_tile {
     cute_tensor rA, rX, pair[GEMV_MAX_ROWS + 1];
 } gemv_ring_tile;
 typedef void (*gemv_ring_fn)(cute_ctx *c, const gemv_plan *p, const gemv_ring_tile *f, void *user);
-/* the blocks an SM a ring asks for at most: the cp.async ring's, and the bulk ring's (3 stages
- * of NVFP4 or bf16, 37 KB a block, fit six: 79 and 68 registers, no spills) */
+/* the blocks an SM a ring asks for at most */
 #define GEMV_RING_BLOCKS 5
-#define GEMV_RING_BULK_BLOCKS 6
-/* a block's bytes of ring, and the blocks an SM its shared memory holds (at most the ring's
- * cap above) */
+/* a block's bytes of ring, and the blocks an SM its shared memory holds (at most
+ * GEMV_RING_BLOCKS) */
 int64_t gemv_ring_bytes(const gemv_plan *p);
 int gemv_ring_blocks(const gemv_plan *p);
 /* the ring's shared memory (at the kernel's top level), and NVFP4's scale groups from the raw

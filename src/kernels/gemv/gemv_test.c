@@ -220,8 +220,7 @@ static void results(cute_runtime *rt)
 
 /* The shared-memory ring (cfg.smem_stages; the library's own, of 4, for bf16 and f16) where one vector of
  * K-major A streams in 16-byte vectors: 2 and 3 stages over whole k-tiles (512 elements
- * of 16 bits) and a tail, odd M, batches, split-K, padded rows, 8- and 32-bit elements; at 3
- * the bf16 and f16 cases filled by bulk copies.  The
+ * of 16 bits) and a tail, odd M, batches, split-K, padded rows, 8- and 32-bit elements.  The
  * interpreter checks that each stage is read after its copies landed.  A case whose vectors
  * are narrower (K odd) runs without it. */
 static void ring_cases(cute_runtime *rt)
@@ -236,14 +235,10 @@ static void ring_cases(cute_runtime *rt)
     for (int d = 2; d <= 3; d++) { /* 4, the library's own for 16 bits, below and in every such case */
         CHECK(cute_gemv_lib_smem_stages(lib, d), "a ring of %d stages", d);
         for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
-            /* at 3 stages the first two (a batch, split-K) filled by bulk copies (cfg.ring_bulk) */
-            bool bulk = d == 3 && i < 2;
-            cute_gemv_lib_ring_bulk(lib, bulk ? 1 : -1);
             run_case(rt, lib, &cases[i]);
             cute_gemv_config cfg;
             cute_gemv_lib_last(lib, &cfg, NULL);
-            CHECK(cfg.smem_stages == d && cfg.ring_bulk == bulk, "ring case %zu ran %d stages, bulk %d (asked %d, %d)",
-                  i, cfg.smem_stages, cfg.ring_bulk, d, bulk);
+            CHECK(cfg.smem_stages == d, "ring case %zu ran %d stages (asked %d)", i, cfg.smem_stages, d);
         }
     }
     run_case(rt, lib, &(gemv_case){CUTE_BF16, CUTE_BF16, 7, 1001, 1, 1, 0, 1, 0, 0, 0, 0});

@@ -33,7 +33,6 @@ struct cute_gemv_lib {
     int scale_rows;        /* cute_gemv_lib_scale_rows */
     int fma_decode;        /* cute_gemv_lib_fma_decode */
     int warp_rows;         /* cute_gemv_lib_warp_rows */
-    int ring_bulk;         /* cute_gemv_lib_ring_bulk (-1: the library's) */
     cute_buffer sums;      /* the atomic reduction's sums, zero between calls */
     size_t sums_bytes;
     bool sums_dirty;      /* a failed call may have left sums behind: zero them again */
@@ -51,8 +50,7 @@ static bool same_config(const void *x, const void *y)
            a->many_splits == b->many_splits && a->l2_prefetch == b->l2_prefetch &&
            a->tile_at_a_time == b->tile_at_a_time && a->smem_stages == b->smem_stages &&
            gemv_ahead(a) == gemv_ahead(b) && a->scale_rows_tiled == b->scale_rows_tiled &&
-           a->fma_decode == b->fma_decode && gemv_rows_a_warp(a) == gemv_rows_a_warp(b) &&
-           a->ring_bulk == b->ring_bulk;
+           a->fma_decode == b->fma_decode && gemv_rows_a_warp(a) == gemv_rows_a_warp(b);
 }
 
 /* fn_cache_compile for cute_gemv_config keys */
@@ -70,7 +68,6 @@ cute_gemv_lib *cute_gemv_lib_new(cute_runtime *rt)
     lib->rt = rt;
     lib->mma_from = CUTE_GEMV_MMA_FROM;
     lib->smem_stages = -1;
-    lib->ring_bulk = -1;
     lib->scale_rows = -1;
     lib->fma_decode = -1;
     fn_cache_init(&lib->fns, sizeof(cute_gemv_config), same_config);
@@ -174,7 +171,7 @@ int gemv_lib_smem_stages(cute_gemv_lib *lib)
     pthread_mutex_unlock(&lib->lock);
     int arch = cute_runtime_target_arch(lib->rt); /* cp.async: sm_80 on (0: the interpreter) */
     if (arch && arch < 80) return 0;
-    return d; /* -1: the library's choice (nvfp4.c) */
+    return d < 0 ? 0 : d; /* the library's choice: none (bench/RESULTS.md, gemv6) */
 }
 
 bool cute_gemv_lib_scale_rows(cute_gemv_lib *lib, int tiled)
@@ -215,7 +212,7 @@ int gemv_lib_fma_decode(cute_gemv_lib *lib)
 
 bool cute_gemv_lib_warp_rows(cute_gemv_lib *lib, int rows)
 {
-    if (!lib || (rows && rows != 2 && rows != 4 && rows != 8)) return false;
+    if (!lib || (rows && rows != 4 && rows != 8)) return false;
     pthread_mutex_lock(&lib->lock);
     lib->warp_rows = rows;
     pthread_mutex_unlock(&lib->lock);
@@ -228,24 +225,6 @@ int gemv_lib_warp_rows(cute_gemv_lib *lib)
     int d = lib->warp_rows;
     pthread_mutex_unlock(&lib->lock);
     return d;
-}
-
-bool cute_gemv_lib_ring_bulk(cute_gemv_lib *lib, int on)
-{
-    if (!lib || on < -1 || on > 1) return false;
-    pthread_mutex_lock(&lib->lock);
-    lib->ring_bulk = on;
-    pthread_mutex_unlock(&lib->lock);
-    return true;
-}
-
-int gemv_lib_ring_bulk(cute_gemv_lib *lib)
-{
-    pthread_mutex_lock(&lib->lock);
-    int on = lib->ring_bulk;
-    pthread_mutex_unlock(&lib->lock);
-    int arch = cute_runtime_target_arch(lib->rt); /* cp.async.bulk: sm_90 on (0: the interpreter) */
-    return arch && arch < 90 ? 0 : on;
 }
 
 int gemv_lib_l2_prefetch(cute_gemv_lib *lib)
@@ -395,8 +374,6 @@ static cute_gemv_config configure(cute_gemv_lib *lib, const gemv_operands *o, in
     int arch = cute_runtime_target_arch(lib->rt); /* the ring: asked for or the library's, where cp.async runs */
     int stages = lib->smem_stages < 0 ? cute_gemv_ring_default(&cfg) : lib->smem_stages;
     if (stages > 0 && (!arch || arch >= 80) && cute_gemv_ring_able(&cfg)) cfg.smem_stages = stages;
-    int bulk = lib->ring_bulk < 0 ? CUTE_GEMV_RING_BULK : lib->ring_bulk;
-    cfg.ring_bulk = cfg.smem_stages && bulk && (!arch || arch >= 90);
     int64_t K = o->A.shape[1], tk = cute_gemv_k_tile(&cfg);
     int64_t s = lib->splits ? lib->splits : choose_splits(o, &cfg, sm_count(lib->rt));
     int64_t tiles = ceil_div(K, tk);

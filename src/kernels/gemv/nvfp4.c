@@ -37,13 +37,6 @@ static bool two_ahead_pays(cute_gemv_lib *lib, int64_t M, int64_t K, int64_t L)
     return K >= 4 * 1024 && (M + 15) / 16 * L <= 4 * (int64_t)gemv_lib_sm_count(lib);
 }
 
-/* NVFP4 through a ring of this many stages filled by bulk copies (cfg.ring_bulk, rows by scale
- * tile) where the caller asks for no form (cute_gemv_lib_smem_stages, _ring_bulk, _ahead and
- * _warp_rows at the library's; sm_90 on, scale buffers 16-byte aligned): the one-line flip of
- * the library's choice, 0 (the register forms) until an H200 measures it faster
- * (scripts/device-fp4l.sh decides) */
-#define CUTE_GEMV_NVFP4_BULK_STAGES 0
-
 /* NVFP4's rows by scale tile (cfg.scale_rows_tiled) where the caller asks for neither: the
  * one-line flip of the library's choice, 0 until an H200 measures it faster
  * (scripts/device-fp4s.sh decides) */
@@ -129,16 +122,10 @@ cute_status cutec_gemv_blockscaled(cute_gemv_lib *lib, const cute_call_arg *A,
     if (s != CUTE_OK || M == 0 || L == 0) return s;
     cfg.l2_prefetch = cfg.dtype == CUTE_E2M1 ? gemv_lib_l2_prefetch(lib) : 0;
     bool e2m1 = cfg.dtype == CUTE_E2M1, forced = gemv_lib_tile_at_a_time(lib);
-    int stages = gemv_lib_smem_stages(lib), bulk = gemv_lib_ring_bulk(lib);
-    bool quads = cute_call_arg_alignment(SFA, 16) >= 16 && cute_call_arg_alignment(SFB, 16) >= 16;
-    if (stages < 0) /* the library's: the bulk ring where it may run and no form is asked for */
-        stages = bulk && quads && !gemv_lib_ahead(lib) && !gemv_lib_warp_rows(lib) ? CUTE_GEMV_NVFP4_BULK_STAGES : 0,
-        bulk = bulk < 0 ? 1 : bulk;
+    int stages = gemv_lib_smem_stages(lib);
     if (e2m1 && !forced && !cfg.l2_prefetch && stages && cute_call_arg_alignment(SFA, 4) >= 4 &&
         cute_call_arg_alignment(SFB, 4) >= 4)
         cfg.smem_stages = stages;
-    /* the ring by bulk copies: its scales move as 16-byte quads, rows by scale tile */
-    if (cfg.smem_stages && bulk > 0 && quads) cfg.ring_bulk = cfg.scale_rows_tiled = true;
     int asked = gemv_lib_ahead(lib); /* asked for: the register form whatever the shape */
     bool few = two_ahead_pays(lib, M, K, L);
     const int *form = few ? form_few : form_many;

@@ -216,22 +216,6 @@ int main(void)
     forward(lib, be, false, CUTE_F16, (shape_case){3, 16392, 8}, true, 0);
     forward(lib, be, false, CUTE_F16, (shape_case){3, 16392, 8}, false, 0);
     unsetenv("CUTEC_ROWS_TRIAL");
-    /* ln19's trials: rows2 (the norms' cluster parts two rows a block: both rows' copies, a
-     * slot set a row in the exchange) with lnchain (LayerNorm's write chunks with their weight
-     * and bias a chunk ahead) and with RMSNorm's wchain, and rows2 alone: 3 rows (the last
-     * block's second row past the matrix), parts that end inside a chunk, a residual, a mean
-     * 3000 and 1000 times the spread; without weight and bias (neither applies: the default
-     * plan).  Mutations:
-     * every row's exchange read from the block's first row's slots (69,497 wrong at bf16
-     * 3x70000); the second row copied over the first (the interpreter's race report) */
-    setenv("CUTEC_ROWS_TRIAL", "rows2,lnchain", 1);
-    forward(lib, be, true, CUTE_BF16, (shape_case){3, 53000, 8}, true, 3000);
-    forward(lib, be, true, CUTE_F32, (shape_case){3, 26000, 0}, true, 1000);
-    forward(lib, be, true, CUTE_F32, (shape_case){3, 26000, 0}, false, 0);
-    forward(lib, be, false, CUTE_BF16, (shape_case){3, 53000, 8}, true, 1000);
-    setenv("CUTEC_ROWS_TRIAL", "rows2", 1);
-    forward(lib, be, true, CUTE_BF16, (shape_case){2, 53000, 0}, true, 0);
-    unsetenv("CUTEC_ROWS_TRIAL");
     /* a residual at 262144: hex's 32 KB parts would take 32 blocks, so 64 KB parts of 256
      * threads (rows_compile.c's cluster_stage), copied chunk by chunk */
     forward(lib, be, true, CUTE_BF16, (shape_case){2, 262144, 0}, true, 0);

@@ -39,12 +39,9 @@ row_cluster row_cluster_alloc(cute_ctx *c, cute_smem_allocator *A, const row_pla
     if (p->cluster < 2) return cl;
     int n = p->cluster;
     cute_alg *a = cute_ctx_alg(c);
-    /* (a block of R rows: a slot set a row, (rank, value, parity and stage, row)) */
-    cute_layout lay = p->rows > 1 ? cute_layout_fmt(a, "(%d,4,%d,%d):(1,%d,%d,%d)", n, 2 * ROW_STAGES, p->rows, n, 4 * n,
-                                                    8 * ROW_STAGES * n)
-                                  : cute_layout_fmt(a, "(%d,4,%d):(1,%d,%d)", n, 2 * ROW_STAGES, n, 4 * n);
+    cute_layout lay = cute_layout_fmt(a, "(%d,4,%d):(1,%d,%d)", n, 2 * ROW_STAGES, n, 4 * n);
     cl.slots = cute_smem_alloc_tensor(c, A, CUTE_F32, lay, 16);
-    cl.on = true, cl.n = n, cl.rows = p->rows > 1 ? p->rows : 1, cl.tpr = p->tpr;
+    cl.on = true, cl.n = n;
     cl.fenced = p->schedule == ROW_SCHEDULE_ROWS5 || p->schedule == ROW_SCHEDULE_ROWS6 || p->schedule == ROW_SCHEDULE_ROWS7;
     if (cl.fenced) return cl;
     cute_layout L = cute_make_layout(a, cute_tuple_int(cute_i(2 * ROW_STAGES)));
@@ -53,22 +50,9 @@ row_cluster row_cluster_alloc(cute_ctx *c, cute_smem_allocator *A, const row_pla
     return cl;
 }
 
-/* (row: the thread's row in the block) */
-static cute_tensor slot(cute_ctx *c, const row_cluster *cl, cute_int rank, int k, cute_int which, cute_int row)
+static cute_tensor slot(cute_ctx *c, const row_cluster *cl, cute_int rank, int k, cute_int which)
 {
-    if (cl->rows > 1) return cute_tensor_slice(c, cl->slots, cute_tuple_fmt(cute_ctx_alg(c), "(%I,%d,%I,%I)", rank, k, which, row));
     return cute_tensor_slice(c, cl->slots, cute_tuple_fmt(cute_ctx_alg(c), "(%I,%d,%I)", rank, k, which));
-}
-
-/* this thread's row of the block's R, and its place in the row */
-static cute_int row_in_block(cute_ctx *c, const row_cluster *cl)
-{
-    return cl->rows > 1 ? cute_div(cute_ctx_alg(c), cute_thread_idx(c, 0), cute_i(cl->tpr)) : cute_i(0);
-}
-
-static cute_int place_in_row(cute_ctx *c, const row_cluster *cl)
-{
-    return cl->rows > 1 ? cute_mod(cute_ctx_alg(c), cute_thread_idx(c, 0), cute_i(cl->tpr)) : cute_thread_idx(c, 0);
 }
 
 static cute_val bar_of(cute_ctx *c, const row_cluster *cl, cute_int which)
@@ -76,18 +60,17 @@ static cute_val bar_of(cute_ctx *c, const row_cluster *cl, cute_int which)
     return cute_tensor_ptr(c, cl->bars, which);
 }
 
-/* threads 0 .. n-1 (of each row of the block) each write this block's values (of their
- * row) into block `tid`'s slots */
+/* threads 0 .. n-1 each write this block's values into block `tid`'s slots */
 static void scatter(cute_ctx *c, const row_cluster *cl, int arity, const cute_val *v, cute_int which)
 {
     int n = cl->n;
-    cute_int tid = place_in_row(c, cl), row = row_in_block(c, cl);
+    cute_int tid = cute_thread_idx(c, 0);
     cute_int me = cute_int_from_val(c, cute_val_cvt(c, cute_block_idx_in_cluster(c), CUTE_I64), 0);
     CUTE_IF(c, cute_int_lt(c, tid, cute_i(n))) {
         cute_val peer = cute_val_cvt(c, cute_int_value(c, tid, CUTE_I64), CUTE_U32);
         cute_val bar = cl->fenced ? (cute_val){0} : cute_mapa(c, bar_of(c, cl, which), peer);
         for (int k = 0; k < arity; k++) {
-            cute_val at = cute_mapa(c, cute_tensor_ptr(c, slot(c, cl, me, k, which, row), cute_i(0)), peer);
+            cute_val at = cute_mapa(c, cute_tensor_ptr(c, slot(c, cl, me, k, which), cute_i(0)), peer);
             if (cl->fenced)
                 cute_st_shared_cluster_u32(c, at, v[k]);
             else
@@ -122,7 +105,7 @@ void row_cluster_post(cute_ctx *c, const row_cluster *cl, const cute_reducer *r,
     first_post(c, st, it);
     scatter(c, cl, r->arity, v, which);
     CUTE_IF(c, cute_int_eq(c, cute_thread_idx(c, 0), cute_i(0))) {
-        cute_mbarrier_arrive_and_expect_tx(c, bar_of(c, cl, which), u32(c, 4 * cl->n * r->arity * cl->rows));
+        cute_mbarrier_arrive_and_expect_tx(c, bar_of(c, cl, which), u32(c, 4 * cl->n * r->arity));
     }
 }
 
@@ -148,11 +131,10 @@ void row_cluster_collect(cute_ctx *c, const row_cluster *cl, const cute_reducer 
     if (!cl->on) return;
     cute_int which = parity_slot(c, st, it);
     cute_val vals[ROW_CLUSTER_MAX][4];
-    cute_int row = row_in_block(c, cl);
     wait_slots(c, cl, which, it);
     for (int q = 0; q < cl->n; q++)
         for (int k = 0; k < r->arity; k++)
-            vals[q][k] = cute_ssa_get(c, cute_tensor_load(c, slot(c, cl, cute_i(q), k, which, row)), 0);
+            vals[q][k] = cute_ssa_get(c, cute_tensor_load(c, slot(c, cl, cute_i(q), k, which)), 0);
     for (int width = 1; width < cl->n; width *= 2)
         for (int q = 0; q + width < cl->n; q += 2 * width) {
             cute_val out[4];

@@ -104,7 +104,8 @@ static bool cluster_allowed(const row_plan *p)
  *    apart).  LayerNorm 74.8 / 74.6 -> 79.4 / 79.3, softmax 93.6 -> 95.3, cross-entropy 84.5
  *    -> 84.6; RMSNorm 86.0 -> 84.9: not for an op whose column inputs are loaded with the row
  *    (RMSNorm's weight), which CUTEC_ROWS_TRIAL=hex still times.  (quad, 48 KB parts of
- *    four blocks of 256 threads at 64 registers: LayerNorm 70.1, deleted.)
+ *    four blocks of 256 threads at 64 registers: LayerNorm 70.1, deleted; ln19's rows2, two
+ *    rows a block of 256 threads over hex's parts, LayerNorm 74.6 against 81.3: deleted.)
  *  - "split": the part copied chunk by chunk, each completing on a barrier of its own, so
  *    that the stage walk starts on the first chunk while the others arrive (rows_kernel.c's
  *    fill_chunks, chunk_wait).  LayerNorm 77.1 / 77.2 alone, 79.3 -> 80.8 with hex; with hex
@@ -114,21 +115,10 @@ static bool cluster_allowed(const row_plan *p)
 #define CLUSTER_STAGE_BYTES_HEX (32 * 1024)
 static bool forward_now(const row_plan *p) { return !keeps_sums(p) && p->schedule == ROW_SCHEDULE_NOW; }
 static bool late_columns(const row_plan *p) { return row_plan_slots(p, COL_IN) && p->op->columns_late; }
-/* The trial "rows2" (engineer ln19, opt-in): the norms' forwards over hex's parts with two
- * rows a block (R = 2: 256 threads, 64 KB staged, three blocks an SM), both rows' threads of
- * a column loading its weight (and bias) at about the same moment, so that the second load
- * finds them in L1: half the column bytes from L2 (LayerNorm's blocks of a row read 1 MB of
- * weight and bias a row, beside the row's 1 MB of HBM; RMSNorm's 0.5 MB), and one cluster
- * exchange for two rows.  Against it: three blocks an SM where hex has six (lnf: 64 KB parts
- * of one row, three an SM, ran LayerNorm 4.6 points below hex) and each store of y
- * recomputing its row's 64-bit offset (per thread now; LayerNorm 318 -> 413 instructions a
- * chunk of 32 elements a thread, sm_90a) */
-static bool two_rows(const row_plan *p) { return forward_now(p) && row_plan_slots(p, COL_IN) && rows_trial("rows2"); }
-
 static bool hex_parts(const row_plan *p)
 {
     bool with_row = row_plan_slots(p, COL_IN) && !p->op->columns_late;
-    return forward_now(p) && rows_env(ROWS_ENV_HEX) == 0 && (!with_row || rows_trial("hex") || two_rows(p));
+    return forward_now(p) && rows_env(ROWS_ENV_HEX) == 0 && (!with_row || rows_trial("hex"));
 }
 static bool split_parts(const row_plan *p)
 {
@@ -143,10 +133,7 @@ static bool cluster_stage_at(row_plan *p, int64_t n, int kmax, int64_t part, int
 static bool cluster_stage(row_plan *p, int64_t n, int kmax)
 {
     bool before_rows7 = p->schedule == ROW_SCHEDULE_ROWS5 || p->schedule == ROW_SCHEDULE_ROWS6;
-    if (hex_parts(p) && cluster_stage_at(p, n, kmax, CLUSTER_STAGE_BYTES_HEX, STAGE_THREADS / 2, true)) {
-        if (two_rows(p)) p->rows = 2;
-        return true;
-    }
+    if (hex_parts(p) && cluster_stage_at(p, n, kmax, CLUSTER_STAGE_BYTES_HEX, STAGE_THREADS / 2, true)) return true;
     return cluster_stage_at(p, n, kmax, before_rows7 ? CLUSTER_STAGE_BYTES_ROWS6 : CLUSTER_STAGE_BYTES, STAGE_THREADS, false);
 }
 
@@ -236,12 +223,6 @@ static bool cluster_split(row_plan *p, int64_t n, int kmax)
     return false;
 }
 
-/* the trial "lnchain" (engineer ln19): wchain's form (rows_kernel.c's write_chain) for a
- * cluster part with two column inputs (LayerNorm's weight and bias), each write chunk's
- * columns a chunk ahead; 128 registers a thread (four of hex's blocks an SM, not six: at 80
- * registers it spilled 388 bytes, at 96 60; rows35) */
-static bool lnchain(const row_plan *p) { return p->cols_chain && row_plan_slots(p, COL_IN) > 1; }
-
 int row_plan_blocks_per_sm(const row_plan *p)
 {
     bool sums = keeps_sums(p);
@@ -255,7 +236,7 @@ int row_plan_blocks_per_sm(const row_plan *p)
     if (p->cluster < 2 && !(p->stage_chunks && sums)) return 0;
     /* a staged cluster block walks its part with 80 registers (at 64 cross-entropy's backward
      * spilled 8 bytes, f32 softmax's 12); one holding its tile in registers, 64 */
-    int blocks = (sums || lnchain(p) ? 512 : p->stage_chunks ? 768 : 1024) / (p->tpr * p->rows);
+    int blocks = (sums ? 512 : p->stage_chunks ? 768 : 1024) / (p->tpr * p->rows);
     return blocks > 0 ? blocks : 1;
 }
 
@@ -356,9 +337,6 @@ void row_plan_forms(row_plan *p, int64_t n)
      * its pairs; 16-bit inputs) */
     bool staged_row = p->cluster < 2 && p->stage_chunks > 1 && cute_dtype_bytes(p->dtype[0]) <= 2;
     p->cols_chain |= rows_trial("wchain1") && staged_row && one_col && !p->pipelined;
-    /* (the trial "lnchain": the same for a cluster part with two, LayerNorm's weight and bias:
-     * lnchain above) */
-    p->cols_chain |= rows_trial("lnchain") && part && late_cols && !one_col && !p->cols_ahead;
 }
 
 bool row_lnb_form(const row_plan *p, const char *name, bool on)

@@ -24,7 +24,7 @@ static const struct {
 
 /* CUTEC_ROWS_TRIAL's names beside 0 (none) and 1 (every one): rows_trial's callers, lnb's
  * forms and rows35's wchain as no-NAME (row_lnb_form) */
-static const char *const TRIALS = "ahead|hex|split|wchain1|lnchain|rows2|idx32|lean|nopred|wf32|wstage|xfma|no-idx32|no-lean|no-nopred|"
+static const char *const TRIALS = "ahead|hex|split|wchain1|idx32|lean|nopred|wf32|wstage|xfma|no-idx32|no-lean|no-nopred|"
                                   "no-wchain|no-wf32|no-wstage|no-xfma";
 
 int rows_env(rows_env_setting s)

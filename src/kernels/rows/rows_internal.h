@@ -260,12 +260,11 @@ typedef struct row_stage {
 } row_stage;
 /* the staging buffers of a plan with stage_chunks (none without); the pipeline created */
 row_stage row_stage_alloc(cute_ctx *c, cute_smem_allocator *A, const row_plan *p);
-/* copy row block rb's rows (R, those below m) of each row input (g: the zipped inputs),
- * from tile `first` on (what a buffer holds of what is left of the row), into the next free
- * buffer: thread 0 waits until it is free and issues the copies.  Every thread calls it, in
- * row order. */
+/* copy row block rb's row of each row input (g: the zipped inputs), from tile `first` on
+ * (what a buffer holds of what is left of the row), into the next free buffer: thread 0
+ * waits until it is free and issues the copies.  Every thread calls it, in row order. */
 void row_stage_fill(cute_ctx *c, row_stage *st, const row_plan *p, const cute_tensor *g, cute_int rb, cute_int first,
-                    cute_int m, cute_int n);
+                    cute_int n);
 /* the column inputs' part from tile `first` on (g: the zipped inputs), once: thread 0
  * issues the copies; every thread waits for them before its first read */
 void row_stage_columns(cute_ctx *c, row_stage *st, const row_plan *p, const cute_tensor *g, cute_int first, cute_int n);
@@ -285,9 +284,7 @@ void row_stage_release(cute_ctx *c, row_stage *st);
 typedef struct row_cluster {
     bool on;
     int n;             /* blocks in the cluster */
-    int rows, tpr;     /* the plan's R rows a block (a slot set each), tpr threads a row */
-    cute_tensor slots; /* f32 (cluster, 4, 2 ROW_STAGES(, R)): (rank, value, parity and stage(,
-                          the block's row)) */
+    cute_tensor slots; /* f32 (cluster, 4, 2 ROW_STAGES): (rank, value, parity and stage) */
     bool fenced;       /* rows7's exchange: st.shared::cluster and a cluster barrier (release,
                           acquire) a stage, where ptxas puts MEMBAR.ALL.GPU; otherwise st.async
                           onto an mbarrier a slot set (bars), no fence */

@@ -481,29 +481,22 @@ static cute_int row_block(cute_ctx *c, cute_int it)
     return cute_add(a, cute_block_idx(c, 0), cute_mul(a, it, cute_grid_dim(c, 0)));
 }
 
-/* row block rb holds a row of the matrix (its first) */
-static cute_val block_in_matrix(cute_ctx *c, const row_thread *th, cute_int rb)
-{
-    cute_int first = th->p->rows > 1 ? cute_mul(cute_ctx_alg(c), rb, cute_i(th->p->rows)) : rb;
-    return cute_int_lt(c, first, th->k->m);
-}
-
-/* a staging plan's fill of the buffer of the block's iteration j, where there is one (the
- * whole block fills it or not: its rows, those in the matrix) */
+/* a staging plan's fill of the buffer of the block's iteration j, where there is one (one
+ * row a block: the whole block fills it or not) */
 static void fill_row(cute_ctx *c, row_thread *th, cute_int j)
 {
     cute_int rb = row_block(c, j);
-    cute_val more = cute_val_binop(c, CUTE_OP_AND, cute_int_lt(c, j, th->k->iters), block_in_matrix(c, th, rb));
-    CUTE_IF(c, more) { row_stage_fill(c, &th->stage, th->p, th->k->g, rb, th->first, th->k->m, th->k->n); }
+    cute_val more = cute_val_binop(c, CUTE_OP_AND, cute_int_lt(c, j, th->k->iters), cute_int_lt(c, rb, th->k->m));
+    CUTE_IF(c, more) { row_stage_fill(c, &th->stage, th->p, th->k->g, rb, th->first, th->k->n); }
 }
 
 /* row_plan's stage_split: row block rb's part copied chunk by chunk, each into its own buffer
- * (a forward's cluster part, never a persistent block, so the row block's chunks take the
- * buffers from the first on) */
+ * (a block of one row: a forward's cluster part, never a persistent block, so the row's
+ * chunks take the buffers from the first on) */
 static void fill_chunks(cute_ctx *c, row_thread *th, cute_int rb)
 {
-    CUTE_IF(c, block_in_matrix(c, th, rb)) {
-        CUTE_FOR(c, cb, th->first, th->end) { row_stage_fill(c, &th->stage, th->p, th->k->g, rb, cb, th->k->m, th->k->n); }
+    CUTE_IF(c, cute_int_lt(c, rb, th->k->m)) {
+        CUTE_FOR(c, cb, th->first, th->end) { row_stage_fill(c, &th->stage, th->p, th->k->g, rb, cb, th->k->n); }
     }
 }
 

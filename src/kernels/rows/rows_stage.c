@@ -18,17 +18,16 @@ row_stage row_stage_alloc(cute_ctx *c, cute_smem_allocator *A, const row_plan *p
     st.stages = p->stage_split ? p->stage_chunks : p->stage_bufs > 1 ? p->stage_bufs : 1;
     st.buf_chunks = p->stage_split ? 1 : p->stage_chunks;
     int64_t cap = st.stages * st.buf_chunks * row_plan_tile(p);
-    cute_tuple rt = cute_tuple_fmt(a, "(%d,%lld)", p->rows, (long long)row_plan_tile(p));
+    cute_tuple rt = cute_tuple_fmt(a, "(1,%lld)", (long long)row_plan_tile(p));
     cute_tiler tile = cute_tiler_shape(a, &rt);
-    /* (the block's R rows one after the other: a buffer's tile (R,T) of row r at r cap) */
     for (int s = 0; s < p->op->nslots; s++)
         if (p->has[s] && p->op->slot[s].role == ROW_IN) {
-            cute_layout row = cute_layout_fmt(a, "(%d,%lld):(%lld,1)", p->rows, (long long)cap, (long long)(p->rows > 1 ? cap : 0));
+            cute_layout row = cute_layout_fmt(a, "(1,%lld):(0,1)", (long long)cap);
             st.s[s] = cute_tensor_zipped_divide(c, cute_smem_alloc_tensor(c, A, p->dtype[s], row, 16), &tile);
         }
     for (int s = 0; p->stage_cols && s < p->op->nslots; s++)
         if (p->has[s] && p->op->slot[s].role == COL_IN) {
-            cute_layout part = cute_layout_fmt(a, "(%d,%lld):(0,1)", p->rows, (long long)(p->stage_chunks * row_plan_tile(p)));
+            cute_layout part = cute_layout_fmt(a, "(1,%lld):(0,1)", (long long)(p->stage_chunks * row_plan_tile(p)));
             st.cols[s] = cute_tensor_zipped_divide(c, cute_smem_alloc_tensor(c, A, p->dtype[s], part, 16), &tile);
             if (p->cols_f32)
                 st.cols32[s] = cute_tensor_zipped_divide(c, cute_smem_alloc_tensor(c, A, CUTE_F32, part, 16), &tile);
@@ -45,36 +44,27 @@ row_stage row_stage_alloc(cute_ctx *c, cute_smem_allocator *A, const row_plan *p
     return st;
 }
 
-/* the first element of tile `first` of row r of row block rb of a zipped row tensor */
-static cute_val row_start(cute_ctx *c, cute_tensor g, cute_int rb, cute_int first, int r)
+/* the first element of tile `first` of row block rb's row of a zipped row tensor */
+static cute_val row_start(cute_ctx *c, cute_tensor g, cute_int rb, cute_int first)
 {
     cute_tensor t = cute_tensor_slice(c, g, CUTE_CRD(CUTE_CRD(CUTE_ALL, CUTE_ALL), CUTE_CRD(rb, first)));
-    return cute_tensor_ptr(c, t, cute_i(r)); /* ((R,T) colexicographic: index r is (r, 0)) */
+    return cute_tensor_ptr(c, t, cute_i(0));
 }
 
-/* thread 0: what a buffer (of `chunks` tiles) holds of row block rb's rows (those of the
- * matrix's m; a column input's one) from tile `first` on, of each slot of `role` in g, into
- * its tiles of `to`, by bulk copies completing on the stage of `fill` of pipe (which it
- * acquires and advances) */
+/* thread 0: what a buffer (of `chunks` tiles) holds of the (row block rb's) row from tile
+ * `first` on, of each slot of `role` in g, into its tiles of `to`, by bulk copies completing
+ * on the stage of `fill` of pipe (which it acquires and advances) */
 static void copy_part(cute_ctx *c, const row_plan *p, int chunks, const cute_pipeline *pipe, cute_pipeline_state *fill,
-                      const cute_tensor *to, int role, const cute_tensor *g, cute_int rb, cute_int first, cute_int m,
-                      cute_int n)
+                      const cute_tensor *to, int role, const cute_tensor *g, cute_int rb, cute_int first, cute_int n)
 {
     cute_alg *a = cute_ctx_alg(c);
     /* the buffer's elements or what is left of the row: n - first T is a multiple of 16
      * bytes (the plan stages 16-byte vectors only), from a 16-byte aligned start */
     int64_t per = chunks * row_plan_tile(p);
-    int rows = role == ROW_IN ? p->rows : 1;
     cute_int left = cute_sub(a, n, cute_mul(a, first, cute_i(row_plan_tile(p))));
     cute_int bytes = cute_mul(a, cute_min(a, left, cute_i(per)), cute_i(cute_dtype_bytes(p->dtype[0])));
     cute_val part_bytes = cute_val_cvt(c, cute_int_value(c, bytes, CUTE_I64), CUTE_U32);
     cute_val all = cute_val_binop(c, CUTE_OP_MUL, part_bytes, cute_val_int(c, CUTE_U32, row_plan_slots(p, role)));
-    /* (a block of R rows: those the matrix has, R unless the last block) */
-    cute_int here = cute_i(1);
-    if (rows > 1) {
-        here = cute_min(a, cute_i(rows), cute_sub(a, m, cute_mul(a, rb, cute_i(rows))));
-        all = cute_val_binop(c, CUTE_OP_MUL, all, cute_val_cvt(c, cute_int_value(c, here, CUTE_I64), CUTE_U32));
-    }
     CUTE_IF(c, cute_int_eq(c, cute_thread_idx(c, 0), cute_i(0))) {
         cute_pipeline_producer_acquire_bytes(c, pipe, fill, (cute_val){0}, all);
         cute_int buf = cute_mul(a, cute_int_from_val(c, cute_val_cvt(c, fill->index, CUTE_I64), 0), cute_i(chunks));
@@ -82,32 +72,23 @@ static void copy_part(cute_ctx *c, const row_plan *p, int chunks, const cute_pip
         for (int s = 0; s < p->op->nslots; s++)
             if (p->has[s] && p->op->slot[s].role == role) {
                 cute_tensor at = cute_tensor_slice(c, to[s], CUTE_CRD(CUTE_CRD(CUTE_ALL, CUTE_ALL), CUTE_CRD(cute_i(0), buf)));
-                if (rows == 1) {
-                    cute_cp_async_bulk_g2s(c, cute_tensor_ptr(c, at, cute_i(0)), row_start(c, g[s], rb, first, 0), part_bytes, bar);
-                    continue;
-                }
-                for (int r = 0; r < rows; r++) {
-                    CUTE_IF(c, cute_int_lt(c, cute_i(r), here)) {
-                        cute_cp_async_bulk_g2s(c, cute_tensor_ptr(c, at, cute_i(r)), row_start(c, g[s], rb, first, r), part_bytes,
-                                               bar);
-                    }
-                }
+                cute_cp_async_bulk_g2s(c, cute_tensor_ptr(c, at, cute_i(0)), row_start(c, g[s], rb, first), part_bytes, bar);
             }
         cute_pipeline_state_advance(c, fill);
     }
 }
 
 void row_stage_fill(cute_ctx *c, row_stage *st, const row_plan *p, const cute_tensor *g, cute_int rb, cute_int first,
-                    cute_int m, cute_int n)
+                    cute_int n)
 {
-    if (st->on) copy_part(c, p, st->buf_chunks, &st->pipe, &st->fill, st->s, ROW_IN, g, rb, first, m, n);
+    if (st->on) copy_part(c, p, st->buf_chunks, &st->pipe, &st->fill, st->s, ROW_IN, g, rb, first, n);
 }
 
 void row_stage_columns(cute_ctx *c, row_stage *st, const row_plan *p, const cute_tensor *g, cute_int first, cute_int n)
 {
     if (!st->cols_on) return;
     cute_pipeline_state fill = cute_make_pipeline_state(c, CUTE_PIPELINE_PRODUCER, 1);
-    copy_part(c, p, p->stage_chunks, &st->cols_pipe, &fill, st->cols, COL_IN, g, cute_i(0), first, cute_i(1), n);
+    copy_part(c, p, p->stage_chunks, &st->cols_pipe, &fill, st->cols, COL_IN, g, cute_i(0), first, n);
 }
 
 void row_stage_columns_wait(cute_ctx *c, const row_stage *st)
