@@ -13,8 +13,7 @@
 #   2. `cutec bench mma`: this run's mma.sync ceilings (s8, bf16, tf32, e4m3, f64);
 #   3. s8 tn 4096^3, cuBLAS (cublasGemmStridedBatchedEx, 32I) in the same process: 128x128x128
 #      in 3 stages (AUTO's tiling) a block a tile and persistent (two blocks an SM, new), each
-#      at raster 4, 8 and 16; 128x128x64 persistent (4 stages; 3 stages with C stored during
-#      the next main loop), two blocks an SM; torch._int_mm beside (bench/torch_int_mm.py);
+#      at raster 4, 8 and 16; 128x128x64 persistent (4 stages), two blocks an SM; torch._int_mm beside (bench/torch_int_mm.py);
 #      the same tiles at K 2048, 8192 and 16384 (a round's fixed cost against the main loop's rate);
 #   4. SM80 attention d128 8x16x4096 (SDPA beside): the lazy default, then every tile;
 #   5. s8 8192^3: AUTO and the persistent 128x128x128; tf32, f64 and e4m3 (-> bf16) tn at
@@ -62,8 +61,6 @@ r()
     # shellcheck disable=SC2086
     r 15 build/cutec run gemm --backend cuda --variant tensorop_smem --schedule persistent $t128 --dtype s8 --layout tn \
         --m 2049 --n 1030 --k 777 --alpha 3 --beta -2
-    r 15 build/cutec run gemm --backend cuda --variant tensorop_smem --schedule persistent --tile 128x128x64 --warps 2x2 --stages 3 \
-        --store overlap --dtype s8 --layout nt --m 1030 --n 2049 --k 263 --beta 1
     echo "== 2. at $(($(date +%s) - start)) s: bench mma (this run's ceilings)"
     device_late mma || timeout 25 build/cutec bench mma --dtypes s8,bf16,tf32,e4m3,"f64 m16n8k16" --iters 3 2>&1 |
         grep -vE "^$"
@@ -71,8 +68,6 @@ r()
     # shellcheck disable=SC2086
     g 30 --dtype s8 --layout tn --sizes 4096 $t128 --raster 4,8,16 --schedule auto,persistent
     g 15 --dtype s8 --layout tn --sizes 4096 --tile 128x128x64 --warps 2x2 --stages 4 --schedule persistent
-    g 15 --dtype s8 --layout tn --sizes 4096 --tile 128x128x64 --warps 2x2 --stages 3 --schedule persistent \
-        --store overlap
     device_late torch || (cd bench && timeout 25 python3 torch_int_mm.py 4096x4096x4096 8192x8192x8192 2>&1)
     echo "-- the same 1,024 tiles at K 2048, 8192, 16384 (AUTO's tiling, a block a tile; then persistent): time ="
     echo "   a fixed cost a round plus K times the main loop's rate"

@@ -108,9 +108,6 @@ int cute_gemm_variant_arch(cute_gemm_variant v);
  * so no store's read is waited for inside the epilogue; its buffers take a stage) or
  * CUTE_GEMM_STORE_ST (C's tile through shared memory, read back in 16-byte runs and stored
  * by each thread); 0: the library's choice by shape (TMA or TILE where they apply).
- * CUTE_GEMM_STORE_OVERLAP, the SM80 persistent kernel's (below): a tile's accumulators wait
- * in C's shared tile (whole, beside the stages) and leave in 16-byte runs during the next
- * tile's main loop, one a k-tile, instead of all SMs storing at once between tiles.
  * schedule, the Hopper kernel's consumer warpgroups: CUTE_GEMM_SCHEDULE_COOP (CUTLASS's
  * cooperative: both compute one bm x bn tile, 64 rows each) or CUTE_GEMM_SCHEDULE_PINGPONG
  * (each computes a bm x bn tile of its own, bm 64 or 128; their main loops take turns, so
@@ -129,7 +126,7 @@ typedef struct cute_gemm_tiling {
     int schedule;
     int scale_mul; /* fp8 block scales: where a k-tile's scales are multiplied (CUTE_GEMM_SCALE_MUL_*) */
 } cute_gemm_tiling;
-enum { CUTE_GEMM_STORE_AUTO, CUTE_GEMM_STORE_TMA, CUTE_GEMM_STORE_ST, CUTE_GEMM_STORE_OVERLAP, CUTE_GEMM_STORE_TILE };
+enum { CUTE_GEMM_STORE_AUTO, CUTE_GEMM_STORE_TMA, CUTE_GEMM_STORE_ST, CUTE_GEMM_STORE_TILE };
 /* AUTO is PROMOTE: loaded into registers at kt's promotion, multiplied at kt + 2's (session
  * 28's kernel).  STAGED: each thread's scales of k-tile kt + 3 go to shared memory by cp.async
  * at kt's promotion and are read there at kt + 3's (their own group wait, not the loads'

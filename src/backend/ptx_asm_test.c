@@ -141,7 +141,26 @@ static void huge_pages(void)
     unlink(tool);
 }
 
-/* libnvJitLink: a cubin and ptxas's report; its refusals and its absence in words */
+/* the file a library of this name was mapped from (/proc/self/maps), or "(not mapped)" */
+static void loaded_from(const char *name, char *out, size_t n)
+{
+    snprintf(out, n, "(not mapped)");
+    FILE *f = fopen("/proc/self/maps", "r");
+    char line[1024];
+    while (f && fgets(line, sizeof line, f)) {
+        char *p = strchr(line, '/');
+        if (p && strstr(p, name)) {
+            p[strcspn(p, "\n")] = 0;
+            snprintf(out, n, "%s", p);
+            break;
+        }
+    }
+    if (f) fclose(f);
+}
+
+/* libnvJitLink: a cubin and ptxas's report, every time (-no-cache: a cubin from the driver's
+ * compute cache came without one, ptx_nvjitlink.c); its refusals and its absence in words.  A
+ * failure names the library and shows the log's start. */
 static void nvjitlink(const char *hopper)
 {
     if (!px_nvjitlink_found(NULL, 0)) {
@@ -151,13 +170,20 @@ static void nvjitlink(const char *hopper)
     setenv("CUTEC_PTX_ASM", "nvjitlink", 1);
     char id[256] = "";
     CHECK(cute_ptx_ptxas_found(id, sizeof id) && strstr(id, "nvJitLink"), "the cache key names the library: %s", id);
-    assembled a = assemble(small, 1);
-    CHECK(is_elf(&a) && a.log && strstr(a.log, "Used "), "nvJitLink: a cubin and a report: %d %s", a.s, a.err);
-    drop(&a);
+    char where[512];
+    loaded_from("libnvJitLink", where, sizeof where);
+    for (int twice = 0; twice < 2; twice++) { /* the second the same PTX again: a report still */
+        assembled a = assemble(small, 1);
+        CHECK(is_elf(&a) && a.log && strstr(a.log, "Used "), "%s (%s): a cubin and a report, try %d: %d %s; log: %.300s",
+              id, where, twice + 1, a.s, a.err, a.log ? a.log : "(none)");
+        drop(&a);
+    }
+    assembled a;
     if (hopper) {
         a = assemble(hopper, 1);
         long spilled = a.s == CUTE_OK ? cute_ptx_spilled(a.log) : -1;
-        CHECK(is_elf(&a) && spilled >= 0, "nvJitLink on the Hopper GEMM: %d %s", a.s, a.err);
+        CHECK(is_elf(&a) && spilled >= 0 && a.log && strstr(a.log, "Used "), "%s on the Hopper GEMM: %d %s; log: %.300s",
+              where, a.s, a.err, a.log ? a.log : "(none)");
         printf("nvJitLink, the Hopper GEMM at -O1: %ld bytes spilled (a relocatable unit: setmaxnreg ignored)\n",
                spilled);
         drop(&a);

@@ -13,7 +13,7 @@
 
 /* from nvJitLink.h: results are an int enum (0 NVJITLINK_SUCCESS), handles opaque */
 typedef struct nvjl_handle_ *nvjl_handle;
-enum { NVJL_INPUT_PTX = 2 };
+enum { NVJL_UNRECOGNIZED_OPTION = 1, NVJL_INPUT_PTX = 2 };
 
 static struct nvjl {
     int (*Create)(nvjl_handle *, unsigned, const char **);
@@ -89,10 +89,23 @@ cute_status px_nvjitlink_assemble(const char *ptx, const char *arch, int opt, vo
     char a[48], o[24];
     snprintf(a, sizeof a, "-arch=%s", arch);
     snprintf(o, sizeof o, "-Xptxas=-O%d", opt); /* nvJitLink's own -O takes 0 or 3 only */
-    const char *opts[] = {a, "-verbose", o};
+    /* -no-cache: where a driver loads, the library keeps its cubins in the driver's compute
+     * cache (~/.nv/ComputeCache), and a cubin found there comes without ptxas's report, which
+     * the callers read for spills (ptx_asm_test failed so on a GPU, after the suite had
+     * assembled the same PTX).  cutec caches cubins itself.  A library without the option
+     * (older than its cache) refuses it: then without it. */
+    const char *opts[4];
+    unsigned nopts = 0;
+    opts[nopts++] = a, opts[nopts++] = "-verbose";
+    if (opt >= 0) opts[nopts++] = o;
+    opts[nopts++] = "-no-cache"; /* (last: dropped by the second try) */
     double t0 = thread_cpu_ms();
     nvjl_handle h = NULL;
-    int r = nvjl.Create(&h, opt >= 0 ? 3 : 2, opts);
+    int r = nvjl.Create(&h, nopts, opts);
+    if (r == NVJL_UNRECOGNIZED_OPTION) {
+        if (h) nvjl.Destroy(&h);
+        h = NULL, r = nvjl.Create(&h, nopts - 1, opts);
+    }
     if (r == 0) r = nvjl.AddData(h, NVJL_INPUT_PTX, ptx, strlen(ptx) + 1, "cutec.ptx");
     if (r == 0) r = nvjl.Complete(h);
     size_t len = 0;

@@ -247,7 +247,7 @@ static void sweep_counts(const gemm_opts *o, int count[SWEEP_LISTS])
 static cute_gemm_tiling sweep_at(const gemm_opts *o, int i, cute_gemm_variant var, char *name, size_t n)
 {
     static const char *sched_tags[] = {"-auto", "-coop", "-pp", "-persistent", "-sk"};
-    static const char *store_tags[] = {"-sauto", "-tma", "-st", "-overlap", "-tile"};
+    static const char *store_tags[] = {"-sauto", "-tma", "-st", "-tile"};
     cute_gemm_tiling t = o->tiling;
     int len = snprintf(name, n, "%s", cute_gemm_variant_name(var)), count[SWEEP_LISTS], at[SWEEP_LISTS];
     sweep_counts(o, count);

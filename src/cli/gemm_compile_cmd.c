@@ -15,7 +15,7 @@ static int usage(void)
           "         [--out-dtype D] [--layout XYZ] [--align BYTES] [--index 32|64]\n"
           "         [--emit ir|cuda|ptx|sass|usage|banks|time|config] [--arch sm_80|sm_90a|sm_100a]\n"
           "         [--tile BMxBNxBK] [--warps WMxWN] [--stages S] [--raster F] [--read-bytes 8|16]\n"
-          "         [--cluster CMxCN] [--store auto|tma|tile|st|overlap] [--schedule auto|coop|pingpong|persistent|streamk]\n"
+          "         [--cluster CMxCN] [--store auto|tma|tile|st] [--schedule auto|coop|pingpong|persistent|streamk]\n"
           "         [--epilogue bias|relu|gelu|gelu_tanh|silu|swiglu] [--scale tensor|block [--amax-out 1]]\n"
           "         [--bias row|col] [--peer flags|mirror] [--m M --n N --k K [--card NAME:SMS] [--tune-file F]]\n"
           "  --dtype:  f32 (default), f64, f16, bf16, tf32, s8, e4m3, e5m2; --out-dtype as in\n"

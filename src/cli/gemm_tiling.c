@@ -1,5 +1,5 @@
 /* The GEMM commands' tiling options (--tile BMxBNxBK, --warps WMxWN, --stages S, --raster F,
- * --read-bytes 8|16, --cluster CMxCN, --store auto|tma|tile|st|overlap, --schedule
+ * --read-bytes 8|16, --cluster CMxCN, --store auto|tma|tile|st, --schedule
  * auto|coop|pingpong|persistent|streamk, --scale-mul staged|promote|load|interleave), shared by
  * `cutec run|bench gemm` and `cutec compile gemm`. */
 #include <stdio.h>
@@ -57,11 +57,10 @@ bool cli_gemm_tiling_option(const char *k, const char *v, cute_gemm_tiling *t, b
         t->c_store = !strcmp(v, "tma")       ? CUTE_GEMM_STORE_TMA
                      : !strcmp(v, "tile")    ? CUTE_GEMM_STORE_TILE
                      : !strcmp(v, "st")      ? CUTE_GEMM_STORE_ST
-                     : !strcmp(v, "overlap") ? CUTE_GEMM_STORE_OVERLAP
                      : !strcmp(v, "auto")    ? CUTE_GEMM_STORE_AUTO
                                              : -1;
         if (t->c_store >= 0) return true;
-        return snprintf(why, wn, "--store is auto, tma, tile, st or overlap, not %s", v), false;
+        return snprintf(why, wn, "--store is auto, tma, tile or st, not %s", v), false;
     }
     *known = false;
     return false;

@@ -124,30 +124,6 @@ static void runs_out(cute_ctx *c, const gemm_plan *p, cute_int tid, cute_tuple M
     CUTE_FOR(c, r, cute_i(0), count) run_at(c, p, MN, alpha, beta, raw, &x, r);
 }
 
-/* The overlapped way out (CUTE_GEMM_STORE_OVERLAP, the persistent kernel; C's shared tile
- * whole, of the accumulators): the tile in, then its runs one at a time from anywhere
- * between the barrier after the accumulators went in and the barrier before the next
- * tile's go in */
-void gemm_epilogue_smem_in(cute_ctx *c, const gemm_plan *p, cute_int tid, const gemm_tiles *t, cute_tensor acc,
-                           cute_val alpha, cute_val beta, cute_tensor sC)
-{
-    cute_alg *a = cute_ctx_alg(c);
-    cute_layout cols = cute_get(a, &acc.layout, 2);
-    acc_in(c, p, tid, t, acc, alpha, beta, sC, cute_tuple_fmt(a, "(%I,%I)", t->M, t->N), 0, cute_size(a, &cols).v);
-}
-
-cute_int gemm_epilogue_smem_runs(cute_ctx *c, const gemm_plan *p, cute_int tid, const gemm_tiles *t, cute_tensor sC)
-{
-    return runs_of(c, p, tid, sC, t->gC, t->kC).count;
-}
-
-void gemm_epilogue_smem_run(cute_ctx *c, const gemm_plan *p, cute_int tid, const gemm_tiles *t, cute_val alpha,
-                            cute_val beta, cute_tensor sC, cute_int r)
-{
-    runs x = runs_of(c, p, tid, sC, t->gC, t->kC);
-    run_at(c, p, cute_tuple_fmt(cute_ctx_alg(c), "(%I,%I)", t->M, t->N), alpha, beta, true, &x, r);
-}
-
 /* The tile in p->c_parts parts of N where C's shared tile holds one part (the persistent
  * kernel's): each part's accumulators in, a barrier, the part out, and a barrier before the
  * next part overwrites the tile.  A part is whole MMA tiles of N (the plan's), so its

@@ -33,8 +33,6 @@ typedef struct gemm_plan {
     cute_tiled_copy s2r_a, s2r_b; /* shared -> registers in the MMA's fragments */
     bool smem_epilogue;       /* step 5: C through shared memory, 128-bit stores */
     gemm_prefetch prefetch;   /* when a k-block's fragments are read (multistage.c) */
-    bool issue_at_barrier;    /* k-tile kt + stages issued right after k-tile kt's barrier, not
-                                 kt + stages - 1 at k-block 0 of kt (2 stages; multistage.c) */
     bool persistent;          /* blocks walking tiles (CUTE_GEMM_SCHEDULE_PERSISTENT): C's tile
                                  then over the last stage or beside the stages, in c_parts parts of N */
     int per_sm;               /* the persistent SM80 kernel's blocks an SM (0 counts as 1) */
@@ -70,8 +68,6 @@ typedef struct gemm_plan {
     int streamk_per_sm;       /* ... the SM80 kernel's blocks an SM (1 or 2: registers, shared memory) */
     int c_parts;              /* C's shared tile is (bm, bn / c_parts): the epilogue's parts of N
                                  (0 counts as 1) */
-    bool c_overlap;           /* the persistent SM80 kernel (CUTE_GEMM_STORE_OVERLAP): a tile's C
-                                 leaves shared memory during the next tile's main loop */
     int sms;                  /* persistent kernels: the blocks resident at once (the device's
                                  SMs), each walking the tiles */
     int cluster_m, cluster_n; /* the Hopper kernel's clusters: blocks along M (sharing B, which
@@ -393,8 +389,7 @@ typedef struct gemm_sched {
 gemm_sched gemm_sched_make(cute_ctx *c, const gemm_plan *p, cute_tensor mC, int raster);
 cute_launch_cfg gemm_sched_launch_cfg(cute_ctx *c, const gemm_plan *p, const gemm_sched *s);
 /* Whether cfg's persistent SM80 kernel takes its tiles from a counter, the library passing it
- * stream-K's workspace and flags (CUTEC_GEMM_SM80_PERSISTENT=static|dynamic: unbatched, without
- * the store overlap): 1 or 0, -1 with the setting's error in err for a value outside the set */
+ * stream-K's workspace and flags (CUTEC_GEMM_SM80_PERSISTENT=static|dynamic: unbatched): 1 or 0, -1 with the setting's error in err for a value outside the set */
 int gemm_sm80_dynamic(const cute_gemm_config *cfg, char *err, size_t n);
 /* in the kernel: how many tiles this block takes, and its w-th tile (tm, tn) */
 cute_int gemm_sched_mine(cute_ctx *c, const gemm_sched *s);
@@ -494,16 +489,6 @@ cute_ssa gemm_scale(cute_ctx *c, const gemm_plan *p, cute_ssa acc, cute_val alph
  * parts of N where the tile holds one (epilogue_smem.c) */
 void gemm_epilogue_smem(cute_ctx *c, const gemm_plan *p, cute_int tid, const gemm_tiles *t,
                         cute_tensor acc, cute_val alpha, cute_val beta, cute_tensor smem);
-/* The persistent kernel's overlapped way out (CUTE_GEMM_STORE_OVERLAP; C's shared tile whole
- * and of the accumulators): the tile's accumulators into sC; how many runs of 16 bytes the
- * thread then has; run r of them, scaled, onto t's C.  The runs may leave in any order
- * between the barrier after the accumulators went in and the barrier before the next
- * tile's go in (multistage.c stores them during the next tile's main loop). */
-void gemm_epilogue_smem_in(cute_ctx *c, const gemm_plan *p, cute_int tid, const gemm_tiles *t, cute_tensor acc,
-                           cute_val alpha, cute_val beta, cute_tensor sC);
-cute_int gemm_epilogue_smem_runs(cute_ctx *c, const gemm_plan *p, cute_int tid, const gemm_tiles *t, cute_tensor sC);
-void gemm_epilogue_smem_run(cute_ctx *c, const gemm_plan *p, cute_int tid, const gemm_tiles *t, cute_val alpha,
-                            cute_val beta, cute_tensor sC, cute_int r);
 /* C's shared tile of one part, (bm, bn / p->c_parts), seen as the whole (bm, bn) tile with
  * every part on top of the first: what the MMA partitions (epilogue_smem.c) */
 cute_tensor gemm_c_parts_on_top(cute_ctx *c, const gemm_plan *p, cute_tensor sC);

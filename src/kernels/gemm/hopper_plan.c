@@ -254,9 +254,6 @@ bool gemm_plan_hopper(cute_alg *a, const cute_gemm_config *cfg, int arch, gemm_p
     if ((cfg->out_scale || cfg->amax) && !p->tma_store)
         return cute_alg_fail(a, "gemm hopper: an output scale or amax runs in the TMA-store epilogue (a 16-bit C, "
                              "tiles of whole 64-column blocks, not --store st)");
-    if (cfg->tiling.c_store == CUTE_GEMM_STORE_OVERLAP)
-        return cute_alg_fail(a, "gemm hopper: store overlap is the persistent SM80 kernel's (tensorop_smem); the "
-                             "hopper kernel stores by tma, tile (their stores overlap the next main loop) or st");
     int asked = cfg->tiling.c_store;
     bool tma_asked = asked == CUTE_GEMM_STORE_TMA || asked == CUTE_GEMM_STORE_TILE;
     if (asked == CUTE_GEMM_STORE_TILE && !tile_store_fits(a, p)) return false;

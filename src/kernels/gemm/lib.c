@@ -398,24 +398,12 @@ static const bool s8_streamk = false;
  * where it leads at 4096^3 only, INT64_MAX at 8192^3 too). */
 static const int64_t s8_persistent_up_to = 0;
 
-/* Whether s8's step-5 calls (unbatched, no fused epilogue; every size) take s8_overlap_tiling:
- * 256x128x128 in 2 stages, one block an SM walking tiles, C's whole tile beside the stages
- * leaving during the next tile's main loop (224 KB: sm_90 targets).  False until
- * scripts/device-s16.sh measures it a point ahead of AUTO at 4096^3 and not behind at 8192^3. */
-static const bool s8_overlap = false;
-static const cute_gemm_tiling s8_overlap_tiling = {.bm = 256, .bn = 128, .bk = 128, .stages = 2, .warps_m = 4,
-                                                   .warps_n = 2, .raster = 8, .c_store = CUTE_GEMM_STORE_OVERLAP,
-                                                   .schedule = CUTE_GEMM_SCHEDULE_PERSISTENT};
-
 cute_gemm_tiling cute_gemm_default_tiling(cute_gemm_variant v, const cute_gemm_config *cfg, int64_t m, int64_t n,
                                           int64_t k, int64_t l)
 {
     static const cute_gemm_tiling none;
     if (v == CUTE_GEMM_HOPPER) return gemm_hopper_auto_tiling(cfg, (int64_t[]){m, n, k});
     if (v != CUTE_GEMM_TENSOROP && v != CUTE_GEMM_TENSOROP_SMEM) return none;
-    if (s8_overlap && v == CUTE_GEMM_TENSOROP_SMEM && cfg->dtype == CUTE_I8 && !cfg->batched &&
-        !cute_gemm_epilogue_fused(&cfg->epilogue))
-        return s8_overlap_tiling;
     bool persist = cfg->dtype == CUTE_I8 && m * n * l <= s8_persistent_up_to;
     for (size_t i = 0; i < sizeof by_size / sizeof by_size[0]; i++)
         if (by_size[i].d == cfg->dtype && (m * n * l <= by_size[i].up_to || persist)) {

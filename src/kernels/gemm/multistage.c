@@ -10,10 +10,7 @@
  * MMAs (a register double buffer); at k-block 0 it issues tile kt + stages - 1 into the stage
  * read during kt - 1, and before the last k-block it waits for tile kt + 1 (wait_group
  * stages - 2) and meets the block at a barrier, so every warp has finished reading the stage
- * the next iteration overwrites.  With p->issue_at_barrier (2 stages) the stage read during kt
- * is refilled right after that barrier instead (tile kt + stages), a k-block sooner: each
- * tile then has the 4 k-blocks up to the next barrier to land (3 if issued at k-block 0).
- * Past the last tile the copies' predicates are false: cp.async zero-fills, nothing is read
+ * the next iteration overwrites.  Past the last tile the copies' predicates are false: cp.async zero-fills, nothing is read
  * from global memory. */
 #include "cutec/atom_table.h"
 #include "cutec/notation.h"
@@ -88,36 +85,11 @@ static void tile_landed(cute_ctx *c, const gemm_plan *p)
     if (!(p->broken & GEMM_BREAK_BARRIER)) cute_barrier(c);
 }
 
-/* The previous tile's C in shared memory, leaving during this tile's main loop
- * (CUTE_GEMM_STORE_OVERLAP): the thread's `count` runs (0: no previous tile), run kt in
- * k-tile kt beside its cp.async (stores and loads both fire and forget), the rest after the
- * last k-tile.  So the SMs' stores of C spread over their main loops instead of leaving
- * all at once between tiles, every SM together. */
-typedef struct c_behind {
-    gemm_tiles t;
-    cute_tensor sC;
-    cute_val alpha, beta;
-    cute_int tid, count;
-} c_behind;
-
-static void behind_run(cute_ctx *c, const gemm_plan *p, const c_behind *b, cute_int r)
-{
-    gemm_epilogue_smem_run(c, p, b->tid, &b->t, b->alpha, b->beta, b->sC, r);
-}
-
-/* in k-tile kt: its run, if the thread has one */
-static void behind_in_ktile(cute_ctx *c, const gemm_plan *p, const c_behind *b, cute_int kt)
-{
-    if (!b) return;
-    CUTE_IF(c, cute_int_lt(c, kt, b->count)) behind_run(c, p, b, kt);
-}
-
 /* The k-tile loop as CuTe DSL's ampere/tensorop_gemm.py writes it: the next tile's first
  * k-block is read during this tile's last one, so its fragments are live across the loop's
  * back edge (one register per element there: see within_tiles below). */
 static void across_tiles(cute_ctx *c, const gemm_plan *p, const gemm_tiles *t, const g2s *g,
-                         const s2r *x, cute_tensor tCrA, cute_tensor tCrB, cute_tensor tCrC, int64_t kbs,
-                         const c_behind *b)
+                         const s2r *x, cute_tensor tCrA, cute_tensor tCrB, cute_tensor tCrC, int64_t kbs)
 {
     cute_alg *a = cute_ctx_alg(c);
     cute_int S = cute_i(p->stages);
@@ -129,10 +101,7 @@ static void across_tiles(cute_ctx *c, const gemm_plan *p, const gemm_tiles *t, c
             if (kb == kbs - 1) /* tile kt+1 has landed and every warp is done with kt-1 */
                 tile_landed(c, p);
             load_kblock(c, p, x, (kb + 1) % kbs, kb == kbs - 1 ? next : read);
-            if (kb == kbs - 1 && p->issue_at_barrier) /* every warp has read its last k-block of kt */
-                issue_ktile(c, p, t, g, cute_add(a, kt, S), read);
-            if (kb == 0 && !p->issue_at_barrier) issue_ktile(c, p, t, g, cute_add(a, kt, cute_i(p->stages - 1)), write);
-            if (kb == 0) behind_in_ktile(c, p, b, kt);
+            if (kb == 0) issue_ktile(c, p, t, g, cute_add(a, kt, cute_i(p->stages - 1)), write);
             cute_tuple at = cute_tuple_fmt(a, "(_,_,%lld)", (long long)kb);
             cute_gemm(c, &p->mma, tCrC, cute_tensor_slice(c, tCrA, at), cute_tensor_slice(c, tCrB, at), tCrC);
         }
@@ -146,8 +115,7 @@ static void across_tiles(cute_ctx *c, const gemm_plan *p, const gemm_tiles *t, c
  * spills at 16- and 8-bit types).  GEMM_PREFETCH_NONE reads each k-block just before its
  * MMAs instead. */
 static void within_tiles(cute_ctx *c, const gemm_plan *p, const gemm_tiles *t, const g2s *g,
-                         const s2r *x, cute_tensor tCrA, cute_tensor tCrB, cute_tensor tCrC, int64_t kbs,
-                         const c_behind *b)
+                         const s2r *x, cute_tensor tCrA, cute_tensor tCrB, cute_tensor tCrC, int64_t kbs)
 {
     cute_alg *a = cute_ctx_alg(c);
     cute_int S = cute_i(p->stages);
@@ -158,34 +126,26 @@ static void within_tiles(cute_ctx *c, const gemm_plan *p, const gemm_tiles *t, c
         if (ahead) load_kblock(c, p, x, 0, read);
         for (int64_t kb = 0; kb < kbs; kb++) { /* unrolled at trace time */
             if (!ahead || kb + 1 < kbs) load_kblock(c, p, x, ahead ? kb + 1 : kb, read);
-            if (kb == 0 && !p->issue_at_barrier) issue_ktile(c, p, t, g, cute_add(a, kt, cute_i(p->stages - 1)), write);
-            if (kb == 0) behind_in_ktile(c, p, b, kt);
+            if (kb == 0) issue_ktile(c, p, t, g, cute_add(a, kt, cute_i(p->stages - 1)), write);
             cute_tuple at = cute_tuple_fmt(a, "(_,_,%lld)", (long long)kb);
             cute_gemm(c, &p->mma, tCrC, cute_tensor_slice(c, tCrA, at), cute_tensor_slice(c, tCrB, at), tCrC);
         }
         /* tile kt+1 has landed, and every warp is done with tile kt before it is overwritten */
         tile_landed(c, p);
-        if (p->issue_at_barrier) issue_ktile(c, p, t, g, cute_add(a, kt, S), read);
     }
 }
 
-/* b: the previous tile's C to store on the way (NULL: none) */
 static void mainloop(cute_ctx *c, const gemm_plan *p, const gemm_tiles *t, const g2s *g,
-                     const s2r *x, cute_tensor tCrA, cute_tensor tCrB, cute_tensor tCrC, const c_behind *b)
+                     const s2r *x, cute_tensor tCrA, cute_tensor tCrB, cute_tensor tCrC)
 {
     cute_layout k_mode = cute_get(cute_ctx_alg(c), &tCrA.layout, 2);
     int64_t kbs = cute_size(cute_ctx_alg(c), &k_mode).v;
     cute_cp_async_wait_group(c, p->stages - 2);
     cute_barrier(c);
-    if (p->issue_at_barrier) /* the last stage's first tile; the loop issues the rest at its barriers */
-        issue_ktile(c, p, t, g, cute_add(cute_ctx_alg(c), g->k0, cute_i(p->stages - 1)),
-                    cute_mod(cute_ctx_alg(c), cute_add(cute_ctx_alg(c), g->k0, cute_i(p->stages - 1)), cute_i(p->stages)));
     if (p->prefetch == GEMM_PREFETCH_ACROSS)
-        across_tiles(c, p, t, g, x, tCrA, tCrB, tCrC, kbs, b);
+        across_tiles(c, p, t, g, x, tCrA, tCrB, tCrC, kbs);
     else
-        within_tiles(c, p, t, g, x, tCrA, tCrB, tCrC, kbs, b);
-    if (b) /* the runs past the last k-tile, before the barrier that frees C's tile */
-        CUTE_FOR(c, r, cute_min(cute_ctx_alg(c), t->k_tiles, b->count), b->count) behind_run(c, p, b, r);
+        within_tiles(c, p, t, g, x, tCrA, tCrB, tCrC, kbs);
     cute_cp_async_wait_group(c, 0); /* the zero-filled groups past the end, before the memory is reused */
     cute_barrier(c);
 }
@@ -305,7 +265,7 @@ static void multistage_kernel(cute_ctx *c, cute_tensor mA, cute_tensor mB, cute_
         prologue(c, p, &t, &g);
         frags f = frags_make(c, p, tid, sA, sB, t.gC);
         cute_clear(c, f.tCrC);
-        mainloop(c, p, &t, &g, &f.x, f.tCrA, f.tCrB, f.tCrC, NULL);
+        mainloop(c, p, &t, &g, &f.x, f.tCrA, f.tCrB, f.tCrC);
         epilogue(c, p, tid, &t, f.tCrC, alpha, beta, sC);
     }
 }
@@ -346,30 +306,12 @@ static gemm_tiles walk_tile(cute_ctx *c, const gemm_plan *p, const walk *w, cute
     return gemm_tiles_at(c, p, w->mA, w->mB, w->mC, w->cA, w->cB, w->cC, tm, tn);
 }
 
-/* tile i - 1's C for tile i's main loop to store (CUTE_GEMM_STORE_OVERLAP): no runs in
- * round 0, whose "tile -1" is tile 0 (any tile: its addresses are never used) */
-static c_behind behind_of(cute_ctx *c, const gemm_plan *p, const walk *w, cute_int i, cute_int tid, cute_tensor sC,
-                          cute_val alpha, cute_val beta)
-{
-    cute_alg *a = cute_ctx_alg(c);
-    c_behind b = {walk_tile(c, p, w, cute_max(a, cute_sub(a, i, cute_i(1)), cute_i(0))), sC, alpha, beta, tid,
-                  cute_i(0)};
-    b.count = cute_mul(a, cute_min(a, i, cute_i(1)), gemm_epilogue_smem_runs(c, p, tid, &b.t, sC));
-    return b;
-}
-
-/* tile i - 1's epilogue in round i: whole, or with the overlap, only its accumulators into
- * C's tile while a main loop follows (which stores them) */
-static void epilogue_behind(cute_ctx *c, const gemm_plan *p, const walk *w, cute_int i, cute_val more, cute_int tid,
+/* tile i - 1's epilogue in round i */
+static void epilogue_behind(cute_ctx *c, const gemm_plan *p, const walk *w, cute_int i, cute_int tid,
                             cute_tensor acc, cute_val alpha, cute_val beta, cute_tensor sC)
 {
     gemm_tiles t = walk_tile(c, p, w, cute_sub(cute_ctx_alg(c), i, cute_i(1)));
-    if (!p->c_overlap) {
-        epilogue(c, p, tid, &t, acc, alpha, beta, sC);
-        return;
-    }
-    CUTE_IF(c, more) gemm_epilogue_smem_in(c, p, tid, &t, acc, alpha, beta, sC);
-    CUTE_ELSE(c) epilogue(c, p, tid, &t, acc, alpha, beta, sC);
+    epilogue(c, p, tid, &t, acc, alpha, beta, sC);
 }
 
 static void persistent_kernel(cute_ctx *c, cute_tensor mA, cute_tensor mB, cute_tensor mC, cute_tensor cA,
@@ -395,12 +337,11 @@ static void persistent_kernel(cute_ctx *c, cute_tensor mA, cute_tensor mB, cute_
             gemm_tiles t = walk_tile(c, p, &w, i);
             prologue(c, p, &t, &g);
         }
-        CUTE_IF(c, cute_int_lt(c, cute_i(0), i)) epilogue_behind(c, p, &w, i, more, tid, f.tCrC, alpha, beta, sC);
+        CUTE_IF(c, cute_int_lt(c, cute_i(0), i)) epilogue_behind(c, p, &w, i, tid, f.tCrC, alpha, beta, sC);
         CUTE_IF(c, more) {
             gemm_tiles t = walk_tile(c, p, &w, i);
-            c_behind b = p->c_overlap ? behind_of(c, p, &w, i, tid, sC, alpha, beta) : (c_behind){0};
             cute_clear(c, f.tCrC);
-            mainloop(c, p, &t, &g, &f.x, f.tCrA, f.tCrB, f.tCrC, p->c_overlap ? &b : NULL);
+            mainloop(c, p, &t, &g, &f.x, f.tCrA, f.tCrB, f.tCrC);
         }
     }
 }
@@ -482,7 +423,7 @@ static void dynamic_kernel(cute_ctx *c, cute_tensor mA, cute_tensor mB, cute_ten
             fetch_tile(c, tid, flags, slots, s); /* read after the main loop's barriers */
             gemm_tiles t = tile_at(c, p, &w, cute_int_from_val(c, cur, 0));
             cute_clear(c, f.tCrC);
-            mainloop(c, p, &t, &g, &f.x, f.tCrA, f.tCrB, f.tCrC, NULL);
+            mainloop(c, p, &t, &g, &f.x, f.tCrA, f.tCrB, f.tCrC);
             cute_val_assign(c, cur, slot_read(c, slots, s));
         }
         CUTE_ELSE(c) cute_val_assign(c, cur, count);
@@ -571,7 +512,7 @@ static void streamk_kernel(cute_ctx *c, cute_tensor mA, cute_tensor mB, cute_ten
         gemm_tiles t = sk_tile(c, p, &k.w, wk.tile, wk.k0, wk.k1, &k.g);
         prologue(c, p, &t, &k.g);
         gemm_streamk_start_from_partial(c, p, ws, flags, k.tid, k.f.tCrC, wk.first);
-        mainloop(c, p, &t, &k.g, &k.f.x, k.f.tCrA, k.f.tCrB, k.f.tCrC, NULL);
+        mainloop(c, p, &t, &k.g, &k.f.x, k.f.tCrA, k.f.tCrB, k.f.tCrC);
         CUTE_IF(c, wk.partial) gemm_streamk_store_partial(c, p, ws, flags, k.tid, k.f.tCrC);
         sk_end(c, p, k.tid, &t, k.f.tCrC, alpha, beta, k.sC, wk.partial);
     }

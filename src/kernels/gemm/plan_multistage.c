@@ -351,8 +351,7 @@ static bool interleave_stages(cute_alg *a, gemm_plan *p)
 /* The persistent kernel's C tile (multistage.c), which the epilogue writes while the next
  * tile's first k-tiles land in stages 0 .. stages - 2: it lies over the last stage (A's and
  * B's stages interleaved, so that stage is one run at the end; C may run past it), which
- * nothing fills until the next main loop's first barrier; with the overlapped way out
- * (CUTE_GEMM_STORE_OVERLAP), whose C lives through that main loop, beside all the stages.
+ * nothing fills until the next main loop's first barrier.
  * The accumulators go in as they are, in the fewest parts of N that fit (a part is whole MMA
  * tiles of N, mma_n columns, so each MMA tile's accumulators fall in one part).  Two blocks an
  * SM where a block is 4 warps or fewer (two fit the registers) and its stages and C fit half
@@ -368,7 +367,7 @@ static bool persistent_c_tile(cute_alg *a, gemm_plan *p, int arch, int64_t mma_n
     cute_dtype cd = cute_gemm_c_dtype(&p->cfg), acc = (cute_dtype)p->mma.atom.c_type;
     int64_t sb = stage_bytes(p), stages = p->stages * sb, tile = p->bm * p->bn * cute_dtype_bytes(acc);
     int64_t whole = smem_per_block(arch), half = half_smem(arch);
-    p->c_last = !p->c_overlap && interleave_stages(a, p);
+    p->c_last = interleave_stages(a, p);
     int64_t under = p->c_last ? stages - sb : stages; /* where C's tile starts */
     if (stages > whole)
         return cute_alg_fail(a, "gemm tiling %lldx%lldx%lld, %d stages, persistent: %lld KB of stages do not fit "
@@ -378,41 +377,25 @@ static bool persistent_c_tile(cute_alg *a, gemm_plan *p, int arch, int64_t mma_n
     for (p->per_sm = p->threads <= 128 ? 2 : 1; p->per_sm >= 1; p->per_sm--) {
         int64_t budget = p->per_sm == 2 ? half : whole;
         if (stages > budget) continue;
-        for (p->c_parts = 1; (p->bn / p->c_parts) % mma_n == 0 &&
-                            (p->c_parts == 1 || !p->c_overlap || p->per_sm == 1); p->c_parts *= 2)
+        for (p->c_parts = 1; (p->bn / p->c_parts) % mma_n == 0; p->c_parts *= 2)
             if (under + tile / p->c_parts <= budget) {
                 int64_t along = 128 / (gemm_vector_bytes(&p->cfg, cd) / cute_dtype_bytes(cd) * cute_dtype_bytes(acc));
                 c_tile(a, p, p->threads, p->bn / p->c_parts, acc, along > 0 ? along : 1);
                 return !a->failed;
             }
     }
-    return cute_alg_fail(a, "gemm tiling %lldx%lldx%lld, %d stages, persistent%s: %lld KB of stages leave %lld KB "
+    return cute_alg_fail(a, "gemm tiling %lldx%lldx%lld, %d stages, persistent: %lld KB of stages leave %lld KB "
                          "of sm_%d's shared memory for C's %lld KB tile%s, too little in parts of whole %lld-column "
                          "MMA tiles (fewer stages or a smaller tile)", (long long)p->bm, (long long)p->bn,
-                         (long long)p->bk, p->stages, p->c_overlap ? ", store overlap" : "",
+                         (long long)p->bk, p->stages,
                          (long long)(stages / 1024), (long long)((whole - under) / 1024), arch ? arch : 90,
                          (long long)(tile / 1024), p->c_last ? " from the last stage on" : " beside them",
                          (long long)mma_n);
 }
 
-/* the overlapped way out keeps C's whole tile in shared memory through the next main loop:
- * no parts */
-static bool overlap_fits(cute_alg *a, const gemm_plan *p)
-{
-    if (a->failed || !p->c_overlap || p->c_parts == 1) return !a->failed;
-    int64_t stages = (int64_t)p->stages * (p->bm + p->bn) * p->bk * cute_dtype_bytes(p->cfg.dtype);
-    return cute_alg_fail(a, "gemm tiling %lldx%lldx%lld, %d stages, store overlap: C's whole %lld KB tile of "
-                         "accumulators must fit beside the %lld KB of stages (fewer stages, a smaller bk or tile)",
-                         (long long)p->bm, (long long)p->bn, (long long)p->bk, p->stages,
-                         (long long)(p->bm * p->bn * cute_dtype_bytes((cute_dtype)p->mma.atom.c_type) / 1024),
-                         (long long)(stages / 1024));
-}
-
 /* the tiling asked for (cute_gemm_tiling: zero fields take the dtype's defaults), checked
  * against the atom: whole atoms per warp, at least two k-blocks per k-tile (the register
- * double buffer), at least two stages (with two, multistage.c refills the stage read during
- * k-tile kt right after kt's barrier, where every warp has read it: issue_at_barrier; the
- * library's tilings take three) */
+ * double buffer), at least three stages (one being read, one landing, one being issued) */
 static bool tc_tiling(cute_alg *a, const cute_gemm_config *cfg, const tc_shape *s,
                       const cute_mma_atom *atom, gemm_plan *p, int *wm, int *wn)
 {
@@ -430,10 +413,10 @@ static bool tc_tiling(cute_alg *a, const cute_gemm_config *cfg, const tc_shape *
         return cute_alg_fail(a, "gemm tiling: schedule %s: the hopper kernel's (the SM80 tensor-core kernels take "
                              "the library's, CUTE_GEMM_SCHEDULE_PERSISTENT or _STREAMK)",
                              t->schedule == CUTE_GEMM_SCHEDULE_COOP ? "coop" : "pingpong");
-    if (p->bm % pm || p->bn % pn || p->bk % atom->k || p->bk / atom->k < 2 || p->stages < 2 ||
+    if (p->bm % pm || p->bn % pn || p->bk % atom->k || p->bk / atom->k < 2 || p->stages < 3 ||
         *wm * *wn > 32)
         return cute_alg_fail(a, "gemm tiling %lldx%lldx%lld, %d stages, %dx%d warps: with %s each "
-                             "tile needs bm a multiple of %lld, bn of %lld, bk of 2 x %lld, 2 stages "
+                             "tile needs bm a multiple of %lld, bn of %lld, bk of 2 x %lld, 3 stages "
                              "or more and at most 32 warps", (long long)p->bm, (long long)p->bn,
                              (long long)p->bk, p->stages, *wm, *wn, atom->name, (long long)pm,
                              (long long)pn, (long long)atom->k);
@@ -441,14 +424,14 @@ static bool tc_tiling(cute_alg *a, const cute_gemm_config *cfg, const tc_shape *
 }
 
 /* The SM80 stream-K kernel (multistage.c): a plain or batchless GEMM with C's usual store
- * (no fused epilogue, no overlap: its work items are pieces of tiles, not tiles in turn),
+ * (no fused epilogue: its work items are pieces of tiles, not tiles in turn),
  * its partials in the accumulators' own type (s32 sums stay exact) */
 static bool streamk_fits(cute_alg *a, const gemm_plan *p)
 {
     const cute_gemm_config *cfg = &p->cfg;
-    if (cfg->batched || cute_gemm_epilogue_fused(&cfg->epilogue) || cfg->tiling.c_store == CUTE_GEMM_STORE_OVERLAP)
+    if (cfg->batched || cute_gemm_epilogue_fused(&cfg->epilogue))
         return cute_alg_fail(a, "gemm tiling: the SM80 stream-K schedule runs unbatched GEMMs without a fused "
-                             "epilogue or the store overlap");
+                             "epilogue");
     if ((cute_dtype)p->mma.atom.c_type != gemm_streamk_acc_dtype(cfg->dtype))
         return cute_alg_fail(a, "gemm tiling: the SM80 stream-K schedule keeps %s partials, but %s accumulates in %s",
                              cute_dtype_name(gemm_streamk_acc_dtype(cfg->dtype)), p->mma.atom.name,
@@ -456,12 +439,13 @@ static bool streamk_fits(cute_alg *a, const gemm_plan *p)
     return true;
 }
 
-/* Programmatic dependent launch of a block a tile (CUTEC_GEMM_SM80_PDL=1, sm_90 targets; opt-in
- * until scripts/device-s16.sh times it, the flip is `by_default`): every block waits for the
- * stream's previous grid before its first global access and lets the next grid in right
- * after, so the next call's blocks are placed while this one's last round runs (its 32 free
- * slots at s8 4096^3, then each slot as it frees) and start the moment it has drained,
- * instead of after the launch that follows the drain. */
+/* Programmatic dependent launch of a block a tile (CUTEC_GEMM_SM80_PDL=1, sm_90 targets;
+ * opt-in: s8 4096^3 +1.25 and +0.46 points of the ceiling on the H200, not the rule's 1 in
+ * both pairs, bench/RESULTS.md dec-s8; scripts/device-s16.sh times it again, the flip is
+ * `by_default`): every block waits for the stream's previous grid before its first global
+ * access and lets the next grid in right after, so the next call's blocks are placed while
+ * this one's last round runs (its 32 free slots at s8 4096^3, then each slot as it frees) and
+ * start the moment it has drained, instead of after the launch that follows the drain. */
 static bool dependent_launch(cute_alg *a, gemm_plan *p, int arch)
 {
     static const int by_default = 0;
@@ -472,7 +456,7 @@ static bool dependent_launch(cute_alg *a, gemm_plan *p, int arch)
 
 /* A diagnostic, wrong by design (CUTEC_GEMM_SM80_DIAG=nostore, step 5): each thread stores
  * only the first of its runs of C (1/32 of the bytes at s8 128x128), so that a bench times
- * the rounds without C's traffic (scripts/device-s16.sh). */
+ * the rounds without C's traffic (bench/RESULTS.md, s16's rounds). */
 static bool diagnostic(cute_alg *a, gemm_plan *p)
 {
     p->diag_nostore = kernel_env_choice(a, "CUTEC_GEMM_SM80_DIAG", "none|nostore", 0) == 1;
@@ -489,7 +473,6 @@ bool gemm_plan_tensorop(cute_alg *a, const cute_gemm_config *cfg, int arch, gemm
     if (!cute_mma_atom_named(a, s->mma, &atom) || !tc_tiling(a, cfg, s, &atom, p, &wm, &wn)) return false;
     p->threads = 32 * wm * wn, p->raster = cfg->tiling.raster ? cfg->tiling.raster : 8;
     p->prefetch = s->prefetch;
-    p->issue_at_barrier = p->stages == 2; /* (multistage.c: a k-tile, not 3 k-blocks, to land) */
     /* fp8 on sm_90 (f16 steps) with an operand through LDSM8_MN: each k-block read just
      * before its MMAs, as ptxas schedules them (read one ahead, tt spilled 12 bytes) */
     if (strstr(s->mma, "_VIA_F16") && (pairs_mn(s, cfg, 0) || pairs_mn(s, cfg, 1))) p->prefetch = GEMM_PREFETCH_NONE;
@@ -517,11 +500,7 @@ bool gemm_plan_tensorop(cute_alg *a, const cute_gemm_config *cfg, int arch, gemm
     if (p->streamk) p->streamk_per_sm = two_fit(p, arch, p->stages * stage_bytes(p));
     if (!dependent_launch(a, p, arch) || !diagnostic(a, p)) return false;
     p->c_parts = 1;
-    p->c_overlap = cfg->tiling.c_store == CUTE_GEMM_STORE_OVERLAP;
-    if (p->c_overlap && !(smem_epilogue && p->persistent))
-        return cute_alg_fail(a, "gemm tiling: store overlap (C stored during the next tile's main loop) is the "
-                             "persistent step-5 kernel's: variant tensorop_smem with schedule persistent");
-    if (smem_epilogue && p->persistent) return persistent_c_tile(a, p, arch, wn * atom.n * 2) && overlap_fits(a, p);
+    if (smem_epilogue && p->persistent) return persistent_c_tile(a, p, arch, wn * atom.n * 2);
     if (p->persistent) p->per_sm = two_fit(p, arch, p->stages * stage_bytes(p)); /* step 4: no C tile */
     if (smem_epilogue) tc_c_tile(a, p);
     return !a->failed;

@@ -84,7 +84,7 @@ void gemm_sched_tile_at(cute_ctx *c, const gemm_sched *s, cute_int idx, cute_int
 int gemm_sm80_dynamic(const cute_gemm_config *cfg, char *err, size_t n)
 {
     if ((cfg->variant != CUTE_GEMM_TENSOROP && cfg->variant != CUTE_GEMM_TENSOROP_SMEM) ||
-        cfg->tiling.schedule != CUTE_GEMM_SCHEDULE_PERSISTENT || cfg->batched || cfg->tiling.c_store == CUTE_GEMM_STORE_OVERLAP)
+        cfg->tiling.schedule != CUTE_GEMM_SCHEDULE_PERSISTENT || cfg->batched)
         return 0;
     return cute_env_choice_err("CUTEC_GEMM_SM80_PERSISTENT", "static|dynamic", 0, err, n);
 }

@@ -19,7 +19,7 @@ void cute_gemm_tune_key(cute_dtype in, cute_dtype out, const int major[3], int64
 }
 
 static const char *const schedule_names[] = {"auto", "coop", "pingpong"};
-static const char *const store_names[] = {"auto", "tma", "st", "overlap", "tile"};
+static const char *const store_names[] = {"auto", "tma", "st", "tile"};
 
 void cute_gemm_tune_config_text(cute_gemm_variant v, const cute_gemm_tiling *t, char *buf, size_t n)
 {
