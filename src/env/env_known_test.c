@@ -1,7 +1,7 @@
 /* The table of CUTEC_* variables (env_known_names.c) against the sources that read them, and
  * the warning for a name not in it: sorted, no name missing (a literal "CUTEC_X" in src/ or
  * tests/, a quoted one in bench/ or python/, a name the test harness sets or reads), none left
- * over (each still read somewhere); an unknown name in the environment named once, with the
+ * over (each still read somewhere), each in docs/dsl.md; an unknown name in the environment named once, with the
  * known name nearest to it. */
 #include <dirent.h>
 #include <stdlib.h>
@@ -23,14 +23,16 @@ static void note(const char *name, size_t len)
     if (n_seen < MAX_SEEN) seen[n_seen++] = strndup(name, len);
 }
 
-/* the names in text: quoted ("CUTEC_X") or, for a shell script, set (CUTEC_X=) or read (${CUTEC_X) */
+/* the names in text: quoted ("CUTEC_X", 'CUTEC_X') or, for a shell script, set (CUTEC_X=) or read
+ * ($CUTEC_X, ${CUTEC_X) */
 static void names_in(const char *text, bool shell)
 {
     for (const char *p = text; (p = strstr(p, "CUTEC_")); p++) {
         size_t len = 6;
         while ((p[len] >= 'A' && p[len] <= 'Z') || (p[len] >= '0' && p[len] <= '9') || p[len] == '_') len++;
-        bool quoted = p > text && p[-1] == '"' && p[len] == '"';
-        bool harness = shell && ((p[len] == '=') || (p > text + 1 && p[-1] == '{' && p[-2] == '$'));
+        char q = p > text ? p[-1] : 0;
+        bool quoted = (q == '"' || q == '\'') && p[len] == q;
+        bool harness = shell && (p[len] == '=' || q == '$' || (q == '{' && p > text + 1 && p[-2] == '$'));
         if (len > 6 && (quoted || harness)) note(p, len);
         p += len - 1;
     }
@@ -102,6 +104,17 @@ static void table_matches_sources(void)
         CHECK(found, "%s is in src/env/env_known_names.c but nothing reads it (delete its line)", cute_env_known_names[k]);
     }
     for (size_t i = 0; i < n_seen; i++) free(seen[i]);
+    /* the warning sends the user to docs/dsl.md: every name is there */
+    char *doc = slurp("docs/dsl.md");
+    CHECK(doc, "docs/dsl.md read");
+    for (size_t k = 0; doc && k < cute_env_known_count; k++) {
+        char quoted[160];
+        size_t len = (size_t)snprintf(quoted, sizeof quoted, "`%s", cute_env_known_names[k]);
+        bool found = false; /* as `NAME` or `NAME=...` (not a longer name's start) */
+        for (const char *at = doc; !found && (at = strstr(at, quoted)); at += len) found = at[len] == '`' || at[len] == '=';
+        CHECK(found, "%s is not in docs/dsl.md's table of variables", cute_env_known_names[k]);
+    }
+    free(doc);
 }
 
 static void nearest(void)

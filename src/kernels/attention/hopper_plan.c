@@ -120,11 +120,9 @@ bool attn_plan_hopper(cute_alg *a, const cute_attention_config *cfg, int arch, a
     /* the persistent grid's causal order (hopper_sched.c): the snake, or across every head
      * with CUTEC_ATTN_FWD_ORDER=across (H200, session 30's mid pass, d128 8x16x4096 with two
      * Q stages: 597.8 TFLOP/s against a block a tile's 583.4; across, 469.2) */
-    const char *split = getenv("CUTEC_ATTN_FWD_SPLIT");
-    const char *finish = getenv("CUTEC_ATTN_FWD_FINISH");
     p->snake = kernel_env_choice(a, "CUTEC_ATTN_FWD_ORDER", "snake|across", 0) == 0;
-    p->split_mask = split ? strcmp(split, "0") != 0 : SPLIT_MASK[cfg->causal];
-    p->fast_finish = finish ? strcmp(finish, "fast") == 0 : FAST_FINISH[cfg->causal];
+    p->split_mask = kernel_env_choice(a, "CUTEC_ATTN_FWD_SPLIT", "0|1", SPLIT_MASK[cfg->causal]) == 1;
+    p->fast_finish = kernel_env_choice(a, "CUTEC_ATTN_FWD_FINISH", "ieee|fast", FAST_FINISH[cfg->causal]) == 1;
     p->join = kernel_env_choice(a, "CUTEC_ATTN_FWD_JOIN", "0|1", JOIN_TILES[cfg->causal]) == 1;
     /* a diagnostic only (wrong outputs): how fast the key-tile loop runs without its softmax,
      * or without O's rescale; or the unmasked tiles' softmax without its exp2s, or its row sums */

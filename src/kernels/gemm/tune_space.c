@@ -48,8 +48,8 @@ static void tensorop_space(cute_tune_space *s)
     static const char *const tile_l[] = {"auto", "128x256", "128x128", "256x64", "64x128"};
     static const int warps[] = {0, PAIR(2, 4), PAIR(2, 2), PAIR(4, 1)};
     static const char *const warps_l[] = {"auto", "2x4", "2x2", "4x1"};
-    static const int stages[] = {0, 4, 5, 2};
-    static const char *const stages_l[] = {"auto", "4", "5", "2"};
+    static const int stages[] = {0, 3, 4, 5}; /* (the plan refuses fewer than 3) */
+    static const char *const stages_l[] = {"auto", "3", "4", "5"};
     static const int rasters[] = {0, 16, 4, 1};
     static const char *const raster_l[] = {"auto", "16", "4", "1"};
     cute_tune_space_add(s, "tile", 5, tiles, tile_l);
