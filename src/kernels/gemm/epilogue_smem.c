@@ -83,34 +83,6 @@ static void acc_in(cute_ctx *c, const gemm_plan *p, cute_int tid, const gemm_til
     }
 }
 
-/* a thread's runs of C's tile in shared memory (s), global memory (g) and coordinates (k),
- * (CPY, RestM, RestN), and how many: rm of them down M, count in all */
-typedef struct runs {
-    cute_tensor s, g, k;
-    cute_int rm, count;
-} runs;
-
-static runs runs_of(cute_ctx *c, const gemm_plan *p, cute_int tid, cute_tensor sC, cute_tensor gC, cute_tensor kC)
-{
-    cute_alg *a = cute_ctx_alg(c);
-    cute_thr_copy tc = cute_tiled_copy_slice(&p->copy_c, tid);
-    runs x = {cute_partition_S(c, tc, sC), cute_partition_D(c, tc, gC), cute_partition_D(c, tc, kC), cute_i(0),
-              cute_i(0)};
-    cute_layout rest_m = cute_get(a, &x.s.layout, 1), rest_n = cute_get(a, &x.s.layout, 2);
-    x.rm = cute_size(a, &rest_m), x.count = cute_mul(a, x.rm, cute_size(a, &rest_n));
-    return x;
-}
-
-/* run r (0 .. x->count - 1) of the thread */
-static void run_at(cute_ctx *c, const gemm_plan *p, cute_tuple MN, cute_val alpha, cute_val beta, bool raw,
-                   const runs *x, cute_int r)
-{
-    cute_alg *a = cute_ctx_alg(c);
-    cute_tuple at = cute_tuple_fmt(a, "(_,%I,%I)", cute_mod(a, r, x->rm), cute_div(a, r, x->rm));
-    store_run(c, p, MN, alpha, beta, raw, cute_tensor_slice(c, x->s, at), cute_tensor_slice(c, x->g, at),
-              cute_tensor_slice(c, x->k, at));
-}
-
 /* sC back in runs of C's unit-stride mode onto gC (kC its coordinates), one run per
  * iteration of one loop (two nested short loops NVVM unrolls).  The runs each traced on their
  * own (s8 128x128: ~13 PTX instructions a run against ~30) measured no faster on the H200
@@ -118,10 +90,19 @@ static void run_at(cute_ctx *c, const gemm_plan *p, cute_tuple MN, cute_val alph
 static void runs_out(cute_ctx *c, const gemm_plan *p, cute_int tid, cute_tuple MN, cute_val alpha, cute_val beta,
                      bool raw, cute_tensor sC, cute_tensor gC, cute_tensor kC)
 {
-    runs x = runs_of(c, p, tid, sC, gC, kC);
+    cute_alg *a = cute_ctx_alg(c);
+    cute_thr_copy tc = cute_tiled_copy_slice(&p->copy_c, tid);
+    /* the thread's runs in shared memory, global memory and coordinates, (CPY, RestM, RestN) */
+    cute_tensor s = cute_partition_S(c, tc, sC), g = cute_partition_D(c, tc, gC), k = cute_partition_D(c, tc, kC);
+    cute_layout rest_m = cute_get(a, &s.layout, 1), rest_n = cute_get(a, &s.layout, 2);
+    cute_int rm = cute_size(a, &rest_m), count = cute_mul(a, rm, cute_size(a, &rest_n));
     if (raw) gemm_scale_scalars(c, p, (cute_dtype)gC.dtype, &alpha, &beta); /* once, not every run */
-    cute_int count = p->diag_nostore ? cute_min(cute_ctx_alg(c), x.count, cute_i(1)) : x.count;
-    CUTE_FOR(c, r, cute_i(0), count) run_at(c, p, MN, alpha, beta, raw, &x, r);
+    if (p->diag_nostore) count = cute_min(a, count, cute_i(1));
+    CUTE_FOR(c, r, cute_i(0), count) {
+        cute_tuple at = cute_tuple_fmt(a, "(_,%I,%I)", cute_mod(a, r, rm), cute_div(a, r, rm));
+        store_run(c, p, MN, alpha, beta, raw, cute_tensor_slice(c, s, at), cute_tensor_slice(c, g, at),
+                  cute_tensor_slice(c, k, at));
+    }
 }
 
 /* The tile in p->c_parts parts of N where C's shared tile holds one part (the persistent
