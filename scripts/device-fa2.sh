@@ -6,6 +6,7 @@
 # registers and spills.  Results go to $OUT (default build/device-out), tarred with the
 # logs; the log's tail is printed.  Under 4 minutes on an H200.
 . scripts/device-common.sh
+command -v nvidia-smi >/dev/null 2>&1 || { echo "== device-fa2: skipped: no GPU here"; exit 0; }
 log="$out/fa2.log"
 {
     device_begin
