@@ -1,7 +1,7 @@
 #!/bin/sh
 # Runs several scripts/device-NAME.sh passes in one device call, each into $OUT/NAME, and
 # leaves one tarball per pass plus a summary in $OUT (the device tool returns few files).
-#   sh scripts/device-pass.sh hopgemm tctune
+#   sh scripts/device-pass.sh gemm tctune
 set -u
 top=${OUT:-build/device-out}
 mkdir -p "$top"
