@@ -8,6 +8,7 @@
 # the split count; the kernels' registers and spills.  Results in $OUT (default
 # build/device-out), the logs tarred; the log's tail printed.  Under 4 minutes on an H200.
 . scripts/device-common.sh
+command -v nvidia-smi >/dev/null 2>&1 || { echo "== device-attnbwd: skipped: no GPU here"; exit 0; }
 log="$out/attnbwd.log"
 {
     device_begin

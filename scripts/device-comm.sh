@@ -6,6 +6,7 @@
 # NCCL.  Logs go to $OUT (default build/device-out) and $OUT/comm.tgz.
 #   SIZES=8M,128M,512M sh scripts/device-comm.sh
 . scripts/device-common.sh
+command -v nvidia-smi >/dev/null 2>&1 || { echo "== device-comm: skipped: no GPU here"; exit 0; }
 log="$out/comm.log"
 csizes=${SIZES:-8M,128M,512M}
 {

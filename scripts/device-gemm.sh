@@ -5,6 +5,7 @@
 set -u
 out=${OUT:-build/device-out}
 mkdir -p "$out"
+command -v nvidia-smi >/dev/null 2>&1 || { echo "== device-gemm: skipped: no GPU here"; exit 0; }
 log="$out/gemm.log"
 {
     echo "== $(date -u '+%Y-%m-%d %H:%M UTC')"

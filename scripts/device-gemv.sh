@@ -5,6 +5,7 @@
 # session.  Results go to $OUT (default build/device-out); the log's tail is printed.
 # Under 4 minutes on an H200.
 . scripts/device-common.sh
+command -v nvidia-smi >/dev/null 2>&1 || { echo "== device-gemv: skipped: no GPU here"; exit 0; }
 log="$out/gemv.log"
 {
     device_begin

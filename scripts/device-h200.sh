@@ -5,6 +5,7 @@
 # package's host overhead. Every benchmark runs its reference in the same process or call.
 #   sh scripts/device-h200.sh        (logs in $OUT, default build/device-out)
 . scripts/device-common.sh
+command -v nvidia-smi >/dev/null 2>&1 || { echo "== device-h200: skipped: no GPU here"; exit 0; }
 log="$out/h200.log"
 stamp() { echo "== $(date -u +%T) $*"; }
 gemm() { timeout 150 build/cutec bench gemm --layout tn --variants hopper --iters "$iters" "$@" 2>&1 |

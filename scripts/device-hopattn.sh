@@ -8,6 +8,7 @@
 # (default build/device-out); the log's tail is printed.  About 4 minutes on an H100, most of
 # it the benchmarks' float64 checks; the test last (SKIP_TEST=1 leaves it out).
 . scripts/device-common.sh
+command -v nvidia-smi >/dev/null 2>&1 || { echo "== device-hopattn: skipped: no GPU here"; exit 0; }
 log="$out/hopattn.log"
 stamp() { echo "== $(date -u +%T) $*"; }
 {

@@ -7,6 +7,7 @@
 # Logs go to $OUT (default build/device-out) and $OUT/hopgroup.tgz.
 #   ITERS=10 sh scripts/device-hopgroup.sh
 . scripts/device-common.sh
+command -v nvidia-smi >/dev/null 2>&1 || { echo "== device-hopgroup: skipped: no GPU here"; exit 0; }
 log="$out/hopgroup.log"
 {
     device_begin

@@ -1,20 +1,21 @@
 #!/bin/sh
 # Engineer hstu2 (session 33): HSTU attention's Hopper kernel (src/kernels/attention/
 # hstu_hopper.c: RAB, K and V by TMA, S = RAB + Q K^T and O += P V by wgmma, ping-pong
-# consumers), written without a GPU: nothing here has run on one yet.  It is opt-in
-# (CUTEC_HSTU_VARIANT=hopper, `--variant hopper`); AUTO on sm_90 runs the SM80 kernel.
+# consumers), AUTO's on sm_90 since session 32's H200 pass (this script's rule; the SM80
+# kernel: CUTEC_HSTU_VARIANT=sm80, `--variant sm80`).  Now a re-check of that default beside
+# the SM80 kernel and PyTorch's unfused form.
 # At most 80 s on one H200 after the lead's `make all tests` (each step under its own
 # timeout, started only while the run is inside BUDGET_S, default 78), most important first:
 #   1. `cutec run hstu --variant hopper` on the GPU against float64 at three odd sizes (Sq !=
-#      Sk, partial tiles, causal, f16, fast sigmoid, d64 and d128): 0 wrong, else keep opt-in;
+#      Sk, partial tiles, causal, f16, fast sigmoid, d64 and d128): 0 wrong, else fix first;
 #   2. `cutec bench hstu` at 4x4x8192 d128 (the example's), then 16x4x4096 d64, causal and not
 #      (one bench: both), the SM80 kernel with PyTorch's unfused form beside
 #      (bench/torch_hstu.py), then the Hopper kernel's bench right after it on the same card
 #      (two processes: --variant is the process's); each bench checks its
 #      rows against float64 first ("WRONG" where not).
-# The rule, one "decides: ..." line a head dim: the Hopper kernel becomes AUTO's on sm_90 at
+# The rule, one "decides: ..." line a head dim: the Hopper kernel stays AUTO's on sm_90 at
 # head dim D if it checked right everywhere (step 1 and every bench row) and ran at least 5%
-# faster than the SM80 kernel both causal and not at D's shape; else it stays opt-in there.
+# faster than the SM80 kernel both causal and not at D's shape; else AUTO goes back to SM80.
 # The flip is one line: src/kernels/attention/hstu.c, `auto_hopper[2] = {d64, d128}` (both 1
 # since session 32's H200 pass: 485.8 against 172.6 TFLOP/s at d128, 282.3 against 154.3 at d64).
 # Logs under $OUT (default build/device-out); the log's tail is printed.
@@ -76,11 +77,11 @@ hstu2_pass()
     for d in 128 64; do
         eval "f=\$faster$d"
         if [ "$ok" = 0 ]; then
-            echo "decides: d$d keep opt-in (the Hopper hstu checked WRONG or did not run somewhere: see above)"
+            echo "decides: d$d: fix first (the Hopper hstu, AUTO's, checked WRONG or did not run somewhere: see above)"
         elif [ "$f" = 1 ]; then
-            echo "decides: d$d make default (AUTO on sm_90 takes the Hopper hstu: hstu.c auto_hopper's d$d = 1)"
+            echo "decides: d$d: the Hopper hstu stays AUTO's on sm_90 (5% faster both causal and not)"
         else
-            echo "decides: d$d keep opt-in (the Hopper hstu not 5% faster both causal and not)"
+            echo "decides: d$d: AUTO back to SM80 (hstu.c auto_hopper's d$d = 0: the Hopper hstu not 5% faster both causal and not)"
         fi
     done
     device_stamp "done; clocks after: $(nvidia-smi --query-gpu=clocks.sm,clocks.max.sm --format=csv,noheader 2>&1 |
@@ -94,7 +95,7 @@ hstu2_pass()
         hstu2_pass
     else
         echo "skipped: no GPU (nothing run, nothing timed)"
-        echo "decides: nothing (no GPU): the Hopper hstu stays opt-in"
+        echo "decides: nothing (no GPU): the Hopper hstu stays AUTO's on sm_90"
     fi
 } >"$log" 2>&1
 tail -n 60 "$log"

@@ -10,6 +10,7 @@
 # against torch.mm and the C call.  Results in $OUT (default build/device-out).
 #   sh scripts/device-install.sh
 . scripts/device-common.sh
+command -v nvidia-smi >/dev/null 2>&1 || { echo "== device-install: skipped: no GPU here"; exit 0; }
 log="$out/install.log"
 prefix=$(mktemp -d)/prefix
 exp=$(mktemp -d)

@@ -5,6 +5,7 @@
 # copy and torch.sum / amax / prod (bench/torch_rows.py) at the three row shapes.
 # Under 150 s on an H200 after `make all tests`; log $OUT/lead30.log.
 . scripts/device-common.sh
+command -v nvidia-smi >/dev/null 2>&1 || { echo "== device-lead30: skipped: no GPU here"; exit 0; }
 log="$out/lead30.log"
 start=$(date +%s)
 {

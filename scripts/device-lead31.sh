@@ -7,6 +7,7 @@
 # the row reductions, 100-106% of the copy (the f32 partials of the splits are under 1% of the
 # bytes).  Under 150 s on an H200 after `make all tests`; log $OUT/lead31.log.
 . scripts/device-common.sh
+command -v nvidia-smi >/dev/null 2>&1 || { echo "== device-lead31: skipped: no GPU here"; exit 0; }
 log="$out/lead31.log"
 start=$(date +%s)
 {

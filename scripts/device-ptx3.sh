@@ -1,45 +1,25 @@
 #!/bin/sh
-# The PTX backend's pass (branch ptx3, issue 13: the cold compile under 300 ms with kernels as
-# fast as NVRTC's), one GPU, about 60 s on an H200 after `make all tests`.
-# The mid pass (session 34, 16:57, H200, driver 580.159, toolkit 13.0): every form verified;
-# the driver's JIT was most of the gap: the same PTX through the toolkit's ptxas binary gave
-# the Hopper GEMM 789.9 against 626.0 TFLOP/s (CUDA C 792.7) and RMSNorm 91.8% of the copy
-# against 73.6% (CUDA C 93.4%); through the JIT RMSNorm took 95 registers (76) and the Hopper
-# GEMM spilled 144 bytes.  The ptxas binary is now the PTX backend's assembler
-# (ptxas_by_default in src/runtime/cuda_backend.c; CUTEC_PTX_ASM=driver the JIT), its cold
-# compile of step 5 209 ms (JIT 226).  CUTEC_PTX_SUMS gave step 5 509.6 against 477.0
-# (CUDA C 517.0).  The opt-in forms, timed here through the ptxas binary:
-#  - CUTEC_PTX_LATE=1 (ptx_late.c): lanes, bitcasts, moves and bf16->f32 widenings written
-#    where they are read: RMSNorm 94 -> 76 registers under the toolkit's ptxas (NVVM's 76).
-#  - CUTEC_PTX_SUMS=1 (ptx_hoist.c, ptx_counter.c): a k-loop's sums with their invariant
-#    leaves added before it, `(k + c) % d` as counters: the step-5 k-loop 293 -> 263 SASS
-#    instructions (NVVM's 252); a module that spills with it (the e4m3 step-5 GEMM, 56 bytes
-#    in its k-loop) is said again without it (cute_ptx_assemble_kernels).
-#  - CUTEC_PTX_ELSE=1 (ptx_else.c): an else branch of values first, then the branch, a
-#    guarded vector load into the register its branch assigns: with LATE RMSNorm's eight
-#    loads all ahead of the reduction (584 -> 568 SASS, NVVM's 552).
+# The PTX backend against CUDA C on the step-5 and Hopper bf16 GEMMs and RMSNorm (issue 13: the
+# cold compile under 300 ms with kernels as fast as NVRTC's), one GPU, about 45 s on an H200
+# after `make all tests`.  The PTX path (CUTEC_CODEGEN=ptx: IR straight to PTX, the toolkit's
+# ptxas binary) runs with its three forms on, the default since ptx3's final pass (session 34:
+# CUTEC_PTX_LATE, CUTEC_PTX_ELSE, CUTEC_PTX_SUMS; their figures are in bench/RESULTS.md, ptx3;
+# scripts37 trimmed their timings from this pass).  scripts/device-ptxall.sh times the other
+# kernels the same way; between them they decide `ptx_by_default` (src/backend/ptx.c).
 # Steps:
-#  1. on the GPU against references FIRST: cuda_c_gpu_test on the PTX module (LATE, ELSE,
-#     SUMS: CVT pairs, shuffles, 64-bit division, bit for bit), then the Hopper and step-5
-#     GEMMs (beta 0.5, odd sizes), RMSNorm, LayerNorm and softmax cold through the forms
-#     against float64 (`cutec run`);
-#  2. speed, each form in its own process: the step-5 and Hopper bf16 GEMMs at 8192^3 (and
-#     4096^3; tn, cuBLAS beside) through cuda (CUDA C, NVRTC), ptx, late (ptx + LATE), sums
-#     (late + SUMS); RMSNorm bf16 16384x4096 (% of a device copy, best of 2 rounds) through
-#     cuda, ptx, late, else (late + ELSE), driver (else through the driver's JIT);
+#  1. on the GPU against references FIRST: cuda_c_gpu_test on the PTX module (CVT pairs,
+#     shuffles, 64-bit division, bit for bit), then the Hopper and step-5 GEMMs (beta 0.5, odd
+#     sizes), RMSNorm, LayerNorm and softmax cold through the PTX path against float64
+#     (`cutec run`);
+#  2. speed, each path in its own process: the step-5 and Hopper bf16 GEMMs at 8192^3 (and
+#     4096^3; tn, cuBLAS beside) and RMSNorm bf16 16384x4096 (% of a device copy, best of 2
+#     rounds) through cuda (CUDA C, NVRTC) and ptx;
 #  3. the cold compile of the step-5 bf16 GEMM on this host's CPU (CUDA C; PTX with the ptxas
 #     binary and with the JIT), best of 2; RMSNorm's and the Hopper GEMM's registers.
-# Decides (rules; a FAIL or "wrong" in step 1 -> nothing changes, and that is a bug):
-#  - LATE: RMSNorm through late faster than ptx by 2% -> default: `return v ? strcmp(v,
-#    "0") != 0 : true` in px_late_wanted (src/backend/ptx_late.c, one line); else opt-in.
-#  - ELSE: RMSNorm through else faster than late by 1% -> default (px_else_wanted in
-#    ptx_else.c, the same line); else opt-in.
-#  - SUMS: step 5 through sums faster than late by 1%, Hopper within 1% -> default
-#    (px_sums_wanted in ptx_hoist.c); else opt-in.
-#  - the default generator: the PTX backend with the forms that won within 2% of CUDA C on
-#    all three (>= 0.98) and the cold compile (step 3, ptxas binary) under 300 ms ->
-#    `ptx_by_default = true` in src/backend/ptx.c (with the forms' flips above); else
-#    CUTEC_CODEGEN=ptx stays opt-in, the line names the slower kernels.
+# Decides (a FAIL or "wrong" in step 1 -> nothing changes, and that is a bug): the PTX path
+# within 2% of CUDA C on all three (>= 0.98) and the cold compile (step 3, ptxas binary) under
+# 300 ms -> `ptx_by_default = true` in src/backend/ptx.c, if device-ptxall.sh agrees on its
+# kernels; else CUTEC_CODEGEN=ptx stays opt-in, the line names the slower kernels.
 # Past BUDGET_S (90) the remaining steps print "skipped"; without a GPU the GPU steps skip.
 # Logs in $OUT (default build/device-out).
 . scripts/device-common.sh
@@ -47,9 +27,8 @@ log="$out/ptx3.log"
 start=$(date +%s) budget=${BUDGET_S:-90}
 export CUDA_CACHE_DISABLE=1 # the driver's own PTX cache: every JIT here is cold
 gpu=1 bad=0
-# the most telling first (past the budget the rest skip)
-gemm_forms="cuda ptx late sums"
-rms_forms="cuda ptx late else driver"
+gemm_forms="cuda ptx"
+rms_forms="cuda ptx"
 # true (and says so) without a GPU or past the budget
 
 # the environment of a form, for `env`
@@ -57,11 +36,7 @@ form_env()
 {
     case $1 in
     cuda) echo "CUTEC_CODEGEN=cuda" ;;
-    ptx) echo "CUTEC_CODEGEN=ptx CUTEC_PTX_LATE=0 CUTEC_PTX_ELSE=0 CUTEC_PTX_SUMS=0" ;;
-    late) echo "CUTEC_CODEGEN=ptx CUTEC_PTX_LATE=1 CUTEC_PTX_ELSE=0 CUTEC_PTX_SUMS=0" ;;
-    else) echo "CUTEC_CODEGEN=ptx CUTEC_PTX_LATE=1 CUTEC_PTX_ELSE=1 CUTEC_PTX_SUMS=0" ;;
-    sums) echo "CUTEC_CODEGEN=ptx CUTEC_PTX_LATE=1 CUTEC_PTX_ELSE=0 CUTEC_PTX_SUMS=1" ;;
-    driver) echo "CUTEC_CODEGEN=ptx CUTEC_PTX_LATE=1 CUTEC_PTX_ELSE=1 CUTEC_PTX_SUMS=0 CUTEC_PTX_ASM=driver" ;;
+    ptx) echo "CUTEC_CODEGEN=ptx" ;;
     esac
 }
 
@@ -102,56 +77,38 @@ decide()
     done
     cold=$(awk -v t="$(best_of "$out/time-ptx.txt" "trace (")" -v e="$(best_of "$out/time-ptx.txt" "emit PTX")" \
         -v a="$(best_of "$out/time-ptx.txt" "ptxas (PTX to cubin)")" 'BEGIN { if (a == "") print 0; else print t + e + a }')
-    { for f in $gemm_forms else driver; do echo "$f $(figures "$f")"; done; } | awk -v cold="$cold" '
+    { for f in $gemm_forms; do echo "$f $(figures "$f")"; done; } | awk -v cold="$cold" '
         { s[$1] = $2; h[$1] = $3; r[$1] = $4 }
         function q(a, b) { return b > 0 ? a / b : 0 }
         END {
             for (f in s) printf "%-7s step 5 %.1f, Hopper %.1f TFLOP/s, RMSNorm %.1f%% of the copy\n", f, s[f], h[f], r[f]
-            printf "late against ptx: step 5 %.3f, Hopper %.3f, RMSNorm %.3f; sums against late: step 5 %.3f, Hopper %.3f\n",
-                q(s["late"], s["ptx"]), q(h["late"], h["ptx"]), q(r["late"], r["ptx"]), q(s["sums"], s["late"]), q(h["sums"], h["late"])
-            printf "else against late: RMSNorm %.3f; the driver JIT against the ptxas binary (else): RMSNorm %.3f\n",
-                q(r["else"], r["late"]), q(r["driver"], r["else"])
-            late = q(r["late"], r["ptx"]) >= 1.02 && q(s["late"], s["ptx"]) >= 0.99 && q(h["late"], h["ptx"]) >= 0.99
-            if (late) print "decides: CUTEC_PTX_LATE the default (px_late_wanted in src/backend/ptx_late.c: RMSNorm faster by 2%, the GEMMs within 1%)"
-            else print "decides: CUTEC_PTX_LATE stays opt-in (RMSNorm gains < 2% or a GEMM loses > 1%)"
-            els = q(r["else"], r["late"]) >= 1.01
-            if (els) print "decides: CUTEC_PTX_ELSE the default (px_else_wanted in src/backend/ptx_else.c: RMSNorm faster by 1%)"
-            else print "decides: CUTEC_PTX_ELSE stays opt-in (RMSNorm gains < 1%)"
-            sums = q(s["sums"], s["late"]) >= 1.01 && q(h["sums"], h["late"]) >= 0.99
-            if (sums) print "decides: CUTEC_PTX_SUMS the default (px_sums_wanted in src/backend/ptx_hoist.c: step 5 faster by 1%; a module that spills with it, the e4m3 step-5 GEMM, is said again without it)"
-            else print "decides: CUTEC_PTX_SUMS stays opt-in (step 5 gains < 1% or Hopper loses > 1%)"
-            bs = sums ? s["sums"] : late ? s["late"] : s["ptx"]
-            bh = sums ? h["sums"] : late ? h["late"] : h["ptx"]
-            br = els ? r["else"] : late ? r["late"] : r["ptx"]
-            printf "the PTX backend with the forms that won against CUDA C: step 5 %.3f, Hopper %.3f, RMSNorm %.3f; cold compile of step 5 %.0f ms (ptxas binary)\n",
+            bs = s["ptx"]; bh = h["ptx"]; br = r["ptx"]
+            printf "the PTX backend against CUDA C: step 5 %.3f, Hopper %.3f, RMSNorm %.3f; cold compile of step 5 %.0f ms (ptxas binary)\n",
                 q(bs, s["cuda"]), q(bh, h["cuda"]), q(br, r["cuda"]), cold
             slow = ""
             if (bs < 0.98 * s["cuda"]) slow = slow " step5"
             if (bh < 0.98 * h["cuda"]) slow = slow " hopper"
             if (br < 0.98 * r["cuda"]) slow = slow " rmsnorm"
             if (cold <= 0 || cold >= 300) slow = slow " cold-compile"
-            if (slow == "") print "decides: make the PTX backend the default: ptx_by_default = true in src/backend/ptx.c (within 2% of CUDA C on all three, with the forms decided above; cold compile under 300 ms)"
+            if (slow == "") print "decides: the PTX backend within 2% of CUDA C here and its cold compile under 300 ms: ptx_by_default = true in src/backend/ptx.c if device-ptxall.sh agrees"
             else print "decides: CUTEC_CODEGEN=ptx stays opt-in (short of CUDA C by more than 2% or 300 ms:" slow ")" }'
 }
 
 {
     device_begin
     compile_gpu_head
-    echo "== 1. against references first: cuda_c_gpu_test on the PTX module (LATE, ELSE, SUMS), then kernels cold"
+    echo "== 1. against references first: cuda_c_gpu_test on the PTX module, then kernels cold"
     if ! gpu_late cuda_c_gpu_test; then
-        CUTEC_CODEGEN=ptx CUTEC_PTX_LATE=1 CUTEC_PTX_ELSE=1 CUTEC_PTX_SUMS=1 timeout 30 build/tests/backend/cuda_c_gpu_test \
+        CUTEC_CODEGEN=ptx timeout 30 build/tests/backend/cuda_c_gpu_test \
             >"$out/cuda_c_gpu_ptx3.log" 2>&1
         echo "$(head -n 1 "$out/cuda_c_gpu_ptx3.log" | cut -c1-120); $(tail -n 1 "$out/cuda_c_gpu_ptx3.log")"
         grep -m 8 -E "FAIL|divide:" "$out/cuda_c_gpu_ptx3.log" | cut -c1-300
         tail -n 1 "$out/cuda_c_gpu_ptx3.log" | grep -q " 0 failed" || bad=$((bad + 1))
     fi
     check cuda gemm --variant hopper --dtype bf16 --layout tn --m 1000 --n 1030 --k 520 --beta 0.5 --seed 7
-    for fm in ptx late sums; do
-        check $fm gemm --variant hopper --dtype bf16 --layout tn --m 1000 --n 1030 --k 520 --beta 0.5 --seed 7
-        check $fm gemm --variant tensorop_smem --dtype bf16 --layout tn --m 1000 --n 1030 --k 520 --beta 0.5 --seed 7
-    done
-    check late rmsnorm --dtype bf16 --shape 1000x4100
-    for k in rmsnorm layernorm softmax; do check else $k --dtype bf16 --shape 1000x4100; done
+    check ptx gemm --variant hopper --dtype bf16 --layout tn --m 1000 --n 1030 --k 520 --beta 0.5 --seed 7
+    check ptx gemm --variant tensorop_smem --dtype bf16 --layout tn --m 1000 --n 1030 --k 520 --beta 0.5 --seed 7
+    for k in rmsnorm layernorm softmax; do check ptx $k --dtype bf16 --shape 1000x4100; done
     echo "== 2. speed: the GEMMs through $gemm_forms; RMSNorm through $rms_forms"
     for f in $gemm_forms $rms_forms; do rm -f "$out/gemm-$f.txt" "$out/rms-$f.txt"; done
     for fm in $gemm_forms; do
@@ -175,12 +132,12 @@ decide()
     for i in 1 2; do
         device_late cold compile round $i && break
         CUTEC_NO_CACHE=1 build/cutec compile gemm --dtype bf16 --variant tensorop_smem --arch sm_90a --emit time >>"$out/time-cuda.txt" 2>&1
-        CUTEC_NO_CACHE=1 CUTEC_PTX_LATE=1 CUTEC_PTX_SUMS=1 build/cutec compile gemm --dtype bf16 --variant tensorop_smem --arch sm_90a --codegen ptx --emit time >>"$out/time-ptx.txt" 2>&1
+        CUTEC_NO_CACHE=1 build/cutec compile gemm --dtype bf16 --variant tensorop_smem --arch sm_90a --codegen ptx --emit time >>"$out/time-ptx.txt" 2>&1
     done
     for k in "rmsnorm --dtype bf16 --shape 16384x4096" "gemm --dtype bf16 --layout tn --variant hopper --m 8192 --n 8192 --k 8192"; do
         device_late registers of $k && break
         # shellcheck disable=SC2086
-        echo "registers, $k (LATE): $(CUTEC_NO_CACHE=1 CUTEC_PTX_LATE=1 build/cutec compile $k --arch sm_90a --codegen ptx --emit time 2>&1 |
+        echo "registers, $k (PTX path): $(CUTEC_NO_CACHE=1 build/cutec compile $k --arch sm_90a --codegen ptx --emit time 2>&1 |
             grep -oE "[0-9]+ registers \((ptxas|cuLinkComplete)|^driver JIT: .*" | tr '\n' ' ' | cut -c1-400)"
     done
     echo "CPU: $(nproc) x $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2)"

@@ -9,6 +9,7 @@
 # $OUT/pyfast-logs.tar.gz (default build/device-out).  About a minute.
 #   sh scripts/device-pyfast.sh
 . scripts/device-common.sh
+command -v nvidia-smi >/dev/null 2>&1 || { echo "== device-pyfast: skipped: no GPU here"; exit 0; }
 log="$out/pyfast.log"
 {
     echo "== $(date -u '+%Y-%m-%d %H:%M UTC') $(git log --oneline -1 2>/dev/null)"

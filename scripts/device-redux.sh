@@ -8,6 +8,7 @@
 # build/device-out); the log's tail is printed.  About 3 minutes on an H200.
 #   OPS="softmax rmsnorm" ITERS=10 TORCH_COMPILE=1 sh scripts/device-redux.sh
 . scripts/device-common.sh
+command -v nvidia-smi >/dev/null 2>&1 || { echo "== device-redux: skipped: no GPU here"; exit 0; }
 log="$out/redux.log"
 iters=${ITERS:-10}
 {

@@ -9,6 +9,7 @@
 # session; the kernels' registers.  Results in $OUT (default build/device-out); the log's
 # tail is printed.  About 100 s on an H200.
 . scripts/device-common.sh
+command -v nvidia-smi >/dev/null 2>&1 || { echo "== device-skinny: skipped: no GPU here"; exit 0; }
 log="$out/skinny.log"
 {
     device_head

@@ -6,6 +6,7 @@
 #   SIZES=4096,8192 ITERS=10 DTYPES="bf16 f16" sh scripts/device-tc.sh
 #   DTYPES="bf16 f16 tf32 s8 e4m3 f64" for every dtype the library and cuBLAS share
 . scripts/device-common.sh
+command -v nvidia-smi >/dev/null 2>&1 || { echo "== device-tc: skipped: no GPU here"; exit 0; }
 log="$out/tc.log"
 {
     device_begin

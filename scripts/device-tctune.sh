@@ -11,6 +11,7 @@
 # Candidates past BUDGET_S seconds (default 190) are skipped, so the pass ends within 4 minutes.
 #   DTYPES="bf16 f64" ITERS=5 sh scripts/device-tctune.sh
 . scripts/device-common.sh
+command -v nvidia-smi >/dev/null 2>&1 || { echo "== device-tctune: skipped: no GPU here"; exit 0; }
 log="$out/tctune.log"
 iters=${ITERS:-5}
 # the first of each list is the library's default

@@ -13,6 +13,7 @@
 set -u
 out=${OUT:-build/device-out}
 mkdir -p "$out"
+command -v nvidia-smi >/dev/null 2>&1 || { echo "== device-tma: skipped: no GPU here"; exit 0; }
 log="$out/tma.log"
 {
     echo "== $(date -u '+%Y-%m-%d %H:%M UTC') $(git log --oneline -1 2>/dev/null)"

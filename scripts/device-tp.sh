@@ -6,6 +6,7 @@
 # the scale model fitted) and `cutec model tp-gemm`.  Builds only what it runs (under 3
 # minutes on two H200s: the tests first, then the benchmark).  Logs in $OUT (default build/device-out).
 . scripts/device-common.sh
+command -v nvidia-smi >/dev/null 2>&1 || { echo "== device-tp: skipped: no GPU here"; exit 0; }
 log="$out/tp.log"
 {
     echo "== $(date -u '+%Y-%m-%d %H:%M UTC')"

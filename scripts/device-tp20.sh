@@ -19,6 +19,7 @@
 # The SM clock and power of both GPUs every 500 ms into $OUT/clocks.csv while the benches run.
 # Under 150 s on two H200s (every step under its timeout, skipped past BUDGET_S); logs in $OUT.
 . scripts/device-common.sh
+command -v nvidia-smi >/dev/null 2>&1 || { echo "== device-tp20: skipped: no GPU here"; exit 0; }
 log="$out/tp20.log"
 start=$(date +%s)
 budget=${BUDGET_S:-140}

@@ -6,6 +6,7 @@
 # library's default) and cuBLAS, in one process.  Results in $OUT (default build/device-out).
 #   JOBS=8 BUDGET=32 sh scripts/device-tune2.sh
 . scripts/device-common.sh
+command -v nvidia-smi >/dev/null 2>&1 || { echo "== device-tune2: skipped: no GPU here"; exit 0; }
 log="$out/tune2.log"
 jobs=${JOBS:-8}
 {

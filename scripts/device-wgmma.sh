@@ -6,6 +6,7 @@
 # Results go to $OUT (default build/device-out); the log's tail is printed.  About 2 minutes
 # on an H200.
 . scripts/device-common.sh
+command -v nvidia-smi >/dev/null 2>&1 || { echo "== device-wgmma: skipped: no GPU here"; exit 0; }
 log="$out/wgmma.log"
 {
     device_begin
