@@ -154,9 +154,7 @@ device_python()
 #                       stops keeps the rows it printed), or a "skipped (time)" line
 #   rows_gpu_test SECONDS LEN...: build/tests/kernels/rows/rows_gpu_test LEN... under a time
 #                       limit (line-buffered), its log in $out, its last line and failures
-#   rows_new ARGS... / rows_sched SCHEDULE ARGS...: bench_bf16 without PyTorch, with the
-#                       default plans / with CUTEC_ROWS_SCHEDULE=SCHEDULE's (an earlier
-#                       schedule, or forms opt-in until timed)
+#   rows_new ARGS...:   bench_bf16 without PyTorch, with the default plans
 budget_left() { [ $(($(date +%s) - start)) -lt "$budget" ]; }
 rows_gpu_test()
 {
@@ -199,13 +197,6 @@ rows_trial_bench()
 mean2() { awk -v a="$1" -v b="$2" 'BEGIN { if (a == "W" || b == "W") print "W"; else if (a == "" || b == "") print a b; else printf "%.2f", (a + b) / 2 }'; }
 diff2() { awk -v a="$1" -v b="$2" 'BEGIN { if (a == "W" || b == "W") print "W"; else if (a == "" || b == "") print ""; else printf "%.2f", a - b }'; }
 rows_new() { CUTEC_TORCH_ROWS=/dev/null bench_bf16 "$@"; }
-rows_sched()
-{
-    sched=$1
-    shift
-    echo "-- $sched's plans (CUTEC_ROWS_SCHEDULE=$sched)"
-    CUTEC_ROWS_SCHEDULE=$sched CUTEC_TORCH_ROWS=/dev/null bench_bf16 "$@"
-}
 bench_bf16()
 {
     if budget_left; then

@@ -10,7 +10,7 @@
 # Two early passes (H200, 21:42 and 22:06 UTC, % of the copy at 1024x262144, two turns each):
 # RMSNorm with each write chunk's weight a chunk ahead (wchain) 87.3 / 87.3 and 87.4 / 87.2
 # against 86.1 / 85.8 and 85.3 / 85.6: now the default (rows_compile.c's row_plan_forms,
-# `row_lnb_form(p, "wchain", true)`; CUTEC_ROWS_TRIAL=no-wchain the old form).  LayerNorm's
+# `row_lnb_form("wchain", true)`; CUTEC_ROWS_TRIAL=no-wchain the old form).  LayerNorm's
 # forms of the same idea lost or did nothing (half a chunk ahead -1.5, a pair of chunks at
 # five blocks an SM -2.7, the first chunk's before the exchange 0.0 / +0.1): deleted.
 # wpost (wchain's first chunk's weight issued between the block's post to the cluster and its

@@ -115,7 +115,7 @@ static int hstu(void)
     return compiled(cute_hstu_compile(rt, &cfg, why, sizeof why));
 }
 static int rows(void) { return rows_env_check(why, sizeof why) == CUTE_OK; }
-static int schedule(void) { return rows_env(ROWS_ENV_SCHEDULE); }
+static int unroll(void) { return rows_env(ROWS_ENV_COLS_UNROLL); }
 static int trial_hex(void) { return rows_env_check(why, sizeof why) == CUTE_OK ? rows_trial("hex") : -1; }
 
 /* name=value refused: reader r gives 0 and why says "name=value: expected" */
@@ -177,10 +177,6 @@ static void kernels(void)
 /* the row kernels' settings, refused by rows_env_check at the library's calls */
 static void row_settings(void)
 {
-    good("CUTEC_ROWS_SCHEDULE", "norms17", schedule, ROW_SCHEDULE_NORMS17);
-    good("CUTEC_ROWS_SCHEDULE", "lnb0", schedule, ROW_SCHEDULE_LNB0);
-    good("CUTEC_ROWS_SCHEDULE", "0", schedule, ROW_SCHEDULE_NOW);
-    refused("CUTEC_ROWS_SCHEDULE", "rows8", rows, "not one of 0|rows5|rows6|rows7|norms17|lnb0");
     const char *offs[] = {"CUTEC_ROWS_WORDS", "CUTEC_ROWS_PAIRS", "CUTEC_ROWS_HEX", "CUTEC_ROWS_SPLIT",
                           "CUTEC_ROWS_EARLY"};
     for (int i = 0; i < 5; i++) {
@@ -188,6 +184,8 @@ static void row_settings(void)
         refused(offs[i], "off", rows, "not one of 1|0");
     }
     good("CUTEC_COLS_UNROLL", "4", rows, 1);
+    good("CUTEC_COLS_UNROLL", "4", unroll, 1);
+    good("CUTEC_COLS_UNROLL", "8", unroll, 0);
     refused("CUTEC_COLS_UNROLL", "2", rows, "not one of 8|4");
     good("CUTEC_ROWS_TRIAL", "split,hex", trial_hex, 1);
     good("CUTEC_ROWS_TRIAL", "1", trial_hex, 1);

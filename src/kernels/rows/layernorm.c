@@ -166,7 +166,7 @@ static void bwd_finish(cute_ctx *c, row_io *io, const cute_val stats[][4])
     io->t[DB] = io->t[DY];
 }
 
-/* The lean form (the default since lnb's mid pass; CUTEC_ROWS_SCHEDULE=lnb0 gives the one
+/* The lean form (the default since lnb's mid pass; CUTEC_ROWS_TRIAL=no-lean gives the one
  * above; rows_compile.c's row_plan_forms): the same outputs by fewer instructions an
  * element.  The row kernel of the norms' backward issues at about two thirds of the SM's
  * rate at 4096 and 32768 columns (H200: its time follows its loop's instruction count,

@@ -230,44 +230,30 @@ int main(void)
      * LayerNorm's dw and db: four; the last block's past the row's end), three buffers, the
      * pipelined exchange, seven rows through them; padded rows, f16 and f32, rows whose mean
      * is 3000 times their spread; clusters of 16 whose last part is 8 elements short (its
-     * last tile 8184 or 4088); an odd stride (no 16-byte access: not staged); then the same
-     * under CUTEC_ROWS_SCHEDULE=norms17 (the sums in shared memory, one tile of 32 values a
-     * thread, LayerNorm's dw and db by a pass of their own, the dx pass staging its parts) */
-    for (int old = 0; old < 2; old++) {
-        if (old) setenv("CUTEC_ROWS_SCHEDULE", "norms17", 1);
-        /* (the default's 7x131080, LayerNorm's 3x262136 and f16 3x131080 without weight are
-         * lnb's default form below: the same plans) */
-        if (old) backward(lib, be, false, CUTE_BF16, (shape_case){7, 131080, 8}, true);
-        if (old) backward(lib, be, true, CUTE_BF16, (shape_case){7, 131080, 8}, true);
-        backward_shifted(lib, be, true, CUTE_BF16, (shape_case){4, 131080, 0}, true, 3000);
-        backward_shifted(lib, be, false, CUTE_F16, (shape_case){4, 131080, 8}, true, 3000);
-        backward(lib, be, true, CUTE_F32, (shape_case){3, 131080, 4}, true);
-        if (old) backward(lib, be, true, CUTE_F16, (shape_case){3, 131080, 0}, false);
-        if (old) backward(lib, be, true, CUTE_BF16, (shape_case){3, 262136, 8}, true);
-        backward(lib, be, false, CUTE_BF16, (shape_case){4, 262136, 0}, true);
-        backward(lib, be, true, CUTE_BF16, (shape_case){3, 131080, 3}, true);
-    }
-    unsetenv("CUTEC_ROWS_SCHEDULE");
-    /* lnb's forms of the backward (the defaults: lean, idx32, wf32, nopred, wstage), against
-     * CUTEC_ROWS_SCHEDULE=lnb0 (the forms before them) and with the 1024-thread parts' two
-     * left out (CUTEC_ROWS_TRIAL=no-NAME), on every plan: rows in registers (odd lengths,
-     * padded, one element), staged in one block (4096: four buffers, rows past the matrix in a
-     * block's last turn), clusters of 8 and 9 staged parts with the pipelined exchange
-     * (7x33000: each buffer filled and released twice), 1024-thread parts in tiles (131080,
-     * 262136: nopred and wstage; the interpreter holds one cluster of them, so a row past the
-     * matrix there is the GPU check's, device-lnb.sh), rows whose mean is 3000 times their
-     * spread, no weight; idx32 within 2^15 and past it; wf32 where the weight is staged (4096,
-     * 32760, 33000; f32 and no weight: not); lean's passes where xfma is now the default
-     * (CUTEC_ROWS_TRIAL=no-xfma) on all of them */
-    struct {
-        const char *schedule, *trial;
-    } forms[] = {{NULL, NULL}, {"lnb0", NULL}, {NULL, "no-wstage"}, {NULL, "no-nopred,no-wstage"}, {NULL, "no-xfma"}};
+     * last tile 8184 or 4088); an odd stride (no 16-byte access: not staged).  (The default's
+     * 7x131080, LayerNorm's 3x262136 and f16 3x131080 without weight are lnb's default form
+     * below: the same plans) */
+    backward_shifted(lib, be, true, CUTE_BF16, (shape_case){4, 131080, 0}, true, 3000);
+    backward_shifted(lib, be, false, CUTE_F16, (shape_case){4, 131080, 8}, true, 3000);
+    backward(lib, be, true, CUTE_F32, (shape_case){3, 131080, 4}, true);
+    backward(lib, be, false, CUTE_BF16, (shape_case){4, 262136, 0}, true);
+    backward(lib, be, true, CUTE_BF16, (shape_case){3, 131080, 3}, true);
+    /* lnb's forms of the backward (the defaults: lean, idx32, wf32, nopred, wstage), and with
+     * the 1024-thread parts' two left out (CUTEC_ROWS_TRIAL=no-NAME), on every plan: rows in
+     * registers (odd lengths, padded, one element), staged in one block (4096: four buffers,
+     * rows past the matrix in a block's last turn), clusters of 8 and 9 staged parts with the
+     * pipelined exchange (7x33000: each buffer filled and released twice), 1024-thread parts in
+     * tiles (131080, 262136: nopred and wstage; the interpreter holds one cluster of them, so a
+     * row past the matrix there is the GPU check's, device-lnb.sh), rows whose mean is 3000
+     * times their spread, no weight; idx32 within 2^15 and past it; wf32 where the weight is
+     * staged (4096, 32760, 33000; f32 and no weight: not); lean's passes where xfma is now the
+     * default (CUTEC_ROWS_TRIAL=no-xfma) on all of them */
+    static const char *const forms[] = {NULL, "no-wstage", "no-nopred,no-wstage", "no-xfma"};
     for (size_t t = 0; t < sizeof forms / sizeof *forms; t++) {
-        if (forms[t].schedule) setenv("CUTEC_ROWS_SCHEDULE", forms[t].schedule, 1);
-        if (forms[t].trial) setenv("CUTEC_ROWS_TRIAL", forms[t].trial, 1);
+        if (forms[t]) setenv("CUTEC_ROWS_TRIAL", forms[t], 1);
         for (int layer = 0; layer < 2; layer++) {
-            if (t == 4 && !layer) continue; /* (no-xfma is LayerNorm's: RMSNorm's PTX is t = 0's) */
-            if (t < 2 || t == 4) { /* (no-xfma: lean's passes on every plan) */
+            if (t == 3 && !layer) continue; /* (no-xfma is LayerNorm's: RMSNorm's PTX is t = 0's) */
+            if (t == 0 || t == 3) { /* (no-xfma: lean's passes on every plan) */
                 for (size_t k = 0; k < sizeof cases / sizeof *cases; k++)
                     for (int d = 0; d < 3; d++) backward(lib, be, layer, dts[d], cases[k], k != 1 || d != 2);
                 backward(lib, be, layer, CUTE_BF16, (shape_case){47, 4096, 8}, true);
@@ -277,13 +263,12 @@ int main(void)
                 backward(lib, be, layer, CUTE_F32, (shape_case){3, 16380, 4}, true);
                 backward(lib, be, layer, CUTE_BF16, (shape_case){4, 70000, 8}, true);
             }
-            if (t != 1) { /* the 1024-thread parts (nopred's and wstage's) */
-                backward(lib, be, layer, CUTE_BF16, (shape_case){7, 131080, 8}, true);
-                backward(lib, be, layer, CUTE_BF16, (shape_case){3, 262136, 8}, true);
-                backward_shifted(lib, be, layer, CUTE_BF16, (shape_case){2, 262144, 0}, true, 3000);
-                backward(lib, be, layer, CUTE_F16, (shape_case){3, 131080, 0}, false);
-            }
-            if (t == 2 || t == 3) continue; /* (wstage and nopred change only the 1024-thread parts: these
+            /* the 1024-thread parts (nopred's and wstage's) */
+            backward(lib, be, layer, CUTE_BF16, (shape_case){7, 131080, 8}, true);
+            backward(lib, be, layer, CUTE_BF16, (shape_case){3, 262136, 8}, true);
+            backward_shifted(lib, be, layer, CUTE_BF16, (shape_case){2, 262144, 0}, true, 3000);
+            backward(lib, be, layer, CUTE_F16, (shape_case){3, 131080, 0}, false);
+            if (t == 1 || t == 2) continue; /* (wstage and nopred change only the 1024-thread parts: these
                                                shapes' PTX is t = 0's) */
             backward(lib, be, layer, CUTE_BF16, (shape_case){7, 33000, 8}, true);
             backward(lib, be, layer, CUTE_BF16, (shape_case){5, 20001, 0}, true);
@@ -293,11 +278,10 @@ int main(void)
             /* (f16 LayerNorm's dx there passes f16's range: bf16) */
             backward_shifted(lib, be, layer, layer ? CUTE_BF16 : CUTE_F16, (shape_case){5, 4096, 8}, true, 3000);
         }
-        unsetenv("CUTEC_ROWS_SCHEDULE");
         unsetenv("CUTEC_ROWS_TRIAL");
     }
     /* before sm_90: rows walked in chunks; dw and db by a pass of their own (its dx pass in
-     * the lean form, in xfma's, and in the form before them) */
+     * the lean form, in xfma's, and in the form before them, CUTEC_ROWS_TRIAL=no-lean) */
     cute_runtime_set_target_arch(rt, "sm_80");
     forward(lib, be, true, CUTE_F32, (shape_case){2, 33000, 0}, false, 3000);
     backward(lib, be, false, CUTE_BF16, (shape_case){3, 20001, 0}, true);
@@ -306,10 +290,10 @@ int main(void)
     backward(lib, be, true, CUTE_BF16, (shape_case){3, 20001, 0}, true);
     backward(lib, be, true, CUTE_F16, (shape_case){5, 40000, 3}, true);
     unsetenv("CUTEC_ROWS_TRIAL");
-    setenv("CUTEC_ROWS_SCHEDULE", "lnb0", 1);
+    setenv("CUTEC_ROWS_TRIAL", "no-lean", 1);
     backward(lib, be, false, CUTE_BF16, (shape_case){3, 20001, 0}, true);
     backward(lib, be, true, CUTE_F32, (shape_case){5, 40000, 3}, true);
-    unsetenv("CUTEC_ROWS_SCHEDULE");
+    unsetenv("CUTEC_ROWS_TRIAL");
     tk_end(lib, rt);
     return CHECK_DONE("norms_test");
 }

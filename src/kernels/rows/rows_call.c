@@ -86,9 +86,9 @@ static const cute_fn *make_rows(cute_runtime *rt, const void *key, const void *p
 
 static void key_of(const row_plan *p, char *key, size_t n)
 {
-    int len = snprintf(key, n, "%s/%d/s%d/v%d/t%d/k%d/r%d/%c%dx%d/c%d/smem-sums%d%s%s%s%s%s/", p->op->name, p->variant, p->schedule, p->vec,
-                       p->tpr, p->k, p->rows, p->looped ? 'L' : 'R', p->stage_chunks, p->stage_bufs, p->cluster,
-                       p->sums_in_smem, p->stage_cols ? "/staged-cols" : "", p->pipelined ? "/pipelined" : "",
+    int len = snprintf(key, n, "%s/%d/v%d/t%d/k%d/r%d/%c%dx%d/c%d%s%s%s%s%s/", p->op->name, p->variant, p->vec, p->tpr,
+                       p->k, p->rows, p->looped ? 'L' : 'R', p->stage_chunks, p->stage_bufs, p->cluster,
+                       p->stage_cols ? "/staged-cols" : "", p->pipelined ? "/pipelined" : "",
                        p->in_place ? "/in-place" : "", p->words ? "/words" : "", p->pairs ? "/pairs" : "");
     if (p->cols_ahead) len += snprintf(key + len, n - (size_t)len, "ahead/");
     if (p->cols_chain) len += snprintf(key + len, n - (size_t)len, "chain/");
@@ -113,29 +113,6 @@ static bool in_place(const row_call *rc)
     return false;
 }
 
-/* CUTEC_ROWS_SCHEDULE=rows5 | rows6 | rows7 | norms17 | lnb0: an earlier schedule, so that one run can time
- * both (scripts/device-rows6.sh, device-rows7.sh).  rows5: the norms' backward without the
- * pipelined exchange, its weight read from L2 (only the per-row inputs loaded a row ahead
- * stay); rows6: a cluster's forward blocks stage 32 KB parts of the row (16 blocks at 262144),
- * not 64 KB (rows_compile.c's cluster_stage), cross-entropy's resident plans take the
- * registers ptxas gives, LayerNorm's forward merges (count, mean, squares) by Chan's rule in
- * registers and in a block's staged row too (row_op's held_form); rows7: a cluster's
- * blocks exchange their partials through st.shared::cluster and a cluster barrier a stage
- * (rows_cluster.c), not st.async onto mbarriers; norms17 (and the earlier ones): the norms'
- * backward over 1024-thread cluster parts keeps its column sums in shared memory, the part
- * one tile of 32 values a thread, LayerNorm's dw/db by a pass of their own
- * (rows_compile.c's cluster_stage); lnb0: the norms' backward without lnb's forms (lean,
- * idx32, wf32: rows_compile.c's row_lnb_form) */
-static int schedule_asked(void)
-{
-    return rows_env(ROWS_ENV_SCHEDULE); /* (0 now, then rows5, rows6, rows7, norms17, lnb0: row_schedule's order) */
-}
-
-static void schedule_override(row_plan *p)
-{
-    if (p->schedule == ROW_SCHEDULE_ROWS5) p->pipelined = p->stage_cols = false;
-}
-
 /* lnb's "idx32" (a default: rows_compile.c's row_lnb_form): a call with column sums (the
  * norms' backward) whose extents and strides are all at most 2^15 (4096x32768, 16384x4096)
  * promises so (cute_index_bound), and the tracer emits its offsets and bounds checks in 32
@@ -144,7 +121,7 @@ static void schedule_override(row_plan *p)
 #define ROW_INDEX_BOUND 32768
 static int64_t index_bound_of(const row_call *rc, const row_plan *p)
 {
-    if (!row_lnb_form(p, "idx32", true) || !row_plan_slots(p, COL_PARTIAL)) return 0;
+    if (!row_lnb_form("idx32", true) || !row_plan_slots(p, COL_PARTIAL)) return 0;
     for (int s = 0; s < rc->op->nslots; s++) {
         const cute_call_arg *x = rc->slot[s];
         for (int d = 0; x && d < x->ndim; d++)
@@ -158,7 +135,6 @@ static void plan_of(cutec_rows *lib, const row_call *rc, row_plan *p)
     memset(p, 0, sizeof *p);
     p->op = rc->op, p->variant = rc->variant;
     p->arch = cute_runtime_target_arch(rows_lib_runtime(lib));
-    p->schedule = schedule_asked();
     for (int s = 0; s < rc->op->nslots; s++) {
         p->has[s] = rc->slot[s] != NULL;
         p->dtype[s] = rc->op->slot[s].role == COL_PARTIAL ? CUTE_F32
@@ -166,7 +142,6 @@ static void plan_of(cutec_rows *lib, const row_call *rc, row_plan *p)
     }
     row_plan_choose(p, rc->slot[0]->shape[1], widest_vector(rc));
     row_plan_forms(p, rc->slot[0]->shape[1]);
-    schedule_override(p);
     p->in_place = in_place(rc);
     p->index_bound = index_bound_of(rc, p);
     if (p->looped && rc->op->stages == 0) p->looped = false, p->column_grid = true; /* chunks by blocks */
@@ -287,14 +262,9 @@ cute_status rows_run(cutec_rows *lib, const row_call *rc, void *stream, char *er
     plan_of(lib, rc, &p);
     row_call dx_only, sums;
     /* a block that walks several tiles of a row (but those of a part with column sums of
-     * their own, row_plan_sum_tiles): dw, db by a pass of their own; so too where a
-     * cluster's blocks keep them in shared memory that leaves room for one staging buffer
-     * (LayerNorm's 128 KB of dw and db at 1024x262144, one block an SM), the dx pass then
-     * staging its parts as the forwards do, the dw/db pass reading dy and x again (five
-     * matrix passes for three).  H200, 2026-11-27: 43.1% of the copy against 36.3% in shared
-     * memory; RMSNorm's own pass lost there (46.6% against 59.6%: its dw fits beside two
-     * buffers) */
-    bool own_pass = p.looped && (p.stage_chunks != row_plan_sum_tiles(&p) || (p.sums_in_smem && p.stage_bufs < 2));
+     * their own, row_plan_sum_tiles): dw, db by a pass of their own, which reads dy and x
+     * again (five matrix passes for three) */
+    bool own_pass = p.looped && p.stage_chunks != row_plan_sum_tiles(&p);
     if (own_pass && split_sums(rc, &dx_only, &sums)) {
         plan_of(lib, &dx_only, &p);
         row_plan q;

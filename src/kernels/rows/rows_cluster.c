@@ -6,8 +6,8 @@
  * every block gets the same bits.  HBM sees each element once, however long the row; only a
  * few words a block cross the cluster.
  *
- * Why st.async: a release arrive on the cluster barrier (rows7's exchange, kept as
- * CUTEC_ROWS_SCHEDULE=rows7) makes ptxas put MEMBAR.ALL.GPU before it, and so does
+ * Why st.async: a release arrive on the cluster barrier (rows7's exchange: measured slower,
+ * deleted; bench/RESULTS.md, rows8) makes ptxas put MEMBAR.ALL.GPU before it, and so does
  * barrier.cluster.arrive.release before ld.shared::cluster; ncu gave the fence 14% of the
  * stall samples of softmax at 1024x262144.  The mbarrier's phase orders the stores: no fence.
  *
@@ -42,8 +42,6 @@ row_cluster row_cluster_alloc(cute_ctx *c, cute_smem_allocator *A, const row_pla
     cute_layout lay = cute_layout_fmt(a, "(%d,4,%d):(1,%d,%d)", n, 2 * ROW_STAGES, n, 4 * n);
     cl.slots = cute_smem_alloc_tensor(c, A, CUTE_F32, lay, 16);
     cl.on = true, cl.n = n;
-    cl.fenced = p->schedule == ROW_SCHEDULE_ROWS5 || p->schedule == ROW_SCHEDULE_ROWS6 || p->schedule == ROW_SCHEDULE_ROWS7;
-    if (cl.fenced) return cl;
     cute_layout L = cute_make_layout(a, cute_tuple_int(cute_i(2 * ROW_STAGES)));
     cl.bars = cute_make_tensor(c, cute_smem_alloc_array(c, A, CUTE_U64, 2 * ROW_STAGES, 8), L, 8);
     bars_init(c, &cl);
@@ -68,13 +66,10 @@ static void scatter(cute_ctx *c, const row_cluster *cl, int arity, const cute_va
     cute_int me = cute_int_from_val(c, cute_val_cvt(c, cute_block_idx_in_cluster(c), CUTE_I64), 0);
     CUTE_IF(c, cute_int_lt(c, tid, cute_i(n))) {
         cute_val peer = cute_val_cvt(c, cute_int_value(c, tid, CUTE_I64), CUTE_U32);
-        cute_val bar = cl->fenced ? (cute_val){0} : cute_mapa(c, bar_of(c, cl, which), peer);
+        cute_val bar = cute_mapa(c, bar_of(c, cl, which), peer);
         for (int k = 0; k < arity; k++) {
             cute_val at = cute_mapa(c, cute_tensor_ptr(c, slot(c, cl, me, k, which), cute_i(0)), peer);
-            if (cl->fenced)
-                cute_st_shared_cluster_u32(c, at, v[k]);
-            else
-                cute_st_async_u32(c, at, v[k], bar);
+            cute_st_async_u32(c, at, v[k], bar);
         }
     }
 }
@@ -97,11 +92,6 @@ void row_cluster_post(cute_ctx *c, const row_cluster *cl, const cute_reducer *r,
 {
     if (!cl->on) return;
     cute_int which = parity_slot(c, st, it);
-    if (cl->fenced) {
-        scatter(c, cl, r->arity, v, which);
-        cute_cluster_arrive(c);
-        return;
-    }
     first_post(c, st, it);
     scatter(c, cl, r->arity, v, which);
     CUTE_IF(c, cute_int_eq(c, cute_thread_idx(c, 0), cute_i(0))) {
@@ -109,14 +99,10 @@ void row_cluster_post(cute_ctx *c, const row_cluster *cl, const cute_reducer *r,
     }
 }
 
-/* wait until this block's slots of stage st, row it, hold every peer's values: a cluster
- * barrier (rows7), or the slot set's mbarrier, whose phase flips once every two rows */
+/* wait until this block's slots of stage st, row it, hold every peer's values: the slot
+ * set's mbarrier, whose phase flips once every two rows */
 static void wait_slots(cute_ctx *c, const row_cluster *cl, cute_int which, cute_int it)
 {
-    if (cl->fenced) {
-        cute_cluster_wait(c);
-        return;
-    }
     cute_alg *a = cute_ctx_alg(c);
     cute_int phase = cute_mod(a, cute_div(a, it, cute_i(2)), cute_i(2));
     cute_mbarrier_wait(c, bar_of(c, cl, which), cute_val_cvt(c, cute_int_value(c, phase, CUTE_I64), CUTE_U32));

@@ -3,7 +3,7 @@
  * 2, 3 and 16 blocks of 64 threads, six rounds (the slots' parity and each mbarrier's phase
  * reused three times), two stages a round (online softmax pairs, then sums); every block's
  * last thread must hold the cluster's result, against float64, on fresh random inputs with
- * poisoned outputs; st.async onto mbarriers, and rows7's fenced exchange (clusters of 2, 3). */
+ * poisoned outputs; st.async onto mbarriers. */
 #include <math.h>
 #include <stdlib.h>
 #include <time.h>
@@ -84,16 +84,16 @@ static int64_t compare(const float *x, const float *y, int n, char *first, size_
     return bad;
 }
 
-static void run(cute_runtime *rt, int n, row_schedule schedule)
+static void run(cute_runtime *rt, int n)
 {
     cute_backend *be = cute_runtime_backend(rt);
-    row_plan p = {.cluster = n, .schedule = schedule};
+    row_plan p = {.cluster = n};
     char xs[64], ys[64], err[1024] = "", first[256] = "";
     snprintf(xs, sizeof xs, "(%d,%d):(%d,1)", ROUNDS, n, n);
     snprintf(ys, sizeof ys, "(%d,%d,%d):(%d,%d,1)", OUTS, ROUNDS, n, ROUNDS * n, n);
     cute_arg_spec specs[2] = {cute_spec_tensor(CUTE_F32, xs, 4), cute_spec_tensor(CUTE_F32, ys, 4)};
     const cute_fn *f = cute_compile(rt, "cluster_exchange", exchange_host, &p, 2, specs, err, sizeof err);
-    CHECK(f != NULL, "cluster of %d (schedule %d): %s", n, schedule, err);
+    CHECK(f != NULL, "cluster of %d: %s", n, err);
     if (!f) return;
     float *x = malloc(sizeof(float) * ROUNDS * n), *y = malloc(sizeof(float) * OUTS * ROUNDS * n);
     for (int i = 0; i < ROUNDS * n; i++) x[i] = (float)(uniform() * 1e4); /* the max subtraction must hold */
@@ -106,10 +106,10 @@ static void run(cute_runtime *rt, int n, row_schedule schedule)
     cute_call_arg args[2] = {cute_call_tensor(&X, 0, CUTE_F32, 2, shx, stx), cute_call_tensor(&Y, 0, CUTE_F32, 3, shy, sty)};
     cute_status s = cute_call(f, NULL, 2, args, err, sizeof err);
     if (s == CUTE_OK) s = be->vt->sync(be->self, NULL);
-    CHECK(s == CUTE_OK, "cluster of %d (schedule %d): %s", n, schedule, err);
+    CHECK(s == CUTE_OK, "cluster of %d: %s", n, err);
     be->vt->download(be->self, y, &Y, 0, sizeof(float) * OUTS * ROUNDS * n);
     int64_t bad = s == CUTE_OK ? compare(x, y, n, first, sizeof first) : 0;
-    CHECK(bad == 0, "cluster of %d (schedule %d): %lld wrong (%s)", n, schedule, (long long)bad, first);
+    CHECK(bad == 0, "cluster of %d: %lld wrong (%s)", n, (long long)bad, first);
     be->vt->free(be->self, &X), be->vt->free(be->self, &Y);
     free(x), free(y);
     cute_fn_free(f);
@@ -124,8 +124,7 @@ int main(void)
     CHECK(cute_runtime_new("interp", &rt, err, sizeof err) == CUTE_OK, "interpreter: %s", err);
     if (!rt) return CHECK_DONE("rows_cluster_test");
     int sizes[] = {2, 3, 16};
-    for (int i = 0; i < 3; i++) run(rt, sizes[i], ROW_SCHEDULE_NOW);
-    for (int i = 0; i < 2; i++) run(rt, sizes[i], ROW_SCHEDULE_ROWS7); /* the fenced exchange */
+    for (int i = 0; i < 3; i++) run(rt, sizes[i]);
     cute_runtime_free(rt);
     return CHECK_DONE("rows_cluster_test");
 }

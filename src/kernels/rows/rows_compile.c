@@ -90,10 +90,9 @@ static bool cluster_allowed(const row_plan *p)
  * then, of up to 1024 threads.
  * 64 KB parts: three blocks an SM (80 registers of 256 threads) hold 192 KB in flight, what a
  * staged row of one block holds at 4096x32768 (softmax forward 92.8% of the copy); 32 KB
- * parts (clusters of 16 at 262144, rows6's schedule) held 96 KB and ran the forwards at
- * 50-75% (bench/RESULTS.md, rows7) */
+ * parts of 256 threads (clusters of 16 at 262144) held 96 KB and ran the forwards at 50-75%
+ * (bench/RESULTS.md, rows7; deleted) */
 #define CLUSTER_STAGE_BYTES (64 * 1024)
-#define CLUSTER_STAGE_BYTES_ROWS6 (32 * 1024)
 /* A forward's cluster parts (engineer lnf; H200, 2026-11-27, % of the copy at 1024x262144,
  * two passes, default -> hex / split / both; cross-entropy fwd+bwd at 8192x131072):
  *  - "hex": 32 KB parts, six blocks of 128 threads an SM (80 registers; clusters of 16 at
@@ -113,16 +112,15 @@ static bool cluster_allowed(const row_plan *p)
  *    (LayerNorm's weight and bias), CUTEC_ROWS_TRIAL=split for the others.
  * CUTEC_ROWS_HEX=0 and CUTEC_ROWS_SPLIT=0 leave each out, so that one run can time both. */
 #define CLUSTER_STAGE_BYTES_HEX (32 * 1024)
-static bool forward_now(const row_plan *p) { return !keeps_sums(p) && p->schedule == ROW_SCHEDULE_NOW; }
 static bool late_columns(const row_plan *p) { return row_plan_slots(p, COL_IN) && p->op->columns_late; }
 static bool hex_parts(const row_plan *p)
 {
     bool with_row = row_plan_slots(p, COL_IN) && !p->op->columns_late;
-    return forward_now(p) && rows_env(ROWS_ENV_HEX) == 0 && (!with_row || rows_trial("hex"));
+    return !keeps_sums(p) && rows_env(ROWS_ENV_HEX) == 0 && (!with_row || rows_trial("hex"));
 }
 static bool split_parts(const row_plan *p)
 {
-    return forward_now(p) && rows_env(ROWS_ENV_SPLIT) == 0 && (late_columns(p) || rows_trial("split"));
+    return !keeps_sums(p) && rows_env(ROWS_ENV_SPLIT) == 0 && (late_columns(p) || rows_trial("split"));
 }
 
 /* parts of `part` bytes from blocks of `threads` threads on (exact: those or none, so that
@@ -132,9 +130,8 @@ static bool cluster_stage_at(row_plan *p, int64_t n, int kmax, int64_t part, int
 
 static bool cluster_stage(row_plan *p, int64_t n, int kmax)
 {
-    bool before_rows7 = p->schedule == ROW_SCHEDULE_ROWS5 || p->schedule == ROW_SCHEDULE_ROWS6;
     if (hex_parts(p) && cluster_stage_at(p, n, kmax, CLUSTER_STAGE_BYTES_HEX, STAGE_THREADS / 2, true)) return true;
-    return cluster_stage_at(p, n, kmax, before_rows7 ? CLUSTER_STAGE_BYTES_ROWS6 : CLUSTER_STAGE_BYTES, STAGE_THREADS, false);
+    return cluster_stage_at(p, n, kmax, CLUSTER_STAGE_BYTES, STAGE_THREADS, false);
 }
 
 static bool cluster_stage_at(row_plan *p, int64_t n, int kmax, int64_t part, int threads0, bool exact)
@@ -157,37 +154,34 @@ static bool cluster_stage_at(row_plan *p, int64_t n, int kmax, int64_t part, int
          * RMSNorm 127, LayerNorm 128, no spill; in one tile of 32 values they spilled 12 and
          * 240 bytes).  Their shared memory holds three 64 KB buffers and the pipelined walk.
          * H200, 2026-11-27, % of the copy at 1024x262144: RMSNorm 59.1 -> 67.2, LayerNorm
-         * 43.1 (dw/db by a pass of their own) -> 55.9 (sums in shared memory in one tile:
-         * CUTEC_ROWS_SCHEDULE=norms17; RMSNorm's dw in shared memory in two tiles 58.7,
-         * LayerNorm's db there beside dw in registers in two 51.9) */
+         * 43.1 (dw/db by a pass of their own) -> 55.9 (norms17's form before, the sums in
+         * shared memory in one tile: measured slower, deleted; RMSNorm's dw in shared memory
+         * in two tiles 58.7, LayerNorm's db there beside dw in registers in two 51.9) */
         bool halved = sums && threads == 1024;
-        bool before_norms17 = p->schedule != ROW_SCHEDULE_NOW && p->schedule != ROW_SCHEDULE_LNB0;
-        int sums_in_smem = halved && before_norms17 ? sum_arrays(p) : 0;
-        int64_t sums_bytes = tile * 4 * sums_in_smem;
-        if (blocks > ROW_CLUSTER_MAX || per * chunk_bytes > STAGE_BYTES || per * chunk_bytes + sums_bytes > SMEM_MAX) continue;
+        if (blocks > ROW_CLUSTER_MAX || per * chunk_bytes > STAGE_BYTES) continue;
         if (blocks < 2 && !sums) return false; /* one block: rows_compile's staging or registers */
-        int split = halved && !before_norms17 ? 2 * sum_arrays(p) : 1;
+        int split = halved ? 2 * sum_arrays(p) : 1;
         while (split > 1 && 2 * kmax % split) split /= 2;
         p->tpr = halved ? threads / 2 : threads, p->k = halved ? 2 * kmax / split : kmax;
         p->rows = 1, p->cluster = blocks > 1 ? (int)blocks : 0, p->stage_chunks = (int)per * split;
-        p->looped = true, p->column_grid = blocks > 1, p->sums_in_smem = sums_in_smem;
+        p->looped = true, p->column_grid = blocks > 1;
         /* a block with column sums walks several rows (rows_call.c's persistent grid): up to
          * three rows' copies in flight during this one's work, as its share of the SM allows.
          * The forwards keep a block a row: walking rows with two 32 KB buffers (21 resident
          * clusters of 16 on an H200) ran RMSNorm's forward at 1024x262144 at 68.7% of the
          * copy, against 75.5% a block a row in the same run (bench/RESULTS.md, rows6) */
-        int64_t room = SMEM_MAX / row_plan_blocks_per_sm(p) - sums_bytes, bufs = room / (per * chunk_bytes);
+        int64_t room = SMEM_MAX / row_plan_blocks_per_sm(p), bufs = room / (per * chunk_bytes);
         per *= split, chunk_bytes /= split, tile /= split; /* (the same bytes a part) */
         bufs = bufs > 4 ? 4 : bufs < 1 ? 1 : bufs;
         /* a block with column sums keeps its part of the columns: its weight is staged once
          * where that leaves the buffers as many (the norms' backward at 4096 and 32768; at
-         * 262144 the sums leave no room) */
+         * 262144 the three buffers leave room only under wstage, below) */
         int64_t cols_bytes = per * tile * esize * row_plan_slots(p, COL_IN);
         /* (the trial "wstage", lnb: one block an SM may take the SM's 227 KB, less 2 KB for the
          * reductions' scratch, the exchange and the barriers: 1024x262144's three 64 KB
          * buffers and its 32 KB of bf16 weight) */
-        bool wstage = row_plan_blocks_per_sm(p) == 1 && row_lnb_form(p, "wstage", true);
-        int64_t whole = wstage ? 225 * 1024 - sums_bytes : room;
+        bool wstage = row_plan_blocks_per_sm(p) == 1 && row_lnb_form("wstage", true);
+        int64_t whole = wstage ? 225 * 1024 : room;
         p->stage_cols = sums && cols_bytes && (whole - cols_bytes) / (per * chunk_bytes) >= bufs;
         /* A forward's block stages one row's part and exits (three blocks of 256 threads an
          * SM, one 64 KB buffer each): an SM's next load starts only when one of its blocks
@@ -232,7 +226,7 @@ int row_plan_blocks_per_sm(const row_plan *p)
      * registers and asking for three an SM got 80: LayerNorm's spilled 72 bytes and fell from
      * 80.8% to 62.1% of the copy at 16384x4096 on an H100: bench/RESULTS.md.) */
     bool resident = !p->looped && p->cluster < 2 && !sums && p->tpr >= 64;
-    if (resident && p->op->resident_blocks && p->schedule != ROW_SCHEDULE_ROWS6) return p->op->resident_blocks;
+    if (resident && p->op->resident_blocks) return p->op->resident_blocks;
     if (p->cluster < 2 && !(p->stage_chunks && sums)) return 0;
     /* a staged cluster block walks its part with 80 registers (at 64 cross-entropy's backward
      * spilled 8 bytes, f32 softmax's 12); one holding its tile in registers, 64 */
@@ -289,14 +283,14 @@ void row_plan_forms(row_plan *p, int64_t n)
     p->words = long_row && sm90 && rows_env(ROWS_ENV_WORDS) == 0;
     p->pairs = long_row && p->cluster < 2 && rows_env(ROWS_ENV_PAIRS) == 0;
     bool held = p->cluster < 2 ? !p->looped || p->stage_chunks : p->stage_chunks > 0;
-    if (held && p->op->held_form && p->schedule != ROW_SCHEDULE_ROWS6) p->op = p->op->held_form;
+    if (held && p->op->held_form) p->op = p->op->held_form;
     /* an op's cluster form (cross-entropy's label gathered at the block's first chunk: H200,
      * 2026-11-27, fwd+bwd 8192x131072 81.6 -> 84.0% of the copy); CUTEC_ROWS_EARLY=0 leaves it
      * out, so that one run can time both.  (On a staged row of one block, 4096x32768, its
      * fwd+bwd took 100 registers where 80, two blocks an SM where three: clusters only.) */
     if (p->op->cluster_form && p->cluster > 1 && rows_env(ROWS_ENV_EARLY) == 0) p->op = p->op->cluster_form;
     /* lnb's forms of the norms' backward (docs/reductions.md; row_lnb_form: the defaults
-     * unless CUTEC_ROWS_SCHEDULE=lnb0, the others under CUTEC_ROWS_TRIAL; the flip of each,
+     * unless CUTEC_ROWS_TRIAL=no-NAME, the others under CUTEC_ROWS_TRIAL; the flip of each,
      * its `true` / `false`).  H200, 2026-11-27, LayerNorm 4096x32768: 64.7% of the copy, 72.5
      * with lean, 79.0 with lean, idx32 (rows_call.c's index_bound_of) and wf32:
      *  - lean: fewer instructions an element (layernorm.c), dw and db summed without a select;
@@ -309,16 +303,16 @@ void row_plan_forms(row_plan *p, int64_t n)
     const row_op *lean = p->op == &row_layernorm_bwd ? &row_layernorm_bwd_lean
                          : p->op == &row_rmsnorm_bwd ? &row_rmsnorm_bwd_lean
                                                       : NULL;
-    if (lean && row_lnb_form(p, "lean", true)) p->op = lean, p->partials_plain = true;
+    if (lean && row_lnb_form("lean", true)) p->op = lean, p->partials_plain = true;
     /* lnb2's xfma (layernorm.c): LayerNorm's passes without c = x - mean, 16-bit inputs
      * ("no-xfma": lean's).  The default since device-lnb2.sh's pass of 2026-11-27 21:41 (H200,
      * % of the copy, lean / xfma, two rounds): 1024x262144 77.6 / 79.6, 77.9 / 80.4;
      * 4096x32768 78.4 / 78.6, 78.0 / 78.5 */
-    if (p->op == &row_layernorm_bwd_lean && cute_dtype_bytes(p->dtype[0]) <= 2 && row_lnb_form(p, "xfma", true))
+    if (p->op == &row_layernorm_bwd_lean && cute_dtype_bytes(p->dtype[0]) <= 2 && row_lnb_form("xfma", true))
         p->op = &row_layernorm_bwd_xfma;
-    p->cols_f32 = row_lnb_form(p, "wf32", true) && p->stage_cols && cute_dtype_bytes(p->dtype[0]) <= 2 &&
+    p->cols_f32 = row_lnb_form("wf32", true) && p->stage_cols && cute_dtype_bytes(p->dtype[0]) <= 2 &&
                   row_plan_sum_tiles(p) == 1;
-    p->staged_plain = row_lnb_form(p, "nopred", true) && p->partials_plain && row_plan_sum_tiles(p) > 1;
+    p->staged_plain = row_lnb_form("nopred", true) && p->partials_plain && row_plan_sum_tiles(p) > 1;
     /* the trial "ahead": a cluster's staged part issues its first write chunk's column loads
      * (weight, bias: from L2) before the row's staged wait (rows_kernel.c's write_ahead; +0.6
      * points at 1024x262144, session 32: opt-in; each chunk's a chunk ahead, chunks of two
@@ -332,18 +326,18 @@ void row_plan_forms(row_plan *p, int64_t n)
      * registers, no spill).  CUTEC_ROWS_TRIAL=no-wchain leaves it out, so that one run can
      * time both; the flip: `true` -> `false` */
     bool one_col = row_plan_slots(p, COL_IN) == 1 && !row_plan_slots(p, COL_PARTIAL);
-    p->cols_chain = row_lnb_form(p, "wchain", true) && part && one_col;
+    p->cols_chain = row_lnb_form("wchain", true) && part && one_col;
     /* (the trial "wchain1": the same for a row one block stages, 4096x32768's, in place of
      * its pairs; 16-bit inputs) */
     bool staged_row = p->cluster < 2 && p->stage_chunks > 1 && cute_dtype_bytes(p->dtype[0]) <= 2;
     p->cols_chain |= rows_trial("wchain1") && staged_row && one_col && !p->pipelined;
 }
 
-bool row_lnb_form(const row_plan *p, const char *name, bool on)
+bool row_lnb_form(const char *name, bool on)
 {
     char off[32];
     snprintf(off, sizeof off, "no-%s", name);
-    return on ? p->schedule == ROW_SCHEDULE_NOW && !rows_trial(off) : rows_trial(name);
+    return on ? !rows_trial(off) : rows_trial(name);
 }
 
 static cute_arg_spec slot_spec(const row_plan *p, int s)

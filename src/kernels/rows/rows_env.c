@@ -13,7 +13,6 @@
 static const struct {
     const char *name, *choices;
 } SETTINGS[ROWS_ENV_COUNT] = {
-    [ROWS_ENV_SCHEDULE] = {"CUTEC_ROWS_SCHEDULE", "0|rows5|rows6|rows7|norms17|lnb0"},
     [ROWS_ENV_WORDS] = {"CUTEC_ROWS_WORDS", "1|0"},
     [ROWS_ENV_PAIRS] = {"CUTEC_ROWS_PAIRS", "1|0"},
     [ROWS_ENV_HEX] = {"CUTEC_ROWS_HEX", "1|0"},

@@ -32,8 +32,8 @@ static void grid_resident(cute_runtime *rt, cutec_rows *lib, const rows_problem 
           (long long)p->m, (long long)p->n, (long long)l.blocks, resident);
 }
 
-/* the GPU part runs the shapes whose row lengths the arguments name (all without any):
- * scripts/device-rows7.sh runs a subset within its time */
+/* the GPU part runs the shapes whose row lengths the arguments name (all without any), so
+ * that a device script can run a subset within its time */
 static bool shape_asked(int argc, char **argv, int64_t n)
 {
     for (int i = 1; i < argc; i++)
@@ -208,8 +208,8 @@ static rows_launch planned(cute_runtime *rt, rp_op op, bool bwd, int64_t n, long
 /* The forwards at 262144 split the row over clusters of 16 blocks of 128 threads staging 32 KB
  * each, six blocks an SM (lnf's hex parts); RMSNorm, whose weight is loaded with the row, and
  * every forward under CUTEC_ROWS_HEX=0, over clusters of 8 blocks staging 64 KB, three an SM
- * (CUTEC_ROWS_SCHEDULE=rows6: 16 blocks of 32 KB, three an SM, which held 96 KB an SM in
- * flight); the norms' forward and cross-entropy at 4096 run three blocks an SM (cross-entropy's
+ * (rows6's 16 blocks of 32 KB of 256 threads, 96 KB an SM in flight, measured slower and
+ * deleted); the norms' forward and cross-entropy at 4096 run three blocks an SM (cross-entropy's
  * backward took 106 registers: two) */
 static void occupancy(cute_runtime *rt)
 {
@@ -226,12 +226,6 @@ static void occupancy(cute_runtime *rt)
         unsetenv("CUTEC_ROWS_HEX");
         CHECK(l.cluster == 8 && l.per_sm == 3, "%s fwd 16x262144, CUTEC_ROWS_HEX=0: clusters of %d, %d blocks an SM (want 8, 3)",
               rp_op_name(fwd[i]), l.cluster, l.per_sm);
-        if (i > 0) continue; /* rows6's plan: one op's */
-        setenv("CUTEC_ROWS_SCHEDULE", "rows6", 1);
-        l = planned(rt, fwd[i], false, 262144, &regs);
-        unsetenv("CUTEC_ROWS_SCHEDULE");
-        CHECK(l.cluster == 16, "%s fwd 16x262144, rows6's schedule: clusters of %d (want 16)", rp_op_name(fwd[i]),
-              l.cluster);
     }
     rows_launch l = planned(rt, RP_XENT, true, 4096, &regs);
     CHECK(l.per_sm == 3 && regs <= 65536 / (3 * 256), "cross-entropy bwd 16x4096: %d blocks an SM asked, %ld registers",

@@ -123,9 +123,6 @@ typedef struct row_plan {
                               shared memory and read from there by every row (a staged tile
                               with column sums, where room is left: no load from L2 on each
                               row's critical path) */
-    int sums_in_smem;      /* the last that many column sums (dw, db) in shared memory, not
-                              registers (CUTEC_ROWS_SCHEDULE=norms17's: a cluster's
-                              1024-thread blocks, whose 64 registers cannot hold them) */
     bool pipelined;        /* a cluster's row exchange overlaps the previous row's write
                               pass (rows_kernel.c's row_pipelined; one stage, three buffers
                               or more) */
@@ -163,21 +160,8 @@ typedef struct row_plan {
     int cluster;           /* > 1: a row is split over a cluster of that many blocks (grid.y,
                               each a tile of it in registers), their partial reductions
                               exchanged through distributed shared memory (rows_cluster.c) */
-    int schedule;          /* row_schedule: an earlier engineer's schedule, for timing old
-                              against new in one run (CUTEC_ROWS_SCHEDULE, rows_call.c) */
     cute_tiled_copy tc;    /* tpr threads x V values (set while tracing) */
 } row_plan;
-
-/* CUTEC_ROWS_SCHEDULE=rows5 | rows6 | rows7 | norms17 | lnb0: the schedule as it was before
- * that branch's changes (rows_call.c) */
-typedef enum {
-    ROW_SCHEDULE_NOW,
-    ROW_SCHEDULE_ROWS5,
-    ROW_SCHEDULE_ROWS6,
-    ROW_SCHEDULE_ROWS7,
-    ROW_SCHEDULE_NORMS17,
-    ROW_SCHEDULE_LNB0,
-} row_schedule;
 
 /* the tile's columns: tpr K V */
 static inline int64_t row_plan_tile(const row_plan *p) { return (int64_t)p->tpr * p->k * p->vec; }
@@ -207,7 +191,6 @@ void row_plan_forms(row_plan *p, int64_t n);
 bool rows_trial(const char *name);
 /* the row kernels' closed-set settings (rows_env.c: their values, the default first) */
 typedef enum {
-    ROWS_ENV_SCHEDULE,    /* CUTEC_ROWS_SCHEDULE: 0 (now), then row_schedule's order */
     ROWS_ENV_WORDS,       /* CUTEC_ROWS_WORDS=0: no bf16 words (1: as planned) */
     ROWS_ENV_PAIRS,       /* CUTEC_ROWS_PAIRS=0: no paired writes */
     ROWS_ENV_HEX,         /* CUTEC_ROWS_HEX=0: no hex parts */
@@ -223,10 +206,9 @@ int rows_env(rows_env_setting s);
  * first */
 cute_status rows_env_check(char *err, size_t n);
 /* a form of lnb's for the norms' backward (docs/reductions.md): a default one (`on`) unless
- * CUTEC_ROWS_SCHEDULE names an earlier schedule (lnb0: all of them left out, so that one run
- * can time both) or CUTEC_ROWS_TRIAL names no-NAME (this one left out), else opt-in under
- * CUTEC_ROWS_TRIAL=name.  The flip of each: its `on`. */
-bool row_lnb_form(const row_plan *p, const char *name, bool on);
+ * CUTEC_ROWS_TRIAL names no-NAME (this one left out, so that one run can time both), else
+ * opt-in under CUTEC_ROWS_TRIAL=name.  The flip of each: its `on`. */
+bool row_lnb_form(const char *name, bool on);
 
 /* the blocks an SM a cluster plan's kernel asks room for (0: no request): 1024 threads
  * (64 registers a thread, what the plan's sizing allows for), so that some load while
@@ -285,10 +267,8 @@ typedef struct row_cluster {
     bool on;
     int n;             /* blocks in the cluster */
     cute_tensor slots; /* f32 (cluster, 4, 2 ROW_STAGES): (rank, value, parity and stage) */
-    bool fenced;       /* rows7's exchange: st.shared::cluster and a cluster barrier (release,
-                          acquire) a stage, where ptxas puts MEMBAR.ALL.GPU; otherwise st.async
-                          onto an mbarrier a slot set (bars), no fence */
-    cute_tensor bars;  /* u64 (2 ROW_STAGES): the mbarrier of each slot set */
+    cute_tensor bars;  /* u64 (2 ROW_STAGES): the mbarrier of each slot set (st.async's
+                          stores complete on it: rows_cluster.c) */
 } row_cluster;
 row_cluster row_cluster_alloc(cute_ctx *c, cute_smem_allocator *A, const row_plan *p);
 /* v: this block's all-reduced values of stage st (every thread the same); made the
@@ -296,8 +276,8 @@ row_cluster row_cluster_alloc(cute_ctx *c, cute_smem_allocator *A, const row_pla
  * block of the cluster calls it; `it`: the block's row iteration. */
 void row_cluster_allreduce(cute_ctx *c, const row_cluster *cl, const cute_reducer *r, cute_val *v, int st,
                            cute_int it);
-/* the same in two halves, so that other work overlaps the cluster barrier's round trip:
- * post writes v into every block's slots and arrives; collect waits and combines (every
+/* the same in two halves, so that other work overlaps the exchange's round trip: post
+ * writes v into every block's slots; collect waits for the peers' and combines (every
  * thread of every block calls both, post before collect, row after row) */
 void row_cluster_post(cute_ctx *c, const row_cluster *cl, const cute_reducer *r, const cute_val *v, int st, cute_int it);
 void row_cluster_collect(cute_ctx *c, const row_cluster *cl, const cute_reducer *r, cute_val *v, int st, cute_int it);

@@ -407,31 +407,19 @@ static void row_looped(cute_ctx *c, row_thread *th, row_io *io, cute_int rb)
     write_pass(c, th, io, rb, stats);
 }
 
-static cute_tiler tile_of(cute_ctx *c, const row_plan *p);
-
 /* column sums: zero before the rows, written as the block's partial rows after them; in
- * registers, or (plans that say so) in shared memory, each thread its own elements there */
-static void column_sums_begin(cute_ctx *c, row_thread *th, cute_smem_allocator *A)
+ * registers, each thread its own elements (a tile's, each of row_plan_sum_tiles' tiles) */
+static void column_sums_begin(cute_ctx *c, row_thread *th)
 {
     const row_plan *p = th->p;
     cute_tensor like = part(c, th, th->k->cols, cute_i(0), th->cb);
-    cute_tiler tile = tile_of(c, p);
-    cute_layout tile_layout = cute_layout_fmt(cute_ctx_alg(c), "(%d,%lld):(%lld,1)", p->rows, (long long)row_plan_tile(p),
-                                              (long long)row_plan_tile(p));
-    for (int s = 0, i = 0; s < p->op->nslots; s++)
-        if (p->has[s] && p->op->slot[s].role == COL_PARTIAL) {
-            bool smem = i++ >= row_plan_slots(p, COL_PARTIAL) - p->sums_in_smem; /* the last ones */
+    for (int s = 0; s < p->op->nslots; s++)
+        if (p->has[s] && p->op->slot[s].role == COL_PARTIAL)
             for (int j = 0; j < row_plan_sum_tiles(p); j++) {
                 cute_tensor *acc = &th->acc[j][s];
-                if (smem) {
-                    cute_tensor sums = cute_smem_alloc_tensor(c, A, CUTE_F32, tile_layout, 16);
-                    *acc = part(c, th, cute_tensor_zipped_divide(c, sums, &tile), cute_i(0), cute_i(0));
-                } else {
-                    *acc = cute_make_rmem_tensor_like(c, like, CUTE_F32);
-                }
+                *acc = cute_make_rmem_tensor_like(c, like, CUTE_F32);
                 cute_tensor_store(c, *acc, cute_ssa_fill(c, CUTE_F32, acc->layout.shape, 0));
             }
-        }
 }
 
 /* (each of the part's tiles at its columns: tile cb, or the part's first and on) */
@@ -718,7 +706,7 @@ static void rows_body(cute_ctx *c, const row_kargs *k)
     th.stage = row_stage_alloc(c, &A, p);
     th.cluster = row_cluster_alloc(c, &A, p);
     row_io io = io_start(c, &th);
-    column_sums_begin(c, &th, &A);
+    column_sums_begin(c, &th);
     zero_staged(c, &th);
     row_stage_columns(c, &th.stage, p, k->g, th.first, k->n);
     for (int j = 0; th.stage.on && !p->stage_split && j < th.stage.stages - 1; j++) fill_row(c, &th, cute_i(j)); /* rows ahead */
