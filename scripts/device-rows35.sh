@@ -10,24 +10,22 @@
 # Two early passes (H200, 21:42 and 22:06 UTC, % of the copy at 1024x262144, two turns each):
 # RMSNorm with each write chunk's weight a chunk ahead (wchain) 87.3 / 87.3 and 87.4 / 87.2
 # against 86.1 / 85.8 and 85.3 / 85.6: now the default (rows_compile.c's row_plan_forms,
-# `row_lnb_form("wchain", true)`; CUTEC_ROWS_TRIAL=no-wchain the old form).  LayerNorm's
+# the chunk loop before it, measured slower in four passes, deleted by delnolnb).  LayerNorm's
 # forms of the same idea lost or did nothing (half a chunk ahead -1.5, a pair of chunks at
 # five blocks an SM -2.7, the first chunk's before the exchange 0.0 / +0.1): deleted.
 # wpost (wchain's first chunk's weight issued between the block's post to the cluster and its
 # wait) lost -1.35 and -1.3 in the final passes (H200, 23:01 and 23:17) and was deleted.
-# This pass: RMSNorm's default beside no-wchain and wchain over hex's 32 KB parts
+# This pass: RMSNorm's default (wchain) beside wchain over hex's 32 KB parts
 # (CUTEC_ROWS_TRIAL=hex), wchain for a row one block stages at 32768 (wchain1), the defaults
 # beside torch's eager and softmax, at both shapes.
 # Order: `cutec run` of every element on the GPU against float64 first, then the benches
 # (each also checks sampled rows before it times them; a device copy of the same bytes in
-# each bench's process), 262144 in two turns of reverse order, then 32768 (where wchain's
-# PTX is no-wchain's: a row one block stages; the script checks that).  Nothing starts past
+# each bench's process), 262144 in two turns of reverse order, then 32768 (where hex's
+# PTX may be the default's: a row one block stages; the script checks that).  Nothing starts past
 # $BUDGET (76) s.
 # The mid pass (22:31): wchain 87.8 / 87.4 against no-wchain 85.5 / 85.5 (+2.10), over hex
 # 86.8 / 86.9 (-0.75), wchain1 at 32768 +0.25; LayerNorm 81.2, softmax 95.0.
 # The rule (points of the copy, the means of the turns):
-#  wchain:          d = default - no-wchain at 262144: below -0.5 -> "revert" (the flip above:
-#                   `true` -> `false`), else "keep";
 #  hex for RMSNorm: d = CUTEC_ROWS_TRIAL=hex - default at 262144: >= 1 (and 32768 no worse
 #                   than -0.5) -> "make default" (hex_parts's `(!with_row ||
 #                   rows_trial("hex"))` -> true), below -0.5 -> "keep 64 KB parts", else
@@ -56,13 +54,12 @@ pct_of()
     device_begin
     if ! nvidia-smi >/dev/null 2>&1; then
         echo "== no GPU here: nothing timed"
-        echo "decides: wchain: keep (no GPU)"
         echo "decides: hex for RMSNorm: keep opt-in (no GPU)"
         echo "decides: wchain1: keep opt-in (no GPU)"
     else
         echo "== the GPU against float64 (every element)"
         for a in "0 rmsnorm bf16 4x262152" "0 rmsnorm f16 4x262136" "hex rmsnorm bf16 4x262136" \
-            "0 rmsnorm bf16 5x70000" "no-wchain rmsnorm bf16 4x262152" "0 layernorm bf16 4x262152" \
+            "0 rmsnorm bf16 5x70000" "0 layernorm bf16 4x262152" \
             "wchain1 rmsnorm bf16 16x32768"; do
             set -- $a
             ( CUTEC_ROWS_TRIAL=$1 timeout 15 build/cutec run "$2" --dtype "$3" --shape "$4" ) >"$out/rows35.one" 2>&1
@@ -71,11 +68,9 @@ pct_of()
         done
         L=1024x262144 S=4096x32768
         pct_of 0 rmsnorm $L && ra=$pct
-        pct_of no-wchain rmsnorm $L && rna=$pct
         pct_of hex rmsnorm $L && rha=$pct
         pct_of 0 softmax $L && sm=$pct
         pct_of 0 layernorm $L torch && la=$pct
-        pct_of no-wchain rmsnorm $L && rnb=$pct
         pct_of 0 rmsnorm $L torch && rb=$pct
         pct_of 0 rmsnorm $S && rsa=$pct
         pct_of wchain1 rmsnorm $S && r1a=$pct
@@ -84,7 +79,7 @@ pct_of()
         # at 32768 a form's kernel is the default's where their PTX is the same (a 0 there)
         ptx_of() { CUTEC_ROWS_TRIAL=$1 build/cutec compile rmsnorm --dtype bf16 --shape $S --arch sm_90a --emit ptx 2>&1 | md5sum; }
         base=$(ptx_of 0)
-        for t in no-wchain hex; do  # (wchain1 changes 32768 only: timed above)
+        for t in hex; do  # (wchain1 changes 32768 only: timed above)
             if [ "$base" = "$(ptx_of $t)" ]; then
                 echo "$t rmsnorm at $S: the default's PTX"
                 d=0.00
@@ -94,17 +89,12 @@ pct_of()
             eval "rs_$(echo $t | tr - _)=\$d"
         done
         echo "== at $(($(date +%s) - start)) s: % of the copy at $L: RMSNorm default (wchain) $ra / $rb," \
-            "no-wchain $rna / $rnb, hex $rha; LayerNorm $la; softmax $sm; at $S: LayerNorm $ls0, RMSNorm $rsa /" \
+            "hex $rha; LayerNorm $la; softmax $sm; at $S: LayerNorm $ls0, RMSNorm $rsa /" \
             "$rs0, wchain1 $r1a"
         r0=$(mean2 "$ra" "$rb")
         if [ "${checked:-yes}" = no ]; then
-            echo "decides: wchain: revert (wrong): a check against float64 above failed (find which first)"
+            echo "decides: hex for RMSNorm, wchain1: keep opt-in (wrong): a check against float64 above failed (find which first)"
         else
-            awk -v d="$(diff2 "$r0" "$(mean2 "$rna" "$rnb")")" 'BEGIN {
-                if (d == "") { print "decides: wchain: keep (not timed)"; exit }
-                if (d ~ /W/) { print "decides: wchain: revert (WRONG against float64)"; exit }
-                v = d < -0.5 ? "revert" : "keep"
-                printf "decides: wchain: %s (%+.2f points at 1024x262144)\n", v, d }'
             awk -v d="$(diff2 "$rha" "$r0")" -v e="$rs_hex" 'BEGIN {
                 if (d == "" || d ~ /W/) { print "decides: hex for RMSNorm: keep opt-in (" (d == "" ? "not timed" : "WRONG") ")"; exit }
                 v = d >= 1 && e >= -0.5 ? "make default" : d < -0.5 ? "keep 64 KB parts" : "keep opt-in"

@@ -187,10 +187,10 @@ static void row_settings(void)
     good("CUTEC_COLS_UNROLL", "4", unroll, 1);
     good("CUTEC_COLS_UNROLL", "8", unroll, 0);
     refused("CUTEC_COLS_UNROLL", "2", rows, "not one of 8|4");
-    good("CUTEC_ROWS_TRIAL", "split,hex", trial_hex, 1);
+    good("CUTEC_ROWS_TRIAL", "wchain1,hex", trial_hex, 1);
     good("CUTEC_ROWS_TRIAL", "1", trial_hex, 1);
     good("CUTEC_ROWS_TRIAL", "ahead", trial_hex, 0);
-    refused("CUTEC_ROWS_TRIAL", "hex,splti", rows, "splti is not one of 0|1|ahead|hex|split");
+    refused("CUTEC_ROWS_TRIAL", "hex,split", rows, "split is not one of 0|1|ahead|hex|wchain1");
 }
 
 int main(void)

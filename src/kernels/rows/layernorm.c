@@ -135,40 +135,10 @@ static cute_ssa g_of(cute_ctx *c, const row_io *io)
     return io->has[WB] ? cute_ssa_binop(c, CUTE_OP_MUL, io->t[DY], io->t[WB]) : io->t[DY];
 }
 
-static cute_ssa xhat_of(cute_ctx *c, const row_io *io)
-{
-    return row_scalar_op(c, CUTE_OP_MUL, row_scalar_op(c, CUTE_OP_SUB, io->t[XB], io->v[MEAN_IN]), io->v[RSTD_IN]);
-}
-
-/* (sum g, sum g xhat) over the elements inside (x - mean is not 0 past the row's end) */
-static void bwd_partial(cute_ctx *c, row_io *io, int stage, const cute_val stats[][4], cute_val *out)
-{
-    (void)stage, (void)stats;
-    cute_ssa g = g_of(c, io);
-    out[0] = cute_ssa_reduce(c, CUTE_OP_ADD, g);
-    out[1] = row_sum_inside_vectors(c, io, cute_ssa_binop(c, CUTE_OP_MUL, g, xhat_of(c, io)));
-}
-
-static void bwd_row(cute_ctx *c, row_io *io, const cute_val stats[][4])
-{
-    io->d[0] = cute_val_binop(c, CUTE_OP_DIV, stats[0][0], row_n(c, io));
-    io->d[1] = cute_val_binop(c, CUTE_OP_DIV, stats[0][1], row_n(c, io));
-}
-
-static void bwd_finish(cute_ctx *c, row_io *io, const cute_val stats[][4])
-{
-    (void)stats;
-    cute_ssa xhat = xhat_of(c, io);
-    cute_ssa inner = row_scalar_op(c, CUTE_OP_SUB, g_of(c, io), io->d[0]);
-    inner = cute_ssa_binop(c, CUTE_OP_SUB, inner, row_scalar_op(c, CUTE_OP_MUL, xhat, io->d[1]));
-    io->t[DX] = row_scalar_op(c, CUTE_OP_MUL, inner, io->v[RSTD_IN]);
-    io->t[DW] = cute_ssa_binop(c, CUTE_OP_MUL, io->t[DY], xhat);
-    io->t[DB] = io->t[DY];
-}
-
-/* The lean form (the default since lnb's mid pass; CUTEC_ROWS_TRIAL=no-lean gives the one
- * above; rows_compile.c's row_plan_forms): the same outputs by fewer instructions an
- * element.  The row kernel of the norms' backward issues at about two thirds of the SM's
+/* The backward, in lnb's lean form (rows_compile.c's row_plan_forms; the form before it,
+ * (g - mean(g) - xhat mean(g xhat)) rstd with dw and db summed by a select an element, was
+ * measured slower and deleted: bench/RESULTS.md, lnb and delnolnb): the fewest instructions
+ * an element.  The row kernel of the norms' backward issues at about two thirds of the SM's
  * rate at 4096 and 32768 columns (H200: its time follows its loop's instruction count,
  * LayerNorm's 793 against RMSNorm's 605 sm_90a instructions a row at 32768, 1.31x, where the
  * times were 298 and 230 us), so an instruction an element is worth what a byte is
@@ -209,9 +179,8 @@ static void lean_finish(cute_ctx *c, row_io *io, const cute_val stats[][4])
     io->t[DB] = io->t[DY];
 }
 
-/* lnb2's "xfma" form (opt-in: CUTEC_ROWS_TRIAL=xfma, 16-bit inputs; rows_compile.c's
- * row_plan_forms): lean's passes by one instruction an element fewer each, c = x - mean
- * formed in neither:
+/* lnb2's "xfma" form (the default for 16-bit inputs; rows_compile.c's row_plan_forms):
+ * lean's passes by one instruction an element fewer each, c = x - mean formed in neither:
  *  - the stage pass sums g x and takes mean sum g off once a chunk (an FMA; past the row's
  *    end g is 0);
  *  - the write pass forms xhat = fma(x, rstd, -mean rstd), one FMA where c and c rstd took
@@ -264,6 +233,8 @@ const row_op row_layernorm_bwd_xfma = {
     false, 0, NULL, false, NULL,
 };
 
+/* the library's call (the name its messages give), planned as the lean form or xfma's (the
+ * kernels' names) */
 const row_op row_layernorm_bwd = {
-    "layernorm_backward", 8, LAYERNORM_BWD_SLOTS, 1, sums, bwd_partial, bwd_row, bwd_finish, false, 0, NULL, false, NULL,
+    "layernorm_backward", 8, LAYERNORM_BWD_SLOTS, 1, sums, lean_partial, lean_row, lean_finish, false, 0, NULL, false, NULL,
 };

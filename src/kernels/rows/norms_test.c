@@ -173,41 +173,35 @@ int main(void)
     forward(lib, be, true, CUTE_BF16, (shape_case){2, 33000, 8}, true, 0);
     /* lnf's cluster parts (rows_compile.c's hex_parts, split_parts): LayerNorm's forward over
      * 32 KB parts of 128 threads (clusters of 5 to 13 here) copied chunk by chunk (the last part
-     * fewer), RMSNorm's over 64 KB parts; then RMSNorm under both trials, and both norms under
+     * fewer), RMSNorm's over 64 KB parts (under hex: below); then both norms under
      * CUTEC_ROWS_HEX=0 (64 KB parts, LayerNorm's copied chunk by chunk) and with
      * CUTEC_ROWS_SPLIT=0 too (the part copied at once).  A mutation of split's that copied the
      * first chunk into every buffer failed every row, and one that waited for none read
      * unwritten shared memory */
-    for (int t = 0; t < 4; t++) {
-        setenv("CUTEC_ROWS_TRIAL", t == 1 ? "hex,split" : "", 1);
-        if (t >= 2) setenv("CUTEC_ROWS_HEX", "0", 1);
-        if (t == 3) setenv("CUTEC_ROWS_SPLIT", "0", 1);
-        if (t != 1) { /* (LayerNorm's defaults: "hex,split" plans t = 0's) */
-            forward(lib, be, true, CUTE_BF16, (shape_case){3, 70000, 8}, true, 3000);
-            forward(lib, be, true, CUTE_BF16, (shape_case){2, 65544, 0}, true, 0);
-            forward(lib, be, true, CUTE_F16, (shape_case){2, 100000, 8}, true, 3000);
-            forward(lib, be, true, CUTE_F32, (shape_case){2, 40008, 0}, true, 3000);
-            forward(lib, be, true, CUTE_BF16, (shape_case){2, 70000, 0}, false, 0);
-        }
+    unsetenv("CUTEC_ROWS_TRIAL");
+    for (int t = 0; t < 3; t++) {
+        if (t >= 1) setenv("CUTEC_ROWS_HEX", "0", 1);
+        if (t == 2) setenv("CUTEC_ROWS_SPLIT", "0", 1);
+        forward(lib, be, true, CUTE_BF16, (shape_case){3, 70000, 8}, true, 3000);
+        forward(lib, be, true, CUTE_BF16, (shape_case){2, 65544, 0}, true, 0);
+        forward(lib, be, true, CUTE_F16, (shape_case){2, 100000, 8}, true, 3000);
+        forward(lib, be, true, CUTE_F32, (shape_case){2, 40008, 0}, true, 3000);
+        forward(lib, be, true, CUTE_BF16, (shape_case){2, 70000, 0}, false, 0);
         forward(lib, be, false, CUTE_BF16, (shape_case){3, 70000, 8}, true, 0);
         forward(lib, be, false, CUTE_F32, (shape_case){2, 40008, 0}, true, 0);
     }
     unsetenv("CUTEC_ROWS_HEX"), unsetenv("CUTEC_ROWS_SPLIT");
     /* rows35's wchain (RMSNorm's cluster parts written with each chunk's weight a chunk ahead,
-     * the default: the cases above) over hex's parts and with split, and without it
-     * (CUTEC_ROWS_TRIAL=no-wchain); parts that end inside a chunk, with and without weight,
-     * a mean 1000 times the spread.  A mutation issuing each chunk's weight two chunks ahead
-     * failed (140,385 wrong at bf16 3x70000) */
-    static const char *const rows35[] = {"hex", "split,hex", "no-wchain"};
-    for (int t = 0; t < 3; t++) {
-        setenv("CUTEC_ROWS_TRIAL", rows35[t], 1);
-        forward(lib, be, false, CUTE_BF16, (shape_case){3, 70000, 8}, true, 0);
-        forward(lib, be, false, CUTE_BF16, (shape_case){2, 65544, 0}, true, 1000);
-        forward(lib, be, false, CUTE_F16, (shape_case){2, 100000, 8}, false, 0);
-        forward(lib, be, false, CUTE_F16, (shape_case){2, 100000, 8}, true, 1000);
-        forward(lib, be, false, CUTE_F32, (shape_case){2, 40008, 0}, true, 0);
-        forward(lib, be, false, CUTE_BF16, (shape_case){3, 262152, 0}, true, 0);
-    }
+     * the default: the cases above) over hex's parts; parts that end inside a chunk, with and
+     * without weight, a mean 1000 times the spread.  A mutation issuing each chunk's weight two
+     * chunks ahead failed (140,385 wrong at bf16 3x70000) */
+    setenv("CUTEC_ROWS_TRIAL", "hex", 1);
+    forward(lib, be, false, CUTE_BF16, (shape_case){3, 70000, 8}, true, 0);
+    forward(lib, be, false, CUTE_BF16, (shape_case){2, 65544, 0}, true, 1000);
+    forward(lib, be, false, CUTE_F16, (shape_case){2, 100000, 8}, false, 0);
+    forward(lib, be, false, CUTE_F16, (shape_case){2, 100000, 8}, true, 1000);
+    forward(lib, be, false, CUTE_F32, (shape_case){2, 40008, 0}, true, 0);
+    forward(lib, be, false, CUTE_BF16, (shape_case){3, 262152, 0}, true, 0);
     /* wchain1: the same write for rows one block stages (2x33000 padded, f16 3x16392 with
      * and without weight, a mean 1000 times the spread) */
     setenv("CUTEC_ROWS_TRIAL", "wchain1", 1);
@@ -238,62 +232,44 @@ int main(void)
     backward(lib, be, true, CUTE_F32, (shape_case){3, 131080, 4}, true);
     backward(lib, be, false, CUTE_BF16, (shape_case){4, 262136, 0}, true);
     backward(lib, be, true, CUTE_BF16, (shape_case){3, 131080, 3}, true);
-    /* lnb's forms of the backward (the defaults: lean, idx32, wf32, nopred, wstage), and with
-     * the 1024-thread parts' two left out (CUTEC_ROWS_TRIAL=no-NAME), on every plan: rows in
-     * registers (odd lengths, padded, one element), staged in one block (4096: four buffers,
-     * rows past the matrix in a block's last turn), clusters of 8 and 9 staged parts with the
-     * pipelined exchange (7x33000: each buffer filled and released twice), 1024-thread parts in
-     * tiles (131080, 262136: nopred and wstage; the interpreter holds one cluster of them, so a
-     * row past the matrix there is the GPU check's, device-lnb.sh), rows whose mean is 3000
-     * times their spread, no weight; idx32 within 2^15 and past it; wf32 where the weight is
-     * staged (4096, 32760, 33000; f32 and no weight: not); lean's passes where xfma is now the
-     * default (CUTEC_ROWS_TRIAL=no-xfma) on all of them */
-    static const char *const forms[] = {NULL, "no-wstage", "no-nopred,no-wstage", "no-xfma"};
-    for (size_t t = 0; t < sizeof forms / sizeof *forms; t++) {
-        if (forms[t]) setenv("CUTEC_ROWS_TRIAL", forms[t], 1);
-        for (int layer = 0; layer < 2; layer++) {
-            if (t == 3 && !layer) continue; /* (no-xfma is LayerNorm's: RMSNorm's PTX is t = 0's) */
-            if (t == 0 || t == 3) { /* (no-xfma: lean's passes on every plan) */
-                for (size_t k = 0; k < sizeof cases / sizeof *cases; k++)
-                    for (int d = 0; d < 3; d++) backward(lib, be, layer, dts[d], cases[k], k != 1 || d != 2);
-                backward(lib, be, layer, CUTE_BF16, (shape_case){47, 4096, 8}, true);
-                backward(lib, be, layer, CUTE_BF16, (shape_case){39, 8000, 0}, true);
-                backward(lib, be, layer, CUTE_BF16, (shape_case){7, 32760, 8}, true);
-                backward(lib, be, layer, CUTE_F16, (shape_case){9, 4096, 8}, true);
-                backward(lib, be, layer, CUTE_F32, (shape_case){3, 16380, 4}, true);
-                backward(lib, be, layer, CUTE_BF16, (shape_case){4, 70000, 8}, true);
-            }
-            /* the 1024-thread parts (nopred's and wstage's) */
-            backward(lib, be, layer, CUTE_BF16, (shape_case){7, 131080, 8}, true);
-            backward(lib, be, layer, CUTE_BF16, (shape_case){3, 262136, 8}, true);
-            backward_shifted(lib, be, layer, CUTE_BF16, (shape_case){2, 262144, 0}, true, 3000);
-            backward(lib, be, layer, CUTE_F16, (shape_case){3, 131080, 0}, false);
-            if (t == 1 || t == 2) continue; /* (wstage and nopred change only the 1024-thread parts: these
-                                               shapes' PTX is t = 0's) */
-            backward(lib, be, layer, CUTE_BF16, (shape_case){7, 33000, 8}, true);
-            backward(lib, be, layer, CUTE_BF16, (shape_case){5, 20001, 0}, true);
-            backward(lib, be, layer, CUTE_F16, (shape_case){3, 33000, 0}, false);
-            backward(lib, be, layer, CUTE_F32, (shape_case){3, 20004, 4}, true);
-            backward_shifted(lib, be, layer, CUTE_BF16, (shape_case){4, 33000, 0}, true, 3000);
-            /* (f16 LayerNorm's dx there passes f16's range: bf16) */
-            backward_shifted(lib, be, layer, layer ? CUTE_BF16 : CUTE_F16, (shape_case){5, 4096, 8}, true, 3000);
-        }
-        unsetenv("CUTEC_ROWS_TRIAL");
+    /* lnb's forms of the backward (the defaults: lean, idx32, wf32, nopred, wstage; xfma
+     * LayerNorm's for 16-bit inputs, lean's passes for f32) on every plan: rows in registers
+     * (odd lengths, padded, one element), staged in one block (4096: four buffers, rows past
+     * the matrix in a block's last turn), clusters of 8 and 9 staged parts with the pipelined
+     * exchange (7x33000: each buffer filled and released twice), 1024-thread parts in tiles
+     * (131080, 262136: nopred and wstage; the interpreter holds one cluster of them, so a row
+     * past the matrix there is the GPU check's), rows whose mean is 3000 times their spread,
+     * no weight; idx32 within 2^15 and past it; wf32 where the weight is staged (4096, 32760,
+     * 33000; f32 and no weight: not) */
+    for (int layer = 0; layer < 2; layer++) {
+        for (size_t k = 0; k < sizeof cases / sizeof *cases; k++)
+            for (int d = 0; d < 3; d++) backward(lib, be, layer, dts[d], cases[k], k != 1 || d != 2);
+        backward(lib, be, layer, CUTE_BF16, (shape_case){47, 4096, 8}, true);
+        backward(lib, be, layer, CUTE_BF16, (shape_case){39, 8000, 0}, true);
+        backward(lib, be, layer, CUTE_BF16, (shape_case){7, 32760, 8}, true);
+        backward(lib, be, layer, CUTE_F16, (shape_case){9, 4096, 8}, true);
+        backward(lib, be, layer, CUTE_F32, (shape_case){3, 16380, 4}, true);
+        backward(lib, be, layer, CUTE_BF16, (shape_case){4, 70000, 8}, true);
+        /* the 1024-thread parts (nopred's and wstage's) */
+        backward(lib, be, layer, CUTE_BF16, (shape_case){7, 131080, 8}, true);
+        backward(lib, be, layer, CUTE_BF16, (shape_case){3, 262136, 8}, true);
+        backward_shifted(lib, be, layer, CUTE_BF16, (shape_case){2, 262144, 0}, true, 3000);
+        backward(lib, be, layer, CUTE_F16, (shape_case){3, 131080, 0}, false);
+        backward(lib, be, layer, CUTE_BF16, (shape_case){7, 33000, 8}, true);
+        backward(lib, be, layer, CUTE_BF16, (shape_case){5, 20001, 0}, true);
+        backward(lib, be, layer, CUTE_F16, (shape_case){3, 33000, 0}, false);
+        backward(lib, be, layer, CUTE_F32, (shape_case){3, 20004, 4}, true);
+        backward_shifted(lib, be, layer, CUTE_BF16, (shape_case){4, 33000, 0}, true, 3000);
+        /* (f16 LayerNorm's dx there passes f16's range: bf16) */
+        backward_shifted(lib, be, layer, layer ? CUTE_BF16 : CUTE_F16, (shape_case){5, 4096, 8}, true, 3000);
     }
     /* before sm_90: rows walked in chunks; dw and db by a pass of their own (its dx pass in
-     * the lean form, in xfma's, and in the form before them, CUTEC_ROWS_TRIAL=no-lean) */
+     * the lean form, and LayerNorm's 16-bit one in xfma's) */
     cute_runtime_set_target_arch(rt, "sm_80");
     forward(lib, be, true, CUTE_F32, (shape_case){2, 33000, 0}, false, 3000);
     backward(lib, be, false, CUTE_BF16, (shape_case){3, 20001, 0}, true);
     backward(lib, be, true, CUTE_F32, (shape_case){5, 40000, 3}, true);
-    setenv("CUTEC_ROWS_TRIAL", "no-xfma", 1);
     backward(lib, be, true, CUTE_BF16, (shape_case){3, 20001, 0}, true);
-    backward(lib, be, true, CUTE_F16, (shape_case){5, 40000, 3}, true);
-    unsetenv("CUTEC_ROWS_TRIAL");
-    setenv("CUTEC_ROWS_TRIAL", "no-lean", 1);
-    backward(lib, be, false, CUTE_BF16, (shape_case){3, 20001, 0}, true);
-    backward(lib, be, true, CUTE_F32, (shape_case){5, 40000, 3}, true);
-    unsetenv("CUTEC_ROWS_TRIAL");
     tk_end(lib, rt);
     return CHECK_DONE("norms_test");
 }

@@ -121,7 +121,7 @@ static bool in_place(const row_call *rc)
 #define ROW_INDEX_BOUND 32768
 static int64_t index_bound_of(const row_call *rc, const row_plan *p)
 {
-    if (!row_lnb_form("idx32", true) || !row_plan_slots(p, COL_PARTIAL)) return 0;
+    if (!row_lnb_form("idx32") || !row_plan_slots(p, COL_PARTIAL)) return 0;
     for (int s = 0; s < rc->op->nslots; s++) {
         const cute_call_arg *x = rc->slot[s];
         for (int d = 0; x && d < x->ndim; d++)

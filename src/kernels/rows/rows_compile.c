@@ -109,7 +109,8 @@ static bool cluster_allowed(const row_plan *p)
  *    that the stage walk starts on the first chunk while the others arrive (rows_kernel.c's
  *    fill_chunks, chunk_wait).  LayerNorm 77.1 / 77.2 alone, 79.3 -> 80.8 with hex; with hex
  *    RMSNorm -0.4, softmax -1.4, cross-entropy -7.5: for an op with late column inputs only
- *    (LayerNorm's weight and bias), CUTEC_ROWS_TRIAL=split for the others.
+ *    (LayerNorm's weight and bias); the others' trial of it (rows35: RMSNorm's wchain with it
+ *    85.6 against 87.4 and 87.2) was measured slower and deleted (bench/RESULTS.md, delnolnb).
  * CUTEC_ROWS_HEX=0 and CUTEC_ROWS_SPLIT=0 leave each out, so that one run can time both. */
 #define CLUSTER_STAGE_BYTES_HEX (32 * 1024)
 static bool late_columns(const row_plan *p) { return row_plan_slots(p, COL_IN) && p->op->columns_late; }
@@ -120,7 +121,7 @@ static bool hex_parts(const row_plan *p)
 }
 static bool split_parts(const row_plan *p)
 {
-    return !keeps_sums(p) && rows_env(ROWS_ENV_SPLIT) == 0 && (late_columns(p) || rows_trial("split"));
+    return !keeps_sums(p) && rows_env(ROWS_ENV_SPLIT) == 0 && late_columns(p);
 }
 
 /* parts of `part` bytes from blocks of `threads` threads on (exact: those or none, so that
@@ -177,11 +178,11 @@ static bool cluster_stage_at(row_plan *p, int64_t n, int kmax, int64_t part, int
          * where that leaves the buffers as many (the norms' backward at 4096 and 32768; at
          * 262144 the three buffers leave room only under wstage, below) */
         int64_t cols_bytes = per * tile * esize * row_plan_slots(p, COL_IN);
-        /* (the trial "wstage", lnb: one block an SM may take the SM's 227 KB, less 2 KB for the
+        /* (lnb's wstage: one block an SM may take the SM's 227 KB, less 2 KB for the
          * reductions' scratch, the exchange and the barriers: 1024x262144's three 64 KB
-         * buffers and its 32 KB of bf16 weight) */
-        bool wstage = row_plan_blocks_per_sm(p) == 1 && row_lnb_form("wstage", true);
-        int64_t whole = wstage ? 225 * 1024 : room;
+         * buffers and its 32 KB of bf16 weight; without it, the weight from L2 in both
+         * passes, LayerNorm 63.5 against 78.6% of the copy: deleted) */
+        int64_t whole = row_plan_blocks_per_sm(p) == 1 ? 225 * 1024 : room;
         p->stage_cols = sums && cols_bytes && (whole - cols_bytes) / (per * chunk_bytes) >= bufs;
         /* A forward's block stages one row's part and exits (three blocks of 256 threads an
          * SM, one 64 KB buffer each): an SM's next load starts only when one of its blocks
@@ -289,30 +290,32 @@ void row_plan_forms(row_plan *p, int64_t n)
      * out, so that one run can time both.  (On a staged row of one block, 4096x32768, its
      * fwd+bwd took 100 registers where 80, two blocks an SM where three: clusters only.) */
     if (p->op->cluster_form && p->cluster > 1 && rows_env(ROWS_ENV_EARLY) == 0) p->op = p->op->cluster_form;
-    /* lnb's forms of the norms' backward (docs/reductions.md; row_lnb_form: the defaults
-     * unless CUTEC_ROWS_TRIAL=no-NAME, the others under CUTEC_ROWS_TRIAL; the flip of each,
-     * its `true` / `false`).  H200, 2026-11-27, LayerNorm 4096x32768: 64.7% of the copy, 72.5
-     * with lean, 79.0 with lean, idx32 (rows_call.c's index_bound_of) and wf32:
-     *  - lean: fewer instructions an element (layernorm.c), dw and db summed without a select;
+    /* lnb's forms of the norms' backward (docs/reductions.md), the defaults.  H200, 2026-11-27,
+     * LayerNorm 4096x32768: 64.7% of the copy, 72.5 with lean, 79.0 with lean, idx32
+     * (rows_call.c's index_bound_of) and wf32:
+     *  - lean: fewer instructions an element (layernorm.c, rmsnorm.c), dw and db summed without
+     *    a select; the call's op planned as its lean form (the kernel's name);
      *  - wf32: a staged 16-bit weight widened once into an f32 copy in shared memory
      *    (rows_kernel.c's columns_widen), not in both passes of every row; not beside
      *    wstage's 225 KB (no room for twice its weight);
      *  - nopred: a 1024-thread part's staged chunks read without a predicate
      *    (rows_kernel.c's zero_staged, write_pass): 1024x262144 with lean 56.2 -> 63.5
-     *    (LayerNorm), 67.5 -> 72.8 (RMSNorm); at 4096x32768 it cost 3.7 points. */
+     *    (LayerNorm), 67.5 -> 72.8 (RMSNorm); at 4096x32768 it cost 3.7 points.
+     * idx32 and wf32 were timed together only: CUTEC_ROWS_TRIAL=no-idx32 / no-wf32 leave one
+     * out (row_lnb_form), so that a pass can time each; the forms before lean, nopred, wstage
+     * and xfma were measured slower and deleted (bench/RESULTS.md, delnolnb). */
     const row_op *lean = p->op == &row_layernorm_bwd ? &row_layernorm_bwd_lean
                          : p->op == &row_rmsnorm_bwd ? &row_rmsnorm_bwd_lean
                                                       : NULL;
-    if (lean && row_lnb_form("lean", true)) p->op = lean, p->partials_plain = true;
-    /* lnb2's xfma (layernorm.c): LayerNorm's passes without c = x - mean, 16-bit inputs
-     * ("no-xfma": lean's).  The default since device-lnb2.sh's pass of 2026-11-27 21:41 (H200,
+    if (lean) p->op = lean, p->partials_plain = true;
+    /* lnb2's xfma (layernorm.c): LayerNorm's passes without c = x - mean, 16-bit inputs (f32
+     * keeps lean's).  The default since device-lnb2.sh's pass of 2026-11-27 21:41 (H200,
      * % of the copy, lean / xfma, two rounds): 1024x262144 77.6 / 79.6, 77.9 / 80.4;
      * 4096x32768 78.4 / 78.6, 78.0 / 78.5 */
-    if (p->op == &row_layernorm_bwd_lean && cute_dtype_bytes(p->dtype[0]) <= 2 && row_lnb_form("xfma", true))
-        p->op = &row_layernorm_bwd_xfma;
-    p->cols_f32 = row_lnb_form("wf32", true) && p->stage_cols && cute_dtype_bytes(p->dtype[0]) <= 2 &&
+    if (p->op == &row_layernorm_bwd_lean && cute_dtype_bytes(p->dtype[0]) <= 2) p->op = &row_layernorm_bwd_xfma;
+    p->cols_f32 = row_lnb_form("wf32") && p->stage_cols && cute_dtype_bytes(p->dtype[0]) <= 2 &&
                   row_plan_sum_tiles(p) == 1;
-    p->staged_plain = row_lnb_form("nopred", true) && p->partials_plain && row_plan_sum_tiles(p) > 1;
+    p->staged_plain = p->partials_plain && row_plan_sum_tiles(p) > 1;
     /* the trial "ahead": a cluster's staged part issues its first write chunk's column loads
      * (weight, bias: from L2) before the row's staged wait (rows_kernel.c's write_ahead; +0.6
      * points at 1024x262144, session 32: opt-in; each chunk's a chunk ahead, chunks of two
@@ -322,22 +325,22 @@ void row_plan_forms(row_plan *p, int64_t n)
     p->cols_ahead = rows_trial("ahead") && part && late_cols;
     /* rows35's wchain (rows_kernel.c's write_chain): a cluster's staged part with one column
      * input (RMSNorm's weight) writes its chunks unrolled, each chunk's columns a chunk ahead
-     * (RMSNorm 1024x262144 +1.35 and +1.85 points of the copy in two H200 passes; 78
-     * registers, no spill).  CUTEC_ROWS_TRIAL=no-wchain leaves it out, so that one run can
-     * time both; the flip: `true` -> `false` */
+     * (RMSNorm 1024x262144 +1.35, +1.85, +2.10 and +2.0 points of the copy in four H200
+     * passes; 78 registers, no spill; its chunk loop, CUTEC_ROWS_TRIAL=no-wchain, measured slower
+     * and deleted: the chunk loop stays the other ops') */
     bool one_col = row_plan_slots(p, COL_IN) == 1 && !row_plan_slots(p, COL_PARTIAL);
-    p->cols_chain = row_lnb_form("wchain", true) && part && one_col;
+    p->cols_chain = part && one_col;
     /* (the trial "wchain1": the same for a row one block stages, 4096x32768's, in place of
      * its pairs; 16-bit inputs) */
     bool staged_row = p->cluster < 2 && p->stage_chunks > 1 && cute_dtype_bytes(p->dtype[0]) <= 2;
     p->cols_chain |= rows_trial("wchain1") && staged_row && one_col && !p->pipelined;
 }
 
-bool row_lnb_form(const char *name, bool on)
+bool row_lnb_form(const char *name)
 {
     char off[32];
     snprintf(off, sizeof off, "no-%s", name);
-    return on ? !rows_trial(off) : rows_trial(name);
+    return !rows_trial(off);
 }
 
 static cute_arg_spec slot_spec(const row_plan *p, int s)

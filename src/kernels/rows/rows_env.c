@@ -21,10 +21,9 @@ static const struct {
     [ROWS_ENV_COLS_UNROLL] = {"CUTEC_COLS_UNROLL", "8|4"},
 };
 
-/* CUTEC_ROWS_TRIAL's names beside 0 (none) and 1 (every one): rows_trial's callers, lnb's
- * forms and rows35's wchain as no-NAME (row_lnb_form) */
-static const char *const TRIALS = "ahead|hex|split|wchain1|idx32|lean|nopred|wf32|wstage|xfma|no-idx32|no-lean|no-nopred|"
-                                  "no-wchain|no-wf32|no-wstage|no-xfma";
+/* CUTEC_ROWS_TRIAL's names beside 0 (none) and 1 (every one): rows_trial's callers, and two
+ * of lnb's forms left out as no-NAME (row_lnb_form) */
+static const char *const TRIALS = "ahead|hex|wchain1|no-idx32|no-wf32";
 
 int rows_env(rows_env_setting s)
 {

@@ -135,7 +135,7 @@ typedef struct row_plan {
                               select an element (rows_kernel.c's store_chunk; the lean forms) */
     bool staged_plain;     /* the staged row inputs read without a predicate: the buffers
                               zeroed once (past the row's end no copy writes them), rows past
-                              the matrix written by no write pass (the trial "nopred",
+                              the matrix written by no write pass (lnb's "nopred",
                               row_plan_forms: a 1024-thread part with the lean forms) */
     bool cols_f32;         /* stage_cols of 16-bit columns (the weight) widened once into an
                               f32 copy in shared memory, which every row reads (lnb's
@@ -150,10 +150,12 @@ typedef struct row_plan {
     bool cols_chain;       /* a cluster's staged part with one column input (RMSNorm's
                               weight) written chunk after chunk, unrolled, each chunk's
                               column loads issued a chunk ahead (rows_kernel.c's
-                              write_chain; CUTEC_ROWS_TRIAL=no-wchain: not) */
+                              write_chain; CUTEC_ROWS_TRIAL=wchain1: a row one
+                              block stages too) */
     bool stage_split;      /* a cluster's staged part (one row a block) copied chunk by chunk,
                               each on a barrier of its own, the stage walk starting on the first
-                              while the rest arrive (CUTEC_ROWS_TRIAL=split, opt-in) */
+                              while the rest arrive (late column inputs: LayerNorm's
+                              forward; CUTEC_ROWS_SPLIT=0: not) */
     bool column_grid;      /* blocks tile the columns too (grid.y), each its chunk: an op
                               without row reductions over rows longer than a tile, or a
                               cluster's blocks */
@@ -186,7 +188,7 @@ bool row_plan_persistent(const row_plan *p);
 void row_plan_choose(row_plan *p, int64_t n, int vec);
 /* then the forms that depend on the row's length (bf16 words, paired writes, the held form) */
 void row_plan_forms(row_plan *p, int64_t n);
-/* CUTEC_ROWS_TRIAL=1 (every trial) or a list naming it ("hex,split"; "ahead": row_plan_forms):
+/* CUTEC_ROWS_TRIAL=1 (every trial) or a list naming it ("hex,ahead"; "ahead": row_plan_forms):
  * the candidate forms under trial, opt-in until a GPU has timed them (rows_env.c) */
 bool rows_trial(const char *name);
 /* the row kernels' closed-set settings (rows_env.c: their values, the default first) */
@@ -205,10 +207,9 @@ int rows_env(rows_env_setting s);
  * setting (or a name of CUTEC_ROWS_TRIAL's) is none of its values: the library's calls ask
  * first */
 cute_status rows_env_check(char *err, size_t n);
-/* a form of lnb's for the norms' backward (docs/reductions.md): a default one (`on`) unless
- * CUTEC_ROWS_TRIAL names no-NAME (this one left out, so that one run can time both), else
- * opt-in under CUTEC_ROWS_TRIAL=name.  The flip of each: its `on`. */
-bool row_lnb_form(const char *name, bool on);
+/* a default form of lnb's for the norms' backward (idx32, wf32: docs/reductions.md) unless
+ * CUTEC_ROWS_TRIAL names no-NAME (this one left out, so that one run can time both) */
+bool row_lnb_form(const char *name);
 
 /* the blocks an SM a cluster plan's kernel asks room for (0: no request): 1024 threads
  * (64 registers a thread, what the plan's sizing allows for), so that some load while
