@@ -363,11 +363,6 @@ void gemm_hopper_release(cute_ctx *c, const gemm_plan *p, const gemm_hopper_smem
  * for tiles of up to 128 rows), and the bytes of that ring, allocated by
  * gemm_blockscale_ring (0 bytes, an empty tensor, where they do not) */
 bool gemm_blockscale_staged(const gemm_plan *p);
-/* block scales at bm x bn with A read from registers (128 x 256, CUTEC_GEMM_BLOCKSCALE_A=regs
- * or sets); whether that form is asked (or the default), for the library's tile (a value
- * none of the choices: false, and the plan fails on it) */
-bool gemm_blockscale_a_in_regs(cute_alg *a, int64_t bm, int64_t bn);
-bool gemm_blockscale_a_in_regs_asked(void);
 /* the consumers' registers where the block-scaled loop takes 240 (opt-in), else 0 */
 int gemm_blockscale_consumer_regs(cute_alg *a, const gemm_plan *p);
 int64_t gemm_blockscale_ring_bytes(const gemm_plan *p);

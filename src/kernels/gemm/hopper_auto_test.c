@@ -113,22 +113,6 @@ int main(void)
         t = gemm_hopper_auto_tiling(&cfg, shapes[i]);
         CHECK(!memcmp(&t, &none, sizeof none), "block scales, an f32 C: the plan's defaults");
     }
-    /* with A from registers asked (CUTEC_GEMM_BLOCKSCALE_A=regs): 128 x 256 in 2x1 where N has
-     * 256 columns, which the plan takes; 256 x 128 still where N has fewer */
-    setenv("CUTEC_GEMM_BLOCKSCALE_A", "regs", 1);
-    for (int i = 0; i < 3; i += 2) {
-        cute_gemm_config cfg = {.variant = CUTE_GEMM_HOPPER, .dtype = CUTE_E4M3, .c_dtype = CUTE_BF16,
-                                .scale = CUTE_GEMM_SCALE_BLOCK, .major = {1, 1, 1}, .align_bytes = 16};
-        cfg.tiling = gemm_hopper_auto_tiling(&cfg, shapes[i]);
-        bool wide = shapes[i][1] >= 256;
-        CHECK(cfg.tiling.bm == (wide ? 128 : 256) && cfg.tiling.bn == (wide ? 256 : 128) &&
-                  cfg.tiling.cluster_m == (wide ? 2 : 1),
-              "block scales, A from registers, %lldx%lld: %dx%d, cluster %dx%d", (long long)shapes[i][0],
-              (long long)shapes[i][1], cfg.tiling.bm, cfg.tiling.bn, cfg.tiling.cluster_m, cfg.tiling.cluster_n);
-        CHECK(plan_takes(&cfg), "the A-from-registers row for %lldx%lld plans", (long long)shapes[i][0],
-              (long long)shapes[i][1]);
-    }
-    unsetenv("CUTEC_GEMM_BLOCKSCALE_A");
     cute_gemm_config dual = {.variant = CUTE_GEMM_HOPPER, .dtype = CUTE_BF16, .c_dtype = CUTE_BF16, .dual = true,
                              .major = {1, 1, 0}, .align_bytes = 16};
     t = gemm_hopper_auto_tiling(&dual, (int64_t[]){8192, 8192, 4096});

@@ -289,7 +289,6 @@ typedef struct blockscale_loop {
                           kt's loaded with kt's batch, multiplied at once) */
     bool interleave;     /* CUTE_GEMM_SCALE_MUL_INTERLEAVE: issue_promote */
     int turns;           /* turns(): the one-set loop's batches issued in turn (TURNS_*) */
-    int batches;         /* (turns) the batches of a k-tile: waves(p), or regs_mainloop's two */
     cute_val wg;         /* (turns) the thread's warpgroup, 0 or 1, as lane 0 of its warp has it */
     bool staged;         /* gemm_blockscale_staged: */
     cute_tensor stage;   /* the thread's (value, slot) of the ring */
@@ -536,13 +535,13 @@ static int turns(cute_alg *a, const gemm_plan *p)
 }
 
 /* the batches of a tile's start issued free of turns */
-static int turns_free(const blockscale_loop *l) { return l->turns == TURNS_LATE ? l->batches : 0; }
+static int turns_free(const blockscale_loop *l) { return l->turns == TURNS_LATE ? waves(l->p) : 0; }
 
 /* whether batch (kt, w) is the tile's f-th or later (f > 0) */
 static cute_val batch_from(cute_ctx *c, const blockscale_loop *l, cute_int kt, int w, int f)
 {
     cute_alg *a = cute_ctx_alg(c);
-    cute_int b = cute_add(a, cute_mul(a, kt, cute_i(l->batches)), cute_i(w));
+    cute_int b = cute_add(a, cute_mul(a, kt, cute_i(waves(l->p))), cute_i(w));
     return cute_int_lt(c, cute_i(f - 1), b);
 }
 
@@ -588,7 +587,7 @@ static void turn_end(cute_ctx *c, const blockscale_loop *l)
     int f = turns_free(l);
     if (f) {
         CUTE_IF(c, is_wg(c, l, 0)) CUTE_IF(c, batch_from(c, l, cute_sub(cute_ctx_alg(c), l->k_tiles, cute_i(1)),
-                                                         l->batches - 1, f))
+                                                         waves(l->p) - 1, f))
             cute_named_barrier_sync(c, TURN, 256);
         return;
     }
@@ -739,176 +738,6 @@ static void halves_mainloop(cute_ctx *c, const blockscale_loop *l)
     CUTE_FOR(c, kt, cute_i(0), l->k_tiles) halves_ktile(c, l, &h, &x, set, kt);
 }
 
-/* A from registers (CUTEC_GEMM_BLOCKSCALE_A=regs, opt-in, session 37; 128 x 256 tiles, the
- * one wgmma shape whose reads of shared memory a flop are the per-tensor 128 x 256 kernel's).
- * 256 x 128 reads 96 KB of shared memory a k-tile into the tensor cores (each warpgroup's
- * two waves read their own 64 rows of A and all of B: 2 x (8 + 16) KB a warpgroup); the
- * per-tensor kernel's 64 x 256 wgmmas read 80 (8 + 32), but their partial set would be 128
- * registers beside 128 sums.  Here each warpgroup's 64 x 256 runs as two 64 x 128 waves along
- * N (the registers of 256 x 128's loop: 128 sums, one partial set of 64), and its 64 x 128 of
- * A's k-tile is read once by ldmatrix into 16 registers that both waves' wgmmas take (RS):
- * 8 KB + 2 x 16 KB a warpgroup, the 80 of 64 x 256.  The tile covers two blocks of B (its
- * origin a multiple of 256), one a wave: parts(p) = 2, the scales' loads as 128 x 160's.
- * Each wave is promoted into its run of the sums' column groups (part_of); the turns (late,
- * as the default's) count two batches a k-tile.
- * =sets: four 64 x 64 waves along N into two partial sets of 32 that take turns, as halves
- * do at 256 x 128 (wave s + 1 issued before s is waited for, wait_group 1, and promoted, so
- * the warpgroup's FFMAs run under its own next wgmma), without halves' price: A's k-tile is
- * read from shared memory once, not once a wave (halves: 4 KB a 64 x 64 x 32 wgmma against 6
- * KB a 64 x 128 one).  No turns (as halves). */
-enum { A_SMEM, A_REGS, A_SETS };
-static const int a_by_default = A_SMEM; /* (the one-line flip, the library's tile with it: scripts/device-fp8k.sh) */
-
-static int a_in_regs(cute_alg *a)
-{
-    return kernel_env_choice(a, "CUTEC_GEMM_BLOCKSCALE_A", "smem|regs|sets", a_by_default);
-}
-
-bool gemm_blockscale_a_in_regs_asked(void)
-{
-    char err[256];
-    return cute_env_choice_err("CUTEC_GEMM_BLOCKSCALE_A", "smem|regs|sets", a_by_default, err, sizeof err) > A_SMEM;
-}
-
-bool gemm_blockscale_a_in_regs(cute_alg *a, int64_t bm, int64_t bn)
-{
-    bool asked = a_in_regs(a) != A_SMEM; /* (read for every block-scaled plan: a misspelt value fails any) */
-    return asked && bm == 128 && bn == 256;
-}
-
-/* the waves along N a k-tile: two (one partial set), or four (two sets) */
-static int regs_waves(cute_alg *a) { return a_in_regs(a) == A_SETS ? 4 : 2; }
-
-enum { MAX_REGS_WAVES = 4 };
-
-/* the RS wgmma of a wave (64 x bn / n a warpgroup), A's ldmatrix and its registers, B's
- * parts a wave */
-typedef struct regs_mma {
-    int n;
-    cute_tiled_mma mma;
-    cute_tiled_copy s2r;
-    cute_tensor sA;     /* the thread's ldmatrix sources, (CPY, CPY_M, CPY_K, stages) */
-    cute_tensor rA, to; /* A's k-tile in registers (MMA, 1, K blocks), and as the copy writes it */
-    cute_tensor tCsB[MAX_REGS_WAVES];
-    cute_tiler flat; /* a wave's fragment ((2, 2, groups), 1, 1) seen as part_of's (2, 2, groups, 1, 1) */
-} regs_mma;
-
-static regs_mma make_regs_mma(cute_ctx *c, const blockscale_loop *l)
-{
-    cute_alg *a = cute_ctx_alg(c);
-    const gemm_plan *p = l->p;
-    int n = regs_waves(a);
-    char name[64];
-    snprintf(name, sizeof name, "SM90_64x%lldx32_F32%s_RS_TN", (long long)(p->bn / n),
-             p->cfg.dtype == CUTE_E4M3 ? "E4M3E4M3" : "E5M2E5M2");
-    cute_mma_atom atom;
-    cute_mma_atom_named(a, name, &atom);
-    cute_layout wgs = cute_layout_fmt(a, "(%d,1,1):(1,0,0)", p->consumers);
-    regs_mma r = {.n = n, .mma = cute_make_tiled_mma(a, &atom, &wgs, NULL, NULL, NULL)};
-    cute_copy_atom ldsm;
-    cute_copy_atom_named(a, "SM75_U32x4_LDSM_N", p->cfg.dtype, &ldsm);
-    r.s2r = cute_make_tiled_copy_mma(a, &ldsm, &r.mma, CUTE_MMA_A);
-    cute_thr_copy x = cute_tiled_copy_slice(&r.s2r, l->tid);
-    cute_thr_mma thr = cute_tiled_mma_slice(&r.mma, l->tid);
-    r.sA = cute_partition_S(c, x, l->m->sA);
-    cute_tensor first = cute_tensor_slice(c, cute_partition_A(c, thr, l->m->sA), cute_tuple_parse(a, "(_,_,_,0)"));
-    r.rA = cute_make_fragment_A(c, &r.mma, first);
-    r.to = cute_retile_D(c, x, r.rA);
-    cute_tuple part = cute_tuple_fmt(a, "(%lld,%lld,%d)", (long long)(p->bn / n), (long long)p->bk, p->stages);
-    for (int j = 0; j < n; j++) {
-        cute_tensor sB = cute_tensor_local_tile(c, l->m->sB, part, cute_tuple_fmt(a, "(%d,0,0)", j), NULL);
-        r.tCsB[j] = cute_partition_B(c, thr, sB);
-    }
-    cute_layout flat = cute_layout_fmt(a, "(2,2,%lld,1,1):(1,2,4,0,0)", (long long)(p->bn / n / 8));
-    r.flat = cute_tiler_layout(&flat);
-    return r;
-}
-
-/* wave j of n's promotion into its run of the sums: the partial x (the thread's products of
- * the wave's block of B, prod[2 b] and prod[2 b + 1] by its two rows, broadcast over the
- * wave's fragment seen flat, (column pair, row, column group, 1, 1), as part_of's views are) */
-static void regs_promote(cute_ctx *c, const blockscale_loop *l, const regs_mma *r, cute_tensor x, cute_tensor prod,
-                         int j)
-{
-    cute_alg *a = cute_ctx_alg(c);
-    prod = cute_tensor_local_tile(c, prod, cute_tuple_parse(a, "2"), cute_tuple_fmt(a, "%d", 2 * j / r->n), NULL);
-    prod.layout = cute_layout_fmt(a, "(2,2,%lld,1,1):(0,1,0,0,0)", (long long)(l->p->bn / r->n / 8));
-    cute_tensor sum = part_of(c, l->p, l->f->acc, j, r->n);
-    cute_ssa y = cute_ssa_fma(c, cute_tensor_load(c, cute_tensor_compose(c, x, &r->flat)), cute_tensor_load(c, prod),
-                              cute_tensor_load(c, sum));
-    cute_tensor_store(c, sum, y);
-}
-
-/* the k-tile's stage, its scales multiplied and the next one's loaded, A read into registers;
- * B's parts of the stage into B */
-static void regs_top(cute_ctx *c, const blockscale_loop *l, const regs_mma *r, const partial *x, cute_int kt,
-                     cute_tensor *B)
-{
-    cute_pipeline_consumer_wait(c, &l->m->pipe, l->read, (cute_val){0});
-    cute_tensor A = gemm_hopper_stage(c, r->sA, l->read);
-    for (int j = 0; j < r->n; j++) B[j] = gemm_hopper_stage(c, r->tCsB[j], l->read);
-    cute_pipeline_state_advance(c, l->read);
-    multiply(c, &l->at, x->scale, x->prod);
-    load_ahead(c, l, cute_add(cute_ctx_alg(c), kt, cute_i(1)), x->scale);
-    cute_copy(c, &r->s2r.atom, A, r->to); /* (the last k-tile's wgmmas have retired) */
-}
-
-/* one partial set (=regs): each wave waited for and promoted, the other warpgroup's batch
- * keeping the tensor core busy meanwhile */
-static void regs_ktile(cute_ctx *c, const blockscale_loop *l, const regs_mma *r, const partial *x, cute_int kt)
-{
-    cute_tensor B[MAX_REGS_WAVES];
-    regs_top(c, l, r, x, kt, B);
-    for (int j = 0; j < r->n; j++) {
-        if (l->turns) turn_wait(c, l, kt, j);
-        cute_warpgroup_arrive(c);
-        cute_gemm_zero(c, &r->mma, x->acc, r->rA, B[j]);
-        cute_warpgroup_commit_batch(c);
-        if (l->turns) turn_pass(c, l, kt, j);
-        cute_warpgroup_wait(c, 0);
-        if (j == r->n - 1) gemm_hopper_release(c, l->p, l->m, l->done);
-        regs_promote(c, l, r, x->acc, x->prod, j);
-    }
-}
-
-/* two partial sets (=sets): wave s + 1 issued before wave s is waited for and promoted */
-static void sets_ktile(cute_ctx *c, const blockscale_loop *l, const regs_mma *r, const partial *x,
-                       const cute_tensor set[2], cute_int kt)
-{
-    cute_tensor B[MAX_REGS_WAVES];
-    regs_top(c, l, r, x, kt, B);
-    for (int s = 0; s <= r->n; s++) {
-        if (s < r->n) {
-            cute_warpgroup_arrive(c);
-            cute_gemm_zero(c, &r->mma, set[s % 2], r->rA, B[s]);
-            cute_warpgroup_commit_batch(c);
-        }
-        if (s == 0) continue;
-        cute_warpgroup_wait(c, s < r->n ? 1 : 0);
-        if (s == r->n) gemm_hopper_release(c, l->p, l->m, l->done);
-        regs_promote(c, l, r, set[(s - 1) % 2], x->prod, s - 1);
-    }
-}
-
-static void regs_mainloop(cute_ctx *c, const blockscale_loop *l)
-{
-    regs_mma r = make_regs_mma(c, l);
-    cute_tensor mn = cute_make_identity_tensor(c, cute_tuple_fmt(cute_ctx_alg(c), "(%lld,%lld)", (long long)l->p->bm,
-                                                                 (long long)(l->p->bn / r.n)));
-    cute_thr_mma thr = cute_tiled_mma_slice(&r.mma, l->tid);
-    partial x = {cute_partition_fragment_C(c, thr, mn), make_scales(c, l->at.rows + l->at.parts),
-                 make_scales(c, l->at.rows * l->at.parts)};
-    cute_tensor set[2] = {x.acc, r.n > 2 ? cute_partition_fragment_C(c, thr, mn) : x.acc};
-    for (int i = 0; i < 2; i++) cute_fill(c, set[i], 0); /* (defined before the batches that overwrite them) */
-    load_ahead(c, l, cute_i(0), x.scale);
-    cute_fill(c, l->f->acc, 0);
-    CUTE_FOR(c, kt, cute_i(0), l->k_tiles) {
-        if (r.n > 2) sets_ktile(c, l, &r, &x, set, kt);
-        else regs_ktile(c, l, &r, &x, kt);
-    }
-    if (l->turns) turn_end(c, l);
-}
-
 /* The consumers' registers for the one-partial-set loop (CUTEC_GEMM_BLOCKSCALE_REGS=240, the
  * default since the final pass of 2026-11-27: 256 x 128 +1.7 to +1.9 points of cuBLASLt in
  * both clusters; any other value, e.g. 232, the GEMM's split): the producer keeps 24 and the two consumer warpgroups take 240
@@ -956,8 +785,7 @@ void gemm_hopper_mainloop_blockscaled(cute_ctx *c, const gemm_plan *p, const gem
                                       const gemm_hopper_frag *f, cute_int tid, const gemm_scales *s)
 {
     cute_alg *a = cute_ctx_alg(c);
-    bool regs = gemm_blockscale_a_in_regs(a, p->bm, p->bn);
-    int turned = one_set(p) && !halves(a, p) && !(regs && regs_waves(a) > 2) ? turns(a, p) : TURNS_NONE;
+    int turned = one_set(p) && !halves(a, p) ? turns(a, p) : TURNS_NONE;
     blockscale_loop l = {.p = p, .m = m, .read = read, .done = done, .f = f,
                          .at = scale_at_tile(c, p, tid, t, s, lane_blocks(a, turned != TURNS_NONE)),
                          .k_tiles = t->k_tiles, .ahead = p->cfg.tiling.scale_mul != CUTE_GEMM_SCALE_MUL_LOAD,
@@ -967,13 +795,11 @@ void gemm_hopper_mainloop_blockscaled(cute_ctx *c, const gemm_plan *p, const gem
         l.stage = cute_tensor_slice(c, m->ring, cute_tuple_fmt(a, "(%I,_,_)", tid));
         cute_copy_atom_named(a, "SM80_CP_ASYNC_CACHEALWAYS<uint32>", CUTE_F32, &l.copy);
     }
-    l.batches = regs ? regs_waves(a) : waves(p);
     if (halves(a, p)) halves_mainloop(c, &l);
     else if (one_set(p)) {
         l.turns = turned;
         if (l.turns) l.wg = gemm_hopper_warpgroup(c, tid); /* (the turns' branches: no divergent path) */
-        if (regs) regs_mainloop(c, &l);
-        else waves_mainloop(c, &l);
+        waves_mainloop(c, &l);
     }
     else pairs_mainloop(c, &l);
 }

@@ -81,15 +81,9 @@ static bool tiling(cute_alg *a, const cute_gemm_config *cfg, gemm_plan *p)
      * 176 or 192 wide in parts of 32, 16 or 64, one set (hopper_blockscale.c) */
     bool block = cfg->scale == CUTE_GEMM_SCALE_BLOCK;
     p->bm = t->bm ? t->bm : 128, p->bn = t->bn ? t->bn : block || p->pingpong ? 128 : 256, p->bk = 128 / es;
-    bool wide = block && gemm_blockscale_a_in_regs(a, p->bm, p->bn); /* 128 x 256, A from registers */
-    if (block && 128 % p->bn && !((p->bn == 160 || p->bn == 176 || p->bn == 192) && p->bm <= 128) && !wide)
+    if (block && 128 % p->bn && !((p->bn == 160 || p->bn == 176 || p->bn == 192) && p->bm <= 128))
         return cute_alg_fail(a, "gemm hopper: block scales (one per 128 columns of B) need tiles whose N divides 128, "
-                             "or 160, 176 or 192 with bm 128 or less, or 128 x 256 with "
-                             "CUTEC_GEMM_BLOCKSCALE_A=regs or sets (tile %lldx%lld)",
-                             (long long)p->bm, (long long)p->bn);
-    if (wide && t->scale_mul == CUTE_GEMM_SCALE_MUL_STAGED)
-        return cute_alg_fail(a, "gemm hopper: block scales with A from registers load their scales into registers "
-                             "(--scale-mul staged asked)");
+                             "or 160, 176 or 192 with bm 128 or less (tile %lldx%lld)", (long long)p->bm, (long long)p->bn);
     /* bm 256: block scales only, two warpgroups each taking two waves of 64 rows (DeepGEMM's
      * BLOCK_M 256: hopper_blockscale.c).  (Plain 256 x 128, cuBLAS's tile at 4096^3 and two LLM
      * shapes, ran 2 to 9 points behind 128 x 256 on an H200, bench/RESULTS.md "hop22".) */

@@ -13,8 +13,7 @@
  *    consumers at 240 registers (CUTEC_GEMM_BLOCKSCALE_REGS=240) and with each wave's batch
  *    in two halves of N (CUTEC_GEMM_BLOCKSCALE_HALVES=1), in 1x1, 2x1 and 1x2; the two
  *    warpgroups' batches in turns (CUTEC_GEMM_BLOCKSCALE_TURNS=1) and B's scale by lane
- *    (CUTEC_GEMM_BLOCKSCALE_SB=lane), at 256 x 128 and 128 x 160; 128 x 256 with A read
- *    into registers once a k-tile (CUTEC_GEMM_BLOCKSCALE_A=regs, and =sets: two partial sets);
+ *    (CUTEC_GEMM_BLOCKSCALE_SB=lane), at 256 x 128 and 128 x 160;
  *  - what is refused, named: scales of bf16 inputs, block scales of the wrong shape, K = 0
  *    with block scales, amax of an f32 C, a tile wider than a block of B, an output scale
  *    without scales, a 256-row tile with per-tensor scales or an f32 C, the grouped kernel
@@ -47,9 +46,6 @@ typedef struct scase {
     int cm, cn; /* tiling.cluster_m and _n: 0 the library's */
 } scase;
 
-/* the scales 2^u, u uniform in [-scale_span, scale_span] */
-static int scale_span = 2;
-
 /* the operands, scales (f32: sa (M,KB) M-major, sb (NB,KB) row-major; one value each for
  * TENSOR), the output scale and amax, on the host and the device; A's and B's rows and the
  * scale of each (row, K block) of A and of B in float64 for the reference */
@@ -63,8 +59,7 @@ typedef struct sprob {
 static void fill_scales(cute_backend *b, gtk_operand *x, int64_t rows, int64_t cols, int major, double fill)
 {
     gtk_make(b, x, CUTE_F32, rows, cols, major, 0, false, &seed);
-    for (int64_t i = 0; i < rows * cols; i++)
-        ew_set(CUTE_F32, x->host, i, fill >= 0 ? fill : exp2(scale_span * ew_random(&seed)));
+    for (int64_t i = 0; i < rows * cols; i++) ew_set(CUTE_F32, x->host, i, fill >= 0 ? fill : exp2(2 * ew_random(&seed)));
     b->vt->upload(b->self, &x->dev, 0, x->host, (size_t)(rows * cols) * 4);
 }
 
@@ -292,45 +287,34 @@ static void own_rows_cases(cute_runtime *rt, bool gpu)
  * x 160 (one wave, three column tiles: the blocks walk several tiles, so a turn left
  * unmatched at a tile's end would deadlock the next), turns with B's scale uniform
  * (CUTEC_GEMM_BLOCKSCALE_SB=uniform), late turns (=late, the default) in both, and the loop
- * without turns (=0) at 256 x 128; 128 x 256 with A from registers (CUTEC_GEMM_BLOCKSCALE_A=regs)
- * with late turns (on the GPU too), and in four waves into two partial sets (=sets) */
+ * without turns (=0) at 256 x 128 */
 static void forms_cases(cute_runtime *rt, bool gpu)
 {
     static const scase one = {264, 200, 560, CUTE_E5M2, CUTE_BF16, 0, 1.0, 0.5, CUTE_GEMM_SCALE_BLOCK, false, false,
                               256, 128, 0, 0, 0};
     static const scase wide = {136, 360, 400, CUTE_E4M3, CUTE_BF16, 1, 1.0, 0.0, CUTE_GEMM_SCALE_BLOCK, false, false,
                                128, 160, 0, 2, 0};
-    /* 128 x 256 with A from registers: two row tiles in 2x1, the last column tile 8 wide
-     * (its second wave past N), a partial last k-tile, amax and an output scale; block scales
-     * from 2^-20 to 2^20 (a wave promoted with another block's products shows) */
-    static const scase regs[2] = {
-        {136, 264, 272, CUTE_E4M3, CUTE_BF16, 0, 1.0, 0.0, CUTE_GEMM_SCALE_BLOCK, true, true, 128, 256, 0, 2, 0},
-        {1024, 1000, 1008, CUTE_E4M3, CUTE_BF16, 1, 1.0, 0.0, CUTE_GEMM_SCALE_BLOCK, false, false, 128, 256, 0, 2, 0}};
-    const struct { const scase *k; const char *regs, *rows, *halves, *turns, *sb, *a, *name; } r[] = {
-        {&tall[gpu][0], "240", "own", "", "", "", "", "240 registers, own rows"},
-        {&tall[gpu][1], "240", "shfl", "", "", "", "", "240 registers"},
-        {&tall[gpu][0], "", "", "1", "", "", "", "halves"},
-        {&tall[gpu][1], "240", "", "1", "", "", "", "halves, 240 registers"},
-        {&tall[gpu][0], "", "", "", "1", "", "", "turns"},
-        {&tall[gpu][1], "", "", "", "1", "", "", "turns"},
-        {&tall[gpu][1], "", "", "", "0", "lane", "", "sb by lane, no turns"},
-        {&tall[gpu][1], "", "", "", "0", "", "", "no turns"},
-        {&regs[gpu], "", "", "", "", "", "regs", "A from registers"},
-        {&regs[0], "", "", "", "", "", "sets", "A from registers, two partial sets"},
-        {&one, "240", "", "", "", "", "", "240 registers"},
-        {&one, "", "", "1", "", "", "", "halves"},
-        {&one, "", "", "", "1", "", "", "turns"},
-        {&one, "", "shfl", "", "1", "", "", "turns, shared rows"},
-        {&wide, "", "", "", "1", "", "", "turns, one wave"},
-        {&one, "", "", "", "1", "uniform", "", "turns, sb uniform"},
-        {&one, "", "", "", "late", "", "", "late turns"},
-        {&one, "", "", "", "0", "", "", "no turns"},
-        {&wide, "", "", "", "late", "", "", "late turns, one wave"},
-        {&wide, "", "", "", "0", "lane", "", "sb by lane, no turns"},
+    const struct { const scase *k; const char *regs, *rows, *halves, *turns, *sb, *name; } r[] = {
+        {&tall[gpu][0], "240", "own", "", "", "", "240 registers, own rows"},
+        {&tall[gpu][1], "240", "shfl", "", "", "", "240 registers"},
+        {&tall[gpu][0], "", "", "1", "", "", "halves"},
+        {&tall[gpu][1], "240", "", "1", "", "", "halves, 240 registers"},
+        {&tall[gpu][0], "", "", "", "1", "", "turns"},
+        {&tall[gpu][1], "", "", "", "1", "", "turns"},
+        {&tall[gpu][1], "", "", "", "0", "lane", "sb by lane, no turns"},
+        {&tall[gpu][1], "", "", "", "0", "", "no turns"},
+        {&one, "240", "", "", "", "", "240 registers"},
+        {&one, "", "", "1", "", "", "halves"},
+        {&one, "", "", "", "1", "", "turns"},
+        {&one, "", "shfl", "", "1", "", "turns, shared rows"},
+        {&wide, "", "", "", "1", "", "turns, one wave"},
+        {&one, "", "", "", "1", "uniform", "turns, sb uniform"},
+        {&one, "", "", "", "late", "", "late turns"},
+        {&one, "", "", "", "0", "", "no turns"},
+        {&wide, "", "", "", "late", "", "late turns, one wave"},
+        {&wide, "", "", "", "0", "lane", "sb by lane, no turns"},
     };
-    for (size_t i = 0; i < (gpu ? 9u : sizeof r / sizeof r[0]); i++) {
-        setenv("CUTEC_GEMM_BLOCKSCALE_A", r[i].a, 1);
-        scale_span = *r[i].a ? 20 : 2;
+    for (size_t i = 0; i < (gpu ? 8u : sizeof r / sizeof r[0]); i++) {
         setenv("CUTEC_GEMM_BLOCKSCALE_REGS", r[i].regs, 1);
         setenv("CUTEC_GEMM_BLOCKSCALE_ROWS", r[i].rows, 1);
         setenv("CUTEC_GEMM_BLOCKSCALE_HALVES", r[i].halves, 1);
@@ -347,8 +331,6 @@ static void forms_cases(cute_runtime *rt, bool gpu)
     unsetenv("CUTEC_GEMM_BLOCKSCALE_HALVES");
     unsetenv("CUTEC_GEMM_BLOCKSCALE_TURNS");
     unsetenv("CUTEC_GEMM_BLOCKSCALE_SB");
-    unsetenv("CUTEC_GEMM_BLOCKSCALE_A");
-    scale_span = 2;
 }
 
 static void refused(cute_runtime *rt, cute_gemm_lib *lib)
