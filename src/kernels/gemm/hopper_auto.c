@@ -135,7 +135,7 @@ static bool block_scaled(const cute_gemm_config *cfg, const int64_t mnk[3], cute
         return false;
     /* 256 x 128 in 1x2 clusters where M has rows for it (the consumers' 240 registers, own rows:
      * H200, 2026-11-27, 4096x7168x16384 1,235.5 TFLOP/s = 86.2% of cuBLASLt against 128 x 128
-     * 2x1's 1,177, torch._scaled_mm 1,183; scripts/device-fp8i.sh); else 128 x 128 in 2x1.
+     * 2x1's 1,177, torch._scaled_mm 1,183; device-fp8i.sh, deleted since); else 128 x 128 in 2x1.
      * (128 x 256 2x1 with A from registers, and 256 x 128 in 2x2 clusters, ran 4-10% behind
      * 256 x 128 1x2 on an H200: bench/RESULTS.md, dec-fp8's section.) */
     if (mnk[0] >= 1024) {

@@ -656,7 +656,7 @@ static void waves_mainloop(cute_ctx *c, const blockscale_loop *l)
  * instruction of 262,144 flops against 6 KB for 524,288). */
 static bool halves(cute_alg *a, const gemm_plan *p)
 {
-    static const bool by_default = false; /* (the one-line flip: scripts/device-fp8i.sh) */
+    static const bool by_default = false; /* (the one-line flip; device-fp8i.sh timed it, deleted since) */
     bool asked = kernel_env_choice(a, "CUTEC_GEMM_BLOCKSCALE_HALVES", "0|1", by_default) == 1;
     return asked && waves(p) >= 2 && parts(p) == 1 && p->bn == 128 && !gemm_blockscale_staged(p);
 }
@@ -746,10 +746,10 @@ static void halves_mainloop(cute_ctx *c, const blockscale_loop *l)
  * loop) the 8 more let ptxas issue the next k-tile's scale loads before the last wave's
  * batch without shared rows (SASS, sm_90a).  A second partial set (wave 0 promoted while
  * wave 1's batch runs) would need 128 + 2 x 64 = 256 and does not fit even at 240.
- * 0: the GEMM's split (hopper.c); scripts/device-fp8i.sh decides the default. */
+ * 0: the GEMM's split (hopper.c); device-fp8i.sh decided the default (deleted since). */
 int gemm_blockscale_consumer_regs(cute_alg *a, const gemm_plan *p)
 {
-    static const bool by_default = true; /* (scripts/device-fp8i.sh decided, final pass of 2026-11-27) */
+    static const bool by_default = true; /* (device-fp8i.sh decided, final pass of 2026-11-27) */
     if (p->cfg.scale != CUTE_GEMM_SCALE_BLOCK || !one_set(p) || p->consumers != 2 || p->pingpong) return 0;
     return kernel_env_choice(a, "CUTEC_GEMM_BLOCKSCALE_REGS", "232|240", by_default) == 1 ? 240 : 0;
 }

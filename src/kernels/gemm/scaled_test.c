@@ -193,11 +193,10 @@ static void scaled(cute_runtime *rt, cute_gemm_lib *lib, const scase *k, const c
     drop(b, &p);
 }
 
-/* 256 x 128 in clusters, as device-fp8h.sh times it (by default a warp's rows' scales loaded
- * once and shuffled, hopper_blockscale.c's shared_rows), on the interpreter and on the GPU:
- * 2x1 over three row tiles (the last cluster's second block has none; 3 k-tiles, the last
- * partial), 1x2 (A's tile multicast along N) over three column tiles, 3 k-tiles (the last
- * partial; 4 until session 37: the interpreter's time, 8 cases of it) */
+/* 256 x 128 in clusters (as device-fp8h.sh timed them, deleted since), on the interpreter and
+ * on the GPU: 2x1 over three row tiles (the last cluster's second block has none; 3 k-tiles,
+ * the last partial), 1x2 (A's tile multicast along N) over three column tiles, 3 k-tiles (the
+ * last partial; 4 until session 37: the interpreter's time, 8 cases of it) */
 static const scase tall[2][2] = {
     {{520, 200, 272, CUTE_E4M3, CUTE_BF16, 0, 1.0, 0.0, CUTE_GEMM_SCALE_BLOCK, true, true, 256, 128, 0, 2, 0},
      {300, 264, 272, CUTE_E5M2, CUTE_F16, 1, 1.5, -0.5, CUTE_GEMM_SCALE_BLOCK, false, false, 256, 128, 0, 1, 2}},
