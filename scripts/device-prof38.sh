@@ -28,6 +28,7 @@
 # Then a line a case: the reference's duration over ours.  Raw output: $OUT/prof38-CASE.txt
 # (the process under ncu), one file a kernel $OUT/prof38-CASE-N-KERNEL.txt, the bench's rows
 # $OUT/prof38-CASE-bench.txt; the log $OUT/prof38.log.
+# CASES="bf16 attn" (any of bf16 fp8 s8 attn) runs only those.
 # ncu's figures are read in whatever unit it prints (nsecond or ns, usecond, Kbyte, Ghz,
 # cycle/nsecond, thousands separators); `sh scripts/device-prof38.sh units` checks that reading
 # without a GPU.  A metric this ncu lacks: the case falls back to ncu's sections (printed, not
@@ -101,12 +102,13 @@ p38_profile()
     echo "-- +$(el) s: ncu $c: cutec $*"
     : >"$f"
     p38_ncu "$f" "$lim" --kernel-id "::regex:.:3" -- "$@"
-    if [ -z "${sections_only:-}" ] && ! grep -q "gpu__time_duration.sum" "$f"; then
-        echo "   no metrics ($(grep -m 2 -E "^==(ERROR|WARNING)==" "$f" | cut -c1-160 | tr '\n' ' ')): ncu's sections from now on"
+    if [ -z "${sections_only:-}" ] && ! grep -q "gpu__time_duration.sum" "$f" && grep -qiE "^==ERROR==.*metric" "$f"; then
+        echo "   no metrics ($(grep -m 2 -E "^==ERROR==" "$f" | cut -c1-160 | tr '\n' ' ')): ncu's sections from now on"
         sections_only=1
         : >"$f"
         device_late "ncu $c (sections)" || p38_ncu "$f" "$lim" --kernel-id "::regex:.:3" -- "$@"
     fi
+    grep -m 2 -E "^==ERROR==" "$f" | cut -c1-160
     names=$(awk '/, Context [0-9]+, Stream [0-9]+/ { print $1 }' "$f")
     if ! echo "$names" | grep -qE "_kernel_[0-9]+$"; then
         echo "   ours not among them: again by name"
@@ -246,6 +248,21 @@ if [ "${1:-}" = units ]; then
     exit
 fi
 
+# p38_case CASE BENCH_S NCU_S REF ARGS...: unless CASES leaves CASE out, `cutec bench ARGS --iters
+# 5` (the check and the figures), then, its rows checked, the profile of `cutec bench ARGS
+# --iters 1` (REF: a regex of the reference's kernel names, for a second try by name)
+p38_case()
+{
+    c=$1 bs=$2 ns=$3 ref=$4 && shift 4
+    case " ${CASES:-bf16 fp8 s8 attn} " in *" $c "*) ;; *) return ;; esac
+    p38_bench "$c" "$bs" "$@" --iters 5 || return
+    if [ "$c" = attn ] && ! grep -q "^# torch" "$out/prof38-attn-bench.txt"; then
+        echo "-- SDPA: skipped (bench/torch_attention.py printed no torch line)"
+        export CUTEC_TORCH_ATTENTION=/nonexistent/no-sdpa.py
+    fi
+    [ "$have_ncu" = 1 ] && p38_profile "$c" "$ns" "$ref" bench "$@" --iters 1
+}
+
 pass()
 {
     device_head
@@ -258,32 +275,17 @@ pass()
     have_ncu=1
     p38_find_ncu || have_ncu=0
     : >"$out/prof38-rows.txt"
-    gemm="gemm --layout tn --iters"
-    attn="attention --batch 2 --heads 16 --seqlen 16384 --headdim 128 --iters"
+    blas="nvjet|xmma|gemm|cutlass|Kernel"
     echo "== bf16 4096^3: the bench (ours and cuBLAS against float64, sampled), then ncu"
-    if p38_bench bf16 45 $gemm 5 --dtype bf16 --variants hopper --sizes 4096 && [ $have_ncu = 1 ]; then
-        p38_profile bf16 45 "nvjet|xmma|gemm|cutlass|Kernel" bench $gemm 1 --dtype bf16 --variants hopper --sizes 4096
-    fi
+    p38_case bf16 45 45 "$blas" gemm --layout tn --dtype bf16 --variants hopper --sizes 4096
     echo "== fp8 block scales 4096x7168x16384 (cuBLASLt's row unscaled)"
-    if p38_bench fp8 50 $gemm 5 --dtype e4m3 --out-dtype bf16 --variants hopper --scale block \
-        --sizes 4096x7168x16384 && [ $have_ncu = 1 ]; then
-        p38_profile fp8 50 "nvjet|xmma|gemm|cutlass|Kernel" bench $gemm 1 --dtype e4m3 --out-dtype bf16 --variants hopper \
-            --scale block --sizes 4096x7168x16384
-    fi
+    p38_case fp8 50 50 "$blas" gemm --layout tn --dtype e4m3 --out-dtype bf16 --variants hopper --scale block \
+        --sizes 4096x7168x16384
     echo "== s8 4096^3, the SM80 kernel; this card's mma.sync s8 ceiling first"
     sm80_mma
-    if p38_bench s8 30 $gemm 5 --dtype s8 --variants tensorop_smem --sizes 4096 && [ $have_ncu = 1 ]; then
-        p38_profile s8 45 "nvjet|xmma|gemm|cutlass|Kernel" bench $gemm 1 --dtype s8 --variants tensorop_smem --sizes 4096
-    fi
+    p38_case s8 30 45 "$blas" gemm --layout tn --dtype s8 --variants tensorop_smem --sizes 4096
     echo "== attention forward d128 2x16x16384 (SDPA beside where torch is; the causal rows unprofiled)"
-    if p38_bench attn 60 $attn 3; then
-        if ! grep -q "^# torch" "$out/prof38-attn-bench.txt"; then
-            echo "-- SDPA: skipped (no torch line from bench/torch_attention.py: $(grep -m 1 -iE "error|No module" \
-                "$out/prof38-attn-bench.txt" | cut -c1-120))"
-            export CUTEC_TORCH_ATTENTION=/nonexistent/no-sdpa.py
-        fi
-        [ $have_ncu = 1 ] && p38_profile attn 90 "flash|fmha|attn|attention|sdpa|cudnn" bench $attn 1
-    fi
+    p38_case attn 60 90 "flash|fmha|attn|attention|sdpa|cudnn" attention --batch 2 --heads 16 --seqlen 16384 --headdim 128
     if [ $have_ncu = 0 ]; then
         echo "== no ncu: the bench rows above are all this pass has"
     else
