@@ -96,11 +96,9 @@ p38_ncu()
 # rows into $out/prof38-rows.txt
 p38_profile()
 {
-    c=$1 lim=$2 ref=$3 && shift 3
+    c=$1 lim=$2 ref=$3 f="$out/prof38-$1.txt" && shift 3
     device_late "ncu $c" && return
-    f="$out/prof38-$c.txt"
-    echo "-- +$(el) s: ncu $c: cutec $*"
-    : >"$f"
+    echo "-- +$(el) s: ncu $c: cutec $*" && : >"$f"
     p38_ncu "$f" "$lim" --kernel-id "::regex:.:3" -- "$@"
     if [ -z "${sections_only:-}" ] && ! grep -q "gpu__time_duration.sum" "$f" && grep -qiE "^==ERROR==.*metric" "$f"; then
         echo "   no metrics ($(grep -m 2 -E "^==ERROR==" "$f" | cut -c1-160 | tr '\n' ' ')): ncu's sections from now on"
