@@ -9,10 +9,11 @@
 # result, the bench's 256 sampled elements or 512 rows; a WRONG row leaves the case
 # unprofiled), its rows the figures; then ONE process of the same bench under Nsight Compute
 # (clocks left alone; caches flushed before each replay pass, as prof35: cold L2) profiling the
-# third launch of every kernel the process runs (`--kernel-id ::regex:.:3`: ours and the
-# reference's in one process, the bench's check and first warm-up call before it).  A case
-# whose process shows no kernel of ours, or none of the reference's, profiles that one again
-# by name (`-k regex:... --launch-skip 2 --launch-count 1`).
+# third launch of every kernel the process runs (`--kernel-id ::regex:.:3`: ours and cuBLAS's in
+# one process, the bench's check and first warm-up call before it; SDPA's in a process of its
+# own, bench/torch_attention.py at the same shape, the bench's hook).  A process that shows no
+# kernel of ours, or none of the reference's, is profiled again by name (`-k regex:...
+# --launch-skip 2 --launch-count 1`).
 # The table (a row a kernel; rows under 5% of the case's longest kernel listed after it):
 #   us, MHz:   ncu's duration (one cold launch; not the bench's time) and SM clock;
 #   tensor%:   the busiest tensor pipe, % of its peak over the cycles the SMs were active
@@ -75,8 +76,8 @@ p38_bench()
         grep -qE " ok|^(bf16|f16) .* [0-9]+ " "$out/prof38-$c-bench.txt"
 }
 
-# p38_ncu FILE SECONDS FILTER... -- ARGS...: `cutec ARGS` under ncu with FILTER's options,
-# its output appended to FILE (the metrics, or the sections once a metric was missing)
+# p38_ncu FILE SECONDS FILTER... -- CMD...: CMD under ncu with FILTER's options, its output
+# appended to FILE (the metrics, or the sections once a metric was missing)
 p38_ncu()
 {
     f=$1 lim=$2 && shift 2
@@ -88,38 +89,40 @@ p38_ncu()
     set -f # the regexes' brackets are not file names
     # shellcheck disable=SC2086
     timeout "$lim" "$ncu" --clock-control none --cache-control all --target-processes all --kernel-name-base function \
-        --print-kernel-base function --print-units base $filter $what build/cutec "$@" >>"$f" 2>&1
+        --print-kernel-base function --print-units base $filter $what "$@" >>"$f" 2>&1
+    rc=$?
     set +f
-    echo "   ncu rc $?, $(grep -c ', Context [0-9]*, Stream' "$f") kernel(s) in $(basename "$f") (+$(el) s)"
+    echo "   ncu rc $rc, $(grep -c ', Context [0-9]*, Stream' "$f") kernel(s) in $(basename "$f") (+$(el) s)"
 }
 
-# p38_profile CASE SECONDS REF ARGS...: the case's process under ncu (the 3rd launch of each
-# kernel); again by name where ours (a name ending _kernel_N) or any other is missing (then
-# the reference's by REF, a regex of its names); the raw output split a kernel a file; the
-# rows into $out/prof38-rows.txt
+# p38_profile NAME CASE SECONDS OURS REF CMD...: CMD's process under ncu (the 3rd launch of
+# each kernel) into $out/prof38-NAME.txt, its rows under CASE in $out/prof38-rows.txt; again by
+# name where OURS is 1 and none of ours (a name ending _kernel_N) was profiled, and where REF
+# is a regex of the reference's names (not "-") and no other kernel was; the raw output also
+# split a kernel a file
 p38_profile()
 {
-    c=$1 lim=$2 ref=$3 f="$out/prof38-$1.txt" && shift 3
-    device_late "ncu $c" && return
-    echo "-- +$(el) s: ncu $c: cutec $*" && : >"$f"
+    name=$1 c=$2 lim=$3 ours=$4 ref=$5 f="$out/prof38-$1.txt" && shift 5
+    device_late "ncu $name" && return
+    echo "-- +$(el) s: ncu $name: $*" && : >"$f"
     p38_ncu "$f" "$lim" --kernel-id "::regex:.:3" -- "$@"
     if [ -z "${sections_only:-}" ] && ! grep -q "gpu__time_duration.sum" "$f" && grep -qiE "^==ERROR==.*metric" "$f"; then
         echo "   no metrics ($(grep -m 2 -E "^==ERROR==" "$f" | cut -c1-160 | tr '\n' ' ')): ncu's sections from now on"
         sections_only=1
         : >"$f"
-        device_late "ncu $c (sections)" || p38_ncu "$f" "$lim" --kernel-id "::regex:.:3" -- "$@"
+        device_late "ncu $name (sections)" || p38_ncu "$f" "$lim" --kernel-id "::regex:.:3" -- "$@"
     fi
     grep -m 2 -E "^==ERROR==" "$f" | cut -c1-160
     names=$(awk '/, Context [0-9]+, Stream [0-9]+/ { print $1 }' "$f")
-    if ! echo "$names" | grep -qE "_kernel_[0-9]+$"; then
+    if [ "$ours" = 1 ] && ! echo "$names" | grep -qE "_kernel_[0-9]+$"; then
         echo "   ours not among them: again by name"
-        device_late "ncu $c ours" || p38_ncu "$f" "$lim" -k "regex:_kernel_[0-9]+$" --launch-skip 2 --launch-count 1 -- "$@"
+        device_late "ncu $name ours" || p38_ncu "$f" "$lim" -k "regex:_kernel_[0-9]+$" --launch-skip 2 --launch-count 1 -- "$@"
     fi
-    if ! echo "$names" | grep -qvE "_kernel_[0-9]+$"; then
-        echo "   no kernel matching $ref: again by name"
-        device_late "ncu $c reference" || p38_ncu "$f" "$lim" -k "regex:$ref" --launch-skip 2 --launch-count 1 -- "$@"
+    if [ "$ref" != - ] && ! echo "$names" | grep -qvE "_kernel_[0-9]+$"; then
+        echo "   none of the reference's: again by name ($ref)"
+        device_late "ncu $name reference" || p38_ncu "$f" "$lim" -k "regex:$ref" --launch-skip 2 --launch-count 1 -- "$@"
     fi
-    awk -v base="$out/prof38-$c" '/, Context [0-9]+, Stream [0-9]+/ { k = $1; gsub(/[^A-Za-z0-9_]/, "_", k)
+    awk -v base="$out/prof38-$name" '/, Context [0-9]+, Stream [0-9]+/ { k = $1; gsub(/[^A-Za-z0-9_]/, "_", k)
         n++; to = base "-" n "-" substr(k, 1, 48) ".txt" } to { print > to }' "$f"
     grep -m 3 -E "verified|WRONG|FAILED" "$f" | cut -c1-160
     if [ -n "${sections_only:-}" ]; then
@@ -251,19 +254,17 @@ if [ "${1:-}" = units ]; then
     exit
 fi
 
+# p38_want CASE: true unless CASES leaves CASE out
+p38_want() { case " ${CASES:-bf16 fp8 s8 attn} " in *" $1 "*) return 0 ;; esac; return 1; }
+
 # p38_case CASE BENCH_S NCU_S REF ARGS...: unless CASES leaves CASE out, `cutec bench ARGS --iters
 # 5` (the check and the figures), then, its rows checked, the profile of `cutec bench ARGS
-# --iters 1` (REF: a regex of the reference's kernel names, for a second try by name)
+# --iters 1`, ours and the reference's (REF: a regex of its kernel names) in one process
 p38_case()
 {
     c=$1 bs=$2 ns=$3 ref=$4 && shift 4
-    case " ${CASES:-bf16 fp8 s8 attn} " in *" $c "*) ;; *) return ;; esac
-    p38_bench "$c" "$bs" "$@" --iters 5 || return
-    if [ "$c" = attn ] && ! grep -q "^# torch" "$out/prof38-attn-bench.txt"; then
-        echo "-- SDPA: skipped (bench/torch_attention.py printed no torch line)"
-        export CUTEC_TORCH_ATTENTION=/nonexistent/no-sdpa.py
-    fi
-    [ "$have_ncu" = 1 ] && p38_profile "$c" "$ns" "$ref" bench "$@" --iters 1
+    p38_want "$c" && p38_bench "$c" "$bs" "$@" --iters 5 && [ "$have_ncu" = 1 ] &&
+        p38_profile "$c" "$c" "$ns" 1 "$ref" build/cutec bench "$@" --iters 1
 }
 
 pass()
@@ -288,7 +289,16 @@ pass()
     sm80_mma
     p38_case s8 30 45 "$blas" gemm --layout tn --dtype s8 --variants tensorop_smem --sizes 4096
     echo "== attention forward d128 2x16x16384 (SDPA beside where torch is; the causal rows unprofiled)"
-    p38_case attn 60 90 "flash|fmha|attn|attention|sdpa|cudnn" attention --batch 2 --heads 16 --seqlen 16384 --headdim 128
+    # the bench with SDPA's rows; under ncu ours alone, then SDPA's kernel in a process of its own
+    attn="attention --batch 2 --heads 16 --seqlen 16384 --headdim 128"
+    if p38_want attn && p38_bench attn 60 $attn --iters 5 && [ "$have_ncu" = 1 ]; then
+        p38_profile attn attn 60 1 - env CUTEC_TORCH_ATTENTION=/nonexistent/no-sdpa.py build/cutec bench $attn --iters 1
+        if grep -q "^# torch" "$out/prof38-attn-bench.txt"; then
+            p38_profile sdpa attn 90 0 "flash|fmha|attn|attention|sdpa|cudnn" python3 bench/torch_attention.py bf16 2x16x16384x128
+        else
+            echo "-- SDPA: skipped (bench/torch_attention.py printed no torch line: no torch here?)"
+        fi
+    fi
     if [ $have_ncu = 0 ]; then
         echo "== no ncu: the bench rows above are all this pass has"
     else
