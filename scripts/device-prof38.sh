@@ -18,6 +18,8 @@
 #   us, MHz:   ncu's duration (one cold launch; not the bench's time) and SM clock;
 #   tensor%:   the busiest tensor pipe, % of its peak over the cycles the SMs were active
 #              (g: wgmma, h: hmma, i: imma, t: any tensor op), where ncu has the metric;
+#   Ktc:       the tensor pipe's warp instructions, thousands (the FLOPs over them: the size of
+#              one; a wgmma is issued by each of its warpgroup's four warps);
 #   fma%:      the FMA pipe (the fp8 promotion's FFMAs, the softmax's);  issue%: issue slots busy;
 #   Minst:     warp instructions executed, millions;
 #   regs, smemKB: registers a thread, shared memory a block (static + dynamic);
@@ -39,15 +41,16 @@
 log="$out/prof38.log"
 start=$(date +%s) budget=${BUDGET_S:-150}
 export CUTEC_TORCH_SCALED_MM=/nonexistent/no-torch-scaled-mm.py # --scale's torch rows: not asked
-# the metrics: plain names every Hopper ncu has, and four families by regex (each sure to match
+# the metrics: plain names every Hopper ncu has, and five families by regex (each sure to match
 # some name: launch__registers_per_thread, sm__pipe_fma_..., the long-scoreboard stall, the
-# shared-memory wavefronts and bank conflicts, raw output only)
+# instructions by pipe, the shared-memory wavefronts and bank conflicts, the last raw only)
 metrics="gpu__time_duration.sum,sm__cycles_elapsed.avg.per_second,smsp__issue_active.avg.pct_of_peak_sustained_active"
 metrics="$metrics,sm__warps_active.avg.pct_of_peak_sustained_active,lts__t_sector_hit_rate.pct"
 metrics="$metrics,dram__throughput.avg.pct_of_peak_sustained_elapsed,dram__bytes_read.sum,smsp__inst_executed.sum"
 metrics="$metrics,regex:^launch__(registers_per_thread|grid_size|block_size|shared_mem_per_block_(static|dynamic)|waves_per_multiprocessor)$"
 metrics="$metrics,regex:^sm__pipe_[a-z0-9_]+_cycles_active\.avg\.pct_of_peak_sustained_active$"
 metrics="$metrics,regex:^smsp__average_warps_issue_stalled_[a-z_]+_per_issue_active\.ratio$"
+metrics="$metrics,regex:^sm__inst_executed_pipe_[a-z0-9_]+\.sum$"
 metrics="$metrics,regex:^l1tex__data_(bank_conflicts_pipe_lsu_mem_shared|pipe_lsu_wavefronts_mem_shared)(_op_ld|_op_st)?\.sum$"
 sections="--section SpeedOfLight --section ComputeWorkloadAnalysis --section MemoryWorkloadAnalysis"
 sections="$sections --section WarpStateStats --section Occupancy --section LaunchStats"
@@ -153,12 +156,13 @@ p38_rows()
             i = index(u, "/")
             return (v + 0) * (i ? scale(substr(u, 1, i - 1)) / scale(substr(u, i + 1)) : scale(u))
         }
-        function finish(   t, best, tag, p, r, s, sum, top, b, i, line) {
+        function finish(   t, best, tag, tc, p, r, s, sum, top, b, i, line) {
             if (name == "") return
             t = m["gpu__time_duration.sum"] * 1e6
-            best = -1
+            best = -1; tc = 0
             for (p in m) if (p ~ /^sm__pipe_tensor.*cycles_active/ && m[p] > best) {
                 best = m[p]; tag = p ~ /gmma/ ? "g" : p ~ /hmma/ ? "h" : p ~ /imma/ ? "i" : "t" }
+            for (p in m) if (p ~ /^sm__inst_executed_pipe_tensor/ && m[p] > tc) tc = m[p]
             sum = 0
             for (s in m) if (s ~ /issue_stalled_/) {
                 r = s; sub(/^smsp__average_warps_issue_stalled_/, "", r); sub(/_per_issue_active.ratio$/, "", r)
@@ -168,9 +172,9 @@ p38_rows()
                 b = ""; for (r in st) if (b == "" || st[r] > st[b]) b = r
                 if (b != "") { top = top sprintf("%s %.2f ", b, st[b]); delete st[b] } }
             for (r in st) delete st[r]
-            line = sprintf("%-5s %-4s %8.1f %5.0f %6s %5.1f %6.1f %6.1f %4d %6.1f %5.1f %6.1f %5.1f %5.2f %5.2f  %s(of %.2f) [%s %dx%d, %.2f waves]",
+            line = sprintf("%-5s %-4s %8.1f %5.0f %6s %7.1f %5.1f %6.1f %6.1f %4d %6.1f %5.1f %6.1f %5.1f %5.2f %5.2f  %s(of %.2f) [%s %dx%d, %.2f waves]",
                 cs, name ~ /_kernel_[0-9]+$/ ? "ours" : "ref", t, m["sm__cycles_elapsed.avg.per_second"] / 1e6,
-                best < 0 ? "-" : sprintf("%.1f%s", best, tag), m["sm__pipe_fma_cycles_active.avg.pct_of_peak_sustained_active"],
+                best < 0 ? "-" : sprintf("%.1f%s", best, tag), tc / 1e3, m["sm__pipe_fma_cycles_active.avg.pct_of_peak_sustained_active"],
                 m["smsp__issue_active.avg.pct_of_peak_sustained_active"], m["smsp__inst_executed.sum"] / 1e6,
                 m["launch__registers_per_thread"],
                 (m["launch__shared_mem_per_block_static"] + m["launch__shared_mem_per_block_dynamic"]) / 1024,
@@ -224,6 +228,7 @@ units()
             echo "    launch__shared_mem_per_block_dynamic $7 $8"
             echo "    launch__registers_per_thread register/thread 168"
             echo "    smsp__inst_executed.sum inst 12,345,678"
+            echo "    sm__inst_executed_pipe_tensor_op_gmma.sum inst 1,048,576"
             echo "    sm__pipe_tensor_op_gmma_cycles_active.avg.pct_of_peak_sustained_active % 81.25"
             echo "    sm__pipe_tensor_cycles_active.avg.pct_of_peak_sustained_active % 80.5"
             echo "    smsp__average_warps_issue_stalled_selected_per_issue_active.ratio inst 1"
@@ -303,7 +308,7 @@ pass()
         echo "== no ncu: the bench rows above are all this pass has"
     else
         echo "== the table (one cold launch each under ncu; see the script's header for the columns)"
-        printf "%-5s %-4s %8s %5s %6s %5s %6s %6s %4s %6s %5s %6s %5s %5s %5s  %s\n" case who us MHz tensor% fma% \
+        printf "%-5s %-4s %8s %5s %6s %7s %5s %6s %6s %4s %6s %5s %6s %5s %5s %5s  %s\n" case who us MHz tensor% Ktc fma% \
             issue% Minst regs smemKB occ% L2hit% dram% bar slp "top stalls (warps an issue) [kernel grid x block, waves]"
         cat "$out/prof38-rows.txt"
         p38_summary "$out/prof38-rows.txt"
