@@ -18,8 +18,8 @@
 #   us, MHz:   ncu's duration (one cold launch; not the bench's time) and SM clock;
 #   tensor%:   the busiest tensor pipe, % of its peak over the cycles the SMs were active
 #              (g: wgmma, h: hmma, i: imma, t: any tensor op), where ncu has the metric;
-#   Ktc:       the tensor pipe's warp instructions, thousands (the FLOPs over them: the size of
-#              one; a wgmma is issued by each of its warpgroup's four warps);
+#   Ktc:       the tensor pipe's instructions as ncu counts them (a warp's), thousands: the
+#              FLOPs over them give the size of one, ours against the reference's;
 #   fma%:      the FMA pipe (the fp8 promotion's FFMAs, the softmax's);  issue%: issue slots busy;
 #   Minst:     warp instructions executed, millions;
 #   regs, smemKB: registers a thread, shared memory a block (static + dynamic);
@@ -29,7 +29,7 @@
 #   stalls:    the four largest stall reasons in warps an issued instruction ("selected", the
 #              issue itself, left out; "of": all of them: the cycles between a warp's issues);
 #   [..]:      the kernel, its grid x block, waves an SM.
-# Then a line a case: the reference's duration over ours.  Raw output: $OUT/prof38-CASE.txt
+# Then a line a case: ours' duration as a share of the reference's.  Raw output: $OUT/prof38-CASE.txt
 # (the process under ncu), one file a kernel $OUT/prof38-CASE-N-KERNEL.txt, the bench's rows
 # $OUT/prof38-CASE-bench.txt; the log $OUT/prof38.log.
 # CASES="bf16 attn" (any of bf16 fp8 s8 attn) runs only those.
