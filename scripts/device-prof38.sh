@@ -256,7 +256,7 @@ units()
         p38_rows units "$out/prof38-units.txt" >"$out/prof38-units-rows.txt"
         echo "$1 $5 $7:"
         p38_summary "$out/prof38-units-rows.txt" | cat "$out/prof38-units-rows.txt" - | tee -a "$out/prof38-units-all.txt" |
-            sed 's/^/  /' 
+            sed 's/^/  /'
     done
     if [ "$(sort -u "$out/prof38-units-all.txt" | wc -l)" -eq 4 ] &&
         grep -q "ours takes 116.1% of its time" "$out/prof38-units-all.txt"; then
