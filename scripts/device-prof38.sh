@@ -2,7 +2,8 @@
 # prof38's profile of the compute kernels short of their issues' marks, each beside the
 # reference's kernel (at most BUDGET_S, 150 s, on one H200 after the build):
 #   bf16   Hopper bf16 GEMM 4096^3 tn                 cuBLAS's kernel       (issue 15: 108% asked)
-#   fp8    fp8 block scales 4096x7168x16384           cuBLASLt's, unscaled  (issue 15: ~98%)
+#   fp8    fp8 block scales 4096x7168x16384           cuBLASLt's, unscaled  (issue 15: ~98%);
+#   fp8b   and cuBLASLt's block-scaled kernel (torch._scaled_mm, 1x128 / 128x128 scales), alone
 #   s8     SM80 s8 GEMM 4096^3 (mma.sync)              cuBLAS's              (issue 13: 80% of mma.sync)
 #   attn   Hopper attention forward d128 2x16x16384   torch SDPA's, where torch is (issue 18: 780)
 # Each case: the bench first, without ncu (every kernel checked against float64 on the GPU's
@@ -218,7 +219,7 @@ p38_summary()
             if (t[c, "ours"] && t[c, "ref"])
                 printf("%s: ours %.1f us (%s), the reference %.1f us (%s): ours takes %.1f%% of its time\n", c,
                        t[c, "ours"], k[c, "ours"], t[c, "ref"], k[c, "ref"], 100 * t[c, "ours"] / t[c, "ref"])
-            else printf("%s: not both kernels profiled\n", c) } }' "$1"
+            else printf("%s: %s alone profiled\n", c, t[c, "ours"] ? "ours" : "the reference") } }' "$1"
 }
 
 # `sh scripts/device-prof38.sh units`: p38_rows and p38_summary on three kernels as ncu prints
@@ -302,6 +303,11 @@ pass()
     echo "== fp8 block scales 4096x7168x16384 (cuBLASLt's row unscaled)"
     p38_case fp8 50 50 "$blas" gemm --layout tn --dtype e4m3 --out-dtype bf16 --variants hopper --scale block \
         --sizes 4096x7168x16384
+    # cuBLASLt's block-scaled kernel (torch._scaled_mm, 1x128 and 128x128 scales: 0.7601 ms in
+    # session 33, ours' time), in a process of its own: the reference with the same scaling
+    p38_want fp8 && [ "$have_ncu" = 1 ] &&
+        p38_profile smm fp8b 60 0 "nvjet|xmma|gemm|cutlass|Kernel" python3 bench/torch_scaled_mm.py --block e4m3 bf16 \
+            4096x7168x16384
     echo "== s8 4096^3, the SM80 kernel; this card's mma.sync s8 ceiling first"
     sm80_mma
     p38_case s8 30 45 "$blas" gemm --layout tn --dtype s8 --variants tensorop_smem --sizes 4096
