@@ -10,8 +10,8 @@
  * MMAs (a register double buffer); at k-block 0 it issues tile kt + stages - 1 into the stage
  * read during kt - 1, and before the last k-block it waits for tile kt + 1 (wait_group
  * stages - 2) and meets the block at a barrier, so every warp has finished reading the stage
- * the next iteration overwrites.  Past the last tile the copies' predicates are false: cp.async zero-fills, nothing is read
- * from global memory. */
+ * the next iteration overwrites.  Past the last tile the copies' predicates are false:
+ * cp.async zero-fills, nothing is read from global memory. */
 #include "cutec/atom_table.h"
 #include "cutec/notation.h"
 #include "cutec/smem.h"

@@ -283,9 +283,6 @@ void row_cluster_allreduce(cute_ctx *c, const row_cluster *cl, const cute_reduce
 void row_cluster_post(cute_ctx *c, const row_cluster *cl, const cute_reducer *r, const cute_val *v, int st, cute_int it);
 void row_cluster_collect(cute_ctx *c, const row_cluster *cl, const cute_reducer *r, cute_val *v, int st, cute_int it);
 
-/* the second pass of dw/db: out(N) = sum over rows of partial(P,N), converted */
-const cute_fn *row_colsum_compile(cute_runtime *rt, cute_dtype out, char *err, size_t n);
-
 /* the ops */
 extern const row_op row_softmax_fwd, row_softmax_bwd;
 extern const row_op row_rmsnorm_fwd, row_rmsnorm_bwd;
