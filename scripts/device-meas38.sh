@@ -9,7 +9,8 @@
 #     ceiling of step 1;
 #  3. the epilogue costs at 8192^3 (bf16 beta 1, alpha 1.5 beta 0.5, bias; e4m3 --amax against
 #     e4m3 plain), each against the plain GEMM in turns in one process (--epilogue-cost), the
-#     SM clock beside each timing: the cost in time and in cycles (time x clock).
+#     SM clock beside each timing: the cost in time and in cycles (time x clock); e4m3's rows
+#     of its own ceiling (`--ceiling auto`: the wgmma e4m3 row).
 # Every figure comes from a bench that checks against float64 first (and the cuBLAS rows,
 # torch's result, amax against C).
 . scripts/device-common.sh
@@ -17,6 +18,7 @@ command -v nvidia-smi >/dev/null 2>&1 || { echo "== device-meas38: skipped: no G
 log="$out/meas38.log"
 start=$(date +%s) budget=${BUDGET_S:-120}
 rounds=${ROUNDS:-20}
+rm -f "$out/meas38-costs.txt"
 # run_bench SECONDS ARGS: `cutec bench gemm ARGS`, line-buffered (a time limit keeps what it printed)
 run_bench() { t=$1; shift; timeout "$t" stdbuf -oL -eL build/cutec bench gemm "$@" 2>&1; }
 {
@@ -51,7 +53,8 @@ run_bench() { t=$1; shift; timeout "$t" stdbuf -oL -eL build/cutec bench gemm "$
     if ! device_late "cost e4m3 --amax"; then
         echo "-- e4m3 per-tensor, --amax against plain"
         run_bench 40 --dtype e4m3 --out-dtype bf16 --layout tn --variants hopper --scale tensor --amax --iters "$rounds" \
-            --sizes 8192 --epilogue-cost | grep -E "^8192|^cost|rror|WRONG|unsupported" | tee -a "$out/meas38-costs.txt"
+            --sizes 8192 --epilogue-cost --ceiling auto | grep -E "^8192|^cost|^# ceiling|rror|WRONG|unsupported" |
+            tee -a "$out/meas38-costs.txt"
     fi
     grep "^cost" "$out/meas38-costs.txt" 2>/dev/null | awk '{
         t = $6; c = $8; sub(/%,?/, "", t); sub(/%,?/, "", c); worst = (c != "-" && c + 0 > t + 0) ? c + 0 : t + 0
