@@ -318,7 +318,7 @@ static int bench_cost(bench_ctx *x, gemm_problem *p, int sets, cute_gemm_variant
         ms[i] = gpu_median(t.ms[i], t.rounds), mhz[i] = gpu_median(t.mhz[i], t.rounds);
         char verdict[320];
         if (clocked) snprintf(verdict, sizeof verdict, "%.0f MHz, %.3f Mcycles; %sok", mhz[i], ms[i] * mhz[i] / 1e3, notes[i]);
-        else snprintf(verdict, sizeof verdict, "no clock (NVML missing); %sok", notes[i]);
+        else snprintf(verdict, sizeof verdict, "no clock (no NVML); %sok", notes[i]);
         plot_add(&x->chart, name[i], false, (double)p->m, gemm_flops(p) / ms[i] / 1e9);
         print_row(x, p->m, name[i], ms[i], gemm_flops(p), ref_ms, -1, verdict);
     }

@@ -90,20 +90,41 @@ out:
 /* --- the SM clock beside a timing: NVML through dlopen, sampled in a thread ---------------- */
 
 static struct {
-    int state; /* 0: not tried, 1: ready, -1: no NVML */
+    int state; /* 0: not tried, 1: ready, -1: no clock (said once on stderr) */
     int (*clock)(void *dev, int type, unsigned *mhz); /* nvmlDeviceGetClockInfo */
-    void *dev;                                        /* GPU 0's handle (the card the benches use) */
+    void *dev;                                        /* the bench's device's handle */
 } nvml;
 
-static bool nvml_ready(void)
+/* the device's PCI bus id ("0000:1B:00.0"), from the CUDA driver the process already opened
+ * (its ordinal honours CUDA_VISIBLE_DEVICES; NVML's indices do not); false if it cannot say */
+static bool pci_bus_id(int ordinal, char *id, int n)
+{
+    void *cuda = dlopen("libcuda.so.1", RTLD_NOW | RTLD_NOLOAD);
+    int (*get)(int *, int) = cuda ? (int (*)(int *, int))dlsym(cuda, "cuDeviceGet") : NULL;
+    int (*bus)(char *, int, int) = cuda ? (int (*)(char *, int, int))dlsym(cuda, "cuDeviceGetPCIBusId") : NULL;
+    int dev = 0;
+    bool ok = get && bus && get(&dev, ordinal) == 0 && bus(id, n, dev) == 0;
+    if (cuda) dlclose(cuda);
+    return ok;
+}
+
+/* NVML opened (libnvidia-ml, with the driver), the handle of cu's device by its PCI bus id */
+static bool nvml_ready(cute_cuda *cu)
 {
     if (nvml.state) return nvml.state > 0;
     nvml.state = -1;
+    char id[64];
     void *lib = dlopen("libnvidia-ml.so.1", RTLD_NOW | RTLD_LOCAL);
     int (*init)(void) = lib ? (int (*)(void))dlsym(lib, "nvmlInit_v2") : NULL;
-    int (*handle)(unsigned, void **) = lib ? (int (*)(unsigned, void **))dlsym(lib, "nvmlDeviceGetHandleByIndex_v2") : NULL;
+    int (*handle)(const char *, void **) =
+            lib ? (int (*)(const char *, void **))dlsym(lib, "nvmlDeviceGetHandleByPciBusId_v2") : NULL;
     nvml.clock = lib ? (int (*)(void *, int, unsigned *))dlsym(lib, "nvmlDeviceGetClockInfo") : NULL;
-    if (init && handle && nvml.clock && init() == 0 && handle(0, &nvml.dev) == 0) nvml.state = 1;
+    if (!lib || !init || !handle || !nvml.clock) fprintf(stderr, "cutec: no SM clock beside the timings: no NVML (libnvidia-ml.so.1)\n");
+    else if (!pci_bus_id(cute_cuda_device(cu)->ordinal, id, sizeof id))
+        fprintf(stderr, "cutec: no SM clock beside the timings: the CUDA driver gave no PCI bus id\n");
+    else if (init() != 0 || handle(id, &nvml.dev) != 0)
+        fprintf(stderr, "cutec: no SM clock beside the timings: NVML has no device at PCI bus id %s\n", id);
+    else nvml.state = 1;
     return nvml.state > 0;
 }
 
@@ -128,11 +149,11 @@ static void *clock_loop(void *arg)
     return NULL;
 }
 
-static bool clock_start(clock_sampler *s)
+static bool clock_start(cute_cuda *cu, clock_sampler *s)
 {
     s->sum = 0, s->n = 0;
     atomic_store(&s->on, true);
-    return nvml_ready() && pthread_create(&s->thread, NULL, clock_loop, s) == 0;
+    return nvml_ready(cu) && pthread_create(&s->thread, NULL, clock_loop, s) == 0;
 }
 
 /* the mean MHz since clock_start (0 without NVML) */
@@ -157,7 +178,7 @@ bool gpu_time_turns(cute_cuda *cu, gpu_timed_call fn[2], void *user[2], int sets
         for (int j = 0; j < 2 && ok; j++) {
             int i = j ^ (r & 1); /* AB, then BA */
             clock_sampler s;
-            bool sampled = clock_start(&s);
+            bool sampled = clock_start(cu, &s);
             t->ms[i][r] = time_batch(cu, e0, e1, fn[i], user[i], sets, batch[i], &calls[i]);
             t->mhz[i][r] = clock_stop(&s, sampled);
             ok = t->ms[i][r] >= 0;

@@ -27,7 +27,8 @@ void gpu_sm_clock(char *buf, size_t n);
  * for each as gpu_time_calls does, then `rounds` rounds of one timing of each, the order
  * alternating (AB BA AB ...) so that a clock drifting under the power cap weighs on both
  * alike.  Beside each timing, the mean SM clock while it ran (NVML, libnvidia-ml through
- * dlopen, sampled by a thread of its own about every 0.2 ms; 0 where NVML is missing).
+ * dlopen, the handle of cu's device by its PCI bus id, sampled by a thread of its own about
+ * every 0.2 ms; 0 where NVML or the device is missing, said once on stderr).
  * ms[i][r], mhz[i][r]: call i's timing of round r.  false on failure. */
 enum { GPU_TURNS_MAX = 1000 };
 typedef struct gpu_turns {
