@@ -55,8 +55,9 @@ typedef struct cute_gemv_config {
     bool tile_at_a_time; /* NVFP4: load each k-tile just before its products (the form
                            before session 29), not the next k-tile's registers before this
                            one's products (the default) */
-    int smem_stages;     /* NVFP4 (not with tile_at_a_time or l2_prefetch), and one vector of
-                           K-major A in 16-byte vectors (cute_gemv_ring_able): each warp
+    int smem_stages;     /* NVFP4 (not with tile_at_a_time or l2_prefetch), one vector of
+                           K-major A in 16-byte vectors and the tensor-core form
+                           (cute_gemv_ring_able): each warp
                            streams its whole k-tiles through a ring of this many stages (2 to
                            CUTE_GEMV_MAX_SMEM_STAGES) in shared memory by cp.async, stages - 1
                            ahead of its products; 0: through registers */
@@ -85,14 +86,15 @@ typedef struct cute_gemv_config {
 #define CUTE_GEMV_MAX_FMA_DECODE 1
 
 #define CUTE_GEMV_MAX_SMEM_STAGES 8
-/* whether a configuration without scales may take the ring: one vector of K-major A in
- * 16-byte vectors, not the tensor-core form, no L2 prefetch */
+/* whether a configuration without scales may take the ring: one vector, or the tensor-core
+ * form, of K-major A in 16-byte vectors, no L2 prefetch */
 bool cute_gemv_ring_able(const cute_gemv_config *cfg);
 /* the ring's stages the library gives a configuration without scales when the caller asks
  * for none in particular (cute_gemv_lib_smem_stages -1, the default): 4 for bf16 and f16
  * where ring-able (on an H200 the ring of 4 ran 1.3-2.9 points of the copy faster than the
  * register form for bf16 on all three shapes of `cutec bench gemv`, in three runs, and 6.2 to
- * 9.1 points faster for f16: docs/gemv.md), else 0 (f32 and e4m3: not measured through it) */
+ * 9.1 points faster for f16: docs/gemv.md), else 0 (f32 and e4m3: not measured through it; the
+ * tensor-core form: opt-in until measured) */
 #define CUTE_GEMV_RING_STAGES 4
 int cute_gemv_ring_default(const cute_gemv_config *cfg);
 

@@ -45,15 +45,16 @@ int cute_gemv_k_tile(const cute_gemv_config *cfg)
 
 bool cute_gemv_ring_able(const cute_gemv_config *cfg)
 {
-    return cfg->a_major == 1 && !cfg->sf_vec && !cfg->mma && gemv_nvec(cfg) == 1 && !cfg->l2_prefetch &&
+    return cfg->a_major == 1 && !cfg->sf_vec && (cfg->mma || gemv_nvec(cfg) == 1) && !cfg->l2_prefetch &&
            cfg->vec * cute_dtype_bits(cfg->dtype) == 128;
 }
 
 int cute_gemv_ring_default(const cute_gemv_config *cfg)
 {
-    /* the 16-bit dtypes', as measured (f32 and e4m3: not measured through the ring) */
+    /* the 16-bit dtypes', as measured (f32 and e4m3: not measured through the ring); the
+     * tensor-core form's ring is opt-in until measured (mma.c) */
     bool sixteen = cfg->dtype == CUTE_BF16 || cfg->dtype == CUTE_F16;
-    return sixteen && !cfg->sf_vec && cute_gemv_ring_able(cfg) ? CUTE_GEMV_RING_STAGES : 0;
+    return sixteen && !cfg->sf_vec && !cfg->mma && cute_gemv_ring_able(cfg) ? CUTE_GEMV_RING_STAGES : 0;
 }
 
 /* NVFP4 with the next k-tiles loaded before this one's products, in registers or through a

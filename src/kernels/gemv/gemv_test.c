@@ -263,6 +263,23 @@ static void ring_cases(cute_runtime *rt)
         CHECK(cfg.smem_stages == want, "the library's own (case %zu): a ring of %d (want %d)", i, cfg.smem_stages,
               want);
     }
+    /* the tensor-core form through the ring (mma.c): 16, 8 and 40 vectors of bf16, f32 and f16
+     * in rings of 2 and 3 stages, a block of 128 rows in A (the ring) and one past A's last
+     * row (registers), K past the last whole k-tile, batches, split-K, padded rows; the
+     * library's own: none (opt-in until measured) */
+    static const gemv_case mma[] = {
+        {CUTE_BF16, CUTE_BF16, 136, 1000, 1, 1, 0, 1, 0, 0, 0.5, 16},
+        {CUTE_F32, CUTE_F32, 130, 520, 2, 1, 0, 1, 0, 2, -0.5, 8},
+        {CUTE_F16, CUTE_F32, 129, 1096, 1, 1, 8, 1, 0, 0, 0, 40},
+    };
+    for (size_t i = 0; i <= sizeof mma / sizeof mma[0]; i++) {
+        int d = i == sizeof mma / sizeof mma[0] ? -1 : 2 + (int)(i % 2);
+        cute_gemv_lib_smem_stages(lib, d);
+        run_case(rt, lib, &mma[i % (sizeof mma / sizeof mma[0])]);
+        cute_gemv_lib_last(lib, &cfg, NULL);
+        CHECK(cfg.mma && cfg.smem_stages == (d < 0 ? 0 : d), "mma ring case %zu: a ring of %d (want %d)", i,
+              cfg.smem_stages, d < 0 ? 0 : d);
+    }
     cute_gemv_lib_free(lib);
 }
 

@@ -316,12 +316,13 @@ static int64_t ceil_div(int64_t a, int64_t b)
     return (a + b - 1) / b;
 }
 
-/* The tensor-core form's splits: its blocks of 8 warps on 128 rows, two an SM up to 64
- * vectors (one past: registers), in one wave (a second, partial wave would leave SMs idle
- * for as long as the first took) */
+/* The tensor-core form's splits: its blocks (8 warps on 128 rows, or through the ring 4 on
+ * 64), 16 warps an SM up to 64 vectors (8 past: registers; fewer where the ring's shared
+ * memory holds fewer: gemv_mma_blocks), in one wave (a second, partial wave would leave SMs
+ * idle for as long as the first took) */
 static int64_t mma_splits(int64_t units, int64_t tiles, const cute_gemv_config *cfg, int sms)
 {
-    int64_t slots = (int64_t)sms * (gemv_nvec(cfg) <= 64 ? 2 : 1), s = slots / units;
+    int64_t slots = (int64_t)sms * gemv_mma_blocks(cfg), s = slots / units;
     return s < 1 ? 1 : s < tiles ? s : tiles;
 }
 
@@ -335,7 +336,7 @@ static int64_t choose_splits(const gemv_operands *o, const cute_gemv_config *cfg
     int64_t rows_per_unit = o->major == 1 ? gemv_rows_per_warp(cfg) : 128 * (int64_t)o->vec;
     int64_t units = ceil_div(M, rows_per_unit) * L, want = (int64_t)sms * 16;
     int64_t tiles = ceil_div(K, cute_gemv_k_tile(cfg));
-    if (cfg->mma) return mma_splits(ceil_div(M, 128) * L, tiles, cfg, sms);
+    if (cfg->mma) return mma_splits(ceil_div(M, gemv_mma_rows(cfg)) * L, tiles, cfg, sms);
     if (units >= want / 2 || tiles <= 1) return 1;
     int64_t s = ceil_div(want, units);
     return s < tiles ? s : tiles;
