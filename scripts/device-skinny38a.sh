@@ -1,7 +1,7 @@
 #!/bin/sh
 # The pass of branch skinny38a on a GPU machine (issue 17: the skinny GEMM through the tensor
 # cores at M = 8 and 16, bf16 and f32, asks 85% of the copy; an H200 gave 69 / 79-82% bf16 and
-# 68-70 / 68% f32 on main b773e9c0), about 80 s on one H200 after `make all tests`.
+# 68-70 / 68% f32 on main b773e9c0), about 85 s on one H200 after `make all tests`.
 # The count (bench/RESULTS.md, skinny38a): at 8192^2 the form reads 128 MB of bf16 A (256 MB
 # f32), 33 us (66 us) at the copy's ~4.06 TB/s, 30 GB/s an SM: at ~700 ns a round trip an SM
 # needs ~21 KB in flight (Little), 30 KB at 1 us.  The register form's k-tile loop issues a
@@ -12,35 +12,38 @@
 # an SM always in flight (3: 64 KB; 4: 96 KB; 6: 160 KB; 8: 3 blocks of 4 warps an SM, 168 KB,
 # and so 3 splits instead of 4).  The ring's blocks are 4 warps (64 rows): one split then
 # makes 128 blocks, one an SM, and no second kernel (the split-K workspace, 4 MB at 16
-# vectors, and a launch): timed as the opt-in `--splits 1`.
-# Order: mma_gpu_test (every form, rings of 3/4/6/8 at odd sizes and at 8192^2, against
-# float64) first; then `cutec bench gemv` at 8192x8192 with 8 / 16 vectors (bf16, f32), then
-# 32 / 64 bf16 and 64 f32, each with the forms lib (no ring), ring3, ring4, ring6, ring8
-# interleaved twice in one process, each row beside a device copy of the same bytes; forced
-# one split (128 blocks of 4 warps: no second kernel) at 8 and 16; `cutec run gemm` at M = 8 / 16 through AUTO (the default).
-# The rule (points of the copy, means of the two turns, per dtype): a ring depth leading the
-# register form by >= 2 points at both 8 and 16 vectors becomes the default (the one with
-# the larger smaller lead); the default also covers 32 and 64 vectors where its lead there is
-# >= -0.5; none leading: keep opt-in; every depth behind by > 1 at both: delete.  With a new
-# default of 4 or 8 stages: one split becomes the ring's where it leads that default's splits by
-# >= 1 point at both 8 and 16 vectors.
-#   BUDGET=80 sh scripts/device-skinny38a.sh
+# vectors, and a launch): timed as the opt-in `--splits 1`.  ringxN (`--ring-x 1`): X's
+# k-tiles through the ring too (each warp its own copy, through L1), so that no k-tile waits
+# on X's loads from L1 or L2 (a warp of four an SM must finish a k-tile every ~520 clocks).
+# Order: mma_gpu_test (every form, rings of 3/4/6/8 with and without X at odd sizes and at
+# 8192^2, against float64) first; then `cutec bench gemv` at 8192x8192 with 8 / 16 vectors
+# (bf16, f32), each with the forms lib (no ring), ring3/4/6/8, ringx4/8 interleaved twice in
+# one process, each row beside a device copy of the same bytes; the rings of 4 and 8 with and
+# without X at one split (128 blocks of 4 warps: no second kernel) at 8 and 16; the forms at
+# 32 / 64 bf16 and 64 f32; `cutec run gemm` at M = 8 / 16 through AUTO (the default).
+# The rule (points of the copy, means of the two turns, per dtype): a ring form (depth, X or
+# not, the library's splits or one: FORM/1) leading the register form by >= 2 points at both 8
+# and 16 vectors becomes the default (the one with the larger smaller lead); the default also
+# covers 32 and 64 vectors where its lead there is >= -0.5; none leading: keep opt-in; the best
+# behind by > 1 point: delete.
+#   BUDGET=85 sh scripts/device-skinny38a.sh
 . scripts/device-common.sh
 log="$out/skinny38a.log"
 start=$(date +%s)
-budget=${BUDGET:-80}
+budget=${BUDGET:-85}
 GEMV_TIMEOUT=30
-forms="lib ring3 ring4 ring6 ring8"
+forms="lib ring3 ring4 ring6 ring8 ringx4 ringx8"
+forms1="ring4 ring8 ringx4 ringx8"
 list=$(echo $forms $forms | tr ' ' ',')
 # sk D N: the rows of the forms, twice, at 8192x8192 with N vectors of D into $out/sk_D_N.rows
 sk()
 {
     device_gemv --dtype "$1" --shape 8192x8192 --vectors "$2" --forms "$list" | tee "$out/sk_$1_$2.rows"
 }
-# sk1 D N: the same with one split (no second kernel), the rings of 4 and 8, into sk1_D_N.rows
+# sk1 D N: the same with one split (no second kernel), the forms1, into sk1_D_N.rows
 sk1()
 {
-    device_gemv --dtype "$1" --shape 8192x8192 --vectors "$2" --splits 1 --forms ring4,ring8,ring4,ring8 |
+    device_gemv --dtype "$1" --shape 8192x8192 --vectors "$2" --splits 1 --forms "$(echo $forms1 $forms1 | tr ' ' ',')" |
         tee "$out/sk1_$1_$2.rows"
 }
 # pct D N FORM [1]: the mean of FORM's two rows' % of the copy ("W" if one is WRONG, "" if
@@ -48,49 +51,43 @@ sk1()
 pct()
 {
     p_f="$out/sk${4:-}_$1_$2.rows" p_k=0 p_i=0 p_forms=$forms
-    [ -n "${4:-}" ] && p_forms="ring4 ring8"
+    [ -n "${4:-}" ] && p_forms=$forms1
     for p_x in $p_forms; do p_i=$((p_i + 1)); [ "$p_x" = "$3" ] && p_k=$p_i; done
     p_n=$(echo $p_forms | wc -w)
     p_a=$(sed -n "${p_k}p" "$p_f" 2>/dev/null) p_b=$(sed -n "$((p_k + p_n))p" "$p_f" 2>/dev/null)
     case "$p_a$p_b" in *WRONG*) echo W; return;; esac
     mean2 "$(copy_pct "$p_a")" "$(copy_pct "$p_b")"
 }
-# unsplit D FORM: one split against the library's at FORM (a ring of 4 or 8), 8 and 16 vectors
-unsplit()
-{
-    case $2 in ring4|ring8) ;; *) echo "decides: $1 ring's splits: as they are ($2: one split not timed)"; return;; esac
-    u8=$(diff2 "$(pct $1 8 $2 1)" "$(pct $1 8 $2)") u16=$(diff2 "$(pct $1 16 $2 1)" "$(pct $1 16 $2)")
-    if awk -v a="$u8" -v b="$u16" 'BEGIN { exit !(a != "" && b != "" && a !~ /W/ && b !~ /W/ && a >= 1 && b >= 1) }'; then
-        echo "decides: $1 ring's splits: one split where the row blocks reach every SM ($u8 at 8 vectors, $u16 at 16):" \
-            "mma_splits (lib.c)"
-    else
-        echo "decides: $1 ring's splits: as they are (one split $u8 at 8 vectors, $u16 at 16)"
-    fi
-}
-# decide D: the rule above for dtype D (vectors 32 and 64 where timed)
+# decide D: the rule above for dtype D (the forms with the library's splits and with one)
 decide()
 {
     best="" bmin=-99
-    for r in ring3 ring4 ring6 ring8; do
-        l8=$(diff2 "$(pct $1 8 $r)" "$(pct $1 8 lib)") l16=$(diff2 "$(pct $1 16 $r)" "$(pct $1 16 lib)")
-        echo "$1 $r: lead over the register form $l8 at 8 vectors, $l16 at 16"
+    for c in $forms $(for f in $forms1; do echo $f/1; done); do
+        [ "$c" = lib ] && continue
+        r=${c%/1} one=""
+        [ "$c" != "$r" ] && one=1
+        l8=$(diff2 "$(pct $1 8 $r $one)" "$(pct $1 8 lib)") l16=$(diff2 "$(pct $1 16 $r $one)" "$(pct $1 16 lib)")
+        echo "$1 $c: lead over the register form $l8 at 8 vectors, $l16 at 16"
         m=$(awk -v a="$l8" -v b="$l16" 'BEGIN { if (a == "" || b == "" || a ~ /W/ || b ~ /W/) print -99; else print (a < b ? a : b) }')
-        awk -v m="$m" -v b="$bmin" 'BEGIN { exit !(m > b) }' && best=$r bmin=$m
+        awk -v m="$m" -v b="$bmin" 'BEGIN { exit !(m > b) }' && best=$c bmin=$m
     done
     if [ "${checked:-yes}" = no ]; then
         echo "decides: $1 tensor-core ring: keep opt-in (wrong): mma_gpu_test failed above"
     elif awk -v m="$bmin" 'BEGIN { exit !(m >= 2) }'; then
-        more=""
+        more="" r=${best%/1}
         for n in 32 64; do
-            [ -s "$out/sk_$1_$n.rows" ] || continue
-            l=$(diff2 "$(pct $1 $n $best)" "$(pct $1 $n lib)")
+            [ -s "$out/sk_$1_$n.rows" ] && [ "$r" = "$best" ] || continue
+            l=$(diff2 "$(pct $1 $n $r)" "$(pct $1 $n lib)")
             awk -v l="$l" 'BEGIN { exit !(l != "" && l >= -0.5) }' && more="$more $n ($l)"
         done
-        echo "decides: $1 tensor-core ring: make $best the default (leads by >= $bmin at 8 and 16 vectors; also at:$more):" \
-            "cute_gemv_ring_default (compile.c) gives the mma form ${best#ring} stages"
-        unsplit $1 $best
+        x="" st=${r#ringx}
+        st=${st#ring}
+        case $r in ringx*) x=", X through it (lib.c's configure: ring_x where it fits)";; esac
+        [ "$r" != "$best" ] && x="$x, one split where the row blocks fill the SMs (lib.c's mma_splits)"
+        echo "decides: $1 tensor-core ring: make $best the default (leads by >= $bmin at 8 and 16 vectors; also at:${more:- not timed}):" \
+            "cute_gemv_ring_default (compile.c) gives the mma form $st stages$x"
     elif awk -v m="$bmin" 'BEGIN { exit !(m < -1) }'; then
-        echo "decides: $1 tensor-core ring: delete (the best depth, $best, behind by > 1 point at 8 or 16 vectors: $bmin)"
+        echo "decides: $1 tensor-core ring: delete (the best, $best, behind by > 1 point at 8 or 16 vectors: $bmin)"
     else
         echo "decides: $1 tensor-core ring: keep opt-in (best $best: smaller lead $bmin, under 2)"
     fi
@@ -105,16 +102,22 @@ decide()
         TEST_TIMEOUT=40 device_tests kernels/gemv/mma_gpu_test
         grep -q " 0 failed" "$out/mma_gpu_test.log" || checked=no
         echo "== at $(el) s: 8192x8192 with N vectors, forms $list (GB/s of A + X + Y; copy: those bytes D2D)"
-        for a in "bf16 8" "bf16 16" "f32 8" "f32 16" "bf16 32" "bf16 64" "f32 64"; do
+        for a in "bf16 8" "bf16 16" "f32 8" "f32 16"; do
             set -- $a
             echo "-- $1 $2 vectors"
             sk "$1" "$2"
         done
-        echo "== at $(el) s: one split (no second kernel): 128 blocks of 4 warps, the rings of 4 and 8"
+        echo "== at $(el) s: one split (no second kernel): 128 blocks of 4 warps, forms $forms1"
         for a in "bf16 8" "bf16 16" "f32 8" "f32 16"; do
             set -- $a
             echo "-- $1 $2 vectors, one split"
             sk1 "$1" "$2"
+        done
+        echo "== at $(el) s: 32 and 64 vectors"
+        for a in "bf16 32" "bf16 64" "f32 64"; do
+            set -- $a
+            echo "-- $1 $2 vectors"
+            sk "$1" "$2"
         done
         echo "== at $(el) s: cutec_gemm through AUTO (tn, N = K = 8192): the default form"
         for a in "bf16 8" "bf16 16" "f32 8" "f32 16"; do
@@ -127,15 +130,18 @@ decide()
             set -- $a
             line="$1 $2 vectors:"
             for f in $forms; do line="$line $f $(pct $1 $2 $f)"; done
-            [ -s "$out/sk1_$1_$2.rows" ] && line="$line; one split: ring4 $(pct $1 $2 ring4 1) ring8 $(pct $1 $2 ring8 1)"
+            if [ -s "$out/sk1_$1_$2.rows" ]; then
+                line="$line; one split:"
+                for f in $forms1; do line="$line $f $(pct $1 $2 $f 1)"; done
+            fi
             echo "$line"
         done
         decide bf16
         decide f32
     fi
     device_gemv_usage "bf16 --vectors 8 --splits 2" "bf16 --vectors 8 --splits 2 --smem-stages 4" \
-        "bf16 --vectors 16 --splits 2 --smem-stages 6" "bf16 --vectors 64 --splits 2 --smem-stages 4" \
-        "f32 --vectors 16 --splits 2 --smem-stages 4" "f32 --vectors 64 --splits 2 --smem-stages 4"
+        "bf16 --vectors 16 --splits 2 --smem-stages 8 --ring-x 1" "bf16 --vectors 64 --splits 2 --smem-stages 4" \
+        "f32 --vectors 16 --splits 2 --smem-stages 8 --ring-x 1" "f32 --vectors 64 --splits 2 --smem-stages 4"
     device_end
     echo "== WRONG lines: $(grep -c WRONG "$log")"
 } >"$log" 2>&1

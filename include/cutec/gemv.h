@@ -80,6 +80,10 @@ typedef struct cute_gemv_config {
     int warp_rows;       /* NVFP4's register form one k-tile ahead: rows a warp, 4 or 8 (0:
                             4); x decoded once for 8 rows, half the warps, 128 registers
                             (cute_gemv_lib_warp_rows) */
+    bool ring_x;         /* the tensor-core form's ring (mma with smem_stages), vectors a
+                            multiple of 8: X's k-tiles through it too, each warp its own copy,
+                            not loaded from global memory a k-tile at a time
+                            (cute_gemv_lib_ring_x; opt-in) */
 } cute_gemv_config;
 
 #define CUTE_GEMV_MAX_AHEAD 2
@@ -179,6 +183,9 @@ bool cute_gemv_lib_fma_decode(cute_gemv_lib *lib, int level);
  * (8: one k-tile ahead, not with rows by scale tile), 0 (the default) the library's
  * (form_few and form_many in nvfp4.c).  false for other values */
 bool cute_gemv_lib_warp_rows(cute_gemv_lib *lib, int rows);
+/* X through the tensor-core form's ring too (cute_gemv_config.ring_x) for later calls where the
+ * ring runs and the vectors are a multiple of 8 (off by default) */
+void cute_gemv_lib_ring_x(cute_gemv_lib *lib, bool on);
 /* the configuration and split count of the last call (for tests and the CLI) */
 void cute_gemv_lib_last(cute_gemv_lib *lib, cute_gemv_config *cfg, int *splits);
 

@@ -221,6 +221,17 @@ static bool config_ok(const cute_gemv_config *cfg, char *err, size_t n)
                  CUTE_GEMV_MAX_FMA_DECODE);
         return false;
     }
+    if (cfg->ring_x && (!cfg->mma || !cfg->smem_stages || gemv_nvec(cfg) % 8)) {
+        snprintf(err, n, "gemv: X through the ring is the tensor-core form's, with a ring and vectors a multiple "
+                 "of 8 (got %d)", gemv_nvec(cfg));
+        return false;
+    }
+    if (cfg->mma && gemv_mma_ring_bytes(cfg) > GEMV_MMA_RING_MAX) {
+        snprintf(err, n, "gemv: a ring of %d stages%s at %d vectors is %lld KB a block (at most %d)", cfg->smem_stages,
+                 cfg->ring_x ? " with X" : "", gemv_nvec(cfg), (long long)gemv_mma_ring_bytes(cfg) / 1024,
+                 GEMV_MMA_RING_MAX / 1024);
+        return false;
+    }
     if (cfg->sf_vec) return blockscaled_ok(cfg, err, n);
     if (cfg->mma && !mma_ok(cfg, err, n)) return false;
     cute_dtype d = cfg->dtype, y = cute_gemv_y_dtype(cfg);

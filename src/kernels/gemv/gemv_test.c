@@ -280,6 +280,16 @@ static void ring_cases(cute_runtime *rt)
         CHECK(cfg.mma && cfg.smem_stages == (d < 0 ? 0 : d), "mma ring case %zu: a ring of %d (want %d)", i,
               cfg.smem_stages, d < 0 ? 0 : d);
     }
+    /* ... with X through the ring too (cfg.ring_x: vectors a multiple of 8; 20 run without) */
+    cute_gemv_lib_ring_x(lib, true);
+    for (size_t i = 0; i <= 2; i++) {
+        cute_gemv_lib_smem_stages(lib, 3 - (int)i % 2);
+        gemv_case t = mma[i % 2];
+        if (i == 2) t.nvec = 20;
+        run_case(rt, lib, &t);
+        cute_gemv_lib_last(lib, &cfg, NULL);
+        CHECK(cfg.mma && cfg.ring_x == (i < 2), "mma ring case %zu: X through the ring %d", i, cfg.ring_x);
+    }
     cute_gemv_lib_free(lib);
 }
 

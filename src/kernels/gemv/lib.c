@@ -33,6 +33,7 @@ struct cute_gemv_lib {
     int scale_rows;        /* cute_gemv_lib_scale_rows */
     int fma_decode;        /* cute_gemv_lib_fma_decode */
     int warp_rows;         /* cute_gemv_lib_warp_rows */
+    bool ring_x;           /* cute_gemv_lib_ring_x */
     cute_buffer sums;      /* the atomic reduction's sums, zero between calls */
     size_t sums_bytes;
     bool sums_dirty;      /* a failed call may have left sums behind: zero them again */
@@ -50,7 +51,7 @@ static bool same_config(const void *x, const void *y)
            a->many_splits == b->many_splits && a->l2_prefetch == b->l2_prefetch &&
            a->tile_at_a_time == b->tile_at_a_time && a->smem_stages == b->smem_stages &&
            gemv_ahead(a) == gemv_ahead(b) && a->scale_rows_tiled == b->scale_rows_tiled &&
-           a->fma_decode == b->fma_decode && gemv_rows_a_warp(a) == gemv_rows_a_warp(b);
+           a->fma_decode == b->fma_decode && gemv_rows_a_warp(a) == gemv_rows_a_warp(b) && a->ring_x == b->ring_x;
 }
 
 /* fn_cache_compile for cute_gemv_config keys */
@@ -208,6 +209,13 @@ int gemv_lib_fma_decode(cute_gemv_lib *lib)
     /* the library's choice (-1) is for the bit decode before sm_100; sm_100a decodes e2m1 by
      * cvt and keeps level 0 unless asked (not measured there) */
     return d < 0 && cute_runtime_target_arch(lib->rt) >= 100 ? 0 : d;
+}
+
+void cute_gemv_lib_ring_x(cute_gemv_lib *lib, bool on)
+{
+    pthread_mutex_lock(&lib->lock);
+    lib->ring_x = on;
+    pthread_mutex_unlock(&lib->lock);
 }
 
 bool cute_gemv_lib_warp_rows(cute_gemv_lib *lib, int rows)
@@ -375,6 +383,8 @@ static cute_gemv_config configure(cute_gemv_lib *lib, const gemv_operands *o, in
     int arch = cute_runtime_target_arch(lib->rt); /* the ring: asked for or the library's, where cp.async runs */
     int stages = lib->smem_stages < 0 ? cute_gemv_ring_default(&cfg) : lib->smem_stages;
     if (stages > 0 && (!arch || arch >= 80) && cute_gemv_ring_able(&cfg)) cfg.smem_stages = stages;
+    cfg.ring_x = lib->ring_x && cfg.mma && cfg.smem_stages && cfg.vectors % 8 == 0;
+    if (cfg.ring_x && gemv_mma_ring_bytes(&cfg) > GEMV_MMA_RING_MAX) cfg.ring_x = false; /* X as before */
     int64_t K = o->A.shape[1], tk = cute_gemv_k_tile(&cfg);
     int64_t s = lib->splits ? lib->splits : choose_splits(o, &cfg, sm_count(lib->rt));
     int64_t tiles = ceil_div(K, tk);

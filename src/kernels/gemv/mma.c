@@ -67,10 +67,17 @@ int64_t gemv_mma_k_tile(const cute_gemv_config *cfg)
     return gemv_nvec(cfg) > 64 || cfg->smem_stages ? 64 : 128;
 }
 
-/* a warp's stage of the ring: its 16 rows of a k-tile of A */
+/* a warp's stage of the ring: its 16 rows of a k-tile of A (and with ring_x X's k-tile, bn
+ * vectors: the warp's own copy) */
 static int64_t ring_stage_bytes(const cute_gemv_config *cfg)
 {
-    return 16 * gemv_mma_k_tile(cfg) * cute_dtype_bytes(cfg->dtype);
+    int64_t rows = 16 + (cfg->ring_x ? (gemv_nvec(cfg) + 7) / 8 * 8 : 0);
+    return rows * gemv_mma_k_tile(cfg) * cute_dtype_bytes(cfg->dtype);
+}
+
+int64_t gemv_mma_ring_bytes(const cute_gemv_config *cfg)
+{
+    return cfg->smem_stages ? mma_warps(cfg) * cfg->smem_stages * ring_stage_bytes(cfg) : 0;
 }
 
 int gemv_mma_blocks(const cute_gemv_config *cfg)
@@ -78,7 +85,7 @@ int gemv_mma_blocks(const cute_gemv_config *cfg)
     /* 16 warps an SM up to 64 vectors (128 registers a thread), 8 past */
     int blocks = (gemv_nvec(cfg) <= 64 ? 16 : 8) / mma_warps(cfg);
     if (!cfg->smem_stages) return blocks;
-    int64_t fit = 228 * 1024 / (mma_warps(cfg) * cfg->smem_stages * ring_stage_bytes(cfg) + 1024);
+    int64_t fit = 228 * 1024 / (gemv_mma_ring_bytes(cfg) + 1024);
     return fit < 1 ? 1 : fit < blocks ? (int)fit : blocks;
 }
 
@@ -155,8 +162,9 @@ typedef struct mma_thread {
     cute_thr_mma thr;
     cute_tensor acc; /* (V,M,N) f32 */
     cute_copy_atom vec16;
-    cute_copy_atom cp16; /* the ring's 16-byte cp.async (A around L1) */
-    cute_tensor ring;    /* the ring (cfg.smem_stages): (E, R, lanes, warps, stages) */
+    cute_copy_atom cp16, cpx; /* the ring's 16-byte cp.async (A around L1, X through it) */
+    cute_tensor ring;         /* the ring (cfg.smem_stages): A's (E, R, lanes, warps, stages) */
+    cute_tensor ring_x;       /* ... and X's (cfg.ring_x): (E, Rx, parts, lanes, warps, stages) */
 } mma_thread;
 
 /* a thread's partition of operand op's tile g regrouped by vector (by_vector) */
@@ -225,17 +233,27 @@ static void products(cute_ctx *c, const gemv_plan *p, const mma_thread *th, cute
     cute_gemm(c, &p->mma, th->acc, aB, xB, th->acc);
 }
 
-/* acc += rA (A's fragments of k-tile kt) times X's, X a TiledMMA k-tile (bkx) at a time;
- * predX: bounds-check X's vectors */
+static cute_tensor ring_x_lane(cute_ctx *c, const mma_thread *th, cute_tensor like, int64_t part, cute_int s);
+
+/* acc += rA (A's fragments of k-tile kt) times X's, X a TiledMMA k-tile (bkx) at a time from
+ * global memory (predX: bounds-checked), or where `stage` from that stage of the ring */
 static void ktile_products(cute_ctx *c, const gemv_plan *p, const mma_thread *th, const mma_tiles *t, cute_int kt,
-                           cute_tensor rA, bool predX)
+                           cute_tensor rA, bool predX, const cute_int *stage)
 {
     cute_alg *a = cute_ctx_alg(c);
+    const mma_form *f = form_of(p->cfg.dtype);
     int64_t parts = p->bk / p->bkx;
     for (int64_t i = 0; i < parts; i++) { /* unrolled at trace time */
         cute_int kx = cute_add(a, cute_mul(a, kt, cute_i(parts)), cute_i(i));
         cute_tensor gX = CUTE_SLICE(c, t->gX, CUTE_ALL, CUTE_ALL, kx), cX = CUTE_SLICE(c, t->cX, CUTE_ALL, CUTE_ALL, kx);
-        cute_tensor rX = load_operand(c, p, th, CUTE_MMA_B, gX, cX, t->boundX, predX);
+        cute_tensor rX;
+        if (stage) {
+            rX = operand_frag(c, p, th, CUTE_MMA_B, gX);
+            cute_tensor dst = by_vector(c, rX, f->vec_b, f->vec_leaves);
+            cute_copy(c, &th->vec16, ring_x_lane(c, th, dst, i, *stage), dst);
+        } else {
+            rX = load_operand(c, p, th, CUTE_MMA_B, gX, cX, t->boundX, predX);
+        }
         /* A's fragments of this part: mode K is (the TiledMMA's atoms, parts) */
         products(c, p, th, CUTE_SLICE(c, rA, CUTE_ALL, CUTE_ALL, CUTE_CRD(CUTE_ALL, (int)i)), rX);
     }
@@ -250,7 +268,7 @@ static void ktile_mma(cute_ctx *c, const gemv_plan *p, const mma_thread *th, con
     if (p->cfg.l2_prefetch && !predA) /* the warp's 16 rows' k-tile ahead into L2 */
         gemv_prefetch_tile(c, p, t->gA, cute_mul(a, cute_warp_idx(c), cute_i(16)), 16, p->bk, kt, t->k0, t->kend);
     cute_tensor gA = CUTE_SLICE(c, t->gA, CUTE_ALL, CUTE_ALL, kt), cA = CUTE_SLICE(c, t->cA, CUTE_ALL, CUTE_ALL, kt);
-    ktile_products(c, p, th, t, kt, load_operand(c, p, th, CUTE_MMA_A, gA, cA, t->boundA, predA), predX);
+    ktile_products(c, p, th, t, kt, load_operand(c, p, th, CUTE_MMA_A, gA, cA, t->boundA, predA), predX, NULL);
 }
 
 /* The ring (cfg.smem_stages): each warp streams its 16 rows' whole k-tiles of A into stages
@@ -260,16 +278,26 @@ static void ktile_mma(cute_ctx *c, const gemv_plan *p, const mma_thread *th, con
  * each (512 contiguous bytes: no bank conflict in the copies or the reads).  A lane reads back
  * only what it copied itself, so the warp needs no barrier: the wait for its own copies
  * orders them before its reads, and its products, which use what it read, come before the
- * copies that refill the stage. */
-static cute_tensor ring_make(cute_ctx *c, const gemv_plan *p)
+ * copies that refill the stage.  With cfg.ring_x X's k-tiles go through it too (each warp its
+ * own copy, through L1: the block's other warps read the same lines), in the same layout, one
+ * TiledMMA k-tile (bkx) of X after another. */
+static void ring_make(cute_ctx *c, const gemv_plan *p, mma_thread *th)
 {
     cute_alg *a = cute_ctx_alg(c);
-    long long e = 16 / cute_dtype_bytes(p->cfg.dtype), r = ring_stage_bytes(&p->cfg) / (32 * 16), lanes = 32 * e;
+    long long e = 16 / cute_dtype_bytes(p->cfg.dtype), lanes = 32 * e;
+    long long r = 16 * p->bk * cute_dtype_bytes(p->cfg.dtype) / (32 * 16); /* a lane's vectors of A */
     cute_smem_allocator A = cute_smem_allocator_new(c);
-    int w = mma_warps(&p->cfg);
-    cute_layout l = cute_layout_fmt(a, "(%lld,%lld,32,%d,%d):(1,%lld,%lld,%lld,%lld)", e, r, w, p->cfg.smem_stages,
-                                    lanes, e, lanes * r, lanes * r * w);
-    return cute_smem_alloc_tensor(c, &A, p->cfg.dtype, l, 16);
+    int w = mma_warps(&p->cfg), d = p->cfg.smem_stages;
+    cute_layout l = cute_layout_fmt(a, "(%lld,%lld,32,%d,%d):(1,%lld,%lld,%lld,%lld)", e, r, w, d, lanes, e, lanes * r,
+                                    lanes * r * w);
+    th->ring = cute_smem_alloc_tensor(c, &A, p->cfg.dtype, l, 16);
+    cute_copy_atom_named(a, "SM80_CP_ASYNC_CACHEGLOBAL<uint128>", p->cfg.dtype, &th->cp16);
+    if (!p->cfg.ring_x) return;
+    long long parts = p->bk / p->bkx, rx = p->bn * p->bkx * cute_dtype_bytes(p->cfg.dtype) / (32 * 16);
+    l = cute_layout_fmt(a, "(%lld,%lld,%lld,32,%d,%d):(1,%lld,%lld,%lld,%lld,%lld)", e, rx, parts, w, d, lanes,
+                        lanes * rx, e, lanes * rx * parts, lanes * rx * parts * w);
+    th->ring_x = cute_smem_alloc_tensor(c, &A, p->cfg.dtype, l, 16);
+    cute_copy_atom_named(a, "SM80_CP_ASYNC_CACHEALWAYS<uint128>", p->cfg.dtype, &th->cpx);
 }
 
 /* the lane's part of stage s, shaped as `like` (a partition regrouped by vector: its vector
@@ -283,12 +311,30 @@ static cute_tensor ring_lane(cute_ctx *c, const mma_thread *th, cute_tensor like
     return t;
 }
 
-/* k-tile kt of A into stage s */
+/* the lane's part of X's TiledMMA k-tile `part` of stage s, shaped as `like` */
+static cute_tensor ring_x_lane(cute_ctx *c, const mma_thread *th, cute_tensor like, int64_t part, cute_int s)
+{
+    cute_alg *a = cute_ctx_alg(c);
+    cute_tensor t = cute_tensor_slice(
+        c, th->ring_x, CUTE_CRD(CUTE_ALL, CUTE_ALL, (int)part, cute_lane_idx(c), cute_warp_idx(c), s));
+    cute_layout order = cute_make_layout(a, like.layout.shape);
+    t.layout = cute_compose(a, &t.layout, &order);
+    return t;
+}
+
+/* k-tile kt of A (and with ring_x X's) into stage s */
 static void ring_issue(cute_ctx *c, const gemv_plan *p, const mma_thread *th, const mma_tiles *t, cute_int kt,
                        cute_int s)
 {
+    cute_alg *a = cute_ctx_alg(c);
     cute_tensor src = operand_part(c, p, th, CUTE_MMA_A, CUTE_SLICE(c, t->gA, CUTE_ALL, CUTE_ALL, kt));
     cute_copy(c, &th->cp16, src, ring_lane(c, th, src, s));
+    int64_t parts = p->bk / p->bkx;
+    for (int64_t i = 0; p->cfg.ring_x && i < parts; i++) {
+        cute_int kx = cute_add(a, cute_mul(a, kt, cute_i(parts)), cute_i(i));
+        cute_tensor x = operand_part(c, p, th, CUTE_MMA_B, CUTE_SLICE(c, t->gX, CUTE_ALL, CUTE_ALL, kx));
+        cute_copy(c, &th->cpx, x, ring_x_lane(c, th, x, i, s));
+    }
 }
 
 /* the split's `full` whole k-tiles through the ring (the block's rows all in A) */
@@ -310,8 +356,9 @@ static void ring_walk(cute_ctx *c, const gemv_plan *p, const mma_thread *th, con
         cute_cp_async_wait_group(c, d - 1); /* k-tile kt has landed */
         cute_tensor gA = CUTE_SLICE(c, t->gA, CUTE_ALL, CUTE_ALL, kt);
         cute_tensor rA = operand_frag(c, p, th, CUTE_MMA_A, gA), dst = by_vector(c, rA, f->vec_a, f->vec_leaves);
-        cute_copy(c, &th->vec16, ring_lane(c, th, dst, cute_mod(a, kt, cute_i(d))), dst);
-        ktile_products(c, p, th, t, kt, rA, x_short);
+        cute_int s = cute_mod(a, kt, cute_i(d));
+        cute_copy(c, &th->vec16, ring_lane(c, th, dst, s), dst);
+        ktile_products(c, p, th, t, kt, rA, x_short, p->cfg.ring_x ? &s : NULL);
     }
 }
 
@@ -376,10 +423,7 @@ static void mma_kernel(cute_ctx *c, cute_tensor mA, cute_tensor mX, cute_tensor 
     mma_tiles t = block_tiles(c, p, mA, mX, kchunk);
     mma_thread th = {.thr = cute_tiled_mma_slice(&p->mma, cute_thread_idx(c, 0)),
                      .vec16 = cute_copy_atom_universal(a, p->cfg.dtype, 128)};
-    if (p->cfg.smem_stages) {
-        th.ring = ring_make(c, p);
-        cute_copy_atom_named(a, "SM80_CP_ASYNC_CACHEGLOBAL<uint128>", p->cfg.dtype, &th.cp16);
-    }
+    if (p->cfg.smem_stages) ring_make(c, p, &th);
     cute_tensor gY = CUTE_SLICE(c, mY, CUTE_ALL, CUTE_ALL, t.l);
     cute_tuple tile = cute_tuple_fmt(a, "(%lld,%lld)", (long long)p->bm, (long long)p->bn);
     th.acc = cute_partition_fragment_C(c, th.thr, cute_tensor_local_tile(c, gY, tile, CUTE_CRD(0, 0), NULL));
