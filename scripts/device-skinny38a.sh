@@ -9,15 +9,15 @@
 # and goes by k-tile, and each k-tile waits out a full round trip.  The ring (mma.c,
 # cfg.smem_stages, opt-in: `--smem-stages N`, `--forms ringN`) streams each warp's 2 KB
 # k-tiles of A by cp.async stages - 1 ahead of its products: (stages - 1) x 2 KB x 16 warps
-# an SM always in flight (3: 64 KB; 4: 96 KB; 6: 160 KB; 8: 3 blocks of 4 warps an SM, 168 KB,
-# and so 3 splits instead of 4).  The ring's blocks are 4 warps (64 rows): one split then
+# an SM always in flight (4: 96 KB; 8: 3 blocks of 4 warps an SM, 168 KB, and so 3 splits
+# instead of 4).  The ring's blocks are 4 warps (64 rows): one split then
 # makes 128 blocks, one an SM, and no second kernel (the split-K workspace, 4 MB at 16
 # vectors, and a launch): timed as the opt-in `--splits 1`.  ringxN (`--ring-x 1`): X's
 # k-tiles through the ring too (each warp its own copy, through L1), so that no k-tile waits
 # on X's loads from L1 or L2 (a warp of four an SM must finish a k-tile every ~520 clocks).
 # Order: mma_gpu_test (every form, rings of 3/4/6/8 with and without X at odd sizes and at
 # 8192^2, against float64) first; then `cutec bench gemv` at 8192x8192 with 8 / 16 vectors
-# (bf16, f32), each with the forms lib (no ring), ring3/4/6/8, ringx4/8 interleaved twice in
+# (bf16, f32), each with the forms lib (no ring), ring4/8, ringx4/8 interleaved twice in
 # one process, each row beside a device copy of the same bytes; the rings of 4 and 8 with and
 # without X at one split (128 blocks of 4 warps: no second kernel) at 8 and 16; the forms at
 # 32 / 64 bf16 and 64 f32; `cutec run gemm` at M = 8 / 16 through AUTO (the default).
@@ -32,7 +32,7 @@ log="$out/skinny38a.log"
 start=$(date +%s)
 budget=${BUDGET:-85}
 GEMV_TIMEOUT=30
-forms="lib ring3 ring4 ring6 ring8 ringx4 ringx8"
+forms="lib ring4 ring8 ringx4 ringx8"
 forms1="ring4 ring8 ringx4 ringx8"
 list=$(echo $forms $forms | tr ' ' ',')
 # sk D N: the rows of the forms, twice, at 8192x8192 with N vectors of D into $out/sk_D_N.rows
