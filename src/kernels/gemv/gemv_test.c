@@ -264,13 +264,13 @@ static void ring_cases(cute_runtime *rt)
               want);
     }
     /* the tensor-core form through the ring (mma.c): 16, 8 and 40 vectors of bf16, f32 and f16
-     * in rings of 2 and 3 stages, a block of 128 rows in A (the ring) and one past A's last
+     * in rings of 2 and 3 stages, a block of 64 rows in A (the ring) and one past A's last
      * row (registers), K past the last whole k-tile, batches, split-K, padded rows; the
      * library's own: none (opt-in until measured) */
     static const gemv_case mma[] = {
-        {CUTE_BF16, CUTE_BF16, 136, 1000, 1, 1, 0, 1, 0, 0, 0.5, 16},
-        {CUTE_F32, CUTE_F32, 130, 520, 2, 1, 0, 1, 0, 2, -0.5, 8},
-        {CUTE_F16, CUTE_F32, 129, 1096, 1, 1, 8, 1, 0, 0, 0, 40},
+        {CUTE_BF16, CUTE_BF16, 72, 360, 1, 1, 0, 1, 0, 0, 0.5, 16},
+        {CUTE_F32, CUTE_F32, 66, 264, 2, 1, 0, 1, 0, 2, -0.5, 8},
+        {CUTE_F16, CUTE_F32, 65, 328, 1, 1, 8, 1, 0, 0, 0, 40},
     };
     for (size_t i = 0; i <= sizeof mma / sizeof mma[0]; i++) {
         int d = i == sizeof mma / sizeof mma[0] ? -1 : 2 + (int)(i % 2);
