@@ -35,16 +35,22 @@ GEMV_TIMEOUT=30
 forms="lib ring4 ring8 ringx4 ringx8"
 forms1="ring4 ring8 ringx4 ringx8"
 list=$(echo $forms $forms | tr ' ' ',')
+# rows_only FILE: the input printed, its form rows (a % of the copy, or failed) into FILE
+rows_only()
+{
+    tee "$1.all"
+    grep -E '%|failed' "$1.all" >"$1"
+}
 # sk D N: the rows of the forms, twice, at 8192x8192 with N vectors of D into $out/sk_D_N.rows
 sk()
 {
-    device_gemv --dtype "$1" --shape 8192x8192 --vectors "$2" --forms "$list" | tee "$out/sk_$1_$2.rows"
+    device_gemv --dtype "$1" --shape 8192x8192 --vectors "$2" --forms "$list" | rows_only "$out/sk_$1_$2.rows"
 }
 # sk1 D N: the same with one split (no second kernel), the forms1, into sk1_D_N.rows
 sk1()
 {
     device_gemv --dtype "$1" --shape 8192x8192 --vectors "$2" --splits 1 --forms "$(echo $forms1 $forms1 | tr ' ' ',')" |
-        tee "$out/sk1_$1_$2.rows"
+        rows_only "$out/sk1_$1_$2.rows"
 }
 # pct D N FORM [1]: the mean of FORM's two rows' % of the copy ("W" if one is WRONG, "" if
 # missing); 1: of sk1's rows
