@@ -163,7 +163,7 @@ typedef struct mma_thread {
     cute_tensor acc; /* (V,M,N) f32 */
     cute_copy_atom vec16;
     cute_copy_atom cp16, cpx; /* the ring's 16-byte cp.async (A around L1, X through it) */
-    cute_tensor ring;         /* the ring (cfg.smem_stages): A's (E, R, lanes, warps, stages) */
+    cute_tensor ring;         /* the ring (cfg.smem_stages): A's (E, R, 1, lanes, warps, stages) */
     cute_tensor ring_x;       /* ... and X's (cfg.ring_x): (E, Rx, parts, lanes, warps, stages) */
 } mma_thread;
 
@@ -233,7 +233,47 @@ static void products(cute_ctx *c, const gemv_plan *p, const mma_thread *th, cute
     cute_gemm(c, &p->mma, th->acc, aB, xB, th->acc);
 }
 
-static cute_tensor ring_x_lane(cute_ctx *c, const mma_thread *th, cute_tensor like, int64_t part, cute_int s);
+/* The ring (cfg.smem_stages): each warp streams its 16 rows' whole k-tiles of A into stages
+ * of its own by cp.async, stages - 1 k-tiles ahead of the one it multiplies, so that the
+ * bytes a warp has in flight are the ring's, whatever ptxas makes of the loop.  A stage holds
+ * a lane's 16-byte vectors in the order of its fragment, the warp's 32 lanes side by side for
+ * each (512 contiguous bytes: no bank conflict in the copies or the reads).  A lane reads back
+ * only what it copied itself, so the warp needs no barrier: the wait for its own copies
+ * orders them before its reads, and its products, which use what it read, come before the
+ * copies that refill the stage.  With cfg.ring_x X's k-tiles go through it too (each warp its
+ * own copy, through L1: the block's other warps read the same lines), in the same layout, one
+ * TiledMMA k-tile (bkx) of X after another. */
+static void ring_make(cute_ctx *c, const gemv_plan *p, mma_thread *th)
+{
+    cute_alg *a = cute_ctx_alg(c);
+    long long e = 16 / cute_dtype_bytes(p->cfg.dtype), lanes = 32 * e;
+    long long r = 16 * p->bk * cute_dtype_bytes(p->cfg.dtype) / (32 * 16); /* a lane's vectors of A */
+    cute_smem_allocator A = cute_smem_allocator_new(c);
+    int w = mma_warps(&p->cfg), d = p->cfg.smem_stages;
+    cute_layout l = cute_layout_fmt(a, "(%lld,%lld,1,32,%d,%d):(1,%lld,0,%lld,%lld,%lld)", e, r, w, d, lanes, e,
+                                    lanes * r, lanes * r * w);
+    th->ring = cute_smem_alloc_tensor(c, &A, p->cfg.dtype, l, 16);
+    cute_copy_atom_named(a, "SM80_CP_ASYNC_CACHEGLOBAL<uint128>", p->cfg.dtype, &th->cp16);
+    if (!p->cfg.ring_x) return;
+    long long parts = p->bk / p->bkx, rx = p->bn * p->bkx * cute_dtype_bytes(p->cfg.dtype) / (32 * 16);
+    l = cute_layout_fmt(a, "(%lld,%lld,%lld,32,%d,%d):(1,%lld,%lld,%lld,%lld,%lld)", e, rx, parts, w, d, lanes,
+                        lanes * rx, e, lanes * rx * parts, lanes * rx * parts * w);
+    th->ring_x = cute_smem_alloc_tensor(c, &A, p->cfg.dtype, l, 16);
+    cute_copy_atom_named(a, "SM80_CP_ASYNC_CACHEALWAYS<uint128>", p->cfg.dtype, &th->cpx);
+}
+
+/* the lane's part of `ring` (A's or X's) for TiledMMA k-tile `part` of stage s (A: one part),
+ * shaped as `like` (a partition regrouped by vector: its vector first, taken in column-major
+ * order) */
+static cute_tensor ring_lane(cute_ctx *c, cute_tensor ring, cute_tensor like, int64_t part, cute_int s)
+{
+    cute_alg *a = cute_ctx_alg(c);
+    cute_tensor t =
+        cute_tensor_slice(c, ring, CUTE_CRD(CUTE_ALL, CUTE_ALL, (int)part, cute_lane_idx(c), cute_warp_idx(c), s));
+    cute_layout order = cute_make_layout(a, like.layout.shape);
+    t.layout = cute_compose(a, &t.layout, &order);
+    return t;
+}
 
 /* acc += rA (A's fragments of k-tile kt) times X's, X a TiledMMA k-tile (bkx) at a time from
  * global memory (predX: bounds-checked), or where `stage` from that stage of the ring */
@@ -250,7 +290,7 @@ static void ktile_products(cute_ctx *c, const gemv_plan *p, const mma_thread *th
         if (stage) {
             rX = operand_frag(c, p, th, CUTE_MMA_B, gX);
             cute_tensor dst = by_vector(c, rX, f->vec_b, f->vec_leaves);
-            cute_copy(c, &th->vec16, ring_x_lane(c, th, dst, i, *stage), dst);
+            cute_copy(c, &th->vec16, ring_lane(c, th->ring_x, dst, i, *stage), dst);
         } else {
             rX = load_operand(c, p, th, CUTE_MMA_B, gX, cX, t->boundX, predX);
         }
@@ -271,69 +311,18 @@ static void ktile_mma(cute_ctx *c, const gemv_plan *p, const mma_thread *th, con
     ktile_products(c, p, th, t, kt, load_operand(c, p, th, CUTE_MMA_A, gA, cA, t->boundA, predA), predX, NULL);
 }
 
-/* The ring (cfg.smem_stages): each warp streams its 16 rows' whole k-tiles of A into stages
- * of its own by cp.async, stages - 1 k-tiles ahead of the one it multiplies, so that the
- * bytes a warp has in flight are the ring's, whatever ptxas makes of the loop.  A stage holds
- * a lane's 16-byte vectors in the order of its fragment, the warp's 32 lanes side by side for
- * each (512 contiguous bytes: no bank conflict in the copies or the reads).  A lane reads back
- * only what it copied itself, so the warp needs no barrier: the wait for its own copies
- * orders them before its reads, and its products, which use what it read, come before the
- * copies that refill the stage.  With cfg.ring_x X's k-tiles go through it too (each warp its
- * own copy, through L1: the block's other warps read the same lines), in the same layout, one
- * TiledMMA k-tile (bkx) of X after another. */
-static void ring_make(cute_ctx *c, const gemv_plan *p, mma_thread *th)
-{
-    cute_alg *a = cute_ctx_alg(c);
-    long long e = 16 / cute_dtype_bytes(p->cfg.dtype), lanes = 32 * e;
-    long long r = 16 * p->bk * cute_dtype_bytes(p->cfg.dtype) / (32 * 16); /* a lane's vectors of A */
-    cute_smem_allocator A = cute_smem_allocator_new(c);
-    int w = mma_warps(&p->cfg), d = p->cfg.smem_stages;
-    cute_layout l = cute_layout_fmt(a, "(%lld,%lld,32,%d,%d):(1,%lld,%lld,%lld,%lld)", e, r, w, d, lanes, e, lanes * r,
-                                    lanes * r * w);
-    th->ring = cute_smem_alloc_tensor(c, &A, p->cfg.dtype, l, 16);
-    cute_copy_atom_named(a, "SM80_CP_ASYNC_CACHEGLOBAL<uint128>", p->cfg.dtype, &th->cp16);
-    if (!p->cfg.ring_x) return;
-    long long parts = p->bk / p->bkx, rx = p->bn * p->bkx * cute_dtype_bytes(p->cfg.dtype) / (32 * 16);
-    l = cute_layout_fmt(a, "(%lld,%lld,%lld,32,%d,%d):(1,%lld,%lld,%lld,%lld,%lld)", e, rx, parts, w, d, lanes,
-                        lanes * rx, e, lanes * rx * parts, lanes * rx * parts * w);
-    th->ring_x = cute_smem_alloc_tensor(c, &A, p->cfg.dtype, l, 16);
-    cute_copy_atom_named(a, "SM80_CP_ASYNC_CACHEALWAYS<uint128>", p->cfg.dtype, &th->cpx);
-}
-
-/* the lane's part of stage s, shaped as `like` (a partition regrouped by vector: its vector
- * first, taken in column-major order) */
-static cute_tensor ring_lane(cute_ctx *c, const mma_thread *th, cute_tensor like, cute_int s)
-{
-    cute_alg *a = cute_ctx_alg(c);
-    cute_tensor t = cute_tensor_slice(c, th->ring, CUTE_CRD(CUTE_ALL, CUTE_ALL, cute_lane_idx(c), cute_warp_idx(c), s));
-    cute_layout order = cute_make_layout(a, like.layout.shape);
-    t.layout = cute_compose(a, &t.layout, &order);
-    return t;
-}
-
-/* the lane's part of X's TiledMMA k-tile `part` of stage s, shaped as `like` */
-static cute_tensor ring_x_lane(cute_ctx *c, const mma_thread *th, cute_tensor like, int64_t part, cute_int s)
-{
-    cute_alg *a = cute_ctx_alg(c);
-    cute_tensor t = cute_tensor_slice(
-        c, th->ring_x, CUTE_CRD(CUTE_ALL, CUTE_ALL, (int)part, cute_lane_idx(c), cute_warp_idx(c), s));
-    cute_layout order = cute_make_layout(a, like.layout.shape);
-    t.layout = cute_compose(a, &t.layout, &order);
-    return t;
-}
-
 /* k-tile kt of A (and with ring_x X's) into stage s */
 static void ring_issue(cute_ctx *c, const gemv_plan *p, const mma_thread *th, const mma_tiles *t, cute_int kt,
                        cute_int s)
 {
     cute_alg *a = cute_ctx_alg(c);
     cute_tensor src = operand_part(c, p, th, CUTE_MMA_A, CUTE_SLICE(c, t->gA, CUTE_ALL, CUTE_ALL, kt));
-    cute_copy(c, &th->cp16, src, ring_lane(c, th, src, s));
+    cute_copy(c, &th->cp16, src, ring_lane(c, th->ring, src, 0, s));
     int64_t parts = p->bk / p->bkx;
     for (int64_t i = 0; p->cfg.ring_x && i < parts; i++) {
         cute_int kx = cute_add(a, cute_mul(a, kt, cute_i(parts)), cute_i(i));
         cute_tensor x = operand_part(c, p, th, CUTE_MMA_B, CUTE_SLICE(c, t->gX, CUTE_ALL, CUTE_ALL, kx));
-        cute_copy(c, &th->cpx, x, ring_x_lane(c, th, x, i, s));
+        cute_copy(c, &th->cpx, x, ring_lane(c, th->ring_x, x, i, s));
     }
 }
 
@@ -357,7 +346,7 @@ static void ring_walk(cute_ctx *c, const gemv_plan *p, const mma_thread *th, con
         cute_tensor gA = CUTE_SLICE(c, t->gA, CUTE_ALL, CUTE_ALL, kt);
         cute_tensor rA = operand_frag(c, p, th, CUTE_MMA_A, gA), dst = by_vector(c, rA, f->vec_a, f->vec_leaves);
         cute_int s = cute_mod(a, kt, cute_i(d));
-        cute_copy(c, &th->vec16, ring_lane(c, th, dst, s), dst);
+        cute_copy(c, &th->vec16, ring_lane(c, th->ring, dst, 0, s), dst);
         ktile_products(c, p, th, t, kt, rA, x_short, p->cfg.ring_x ? &s : NULL);
     }
 }
