@@ -84,6 +84,10 @@ typedef struct cute_gemv_config {
                             multiple of 8: X's k-tiles through it too, each warp its own copy,
                             not loaded from global memory a k-tile at a time
                             (cute_gemv_lib_ring_x; opt-in) */
+    bool tf32_bits;      /* the tensor-core form of f32 (3xTF32): each value's big tf32 half
+                            by its bits (half a last place added, the low 13 cleared) and the
+                            small one its remainder as it is (mma.sync ignores the low 13
+                            bits), not by cvt.rna.tf32.f32 (cute_gemv_lib_tf32_bits; opt-in) */
 } cute_gemv_config;
 
 #define CUTE_GEMV_MAX_AHEAD 2
@@ -186,6 +190,9 @@ bool cute_gemv_lib_warp_rows(cute_gemv_lib *lib, int rows);
 /* X through the tensor-core form's ring too (cute_gemv_config.ring_x) for later calls where the
  * ring runs and the vectors are a multiple of 8 (off by default) */
 void cute_gemv_lib_ring_x(cute_gemv_lib *lib, bool on);
+/* f32's 3xTF32 halves by bits (cute_gemv_config.tf32_bits) for later calls (off by
+ * default) */
+void cute_gemv_lib_tf32_bits(cute_gemv_lib *lib, bool on);
 /* the configuration and split count of the last call (for tests and the CLI) */
 void cute_gemv_lib_last(cute_gemv_lib *lib, cute_gemv_config *cfg, int *splits);
 

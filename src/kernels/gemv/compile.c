@@ -226,6 +226,11 @@ static bool config_ok(const cute_gemv_config *cfg, char *err, size_t n)
                  "of 8 (got %d)", gemv_nvec(cfg));
         return false;
     }
+    if (cfg->tf32_bits && (!cfg->mma || cfg->dtype != CUTE_F32)) {
+        snprintf(err, n, "gemv: tf32 halves by bits are f32's tensor-core form's (got %s%s)",
+                 cute_dtype_name(cfg->dtype), cfg->mma ? "" : ", not the tensor-core form");
+        return false;
+    }
     if (cfg->mma && gemv_mma_ring_bytes(cfg) > GEMV_MMA_RING_MAX) {
         snprintf(err, n, "gemv: a ring of %d stages%s at %d vectors is %lld KB a block (at most %d)", cfg->smem_stages,
                  cfg->ring_x ? " with X" : "", gemv_nvec(cfg), (long long)gemv_mma_ring_bytes(cfg) / 1024,

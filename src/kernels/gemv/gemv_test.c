@@ -290,6 +290,15 @@ static void ring_cases(cute_runtime *rt)
         cute_gemv_lib_last(lib, &cfg, NULL);
         CHECK(cfg.mma && cfg.ring_x == (i < 2), "mma ring case %zu: X through the ring %d", i, cfg.ring_x);
     }
+    /* f32's tf32 halves by bits (cfg.tf32_bits), through the ring with X and through registers */
+    cute_gemv_lib_tf32_bits(lib, true);
+    for (int d = 3; d >= 0; d -= 3) {
+        cute_gemv_lib_smem_stages(lib, d);
+        run_case(rt, lib, &mma[1]);
+        cute_gemv_lib_last(lib, &cfg, NULL);
+        CHECK(cfg.mma && cfg.tf32_bits && cfg.smem_stages == d, "mma f32 by bits: ring of %d (want %d)",
+              cfg.smem_stages, d);
+    }
     cute_gemv_lib_free(lib);
 }
 

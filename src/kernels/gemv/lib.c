@@ -34,6 +34,7 @@ struct cute_gemv_lib {
     int fma_decode;        /* cute_gemv_lib_fma_decode */
     int warp_rows;         /* cute_gemv_lib_warp_rows */
     bool ring_x;           /* cute_gemv_lib_ring_x */
+    bool tf32_bits;       /* cute_gemv_lib_tf32_bits */
     cute_buffer sums;      /* the atomic reduction's sums, zero between calls */
     size_t sums_bytes;
     bool sums_dirty;      /* a failed call may have left sums behind: zero them again */
@@ -51,7 +52,8 @@ static bool same_config(const void *x, const void *y)
            a->many_splits == b->many_splits && a->l2_prefetch == b->l2_prefetch &&
            a->tile_at_a_time == b->tile_at_a_time && a->smem_stages == b->smem_stages &&
            gemv_ahead(a) == gemv_ahead(b) && a->scale_rows_tiled == b->scale_rows_tiled &&
-           a->fma_decode == b->fma_decode && gemv_rows_a_warp(a) == gemv_rows_a_warp(b) && a->ring_x == b->ring_x;
+           a->fma_decode == b->fma_decode && gemv_rows_a_warp(a) == gemv_rows_a_warp(b) && a->ring_x == b->ring_x &&
+           a->tf32_bits == b->tf32_bits;
 }
 
 /* fn_cache_compile for cute_gemv_config keys */
@@ -215,6 +217,13 @@ void cute_gemv_lib_ring_x(cute_gemv_lib *lib, bool on)
 {
     pthread_mutex_lock(&lib->lock);
     lib->ring_x = on;
+    pthread_mutex_unlock(&lib->lock);
+}
+
+void cute_gemv_lib_tf32_bits(cute_gemv_lib *lib, bool on)
+{
+    pthread_mutex_lock(&lib->lock);
+    lib->tf32_bits = on;
     pthread_mutex_unlock(&lib->lock);
 }
 
@@ -385,6 +394,7 @@ static cute_gemv_config configure(cute_gemv_lib *lib, const gemv_operands *o, in
     if (stages > 0 && (!arch || arch >= 80) && cute_gemv_ring_able(&cfg)) cfg.smem_stages = stages;
     cfg.ring_x = lib->ring_x && cfg.mma && cfg.smem_stages && cfg.vectors % 8 == 0;
     if (cfg.ring_x && gemv_mma_ring_bytes(&cfg) > GEMV_MMA_RING_MAX) cfg.ring_x = false; /* X as before */
+    cfg.tf32_bits = lib->tf32_bits && cfg.mma && cfg.dtype == CUTE_F32;
     int64_t K = o->A.shape[1], tk = cute_gemv_k_tile(&cfg);
     int64_t s = lib->splits ? lib->splits : choose_splits(o, &cfg, sm_count(lib->rt));
     int64_t tiles = ceil_div(K, tk);

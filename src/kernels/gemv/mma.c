@@ -219,6 +219,25 @@ static void split_tf32(cute_ctx *c, cute_tensor x, cute_tensor *big, cute_tensor
     cute_tensor_store(c, *small, cute_ssa_cvt(c, r, CUTE_TF32));
 }
 
+/* ... by bits (cfg.tf32_bits): big = x rounded to tf32 by adding half its last place to the
+ * bits and clearing the low 13 (inf and NaN stay so: the half never carries past their
+ * mantissa), small = x - big (exact), both handed to mma.sync as f32 bits, whose low 13 bits
+ * it ignores (small's are cut off there): each product within ~1.25 x 2^-20 of x y (3xTF32 by
+ * cvt.rna: ~2^-22), in three instructions a value where cvt.rna.tf32.f32 takes four or five
+ * for each half on sm_90 */
+static void split_tf32_bits(cute_ctx *c, cute_tensor x, cute_tensor *big, cute_tensor *small)
+{
+    cute_ssa v = cute_tensor_load(c, x);
+    cute_tensor bits = cute_make_rmem_tensor_like(c, x, CUTE_U32), rest = cute_make_rmem_tensor_like(c, x, CUTE_F32);
+    cute_ssa half = cute_ssa_fill(c, CUTE_U32, v.shape, (double)0x1000u);
+    cute_ssa top = cute_ssa_fill(c, CUTE_U32, v.shape, (double)0xffffe000u);
+    cute_ssa up = cute_ssa_binop(c, CUTE_OP_ADD, cute_tensor_load(c, cute_tensor_recast(c, x, CUTE_U32)), half);
+    cute_tensor_store(c, bits, cute_ssa_binop(c, CUTE_OP_AND, up, top));
+    cute_tensor b = cute_tensor_recast(c, bits, CUTE_F32);
+    cute_tensor_store(c, rest, cute_ssa_binop(c, CUTE_OP_SUB, v, cute_tensor_load(c, b)));
+    *big = cute_tensor_recast(c, b, CUTE_TF32), *small = cute_tensor_recast(c, rest, CUTE_TF32);
+}
+
 /* acc += rA rX, f32 as three tf32 products, the small terms first */
 static void products(cute_ctx *c, const gemv_plan *p, const mma_thread *th, cute_tensor rA, cute_tensor rX)
 {
@@ -227,7 +246,10 @@ static void products(cute_ctx *c, const gemv_plan *p, const mma_thread *th, cute
         return;
     }
     cute_tensor aB, aS, xB, xS;
-    split_tf32(c, rA, &aB, &aS), split_tf32(c, rX, &xB, &xS);
+    if (p->cfg.tf32_bits)
+        split_tf32_bits(c, rA, &aB, &aS), split_tf32_bits(c, rX, &xB, &xS);
+    else
+        split_tf32(c, rA, &aB, &aS), split_tf32(c, rX, &xB, &xS);
     cute_gemm(c, &p->mma, th->acc, aS, xB, th->acc);
     cute_gemm(c, &p->mma, th->acc, aB, xS, th->acc);
     cute_gemm(c, &p->mma, th->acc, aB, xB, th->acc);
