@@ -59,8 +59,9 @@ static int usage(const char *cmd)
         "128;\n    f16, bf16 and f32 from 8 on (--mma-from N: from N on) through the tensor cores)\n"
         "  nvfp4: e2m1 A and x with a ue4m3 scale per 16 (seed 001); mxfp8: e4m3 with ue8m0 per "
         "32\n"
-        "  bench --forms lib,2/4,1/8,ring4,ringx4: forms on one problem, each a row: the library's,\n"
-        "    NVFP4's register forms (k-tiles ahead/rows a warp), a ring of N stages (ringx: X too)\n",
+        "  bench --forms lib,2/4,1/8,ring4,ringx4,lib+bits: forms on one problem, each a row: the\n"
+        "    library's, NVFP4's register forms (k-tiles ahead/rows a warp), a ring of N stages\n"
+        "    (ringx: X too); +bits: f32's tf32 halves by bits\n",
         cmd);
     return CLI_USAGE;
 }
@@ -479,7 +480,8 @@ static bool bench_row(problem *p, const gemv_opts *o)
 
 /* a --forms form set on the library: "lib" (the library's choice), "A/R" (NVFP4's register
  * form, A k-tiles ahead, R rows a warp), "ringN" (a ring of N stages), "ringxN" (the
- * tensor-core form's ring with X through it too); the characters it took in *used, or false */
+ * tensor-core form's ring with X through it too), each with "+bits" (f32's tf32 halves by
+ * bits); the characters it took in *used, or false */
 static bool set_form(cute_gemv_lib *lib, const gemv_opts *o, const char *s, gemv_opts *f, int *used)
 {
     int ahead = 0, rows = 0, stages = o->smem_stages;
@@ -490,9 +492,13 @@ static bool set_form(cute_gemv_lib *lib, const gemv_opts *o, const char *s, gemv
     else if (sscanf(s, ring_x ? "ringx%d%n" : "ring%d%n", &stages, used) != 1 &&
              sscanf(s, "%d/%d%n", &ahead, &rows, used) != 2)
         return false;
+    bool bits = !strncmp(s + *used, "+bits", 5);
+    *used += bits ? 5 : 0;
     if (s[*used] != ',' && s[*used]) return false;
     f->ahead = ahead, f->warp_rows = rows, f->smem_stages = stages, f->ring_x = ring_x || o->ring_x;
+    f->tf32_bits = bits || o->tf32_bits;
     cute_gemv_lib_ring_x(lib, f->ring_x);
+    cute_gemv_lib_tf32_bits(lib, f->tf32_bits);
     return cute_gemv_lib_ahead(lib, ahead) && cute_gemv_lib_warp_rows(lib, rows) && cute_gemv_lib_smem_stages(lib, stages);
 }
 
@@ -506,7 +512,8 @@ static bool bench_forms(problem *p, const gemv_opts *o)
     for (const char *s = o->forms; *s;) {
         int used = 0;
         if (!set_form(p->lib, o, s, &f, &used)) {
-            printf("cutec bench gemv: --forms %s: a form is lib, ahead/rows (1,2/4,8) or ringN\n", o->forms);
+            printf("cutec bench gemv: --forms %s: a form is lib, ahead/rows (1,2/4,8), ringN or ringxN, each "
+                   "with +bits or not\n", o->forms);
             return false;
         }
         p->checked = false;
