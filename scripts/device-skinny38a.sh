@@ -140,6 +140,7 @@ decide()
         echo "== no GPU here: nothing timed"
         echo "decides: bf16 tensor-core ring: keep opt-in (no GPU)"
         echo "decides: f32 tensor-core ring: keep opt-in (no GPU)"
+        echo "decides: f32 tf32 halves by bits: keep opt-in (no GPU)"
     else
         TEST_TIMEOUT=50 device_tests kernels/gemv/mma_gpu_test
         grep -q " 0 failed" "$out/mma_gpu_test.log" || checked=no
