@@ -30,7 +30,6 @@ typedef struct gemv_opts {
     int scale_rows;      /* --scale-rows plain|tiled: NVFP4's rows a warp (-1: the library's) */
     int fma_decode;      /* --fma-decode 0|1: NVFP4's scales by their bits (-1: the library's) */
     int warp_rows;       /* --warp-rows 4|8: NVFP4's register form's rows a warp (0: the library's) */
-    bool ring_x;         /* --ring-x 1: X through the tensor-core form's ring too */
     bool tf32_bits;      /* --tf32-bits 1: f32's 3xTF32 halves by bits (not cvt.rna) */
     int iters;
     const char *emit, *arch, *backend;
@@ -50,8 +49,8 @@ static int usage(const char *cmd)
         "         [--shape MxK] [--batch L] [--layout rows|cols] [--vectors N] [--splits N]\n"
         "         [--reduction ordered|atomic] [--mma-from N] [--l2-prefetch D] [--iters N]\n"
         "         [--tile-at-a-time 0|1] [--smem-stages 0|2..8] [--ahead 1|2] [--scale-rows plain|tiled]\n"
-        "         [--fma-decode 0|1] [--warp-rows 4|8] [--ring-x 0|1] [--tf32-bits 0|1]\n"
-        "         [--forms F,...]\n"
+        "         [--fma-decode 0|1] [--warp-rows 4|8] [--forms F,...]\n"
+        "         [--tf32-bits 0|1]\n"
         "         [--emit ir|cuda|ptx|sass|time] [--arch sm_80|sm_90a|sm_100a] [--backend cuda|interp]\n"
         "  y(M,L) = 1.5 A(M,K,L) x(K,L) - 0.5 y; rows: A row-major (K contiguous), cols: "
         "column-major;\n"
@@ -59,9 +58,8 @@ static int usage(const char *cmd)
         "128;\n    f16, bf16 and f32 from 8 on (--mma-from N: from N on) through the tensor cores)\n"
         "  nvfp4: e2m1 A and x with a ue4m3 scale per 16 (seed 001); mxfp8: e4m3 with ue8m0 per "
         "32\n"
-        "  bench --forms lib,2/4,1/8,ring4,ringx4,lib+bits: forms on one problem, each a row: the\n"
-        "    library's, NVFP4's register forms (k-tiles ahead/rows a warp), a ring of N stages\n"
-        "    (ringx: X too); +bits: f32's tf32 halves by bits\n",
+        "  bench --forms lib,2/4,1/8,ring4: forms on one problem, each a row: the library's,\n"
+        "    NVFP4's register forms (k-tiles ahead/rows a warp), a ring of N stages\n",
         cmd);
     return CLI_USAGE;
 }
@@ -111,8 +109,6 @@ static bool option(gemv_opts *o, const char *k, const char *v, bool *out_given, 
         ok = cli_int(v, 4, 8, &x, why, n) && (x == 4 || x == 8), o->warp_rows = (int)x;
     else if (!strcmp(k, "--tf32-bits"))
         ok = cli_int(v, 0, 1, &x, why, n), o->tf32_bits = x == 1;
-    else if (!strcmp(k, "--ring-x"))
-        ok = cli_int(v, 0, 1, &x, why, n), o->ring_x = x == 1;
     else if (!strcmp(k, "--forms"))
         o->forms = v;
     else if (!strcmp(k, "--reduction"))
@@ -191,7 +187,6 @@ static int emit(const gemv_opts *o)
         cfg.ahead = o->ahead, cfg.scale_rows_tiled = o->scale_rows == 1,
         cfg.warp_rows = o->warp_rows;
     cfg.fma_decode = o->sf_vec == 16 && o->fma_decode > 0 ? o->fma_decode : 0;
-    cfg.ring_x = o->ring_x && cfg.mma && cfg.smem_stages && cfg.vectors % 8 == 0;
     cfg.tf32_bits = o->tf32_bits && cfg.mma && o->dtype == CUTE_F32;
     cli_clock t0 = cli_clock_now();
     const cute_fn *f = cute_gemv_compile(rt, &cfg, err, sizeof err);
@@ -411,7 +406,6 @@ static void describe(const problem *p, const gemv_opts *o, char *buf, size_t n)
                  cfg.smem_stages);
     if (cfg.scale_rows_tiled) strncat(form, ", rows by scale tile", sizeof form - strlen(form) - 1);
     if (cfg.fma_decode) strncat(form, ", scales by bits", sizeof form - strlen(form) - 1);
-    if (cfg.ring_x) strncat(form, ", X too", sizeof form - strlen(form) - 1);
     if (cfg.tf32_bits) strncat(form, ", tf32 by bits", sizeof form - strlen(form) - 1);
     if (cfg.warp_rows > 4)
         snprintf(form + strlen(form), sizeof form - strlen(form), ", %d rows a warp", cfg.warp_rows);
@@ -442,7 +436,6 @@ static int run(const gemv_opts *o)
     cute_gemv_lib_scale_rows(p.lib, o->scale_rows);
     cute_gemv_lib_fma_decode(p.lib, o->fma_decode);
     cute_gemv_lib_warp_rows(p.lib, o->warp_rows);
-    cute_gemv_lib_ring_x(p.lib, o->ring_x);
     cute_gemv_lib_tf32_bits(p.lib, o->tf32_bits);
     int64_t bad = -1;
     double ms = problem_make(&p, o) ? run_one(&p, o, &bad) : -1;
@@ -479,26 +472,18 @@ static bool bench_row(problem *p, const gemv_opts *o)
 }
 
 /* a --forms form set on the library: "lib" (the library's choice), "A/R" (NVFP4's register
- * form, A k-tiles ahead, R rows a warp), "ringN" (a ring of N stages), "ringxN" (the
- * tensor-core form's ring with X through it too), each with "+bits" (f32's tf32 halves by
- * bits); the characters it took in *used, or false */
+ * form, A k-tiles ahead, R rows a warp), "ringN" (a ring of N stages); the characters it took
+ * in *used, or false */
 static bool set_form(cute_gemv_lib *lib, const gemv_opts *o, const char *s, gemv_opts *f, int *used)
 {
     int ahead = 0, rows = 0, stages = o->smem_stages;
-    bool ring_x = !strncmp(s, "ringx", 5);
     *used = 0;
     if (!strncmp(s, "lib", 3) && (s[3] == ',' || !s[3]))
         *used = 3, stages = -1;
-    else if (sscanf(s, ring_x ? "ringx%d%n" : "ring%d%n", &stages, used) != 1 &&
-             sscanf(s, "%d/%d%n", &ahead, &rows, used) != 2)
+    else if (sscanf(s, "ring%d%n", &stages, used) != 1 && sscanf(s, "%d/%d%n", &ahead, &rows, used) != 2)
         return false;
-    bool bits = !strncmp(s + *used, "+bits", 5);
-    *used += bits ? 5 : 0;
     if (s[*used] != ',' && s[*used]) return false;
-    f->ahead = ahead, f->warp_rows = rows, f->smem_stages = stages, f->ring_x = ring_x || o->ring_x;
-    f->tf32_bits = bits || o->tf32_bits;
-    cute_gemv_lib_ring_x(lib, f->ring_x);
-    cute_gemv_lib_tf32_bits(lib, f->tf32_bits);
+    f->ahead = ahead, f->warp_rows = rows, f->smem_stages = stages;
     return cute_gemv_lib_ahead(lib, ahead) && cute_gemv_lib_warp_rows(lib, rows) && cute_gemv_lib_smem_stages(lib, stages);
 }
 
@@ -512,8 +497,7 @@ static bool bench_forms(problem *p, const gemv_opts *o)
     for (const char *s = o->forms; *s;) {
         int used = 0;
         if (!set_form(p->lib, o, s, &f, &used)) {
-            printf("cutec bench gemv: --forms %s: a form is lib, ahead/rows (1,2/4,8), ringN or ringxN, each "
-                   "with +bits or not\n", o->forms);
+            printf("cutec bench gemv: --forms %s: a form is lib, ahead/rows (1,2/4,8) or ringN\n", o->forms);
             return false;
         }
         p->checked = false;
@@ -558,7 +542,6 @@ static int bench(const gemv_opts *base, bool shape_given)
     cute_gemv_lib_scale_rows(lib, base->scale_rows);
     cute_gemv_lib_fma_decode(lib, base->fma_decode);
     cute_gemv_lib_warp_rows(lib, base->warp_rows);
-    cute_gemv_lib_ring_x(lib, base->ring_x);
     cute_gemv_lib_tf32_bits(lib, base->tf32_bits);
     int rc = CLI_OK;
     for (int s = 0; s < (shape_given ? 1 : 3); s++) {

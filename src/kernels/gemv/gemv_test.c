@@ -263,32 +263,25 @@ static void ring_cases(cute_runtime *rt)
         CHECK(cfg.smem_stages == want, "the library's own (case %zu): a ring of %d (want %d)", i, cfg.smem_stages,
               want);
     }
-    /* the tensor-core form through the ring (mma.c): 16, 8 and 40 vectors of bf16, f32 and f16
-     * in rings of 2 and 3 stages, a block of 64 rows in A (the ring) and one past A's last
-     * row (registers), K past the last whole k-tile, batches, split-K, padded rows; the
-     * library's own: none (opt-in until measured) */
+    /* the tensor-core form through the ring (mma.c: A's and X's k-tiles): 16, 8 and 40 vectors
+     * of bf16, f32 and f16 in rings of 2 and 3 stages, a block of 64 rows in A (the ring) and
+     * one past A's last row (registers), K past the last whole k-tile, batches, split-K, padded
+     * rows; then the library's own: 8 stages up to 16 vectors (f32: 8 where two blocks fit),
+     * none past; 20 vectors (not whole atoms of 8) none, asked or not */
     static const gemv_case mma[] = {
         {CUTE_BF16, CUTE_BF16, 72, 360, 1, 1, 0, 1, 0, 0, 0.5, 16},
         {CUTE_F32, CUTE_F32, 66, 264, 2, 1, 0, 1, 0, 2, -0.5, 8},
         {CUTE_F16, CUTE_F32, 65, 328, 1, 1, 8, 1, 0, 0, 0, 40},
     };
-    for (size_t i = 0; i <= sizeof mma / sizeof mma[0]; i++) {
-        int d = i == sizeof mma / sizeof mma[0] ? -1 : 2 + (int)(i % 2);
+    for (size_t i = 0; i < 7; i++) {
+        int d = i < 3 ? 2 + (int)(i % 2) : i < 6 ? -1 : 3, want = i < 3 ? d : i < 5 ? 8 : 0;
+        gemv_case t = mma[i % 3];
+        if (i == 6) t.nvec = 20;
         cute_gemv_lib_smem_stages(lib, d);
-        run_case(rt, lib, &mma[i % (sizeof mma / sizeof mma[0])]);
-        cute_gemv_lib_last(lib, &cfg, NULL);
-        CHECK(cfg.mma && cfg.smem_stages == (d < 0 ? 0 : d), "mma ring case %zu: a ring of %d (want %d)", i,
-              cfg.smem_stages, d < 0 ? 0 : d);
-    }
-    /* ... with X through the ring too (cfg.ring_x: vectors a multiple of 8; 20 run without) */
-    cute_gemv_lib_ring_x(lib, true);
-    for (size_t i = 0; i <= 2; i++) {
-        cute_gemv_lib_smem_stages(lib, 3 - (int)i % 2);
-        gemv_case t = mma[i % 2];
-        if (i == 2) t.nvec = 20;
         run_case(rt, lib, &t);
         cute_gemv_lib_last(lib, &cfg, NULL);
-        CHECK(cfg.mma && cfg.ring_x == (i < 2), "mma ring case %zu: X through the ring %d", i, cfg.ring_x);
+        CHECK(cfg.mma && cfg.smem_stages == want, "mma ring case %zu: a ring of %d (want %d)", i, cfg.smem_stages,
+              want);
     }
     /* f32's tf32 halves by bits (cfg.tf32_bits), through the ring with X and through registers */
     cute_gemv_lib_tf32_bits(lib, true);

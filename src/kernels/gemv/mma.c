@@ -12,8 +12,9 @@
  * global memory in 16-byte vectors, one per row and 32 columns, with no shared memory and
  * no barrier.  A block whose rows are all in A runs its full k-tiles unpredicated, the last,
  * partial one predicated (whole vectors: 8 divides K); the block past A's last row
- * predicates every tile.  Opt-in (cfg.smem_stages): A's whole k-tiles through a ring of
- * shared memory per warp, by cp.async, stages - 1 ahead, blocks of 4 warps (ring_walk
+ * predicates every tile.  With cfg.smem_stages (the library's choice at 8 to 16 vectors:
+ * compile.c's mma_ring_default) A's and X's whole k-tiles go through a ring of shared
+ * memory per warp instead, by cp.async, stages - 1 ahead, in blocks of 4 warps (ring_walk
  * below).  The f32 accumulators go to the split-K workspace (the ordered reduction of
  * parts.c adds the splits) or, unsplit, to Y. */
 #include "cutec/atom_table.h"
@@ -67,11 +68,10 @@ int64_t gemv_mma_k_tile(const cute_gemv_config *cfg)
     return gemv_nvec(cfg) > 64 || cfg->smem_stages ? 64 : 128;
 }
 
-/* a warp's stage of the ring: its 16 rows of a k-tile of A (and with ring_x X's k-tile, bn
- * vectors: the warp's own copy) */
+/* a warp's stage of the ring: its 16 rows of a k-tile of A and X's k-tile (its own copy) */
 static int64_t ring_stage_bytes(const cute_gemv_config *cfg)
 {
-    int64_t rows = 16 + (cfg->ring_x ? (gemv_nvec(cfg) + 7) / 8 * 8 : 0);
+    int64_t rows = 16 + gemv_nvec(cfg);
     return rows * gemv_mma_k_tile(cfg) * cute_dtype_bytes(cfg->dtype);
 }
 
@@ -164,7 +164,7 @@ typedef struct mma_thread {
     cute_copy_atom vec16;
     cute_copy_atom cp16, cpx; /* the ring's 16-byte cp.async (A around L1, X through it) */
     cute_tensor ring;         /* the ring (cfg.smem_stages): A's (E, R, 1, lanes, warps, stages) */
-    cute_tensor ring_x;       /* ... and X's (cfg.ring_x): (E, Rx, parts, lanes, warps, stages) */
+    cute_tensor ring_x;       /* ... and X's: (E, Rx, parts, lanes, warps, stages) */
 } mma_thread;
 
 /* a thread's partition of operand op's tile g regrouped by vector (by_vector) */
@@ -262,9 +262,12 @@ static void products(cute_ctx *c, const gemv_plan *p, const mma_thread *th, cute
  * each (512 contiguous bytes: no bank conflict in the copies or the reads).  A lane reads back
  * only what it copied itself, so the warp needs no barrier: the wait for its own copies
  * orders them before its reads, and its products, which use what it read, come before the
- * copies that refill the stage.  With cfg.ring_x X's k-tiles go through it too (each warp its
- * own copy, through L1: the block's other warps read the same lines), in the same layout, one
- * TiledMMA k-tile (bkx) of X after another. */
+ * copies that refill the stage.  X's k-tiles go through it too (each warp its own copy,
+ * through L1: the block's other warps read the same lines), in the same layout, one TiledMMA
+ * k-tile (bkx) of X after another: no k-tile waits on X's loads from L1 or L2 (without them
+ * in the ring it ran 1-15 points behind the register form on an H200; bench/RESULTS.md,
+ * skinny38a).  The vectors are a multiple of 8 (cute_gemv_ring_able): X's copies need no
+ * bounds. */
 static void ring_make(cute_ctx *c, const gemv_plan *p, mma_thread *th)
 {
     cute_alg *a = cute_ctx_alg(c);
@@ -276,7 +279,6 @@ static void ring_make(cute_ctx *c, const gemv_plan *p, mma_thread *th)
                                     lanes * r, lanes * r * w);
     th->ring = cute_smem_alloc_tensor(c, &A, p->cfg.dtype, l, 16);
     cute_copy_atom_named(a, "SM80_CP_ASYNC_CACHEGLOBAL<uint128>", p->cfg.dtype, &th->cp16);
-    if (!p->cfg.ring_x) return;
     long long parts = p->bk / p->bkx, rx = p->bn * p->bkx * cute_dtype_bytes(p->cfg.dtype) / (32 * 16);
     l = cute_layout_fmt(a, "(%lld,%lld,%lld,32,%d,%d):(1,%lld,%lld,%lld,%lld,%lld)", e, rx, parts, w, d, lanes,
                         lanes * rx, e, lanes * rx * parts, lanes * rx * parts * w);
@@ -333,7 +335,7 @@ static void ktile_mma(cute_ctx *c, const gemv_plan *p, const mma_thread *th, con
     ktile_products(c, p, th, t, kt, load_operand(c, p, th, CUTE_MMA_A, gA, cA, t->boundA, predA), predX, NULL);
 }
 
-/* k-tile kt of A (and with ring_x X's) into stage s */
+/* k-tile kt of A and X into stage s */
 static void ring_issue(cute_ctx *c, const gemv_plan *p, const mma_thread *th, const mma_tiles *t, cute_int kt,
                        cute_int s)
 {
@@ -341,7 +343,7 @@ static void ring_issue(cute_ctx *c, const gemv_plan *p, const mma_thread *th, co
     cute_tensor src = operand_part(c, p, th, CUTE_MMA_A, CUTE_SLICE(c, t->gA, CUTE_ALL, CUTE_ALL, kt));
     cute_copy(c, &th->cp16, src, ring_lane(c, th->ring, src, 0, s));
     int64_t parts = p->bk / p->bkx;
-    for (int64_t i = 0; p->cfg.ring_x && i < parts; i++) {
+    for (int64_t i = 0; i < parts; i++) {
         cute_int kx = cute_add(a, cute_mul(a, kt, cute_i(parts)), cute_i(i));
         cute_tensor x = operand_part(c, p, th, CUTE_MMA_B, CUTE_SLICE(c, t->gX, CUTE_ALL, CUTE_ALL, kx));
         cute_copy(c, &th->cpx, x, ring_lane(c, th->ring_x, x, i, s));
@@ -349,8 +351,7 @@ static void ring_issue(cute_ctx *c, const gemv_plan *p, const mma_thread *th, co
 }
 
 /* the split's `full` whole k-tiles through the ring (the block's rows all in A) */
-static void ring_walk(cute_ctx *c, const gemv_plan *p, const mma_thread *th, const mma_tiles *t, cute_int full,
-                      bool x_short)
+static void ring_walk(cute_ctx *c, const gemv_plan *p, const mma_thread *th, const mma_tiles *t, cute_int full)
 {
     cute_alg *a = cute_ctx_alg(c);
     const mma_form *f = form_of(p->cfg.dtype);
@@ -369,7 +370,7 @@ static void ring_walk(cute_ctx *c, const gemv_plan *p, const mma_thread *th, con
         cute_tensor rA = operand_frag(c, p, th, CUTE_MMA_A, gA), dst = by_vector(c, rA, f->vec_a, f->vec_leaves);
         cute_int s = cute_mod(a, kt, cute_i(d));
         cute_copy(c, &th->vec16, ring_lane(c, th->ring, dst, 0, s), dst);
-        ktile_products(c, p, th, t, kt, rA, x_short, p->cfg.ring_x ? &s : NULL);
+        ktile_products(c, p, th, t, kt, rA, false, &s);
     }
 }
 
@@ -382,7 +383,7 @@ static void walk(cute_ctx *c, const gemv_plan *p, const mma_thread *th, const mm
     bool x_short = p->nvec < p->bn;
     cute_int full = cute_div(a, cute_sub(a, t->kend, t->k0), cute_i(p->bk));
     if (p->cfg.smem_stages && !rows_out)
-        ring_walk(c, p, th, t, full, x_short);
+        ring_walk(c, p, th, t, full);
     else
         CUTE_FOR(c, kt, cute_i(0), full)
         {
