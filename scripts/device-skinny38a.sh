@@ -19,7 +19,8 @@
 # device copy of the same bytes: ring0 (the register form, the old default), lib (the
 # default), ring4 and ring8 at 8 / 16 vectors, bf16 and f32; 32 / 64 vectors bf16 and 64 f32
 # (the register form there) against rings of 3 / 4 / 8; f32 with `--tf32-bits 1` (3xTF32's
-# halves by bits, opt-in); `cutec run gemm` at M = 8 / 16 through AUTO.
+# halves by bits, opt-in); `cutec run gemm` at M = 8 / 16 through AUTO; last, for the next
+# session, f32 at 16 vectors in one split with the bits.
 # The rules (points of the copy, means of the two turns):
 #  default:  the ring's default leads ring0 by >= 2 at 8 and 16 vectors -> "keep", else
 #            "revert" (mma_ring_default in compile.c returns 0);
@@ -104,9 +105,11 @@ N8="ring0 lib ring4 ring8" F64="lib ring4" B64="lib ring3 ring4 ring8" BITS="rin
             device_late run gemm "$@" && continue
             echo "$1 M=$2: $(timeout 20 build/cutec run gemm --dtype $1 --out-dtype $1 --layout tn --m $2 --n 8192 --k 8192 --iters 20 2>&1 | tail -n 1)"
         done
+        echo "== at $(el) s: for the next session: f32 in one split with the bits (4 warps an SM lost 14 points without)"
+        sk f16b1 f32 16 "ring4 ring8" --tf32-bits 1 --splits 1
         echo "== at $(el) s: % of the copy, means of two turns"
         for a in "b8 $N8" "b16 $N8" "f8 $N8" "f16 $N8" "f64 $F64" "f8b $BITS" "f16b $BITS" "f64b $F64" "b32 $B64" \
-            "b64 $B64"; do
+            "b64 $B64" "f16b1 ring4 ring8"; do
             set -- $a
             n=$1
             shift
