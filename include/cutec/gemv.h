@@ -83,7 +83,8 @@ typedef struct cute_gemv_config {
     bool tf32_bits;      /* the tensor-core form of f32 (3xTF32): each value's big tf32 half
                             by its bits (half a last place added, the low 13 cleared) and the
                             small one its remainder as it is (mma.sync ignores the low 13
-                            bits), not by cvt.rna.tf32.f32 (cute_gemv_lib_tf32_bits; opt-in) */
+                            bits), not by cvt.rna.tf32.f32 (cute_gemv_lib_tf32_bits; the library's
+                            default since session 38) */
 } cute_gemv_config;
 
 #define CUTE_GEMV_MAX_AHEAD 2
@@ -184,8 +185,8 @@ bool cute_gemv_lib_fma_decode(cute_gemv_lib *lib, int level);
  * (8: one k-tile ahead, not with rows by scale tile), 0 (the default) the library's
  * (form_few and form_many in nvfp4.c).  false for other values */
 bool cute_gemv_lib_warp_rows(cute_gemv_lib *lib, int rows);
-/* f32's 3xTF32 halves by bits (cute_gemv_config.tf32_bits) for later calls (off by
- * default) */
+/* f32's 3xTF32 halves by bits (cute_gemv_config.tf32_bits) for later calls (on by default;
+ * false: by cvt.rna.tf32.f32) */
 void cute_gemv_lib_tf32_bits(cute_gemv_lib *lib, bool on);
 /* the configuration and split count of the last call (for tests and the CLI) */
 void cute_gemv_lib_last(cute_gemv_lib *lib, cute_gemv_config *cfg, int *splits);
