@@ -12,6 +12,7 @@
 #include "cutec/notation.h"
 #include "cutec/reduce.h"
 #include "kernels/gemm/gemm_internal.h"
+#include "kernels/kernel_env.h"
 
 /* element 0 of a rank-1 f32 tensor of the call, as a value */
 static cute_val scalar(cute_ctx *c, cute_tensor t)
@@ -29,19 +30,51 @@ cute_val gemm_scales_begin(cute_ctx *c, const gemm_plan *p, gemm_scales *s, cute
     return cute_val_binop(c, CUTE_OP_MUL, cute_val_binop(c, CUTE_OP_MUL, alpha, scalar(c, s->sa)), scalar(c, s->sb));
 }
 
-/* x (f32, after the fused epilogue) of elements `in` (inside C): the amax raised by them,
- * then x times the output scale */
-cute_ssa gemm_scales_out(cute_ctx *c, const gemm_plan *p, const gemm_scales *s, cute_ssa x, cute_ssa in)
+/* How a piece raises the thread's amax: one chain of maxima through it, as the elements come
+ * (CUTEC_GEMM_AMAX=chain, the form before: n dependent maxima a piece); a tree of pairs, the
+ * running value raised once by its root (=tree, opt-in, session 38: depth log2 n, a level's
+ * pairs independent); or the tree, with no bounds select in pieces wholly inside C (=inside,
+ * opt-in, session 38: a branch the warp takes together; only edge pieces select). */
+enum { AMAX_CHAIN, AMAX_TREE, AMAX_INSIDE, AMAX_MOST = 256 /* (the tree's elements) */ };
+static int amax_form(cute_ctx *c, const gemm_plan *p)
+{
+    if (!p->cfg.amax) return AMAX_CHAIN;
+    return kernel_env_choice(cute_ctx_alg(c), "CUTEC_GEMM_AMAX", "chain|tree|inside", AMAX_CHAIN);
+}
+
+bool gemm_scales_inside(cute_ctx *c, const gemm_plan *p) { return amax_form(c, p) == AMAX_INSIDE; }
+
+/* |x| of x's elements as f32 bits (those not `in`: 0, where select), most raised by them */
+static cute_val raised(cute_ctx *c, cute_val most, cute_ssa x, cute_ssa in, bool tree, bool select)
+{
+    tree = tree && x.n <= AMAX_MOST;
+    cute_val zero = cute_val_int(c, CUTE_U32, 0), v[AMAX_MOST];
+    for (int i = 0; i < x.n; i++) {
+        cute_val abs = cute_val_unop(c, CUTE_OP_ABS, cute_ssa_get(c, x, i));
+        cute_val bits = cute_val_bitcast(c, abs, cute_type_of(CUTE_U32));
+        if (select) bits = cute_val_select(c, cute_ssa_get(c, in, i), bits, zero);
+        if (tree) v[i] = bits;
+        else most = cute_val_binop(c, CUTE_OP_MAX, most, bits);
+    }
+    if (!tree || x.n == 0) return most;
+    for (int w = 1; w < x.n; w *= 2)
+        for (int i = 0; i + w < x.n; i += 2 * w) v[i] = cute_val_binop(c, CUTE_OP_MAX, v[i], v[i + w]);
+    return cute_val_binop(c, CUTE_OP_MAX, most, v[0]);
+}
+
+/* x (f32, after the fused epilogue) of elements `in` (inside C; all of them where `inside`
+ * holds, gemm_scales_inside): the amax raised by them, then x times the output scale */
+cute_ssa gemm_scales_out(cute_ctx *c, const gemm_plan *p, const gemm_scales *s, cute_ssa x, cute_ssa in,
+                         const cute_val *inside)
 {
     if (!s) return x;
-    if (p->cfg.amax) {
-        cute_val most = s->amax_bits, zero = cute_val_int(c, CUTE_U32, 0);
-        for (int i = 0; i < x.n; i++) {
-            cute_val bits = cute_val_bitcast(c, cute_val_unop(c, CUTE_OP_ABS, cute_ssa_get(c, x, i)),
-                                             cute_type_of(CUTE_U32));
-            most = cute_val_binop(c, CUTE_OP_MAX, most, cute_val_select(c, cute_ssa_get(c, in, i), bits, zero));
-        }
-        cute_val_assign(c, s->amax_bits, most);
+    int form = amax_form(c, p);
+    cute_val most = s->amax_bits;
+    if (p->cfg.amax && form == AMAX_INSIDE && inside) {
+        CUTE_IF(c, *inside) cute_val_assign(c, most, raised(c, most, x, in, true, false));
+        CUTE_ELSE(c) cute_val_assign(c, most, raised(c, most, x, in, true, true));
+    } else if (p->cfg.amax) {
+        cute_val_assign(c, most, raised(c, most, x, in, form != AMAX_CHAIN, true));
     }
     if (!p->cfg.out_scale) return x;
     return cute_ssa_binop(c, CUTE_OP_MUL, x, cute_ssa_scalar(c, s->out_scale, x.shape));
