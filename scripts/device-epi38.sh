@@ -15,7 +15,8 @@
 #    5); =inside: the tree, and no select in pieces wholly inside C.
 # Order: `cutec run gemm` on the GPU against float64 (every element; amax against the float64
 # max |x|) for every form, at sizes with edge tiles; then the timings, plain and each form in
-# separate processes in turns (the order rotated each round), the median over rounds of each
+# separate processes in turns (the order rotated each round; the same seed: the same inputs,
+# the same power draw), the median over rounds of each
 # form's ms; the cost of a form: its median over the plain's, less 1.
 # The rule: a new form whose cost is 1 point or more below the old form's becomes the default
 # (bias: hopper_store.c's bias_ahead default 0 -> 1; amax: hopper_scales.c's amax_form default
@@ -49,7 +50,7 @@ ms()
     shift
     tag=$(echo "$e $*" | tr -c 'A-Za-z0-9=\n' '_')
     [ "$e" = - ] && e=EPI38_PLAIN=1
-    env "$e" timeout 30 $cutec bench gemm --variants hopper --layout tn --sizes 8192 --iters 20 "$@" \
+    env "$e" timeout 30 $cutec bench gemm --variants hopper --layout tn --sizes 8192 --iters 20 --seed 38 "$@" \
         >"$out/epi38.one" 2>&1
     row=$(awk '$1 == 8192 && $2 ~ /^hopper/' "$out/epi38.one")
     echo "   $e $*: $row"
