@@ -55,8 +55,9 @@ typedef struct cute_gemv_config {
     bool tile_at_a_time; /* NVFP4: load each k-tile just before its products (the form
                            before session 29), not the next k-tile's registers before this
                            one's products (the default) */
-    int smem_stages;     /* NVFP4 (not with tile_at_a_time or l2_prefetch), and one vector of
-                           K-major A in 16-byte vectors (cute_gemv_ring_able): each warp
+    int smem_stages;     /* NVFP4 (not with tile_at_a_time or l2_prefetch), one vector of
+                           K-major A in 16-byte vectors and the tensor-core form (A's and X's
+                           k-tiles; cute_gemv_ring_able): each warp
                            streams its whole k-tiles through a ring of this many stages (2 to
                            CUTE_GEMV_MAX_SMEM_STAGES) in shared memory by cp.async, stages - 1
                            ahead of its products; 0: through registers */
@@ -79,20 +80,27 @@ typedef struct cute_gemv_config {
     int warp_rows;       /* NVFP4's register form one k-tile ahead: rows a warp, 4 or 8 (0:
                             4); x decoded once for 8 rows, half the warps, 128 registers
                             (cute_gemv_lib_warp_rows) */
+    bool tf32_bits;      /* the tensor-core form of f32 (3xTF32): each value's big tf32 half
+                            by its bits (half a last place added, the low 13 cleared) and the
+                            small one its remainder as it is (mma.sync ignores the low 13
+                            bits), not by cvt.rna.tf32.f32 (cute_gemv_lib_tf32_bits; the library's
+                            default since session 38) */
 } cute_gemv_config;
 
 #define CUTE_GEMV_MAX_AHEAD 2
 #define CUTE_GEMV_MAX_FMA_DECODE 1
 
 #define CUTE_GEMV_MAX_SMEM_STAGES 8
-/* whether a configuration without scales may take the ring: one vector of K-major A in
- * 16-byte vectors, not the tensor-core form, no L2 prefetch */
+/* whether a configuration without scales may take the ring: one vector, or the tensor-core
+ * form with vectors a multiple of 8, of K-major A in 16-byte vectors, no L2 prefetch */
 bool cute_gemv_ring_able(const cute_gemv_config *cfg);
 /* the ring's stages the library gives a configuration without scales when the caller asks
  * for none in particular (cute_gemv_lib_smem_stages -1, the default): 4 for bf16 and f16
  * where ring-able (on an H200 the ring of 4 ran 1.3-2.9 points of the copy faster than the
  * register form for bf16 on all three shapes of `cutec bench gemv`, in three runs, and 6.2 to
- * 9.1 points faster for f16: docs/gemv.md), else 0 (f32 and e4m3: not measured through it) */
+ * 9.1 points faster for f16: docs/gemv.md), else 0 (f32 and e4m3: not measured through it); the
+ * tensor-core form's at 8 to 16 vectors, 8 stages (f32: 4 where two blocks of 8 do not fit an
+ * SM; docs/gemv.md, "The ring of A's and X's k-tiles"), none past */
 #define CUTE_GEMV_RING_STAGES 4
 int cute_gemv_ring_default(const cute_gemv_config *cfg);
 
@@ -177,6 +185,9 @@ bool cute_gemv_lib_fma_decode(cute_gemv_lib *lib, int level);
  * (8: one k-tile ahead, not with rows by scale tile), 0 (the default) the library's
  * (form_few and form_many in nvfp4.c).  false for other values */
 bool cute_gemv_lib_warp_rows(cute_gemv_lib *lib, int rows);
+/* f32's 3xTF32 halves by bits (cute_gemv_config.tf32_bits) for later calls (on by default;
+ * false: by cvt.rna.tf32.f32) */
+void cute_gemv_lib_tf32_bits(cute_gemv_lib *lib, bool on);
 /* the configuration and split count of the last call (for tests and the CLI) */
 void cute_gemv_lib_last(cute_gemv_lib *lib, cute_gemv_config *cfg, int *splits);
 

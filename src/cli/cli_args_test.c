@@ -1,6 +1,7 @@
 /* The CLI refuses every size it cannot represent, with a message naming it: nothing is
  * wrapped, clamped or half-read (cli_int / cli_dims, and the commands that use them). */
 #include <fcntl.h>
+#include <stdio.h>
 #include <stdint.h>
 #include <unistd.h>
 
@@ -162,6 +163,48 @@ static void ignored_values(void)
     refused(cmd_bench, (const char *const[]){"bench", "nosuchkernel", NULL}, "unknown kernel \"nosuchkernel\"");
 }
 
+/* `cutec bench gemm`'s --ceiling and --epilogue-cost: refused where they mean nothing, taken
+ * where they do (parse only); scripts/device-meas38.sh, their GPU pass, skips without a GPU */
+static void bench_gemm_measures(void)
+{
+    refused(cmd_bench, (const char *const[]){"bench", "gemm", "--ceiling", "0", NULL}, "bad value for --ceiling: 0");
+    refused(cmd_bench, (const char *const[]){"bench", "gemm", "--ceiling", "9x", NULL}, "auto or a rate");
+    refused(cmd_bench, (const char *const[]){"bench", "gemm", "--ceiling", "auto", NULL}, "f32 runs on no tensor core");
+    refused(cmd_bench, (const char *const[]){"bench", "gemm", "--dtype", "bf16", "--epilogue-cost", NULL}, "nothing to cost");
+    refused(cmd_bench, (const char *const[]){"bench", "gemm", "--dtype", "bf16", "--beta", "1", "--epilogue-cost", "--groups",
+                                             "4", NULL}, "not with --groups");
+    refused(cmd_bench, (const char *const[]){"bench", "gemm", "--dtype", "e4m3", "--amax", "--epilogue-cost", NULL},
+            "--amax and --out-scale go with --scale");
+    refused(cmd_run, (const char *const[]){"run", "gemm", "--epilogue-cost", NULL}, "unknown option --epilogue-cost");
+    char err[2048];
+    cli_parse_only_set(true);
+    const char *ok[][16] = {{"bench", "gemm", "--dtype", "bf16", "--ceiling", "auto", "--beta", "1", "--epilogue-cost", NULL},
+                            {"bench", "gemm", "--dtype", "e4m3", "--scale", "tensor", "--amax", "--epilogue-cost", "--ceiling",
+                             "1790.5", NULL},
+                            {"bench", "gemm", "--dtype", "bf16", "--groups", "8", "--ceiling", "auto", NULL}};
+    for (size_t i = 0; i < sizeof ok / sizeof *ok; i++) {
+        int argc = 0;
+        while (ok[i][argc]) argc++;
+        CHECK(run_captured(cmd_bench, argc, (char **)ok[i], err, sizeof err) == CLI_OK, "%s %s %s: %s", ok[i][2], ok[i][3],
+              ok[i][4], err);
+    }
+    cli_parse_only_set(false);
+    FILE *gpu = popen("command -v nvidia-smi", "r");
+    char line[512] = "";
+    bool has_gpu = gpu && fgets(line, sizeof line, gpu);
+    if (gpu) pclose(gpu);
+    if (has_gpu) {
+        SKIP("scripts/device-meas38.sh's skip: nvidia-smi here, the script would run");
+        return;
+    }
+    FILE *f = popen("sh scripts/device-meas38.sh 2>&1", "r");
+    line[0] = 0;
+    bool got = f && fgets(line, sizeof line, f);
+    int rc = f ? pclose(f) : -1;
+    CHECK(got && rc == 0 && strstr(line, "skipped: no GPU here"), "scripts/device-meas38.sh without a GPU: exit %d, \"%s\"",
+          rc, line);
+}
+
 int main(void)
 {
     parser();
@@ -169,5 +212,6 @@ int main(void)
     interp_sizes();
     nothing_compiled();
     ignored_values();
+    bench_gemm_measures();
     return CHECK_DONE("cli_args_test");
 }

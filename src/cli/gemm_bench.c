@@ -25,12 +25,14 @@ typedef struct bench_ctx {
     cute_gemm_lib *lib;
     cute_cublas *h;
     plot chart; /* --plot */
+    double ceiling; /* --ceiling, given or measured (0: none) */
+    char ceiling_words[512]; /* its header line */
     double torch_ms[GEMM_MAX_SIZES][2]; /* --scale: torch._scaled_mm, default and fast accumulation (< 0: none) */
     int size;                           /* the size being benched */
 } bench_ctx;
 
-static void print_row(int64_t size, const char *name, double ms, double flops, double ref_ms, double diff,
-                      const char *verdict);
+static void print_row(const bench_ctx *x, int64_t size, const char *name, double ms, double flops, double ref_ms,
+                      double diff, const char *verdict);
 
 /* --scale: torch._scaled_mm's ms for every size, from one run of bench/torch_scaled_mm.py
  * ($CUTEC_TORCH_SCALED_MM): its own gaussian inputs of the same shapes */
@@ -70,7 +72,7 @@ static void torch_rows(bench_ctx *x, const gemm_problem *p, double ref_ms)
     static const char *const names[2] = {"torch_smm", "torch_smm_fast"};
     for (int fast = 0; fast < 2 && x->o->scale; fast++) {
         double ms = x->torch_ms[x->size][fast];
-        if (ms > 0) print_row(p->m, names[fast], ms, gemm_flops(p), ref_ms, -1,
+        if (ms > 0) print_row(x, p->m, names[fast], ms, gemm_flops(p), ref_ms, -1,
                               fast ? "(use_fast_accum=True)" : "(use_fast_accum=False, torch's default)");
     }
 }
@@ -126,13 +128,16 @@ static double diff_bound(cute_dtype d, int64_t k)
     return t > tol ? t : tol;
 }
 
-static void print_row(int64_t size, const char *name, double ms, double flops, double ref_ms,
+/* a row of the table; "of ceiling" (after "of cuBLAS", so that the columns before it and
+ * the verdict last stay where scripts read them) only with --ceiling */
+static void print_row(const bench_ctx *x, int64_t size, const char *name, double ms, double flops, double ref_ms,
                       double diff, const char *verdict)
 {
-    char ratio[16] = "-", dif[16] = "-";
+    char ratio[16] = "-", dif[16] = "-", ceil_share[24] = "";
     if (ref_ms > 0) snprintf(ratio, sizeof ratio, "%.1f%%", 100.0 * ref_ms / ms);
     if (diff >= 0 || diff != diff) snprintf(dif, sizeof dif, "%.2e", diff);
-    printf("%-6lld %-10s %10.4f %9.2f %9s %12s  %s\n", (long long)size, name, ms, flops / ms / 1e9, ratio,
+    if (x->ceiling > 0) snprintf(ceil_share, sizeof ceil_share, " %10.1f%%", 100.0 * flops / ms / 1e9 / x->ceiling);
+    printf("%-6lld %-10s %10.4f %9.2f %9s%s %12s  %s\n", (long long)size, name, ms, flops / ms / 1e9, ratio, ceil_share,
            dif, verdict);
 }
 
@@ -173,7 +178,7 @@ static double bench_cublas(bench_ctx *x, const gemm_problem *p, int sets, void *
     double ms = gpu_time_calls(x->cu, call_ref, &rc, sets, o->iters);
     if (ms < 0) return printf("%-6lld cublas     timing failed: %s\n", (long long)p->m, cute_cublas_error(x->h)), -1;
     plot_add(&x->chart, "cuBLAS", true, (double)p->m, gemm_flops(p) / ms / 1e9);
-    print_row(p->m, "cublas", ms, gemm_flops(p), ms, -1,
+    print_row(x, p->m, "cublas", ms, gemm_flops(p), ms, -1,
               v.bad ? "WRONG vs float64 (sampled)" : "ok vs float64 (256 samples)");
     return v.bad ? -1 : ms;
 }
@@ -230,8 +235,103 @@ static int bench_variant(bench_ctx *x, gemm_problem *p, int sets, cute_gemm_vari
     char verdict[160];
     snprintf(verdict, sizeof verdict, "%s", ok ? "ok" : v.bad ? "WRONG vs float64 (sampled)" : "WRONG vs cuBLAS");
     torch_share(x, ms, verdict + strlen(verdict), sizeof verdict - strlen(verdict));
-    print_row(p->m, name, ms, gemm_flops(p), ref_ms, diff, verdict);
+    print_row(x, p->m, name, ms, gemm_flops(p), ref_ms, diff, verdict);
     return ok ? CLI_OK : CLI_FAIL;
+}
+
+/* --epilogue-cost: amax against the largest |C| of the checked call (before the output
+ * scale), within C's rounding; C itself is sampled against float64 */
+static bool amax_consistent(bench_ctx *x, const gemm_problem *p, const void *got, char *why, size_t n)
+{
+    float amax = 0;
+    if (x->b->vt->download(x->b->self, &amax, &p->amax_v.buf, 0, sizeof amax) != CUTE_OK)
+        return snprintf(why, n, "amax: %s", x->b->vt->error(x->b->self)), false;
+    double big = 0, so = p->out_scale ? ew_get(CUTE_F32, p->so.host, 0) : 1;
+    for (int64_t i = 0; i < p->c.elems; i++) big = fmax(big, fabs(ew_get(p->out, got, i)) / so);
+    double rel = p->out == CUTE_F32 ? 1e-6 : p->out == CUTE_F16 ? 1e-3 : 8e-3; /* C's unit roundoff, and some */
+    bool ok = fabs(amax - big) <= rel * big;
+    snprintf(why, n, "amax %.6g, max |C| %.6g%s; ", amax, big, ok ? "" : ": WRONG");
+    return ok;
+}
+
+/* --epilogue-cost: the variant plain (alpha 1, beta 0, no epilogue, amax or output scale) and
+ * with p's epilogue, each from C0 and sampled against float64 (amax against C), then timed in
+ * turns with the clock beside; a row each and the cost line; CLI_OK, CLI_FAIL */
+static int bench_cost(bench_ctx *x, gemm_problem *p, int sets, cute_gemm_variant var, const char *sweep_name,
+                      double ref_ms, void *got)
+{
+    const gemm_opts *o = x->o;
+    cute_backend *b = x->b;
+    gemm_problem plain[8];
+    for (int i = 0; i < sets; i++) {
+        plain[i] = p[i];
+        plain[i].epi = (cute_gemm_epilogue){0}, plain[i].amax = false, plain[i].out_scale = false;
+    }
+    static gemm_lib_call c[2];
+    c[0] = (gemm_lib_call){x->lib, var, plain, 1, 0, ""}, c[1] = (gemm_lib_call){x->lib, var, p, o->alpha, o->beta, ""};
+    char name[2][128], epi[96], notes[2][160] = {"", ""};
+    int len = snprintf(name[1], sizeof name[1], "%s", row_name(p, sweep_name, epi, sizeof epi));
+    if (o->alpha != 1) len += snprintf(name[1] + len, sizeof name[1] - (size_t)len, "+a%g", o->alpha);
+    if (o->beta != 0) snprintf(name[1] + len, sizeof name[1] - (size_t)len, "+b%g", o->beta);
+    snprintf(name[0], sizeof name[0], "%s", row_name(plain, sweep_name, epi, sizeof epi));
+    size_t cbytes = gemm_operand_bytes(&p->c);
+    static const float zero = 0;
+    for (int i = 0; i < 2; i++) {
+        gemm_problem *q = i ? p : plain;
+        if (b->vt->upload(b->self, &q->c.buf, 0, q->c0, cbytes) != CUTE_OK ||
+            (q->amax && b->vt->upload(b->self, &q->amax_v.buf, 0, &zero, sizeof zero) != CUTE_OK))
+            return printf("%-6lld %-10s failed: %s\n", (long long)p->m, name[i], b->vt->error(b->self)), CLI_FAIL;
+        cute_status s = gemm_call_lib(&c[i], 0);
+        if (s == CUTE_ERR_COMPILE || s == CUTE_ERR_INVALID)
+            return printf("%-6lld %-10s %10s  unsupported: %.90s\n", (long long)p->m, name[i], "-", c[i].err), CLI_OK;
+        if (s != CUTE_OK || b->vt->sync(b->self, NULL) != CUTE_OK || b->vt->download(b->self, got, &q->c.buf, 0, cbytes) != CUTE_OK)
+            return printf("%-6lld %-10s failed: %s\n", (long long)p->m, name[i], c[i].err[0] ? c[i].err : b->vt->error(b->self)),
+                   CLI_FAIL;
+        gemm_verdict v;
+        gemm_check_sample(q, got, c[i].alpha, c[i].beta, gemm_ref_tolerance(o->in, o->out), o->seed + 1, SAMPLES, &v);
+        bool ok = v.bad == 0 && (!q->amax || amax_consistent(x, q, got, notes[i], sizeof notes[i]));
+        if (!ok) {
+            printf("%-6lld %-10s %s%s\n", (long long)p->m, name[i], notes[i], v.bad ? "WRONG vs float64 (sampled)" : "");
+            return CLI_FAIL;
+        }
+    }
+    static gpu_turns t;
+    gpu_timed_call fn[2] = {gemm_call_lib, gemm_call_lib};
+    void *user[2] = {&c[0], &c[1]};
+    plot_progress("size %lld: %s in turns", (long long)p->m, name[1]);
+    bool timed = gpu_time_turns(x->cu, fn, user, sets, o->iters, &t);
+    plot_progress_done();
+    if (!timed) {
+        printf("%-6lld %-10s timing failed: %s\n", (long long)p->m, name[1], c[1].err[0] ? c[1].err : c[0].err[0] ? c[0].err
+                                                                                                : b->vt->error(b->self));
+        return CLI_FAIL;
+    }
+    /* each round's ratio (epilogue / plain), in time and in cycles (time x clock) */
+    double rt[GPU_TURNS_MAX], rc[GPU_TURNS_MAX], ms[2], mhz[2];
+    bool clocked = true;
+    for (int r = 0; r < t.rounds; r++) {
+        rt[r] = t.ms[1][r] / t.ms[0][r];
+        rc[r] = t.ms[1][r] * t.mhz[1][r] / (t.ms[0][r] * t.mhz[0][r]);
+        clocked = clocked && t.mhz[0][r] > 0 && t.mhz[1][r] > 0;
+    }
+    for (int i = 0; i < 2; i++) {
+        ms[i] = gpu_median(t.ms[i], t.rounds), mhz[i] = gpu_median(t.mhz[i], t.rounds);
+        char verdict[320];
+        if (clocked) snprintf(verdict, sizeof verdict, "%.0f MHz, %.3f Mcycles; %sok", mhz[i], ms[i] * mhz[i] / 1e3, notes[i]);
+        else snprintf(verdict, sizeof verdict, "no clock (no NVML); %sok", notes[i]);
+        plot_add(&x->chart, name[i], false, (double)p->m, gemm_flops(p) / ms[i] / 1e9);
+        print_row(x, p->m, name[i], ms[i], gemm_flops(p), ref_ms, -1, verdict);
+    }
+    double cost_t = 100 * (gpu_median(rt, t.rounds) - 1);
+    printf("cost %s at %lldx%lldx%lld: time %+.2f%%", name[1], (long long)p->m, (long long)p->n, (long long)p->k, cost_t);
+    if (clocked) printf(", cycles %+.2f%%", 100 * (gpu_median(rc, t.rounds) - 1));
+    else printf(", cycles - (no clock)");
+    printf(" (median of %d rounds' ratios; plain %.4f ms", t.rounds, ms[0]);
+    if (clocked) printf(" at %.0f MHz", mhz[0]);
+    printf(", with it %.4f ms", ms[1]);
+    if (clocked) printf(" at %.0f MHz", mhz[1]);
+    printf(")\n");
+    return CLI_OK;
 }
 
 /* the sweep's lists, each its count or 1: clusters, rasters, schedules, tiles, stores */
@@ -282,7 +382,8 @@ static int bench_sweep(bench_ctx *x, gemm_problem *p, int sets, cute_gemm_varian
         char name[96];
         cute_gemm_tiling t = sweep_at(x->o, i, var, name, sizeof name);
         cute_gemm_lib_tiling(x->lib, &t);
-        rc = bench_variant(x, p, sets, var, name, ref, ref_ms, got);
+        rc = x->o->epilogue_cost ? bench_cost(x, p, sets, var, name, ref_ms, got)
+                                 : bench_variant(x, p, sets, var, name, ref, ref_ms, got);
     }
     return rc;
 }
@@ -297,7 +398,7 @@ static int bench_swiglu(bench_ctx *x, gemm_problem *p, int sets, const void *ref
     char err[512] = "";
     double ms = gemm_bench_swiglu_ref(x->rt, x->h, p, sets, o->iters, err, sizeof err);
     if (ms < 0) return printf("%-6lld cublas x2 + silu*mul failed: %s\n", (long long)p->m, err), CLI_FAIL;
-    print_row(p->m, "cublas x2 + silu*mul", ms, gemm_flops(p), ms, -1, "(the unfused reference)");
+    print_row(x, p->m, "cublas x2 + silu*mul", ms, gemm_flops(p), ms, -1, "(the unfused reference)");
     int rc = CLI_OK;
     for (int i = 0; i < o->nvariants && rc == CLI_OK; i++) rc = bench_sweep(x, p, sets, o->variants[i], ref, ms, got);
     return rc;
@@ -342,12 +443,15 @@ static int bench_size(bench_ctx *x, const int64_t mnk[3])
     if (rc == CLI_OK) torch_rows(x, p, ref_ms);
     for (int i = 0; i < o->nvariants && rc == CLI_OK; i++)
         if (o->variants[i] == CUTE_GEMM_AUTO) print_choice(x, mnk);
+    /* --epilogue-cost: the epilogue fused first; each variant then times itself plain beside it */
+    for (int i = 0; i < made && rc == CLI_OK && o->epilogue_cost && cute_gemm_epilogue_fused(&o->epi); i++)
+        if (!gemm_problem_fuse(x->b, &p[i], &o->epi, o->seed + (uint64_t)i)) rc = CLI_FAIL;
     for (int i = 0; i < o->nvariants && rc == CLI_OK; i++)
         if (bench_sweep(x, p, sets, o->variants[i], ref, ref_ms, got) != CLI_OK) rc = CLI_FAIL;
     /* --epilogue: each variant again with it (those without one say so), on the same inputs */
-    for (int i = 0; i < made && rc == CLI_OK && cute_gemm_epilogue_fused(&o->epi); i++)
+    for (int i = 0; i < made && rc == CLI_OK && !o->epilogue_cost && cute_gemm_epilogue_fused(&o->epi); i++)
         if (!gemm_problem_fuse(x->b, &p[i], &o->epi, o->seed + (uint64_t)i)) rc = CLI_FAIL;
-    for (int i = 0; i < o->nvariants && rc == CLI_OK && cute_gemm_epilogue_fused(&o->epi); i++)
+    for (int i = 0; i < o->nvariants && rc == CLI_OK && !o->epilogue_cost && cute_gemm_epilogue_fused(&o->epi); i++)
         if (bench_sweep(x, p, sets, o->variants[i], ref, ref_ms, got) != CLI_OK) rc = CLI_FAIL;
     if (rc == CLI_OK && o->dual) rc = bench_swiglu(x, p, made, ref, got);
     char clock[128];
@@ -399,12 +503,19 @@ static void print_header(bench_ctx *x)
                                    "32-bit where extents and leading dimensions are <= 32768 (--index 32)",
                                    "64-bit (--index 64)"};
     printf("# index arithmetic: %s\n", widths[o->index_bits / 32]);
-    printf("# time: median of %d CUDA-event timings, each over back-to-back calls (about 2 ms)\n", o->iters);
+    if (x->ceiling_words[0]) printf("%s\n", x->ceiling_words);
+    if (o->epilogue_cost)
+        printf("# --epilogue-cost: each variant plain (alpha 1, beta 0, no epilogue%s) and with the epilogue, both checked,\n"
+               "#   then timed in turns (AB BA ...), %d rounds of one timing each; the SM clock (NVML) sampled beside each\n"
+               "#   timing; ms and MHz the medians; cost: the median of the rounds' ratios, in time and in cycles\n",
+               o->scale ? ", amax or output scale; the input scales kept" : "", o->iters);
+    else
+        printf("# time: median of %d CUDA-event timings, each over back-to-back calls (about 2 ms)\n", o->iters);
     printf("# check: %d elements of each result against float64, error relative to the sum of |terms|\n"
            "#   (allowed %g); diff: max |C - C_cuBLAS| / max |C_cuBLAS|", SAMPLES, gemm_ref_tolerance(o->in, o->out));
     if (isfinite(diff_bound(o->in, 4096))) printf(", allowed max(%g, 8 u sqrt(K))", gemm_ref_tolerance(o->in, o->in));
-    printf("\n%-6s %-10s %10s %9s %9s %12s  %s\n", "size", "kernel", "ms", gemm_rate_unit(o->in), "of cuBLAS",
-           "diff", "check");
+    printf("\n%-6s %-10s %10s %9s %9s%s %12s  %s\n", "size", "kernel", "ms", gemm_rate_unit(o->in), "of cuBLAS",
+           x->ceiling > 0 ? " of ceiling" : "", "diff", "check");
 }
 
 /* --plot: each variant and cuBLAS against size, the ceiling given or cuBLAS's best */
@@ -417,13 +528,33 @@ static bool write_chart(bench_ctx *x)
              cli_gemm_dtype_name(o->out), o->layout, d->name);
     snprintf(c->x_label, sizeof c->x_label, "M = N = K");
     snprintf(c->y_label, sizeof c->y_label, "%s", gemm_rate_unit(o->in));
-    c->ceiling = o->ceiling;
+    c->ceiling = x->ceiling;
     snprintf(c->ceiling_label, sizeof c->ceiling_label, "ceiling (--ceiling)");
-    for (int i = 0; !o->ceiling && i < c->nseries; i++)
+    for (int i = 0; !x->ceiling && i < c->nseries; i++)
         for (int k = 0; c->series[i].reference && k < c->series[i].n; k++)
             c->ceiling = fmax(c->ceiling, c->series[i].y[k]);
-    if (!o->ceiling) snprintf(c->ceiling_label, sizeof c->ceiling_label, "cuBLAS's best");
+    if (!x->ceiling) snprintf(c->ceiling_label, sizeof c->ceiling_label, "cuBLAS's best");
     return plot_write(c, o->plot);
+}
+
+double gemm_bench_ceiling(cute_runtime *rt, const gemm_opts *o, char *words, size_t n)
+{
+    const char *unit = gemm_rate_unit(o->in);
+    words[0] = 0;
+    if (o->ceiling > 0) return snprintf(words, n, "# ceiling: %g %s (--ceiling)", o->ceiling, unit), o->ceiling;
+    if (!o->ceiling_auto) return 0;
+    char what[160], err[2048];
+    cli_clock t0 = cli_clock_now();
+    double rate = mma_ceiling(rt, cli_gemm_dtype_name(o->in), 10, what, sizeof what, err, sizeof err);
+    double s = cli_clock_since(t0).wall_ms / 1e3;
+    if (rate <= 0) {
+        fprintf(stderr, "cutec bench gemm: --ceiling auto: %s\n",
+                rate < 0 ? err : "`cutec bench mma` has no row of this dtype that this card runs: give --ceiling TFLOPS");
+        return -1;
+    }
+    snprintf(words, n, "# ceiling: %.1f %s, `cutec bench mma`'s row %s measured first in this process (checked, median "
+             "of 10 timings; it took %.2f s)", rate, unit, what, s);
+    return rate;
 }
 
 int gemm_bench(const gemm_opts *given)
@@ -448,10 +579,16 @@ int gemm_bench(const gemm_opts *given)
     }
     x.lib = cute_gemm_lib_new(x.rt);
     if (x.lib) cute_gemm_lib_index_width(x.lib, o->index_bits), cute_gemm_lib_tiling(x.lib, &o->tiling);
+    if ((x.ceiling = gemm_bench_ceiling(x.rt, o, x.ceiling_words, sizeof x.ceiling_words)) < 0) {
+        cute_gemm_lib_free(x.lib);
+        cute_cublas_close(x.h);
+        cute_runtime_free(x.rt);
+        return CLI_FAIL;
+    }
     print_header(&x);
     if (skipped[0]) printf("# not run on this card (--variants names them anyway): %s\n", skipped);
     int rc = x.lib ? CLI_OK : CLI_FAIL;
-    if (o->scale) torch_scaled_ms(&x);
+    if (o->scale && !o->epilogue_cost) torch_scaled_ms(&x); /* --epilogue-cost: ours against ours only */
     for (int i = 0; i < o->nsizes && x.lib; i++)
         if ((x.size = i, bench_size(&x, o->sizes[i])) != CLI_OK) rc = CLI_FAIL;
     if (o->plot && !write_chart(&x)) rc = CLI_FAIL;

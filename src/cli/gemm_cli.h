@@ -124,7 +124,10 @@ typedef struct gemm_opts {
     int groups;       /* --groups: the grouped GEMM of that many problems (0: none) */
     int64_t tokens;   /* bench --groups: the mean M of a group (an expert's tokens) */
     const char *plot; /* bench: the chart's SVG file (NULL: none) */
-    double ceiling;   /* bench: the chart's ceiling (0: cuBLAS's best rate) */
+    double ceiling;   /* bench --ceiling TFLOPS: the "of ceiling" column and the chart's (0: none; the chart
+                       * then draws cuBLAS's best rate) */
+    bool ceiling_auto; /* bench --ceiling auto: measured first (mma_ceiling), then as above */
+    bool epilogue_cost; /* bench --epilogue-cost: each variant with the epilogue and plain, timed in turns */
     cute_gemm_epilogue epi; /* --epilogue, --bias */
     bool dual;              /* --epilogue swiglu */
     cute_gemm_scale_kind scale; /* --scale tensor|block */
@@ -171,6 +174,16 @@ int gemm_bench_sets(cute_cuda *cu, cute_dtype in, cute_dtype out, int64_t l, con
  * names, comma-separated, into skipped; "" when none) */
 void cli_gemm_card_variants(gemm_opts *o, int arch, char *skipped, size_t n);
 int gemm_grouped(const gemm_opts *o, bool bench); /* gemm_grouped.c: --groups */
+/* The card's tensor-core ceiling for inputs named dtype (cli_gemm_dtype_name's; e5m2 takes
+ * e4m3's rows, the same rate): `cutec bench mma`'s wgmma row of the dtype where the card runs
+ * wgmma (sm_90), else its best mma.sync row, measured now (checked, then `timings` timings);
+ * the rate (TFLOP/s, TOPS for s8) and the row in what; 0 when no row has the dtype, < 0 on
+ * failure (why in err).  mma_bench.c. */
+double mma_ceiling(cute_runtime *rt, const char *dtype, int timings, char *what, size_t wn, char *err, size_t en);
+/* --ceiling auto or TFLOPS for `cutec bench gemm` (o->ceiling_auto, o->ceiling): the rate
+ * measured or given, and a header line saying which into words ("" with neither); 0 with
+ * neither, < 0 on failure (said on stderr).  gemm_bench.c. */
+double gemm_bench_ceiling(cute_runtime *rt, const gemm_opts *o, char *words, size_t n);
 
 /* --- the block-scaled kinds (gemm_mx.c): `--dtype nvfp4|mxfp4|mxfp8`, the Blackwell kernel's ------ */
 typedef struct gemm_bs_kind {

@@ -40,7 +40,8 @@ static void usage(void)
             "         [--beta B] [--iters N] [--seed S] [--index auto|32|64] [--tile BMxBNxBK]\n"
             "         [--stages S] [--warps WMxWN] [--raster F] [--read-bytes 8|16] [--cluster CMxCN]\n"
             "         [--store auto|tma|tile|st] [--schedule auto|coop|pingpong|persistent|streamk] [--epilogue bias|relu|gelu|gelu_tanh|silu|swiglu]\n"
-            "         [--bias row|col] [--plot FILE.svg [--ceiling TFLOPS]] [--groups G [--tokens T]]\n"
+            "         [--bias row|col] [--plot FILE.svg] [--ceiling auto|TFLOPS] [--epilogue-cost]\n"
+            "         [--groups G [--tokens T]]\n"
             "         [--scale tensor|block [--amax] [--out-scale S] [--scale-mul staged|promote|load|interleave]]\n"
             "\n"
             "C(M,N,L) = alpha * A(M,K,L) * B(N,K,L)^T + beta * C, B given as (N,K) (CuTe's\n"
@@ -62,7 +63,15 @@ static void usage(void)
             "of --iters), TFLOP/s = 2MNKL/t, the ratio to cuBLAS, each result's largest\n"
             "difference from cuBLAS's relative to max |C|, and 256 of its elements checked\n"
             "against float64.  --plot draws each variant and cuBLAS against size, the ceiling\n"
-            "(--ceiling, e.g. `cutec bench mma`'s; default cuBLAS's best) as a dashed line.\n"
+            "(--ceiling; default cuBLAS's best) as a dashed line.\n"
+            "--ceiling auto: first `cutec bench mma`'s row of the inputs' dtype in this process (wgmma\n"
+            "  on sm_90, else mma.sync; about a second), or --ceiling TFLOPS: every row then also as\n"
+            "  a share of it (column \"of ceiling\", after \"of cuBLAS\"; with --groups too).\n"
+            "--epilogue-cost: each variant with its epilogue (--epilogue, --bias, --alpha, --beta,\n"
+            "  --amax, --out-scale) and plain (alpha 1, beta 0, none of them; fp8 keeps its input\n"
+            "  scales), both checked, then timed in turns, --iters rounds of one timing each (AB BA\n"
+            "  ...), the SM clock (NVML) sampled beside each: the medians, and the cost in time and\n"
+            "  in cycles (time x clock).\n"
             "\n"
             "layout: BLAS's letters, one per operand (the op cuBLAS would get for a column-major C):\n"
             "  A  n: M-major (column-major A(M,K))   t: K-major\n"
@@ -116,7 +125,8 @@ static void usage(void)
             "groups: the grouped GEMM (sm_90's kernel, or the interpreter), G problems of one N and\n"
             "  K and M uniform in [0, 2 M] (run: --m; bench: --tokens T, default 512, and N = K =\n"
             "  each size), layout tnt (K-major A and B, row-major C) unless given; bench times a\n"
-            "  loop of cuBLAS calls over the same groups beside it.\n"
+            "  loop of cuBLAS calls over the same groups beside it, and torch._grouped_mm on the\n"
+            "  same group sizes (bf16, bench/torch_grouped.py; a skip line where it is missing).\n"
             "defaults: run --m 256 --n 256 --k 256 --alpha 1.5 --beta -0.5 (s8: 2, -1) --iters 10;\n"
             "          bench --sizes 4096,8192 --alpha 1 --beta 0 --iters 10\n",
           stdout);
@@ -313,12 +323,18 @@ static bool option(gemm_opts *o, bool bench, const char *k, const char *v, bool 
     if (bench && !strcmp(k, "--variants")) return parse_variants(v, o);
     if (bench && !strcmp(k, "--plot")) return o->plot = v, true;
     if (bench && !strcmp(k, "--ceiling")) {
-        int64_t c = 0;
-        return parse_int(v, &c, 1, INT64_MAX) && (o->ceiling = (double)c, true);
+        if ((o->ceiling_auto = !strcmp(v, "auto"))) return o->ceiling = 0, true;
+        bool ok = parse_double(v, &o->ceiling) && o->ceiling > 0;
+        if (!ok) snprintf(why, sizeof why, "auto or a rate in TFLOP/s (TOPS for s8) above 0");
+        return ok;
     }
     *known = false;
     return false;
 }
+
+/* bench: --ceiling auto without being asked (for the dtypes `cutec bench mma` has a row of):
+ * off while it costs more than half a second (scripts/device-meas38.sh measures it) */
+enum { CEILING_BY_DEFAULT = 0 };
 
 /* what the options mean together: C's dtype, s8's integer alpha and beta */
 static int settle(gemm_opts *o, const char *cmd, bool bench)
@@ -359,6 +375,23 @@ static int settle(gemm_opts *o, const char *cmd, bool bench)
         fprintf(stderr, "cutec %s gemm: --amax and --out-scale go with --scale tensor|block\n", cmd);
         return CLI_USAGE;
     }
+    if (o->ceiling_auto && (o->in == CUTE_F32 || o->bs)) {
+        fprintf(stderr, "cutec %s gemm: --ceiling auto: f32 runs on no tensor core, so `cutec bench mma` has no ceiling "
+                        "for it (it times bf16, f16, tf32, s8, e4m3 and f64; e5m2 takes e4m3's): give --ceiling TFLOPS\n", cmd);
+        return CLI_USAGE;
+    }
+    if (bench && CEILING_BY_DEFAULT && !o->ceiling && o->in != CUTE_F32) o->ceiling_auto = true;
+    if (o->epilogue_cost && (o->groups || o->dual)) {
+        fprintf(stderr, "cutec %s gemm: --epilogue-cost times one GEMM with its epilogue against itself plain: not with "
+                        "--groups or --epilogue swiglu\n", cmd);
+        return CLI_USAGE;
+    }
+    if (o->epilogue_cost && !cute_gemm_epilogue_fused(&o->epi) && o->alpha == 1 && o->beta == 0 && !o->amax &&
+        !(o->out_scale > 0)) {
+        fprintf(stderr, "cutec %s gemm: --epilogue-cost: nothing to cost against the plain GEMM: give --epilogue, --beta, "
+                        "--alpha, --amax or --out-scale\n", cmd);
+        return CLI_USAGE;
+    }
     if (!gemm_ref_pair_ok(in, o->out)) {
         fprintf(stderr, "cutec %s gemm: --out-dtype %s: %s inputs give C of %s\n", cmd, cli_gemm_dtype_name(o->out),
                 o->bs ? o->bs->name : cli_gemm_dtype_name(in), cli_gemm_out_list(in));
@@ -384,8 +417,8 @@ static int parse(int argc, char **argv, gemm_opts *o, bool bench)
         return usage(), -1;
     for (int i = 2; i < argc; i += 2) {
         const char *k = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
-        if (!strcmp(k, "--amax")) { /* a flag: no value */
-            o->amax = true, i--;
+        if (!strcmp(k, "--amax") || (bench && !strcmp(k, "--epilogue-cost"))) { /* flags: no value */
+            *(k[2] == 'a' ? &o->amax : &o->epilogue_cost) = true, i--;
             continue;
         }
         if (!v) { /* the last word: an option of ours without its value, or not one of ours */

@@ -26,6 +26,10 @@ typedef struct grouped {
     cute_buffer rows, ws;
     cute_call_arg args[8];
     cute_cublas *h;
+    double ceiling; /* bench --ceiling (0: none) */
+    double torch_ms[GEMM_MAX_SIZES]; /* bench: torch._grouped_mm's ms per size (< 0: none) */
+    bool torch_ok[GEMM_MAX_SIZES];   /* ... its result within bf16's tolerance of float64 */
+    int size;                        /* the size being benched */
     char err[2048];
 } grouped;
 
@@ -153,8 +157,56 @@ static int run_groups(grouped *x)
     return CLI_OK;
 }
 
-/* bench, one size (its N and K; M is the groups'): cuBLAS's loop, then the grouped kernel,
- * sampled */
+/* bench: torch._grouped_mm's ms for every size on the same group sizes, from one run of
+ * bench/torch_grouped.py (its own gaussian inputs; M of each group passed, not redrawn);
+ * its '#' lines (the version, a skip and why) printed */
+static void torch_grouped_ms(grouped *x)
+{
+    const gemm_opts *o = x->o;
+    size_t n = 256 + (size_t)o->groups * 12 + (size_t)o->nsizes * 48;
+    char *cmd = malloc(n), line[512];
+    bool any = false, said = false;
+    for (int i = 0; i < o->nsizes; i++) x->torch_ms[i] = -1;
+    if (!cmd) return;
+    int len = snprintf(cmd, n, "python3 bench/torch_grouped.py %s %s ", cli_gemm_dtype_name(o->in), cli_gemm_dtype_name(o->out));
+    for (int g = 0; g < o->groups; g++)
+        len += snprintf(cmd + len, n - (size_t)len, "%s%lld", g ? "," : "", (long long)tokens(o, o->tokens, g));
+    for (int i = 0; i < o->nsizes; i++)
+        len += snprintf(cmd + len, n - (size_t)len, " %lldx%lld", (long long)o->sizes[i][1], (long long)o->sizes[i][2]);
+    snprintf(cmd + len, n - (size_t)len, " 2>&1");
+    FILE *f = popen(cmd, "r");
+    free(cmd);
+    if (!f) return (void)printf("# torch._grouped_mm: skipped: popen failed\n");
+    while (fgets(line, sizeof line, f)) {
+        long long nn, kk;
+        double t;
+        char check[16];
+        if (sscanf(line, "torch_grouped %lldx%lld %lf %15s", &nn, &kk, &t, check) != 4) {
+            if (line[0] == '#') printf("%s", line), said = said || strstr(line, "skipped");
+            continue;
+        }
+        for (int i = 0; i < o->nsizes; i++)
+            if (o->sizes[i][1] == nn && o->sizes[i][2] == kk) x->torch_ms[i] = t, x->torch_ok[i] = !strcmp(check, "ok");
+        any = any || t > 0;
+    }
+    int rc = pclose(f);
+    if (!any && !said) printf("# torch._grouped_mm: skipped: no figure from bench/torch_grouped.py (exit %d; python3 or torch "
+                     "missing, or run from elsewhere than the repository root)\n", rc);
+}
+
+/* a row of the bench's table: N, K, groups, tokens, what, ms, rate[, of ceiling], note */
+static void grouped_row(const grouped *x, const int64_t size[3], int64_t total, const char *what, double ms,
+                        const char *note)
+{
+    double rate = flops(x) / ms / 1e9;
+    printf("%-6lld %-6lld %-6d %-8lld %-17s %9.4f %9.1f", (long long)size[1], (long long)size[2], x->n, (long long)total,
+           what, ms, rate);
+    if (x->ceiling > 0) printf(" %9.1f%%", 100 * rate / x->ceiling);
+    printf("  %s\n", note);
+}
+
+/* bench, one size (its N and K; M is the groups'): cuBLAS's loop, torch._grouped_mm (timed
+ * before, in its own process), then the grouped kernel, sampled */
 static int bench_groups(grouped *x, const int64_t size[3])
 {
     const gemm_opts *o = x->o;
@@ -170,10 +222,16 @@ static int bench_groups(grouped *x, const int64_t size[3])
     int bad = check(x, SAMPLES);
     double ms = timed(x, call_cutec, "the grouped kernel");
     if (ms < 0 || ref < 0) return CLI_FAIL;
-    double f = flops(x);
-    printf("%-6lld %-6lld %-6d %-8lld cublas loop %8.4f ms %8.1f %s | grouped %8.4f ms %8.1f %s  %6.1f%%  %s\n",
-           (long long)size[1], (long long)size[2], x->n, (long long)total, ref, f / ref / 1e9, gemm_rate_unit(o->in), ms, f / ms / 1e9,
-           gemm_rate_unit(o->in), 100.0 * ref / ms, bad ? "WRONG vs float64 (sampled)" : "ok vs float64 (sampled)");
+    double torch = x->torch_ms[x->size];
+    char note[256];
+    grouped_row(x, size, total, "cublas loop", ref, "(a cuBLAS call a group; the reference)");
+    if (torch > 0)
+        grouped_row(x, size, total, "torch._grouped_mm", torch,
+                    x->torch_ok[x->size] ? "ok vs float64 (sampled, in torch)" : "WRONG vs float64 (sampled, in torch)");
+    int len = snprintf(note, sizeof note, "%s; %.1f%% of the cuBLAS loop", bad ? "WRONG vs float64 (sampled)" : "ok vs float64 (sampled)",
+                       100.0 * ref / ms);
+    if (torch > 0) snprintf(note + len, sizeof note - (size_t)len, ", %.1f%% of torch._grouped_mm", 100.0 * torch / ms);
+    grouped_row(x, size, total, "grouped", ms, note);
     return bad ? CLI_FAIL : CLI_OK;
 }
 
@@ -193,11 +251,19 @@ int gemm_grouped(const gemm_opts *o, bool bench)
         drop(&x);
     } else if (cute_cublas_open(cute_cuda_backend_driver(x.b), &x.h, x.err, sizeof x.err) != CUTE_OK) {
         fprintf(stderr, "cutec bench gemm: %s\n", x.err);
+    } else if ((x.ceiling = gemm_bench_ceiling(x.rt, o, x.err, sizeof x.err)) < 0) {
+        cute_cublas_close(x.h);
     } else {
-        printf("N, K; groups; tokens (their M, summed; each uniform in [0, %lld]); cuBLAS called once a group\n",
-               (long long)(2 * o->tokens));
+        if (x.err[0]) printf("%s\n", x.err);
+        x.err[0] = 0;
+        torch_grouped_ms(&x);
+        printf("N, K; groups; tokens (their M, summed; each uniform in [0, %lld], seed %llu); cuBLAS called once a group\n",
+               (long long)(2 * o->tokens), (unsigned long long)o->seed);
+        printf("%-6s %-6s %-6s %-8s %-17s %9s %9s%s  %s\n", "N", "K", "groups", "tokens", "kernel", "ms",
+               gemm_rate_unit(o->in), x.ceiling > 0 ? " of ceiling" : "", "check");
         rc = CLI_OK;
         for (int i = 0; i < o->nsizes; i++) {
+            x.size = i;
             int r = bench_groups(&x, o->sizes[i]);
             rc = rc ? rc : r;
             drop(&x);

@@ -30,6 +30,8 @@ typedef struct gemv_opts {
     int scale_rows;      /* --scale-rows plain|tiled: NVFP4's rows a warp (-1: the library's) */
     int fma_decode;      /* --fma-decode 0|1: NVFP4's scales by their bits (-1: the library's) */
     int warp_rows;       /* --warp-rows 4|8: NVFP4's register form's rows a warp (0: the library's) */
+    int tf32_bits;       /* --tf32-bits 0|1: f32's 3xTF32 halves by cvt.rna or by bits (-1: the
+                            library's: bits) */
     int iters;
     const char *emit, *arch, *backend;
     const char *forms; /* bench --forms A/R,...: NVFP4's register forms on one problem */
@@ -49,6 +51,7 @@ static int usage(const char *cmd)
         "         [--reduction ordered|atomic] [--mma-from N] [--l2-prefetch D] [--iters N]\n"
         "         [--tile-at-a-time 0|1] [--smem-stages 0|2..8] [--ahead 1|2] [--scale-rows plain|tiled]\n"
         "         [--fma-decode 0|1] [--warp-rows 4|8] [--forms F,...]\n"
+        "         [--tf32-bits 0|1]\n"
         "         [--emit ir|cuda|ptx|sass|time] [--arch sm_80|sm_90a|sm_100a] [--backend cuda|interp]\n"
         "  y(M,L) = 1.5 A(M,K,L) x(K,L) - 0.5 y; rows: A row-major (K contiguous), cols: "
         "column-major;\n"
@@ -105,6 +108,8 @@ static bool option(gemv_opts *o, const char *k, const char *v, bool *out_given, 
         ok = cli_int(v, 0, CUTE_GEMV_MAX_FMA_DECODE, &x, why, n), o->fma_decode = (int)x;
     else if (!strcmp(k, "--warp-rows"))
         ok = cli_int(v, 4, 8, &x, why, n) && (x == 4 || x == 8), o->warp_rows = (int)x;
+    else if (!strcmp(k, "--tf32-bits"))
+        ok = cli_int(v, 0, 1, &x, why, n), o->tf32_bits = (int)x;
     else if (!strcmp(k, "--forms"))
         o->forms = v;
     else if (!strcmp(k, "--reduction"))
@@ -129,7 +134,7 @@ static int parse(int argc, char **argv, gemv_opts *o)
     memset(o, 0, sizeof *o);
     o->dtype = CUTE_BF16, o->M = o->K = 8192, o->L = 1, o->major = 1, o->iters = 20;
     o->mma_from = CUTE_GEMV_MMA_FROM;
-    o->smem_stages = -1, o->scale_rows = -1, o->fma_decode = -1;
+    o->smem_stages = -1, o->scale_rows = -1, o->fma_decode = -1, o->tf32_bits = -1;
     bool out_given = false;
     if (argc < 2 || strcmp(argv[1], "gemv") != 0) return usage(argv[0]);
     for (int i = 2; i < argc; i += 2) {
@@ -183,6 +188,7 @@ static int emit(const gemv_opts *o)
         cfg.ahead = o->ahead, cfg.scale_rows_tiled = o->scale_rows == 1,
         cfg.warp_rows = o->warp_rows;
     cfg.fma_decode = o->sf_vec == 16 && o->fma_decode > 0 ? o->fma_decode : 0;
+    cfg.tf32_bits = o->tf32_bits != 0 && cfg.mma && o->dtype == CUTE_F32;
     cli_clock t0 = cli_clock_now();
     const cute_fn *f = cute_gemv_compile(rt, &cfg, err, sizeof err);
     int rc = f ? cli_emit_kernel(f, o->emit, o->arch, cli_clock_since(t0)) : CLI_FAIL;
@@ -401,6 +407,7 @@ static void describe(const problem *p, const gemv_opts *o, char *buf, size_t n)
                  cfg.smem_stages);
     if (cfg.scale_rows_tiled) strncat(form, ", rows by scale tile", sizeof form - strlen(form) - 1);
     if (cfg.fma_decode) strncat(form, ", scales by bits", sizeof form - strlen(form) - 1);
+    if (cfg.tf32_bits) strncat(form, ", tf32 by bits", sizeof form - strlen(form) - 1);
     if (cfg.warp_rows > 4)
         snprintf(form + strlen(form), sizeof form - strlen(form), ", %d rows a warp", cfg.warp_rows);
     snprintf(buf, n, "%s %s->%s %lldx%lld N=%lld L=%lld, vec %d, %d split%s%s%s", kind,
@@ -430,6 +437,7 @@ static int run(const gemv_opts *o)
     cute_gemv_lib_scale_rows(p.lib, o->scale_rows);
     cute_gemv_lib_fma_decode(p.lib, o->fma_decode);
     cute_gemv_lib_warp_rows(p.lib, o->warp_rows);
+    if (o->tf32_bits >= 0) cute_gemv_lib_tf32_bits(p.lib, o->tf32_bits == 1);
     int64_t bad = -1;
     double ms = problem_make(&p, o) ? run_one(&p, o, &bad) : -1;
     char what[160];
@@ -535,6 +543,7 @@ static int bench(const gemv_opts *base, bool shape_given)
     cute_gemv_lib_scale_rows(lib, base->scale_rows);
     cute_gemv_lib_fma_decode(lib, base->fma_decode);
     cute_gemv_lib_warp_rows(lib, base->warp_rows);
+    if (base->tf32_bits >= 0) cute_gemv_lib_tf32_bits(lib, base->tf32_bits == 1);
     int rc = CLI_OK;
     for (int s = 0; s < (shape_given ? 1 : 3); s++) {
         gemv_opts o = *base;

@@ -1,8 +1,12 @@
 /* GPU timing for the benchmark commands (see gpu_timing.h). */
+#include <dlfcn.h>
 #include <math.h>
+#include <pthread.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "cli/gpu_timing.h"
 #include "cutec/backend.h"
@@ -30,38 +34,158 @@ static double timing_span_ms(void)
     return ms;
 }
 
+/* warm-up (module load, first touches), then one call timed: the batch of calls that makes a
+ * timing of about the span; 0 on failure */
+static int warm_batch(cute_cuda *cu, void *e0, void *e1, gpu_timed_call fn, void *user, int sets, int *calls)
+{
+    float e = 0;
+    for (int w = 0; w < 2 + sets; w++)
+        if (fn(user, (*calls)++ % sets) != CUTE_OK) return 0;
+    if (cute_cuda_event_record(cu, e0, NULL) != CUTE_OK || fn(user, (*calls)++ % sets) != CUTE_OK ||
+        cute_cuda_event_record(cu, e1, NULL) != CUTE_OK || cute_cuda_event_sync(cu, e1) != CUTE_OK ||
+        cute_cuda_event_elapsed(cu, e0, e1, &e) != CUTE_OK)
+        return 0;
+    double one = e > 0 ? e : 1e-3, span = timing_span_ms();
+    int batch = (int)fmin(ceil(span / one), 100 * span); /* at most 200 calls a timing at 2 ms */
+    return batch < 1 ? 1 : batch;
+}
+
+/* one timing: ms per call over a batch of back-to-back calls; < 0 on failure */
+static double time_batch(cute_cuda *cu, void *e0, void *e1, gpu_timed_call fn, void *user, int sets, int batch,
+                         int *calls)
+{
+    float e = 0;
+    if (cute_cuda_event_record(cu, e0, NULL) != CUTE_OK) return -1;
+    for (int i = 0; i < batch; i++)
+        if (fn(user, (*calls)++ % sets) != CUTE_OK) return -1;
+    if (cute_cuda_event_record(cu, e1, NULL) != CUTE_OK || cute_cuda_event_sync(cu, e1) != CUTE_OK ||
+        cute_cuda_event_elapsed(cu, e0, e1, &e) != CUTE_OK)
+        return -1;
+    return (double)e / batch;
+}
+
+double gpu_median(double *x, int n)
+{
+    qsort(x, (size_t)n, sizeof *x, cmp_double);
+    return x[n / 2];
+}
+
 double gpu_time_calls(cute_cuda *cu, gpu_timed_call fn, void *user, int sets, int reps)
 {
     void *e0 = NULL, *e1 = NULL;
     double ms = -1, t[1000];
-    if (cute_cuda_event_new(cu, &e0) != CUTE_OK || cute_cuda_event_new(cu, &e1) != CUTE_OK) goto out;
-    int calls = 0, batch = 1;
-    double span = timing_span_ms();
-    for (int w = 0; w < 2 + sets; w++) /* warm-up: module load, first touches */
-        if (fn(user, calls++ % sets) != CUTE_OK) goto out;
-    for (int r = -1; r < reps; r++) { /* r = -1: measures one call to size the batch */
-        float e = 0;
-        if (cute_cuda_event_record(cu, e0, NULL) != CUTE_OK) goto out;
-        for (int i = 0; i < batch; i++)
-            if (fn(user, calls++ % sets) != CUTE_OK) goto out;
-        if (cute_cuda_event_record(cu, e1, NULL) != CUTE_OK || cute_cuda_event_sync(cu, e1) != CUTE_OK ||
-            cute_cuda_event_elapsed(cu, e0, e1, &e) != CUTE_OK)
-            goto out;
-        if (r < 0) {
-            double one = e > 0 ? e : 1e-3;
-            double most = 100 * span; /* calls a timing: 200 at 2 ms */
-            batch = (int)fmin(ceil(span / one), most);
-            batch = batch < 1 ? 1 : batch;
-        } else {
-            t[r] = (double)e / batch;
-        }
-    }
-    qsort(t, (size_t)reps, sizeof *t, cmp_double);
-    ms = t[reps / 2];
+    int calls = 0, batch;
+    if (cute_cuda_event_new(cu, &e0) != CUTE_OK || cute_cuda_event_new(cu, &e1) != CUTE_OK ||
+        !(batch = warm_batch(cu, e0, e1, fn, user, sets, &calls)))
+        goto out;
+    for (int r = 0; r < reps; r++)
+        if ((t[r] = time_batch(cu, e0, e1, fn, user, sets, batch, &calls)) < 0) goto out;
+    ms = gpu_median(t, reps);
 out:
     if (e0) cute_cuda_event_free(cu, e0);
     if (e1) cute_cuda_event_free(cu, e1);
     return ms;
+}
+
+/* --- the SM clock beside a timing: NVML through dlopen, sampled in a thread ---------------- */
+
+static struct {
+    int state; /* 0: not tried, 1: ready, -1: no clock (said once on stderr) */
+    int (*clock)(void *dev, int type, unsigned *mhz); /* nvmlDeviceGetClockInfo */
+    void *dev;                                        /* the bench's device's handle */
+} nvml;
+
+/* the device's PCI bus id ("0000:1B:00.0"), from the CUDA driver the process already opened
+ * (its ordinal honours CUDA_VISIBLE_DEVICES; NVML's indices do not); false if it cannot say */
+static bool pci_bus_id(int ordinal, char *id, int n)
+{
+    void *cuda = dlopen("libcuda.so.1", RTLD_NOW | RTLD_NOLOAD);
+    int (*get)(int *, int) = cuda ? (int (*)(int *, int))dlsym(cuda, "cuDeviceGet") : NULL;
+    int (*bus)(char *, int, int) = cuda ? (int (*)(char *, int, int))dlsym(cuda, "cuDeviceGetPCIBusId") : NULL;
+    int dev = 0;
+    bool ok = get && bus && get(&dev, ordinal) == 0 && bus(id, n, dev) == 0;
+    if (cuda) dlclose(cuda);
+    return ok;
+}
+
+/* NVML opened (libnvidia-ml, with the driver), the handle of cu's device by its PCI bus id */
+static bool nvml_ready(cute_cuda *cu)
+{
+    if (nvml.state) return nvml.state > 0;
+    nvml.state = -1;
+    char id[64];
+    void *lib = dlopen("libnvidia-ml.so.1", RTLD_NOW | RTLD_LOCAL);
+    int (*init)(void) = lib ? (int (*)(void))dlsym(lib, "nvmlInit_v2") : NULL;
+    int (*handle)(const char *, void **) =
+            lib ? (int (*)(const char *, void **))dlsym(lib, "nvmlDeviceGetHandleByPciBusId_v2") : NULL;
+    nvml.clock = lib ? (int (*)(void *, int, unsigned *))dlsym(lib, "nvmlDeviceGetClockInfo") : NULL;
+    if (!lib || !init || !handle || !nvml.clock) fprintf(stderr, "cutec: no SM clock beside the timings: no NVML (libnvidia-ml.so.1)\n");
+    else if (!pci_bus_id(cute_cuda_device(cu)->ordinal, id, sizeof id))
+        fprintf(stderr, "cutec: no SM clock beside the timings: the CUDA driver gave no PCI bus id\n");
+    else if (init() != 0 || handle(id, &nvml.dev) != 0)
+        fprintf(stderr, "cutec: no SM clock beside the timings: NVML has no device at PCI bus id %s\n", id);
+    else nvml.state = 1;
+    return nvml.state > 0;
+}
+
+typedef struct clock_sampler {
+    pthread_t thread;
+    atomic_bool on;
+    double sum;
+    long n;
+} clock_sampler;
+
+static void clock_sample(clock_sampler *s)
+{
+    unsigned mhz = 0;
+    if (nvml.clock(nvml.dev, 1 /* NVML_CLOCK_SM */, &mhz) == 0) s->sum += mhz, s->n++;
+}
+
+static void *clock_loop(void *arg)
+{
+    clock_sampler *s = arg;
+    const struct timespec pause = {0, 200000};
+    while (atomic_load(&s->on)) clock_sample(s), nanosleep(&pause, NULL);
+    return NULL;
+}
+
+static bool clock_start(cute_cuda *cu, clock_sampler *s)
+{
+    s->sum = 0, s->n = 0;
+    atomic_store(&s->on, true);
+    return nvml_ready(cu) && pthread_create(&s->thread, NULL, clock_loop, s) == 0;
+}
+
+/* the mean MHz since clock_start (0 without NVML) */
+static double clock_stop(clock_sampler *s, bool started)
+{
+    atomic_store(&s->on, false);
+    if (!started) return 0;
+    pthread_join(s->thread, NULL);
+    if (!s->n) clock_sample(s); /* a timing shorter than one pause */
+    return s->n ? s->sum / (double)s->n : 0;
+}
+
+bool gpu_time_turns(cute_cuda *cu, gpu_timed_call fn[2], void *user[2], int sets, int rounds, gpu_turns *t)
+{
+    void *e0 = NULL, *e1 = NULL;
+    int calls[2] = {0, 0}, batch[2] = {0, 0};
+    bool ok = rounds >= 1 && rounds <= GPU_TURNS_MAX && cute_cuda_event_new(cu, &e0) == CUTE_OK &&
+              cute_cuda_event_new(cu, &e1) == CUTE_OK;
+    for (int i = 0; i < 2 && ok; i++) ok = (batch[i] = warm_batch(cu, e0, e1, fn[i], user[i], sets, &calls[i])) > 0;
+    t->rounds = rounds;
+    for (int r = 0; r < rounds && ok; r++)
+        for (int j = 0; j < 2 && ok; j++) {
+            int i = j ^ (r & 1); /* AB, then BA */
+            clock_sampler s;
+            bool sampled = clock_start(cu, &s);
+            t->ms[i][r] = time_batch(cu, e0, e1, fn[i], user[i], sets, batch[i], &calls[i]);
+            t->mhz[i][r] = clock_stop(&s, sampled);
+            ok = t->ms[i][r] >= 0;
+        }
+    if (e0) cute_cuda_event_free(cu, e0);
+    if (e1) cute_cuda_event_free(cu, e1);
+    return ok;
 }
 
 void gpu_sm_clock(char *buf, size_t n)

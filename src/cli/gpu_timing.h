@@ -3,6 +3,7 @@
 #ifndef CUTEC_CLI_GPU_TIMING_H
 #define CUTEC_CLI_GPU_TIMING_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 #include "cutec/cuda_driver.h"
@@ -21,5 +22,21 @@ struct cute_runtime;
 double gpu_copy_gbs(struct cute_runtime *rt, size_t bytes, int iters);
 /* the SM clock now and its maximum, by nvidia-smi where it is installed ("" if not) */
 void gpu_sm_clock(char *buf, size_t n);
+
+/* Two calls timed in turns (`cutec bench gemm --epilogue-cost`): warm-up and the batch sized
+ * for each as gpu_time_calls does, then `rounds` rounds of one timing of each, the order
+ * alternating (AB BA AB ...) so that a clock drifting under the power cap weighs on both
+ * alike.  Beside each timing, the mean SM clock while it ran (NVML, libnvidia-ml through
+ * dlopen, the handle of cu's device by its PCI bus id, sampled by a thread of its own about
+ * every 0.2 ms; 0 where NVML or the device is missing, said once on stderr).
+ * ms[i][r], mhz[i][r]: call i's timing of round r.  false on failure. */
+enum { GPU_TURNS_MAX = 1000 };
+typedef struct gpu_turns {
+    double ms[2][GPU_TURNS_MAX], mhz[2][GPU_TURNS_MAX];
+    int rounds;
+} gpu_turns;
+bool gpu_time_turns(cute_cuda *cu, gpu_timed_call fn[2], void *user[2], int sets, int rounds, gpu_turns *t);
+/* the median of x[0 .. n) (x is sorted in place) */
+double gpu_median(double *x, int n);
 
 #endif

@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "cli/gemm_cli.h"
 #include "cli/gpu_timing.h"
 #include "kernels/mma_peak.h"
 #include "kernels/wgmma_peak.h"
@@ -92,47 +93,95 @@ static bool wanted(const mma_opts *o, const char *name)
     return false;
 }
 
-/* one row: checked, then timed; CLI_OK or CLI_FAIL */
-static int bench_row(cute_runtime *rt, const mma_opts *o, const mma_peak_row *row, const peak_kind *kind)
+/* one row measured: compiled, checked, then timed; its rate (TFLOP/s, TOPS for s8), *ms and
+ * *iters of its timing; < 0 on failure, "failed: ...", "WRONG: ..." or "timing failed: ..."
+ * in why */
+static double peak_measure(cute_runtime *rt, int timings, const mma_peak_row *row, const peak_kind *kind, double *ms_out,
+                           int64_t *iters_out, char *why, size_t n)
 {
     cute_backend *b = cute_runtime_backend(rt);
     cute_cuda *cu = cute_cuda_backend_driver(b);
     const cute_device_info *d = cute_cuda_device(cu);
-    const char *mnemonic = cute_inst_info_of(row->inst)->mnemonic;
-    if (d->cc_major * 10 + d->cc_minor < row->arch) {
-        printf("%-13s %-52s  needs sm_%d\n", row->name, mnemonic, row->arch);
-        return CLI_OK;
-    }
     char err[2048];
     const mma_peak_shape s = kind->shape;
     peak_run r = {kind->compile(rt, row, &s, err, sizeof err), NULL, row, kind, (int64_t)d->sm_count * s.blocks_per_sm, 0, 0, ""};
     cute_buffer out = {0};
     size_t bytes = (size_t)r.blocks * (size_t)s.threads * (size_t)cute_dtype_bytes(row->acc);
-    int rc = CLI_FAIL;
+    double rate = -1;
     if (!r.f) {
-        printf("%-13s %-52s  failed: %s\n", row->name, mnemonic, err);
+        snprintf(why, n, "failed: %s", err);
     } else if (b->vt->alloc(b->self, bytes, &out) != CUTE_OK) {
-        printf("%-13s %-52s  failed: %s\n", row->name, mnemonic, b->vt->error(b->self));
+        snprintf(why, n, "failed: %s", b->vt->error(b->self));
     } else if (r.out = &out, !check_row(b, &r, bytes, err, sizeof err)) {
-        printf("%-13s %-52s  WRONG: %s\n", row->name, mnemonic, err);
+        snprintf(why, n, "WRONG: %s", err);
     } else {
         /* size the loop: one timing of 256 rounds, scaled to RUN_MS */
         r.vary = row->vary, r.iters = 256;
         double ms = gpu_time_calls(cu, call_peak, &r, 1, 3);
         r.iters = ms > 0 ? (int64_t)ceil(256 * RUN_MS / ms) : 256;
-        ms = ms > 0 ? gpu_time_calls(cu, call_peak, &r, 1, o->iters) : -1;
+        ms = ms > 0 ? gpu_time_calls(cu, call_peak, &r, 1, timings) : -1;
         double mmas = (double)r.blocks * (s.threads / kind->inst_threads) * s.chains * s.unroll * (double)r.iters;
-        if (ms > 0)
-            printf("%-13s %-52s %9.1f %-7s %8.3f %10lld  ok\n", row->name, mnemonic,
-                   mmas * mma_peak_flops(row) / ms / 1e9, row->acc == CUTE_I32 ? "TOPS" : "TFLOP/s", ms,
-                   (long long)r.iters);
-        else
-            printf("%-13s %-52s  timing failed: %s\n", row->name, mnemonic, r.err[0] ? r.err : b->vt->error(b->self));
-        rc = ms > 0 ? CLI_OK : CLI_FAIL;
+        if (ms > 0) rate = mmas * mma_peak_flops(row) / ms / 1e9, *ms_out = ms, *iters_out = r.iters;
+        else snprintf(why, n, "timing failed: %s", r.err[0] ? r.err : b->vt->error(b->self));
     }
     if (out.ptr) b->vt->free(b->self, &out);
     cute_fn_free(r.f);
-    return rc;
+    return rate;
+}
+
+/* one row: checked, then timed; CLI_OK or CLI_FAIL */
+static int bench_row(cute_runtime *rt, const mma_opts *o, const mma_peak_row *row, const peak_kind *kind)
+{
+    const cute_device_info *d = cute_cuda_device(cute_cuda_backend_driver(cute_runtime_backend(rt)));
+    const char *mnemonic = cute_inst_info_of(row->inst)->mnemonic;
+    if (d->cc_major * 10 + d->cc_minor < row->arch) {
+        printf("%-13s %-52s  needs sm_%d\n", row->name, mnemonic, row->arch);
+        return CLI_OK;
+    }
+    char why[2100];
+    double ms = 0;
+    int64_t iters = 0;
+    double rate = peak_measure(rt, o->iters, row, kind, &ms, &iters, why, sizeof why);
+    if (rate < 0) return printf("%-13s %-52s  %s\n", row->name, mnemonic, why), CLI_FAIL;
+    printf("%-13s %-52s %9.1f %-7s %8.3f %10lld  ok\n", row->name, mnemonic, rate, row->acc == CUTE_I32 ? "TOPS" : "TFLOP/s",
+           ms, (long long)iters);
+    return CLI_OK;
+}
+
+/* whether row is one of dtype's: "bf16" is, "wgmma bf16" is (wgmma true), "f64 m16n8k4" is f64's */
+static bool row_of(const mma_peak_row *row, const char *dtype, bool wgmma)
+{
+    const char *name = row->name;
+    if (wgmma && strncmp(name, "wgmma ", 6)) return false;
+    if (wgmma) name += 6;
+    size_t len = strlen(dtype);
+    return !strncmp(name, dtype, len) && (!name[len] || !strncmp(name + len, " m", 2));
+}
+
+double mma_ceiling(cute_runtime *rt, const char *dtype, int timings, char *what, size_t wn, char *err, size_t en)
+{
+    const cute_device_info *d = cute_cuda_device(cute_cuda_backend_driver(cute_runtime_backend(rt)));
+    int arch = d->cc_major * 10 + d->cc_minor;
+    const char *row_dtype = !strcmp(dtype, "e5m2") ? "e4m3" : dtype; /* the same rate on the tensor cores */
+    const mma_peak_row *rows;
+    double best = 0;
+    what[0] = 0;
+    /* wgmma where the card has it (sm_90: mma.sync runs at about half its rate), else mma.sync */
+    for (int wg = 1; wg >= 0 && best == 0; wg--) {
+        int n = wg ? wgmma_peak_rows(&rows) : mma_peak_rows(&rows);
+        peak_kind kind = wg ? wgmma_kind : mma_sync_kind;
+        if (wg) kind.shape.threads = 256; /* two warpgroups an SM, `cutec bench mma`'s default */
+        for (int i = 0; i < n; i++) {
+            if (!row_of(&rows[i], row_dtype, wg) || arch < rows[i].arch || (wg && arch >= 100)) continue;
+            double ms = 0;
+            int64_t iters = 0;
+            double rate = peak_measure(rt, timings, &rows[i], &kind, &ms, &iters, err, en);
+            if (rate < 0) return -1;
+            if (rate > best)
+                best = rate, snprintf(what, wn, "%s (%s)", rows[i].name, cute_inst_info_of(rows[i].inst)->mnemonic);
+        }
+    }
+    return best;
 }
 
 static int usage(void)

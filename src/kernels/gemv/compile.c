@@ -45,13 +45,29 @@ int cute_gemv_k_tile(const cute_gemv_config *cfg)
 
 bool cute_gemv_ring_able(const cute_gemv_config *cfg)
 {
-    return cfg->a_major == 1 && !cfg->sf_vec && !cfg->mma && gemv_nvec(cfg) == 1 && !cfg->l2_prefetch &&
+    /* the tensor-core form's ring holds X's whole atoms of 8 vectors */
+    bool vectors = cfg->mma ? gemv_nvec(cfg) % 8 == 0 : gemv_nvec(cfg) == 1;
+    return cfg->a_major == 1 && !cfg->sf_vec && vectors && !cfg->l2_prefetch &&
            cfg->vec * cute_dtype_bits(cfg->dtype) == 128;
+}
+
+/* The tensor-core form's ring as measured (H200, bench/RESULTS.md, skinny38a): 8 and 16
+ * vectors, 8 stages (bf16 90.5 / 87.7% of the copy against the register form's 69.5 / 80.9;
+ * f32 79.0% at 8); f32 keeps two blocks an SM (3xTF32's instructions want 8 warps), so 4
+ * stages where 8 would leave one (16 vectors: 77.7% against 68.6, and 63.5 at 8 stages).
+ * Past 16 vectors: not measured through it. */
+static int mma_ring_default(const cute_gemv_config *cfg)
+{
+    if (gemv_nvec(cfg) > 16 || !cute_gemv_ring_able(cfg)) return 0;
+    cute_gemv_config at8 = *cfg;
+    at8.smem_stages = 8;
+    return cfg->dtype != CUTE_F32 || 2 * (gemv_mma_ring_bytes(&at8) + 1024) <= 228 * 1024 ? 8 : 4;
 }
 
 int cute_gemv_ring_default(const cute_gemv_config *cfg)
 {
     /* the 16-bit dtypes', as measured (f32 and e4m3: not measured through the ring) */
+    if (cfg->mma) return mma_ring_default(cfg);
     bool sixteen = cfg->dtype == CUTE_BF16 || cfg->dtype == CUTE_F16;
     return sixteen && !cfg->sf_vec && cute_gemv_ring_able(cfg) ? CUTE_GEMV_RING_STAGES : 0;
 }
@@ -218,6 +234,17 @@ static bool config_ok(const cute_gemv_config *cfg, char *err, size_t n)
         (cfg->fma_decode && !(cfg->sf_vec == 16 && cfg->dtype == CUTE_E2M1))) {
         snprintf(err, n, "gemv: the decode on the FMA pipe (level %d, 0 to %d) is NVFP4's", cfg->fma_decode,
                  CUTE_GEMV_MAX_FMA_DECODE);
+        return false;
+    }
+    if (cfg->tf32_bits && (!cfg->mma || cfg->dtype != CUTE_F32)) {
+        snprintf(err, n, "gemv: tf32 halves by bits are f32's tensor-core form's (got %s%s)",
+                 cute_dtype_name(cfg->dtype), cfg->mma ? "" : ", not the tensor-core form");
+        return false;
+    }
+    if (cfg->mma && gemv_mma_ring_bytes(cfg) > GEMV_MMA_RING_MAX) {
+        snprintf(err, n, "gemv: the tensor-core form's ring of %d stages at %d vectors is %lld KB a block (at most %d)",
+                 cfg->smem_stages, gemv_nvec(cfg), (long long)gemv_mma_ring_bytes(cfg) / 1024,
+                 GEMV_MMA_RING_MAX / 1024);
         return false;
     }
     if (cfg->sf_vec) return blockscaled_ok(cfg, err, n);

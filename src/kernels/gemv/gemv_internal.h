@@ -58,6 +58,13 @@ bool gemv_plan_mma(cute_alg *a, const cute_gemv_config *cfg, gemv_plan *p);
 void gemv_mma_host(cute_ctx *c, const cute_arg *arg);
 /* the mma form's k-tile */
 int64_t gemv_mma_k_tile(const cute_gemv_config *cfg);
+/* the mma form's rows a block (16 a warp), and its blocks an SM: 16 warps up to 64 vectors
+ * (registers), 8 past; fewer where its ring (cfg.smem_stages) leaves too little shared memory */
+int gemv_mma_rows(const cute_gemv_config *cfg);
+/* a block's bytes of the mma form's ring (0: none); at most GEMV_MMA_RING_MAX */
+int64_t gemv_mma_ring_bytes(const cute_gemv_config *cfg);
+#define GEMV_MMA_RING_MAX (227 * 1024)
+int gemv_mma_blocks(const cute_gemv_config *cfg);
 
 /* The rows and cols host functions' arguments, A (M,K,L), x (K,N,L), y, the split-K
  * workspace W, kchunk, alpha, beta, with x broadcast as A (gemv_broadcast_x), and their

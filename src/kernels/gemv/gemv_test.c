@@ -263,6 +263,35 @@ static void ring_cases(cute_runtime *rt)
         CHECK(cfg.smem_stages == want, "the library's own (case %zu): a ring of %d (want %d)", i, cfg.smem_stages,
               want);
     }
+    /* the tensor-core form through the ring (mma.c: A's and X's k-tiles): 16, 8 and 40 vectors
+     * of bf16, f32 and f16 in rings of 2 and 3 stages, a block of 64 rows in A (the ring) and
+     * one past A's last row (registers), K past the last whole k-tile, batches, split-K, padded
+     * rows; then the library's own: 8 stages up to 16 vectors (f32: 8 where two blocks fit),
+     * none past; 20 vectors (not whole atoms of 8) none, asked or not */
+    static const gemv_case mma[] = {
+        {CUTE_BF16, CUTE_BF16, 72, 360, 1, 1, 0, 1, 0, 0, 0.5, 16},
+        {CUTE_F32, CUTE_F32, 66, 264, 2, 1, 0, 1, 0, 2, -0.5, 8},
+        {CUTE_F16, CUTE_F32, 65, 328, 1, 1, 8, 1, 0, 0, 0, 40},
+    };
+    for (size_t i = 0; i < 7; i++) {
+        int d = i < 3 ? 2 + (int)(i % 2) : i < 6 ? -1 : 3, want = i < 3 ? d : i < 5 ? 8 : 0;
+        gemv_case t = mma[i % 3];
+        if (i == 6) t.nvec = 20;
+        cute_gemv_lib_smem_stages(lib, d);
+        run_case(rt, lib, &t);
+        cute_gemv_lib_last(lib, &cfg, NULL);
+        CHECK(cfg.mma && cfg.smem_stages == want, "mma ring case %zu: a ring of %d (want %d)", i, cfg.smem_stages,
+              want);
+    }
+    /* f32's tf32 halves by bits (cfg.tf32_bits), through the ring with X and through registers */
+    cute_gemv_lib_tf32_bits(lib, true);
+    for (int d = 3; d >= 0; d -= 3) {
+        cute_gemv_lib_smem_stages(lib, d);
+        run_case(rt, lib, &mma[1]);
+        cute_gemv_lib_last(lib, &cfg, NULL);
+        CHECK(cfg.mma && cfg.tf32_bits && cfg.smem_stages == d, "mma f32 by bits: ring of %d (want %d)",
+              cfg.smem_stages, d);
+    }
     cute_gemv_lib_free(lib);
 }
 

@@ -33,6 +33,7 @@ struct cute_gemv_lib {
     int scale_rows;        /* cute_gemv_lib_scale_rows */
     int fma_decode;        /* cute_gemv_lib_fma_decode */
     int warp_rows;         /* cute_gemv_lib_warp_rows */
+    bool tf32_bits;       /* cute_gemv_lib_tf32_bits */
     cute_buffer sums;      /* the atomic reduction's sums, zero between calls */
     size_t sums_bytes;
     bool sums_dirty;      /* a failed call may have left sums behind: zero them again */
@@ -50,7 +51,8 @@ static bool same_config(const void *x, const void *y)
            a->many_splits == b->many_splits && a->l2_prefetch == b->l2_prefetch &&
            a->tile_at_a_time == b->tile_at_a_time && a->smem_stages == b->smem_stages &&
            gemv_ahead(a) == gemv_ahead(b) && a->scale_rows_tiled == b->scale_rows_tiled &&
-           a->fma_decode == b->fma_decode && gemv_rows_a_warp(a) == gemv_rows_a_warp(b);
+           a->fma_decode == b->fma_decode && gemv_rows_a_warp(a) == gemv_rows_a_warp(b) &&
+           a->tf32_bits == b->tf32_bits;
 }
 
 /* fn_cache_compile for cute_gemv_config keys */
@@ -70,6 +72,7 @@ cute_gemv_lib *cute_gemv_lib_new(cute_runtime *rt)
     lib->smem_stages = -1;
     lib->scale_rows = -1;
     lib->fma_decode = -1;
+    lib->tf32_bits = true; /* f32 8-16 vectors +3-8 points of the copy on an H200 (session 38) */
     fn_cache_init(&lib->fns, sizeof(cute_gemv_config), same_config);
     pthread_mutex_init(&lib->lock, NULL);
     return lib;
@@ -210,6 +213,13 @@ int gemv_lib_fma_decode(cute_gemv_lib *lib)
     return d < 0 && cute_runtime_target_arch(lib->rt) >= 100 ? 0 : d;
 }
 
+void cute_gemv_lib_tf32_bits(cute_gemv_lib *lib, bool on)
+{
+    pthread_mutex_lock(&lib->lock);
+    lib->tf32_bits = on;
+    pthread_mutex_unlock(&lib->lock);
+}
+
 bool cute_gemv_lib_warp_rows(cute_gemv_lib *lib, int rows)
 {
     if (!lib || (rows && rows != 4 && rows != 8)) return false;
@@ -316,12 +326,17 @@ static int64_t ceil_div(int64_t a, int64_t b)
     return (a + b - 1) / b;
 }
 
-/* The tensor-core form's splits: its blocks of 8 warps on 128 rows, two an SM up to 64
- * vectors (one past: registers), in one wave (a second, partial wave would leave SMs idle
- * for as long as the first took) */
+/* The tensor-core form's splits: its blocks (8 warps on 128 rows, or through the ring 4 on
+ * 64), 16 warps an SM up to 64 vectors (8 past: registers; fewer where the ring's shared
+ * memory holds fewer: gemv_mma_blocks), in one wave (a second, partial wave would leave SMs
+ * idle for as long as the first took) */
 static int64_t mma_splits(int64_t units, int64_t tiles, const cute_gemv_config *cfg, int sms)
 {
-    int64_t slots = (int64_t)sms * (gemv_nvec(cfg) <= 64 ? 2 : 1), s = slots / units;
+    /* 16-bit through the ring: one split where the blocks of rows alone reach nine SMs in ten
+     * (H200, 8192 rows, 8 vectors: 90.5% of the copy in one split, 71.5% in 2; split-K's second
+     * kernel and workspace cost more than the SMs it leaves idle) */
+    if (cfg->smem_stages && cfg->dtype != CUTE_F32 && units * 10 >= (int64_t)sms * 9) return 1;
+    int64_t slots = (int64_t)sms * gemv_mma_blocks(cfg), s = slots / units;
     return s < 1 ? 1 : s < tiles ? s : tiles;
 }
 
@@ -335,7 +350,7 @@ static int64_t choose_splits(const gemv_operands *o, const cute_gemv_config *cfg
     int64_t rows_per_unit = o->major == 1 ? gemv_rows_per_warp(cfg) : 128 * (int64_t)o->vec;
     int64_t units = ceil_div(M, rows_per_unit) * L, want = (int64_t)sms * 16;
     int64_t tiles = ceil_div(K, cute_gemv_k_tile(cfg));
-    if (cfg->mma) return mma_splits(ceil_div(M, 128) * L, tiles, cfg, sms);
+    if (cfg->mma) return mma_splits(ceil_div(M, gemv_mma_rows(cfg)) * L, tiles, cfg, sms);
     if (units >= want / 2 || tiles <= 1) return 1;
     int64_t s = ceil_div(want, units);
     return s < tiles ? s : tiles;
@@ -374,6 +389,8 @@ static cute_gemv_config configure(cute_gemv_lib *lib, const gemv_operands *o, in
     int arch = cute_runtime_target_arch(lib->rt); /* the ring: asked for or the library's, where cp.async runs */
     int stages = lib->smem_stages < 0 ? cute_gemv_ring_default(&cfg) : lib->smem_stages;
     if (stages > 0 && (!arch || arch >= 80) && cute_gemv_ring_able(&cfg)) cfg.smem_stages = stages;
+    if (cfg.mma && gemv_mma_ring_bytes(&cfg) > GEMV_MMA_RING_MAX) cfg.smem_stages = 0; /* it does not fit */
+    cfg.tf32_bits = lib->tf32_bits && cfg.mma && cfg.dtype == CUTE_F32;
     int64_t K = o->A.shape[1], tk = cute_gemv_k_tile(&cfg);
     int64_t s = lib->splits ? lib->splits : choose_splits(o, &cfg, sm_count(lib->rt));
     int64_t tiles = ceil_div(K, tk);

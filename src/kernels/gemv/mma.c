@@ -12,13 +12,27 @@
  * global memory in 16-byte vectors, one per row and 32 columns, with no shared memory and
  * no barrier.  A block whose rows are all in A runs its full k-tiles unpredicated, the last,
  * partial one predicated (whole vectors: 8 divides K); the block past A's last row
- * predicates every tile.  The f32 accumulators go to the split-K workspace (the ordered
- * reduction of parts.c adds the splits) or, unsplit, to Y. */
+ * predicates every tile.  With cfg.smem_stages (the library's choice at 8 to 16 vectors:
+ * compile.c's mma_ring_default) A's and X's whole k-tiles go through a ring of shared
+ * memory per warp instead, by cp.async, stages - 1 ahead, in blocks of 4 warps (ring_walk
+ * below).  The f32 accumulators go to the split-K workspace (the ordered reduction of
+ * parts.c adds the splits) or, unsplit, to Y. */
 #include "cutec/atom_table.h"
 #include "cutec/notation.h"
+#include "cutec/smem.h"
 #include "kernels/gemv/gemv_internal.h"
 
-#define MMA_WARPS 8
+/* a block's warps: 8 through registers; 4 through the ring, whose warps share nothing but X
+ * through L1 (smaller blocks: more of them for rows alone to spread over the SMs) */
+static int mma_warps(const cute_gemv_config *cfg)
+{
+    return cfg->smem_stages ? 4 : 8;
+}
+
+int gemv_mma_rows(const cute_gemv_config *cfg)
+{
+    return 16 * mma_warps(cfg);
+}
 
 /* One input dtype's form: the atom, the K permutation that makes a lane's columns of a
  * row 16 contiguous bytes (f16/bf16: lane t's k 2t, 2t+1, 2t+8, 2t+9 of two atoms at
@@ -48,9 +62,31 @@ int64_t gemv_mma_k_tile(const cute_gemv_config *cfg)
     /* A's fragments of a k-tile, 16 bk / 32 values a lane (16 rows a warp), loaded before
      * its first product: 4 KB of A a warp in flight; 2 KB where 128 vectors' X fragments
      * and accumulators (64 registers each) leave too few registers, or f32 (whose big and
-     * small tf32 halves double A's and X's fragments) */
+     * small tf32 halves double A's and X's fragments), or through the ring (a stage of 2 KB
+     * a warp: stages - 1 of them in flight) */
     if (cfg->dtype == CUTE_F32) return 32;
-    return gemv_nvec(cfg) > 64 ? 64 : 128;
+    return gemv_nvec(cfg) > 64 || cfg->smem_stages ? 64 : 128;
+}
+
+/* a warp's stage of the ring: its 16 rows of a k-tile of A and X's k-tile (its own copy) */
+static int64_t ring_stage_bytes(const cute_gemv_config *cfg)
+{
+    int64_t rows = 16 + gemv_nvec(cfg);
+    return rows * gemv_mma_k_tile(cfg) * cute_dtype_bytes(cfg->dtype);
+}
+
+int64_t gemv_mma_ring_bytes(const cute_gemv_config *cfg)
+{
+    return cfg->smem_stages ? mma_warps(cfg) * cfg->smem_stages * ring_stage_bytes(cfg) : 0;
+}
+
+int gemv_mma_blocks(const cute_gemv_config *cfg)
+{
+    /* 16 warps an SM up to 64 vectors (128 registers a thread), 8 past */
+    int blocks = (gemv_nvec(cfg) <= 64 ? 16 : 8) / mma_warps(cfg);
+    if (!cfg->smem_stages) return blocks;
+    int64_t fit = 228 * 1024 / (gemv_mma_ring_bytes(cfg) + 1024);
+    return fit < 1 ? 1 : fit < blocks ? (int)fit : blocks;
 }
 
 bool gemv_plan_mma(cute_alg *a, const cute_gemv_config *cfg, gemv_plan *p)
@@ -58,11 +94,12 @@ bool gemv_plan_mma(cute_alg *a, const cute_gemv_config *cfg, gemv_plan *p)
     const mma_form *f = form_of(cfg->dtype);
     cute_mma_atom atom;
     if (!cute_mma_atom_named(a, f->atom, &atom)) return false;
-    cute_layout warps = cute_layout_fmt(a, "(%d,1,1):(1,0,0)", MMA_WARPS);
+    int w = mma_warps(cfg);
+    cute_layout warps = cute_layout_fmt(a, "(%d,1,1):(1,0,0)", w);
     cute_tiler perm_k = cute_tiler_parse(a, f->perm_k);
     p->mma = cute_make_tiled_mma(a, &atom, &warps, NULL, NULL, &perm_k);
-    p->threads = 32 * MMA_WARPS;
-    p->bm = 16 * MMA_WARPS, p->bn = (p->nvec + 7) / 8 * 8, p->bk = gemv_mma_k_tile(cfg);
+    p->threads = 32 * w;
+    p->bm = 16 * w, p->bn = (p->nvec + 7) / 8 * 8, p->bk = gemv_mma_k_tile(cfg);
     p->bkx = f->kx;
     p->ktile = p->bk;
     return !a->failed;
@@ -125,7 +162,30 @@ typedef struct mma_thread {
     cute_thr_mma thr;
     cute_tensor acc; /* (V,M,N) f32 */
     cute_copy_atom vec16;
+    cute_copy_atom cp16, cpx; /* the ring's 16-byte cp.async (A around L1, X through it) */
+    cute_tensor ring;         /* the ring (cfg.smem_stages): A's (E, R, 1, lanes, warps, stages) */
+    cute_tensor ring_x;       /* ... and X's: (E, Rx, parts, lanes, warps, stages) */
 } mma_thread;
+
+/* a thread's partition of operand op's tile g regrouped by vector (by_vector) */
+static cute_tensor operand_part(cute_ctx *c, const gemv_plan *p, const mma_thread *th, cute_mma_operand op,
+                                cute_tensor g)
+{
+    const mma_form *f = form_of(p->cfg.dtype);
+    bool isA = op == CUTE_MMA_A;
+    cute_tensor part = isA ? cute_partition_A(c, th->thr, g) : cute_partition_B(c, th->thr, g);
+    return by_vector(c, part, isA ? f->vec_a : f->vec_b, f->vec_leaves);
+}
+
+/* a register fragment for operand op's tile g, of the operand's dtype (f32: not yet split
+ * into tf32 halves) */
+static cute_tensor operand_frag(cute_ctx *c, const gemv_plan *p, const mma_thread *th, cute_mma_operand op,
+                                cute_tensor g)
+{
+    bool isA = op == CUTE_MMA_A;
+    cute_tensor frag = isA ? cute_partition_fragment_A(c, th->thr, g) : cute_partition_fragment_B(c, th->thr, g);
+    return p->cfg.dtype == CUTE_F32 ? cute_make_rmem_tensor_like(c, frag, CUTE_F32) : frag;
+}
 
 /* one operand's fragments of k-tile kt in registers of its dtype (f32: not yet split into
  * tf32 halves): 16-byte loads, predicated by the coordinates where `pred` */
@@ -136,10 +196,8 @@ static cute_tensor load_operand(cute_ctx *c, const gemv_plan *p, const mma_threa
     bool isA = op == CUTE_MMA_A;
     const int *vec = isA ? f->vec_a : f->vec_b;
     int nv = f->vec_leaves;
-    cute_tensor part = isA ? cute_partition_A(c, th->thr, g) : cute_partition_B(c, th->thr, g);
-    cute_tensor frag = isA ? cute_partition_fragment_A(c, th->thr, g) : cute_partition_fragment_B(c, th->thr, g);
-    if (p->cfg.dtype == CUTE_F32) frag = cute_make_rmem_tensor_like(c, frag, CUTE_F32);
-    cute_tensor src = by_vector(c, part, vec, nv), dst = by_vector(c, frag, vec, nv);
+    cute_tensor frag = operand_frag(c, p, th, op, g);
+    cute_tensor src = operand_part(c, p, th, op, g), dst = by_vector(c, frag, vec, nv);
     if (!pred) {
         cute_copy(c, &th->vec16, src, dst);
         return frag;
@@ -161,6 +219,25 @@ static void split_tf32(cute_ctx *c, cute_tensor x, cute_tensor *big, cute_tensor
     cute_tensor_store(c, *small, cute_ssa_cvt(c, r, CUTE_TF32));
 }
 
+/* ... by bits (cfg.tf32_bits): big = x rounded to tf32 by adding half its last place to the
+ * bits and clearing the low 13 (inf and NaN stay so: the half never carries past their
+ * mantissa), small = x - big (exact), both handed to mma.sync as f32 bits, whose low 13 bits
+ * it ignores (small's are cut off there): each product within ~1.25 x 2^-20 of x y (3xTF32 by
+ * cvt.rna: ~2^-22), in three instructions a value where cvt.rna.tf32.f32 takes four or five
+ * for each half on sm_90 */
+static void split_tf32_bits(cute_ctx *c, cute_tensor x, cute_tensor *big, cute_tensor *small)
+{
+    cute_ssa v = cute_tensor_load(c, x);
+    cute_tensor bits = cute_make_rmem_tensor_like(c, x, CUTE_U32), rest = cute_make_rmem_tensor_like(c, x, CUTE_F32);
+    cute_ssa half = cute_ssa_fill(c, CUTE_U32, v.shape, (double)0x1000u);
+    cute_ssa top = cute_ssa_fill(c, CUTE_U32, v.shape, (double)0xffffe000u);
+    cute_ssa up = cute_ssa_binop(c, CUTE_OP_ADD, cute_tensor_load(c, cute_tensor_recast(c, x, CUTE_U32)), half);
+    cute_tensor_store(c, bits, cute_ssa_binop(c, CUTE_OP_AND, up, top));
+    cute_tensor b = cute_tensor_recast(c, bits, CUTE_F32);
+    cute_tensor_store(c, rest, cute_ssa_binop(c, CUTE_OP_SUB, v, cute_tensor_load(c, b)));
+    *big = cute_tensor_recast(c, b, CUTE_TF32), *small = cute_tensor_recast(c, rest, CUTE_TF32);
+}
+
 /* acc += rA rX, f32 as three tf32 products, the small terms first */
 static void products(cute_ctx *c, const gemv_plan *p, const mma_thread *th, cute_tensor rA, cute_tensor rX)
 {
@@ -169,14 +246,85 @@ static void products(cute_ctx *c, const gemv_plan *p, const mma_thread *th, cute
         return;
     }
     cute_tensor aB, aS, xB, xS;
-    split_tf32(c, rA, &aB, &aS), split_tf32(c, rX, &xB, &xS);
+    if (p->cfg.tf32_bits)
+        split_tf32_bits(c, rA, &aB, &aS), split_tf32_bits(c, rX, &xB, &xS);
+    else
+        split_tf32(c, rA, &aB, &aS), split_tf32(c, rX, &xB, &xS);
     cute_gemm(c, &p->mma, th->acc, aS, xB, th->acc);
     cute_gemm(c, &p->mma, th->acc, aB, xS, th->acc);
     cute_gemm(c, &p->mma, th->acc, aB, xB, th->acc);
 }
 
-/* acc += A's k-tile kt times X's, X a TiledMMA k-tile (bkx) at a time; predA / predX:
- * bounds-check that operand's vectors */
+/* The ring (cfg.smem_stages): each warp streams its 16 rows' whole k-tiles of A into stages
+ * of its own by cp.async, stages - 1 k-tiles ahead of the one it multiplies, so that the
+ * bytes a warp has in flight are the ring's, whatever ptxas makes of the loop.  A stage holds
+ * a lane's 16-byte vectors in the order of its fragment, the warp's 32 lanes side by side for
+ * each (512 contiguous bytes: no bank conflict in the copies or the reads).  A lane reads back
+ * only what it copied itself, so the warp needs no barrier: the wait for its own copies
+ * orders them before its reads, and its products, which use what it read, come before the
+ * copies that refill the stage.  X's k-tiles go through it too (each warp its own copy,
+ * through L1: the block's other warps read the same lines), in the same layout, one TiledMMA
+ * k-tile (bkx) of X after another: no k-tile waits on X's loads from L1 or L2 (without them
+ * in the ring it ran 1-15 points behind the register form on an H200; bench/RESULTS.md,
+ * skinny38a).  The vectors are a multiple of 8 (cute_gemv_ring_able): X's copies need no
+ * bounds. */
+static void ring_make(cute_ctx *c, const gemv_plan *p, mma_thread *th)
+{
+    cute_alg *a = cute_ctx_alg(c);
+    long long e = 16 / cute_dtype_bytes(p->cfg.dtype), lanes = 32 * e;
+    long long r = 16 * p->bk * cute_dtype_bytes(p->cfg.dtype) / (32 * 16); /* a lane's vectors of A */
+    cute_smem_allocator A = cute_smem_allocator_new(c);
+    int w = mma_warps(&p->cfg), d = p->cfg.smem_stages;
+    cute_layout l = cute_layout_fmt(a, "(%lld,%lld,1,32,%d,%d):(1,%lld,0,%lld,%lld,%lld)", e, r, w, d, lanes, e,
+                                    lanes * r, lanes * r * w);
+    th->ring = cute_smem_alloc_tensor(c, &A, p->cfg.dtype, l, 16);
+    cute_copy_atom_named(a, "SM80_CP_ASYNC_CACHEGLOBAL<uint128>", p->cfg.dtype, &th->cp16);
+    long long parts = p->bk / p->bkx, rx = p->bn * p->bkx * cute_dtype_bytes(p->cfg.dtype) / (32 * 16);
+    l = cute_layout_fmt(a, "(%lld,%lld,%lld,32,%d,%d):(1,%lld,%lld,%lld,%lld,%lld)", e, rx, parts, w, d, lanes,
+                        lanes * rx, e, lanes * rx * parts, lanes * rx * parts * w);
+    th->ring_x = cute_smem_alloc_tensor(c, &A, p->cfg.dtype, l, 16);
+    cute_copy_atom_named(a, "SM80_CP_ASYNC_CACHEALWAYS<uint128>", p->cfg.dtype, &th->cpx);
+}
+
+/* the lane's part of `ring` (A's or X's) for TiledMMA k-tile `part` of stage s (A: one part),
+ * shaped as `like` (a partition regrouped by vector: its vector first, taken in column-major
+ * order) */
+static cute_tensor ring_lane(cute_ctx *c, cute_tensor ring, cute_tensor like, int64_t part, cute_int s)
+{
+    cute_alg *a = cute_ctx_alg(c);
+    cute_tensor t =
+        cute_tensor_slice(c, ring, CUTE_CRD(CUTE_ALL, CUTE_ALL, (int)part, cute_lane_idx(c), cute_warp_idx(c), s));
+    cute_layout order = cute_make_layout(a, like.layout.shape);
+    t.layout = cute_compose(a, &t.layout, &order);
+    return t;
+}
+
+/* acc += rA (A's fragments of k-tile kt) times X's, X a TiledMMA k-tile (bkx) at a time from
+ * global memory (predX: bounds-checked), or where `stage` from that stage of the ring */
+static void ktile_products(cute_ctx *c, const gemv_plan *p, const mma_thread *th, const mma_tiles *t, cute_int kt,
+                           cute_tensor rA, bool predX, const cute_int *stage)
+{
+    cute_alg *a = cute_ctx_alg(c);
+    const mma_form *f = form_of(p->cfg.dtype);
+    int64_t parts = p->bk / p->bkx;
+    for (int64_t i = 0; i < parts; i++) { /* unrolled at trace time */
+        cute_int kx = cute_add(a, cute_mul(a, kt, cute_i(parts)), cute_i(i));
+        cute_tensor gX = CUTE_SLICE(c, t->gX, CUTE_ALL, CUTE_ALL, kx), cX = CUTE_SLICE(c, t->cX, CUTE_ALL, CUTE_ALL, kx);
+        cute_tensor rX;
+        if (stage) {
+            rX = operand_frag(c, p, th, CUTE_MMA_B, gX);
+            cute_tensor dst = by_vector(c, rX, f->vec_b, f->vec_leaves);
+            cute_copy(c, &th->vec16, ring_lane(c, th->ring_x, dst, i, *stage), dst);
+        } else {
+            rX = load_operand(c, p, th, CUTE_MMA_B, gX, cX, t->boundX, predX);
+        }
+        /* A's fragments of this part: mode K is (the TiledMMA's atoms, parts) */
+        products(c, p, th, CUTE_SLICE(c, rA, CUTE_ALL, CUTE_ALL, CUTE_CRD(CUTE_ALL, (int)i)), rX);
+    }
+}
+
+/* acc += A's k-tile kt times X's, A loaded from global memory; predA / predX: bounds-check
+ * that operand's vectors */
 static void ktile_mma(cute_ctx *c, const gemv_plan *p, const mma_thread *th, const mma_tiles *t, cute_int kt,
                       bool predA, bool predX)
 {
@@ -184,28 +332,63 @@ static void ktile_mma(cute_ctx *c, const gemv_plan *p, const mma_thread *th, con
     if (p->cfg.l2_prefetch && !predA) /* the warp's 16 rows' k-tile ahead into L2 */
         gemv_prefetch_tile(c, p, t->gA, cute_mul(a, cute_warp_idx(c), cute_i(16)), 16, p->bk, kt, t->k0, t->kend);
     cute_tensor gA = CUTE_SLICE(c, t->gA, CUTE_ALL, CUTE_ALL, kt), cA = CUTE_SLICE(c, t->cA, CUTE_ALL, CUTE_ALL, kt);
-    cute_tensor rA = load_operand(c, p, th, CUTE_MMA_A, gA, cA, t->boundA, predA);
+    ktile_products(c, p, th, t, kt, load_operand(c, p, th, CUTE_MMA_A, gA, cA, t->boundA, predA), predX, NULL);
+}
+
+/* k-tile kt of A and X into stage s */
+static void ring_issue(cute_ctx *c, const gemv_plan *p, const mma_thread *th, const mma_tiles *t, cute_int kt,
+                       cute_int s)
+{
+    cute_alg *a = cute_ctx_alg(c);
+    cute_tensor src = operand_part(c, p, th, CUTE_MMA_A, CUTE_SLICE(c, t->gA, CUTE_ALL, CUTE_ALL, kt));
+    cute_copy(c, &th->cp16, src, ring_lane(c, th->ring, src, 0, s));
     int64_t parts = p->bk / p->bkx;
-    for (int64_t i = 0; i < parts; i++) { /* unrolled at trace time */
+    for (int64_t i = 0; i < parts; i++) {
         cute_int kx = cute_add(a, cute_mul(a, kt, cute_i(parts)), cute_i(i));
-        cute_tensor gX = CUTE_SLICE(c, t->gX, CUTE_ALL, CUTE_ALL, kx), cX = CUTE_SLICE(c, t->cX, CUTE_ALL, CUTE_ALL, kx);
-        cute_tensor rX = load_operand(c, p, th, CUTE_MMA_B, gX, cX, t->boundX, predX);
-        /* A's fragments of this part: mode K is (the TiledMMA's atoms, parts) */
-        products(c, p, th, CUTE_SLICE(c, rA, CUTE_ALL, CUTE_ALL, CUTE_CRD(CUTE_ALL, (int)i)), rX);
+        cute_tensor x = operand_part(c, p, th, CUTE_MMA_B, CUTE_SLICE(c, t->gX, CUTE_ALL, CUTE_ALL, kx));
+        cute_copy(c, &th->cpx, x, ring_lane(c, th->ring_x, x, i, s));
+    }
+}
+
+/* the split's `full` whole k-tiles through the ring (the block's rows all in A) */
+static void ring_walk(cute_ctx *c, const gemv_plan *p, const mma_thread *th, const mma_tiles *t, cute_int full)
+{
+    cute_alg *a = cute_ctx_alg(c);
+    const mma_form *f = form_of(p->cfg.dtype);
+    int d = p->cfg.smem_stages;
+    for (int s = 0; s < d - 1; s++) { /* the first stages - 1 k-tiles, a group each */
+        CUTE_IF(c, cute_int_lt(c, cute_i(s), full)) { ring_issue(c, p, th, t, cute_i(s), cute_i(s)); }
+        cute_cp_async_commit_group(c);
+    }
+    CUTE_FOR(c, kt, cute_i(0), full)
+    {
+        cute_int ahead = cute_add(a, kt, cute_i(d - 1));
+        CUTE_IF(c, cute_int_lt(c, ahead, full)) { ring_issue(c, p, th, t, ahead, cute_mod(a, ahead, cute_i(d))); }
+        cute_cp_async_commit_group(c);
+        cute_cp_async_wait_group(c, d - 1); /* k-tile kt has landed */
+        cute_tensor gA = CUTE_SLICE(c, t->gA, CUTE_ALL, CUTE_ALL, kt);
+        cute_tensor rA = operand_frag(c, p, th, CUTE_MMA_A, gA), dst = by_vector(c, rA, f->vec_a, f->vec_leaves);
+        cute_int s = cute_mod(a, kt, cute_i(d));
+        cute_copy(c, &th->vec16, ring_lane(c, th->ring, dst, 0, s), dst);
+        ktile_products(c, p, th, t, kt, rA, false, &s);
     }
 }
 
 /* the split's full k-tiles (A predicated where `rows_out`: the block reaches past A's last
- * row; X where its vectors do not fill bn), then the partial last one, all predicated */
+ * row; X where its vectors do not fill bn; through the ring where there is one and A is not
+ * predicated), then the partial last one, all predicated */
 static void walk(cute_ctx *c, const gemv_plan *p, const mma_thread *th, const mma_tiles *t, bool rows_out)
 {
     cute_alg *a = cute_ctx_alg(c);
     bool x_short = p->nvec < p->bn;
     cute_int full = cute_div(a, cute_sub(a, t->kend, t->k0), cute_i(p->bk));
-    CUTE_FOR(c, kt, cute_i(0), full)
-    {
-        ktile_mma(c, p, th, t, kt, rows_out, x_short);
-    }
+    if (p->cfg.smem_stages && !rows_out)
+        ring_walk(c, p, th, t, full);
+    else
+        CUTE_FOR(c, kt, cute_i(0), full)
+        {
+            ktile_mma(c, p, th, t, kt, rows_out, x_short);
+        }
     CUTE_IF(c, cute_int_lt(c, cute_add(a, t->k0, cute_mul(a, full, cute_i(p->bk))), t->kend))
     {
         ktile_mma(c, p, th, t, full, true, true);
@@ -247,11 +430,12 @@ static void mma_kernel(cute_ctx *c, cute_tensor mA, cute_tensor mX, cute_tensor 
 {
     const gemv_plan *p = cute_ctx_user(c);
     cute_alg *a = cute_ctx_alg(c);
-    /* two blocks an SM (16 warps, 64 KB of A in flight) up to 64 vectors: 128 registers */
-    cute_kernel_min_blocks(c, p->nvec <= 64 ? 2 : 1);
+    /* 16 warps an SM up to 64 vectors (through registers 64 KB of A in flight): 128 registers */
+    cute_kernel_min_blocks(c, gemv_mma_blocks(&p->cfg));
     mma_tiles t = block_tiles(c, p, mA, mX, kchunk);
     mma_thread th = {.thr = cute_tiled_mma_slice(&p->mma, cute_thread_idx(c, 0)),
                      .vec16 = cute_copy_atom_universal(a, p->cfg.dtype, 128)};
+    if (p->cfg.smem_stages) ring_make(c, p, &th);
     cute_tensor gY = CUTE_SLICE(c, mY, CUTE_ALL, CUTE_ALL, t.l);
     cute_tuple tile = cute_tuple_fmt(a, "(%lld,%lld)", (long long)p->bm, (long long)p->bn);
     th.acc = cute_partition_fragment_C(c, th.thr, cute_tensor_local_tile(c, gY, tile, CUTE_CRD(0, 0), NULL));

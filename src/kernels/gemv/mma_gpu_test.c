@@ -1,7 +1,9 @@
-/* The tensor-core GEMV (mma.c) on a GPU at real sizes: Y = 1.5 A X - 0.5 Y for 9 to 128
- * vectors of f16 and bf16 against a float64 reference (rows sampled on the large shapes),
- * the library's split choice and forced splits; the ordered reduction gives the same bits
- * on a second run, the atomic one the same values within rounding.  Skips, visibly,
+/* The tensor-core GEMV (mma.c) on a GPU at real sizes: Y = 1.5 A X - 0.5 Y for 8 to 128
+ * vectors of f16, bf16 and f32 (3xTF32) against a float64 reference (rows sampled on the
+ * large shapes), the library's split choice and forced splits, through registers and
+ * through the ring of A's k-tiles (cfg.smem_stages, X too), f32's halves by bits; the ordered
+ * reduction gives the same
+ * bits on a second run, the atomic one the same values within rounding.  Skips, visibly,
  * without a GPU (gemv_test.c runs the kernel on the interpreter). */
 #include <math.h>
 #include <stdlib.h>
@@ -17,6 +19,8 @@ typedef struct mma_case {
     cute_dtype d, yd;
     int64_t M, K, N;
     int splits; /* 0: the library's choice */
+    int stages; /* the ring's (0: none; -1: the library's, a ring there) */
+    bool bits;  /* f32's tf32 halves by bits (cfg.tf32_bits) */
 } mma_case;
 
 typedef struct host_side {
@@ -66,6 +70,8 @@ static cute_status call(cute_backend *b, cute_gemv_lib *lib, const mma_case *t, 
     cute_call_arg Y = cute_call_tensor(&h->dY, 0, t->yd, 2, (int64_t[]){t->M, t->N}, (int64_t[]){1, t->M});
     b->vt->upload(b->self, &h->dY, 0, h->Y0, h->y);
     cute_gemv_lib_splits(lib, t->splits);
+    cute_gemv_lib_smem_stages(lib, t->stages);
+    cute_gemv_lib_tf32_bits(lib, t->bits);
     cute_status s = cutec_gemv_vectors(lib, &A, &X, &Y, 1.5, -0.5, NULL, err, n);
     if (s == CUTE_OK) s = b->vt->sync(b->self, NULL);
     if (s == CUTE_OK) s = b->vt->download(b->self, h->Y, &h->dY, 0, h->y);
@@ -88,12 +94,13 @@ static void run_case(cute_runtime *rt, cute_gemv_lib *lib, const mma_case *t)
         cute_gemv_config cfg;
         int splits;
         cute_gemv_lib_last(lib, &cfg, &splits);
-        CHECK(s == CUTE_OK && cfg.mma, "mma %s %lldx%lld N=%lld: %s (mma %d)", cute_dtype_name(t->d),
-              (long long)t->M, (long long)t->K, (long long)t->N, err, cfg.mma);
+        CHECK(s == CUTE_OK && cfg.mma && (t->stages < 0 ? cfg.smem_stages > 0 : cfg.smem_stages == t->stages),
+              "mma %s %lldx%lld N=%lld: %s (mma %d, ring of %d, asked %d)", cute_dtype_name(t->d), (long long)t->M,
+              (long long)t->K, (long long)t->N, err, cfg.mma, cfg.smem_stages, t->stages);
         int64_t bad = s != CUTE_OK ? -1 : run == 1 ? 0 : wrong(t, &h); /* run 1: the bits of run 0 */
-        CHECK(bad == 0, "mma %s->%s %lldx%lld N=%lld, %d splits%s: %lld wrong", cute_dtype_name(t->d),
+        CHECK(bad == 0, "mma %s->%s %lldx%lld N=%lld, %d splits%s, ring of %d%s: %lld wrong", cute_dtype_name(t->d),
               cute_dtype_name(t->yd), (long long)t->M, (long long)t->K, (long long)t->N, splits,
-              cfg.atomic ? " (atomic)" : "", (long long)bad);
+              cfg.atomic ? " (atomic)" : "", cfg.smem_stages, t->bits ? ", tf32 by bits" : "", (long long)bad);
         if (run == 0) memcpy(first, h.Y, h.y);
         if (run == 1) CHECK(!memcmp(first, h.Y, h.y), "mma %lldx%lld N=%lld, %d splits: the ordered reduction "
                             "gave other bits on a second run", (long long)t->M, (long long)t->K, (long long)t->N,
@@ -114,9 +121,20 @@ int main(void)
     }
     cute_gemv_lib *lib = cute_gemv_lib_new(rt);
     static const mma_case cases[] = {
-        {CUTE_BF16, CUTE_BF16, 4096, 4096, 64, 0}, {CUTE_F16, CUTE_F32, 1000, 3016, 9, 0},
-        {CUTE_BF16, CUTE_BF16, 777, 1032, 128, 3}, {CUTE_F16, CUTE_F16, 8192, 1024, 16, 5},
-        {CUTE_BF16, CUTE_F32, 300, 8192, 33, 0},
+        {CUTE_BF16, CUTE_BF16, 4096, 4096, 64, 0, 0, false}, {CUTE_F16, CUTE_F32, 1000, 3016, 9, 0, 0, false},
+        {CUTE_BF16, CUTE_BF16, 777, 1032, 128, 3, 0, false}, {CUTE_F16, CUTE_F16, 8192, 1024, 16, 5, 0, false},
+        {CUTE_BF16, CUTE_F32, 300, 8192, 33, 0, 0, false},
+        /* the ring (A's and X's k-tiles): the library's at the skinny shapes of issue 17 (8 and
+         * 16 vectors at 8192^2: one split for 16 bits), odd sizes, other depths, forced splits */
+        {CUTE_BF16, CUTE_BF16, 8192, 8192, 8, 0, -1, false}, {CUTE_BF16, CUTE_BF16, 8192, 8192, 16, 0, -1, false},
+        {CUTE_F32, CUTE_F32, 8192, 8192, 8, 0, -1, false}, {CUTE_F32, CUTE_F32, 8192, 8192, 16, 0, -1, false},
+        {CUTE_BF16, CUTE_BF16, 4096, 8192, 16, 0, 6, false}, {CUTE_F32, CUTE_F32, 2048, 8192, 8, 2, 3, false},
+        {CUTE_F16, CUTE_F32, 600, 3016, 40, 0, 3, false}, {CUTE_BF16, CUTE_BF16, 300, 1032, 64, 3, 4, false},
+        {CUTE_BF16, CUTE_F32, 2048, 4096, 64, 0, 3, false}, {CUTE_F32, CUTE_BF16, 300, 8200, 24, 0, 6, false},
+        {CUTE_BF16, CUTE_BF16, 4096, 8192, 8, 1, 4, false},
+        /* f32's tf32 halves by bits */
+        {CUTE_F32, CUTE_F32, 8192, 8192, 16, 0, -1, true}, {CUTE_F32, CUTE_F32, 2048, 4096, 64, 0, 0, true},
+        {CUTE_F32, CUTE_BF16, 300, 8200, 24, 2, 4, true},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) run_case(rt, lib, &cases[i]);
     cute_gemv_lib_free(lib);
