@@ -30,36 +30,39 @@ cute_val gemm_scales_begin(cute_ctx *c, const gemm_plan *p, gemm_scales *s, cute
     return cute_val_binop(c, CUTE_OP_MUL, cute_val_binop(c, CUTE_OP_MUL, alpha, scalar(c, s->sa)), scalar(c, s->sb));
 }
 
-/* How a piece raises the thread's amax: one chain of maxima through it, as the elements come
- * (CUTEC_GEMM_AMAX=chain, the form before: n dependent maxima a piece); a tree of pairs, the
- * running value raised once by its root (=tree, opt-in, session 38: depth log2 n, a level's
- * pairs independent); or the tree, with no bounds select in pieces wholly inside C (=inside,
- * opt-in, session 38: a branch the warp takes together; only edge pieces select). */
-enum { AMAX_CHAIN, AMAX_TREE, AMAX_INSIDE, AMAX_MOST = 256 /* (the tree's elements) */ };
+/* How a piece raises the thread's amax: a tree of pairs, the running value raised once by its
+ * root (CUTEC_GEMM_AMAX=tree, the default since session 38: depth log2 n, a level's pairs
+ * independent), or the tree with no bounds select in pieces wholly inside C (=inside, opt-in,
+ * session 38: a branch the warpgroup takes together; only edge pieces select).  One chain of n
+ * dependent maxima through the running value (the form before) was measured slower on an H200
+ * and deleted (8192^3 e4m3 per-tensor: +10.5% against +4.3% over the plain kernel;
+ * bench/RESULTS.md "epi38"). */
+enum { AMAX_TREE, AMAX_INSIDE, AMAX_MOST = 64 /* (the elements a tree: a piece's 32 fit) */ };
 static int amax_form(cute_ctx *c, const gemm_plan *p)
 {
-    if (!p->cfg.amax) return AMAX_CHAIN;
-    return kernel_env_choice(cute_ctx_alg(c), "CUTEC_GEMM_AMAX", "chain|tree|inside", AMAX_CHAIN);
+    if (!p->cfg.amax) return AMAX_TREE;
+    return kernel_env_choice(cute_ctx_alg(c), "CUTEC_GEMM_AMAX", "tree|inside", AMAX_TREE);
 }
 
 bool gemm_scales_inside(cute_ctx *c, const gemm_plan *p) { return amax_form(c, p) == AMAX_INSIDE; }
 
-/* |x| of x's elements as f32 bits (those not `in`: 0, where select), most raised by them */
-static cute_val raised(cute_ctx *c, cute_val most, cute_ssa x, cute_ssa in, bool tree, bool select)
+/* |x| of x's elements as f32 bits (those not `in`: 0, where select), most raised by them: a
+ * tree of pairs for each AMAX_MOST of them */
+static cute_val raised(cute_ctx *c, cute_val most, cute_ssa x, cute_ssa in, bool select)
 {
-    tree = tree && x.n <= AMAX_MOST;
     cute_val zero = cute_val_int(c, CUTE_U32, 0), v[AMAX_MOST];
-    for (int i = 0; i < x.n; i++) {
-        cute_val abs = cute_val_unop(c, CUTE_OP_ABS, cute_ssa_get(c, x, i));
-        cute_val bits = cute_val_bitcast(c, abs, cute_type_of(CUTE_U32));
-        if (select) bits = cute_val_select(c, cute_ssa_get(c, in, i), bits, zero);
-        if (tree) v[i] = bits;
-        else most = cute_val_binop(c, CUTE_OP_MAX, most, bits);
+    for (int at = 0; at < x.n; at += AMAX_MOST) {
+        int n = x.n - at < AMAX_MOST ? x.n - at : AMAX_MOST;
+        for (int i = 0; i < n; i++) {
+            cute_val abs = cute_val_unop(c, CUTE_OP_ABS, cute_ssa_get(c, x, at + i));
+            v[i] = cute_val_bitcast(c, abs, cute_type_of(CUTE_U32));
+            if (select) v[i] = cute_val_select(c, cute_ssa_get(c, in, at + i), v[i], zero);
+        }
+        for (int w = 1; w < n; w *= 2)
+            for (int i = 0; i + w < n; i += 2 * w) v[i] = cute_val_binop(c, CUTE_OP_MAX, v[i], v[i + w]);
+        most = cute_val_binop(c, CUTE_OP_MAX, most, v[0]);
     }
-    if (!tree || x.n == 0) return most;
-    for (int w = 1; w < x.n; w *= 2)
-        for (int i = 0; i + w < x.n; i += 2 * w) v[i] = cute_val_binop(c, CUTE_OP_MAX, v[i], v[i + w]);
-    return cute_val_binop(c, CUTE_OP_MAX, most, v[0]);
+    return most;
 }
 
 /* x (f32, after the fused epilogue) of elements `in` (inside C; all of them where `inside`
@@ -68,13 +71,12 @@ cute_ssa gemm_scales_out(cute_ctx *c, const gemm_plan *p, const gemm_scales *s, 
                          const cute_val *inside)
 {
     if (!s) return x;
-    int form = amax_form(c, p);
     cute_val most = s->amax_bits;
-    if (p->cfg.amax && form == AMAX_INSIDE && inside) {
-        CUTE_IF(c, *inside) cute_val_assign(c, most, raised(c, most, x, in, true, false));
-        CUTE_ELSE(c) cute_val_assign(c, most, raised(c, most, x, in, true, true));
+    if (p->cfg.amax && inside) {
+        CUTE_IF(c, *inside) cute_val_assign(c, most, raised(c, most, x, in, false));
+        CUTE_ELSE(c) cute_val_assign(c, most, raised(c, most, x, in, true));
     } else if (p->cfg.amax) {
-        cute_val_assign(c, most, raised(c, most, x, in, form != AMAX_CHAIN, true));
+        cute_val_assign(c, most, raised(c, most, x, in, true));
     }
     if (!p->cfg.out_scale) return x;
     return cute_ssa_binop(c, CUTE_OP_MUL, x, cute_ssa_scalar(c, s->out_scale, x.shape));

@@ -24,7 +24,6 @@
 #include "cutec/smem_atoms.h"
 #include "cutec/sync.h"
 #include "kernels/gemm/gemm_internal.h"
-#include "kernels/kernel_env.h"
 
 /* A piece is 64 x 64: the box's contiguous mode spans the 128-byte swizzle exactly for a
  * 16-bit C; EPILOGUE_BARRIER + w warpgroup w's named barrier (ping-pong: both warpgroups'
@@ -184,18 +183,15 @@ static cute_ssa read_staged(cute_ctx *c, const gemm_plan *p, const store_view *v
     return cute_tensor_load(c, in);
 }
 
-/* The bias read a piece ahead (CUTEC_GEMM_BIAS_LOAD=ahead, opt-in, session 38): the vector's
- * fragment of a piece repeats each element along the broadcast mode (a column bias: the same
- * 16 of a thread's 32 elements at rows r and r + 8), so only its distinct elements are
- * loaded (filter_zeros of the fragment's layout), bounded along the vector's own mode only,
- * into registers, piece j + 1's issued before piece j is computed: their latency hides behind
- * a piece's work, not in front of it.  The form before (`each`): every element loaded under
- * the whole bounds predicate as the piece is computed, 32 loads a piece. */
-static bool bias_ahead(cute_ctx *c, const gemm_plan *p)
-{
-    if (p->cfg.epilogue.bias == CUTE_GEMM_BIAS_NONE) return false;
-    return kernel_env_choice(cute_ctx_alg(c), "CUTEC_GEMM_BIAS_LOAD", "each|ahead", 0) == 1;
-}
+/* The vector (a bias) read a piece ahead: the vector's fragment of a piece repeats each
+ * element along the broadcast mode (a column bias: the same 16 of a thread's 32 elements at
+ * rows r and r + 8), so only its distinct elements are loaded (filter_zeros of the fragment's
+ * layout), bounded along the vector's own mode only, into registers, piece j + 1's issued
+ * before piece j is computed: their latency hides behind a piece's work, not in front of it.
+ * Each element loaded under the whole bounds predicate as its piece was computed (32 loads a
+ * piece, the form before) was measured slower on an H200 and deleted (8192^3 bf16, +4.9%
+ * against +1.0% over the plain kernel: bench/RESULTS.md "epi38"). */
+static bool bias_ahead(const gemm_plan *p) { return p->cfg.epilogue.bias != CUTE_GEMM_BIAS_NONE; }
 
 /* the distinct elements of piece q's fragment of the vector, in registers (rows or columns
  * past the tile's broadcast extent read the vector's element all the same: it has one) */
@@ -213,20 +209,16 @@ static cute_tensor vector_regs(cute_ctx *c, const gemm_plan *p, const gemm_tiles
     return r;
 }
 
-/* the fused epilogue's step (epilogue.c) on x, the vector read where it has one (from regs,
- * broadcast back over the fragment, where they were loaded ahead) */
+/* the fused epilogue's step (epilogue.c) on x, the vector from regs (loaded ahead, broadcast
+ * back over the fragment) where it has one, else zeros */
 static cute_ssa fused(cute_ctx *c, const gemm_plan *p, const piece_of *q, cute_ssa x, const cute_tensor *regs)
 {
     const cute_gemm_epilogue *e = &p->cfg.epilogue;
     if (!cute_gemm_epilogue_fused(e)) return x;
-    if (regs) {
-        cute_tensor all = *regs;
-        all.layout = cute_make_layout_stride(cute_ctx_alg(c), q->vC.layout.shape, regs->layout.stride);
-        return gemm_epilogue_apply(c, e, x, cute_ssa_cvt(c, cute_tensor_load(c, all), CUTE_F32));
-    }
-    cute_ssa v = e->bias == CUTE_GEMM_BIAS_NONE ? cute_ssa_fill(c, CUTE_F32, x.shape, 0.0)
-                                                : cute_ssa_cvt(c, cute_tensor_load_if(c, q->vC, q->in, 0.0), CUTE_F32);
-    return gemm_epilogue_apply(c, e, x, v);
+    if (!regs) return gemm_epilogue_apply(c, e, x, cute_ssa_fill(c, CUTE_F32, x.shape, 0.0));
+    cute_tensor all = *regs;
+    all.layout = cute_make_layout_stride(cute_ctx_alg(c), q->vC.layout.shape, regs->layout.stride);
+    return gemm_epilogue_apply(c, e, x, cute_ssa_cvt(c, cute_tensor_load(c, all), CUTE_F32));
 }
 
 /* the 64 columns of the accumulators from column 64 j (the values (2,2,8j..8j+7) of CuTe's
@@ -456,7 +448,7 @@ static void store_groups(cute_ctx *c, const gemm_plan *p, const store_view *v, c
 {
     cute_pipeline_tma_store pipe = store_pipe(c);
     int64_t pieces = c_cols(p) / PIECE;
-    bool ahead = bias_ahead(c, p);
+    bool ahead = bias_ahead(p);
     cute_tensor next = {0};
     if (ahead) next = ahead_regs(c, p, v, t, 0);
     for (int64_t g = 0; g < pieces; g += p->store_stages) {

@@ -22,9 +22,7 @@
  *    fp32, stages that do not fit, a TMA-store epilogue for an f32 C;
  *  - on an sm_90 GPU (else skipped, visibly), larger sizes (sampled) and the library's AUTO
  *    choosing it, and the fused epilogues' cases again (CUTEC_TEST_GPU_ONLY=1: only these,
- *    the interpreter's cases skipped, visibly);
- *  - the column and the row bias read a piece ahead too (CUTEC_GEMM_BIAS_LOAD=ahead), on the
- *    interpreter and the GPU. */
+ *    the interpreter's cases skipped, visibly). */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -268,23 +266,14 @@ static void fused_all(cute_runtime *rt)
         {{200, 136, 200, CUTE_BF16, CUTE_BF16, 1, 1.0, 0.5, {.stages = 2, .schedule = PP}, 0},
          {CUTE_GEMM_BIAS_COL, CUTE_GEMM_ACT_GELU_ERF, 0, 0, 0}},
     };
-    /* then the column bias (beta: C by TMA beside it) and the row bias under a function of
-     * the vector with the vector read a piece ahead (CUTEC_GEMM_BIAS_LOAD=ahead, read as the
-     * kernel is traced; rows and columns past C's edge in both) */
-    static const size_t ahead[] = {0, 4};
-    size_t runs = sizeof f / sizeof f[0], all = runs + sizeof ahead / sizeof ahead[0];
-    for (size_t r = 0; r < all; r++) {
-        size_t i = r < runs ? r : ahead[r - runs];
-        if (r == runs) setenv("CUTEC_GEMM_BIAS_LOAD", "ahead", 1);
+    for (size_t i = 0; i < sizeof f / sizeof f[0]; i++) {
         char why[4096];
         int64_t bad;
         cute_status s = run_fused(rt, &f[i].k, &f[i].e, 0, &bad, why, sizeof why);
-        CHECK(s == CUTE_OK && bad == 0, "fused epilogue %zu (bias %d%s, %s%s) %lldx%lldx%lld: %s %s", i,
-              (int)f[i].e.bias, r < runs ? "" : " read ahead", cute_gemm_act_name(f[i].e.act),
-              f[i].e.fn ? ", a function" : "", (long long)f[i].k.M, (long long)f[i].k.N, (long long)f[i].k.K,
-              cute_status_name(s), why);
+        CHECK(s == CUTE_OK && bad == 0, "fused epilogue %zu (bias %d, %s%s) %lldx%lldx%lld: %s %s", i, (int)f[i].e.bias,
+              cute_gemm_act_name(f[i].e.act), f[i].e.fn ? ", a function" : "", (long long)f[i].k.M,
+              (long long)f[i].k.N, (long long)f[i].k.K, cute_status_name(s), why);
     }
-    unsetenv("CUTEC_GEMM_BIAS_LOAD");
     /* refused, with the reason: an f32 C (no TMA-store epilogue), an SM80 kernel */
     cute_gemm_config cfg = {.variant = CUTE_GEMM_HOPPER, .dtype = CUTE_BF16, .c_dtype = CUTE_F32, .major = {1, 1, 1},
                             .align_bytes = 16, .epilogue = {.act = CUTE_GEMM_ACT_RELU}};
