@@ -284,7 +284,11 @@ typedef struct gemm_scales {
 cute_status gemm_scales_check(const cute_gemm_scales *s, const cute_call_arg *A, const cute_call_arg *B, char *err,
                               size_t n);
 cute_val gemm_scales_begin(cute_ctx *c, const gemm_plan *p, gemm_scales *s, cute_val alpha);
-cute_ssa gemm_scales_out(cute_ctx *c, const gemm_plan *p, const gemm_scales *s, cute_ssa x, cute_ssa in);
+cute_ssa gemm_scales_out(cute_ctx *c, const gemm_plan *p, const gemm_scales *s, cute_ssa x, cute_ssa in,
+                         const cute_val *inside);
+/* whether gemm_scales_out takes `inside` (whether every element of x lies inside C, a value
+ * the warp shares; else NULL): CUTEC_GEMM_AMAX=inside */
+bool gemm_scales_inside(cute_ctx *c, const gemm_plan *p);
 void gemm_scales_end(cute_ctx *c, const gemm_plan *p, const gemm_scales *s);
 bool gemm_hopper_store_takes(const gemm_plan *p);
 int64_t gemm_hopper_store_bytes(const gemm_plan *p);

@@ -183,14 +183,42 @@ static cute_ssa read_staged(cute_ctx *c, const gemm_plan *p, const store_view *v
     return cute_tensor_load(c, in);
 }
 
-/* the fused epilogue's step (epilogue.c) on x, the vector read where it has one */
-static cute_ssa fused(cute_ctx *c, const gemm_plan *p, const piece_of *q, cute_ssa x)
+/* The vector (a bias) read a piece ahead: the vector's fragment of a piece repeats each
+ * element along the broadcast mode (a column bias: the same 16 of a thread's 32 elements at
+ * rows r and r + 8), so only its distinct elements are loaded (filter_zeros of the fragment's
+ * layout), bounded along the vector's own mode only, into registers, piece j + 1's issued
+ * before piece j is computed: their latency hides behind a piece's work, not in front of it.
+ * Each element loaded under the whole bounds predicate as its piece was computed (32 loads a
+ * piece, the form before) was measured slower on an H200 and deleted (8192^3 bf16, +4.9%
+ * against +1.0% over the plain kernel: bench/RESULTS.md "epi38"). */
+static bool bias_ahead(const gemm_plan *p) { return p->cfg.epilogue.bias != CUTE_GEMM_BIAS_NONE; }
+
+/* the distinct elements of piece q's fragment of the vector, in registers (rows or columns
+ * past the tile's broadcast extent read the vector's element all the same: it has one) */
+static cute_tensor vector_regs(cute_ctx *c, const gemm_plan *p, const gemm_tiles *t, const piece_of *q)
+{
+    cute_alg *a = cute_ctx_alg(c);
+    cute_tensor once = q->vC, at = q->kC;
+    once.layout = cute_filter_zeros(a, &q->vC.layout);
+    at.layout = cute_make_layout_stride(a, once.layout.shape, q->kC.layout.stride);
+    bool row = p->cfg.epilogue.bias == CUTE_GEMM_BIAS_ROW; /* (M past any row of a tile: M + bm) */
+    cute_int far_m = cute_add(a, t->M, cute_i(p->bm)), far_n = cute_add(a, t->N, cute_i(p->bn));
+    cute_tuple bound = cute_tuple_fmt(a, "(%I,%I)", row ? t->M : far_m, row ? far_n : t->N);
+    cute_tensor r = cute_make_rmem_tensor(c, (cute_dtype)once.dtype, cute_make_layout(a, once.layout.shape));
+    cute_tensor_store(c, r, cute_tensor_load_if(c, once, cute_elem_less(c, at, bound), 0.0));
+    return r;
+}
+
+/* the fused epilogue's step (epilogue.c) on x, the vector from regs (loaded ahead, broadcast
+ * back over the fragment) where it has one, else zeros */
+static cute_ssa fused(cute_ctx *c, const gemm_plan *p, const piece_of *q, cute_ssa x, const cute_tensor *regs)
 {
     const cute_gemm_epilogue *e = &p->cfg.epilogue;
     if (!cute_gemm_epilogue_fused(e)) return x;
-    cute_ssa v = e->bias == CUTE_GEMM_BIAS_NONE ? cute_ssa_fill(c, CUTE_F32, x.shape, 0.0)
-                                                : cute_ssa_cvt(c, cute_tensor_load_if(c, q->vC, q->in, 0.0), CUTE_F32);
-    return gemm_epilogue_apply(c, e, x, v);
+    if (!regs) return gemm_epilogue_apply(c, e, x, cute_ssa_fill(c, CUTE_F32, x.shape, 0.0));
+    cute_tensor all = *regs;
+    all.layout = cute_make_layout_stride(cute_ctx_alg(c), q->vC.layout.shape, regs->layout.stride);
+    return gemm_epilogue_apply(c, e, x, cute_ssa_cvt(c, cute_tensor_load(c, all), CUTE_F32));
 }
 
 /* the 64 columns of the accumulators from column 64 j (the values (2,2,8j..8j+7) of CuTe's
@@ -206,12 +234,25 @@ static cute_ssa columns(cute_ctx *c, cute_tensor acc, int64_t j, cute_tensor f)
     return cute_tensor_load(c, f);
 }
 
+/* whether piece j of the tile lies wholly inside C (its last element does): the same for
+ * the whole warpgroup */
+static cute_val piece_inside(cute_ctx *c, const gemm_plan *p, const gemm_tiles *t, int64_t j)
+{
+    cute_alg *a = cute_ctx_alg(c);
+    cute_tuple one = cute_tuple_parse(a, "(1,1)"), MN = cute_tuple_fmt(a, "(%I,%I)", t->M, t->N);
+    cute_tuple last = cute_tuple_fmt(a, "(%lld,%lld)", (long long)p->bm - 1, (long long)(j * PIECE + PIECE - 1));
+    cute_tensor corner = cute_tensor_local_tile(c, t->kC, one, last, NULL);
+    return cute_ssa_get(c, cute_elem_less(c, corner, MN), 0);
+}
+
 /* Piece j of C's tile from the thread's accumulators: their 64 columns from 64 j, or for
  * the dual GEMM silu of those (A B0^T) times the same columns of A B1^T (c_cols further
  * on); then alpha x + beta C in f32, the fused epilogue, rounded to C's dtype; beta == 0
  * reads no C. */
-static cute_tensor piece_values(cute_ctx *c, const gemm_plan *p, const store_view *sv, cute_tensor acc, int64_t j,
-                                const piece_of *q, cute_val alpha, cute_val beta, const gemm_scales *sc)
+static cute_tensor piece_values(cute_ctx *c, const gemm_plan *p, const store_view *sv, const gemm_tiles *t,
+                                cute_tensor acc, int64_t j,
+                                const piece_of *q, cute_val alpha, cute_val beta, const gemm_scales *sc,
+                                const cute_tensor *regs)
 {
     cute_tensor f = cute_make_rmem_tensor_like(c, q->gC, CUTE_F32);
     cute_ssa v = columns(c, acc, j, f);
@@ -231,7 +272,9 @@ static cute_tensor piece_values(cute_ctx *c, const gemm_plan *p, const store_vie
         cute_tensor_store(c, f, cute_ssa_binop(c, CUTE_OP_ADD, cute_tensor_load(c, f), bc));
     }
     cute_tensor out = cute_make_rmem_tensor_like(c, f, cute_gemm_c_dtype(&p->cfg));
-    cute_ssa x = gemm_scales_out(c, p, sc, fused(c, p, q, cute_tensor_load(c, f)), q->in);
+    cute_val inside, *whole = sc && gemm_scales_inside(c, p) ? &inside : NULL;
+    if (whole) inside = piece_inside(c, p, t, j);
+    cute_ssa x = gemm_scales_out(c, p, sc, fused(c, p, q, cute_tensor_load(c, f), regs), q->in, whole);
     cute_tensor_store(c, out, cute_ssa_cvt(c, x, (cute_dtype)out.dtype));
     return out;
 }
@@ -366,12 +409,13 @@ static void group_begins(cute_ctx *c, const gemm_plan *p, const store_view *v, c
     }
 }
 
-/* piece j: its values from the accumulators, written by stmatrix into its buffer */
+/* piece j: its values from the accumulators, written by stmatrix into its buffer (the
+ * vector from regs where they were loaded ahead, else NULL) */
 static void write_piece(cute_ctx *c, const gemm_plan *p, const store_view *v, const gemm_tiles *t, cute_tensor acc,
-                        int64_t j, cute_val alpha, cute_val beta, const gemm_scales *sc)
+                        int64_t j, cute_val alpha, cute_val beta, const gemm_scales *sc, const cute_tensor *regs)
 {
     piece_of q = piece_at(c, p, v->thr, t, v->vC, j);
-    cute_tensor out = piece_values(c, p, v, acc, j, &q, alpha, beta, sc);
+    cute_tensor out = piece_values(c, p, v, t, acc, j, &q, alpha, beta, sc, regs);
     cute_tensor dst = cute_tensor_slice(c, v->tRS_sC, cute_tuple_fmt(cute_ctx_alg(c), "(_,_,_,%lld)",
                                                                      (long long)(j % p->store_stages)));
     cute_copy(c, &p->r2s.atom, cute_retile_S(c, v->r2s, out), dst);
@@ -382,6 +426,13 @@ static void written(cute_ctx *c, const gemm_plan *p, cute_int wg)
 {
     if (!(p->broken & GEMM_BREAK_STORE_FENCE)) cute_fence_proxy_async_shared_cta(c);
     if (!(p->broken & GEMM_BREAK_STORE_BARRIER)) warpgroup_meets(c, p, wg);
+}
+
+/* piece j's vector, loaded into registers ahead of its use (bias_ahead) */
+static cute_tensor ahead_regs(cute_ctx *c, const gemm_plan *p, const store_view *v, const gemm_tiles *t, int64_t j)
+{
+    piece_of q = piece_at(c, p, v->thr, t, v->vC, j);
+    return vector_regs(c, p, t, &q);
 }
 
 /* The pieces in groups of store_stages (the whole tile where every piece has a buffer, two
@@ -397,11 +448,18 @@ static void store_groups(cute_ctx *c, const gemm_plan *p, const store_view *v, c
 {
     cute_pipeline_tma_store pipe = store_pipe(c);
     int64_t pieces = c_cols(p) / PIECE;
+    bool ahead = bias_ahead(p);
+    cute_tensor next = {0};
+    if (ahead) next = ahead_regs(c, p, v, t, 0);
     for (int64_t g = 0; g < pieces; g += p->store_stages) {
         int64_t end = g + p->store_stages < pieces ? g + p->store_stages : pieces;
         CUTE_IF(c, issuer(c, tid)) if (!(p->broken & GEMM_BREAK_STORE_ACQUIRE)) cute_pipeline_tma_store_producer_acquire(c, &pipe);
         group_begins(c, p, v, tid, t, beta, maps[0], g, end);
-        for (int64_t j = g; j < end; j++) write_piece(c, p, v, t, acc, j, alpha, beta, sc);
+        for (int64_t j = g; j < end; j++) {
+            cute_tensor now = next;
+            if (ahead && j + 1 < pieces) next = ahead_regs(c, p, v, t, j + 1);
+            write_piece(c, p, v, t, acc, j, alpha, beta, sc, ahead ? &now : NULL);
+        }
         written(c, p, v->wg);
         CUTE_IF(c, issuer(c, tid)) for (int64_t j = g; j < end; j++) store_piece(c, p, t, v->sC, v->wg, j, maps);
     }
