@@ -289,9 +289,44 @@ static void mainloop_rest(cute_ctx *c, const gemm_plan *p, const gemm_hopper_sme
     }
 }
 
+/* what a tile's main loop does while its first batch runs (mainloop_rolled, below): C's first
+ * group of loads under beta (gemm_hopper_store_prefetch's arguments) */
+typedef struct first_batch {
+    cute_int tid;
+    const gemm_tiles *t;
+    cute_val beta, mapC;
+    cute_tensor sC;
+    const gemm_c_loads *cl;
+} first_batch;
+
+/* The main loop not peeled (p->rolled; CUTEC_GEMM_HOPPER_PEEL=0): one loop over every
+ * k-tile, each batch adding to the accumulators, which start from zeros (`zero`: filled
+ * before the loop) or from a stream-K partial.  At k-tile 0 no stage is released (there is
+ * no batch before it) and `then` runs (may be NULL), each under a branch of the loop's body:
+ * ptxas sees the batch's wgmmas once, not twice (issue 15: docs/compile_time.md).  (A
+ * run-time scale-d in place of the fill, 0 at k-tile 0, kept the accumulators live through
+ * the epilogue into the next tile's loop: a hundred register copies more there, and ptxas
+ * slower than with the fill.) */
+static void mainloop_rolled(cute_ctx *c, const gemm_plan *p, const gemm_hopper_smem *m, cute_int k_tiles,
+                            cute_pipeline_state *read, cute_pipeline_state *done, const gemm_hopper_frag *f,
+                            bool zero, const first_batch *then)
+{
+    if (zero) cute_fill(c, f->acc, 0);
+    CUTE_FOR(c, kt, cute_i(0), k_tiles) {
+        cute_val later = cute_int_lt(c, cute_i(0), kt);
+        mma_ktile(c, p, m, read, f);
+        if (then && p->tma_store)
+            CUTE_IF(c, cute_int_eq(c, kt, cute_i(0)))
+                gemm_hopper_store_prefetch(c, p, then->tid, then->t, then->beta, then->mapC, then->sC, then->cl);
+        cute_warpgroup_wait(c, 1); /* the batch before this one has retired: its stage is free */
+        CUTE_IF(c, later) gemm_hopper_release(c, p, m, done);
+    }
+}
+
 void gemm_hopper_mainloop_issue(cute_ctx *c, const gemm_plan *p, const gemm_hopper_smem *m, const gemm_tiles *t,
                                 cute_pipeline_state *read, cute_pipeline_state *done, const gemm_hopper_frag *f)
 {
+    if (p->rolled) return mainloop_rolled(c, p, m, t->k_tiles, read, done, f, true, NULL);
     mainloop_first(c, p, m, read, f);
     mainloop_rest(c, p, m, t->k_tiles, read, done, f);
 }
@@ -375,15 +410,18 @@ static void coop_tiles(cute_ctx *c, const gemm_plan *p, const hopper_args *g, co
 {
     cute_alg *a = cute_ctx_alg(c);
     bool blocks = p->cfg.scale == CUTE_GEMM_SCALE_BLOCK;
+    bool rolled = p->rolled && !blocks;
     CUTE_FOR(c, w, cute_i(0), tiles) {
-        if (!blocks) mainloop_first(c, p, m, &st->read, &st->f);
-        gemm_tiles t = tile(c, p, g, w); /* (while the first batch runs) */
-        gemm_hopper_store_prefetch(c, p, tid, &t, st->beta, st->mapC, m->sC, &st->cl);
+        if (!blocks && !rolled) mainloop_first(c, p, m, &st->read, &st->f);
+        gemm_tiles t = tile(c, p, g, w); /* (peeled: while the first batch runs) */
+        first_batch then = {tid, &t, st->beta, st->mapC, m->sC, &st->cl};
+        if (!rolled) gemm_hopper_store_prefetch(c, p, tid, &t, st->beta, st->mapC, m->sC, &st->cl);
         cute_tensor before = signal_flag(c, p, g, cute_sub(a, w, cute_i(1)));
         if (blocks) {
             gemm_hopper_mainloop_blockscaled(c, p, m, &t, &st->read, &st->done, &st->f, tid, &st->sc);
         } else {
-            mainloop_rest(c, p, m, t.k_tiles, &st->read, &st->done, &st->f);
+            if (rolled) mainloop_rolled(c, p, m, t.k_tiles, &st->read, &st->done, &st->f, true, &then);
+            else mainloop_rest(c, p, m, t.k_tiles, &st->read, &st->done, &st->f);
             gemm_hopper_mainloop_tail(c, p, m, &st->done);
         }
         /* the tile before: its stores had this main loop to land */
@@ -420,9 +458,10 @@ static void consumer_streamk(cute_ctx *c, const gemm_plan *p, const hopper_args 
     CUTE_FOR(c, i, sk.dp_mine, sk.items) {
         gemm_work w = gemm_streamk_work(c, &sk, i);
         gemm_streamk_start_from_partial(c, p, g->ws, g->flags, tid, st.f.acc, w.first);
-        mma_ktile(c, p, m, &st.read, &st.f);
-        gemm_tiles t = work_tiles(c, g, &w); /* (while the first batch runs) */
-        mainloop_rest(c, p, m, cute_sub(a, w.k1, w.k0), &st.read, &st.done, &st.f);
+        if (!p->rolled) mma_ktile(c, p, m, &st.read, &st.f);
+        gemm_tiles t = work_tiles(c, g, &w); /* (peeled: while the first batch runs) */
+        if (!p->rolled) mainloop_rest(c, p, m, cute_sub(a, w.k1, w.k0), &st.read, &st.done, &st.f);
+        else mainloop_rolled(c, p, m, cute_sub(a, w.k1, w.k0), &st.read, &st.done, &st.f, false, NULL);
         gemm_hopper_mainloop_tail(c, p, m, &st.done);
         CUTE_IF(c, w.partial) gemm_streamk_store_partial(c, p, g->ws, g->flags, tid, st.f.acc);
         /* the tile's end: a loop of one trip or none, not a branch -- under a branch on a
@@ -481,11 +520,18 @@ static void pingpong_warpgroup(cute_ctx *c, const gemm_plan *p, const hopper_arg
     CUTE_FOR(c, j, cute_i(0), cute_ceil_div(a, cute_sub(a, mine, cute_i(wg)), cute_i(2))) {
         cute_int i = cute_add(a, cute_mul(a, j, cute_i(2)), cute_i(wg));
         cute_val not_first = cute_int_lt(c, cute_i(0), i), not_last = cute_int_lt(c, cute_add(a, i, cute_i(1)), mine);
-        turn_wait(c, MMA_TURN, wg, not_first);
-        mainloop_first(c, p, m, &read, &f);
-        gemm_tiles t = tile(c, p, g, i); /* (while the first batch runs) */
-        gemm_hopper_store_prefetch(c, p, tid, &t, beta, mapC, m->sC, &cl);
-        mainloop_rest(c, p, m, kts, &read, &done, &f);
+        gemm_tiles t;
+        if (!p->rolled) {
+            turn_wait(c, MMA_TURN, wg, not_first);
+            mainloop_first(c, p, m, &read, &f);
+            t = tile(c, p, g, i); /* (while the first batch runs) */
+            gemm_hopper_store_prefetch(c, p, tid, &t, beta, mapC, m->sC, &cl);
+            mainloop_rest(c, p, m, kts, &read, &done, &f);
+        } else { /* (the tile's coordinates before the turn: while the other's main loop runs) */
+            t = tile(c, p, g, i);
+            turn_wait(c, MMA_TURN, wg, not_first);
+            mainloop_rolled(c, p, m, kts, &read, &done, &f, true, &(first_batch){tid, &t, beta, mapC, m->sC, &cl});
+        }
         if (!(p->broken & GEMM_BREAK_TURN)) turn_pass(c, MMA_TURN, wg, not_last);
         gemm_hopper_mainloop_tail(c, p, m, &done);
         turn_wait(c, EPILOGUE_TURN, wg, not_first);
