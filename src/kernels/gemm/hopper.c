@@ -299,19 +299,19 @@ typedef struct first_batch {
     const gemm_c_loads *cl;
 } first_batch;
 
-/* The main loop not peeled (p->rolled; CUTEC_GEMM_HOPPER_PEEL=0): one loop over every
- * k-tile, each batch adding to the accumulators, which start from zeros (`zero`: filled
- * before the loop) or from a stream-K partial.  At k-tile 0 no stage is released (there is
- * no batch before it) and `then` runs (may be NULL), each under a branch of the loop's body:
- * ptxas sees the batch's wgmmas once, not twice (issue 15: docs/compile_time.md).  (A
- * run-time scale-d in place of the fill, 0 at k-tile 0, kept the accumulators live through
- * the epilogue into the next tile's loop: a hundred register copies more there, and ptxas
- * slower than with the fill.) */
+/* The main loop not peeled (p->rolled; CUTEC_GEMM_HOPPER_PEEL=0): the accumulators zeroed,
+ * then one loop over every k-tile, each batch adding to them.  At k-tile 0 no stage is
+ * released (there is no batch before it) and `then` runs (may be NULL), each under a branch
+ * of the loop's body: ptxas sees the batch's wgmmas once, not twice (issue 15:
+ * docs/compile_time.md).  (A run-time scale-d in place of the fill, 0 at k-tile 0, kept the
+ * accumulators live through the epilogue into the next tile's loop: a hundred register
+ * copies more there, ptxas slower than with the fill.  Stream-K's runs, which start from a
+ * partial, keep their first batch apart: rolled, ptxas serialized their wgmmas, C7515.) */
 static void mainloop_rolled(cute_ctx *c, const gemm_plan *p, const gemm_hopper_smem *m, cute_int k_tiles,
                             cute_pipeline_state *read, cute_pipeline_state *done, const gemm_hopper_frag *f,
-                            bool zero, const first_batch *then)
+                            const first_batch *then)
 {
-    if (zero) cute_fill(c, f->acc, 0);
+    cute_fill(c, f->acc, 0);
     CUTE_FOR(c, kt, cute_i(0), k_tiles) {
         cute_val later = cute_int_lt(c, cute_i(0), kt);
         mma_ktile(c, p, m, read, f);
@@ -326,7 +326,7 @@ static void mainloop_rolled(cute_ctx *c, const gemm_plan *p, const gemm_hopper_s
 void gemm_hopper_mainloop_issue(cute_ctx *c, const gemm_plan *p, const gemm_hopper_smem *m, const gemm_tiles *t,
                                 cute_pipeline_state *read, cute_pipeline_state *done, const gemm_hopper_frag *f)
 {
-    if (p->rolled) return mainloop_rolled(c, p, m, t->k_tiles, read, done, f, true, NULL);
+    if (p->rolled) return mainloop_rolled(c, p, m, t->k_tiles, read, done, f, NULL);
     mainloop_first(c, p, m, read, f);
     mainloop_rest(c, p, m, t->k_tiles, read, done, f);
 }
@@ -420,7 +420,7 @@ static void coop_tiles(cute_ctx *c, const gemm_plan *p, const hopper_args *g, co
         if (blocks) {
             gemm_hopper_mainloop_blockscaled(c, p, m, &t, &st->read, &st->done, &st->f, tid, &st->sc);
         } else {
-            if (rolled) mainloop_rolled(c, p, m, t.k_tiles, &st->read, &st->done, &st->f, true, &then);
+            if (rolled) mainloop_rolled(c, p, m, t.k_tiles, &st->read, &st->done, &st->f, &then);
             else mainloop_rest(c, p, m, t.k_tiles, &st->read, &st->done, &st->f);
             gemm_hopper_mainloop_tail(c, p, m, &st->done);
         }
@@ -458,10 +458,9 @@ static void consumer_streamk(cute_ctx *c, const gemm_plan *p, const hopper_args 
     CUTE_FOR(c, i, sk.dp_mine, sk.items) {
         gemm_work w = gemm_streamk_work(c, &sk, i);
         gemm_streamk_start_from_partial(c, p, g->ws, g->flags, tid, st.f.acc, w.first);
-        if (!p->rolled) mma_ktile(c, p, m, &st.read, &st.f);
-        gemm_tiles t = work_tiles(c, g, &w); /* (peeled: while the first batch runs) */
-        if (!p->rolled) mainloop_rest(c, p, m, cute_sub(a, w.k1, w.k0), &st.read, &st.done, &st.f);
-        else mainloop_rolled(c, p, m, cute_sub(a, w.k1, w.k0), &st.read, &st.done, &st.f, false, NULL);
+        mma_ktile(c, p, m, &st.read, &st.f);
+        gemm_tiles t = work_tiles(c, g, &w); /* (while the first batch runs) */
+        mainloop_rest(c, p, m, cute_sub(a, w.k1, w.k0), &st.read, &st.done, &st.f);
         gemm_hopper_mainloop_tail(c, p, m, &st.done);
         CUTE_IF(c, w.partial) gemm_streamk_store_partial(c, p, g->ws, g->flags, tid, st.f.acc);
         /* the tile's end: a loop of one trip or none, not a branch -- under a branch on a
@@ -530,7 +529,7 @@ static void pingpong_warpgroup(cute_ctx *c, const gemm_plan *p, const hopper_arg
         } else { /* (the tile's coordinates before the turn: while the other's main loop runs) */
             t = tile(c, p, g, i);
             turn_wait(c, MMA_TURN, wg, not_first);
-            mainloop_rolled(c, p, m, kts, &read, &done, &f, true, &(first_batch){tid, &t, beta, mapC, m->sC, &cl});
+            mainloop_rolled(c, p, m, kts, &read, &done, &f, &(first_batch){tid, &t, beta, mapC, m->sC, &cl});
         }
         if (!(p->broken & GEMM_BREAK_TURN)) turn_pass(c, MMA_TURN, wg, not_last);
         gemm_hopper_mainloop_tail(c, p, m, &done);
