@@ -259,9 +259,9 @@ void gemm_hopper_release(cute_ctx *c, const gemm_plan *p, const gemm_hopper_smem
 }
 
 /* One tile's main loop: one wgmma batch per k-tile, one batch in flight, each stage
- * released once the batch that read it has retired.  In two parts: the first k-tile's batch
- * (the accumulators zeroed), then the rest; between them, while that batch runs, a
- * consumer may compute what its epilogue needs. */
+ * released once the batch that read it has retired.  Peeled (the default), in two parts: the
+ * first k-tile's batch (the accumulators zeroed), then the rest; between them, while that
+ * batch runs, a consumer may compute what its epilogue needs (else mainloop_rolled, below). */
 static void mainloop_first(cute_ctx *c, const gemm_plan *p, const gemm_hopper_smem *m, cute_pipeline_state *read,
                            const gemm_hopper_frag *f)
 {
