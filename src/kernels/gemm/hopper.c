@@ -311,10 +311,17 @@ static void mainloop_rolled(cute_ctx *c, const gemm_plan *p, const gemm_hopper_s
                             cute_pipeline_state *read, cute_pipeline_state *done, const gemm_hopper_frag *f,
                             const first_batch *then)
 {
-    cute_fill(c, f->acc, 0);
-    CUTE_FOR(c, kt, cute_i(0), k_tiles) {
+    if (!p->pingpong) cute_fill(c, f->acc, 0);
+    /* peeled by the CUDA C backend only (the final tier's NVRTC gets the peeled code back,
+     * k-tile 0's branches folded); the PTX backend's first tier keeps one copy */
+    CUTE_FOR_STEP(c, kt, cute_i(0), k_tiles, 1, CUTE_FOR_PEEL_FIRST) {
         cute_val later = cute_int_lt(c, cute_i(0), kt);
-        mma_ktile(c, p, m, read, f);
+        if (p->pingpong) { /* scale-d 0 at k-tile 0, not a fill (mainloop_first's reason) */
+            CUTE_IF(c, cute_int_eq(c, kt, cute_i(0))) mma_ktile_into(c, p, m, read, f, true);
+            CUTE_ELSE(c) mma_ktile(c, p, m, read, f);
+        } else {
+            mma_ktile(c, p, m, read, f);
+        }
         if (then && p->tma_store)
             CUTE_IF(c, cute_int_eq(c, kt, cute_i(0)))
                 gemm_hopper_store_prefetch(c, p, then->tid, then->t, then->beta, then->mapC, then->sC, then->cl);
