@@ -302,21 +302,25 @@ typedef struct first_batch {
 /* The main loop not peeled (p->rolled; CUTEC_GEMM_HOPPER_PEEL=0): the accumulators zeroed,
  * then one loop over every k-tile, each batch adding to them.  At k-tile 0 no stage is
  * released (there is no batch before it) and `then` runs (may be NULL), each under a branch
- * of the loop's body: ptxas sees the batch's wgmmas once, not twice (issue 15:
- * docs/compile_time.md).  (A run-time scale-d in place of the fill, 0 at k-tile 0, kept the
- * accumulators live through the epilogue into the next tile's loop: a hundred register
- * copies more there, ptxas slower than with the fill.  Stream-K's runs, which start from a
- * partial, keep their first batch apart: rolled, ptxas serialized their wgmmas, C7515.) */
+ * of the loop's body: the PTX backend's ptxas (the first tier) sees the batch's wgmmas once,
+ * not twice (issue 15: docs/compile_time.md).  The loop is hinted CUTE_FOR_PEEL_FIRST: the
+ * CUDA C backend (the final tier) writes k-tile 0 apart, its branches folded, and NVRTC's
+ * SASS is the peeled form's (unhinted, it ran 0.85-2.75 points of cuBLAS slower).  Ping-pong
+ * zeroes by scale-d 0 at k-tile 0 (mainloop_first's reason), its batch both ways under a
+ * branch the copy folds: its first tier sees its wgmmas twice, as peeled.  (A run-time
+ * scale-d in place of the cooperative kernel's fill kept the accumulators live through the
+ * epilogue into the next tile's loop: a hundred register copies more there, ptxas slower
+ * than with the fill.  Stream-K's runs, which start from a partial, keep their first batch
+ * apart: rolled, ptxas serialized their wgmmas, C7515.) */
 static void mainloop_rolled(cute_ctx *c, const gemm_plan *p, const gemm_hopper_smem *m, cute_int k_tiles,
                             cute_pipeline_state *read, cute_pipeline_state *done, const gemm_hopper_frag *f,
                             const first_batch *then)
 {
     if (!p->pingpong) cute_fill(c, f->acc, 0);
-    /* peeled by the CUDA C backend only (the final tier's NVRTC gets the peeled code back,
-     * k-tile 0's branches folded); the PTX backend's first tier keeps one copy */
+    /* (k_tiles >= 1, as the peeled form assumes: the library runs K = 0 as K = 1 of zeros) */
     CUTE_FOR_STEP(c, kt, cute_i(0), k_tiles, 1, CUTE_FOR_PEEL_FIRST) {
         cute_val later = cute_int_lt(c, cute_i(0), kt);
-        if (p->pingpong) { /* scale-d 0 at k-tile 0, not a fill (mainloop_first's reason) */
+        if (p->pingpong) { /* scale-d 0 at k-tile 0, not a fill */
             CUTE_IF(c, cute_int_eq(c, kt, cute_i(0))) mma_ktile_into(c, p, m, read, f, true);
             CUTE_ELSE(c) mma_ktile(c, p, m, read, f);
         } else {

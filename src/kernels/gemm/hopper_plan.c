@@ -200,10 +200,11 @@ static bool release(cute_alg *a, gemm_plan *p)
 }
 
 /* The consumers' main loop (hopper.c; CUTEC_GEMM_HOPPER_PEEL): "1", the first k-tile's batch
- * issued before the loop over the rest (the accumulators zeroed by a fill or scale-d 0), or
- * "0", one loop over every k-tile, the accumulators zeroed before it: the same work, half the
- * wgmmas for ptxas to schedule (issue 15, the first tier's compile time).  Opt-in until
- * timed: scripts/device-cold18.sh decides, the flip is `by_default`. */
+ * traced before the loop over the rest (the accumulators zeroed by a fill or scale-d 0), or
+ * "0", one loop over every k-tile hinted CUTE_FOR_PEEL_FIRST: the PTX backend's first tier
+ * sees half the wgmmas (issue 15, its compile time), NVRTC's final tier the first k-tile
+ * apart again, as "1".  Opt-in until timed: scripts/device-peel38.sh decides (cold18's
+ * unhinted loop lost 0.85-2.75 points of cuBLAS), the flip is `by_default`. */
 static bool peel(cute_alg *a, gemm_plan *p)
 {
     static const int by_default = 1;
