@@ -553,7 +553,8 @@ static void test_peel(void)
     cute_vreg k = cute_ir_new_vreg(f, T(I32), "k", false);
     cute_ir_for(&b, k, cute_ir_const_int(&b, CUTE_I32, 3), n, 2, CUTE_FOR_PEEL_FIRST);
     cute_ir_if(&b, cute_ir_op(&b, CUTE_OP_EQ, T(I1), k, cute_ir_const_int(&b, CUTE_I32, 3), 0));
-    cute_ir_op_void(&b, CUTE_OP_STORE, T(I32), cute_ir_op(&b, CUTE_OP_PTR_ADD, GPTR(I32), y, k, 0), k, 0, 4);
+    cute_ir_op_void(&b, CUTE_OP_STORE, T(I32), cute_ir_op(&b, CUTE_OP_PTR_ADD, GPTR(I32), y, k, 0),
+                    k, 0, 4);
     cute_ir_end(&b);
     cute_ir_end(&b);
     char err[512], want[2][64];
@@ -567,7 +568,8 @@ static void test_peel(void)
     free(src);
 
     f->body.inst[f->body.n - 1].imm = -2; /* the FOR */
-    CHECK(cute_ir_verify(f, err, sizeof err) != 0 && strstr(err, "unroll -2"), "unroll -2: %s", err);
+    CHECK(cute_ir_verify(f, err, sizeof err) != 0 && strstr(err, "unroll -2"), "unroll -2: %s",
+          err);
     cute_ir_func_free(f);
 
     f = cute_ir_func_new("bad");
@@ -579,7 +581,8 @@ static void test_peel(void)
     cute_ir_op_void(&b, CUTE_OP_BREAK, T(VOID), 0, 0, 0, 0);
     cute_ir_end(&b);
     cute_ir_end(&b);
-    CHECK(cute_ir_verify(f, err, sizeof err) != 0 && strstr(err, "with a BREAK of its own"), "BREAK: %s", err);
+    CHECK(cute_ir_verify(f, err, sizeof err) != 0 && strstr(err, "with a BREAK of its own"),
+          "BREAK: %s", err);
     refuses(f, CUTE_ERR_INVALID, "with a BREAK of its own", NULL);
 }
 

@@ -244,7 +244,8 @@ bool cute_ir_breaks(const cute_ir_block *b)
     for (uint32_t i = 0; b && i < b->n; i++) {
         const cute_ir_inst *in = &b->inst[i];
         if (in->op == CUTE_OP_BREAK) return true;
-        if (in->op == CUTE_OP_IF && (cute_ir_breaks(in->body[0]) || cute_ir_breaks(in->body[1]))) return true;
+        if (in->op == CUTE_OP_IF && (cute_ir_breaks(in->body[0]) || cute_ir_breaks(in->body[1])))
+            return true;
     }
     return false;
 }
