@@ -398,7 +398,9 @@ static void beta_read(cute_runtime *rt)
 }
 
 /* the main loop not peeled (CUTEC_GEMM_HOPPER_PEEL=0, hopper.c): one loop over every
- * k-tile, the first releasing no stage and issuing C's first loads under beta.  Ping-pong
+ * k-tile, the first releasing no stage and issuing C's first loads under beta (hinted
+ * CUTE_FOR_PEEL_FIRST: the interpreter runs it as one loop, the first tier's form; the CUDA
+ * C backend's copy of k-tile 0 is checked in cuda_c_test and on the GPU).  Ping-pong
  * with beta (9 tiles, the stages wrapping), a single k-tile in a 2x1 cluster, C of f32
  * through shared memory (6 tiles a block), --store tile with M-/N-major operands; a value
  * not 0 or 1 refused by name (under a sanitizer the first case only) */
