@@ -304,8 +304,10 @@ typedef struct first_batch {
  * released (there is no batch before it) and `then` runs (may be NULL), each under a branch
  * of the loop's body: the PTX backend's ptxas (the first tier) sees the batch's wgmmas once,
  * not twice (issue 15: docs/compile_time.md).  The loop is hinted CUTE_FOR_PEEL_FIRST: the
- * CUDA C backend (the final tier) writes k-tile 0 apart, its branches folded, and NVRTC's
- * SASS is the peeled form's (unhinted, it ran 0.85-2.75 points of cuBLAS slower).  Ping-pong
+ * CUDA C backend (the final tier) writes k-tile 0 apart, its branches folded: NVRTC's SASS
+ * has the peeled form's size and wgmmas, but the tile's coordinates come before the first
+ * batch (tile() is traced before the loop) and a wait(1) after it (unhinted, the loop ran
+ * 0.85-2.75 points of cuBLAS slower; hinted, within the card's noise but for 8192^3).  Ping-pong
  * zeroes by scale-d 0 at k-tile 0 (mainloop_first's reason), its batch both ways under a
  * branch the copy folds: its first tier sees its wgmmas twice, as peeled.  (A run-time
  * scale-d in place of the cooperative kernel's fill kept the accumulators live through the

@@ -203,8 +203,9 @@ static bool release(cute_alg *a, gemm_plan *p)
  * traced before the loop over the rest (the accumulators zeroed by a fill or scale-d 0), or
  * "0", one loop over every k-tile hinted CUTE_FOR_PEEL_FIRST: the PTX backend's first tier
  * sees half the wgmmas (issue 15, its compile time), NVRTC's final tier the first k-tile
- * apart again, as "1".  Opt-in until timed: scripts/device-peel38.sh decides (cold18's
- * unhinted loop lost 0.85-2.75 points of cuBLAS), the flip is `by_default`. */
+ * apart again (the same SASS size, not the same instructions: docs/compile_time.md).  Opt-in:
+ * scripts/device-peel38.sh's pass (2026-11-28) read its first module 295 against 406 ms but
+ * 8192^3 1.9 points of cuBLAS behind peel 1; the flip is `by_default`. */
 static bool peel(cute_alg *a, gemm_plan *p)
 {
     static const int by_default = 1;
