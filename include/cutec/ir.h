@@ -121,6 +121,14 @@ typedef enum { CUTE_VOTE_ANY, CUTE_VOTE_ALL, CUTE_VOTE_BALLOT } cute_vote;
 typedef enum { CUTE_ATOMIC_ADD, CUTE_ATOMIC_MIN, CUTE_ATOMIC_MAX, CUTE_ATOMIC_EXCH } cute_atomic;
 const char *cute_sreg_name(cute_sreg s); /* "tid.x" */
 
+/* A FOR's unroll hint: the first iteration apart, for a loop that runs at least once (the
+ * kernel's promise: a loop with no iteration is wrong under it in CUDA C).  The CUDA C
+ * backend writes the body once with the variable bound to lo (a constant there: NVCC folds
+ * what tests it), then the loop from lo + step; the PTX backend and the interpreter run the
+ * loop as it is (one copy of the body for ptxas: a first tier's compile time).  The verifier
+ * refuses it over a body with a BREAK of the loop's, and any other negative unroll. */
+#define CUTE_FOR_PEEL_FIRST (-1)
+
 #define CUTE_IR_FAST 1u      /* MATH ops: fast approximate variant */
 #define CUTE_IR_ASM_PURE 2u  /* ASM: reads and writes no memory (no "memory" clobber) */
 
@@ -221,9 +229,13 @@ cute_vreg cute_ir_const_int(cute_ir_builder *b, cute_dtype d, int64_t v);
 cute_vreg cute_ir_const_float(cute_ir_builder *b, cute_dtype d, double v);
 cute_vreg cute_ir_sreg(cute_ir_builder *b, cute_sreg s);
 void cute_ir_mov(cute_ir_builder *b, cute_vreg dst, cute_vreg src);
-/* open body[0] of a FOR over var in [lo, hi) by step; unroll: 0 none, 1 full, n by n */
+/* open body[0] of a FOR over var in [lo, hi) by step; unroll: 0 none, 1 full, n by n, or
+ * CUTE_FOR_PEEL_FIRST */
 void cute_ir_for(cute_ir_builder *b, cute_vreg var, cute_vreg lo, cute_vreg hi, int64_t step,
                  int unroll);
+/* whether loop body b has a BREAK that leaves that loop (one under an IF; a nested loop's
+ * BREAKs are its own) */
+bool cute_ir_breaks(const cute_ir_block *b);
 void cute_ir_if(cute_ir_builder *b, cute_vreg cond); /* opens the then-body */
 void cute_ir_else(cute_ir_builder *b);               /* switches to the else-body */
 /* open the else-body of the IF that is the last instruction of the current block (for

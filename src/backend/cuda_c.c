@@ -43,10 +43,41 @@ static bool body(cc_fn *e, const cute_ir_block *b, int cond_depth)
     return ok;
 }
 
+/* CUTE_FOR_PEEL_FIRST: the body once with the variable bound to lo (its own braces: the
+ * body's declarations do not clash), then the loop from lo + step.  No test before the copy:
+ * the hint promises an iteration (a test would leave the values from before the loop live
+ * past it: ptxas then zeroed the Hopper GEMM's 128 accumulators by 64 CS2R instead of
+ * folding the zero into the first wgmma).  A mutable variable (the body may write it) is
+ * set to lo and stepped on from the copy. */
+static bool for_peeled(cc_fn *e, const cute_ir_inst *in, const char *ty, const char *v,
+                       const char *lo, const char *hi)
+{
+    const char *cmp = in->imm2 > 0 ? "<" : ">";
+    long long step = (long long)in->imm2;
+    cc_line(e, "{");
+    e->indent++;
+    if (*ty)
+        cc_line(e, "const %s %s = %s;", ty, v, lo);
+    else
+        cc_line(e, "%s = %s;", v, lo);
+    e->indent--;
+    bool ok = body(e, in->body[0], 0);
+    cc_line(e, "}");
+    if (*ty)
+        cc_line(e, "for (%s %s = %s + %lld; %s %s %s; %s += %lld) {", ty, v, lo, step, v, cmp, hi,
+                v, step);
+    else
+        cc_line(e, "for (%s += %lld; %s %s %s; %s += %lld) {", v, step, v, cmp, hi, v, step);
+    ok = ok && body(e, in->body[0], 0);
+    cc_line(e, "}");
+    return ok;
+}
+
 static bool for_loop(cc_fn *e, const cute_ir_inst *in)
 {
     char v[CC_NAME], lo[CC_NAME], hi[CC_NAME], tb[CC_NAME];
-    if (in->imm < 0) return cc_fail(e, CUTE_ERR_INVALID, "unroll %lld", (long long)in->imm);
+    if (in->imm < CUTE_FOR_PEEL_FIRST)
+        return cc_fail(e, CUTE_ERR_INVALID, "unroll %lld", (long long)in->imm);
     if (in->imm == 1)
         cc_line(e, "#pragma unroll");
     else if (in->imm > 1)
@@ -55,10 +86,17 @@ static bool for_loop(cc_fn *e, const cute_ir_inst *in)
     cc_reg(e, var, v);
     const char *ty = e->f->vregs[var].mutable_ ? "" : cc_type(e, cute_ir_type(e->f, var), tb);
     if (!ty) return false;
+    cc_reg(e, in->a[1], lo);
+    cc_reg(e, in->a[2], hi);
+    if (in->imm == CUTE_FOR_PEEL_FIRST) {
+        if (cute_ir_breaks(in->body[0])) /* (the copy is no loop: its BREAK would leave nothing) */
+            return cc_fail(e, CUTE_ERR_INVALID,
+                           "a FOR peeled first (CUTE_FOR_PEEL_FIRST) with a BREAK of its own");
+        return for_peeled(e, in, ty, v, lo, hi);
+    }
     /* the op table: up to a2 for a positive step, down to a2 for a negative one */
-    cc_line(e, "for (%s%s%s = %s; %s %s %s; %s += %lld) {", ty, *ty ? " " : "", v,
-            cc_reg(e, in->a[1], lo), v, in->imm2 > 0 ? "<" : ">", cc_reg(e, in->a[2], hi), v,
-            (long long)in->imm2);
+    cc_line(e, "for (%s%s%s = %s; %s %s %s; %s += %lld) {", ty, *ty ? " " : "", v, lo, v,
+            in->imm2 > 0 ? "<" : ">", hi, v, (long long)in->imm2);
     bool ok = body(e, in->body[0], 0);
     cc_line(e, "}");
     return ok;

@@ -133,15 +133,18 @@ static cute_ir_func *axpy(void)
     return f;
 }
 
-/* loops (three unroll hints, a mutable loop variable), WHILE with BREAK, IF/ELSE, RETURN */
+/* loops (four unroll hints, a mutable loop variable), WHILE with BREAK, IF/ELSE, RETURN */
 static void everything_flow(cute_ir_builder *b, cute_vreg X, cute_vreg Y, cute_vreg n,
                             cute_vreg acc)
 {
     AT(b);
     cute_vreg zero = cute_ir_const_int(b, CUTE_I32, 0);
-    for (int unroll = 0; unroll < 4; unroll++) { /* none, full, by 4, mutable variable */
-        cute_vreg k = cute_ir_new_vreg(b->f, T(I32), "k", unroll == 3);
-        cute_ir_for(b, k, zero, n, unroll == 3 ? 2 : 1, unroll == 2 ? 4 : unroll == 1);
+    /* none, full, by 4, mutable variable, peeled, peeled with a mutable variable */
+    for (int form = 0; form < 6; form++) {
+        bool mut = form == 3 || form == 5;
+        int unroll = form >= 4 ? CUTE_FOR_PEEL_FIRST : form == 2 ? 4 : form == 1;
+        cute_vreg k = cute_ir_new_vreg(b->f, T(I32), "k", mut);
+        cute_ir_for(b, k, zero, n, mut ? 2 : 1, unroll);
         cute_vreg x = op(b, CUTE_OP_LOAD, T(F32),
                          cute_ir_op(b, CUTE_OP_PTR_ADD, GPTR(F32), X, k, 0), 0, 0, 4);
         cute_ir_mov(b, acc, cute_ir_op(b, CUTE_OP_ADD, T(F32), acc, x, 0));
@@ -537,6 +540,52 @@ static void refuses(cute_ir_func *f, cute_status want, const char *what, const c
     cute_ir_func_free(f);
 }
 
+/* CUTE_FOR_PEEL_FIRST: the body once with the variable a constant (k == 0 there, a
+ * branch NVCC folds), then the loop from lo + step; the verifier and the backend refuse it
+ * over a BREAK of the loop's, the verifier an unroll below it */
+static void test_peel(void)
+{
+    cute_ir_func *f = cute_ir_func_new("peel");
+    cute_ir_builder b;
+    cute_ir_builder_init(&b, f);
+    AT(&b);
+    cute_vreg y = cute_ir_add_param(f, GPTR(I32), "y"), n = cute_ir_add_param(f, T(I32), "n");
+    cute_vreg k = cute_ir_new_vreg(f, T(I32), "k", false);
+    cute_ir_for(&b, k, cute_ir_const_int(&b, CUTE_I32, 3), n, 2, CUTE_FOR_PEEL_FIRST);
+    cute_ir_if(&b, cute_ir_op(&b, CUTE_OP_EQ, T(I1), k, cute_ir_const_int(&b, CUTE_I32, 3), 0));
+    cute_ir_op_void(&b, CUTE_OP_STORE, T(I32), cute_ir_op(&b, CUTE_OP_PTR_ADD, GPTR(I32), y, k, 0),
+                    k, 0, 4);
+    cute_ir_end(&b);
+    cute_ir_end(&b);
+    char err[512], want[2][64];
+    cute_ir_func *one[] = {f};
+    char *src = emit(one, 1, &(cute_cuda_c_opts){.arch = "sm_90a"});
+    snprintf(want[0], sizeof want[0], "const i32 r%u_k = 3;", k);
+    snprintf(want[1], sizeof want[1], "for (i32 r%u_k = 3 + 2; r%u_k < ", k, k);
+    const char *copy = src ? strstr(src, want[0]) : NULL, *loop = src ? strstr(src, want[1]) : NULL;
+    CHECK(copy && loop && copy < loop && !strstr(loop + 1, want[0]),
+          "the body once at k = 3, then the loop from 5:\n%s", src ? src : "");
+    free(src);
+
+    f->body.inst[f->body.n - 1].imm = -2; /* the FOR */
+    CHECK(cute_ir_verify(f, err, sizeof err) != 0 && strstr(err, "unroll -2"), "unroll -2: %s",
+          err);
+    cute_ir_func_free(f);
+
+    f = cute_ir_func_new("bad");
+    cute_ir_builder_init(&b, f);
+    AT(&b);
+    n = cute_ir_add_param(f, T(I32), "n"), k = cute_ir_new_vreg(f, T(I32), "k", false);
+    cute_ir_for(&b, k, n, n, 1, CUTE_FOR_PEEL_FIRST);
+    cute_ir_if(&b, cute_ir_const_int(&b, CUTE_I1, 1));
+    cute_ir_op_void(&b, CUTE_OP_BREAK, T(VOID), 0, 0, 0, 0);
+    cute_ir_end(&b);
+    cute_ir_end(&b);
+    CHECK(cute_ir_verify(f, err, sizeof err) != 0 && strstr(err, "with a BREAK of its own"),
+          "BREAK: %s", err);
+    refuses(f, CUTE_ERR_INVALID, "with a BREAK of its own", NULL);
+}
+
 /* what C cannot express is an error naming the kernel and site, not bad code */
 static void test_refusals(void)
 {
@@ -748,6 +797,7 @@ int main(void)
     test_golden();
     test_restrict();
     test_refusals();
+    test_peel();
     char err[512];
     cute_nvrtc *nv;
     if (cute_nvrtc_open(&nv, NULL, err, sizeof err) != CUTE_OK) {

@@ -239,6 +239,17 @@ void cute_ir_for(cute_ir_builder *b, cute_vreg var, cute_vreg lo, cute_vreg hi, 
     open_body(b, in, 0);
 }
 
+bool cute_ir_breaks(const cute_ir_block *b)
+{
+    for (uint32_t i = 0; b && i < b->n; i++) {
+        const cute_ir_inst *in = &b->inst[i];
+        if (in->op == CUTE_OP_BREAK) return true;
+        if (in->op == CUTE_OP_IF && (cute_ir_breaks(in->body[0]) || cute_ir_breaks(in->body[1])))
+            return true;
+    }
+    return false;
+}
+
 void cute_ir_if(cute_ir_builder *b, cute_vreg cond)
 {
     cute_ir_inst *in = cute_ir_append(b, CUTE_OP_IF);

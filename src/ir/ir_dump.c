@@ -94,7 +94,10 @@ static void inst(FILE *o, const cute_ir_func *f, const cute_ir_inst *in, int dep
         fputs(" .. ", o);
         reg(o, f, in->a[2]);
         fprintf(o, " step %lld", (long long)in->imm2);
-        if (in->imm) fprintf(o, " unroll %lld", (long long)in->imm);
+        if (in->imm == CUTE_FOR_PEEL_FIRST)
+            fputs(" peel first", o);
+        else if (in->imm)
+            fprintf(o, " unroll %lld", (long long)in->imm);
     } else if (op == CUTE_OP_INST) {
         inst_row(o, f, in);
     } else {

@@ -335,6 +335,12 @@ static bool check_inst(verifier *v, const cute_ir_inst *in)
             !same_type(v, in, in->a[2], T(v, var), "the bound"))
             return false;
         if (in->imm2 == 0) return fail(v, in, "a step of 0");
+        if (in->imm < CUTE_FOR_PEEL_FIRST)
+            return fail(v, in, "unroll %lld: not 0, 1, n > 1 or CUTE_FOR_PEEL_FIRST (-1)",
+                        (long long)in->imm);
+        /* (the peeled copy is no loop: a BREAK there would have nothing to leave) */
+        if (in->imm == CUTE_FOR_PEEL_FIRST && cute_ir_breaks(in->body[0]))
+            return fail(v, in, "a FOR peeled first (CUTE_FOR_PEEL_FIRST) with a BREAK of its own");
         v->loops++;
         bool ok = check_body(v, in->body[0], var);
         v->loops--;

@@ -259,9 +259,9 @@ void gemm_hopper_release(cute_ctx *c, const gemm_plan *p, const gemm_hopper_smem
 }
 
 /* One tile's main loop: one wgmma batch per k-tile, one batch in flight, each stage
- * released once the batch that read it has retired.  In two parts: the first k-tile's batch
- * (the accumulators zeroed), then the rest; between them, while that batch runs, a
- * consumer may compute what its epilogue needs. */
+ * released once the batch that read it has retired.  Peeled (the default), in two parts: the
+ * first k-tile's batch (the accumulators zeroed), then the rest; between them, while that
+ * batch runs, a consumer may compute what its epilogue needs (else mainloop_rolled, below). */
 static void mainloop_first(cute_ctx *c, const gemm_plan *p, const gemm_hopper_smem *m, cute_pipeline_state *read,
                            const gemm_hopper_frag *f)
 {
@@ -289,9 +289,57 @@ static void mainloop_rest(cute_ctx *c, const gemm_plan *p, const gemm_hopper_sme
     }
 }
 
+/* what a tile's main loop does while its first batch runs (mainloop_rolled, below): C's first
+ * group of loads under beta (gemm_hopper_store_prefetch's arguments) */
+typedef struct first_batch {
+    cute_int tid;
+    const gemm_tiles *t;
+    cute_val beta, mapC;
+    cute_tensor sC;
+    const gemm_c_loads *cl;
+} first_batch;
+
+/* The main loop not peeled (p->rolled; CUTEC_GEMM_HOPPER_PEEL=0): the accumulators zeroed,
+ * then one loop over every k-tile, each batch adding to them.  At k-tile 0 no stage is
+ * released (there is no batch before it) and `then` runs (may be NULL), each under a branch
+ * of the loop's body: the PTX backend's ptxas (the first tier) sees the batch's wgmmas once,
+ * not twice (issue 15: docs/compile_time.md).  The loop is hinted CUTE_FOR_PEEL_FIRST: the
+ * CUDA C backend (the final tier) writes k-tile 0 apart, its branches folded: NVRTC's SASS
+ * has the peeled form's size and wgmmas, but the tile's coordinates come before the first
+ * batch (tile() is traced before the loop) and a wait(1) after it (unhinted, the loop ran
+ * 0.85-2.75 points of cuBLAS slower; hinted, within the card's noise but for 8192^3).  Ping-pong
+ * zeroes by scale-d 0 at k-tile 0 (mainloop_first's reason), its batch both ways under a
+ * branch the copy folds: its first tier sees its wgmmas twice, as peeled.  (A run-time
+ * scale-d in place of the cooperative kernel's fill kept the accumulators live through the
+ * epilogue into the next tile's loop: a hundred register copies more there, ptxas slower
+ * than with the fill.  Stream-K's runs, which start from a partial, keep their first batch
+ * apart: rolled, ptxas serialized their wgmmas, C7515.) */
+static void mainloop_rolled(cute_ctx *c, const gemm_plan *p, const gemm_hopper_smem *m, cute_int k_tiles,
+                            cute_pipeline_state *read, cute_pipeline_state *done, const gemm_hopper_frag *f,
+                            const first_batch *then)
+{
+    if (!p->pingpong) cute_fill(c, f->acc, 0);
+    /* (k_tiles >= 1, as the peeled form assumes: the library runs K = 0 as K = 1 of zeros) */
+    CUTE_FOR_STEP(c, kt, cute_i(0), k_tiles, 1, CUTE_FOR_PEEL_FIRST) {
+        cute_val later = cute_int_lt(c, cute_i(0), kt);
+        if (p->pingpong) { /* scale-d 0 at k-tile 0, not a fill */
+            CUTE_IF(c, cute_int_eq(c, kt, cute_i(0))) mma_ktile_into(c, p, m, read, f, true);
+            CUTE_ELSE(c) mma_ktile(c, p, m, read, f);
+        } else {
+            mma_ktile(c, p, m, read, f);
+        }
+        if (then && p->tma_store)
+            CUTE_IF(c, cute_int_eq(c, kt, cute_i(0)))
+                gemm_hopper_store_prefetch(c, p, then->tid, then->t, then->beta, then->mapC, then->sC, then->cl);
+        cute_warpgroup_wait(c, 1); /* the batch before this one has retired: its stage is free */
+        CUTE_IF(c, later) gemm_hopper_release(c, p, m, done);
+    }
+}
+
 void gemm_hopper_mainloop_issue(cute_ctx *c, const gemm_plan *p, const gemm_hopper_smem *m, const gemm_tiles *t,
                                 cute_pipeline_state *read, cute_pipeline_state *done, const gemm_hopper_frag *f)
 {
+    if (p->rolled) return mainloop_rolled(c, p, m, t->k_tiles, read, done, f, NULL);
     mainloop_first(c, p, m, read, f);
     mainloop_rest(c, p, m, t->k_tiles, read, done, f);
 }
@@ -375,15 +423,18 @@ static void coop_tiles(cute_ctx *c, const gemm_plan *p, const hopper_args *g, co
 {
     cute_alg *a = cute_ctx_alg(c);
     bool blocks = p->cfg.scale == CUTE_GEMM_SCALE_BLOCK;
+    bool rolled = p->rolled && !blocks;
     CUTE_FOR(c, w, cute_i(0), tiles) {
-        if (!blocks) mainloop_first(c, p, m, &st->read, &st->f);
-        gemm_tiles t = tile(c, p, g, w); /* (while the first batch runs) */
-        gemm_hopper_store_prefetch(c, p, tid, &t, st->beta, st->mapC, m->sC, &st->cl);
+        if (!blocks && !rolled) mainloop_first(c, p, m, &st->read, &st->f);
+        gemm_tiles t = tile(c, p, g, w); /* (peeled: while the first batch runs) */
+        first_batch then = {tid, &t, st->beta, st->mapC, m->sC, &st->cl};
+        if (!rolled) gemm_hopper_store_prefetch(c, p, tid, &t, st->beta, st->mapC, m->sC, &st->cl);
         cute_tensor before = signal_flag(c, p, g, cute_sub(a, w, cute_i(1)));
         if (blocks) {
             gemm_hopper_mainloop_blockscaled(c, p, m, &t, &st->read, &st->done, &st->f, tid, &st->sc);
         } else {
-            mainloop_rest(c, p, m, t.k_tiles, &st->read, &st->done, &st->f);
+            if (rolled) mainloop_rolled(c, p, m, t.k_tiles, &st->read, &st->done, &st->f, &then);
+            else mainloop_rest(c, p, m, t.k_tiles, &st->read, &st->done, &st->f);
             gemm_hopper_mainloop_tail(c, p, m, &st->done);
         }
         /* the tile before: its stores had this main loop to land */
@@ -481,11 +532,18 @@ static void pingpong_warpgroup(cute_ctx *c, const gemm_plan *p, const hopper_arg
     CUTE_FOR(c, j, cute_i(0), cute_ceil_div(a, cute_sub(a, mine, cute_i(wg)), cute_i(2))) {
         cute_int i = cute_add(a, cute_mul(a, j, cute_i(2)), cute_i(wg));
         cute_val not_first = cute_int_lt(c, cute_i(0), i), not_last = cute_int_lt(c, cute_add(a, i, cute_i(1)), mine);
-        turn_wait(c, MMA_TURN, wg, not_first);
-        mainloop_first(c, p, m, &read, &f);
-        gemm_tiles t = tile(c, p, g, i); /* (while the first batch runs) */
-        gemm_hopper_store_prefetch(c, p, tid, &t, beta, mapC, m->sC, &cl);
-        mainloop_rest(c, p, m, kts, &read, &done, &f);
+        gemm_tiles t;
+        if (!p->rolled) {
+            turn_wait(c, MMA_TURN, wg, not_first);
+            mainloop_first(c, p, m, &read, &f);
+            t = tile(c, p, g, i); /* (while the first batch runs) */
+            gemm_hopper_store_prefetch(c, p, tid, &t, beta, mapC, m->sC, &cl);
+            mainloop_rest(c, p, m, kts, &read, &done, &f);
+        } else { /* (the tile's coordinates before the turn: while the other's main loop runs) */
+            t = tile(c, p, g, i);
+            turn_wait(c, MMA_TURN, wg, not_first);
+            mainloop_rolled(c, p, m, kts, &read, &done, &f, &(first_batch){tid, &t, beta, mapC, m->sC, &cl});
+        }
         if (!(p->broken & GEMM_BREAK_TURN)) turn_pass(c, MMA_TURN, wg, not_last);
         gemm_hopper_mainloop_tail(c, p, m, &done);
         turn_wait(c, EPILOGUE_TURN, wg, not_first);
