@@ -19,7 +19,7 @@
 # Decides (the brief's rule), from the mean over three rounds of the pass / the default in %
 # of cuBLAS at each block-scaled shape:
 #   at least 1.02 at both and no guard under 0.99 -> the pass the default for sm_90's
-#      kernels (the flip: ffma_yield_from_env's default in src/runtime/ffma_yield.c);
+#      kernels (the flip: yield_by_default in src/runtime/ffma_yield.c);
 #   at most 0.99 at both -> delete the pass (figures into bench/RESULTS.md);
 #   else keep it opt-in.
 # About 85 s on one H200 after `make all tests`, no step past BUDGET_S (85 s):
@@ -46,21 +46,23 @@ check()
     # shellcheck disable=SC2086,SC2163
     r=$(if [ -n "$cv" ]; then export $cv; fi; "$@" 2>&1 | tail -n 2 | tr '\n' ' ')
     echo "$cn ($cv): $r"
-    case $r in *WRONG* | *rror*) wrong="$wrong $cn " ;; *verified*) right="$right $cn " ;; *) wrong="$wrong $cn " ;; esac
+    case $r in *WRONG* | *FAIL*) wrong="$wrong $cn " ;; *verified*) right="$right $cn " ;; *) wrong="$wrong $cn " ;; esac
 }
 ok() { case $wrong in *" $1 "*) return 1 ;; esac; case $right in *" $1 "*) return 0 ;; esac; return 1; }
-# rows NAME 'VAR=VALUE ...' LIMIT CMD...: CMD's table into $out/fp8y-NAME.txt
+# rows NAME 'VAR=VALUE ...' CMD...: CMD's table (under those variables) into $out/fp8y-NAME.txt
 rows()
 {
-    rn=$1 rv=$2 rl=$3
-    shift 3
+    rn=$1 rv=$2
+    shift 2
     device_late "bench $rn" && : >"$out/fp8y-$rn.txt" && return
     echo "== $(el) s: $rn (${rv:-the default}): $*"
     # shellcheck disable=SC2086,SC2163
-    (if [ -n "$rv" ]; then export $rv; fi; timeout "$rl" stdbuf -oL -eL "$@") >"$out/fp8y-$rn.txt" 2>&1
+    (if [ -n "$rv" ]; then export $rv; fi; "$@") >"$out/fp8y-$rn.txt" 2>&1
     grep -v "^#" "$out/fp8y-$rn.txt" | grep -E "^[0-9]|^(bf16|f16) |rror|WRONG" | head -n 8
 }
-blk() { rows "$1" "$2" 25 env CUTEC_TORCH_SCALED_MM=/dev/null fp8_bench 22 --scale block --sizes 4096x7168x16384,8192; }
+# fp8 SCALE SIZES: the fp8 bench (lib's tile), no torch; blk NAME VARS: block scales at both shapes
+fp8() { (export CUTEC_TORCH_SCALED_MM=/dev/null; fp8_bench 22 --scale "$1" --sizes "$2"); }
+blk() { rows "$1" "$2" fp8 block 4096x7168x16384,8192; }
 # pct NAME SIZE PAT: % of cuBLAS of the checked row PAT at SIZE in fp8y-NAME.txt
 pct() { gemm_pct "$out/fp8y-$1.txt" "$2" "$3"; }
 # mean3 SIZE: "ratio figures" of the pass / the default over the three rounds at SIZE
@@ -101,22 +103,24 @@ mean3()
     if [ "${nt:-1}" != 0 ]; then
         for f in "def" "y"; do
             v=; [ $f = y ] && v=CUTEC_SASS_FFMA_YIELD=1
-            rows t$f "$v" 20 env CUTEC_TORCH_SCALED_MM=/dev/null fp8_bench 18 --scale tensor --sizes 8192
+            rows t$f "$v" fp8 tensor 8192
         done
         guards="$guards tensor:$(ratio "$(pct ty 8192 "[+]scl\$")" "$(pct tdef 8192 "[+]scl\$")")"
     else echo "per-tensor fp8: the same cubin, not timed"; fi
     if [ "${nh:-1}" != 0 ]; then
-        rows hdef "" 20 build/cutec bench gemm --dtype bf16 --layout tn --variants hopper --sizes 4096 --iters 10
-        rows hy CUTEC_SASS_FFMA_YIELD=1 20 build/cutec bench gemm --dtype bf16 --layout tn --variants hopper \
-            --sizes 4096 --iters 10
+        hb="timeout 20 build/cutec bench gemm --dtype bf16 --layout tn --variants hopper --sizes 4096 --iters 10"
+        # shellcheck disable=SC2086
+        rows hdef "" $hb
+        # shellcheck disable=SC2086
+        rows hy CUTEC_SASS_FFMA_YIELD=1 $hb
         guards="$guards bf16:$(ratio "$(pct hy 4096 "^hopper")" "$(pct hdef 4096 "^hopper")")"
     else echo "bf16 Hopper GEMM: the same cubin, not timed"; fi
     if [ "${nc:-1}" != 0 ] || [ "${na:-1}" != 0 ]; then
-        nosdpa=CUTEC_TORCH_ATTENTION=/nonexistent/no-sdpa.py
+        ab="timeout 25 env CUTEC_TORCH_ATTENTION=/nonexistent/no-sdpa.py build/cutec bench attention $attn --iters 10"
         # shellcheck disable=SC2086
-        rows adef "" 25 env $nosdpa build/cutec bench attention $attn --iters 10
+        rows adef "" $ab
         # shellcheck disable=SC2086
-        rows ay CUTEC_SASS_FFMA_YIELD=1 25 env $nosdpa build/cutec bench attention $attn --iters 10
+        rows ay CUTEC_SASS_FFMA_YIELD=1 $ab
         ok attn || guards="$guards attention:wrong"
         guards="$guards attn:$(ratio "$(attn_tops "$out/fp8y-ay.txt" n)" "$(attn_tops "$out/fp8y-adef.txt" n)")"
         guards="$guards attn-causal:$(ratio "$(attn_tops "$out/fp8y-ay.txt" c)" "$(attn_tops "$out/fp8y-adef.txt" c)")"
@@ -131,7 +135,7 @@ mean3()
         what = "DeepGEMM'"'"'s yield interleave (CUTEC_SASS_FFMA_YIELD=1)"; lose = 0
         for (i = 3; i <= NF; i++) { split($i, g, ":"); if (g[2] == "" || g[2] == "wrong" || g[2] < 0.99) lose = 1 }
         if (okf != 1 || $1 == 0 || $2 == 0) printf "decides: %s not measured or not checked right (%s): keep it opt-in\n", what, fig
-        else if ($1 >= 1.02 && $2 >= 1.02 && !lose) printf "decides: %s leads (x%.3f / x%.3f; %s): make it the default (ffma_yield_from_env, src/runtime/ffma_yield.c)\n", what, $1, $2, fig
+        else if ($1 >= 1.02 && $2 >= 1.02 && !lose) printf "decides: %s leads (x%.3f / x%.3f; %s): make it the default (yield_by_default = 1, src/runtime/ffma_yield.c)\n", what, $1, $2, fig
         else if ($1 <= 0.99 && $2 <= 0.99) printf "decides: %s behind at both shapes (x%.3f / x%.3f; %s): delete it\n", what, $1, $2, fig
         else printf "decides: %s (x%.3f / x%.3f; %s%s): keep it opt-in\n", what, $1, $2, fig, lose ? "; a guard lost" : "" }'
     echo "decides: nothing from dg (the pass on ptxas's own bits, DeepGEMM's setting; one round: x${dg4:-?} of def1 at 4096)"

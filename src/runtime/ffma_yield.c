@@ -26,7 +26,13 @@
 
 static const uint64_t FLIP = 1ull << 59 | 1ull << 45; /* Rb's reuse flag and the yield bit */
 
-bool ffma_yield_from_env(void) { return cute_env_choice_warn("CUTEC_SASS_FFMA_YIELD", "0|1", 0) == 1; }
+/* off unless asked (scripts/device-fp8y.sh decides; its flip is this line) */
+static const int yield_by_default = 0;
+
+bool ffma_yield_from_env(void)
+{
+    return cute_env_choice_warn("CUTEC_SASS_FFMA_YIELD", "0|1", yield_by_default) == 1;
+}
 
 bool ffma_yield_arch(const char *arch) { return arch && (!strcmp(arch, "sm_90") || !strcmp(arch, "sm_90a")); }
 
