@@ -69,6 +69,7 @@ const char *const cute_env_known_names[] = {
     "CUTEC_ROWS_TRIAL",
     "CUTEC_ROWS_WORDS",
     "CUTEC_SASS_FFMA",
+    "CUTEC_SASS_FFMA_YIELD",
     "CUTEC_SEED",
     "CUTEC_TEST_CHOICE",
     "CUTEC_TEST_FULL",

@@ -14,7 +14,7 @@
 
 #include "cutec/cache.h"
 #include "jit_internal.h"
-#include "runtime/ffma_rewrite.h"
+#include "runtime/ffma_yield.h"
 #include "runtime/le_bytes.h"
 
 enum { HEAD = 4 + 3 * 8 };
@@ -75,8 +75,8 @@ cute_status cute__nvrtc_of(const char *src, const char *arch, bool usage, cute_n
     const char *env = getenv("CUTEC_NVRTC_OPTIONS"); /* what cute_nvrtc_compile adds */
     snprintf(compiler, sizeof compiler, "nvrtc %d.%d", major, minor);
     int at = snprintf(options, sizeof options, "compile-only usage=%d\nenv %s", usage, env ? env : "");
-    if (ffma_rewrite_from_env() != FFMA_KEEP && at > 0 && (size_t)at < sizeof options) /* (as it does) */
-        snprintf(options + at, sizeof options - (size_t)at, "\nffma %.16s", getenv("CUTEC_SASS_FFMA"));
+    if (at > 0 && (size_t)at < sizeof options) /* the cubin's rewrites (as it does) */
+        ffma_key_text(options + at, sizeof options - (size_t)at);
     cute_cache_key key;
     cute_cache_key_compute(&(cute_cache_key_input){.source = src, .arch = arch, .compiler = compiler,
                                                    .options = options},

@@ -1,5 +1,6 @@
 /* The kernels' code in a cubin: each ".text.<kernel>" section of the ELF, 16-byte sm_90
- * instructions (jit/ffma_banks.c reads them, runtime/ffma_rewrite.c rewrites some). */
+ * instructions (jit/ffma_banks.c reads them, runtime/ffma_rewrite.c and ffma_yield.c rewrite
+ * some). */
 #ifndef CUTEC_CUBIN_TEXT_H
 #define CUTEC_CUBIN_TEXT_H
 
@@ -8,8 +9,10 @@
 #include <stdint.h>
 
 /* each(text, bytes, user) for every .text.* section of the cubin (writable: a caller that
- * only reads passes a cast const); false, with err, when the bytes are not a 64-bit
- * little-endian ELF whose section table lies inside them, or it has no .text section */
+ * only reads passes a cast const), once the whole section table is checked; false, with err
+ * and no call, when the bytes are not a 64-bit little-endian ELF whose section table, names
+ * and sections (but those with no bytes in the file) lie inside them, a .text section is not
+ * whole 16-byte instructions, or there is none */
 bool cubin_text_sections(unsigned char *cubin, size_t len, void (*each)(unsigned char *text, size_t bytes, void *user),
                          void *user, char *err, size_t n);
 

@@ -27,7 +27,7 @@
 #include "cache_internal.h"
 #include "cuda_keep.h"
 #include "tier.h"
-#include "runtime/ffma_rewrite.h"
+#include "runtime/ffma_yield.h"
 #include "cutec/cuda_driver.h"
 #include "cutec/ptx.h"
 
@@ -337,13 +337,12 @@ static bool payload_unpack(uint8_t *p, size_t len, image *im)
 /* everything but the source that changes NVRTC's output, in one string for the key */
 static char *options_text(cuda_backend *b, bool lineinfo)
 {
-    size_t n = 64;
+    size_t n = 96;
     for (int i = 0; i < b->nextra; i++) n += strlen(b->extra[i]) + 1;
     char *s = malloc(n);
     if (!s) return NULL;
     size_t at = (size_t)snprintf(s, n, "lineinfo=%d", lineinfo);
-    const char *ffma = getenv("CUTEC_SASS_FFMA"); /* (n has room: its rewrites' names are short) */
-    if (ffma_rewrite_from_env() != FFMA_KEEP) at += (size_t)snprintf(s + at, n - at, "\nffma %.16s", ffma);
+    at += ffma_key_text(s + at, n - at); /* the cubin's rewrites (n has room: 48 bytes at most) */
     for (int i = 0; i < b->nextra; i++) at += (size_t)snprintf(s + at, n - at, "\n%s", b->extra[i]);
     /* and what cute_nvrtc_compile adds from the environment */
     const char *env = getenv("CUTEC_NVRTC_OPTIONS");
