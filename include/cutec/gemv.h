@@ -79,6 +79,11 @@ typedef struct cute_gemv_config {
     int warp_rows;       /* NVFP4's register form one k-tile ahead: rows a warp, 4 or 8 (0:
                             4); x decoded once for 8 rows, half the warps, 128 registers
                             (cute_gemv_lib_warp_rows) */
+    bool fused;          /* with split (not atomic, not many_splits), K-major A, no tensor
+                            cores: the ordered reduction in the splitting kernel itself, no
+                            second kernel: the last block of each row group to finish (a
+                            counter in global memory) adds the splits' partials in split
+                            order (cute_gemv_lib_split_sum) */
 } cute_gemv_config;
 
 #define CUTE_GEMV_MAX_AHEAD 2
@@ -138,6 +143,11 @@ bool cute_gemv_lib_splits(cute_gemv_lib *lib, int splits);
 /* Split-K's reduction for later calls: deterministic (the default: partials added in split
  * order, the same bits every run) or not (atomic additions, cute_gemv_config.atomic). */
 void cute_gemv_lib_deterministic(cute_gemv_lib *lib, bool deterministic);
+/* Where split-K's ordered reduction runs for later calls: 0 a second kernel, 1 in the
+ * splitting kernel (cute_gemv_config.fused, where it applies: K-major A without the tensor
+ * cores), -1 (the default) as CUTEC_GEMV_SPLIT_SUM=kernel|fused says (unset: kernel); false
+ * for another value */
+bool cute_gemv_lib_split_sum(cute_gemv_lib *lib, int form);
 /* The tensor-core form from `vectors` vectors on for later calls (1 to
  * CUTE_GEMV_MAX_VECTORS + 1; CUTE_GEMV_MMA_FROM by default): false for another count */
 bool cute_gemv_lib_mma_from(cute_gemv_lib *lib, int vectors);

@@ -22,6 +22,8 @@ typedef struct gemv_opts {
     int vectors; /* 0: cutec_gemv; else cutec_gemv_vectors with N of them */
     int sf_vec;  /* nvfp4 (16) or mxfp8 (32): cutec_gemv_blockscaled; else 0 */
     bool atomic; /* --reduction atomic: split-K's non-deterministic reduction */
+    int split_sum; /* --reduction ordered|fused: the ordered one in a second kernel (0) or the
+                      splitting kernel (1); -1: the library's (CUTEC_GEMV_SPLIT_SUM) */
     int mma_from; /* --mma-from: the tensor-core form from this many vectors on */
     int l2_prefetch; /* --l2-prefetch D: K-major A's k-tile D ahead asked of L2 (0: none) */
     bool tile_at_a_time; /* --tile-at-a-time 1: NVFP4's k-tiles loaded one at a time */
@@ -46,7 +48,7 @@ static int usage(const char *cmd)
         stderr,
         "usage: cutec %s gemv [--dtype f32|f16|bf16|e4m3|nvfp4|mxfp8] [--out-dtype f32|f16|bf16]\n"
         "         [--shape MxK] [--batch L] [--layout rows|cols] [--vectors N] [--splits N]\n"
-        "         [--reduction ordered|atomic] [--mma-from N] [--l2-prefetch D] [--iters N]\n"
+        "         [--reduction ordered|atomic|fused] [--mma-from N] [--l2-prefetch D] [--iters N]\n"
         "         [--tile-at-a-time 0|1] [--smem-stages 0|2..8] [--ahead 1|2] [--scale-rows plain|tiled]\n"
         "         [--fma-decode 0|1] [--warp-rows 4|8] [--forms F,...]\n"
         "         [--emit ir|cuda|ptx|sass|time] [--arch sm_80|sm_90a|sm_100a] [--backend cuda|interp]\n"
@@ -107,8 +109,10 @@ static bool option(gemv_opts *o, const char *k, const char *v, bool *out_given, 
         ok = cli_int(v, 4, 8, &x, why, n) && (x == 4 || x == 8), o->warp_rows = (int)x;
     else if (!strcmp(k, "--forms"))
         o->forms = v;
-    else if (!strcmp(k, "--reduction"))
-        ok = !strcmp(v, "ordered") || !strcmp(v, "atomic"), o->atomic = !strcmp(v, "atomic");
+    else if (!strcmp(k, "--reduction")) {
+        ok = !strcmp(v, "ordered") || !strcmp(v, "atomic") || !strcmp(v, "fused");
+        o->atomic = !strcmp(v, "atomic"), o->split_sum = !strcmp(v, "fused") ? 1 : !strcmp(v, "ordered") ? 0 : -1;
+    }
     else if (!strcmp(k, "--splits"))
         ok = cli_int(v, 0, 1 << 16, &x, why, n), o->splits = (int)x;
     else if (!strcmp(k, "--iters"))
@@ -129,7 +133,7 @@ static int parse(int argc, char **argv, gemv_opts *o)
     memset(o, 0, sizeof *o);
     o->dtype = CUTE_BF16, o->M = o->K = 8192, o->L = 1, o->major = 1, o->iters = 20;
     o->mma_from = CUTE_GEMV_MMA_FROM;
-    o->smem_stages = -1, o->scale_rows = -1, o->fma_decode = -1;
+    o->smem_stages = -1, o->scale_rows = -1, o->fma_decode = -1, o->split_sum = -1;
     bool out_given = false;
     if (argc < 2 || strcmp(argv[1], "gemv") != 0) return usage(argv[0]);
     for (int i = 2; i < argc; i += 2) {
@@ -167,7 +171,7 @@ static int emit(const gemv_opts *o)
                             .a_major = o->major,
                             .vec = 128 / cute_dtype_bits(o->dtype),
                             .split = o->splits > 1,
-                            .many_splits = o->splits > CUTE_GEMV_FEW_SPLITS,
+                            .many_splits = o->splits > CUTE_GEMV_FEW_SPLITS && o->split_sum != 1,
                             .vectors = (int)nvec(o),
                             .sf_vec = o->sf_vec,
                             .mma = o->major && !o->sf_vec && cute_gemv_mma_for(o->dtype, CUTE_GEMV_MAX_MMA_VECTORS) &&
@@ -183,6 +187,7 @@ static int emit(const gemv_opts *o)
         cfg.ahead = o->ahead, cfg.scale_rows_tiled = o->scale_rows == 1,
         cfg.warp_rows = o->warp_rows;
     cfg.fma_decode = o->sf_vec == 16 && o->fma_decode > 0 ? o->fma_decode : 0;
+    cfg.fused = o->split_sum == 1 && cfg.split && o->major && !cfg.mma && !o->sf_vec;
     cli_clock t0 = cli_clock_now();
     const cute_fn *f = cute_gemv_compile(rt, &cfg, err, sizeof err);
     int rc = f ? cli_emit_kernel(f, o->emit, o->arch, cli_clock_since(t0)) : CLI_FAIL;
@@ -406,7 +411,7 @@ static void describe(const problem *p, const gemv_opts *o, char *buf, size_t n)
     snprintf(buf, n, "%s %s->%s %lldx%lld N=%lld L=%lld, vec %d, %d split%s%s%s", kind,
              cute_dtype_name(o->dtype), cute_dtype_name(o->y_dtype), (long long)o->M,
              (long long)o->K, (long long)nvec(o), (long long)o->L, cfg.vec, splits,
-             splits == 1 ? "" : "s", cfg.atomic ? " (atomic)" : "", form);
+             splits == 1 ? "" : "s", cfg.atomic ? " (atomic)" : cfg.fused ? " (fused)" : "", form);
 }
 
 static int run(const gemv_opts *o)
@@ -430,6 +435,7 @@ static int run(const gemv_opts *o)
     cute_gemv_lib_scale_rows(p.lib, o->scale_rows);
     cute_gemv_lib_fma_decode(p.lib, o->fma_decode);
     cute_gemv_lib_warp_rows(p.lib, o->warp_rows);
+    cute_gemv_lib_split_sum(p.lib, o->split_sum);
     int64_t bad = -1;
     double ms = problem_make(&p, o) ? run_one(&p, o, &bad) : -1;
     char what[160];
@@ -535,6 +541,7 @@ static int bench(const gemv_opts *base, bool shape_given)
     cute_gemv_lib_scale_rows(lib, base->scale_rows);
     cute_gemv_lib_fma_decode(lib, base->fma_decode);
     cute_gemv_lib_warp_rows(lib, base->warp_rows);
+    cute_gemv_lib_split_sum(lib, base->split_sum);
     int rc = CLI_OK;
     for (int s = 0; s < (shape_given ? 1 : 3); s++) {
         gemv_opts o = *base;

@@ -15,6 +15,7 @@
 #include "kernels/ew_ref.h"
 
 static uint64_t seed;
+static uint64_t y_hash; /* run_case's y as it came back (FNV-1a of its bytes) */
 
 typedef struct operand {
     cute_call_arg arg;
@@ -137,6 +138,8 @@ static void run_case(cute_runtime *rt, cute_gemv_lib *lib, const gemv_case *t)
     CHECK(s == CUTE_OK, "gemv %s %lldx%lldx%lld: %s", cute_dtype_name(t->d), (long long)M,
           (long long)K, (long long)L, err);
     b->vt->download(b->self, y.host, &y.buf, 0, ybytes);
+    y_hash = 14695981039346656037u;
+    for (size_t i = 0; i < ybytes; i++) y_hash = (y_hash ^ ((const uint8_t *)y.host)[i]) * 1099511628211u;
     int64_t bad = s == CUTE_OK ? compare(t, &A, &x, &y, y0) : -1;
     CHECK(bad == 0,
           "gemv %s->%s %lldx%lldx%lld major %d pad %lld ystride %lld offset %zu: %lld wrong "
@@ -263,6 +266,55 @@ static void ring_cases(cute_runtime *rt)
         CHECK(cfg.smem_stages == want, "the library's own (case %zu): a ring of %d (want %d)", i, cfg.smem_stages,
               want);
     }
+    cute_gemv_lib_free(lib);
+}
+
+/* Split-K's ordered reduction in the splitting kernel (CUTEC_GEMV_SPLIT_SUM=fused): the
+ * last block of each row group adds the parts.  Prime K (so vectors of one element), M and
+ * N of 1 to 8, a few splits and 33 (a warp's lanes over them), batches (a group a batch),
+ * y poisoned (beta 0); each case twice on the same inputs, the same bits (whichever block
+ * came last), and once more after a call with fewer splits (the flags were left zero). */
+static void fused_cases(cute_runtime *rt)
+{
+    cute_gemv_lib *lib = cute_gemv_lib_new(rt);
+    CHECK(cute_gemv_lib_split_sum(lib, 1) && !cute_gemv_lib_split_sum(lib, 2), "split_sum takes -1, 0, 1");
+    static const gemv_case cases[] = {
+        {CUTE_BF16, CUTE_BF16, 1, 2111, 1, 1, 0, 1, 0, 33, 0, 8},
+        {CUTE_F32, CUTE_F32, 3, 1009, 1, 1, 0, 1, 0, 2, -0.5, 0},
+        {CUTE_F16, CUTE_F32, 8, 1009, 2, 1, 0, 1, 2, 4, 0, 2},
+        {CUTE_BF16, CUTE_F32, 7, 2048, 1, 1, 0, 1, 0, 2, 0.5, 1},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        uint64_t from = seed, h[2];
+        for (int n = 0; n < 2; n++) {
+            seed = from;
+            run_case(rt, lib, &cases[i]);
+            h[n] = y_hash;
+        }
+        cute_gemv_config cfg;
+        cute_gemv_lib_last(lib, &cfg, NULL);
+        CHECK(cfg.fused && cfg.split && !cfg.many_splits, "fused case %zu ran fused", i);
+        CHECK(h[0] == h[1], "fused case %zu: the same bits twice", i);
+    }
+    run_case(rt, lib, &cases[1]);
+    cute_gemv_lib_split_sum(lib, -1); /* CUTEC_GEMV_SPLIT_SUM: read at each call, checked */
+    setenv("CUTEC_GEMV_SPLIT_SUM", "fused", 1);
+    run_case(rt, lib, &cases[2]);
+    cute_gemv_config cfg;
+    cute_gemv_lib_last(lib, &cfg, NULL);
+    CHECK(cfg.fused, "CUTEC_GEMV_SPLIT_SUM=fused: fused");
+    setenv("CUTEC_GEMV_SPLIT_SUM", "fuse", 1);
+    operand A, x, y;
+    cute_backend *b = cute_runtime_backend(rt);
+    make(b, &A, CUTE_F32, 2, (int64_t[]){4, 8}, (int64_t[]){8, 1}, 32, 0);
+    make(b, &x, CUTE_F32, 1, (int64_t[]){8}, (int64_t[]){1}, 8, 0);
+    make(b, &y, CUTE_F32, 1, (int64_t[]){4}, (int64_t[]){1}, 4, 0);
+    char err[512] = "";
+    CHECK(cutec_gemv(lib, &A.arg, &x.arg, &y.arg, 1, 0, NULL, err, sizeof err) == CUTE_ERR_INVALID &&
+              strstr(err, "CUTEC_GEMV_SPLIT_SUM=fuse"),
+          "a bad CUTEC_GEMV_SPLIT_SUM refused by name: %s", err);
+    unsetenv("CUTEC_GEMV_SPLIT_SUM");
+    drop(b, &A), drop(b, &x), drop(b, &y);
     cute_gemv_lib_free(lib);
 }
 
@@ -506,6 +558,7 @@ int main(void)
     validation(rt);
     results(rt);
     ring_cases(rt);
+    fused_cases(rt);
     machine_code(rt);
     mma_code(rt);
     skinny(rt);

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "cutec/cuda_driver.h"
+#include "env/env_choice.h"
 #include "kernels/fn_cache.h"
 #include "kernels/gemv/gemv_internal.h"
 
@@ -36,6 +37,10 @@ struct cute_gemv_lib {
     cute_buffer sums;      /* the atomic reduction's sums, zero between calls */
     size_t sums_bytes;
     bool sums_dirty;      /* a failed call may have left sums behind: zero them again */
+    int split_sum;        /* cute_gemv_lib_split_sum */
+    cute_buffer flags;    /* the fused reduction's flags and counters, zero between calls */
+    size_t flags_bytes;
+    bool flags_dirty; /* as sums_dirty */
     cute_buffer *retired; /* smaller workspaces that kernels in flight may still use */
     int nretired;
 };
@@ -50,7 +55,8 @@ static bool same_config(const void *x, const void *y)
            a->many_splits == b->many_splits && a->l2_prefetch == b->l2_prefetch &&
            a->tile_at_a_time == b->tile_at_a_time && a->smem_stages == b->smem_stages &&
            gemv_ahead(a) == gemv_ahead(b) && a->scale_rows_tiled == b->scale_rows_tiled &&
-           a->fma_decode == b->fma_decode && gemv_rows_a_warp(a) == gemv_rows_a_warp(b);
+           a->fma_decode == b->fma_decode && gemv_rows_a_warp(a) == gemv_rows_a_warp(b) &&
+           a->fused == b->fused;
 }
 
 /* fn_cache_compile for cute_gemv_config keys */
@@ -70,6 +76,7 @@ cute_gemv_lib *cute_gemv_lib_new(cute_runtime *rt)
     lib->smem_stages = -1;
     lib->scale_rows = -1;
     lib->fma_decode = -1;
+    lib->split_sum = -1;
     fn_cache_init(&lib->fns, sizeof(cute_gemv_config), same_config);
     pthread_mutex_init(&lib->lock, NULL);
     return lib;
@@ -83,6 +90,7 @@ void cute_gemv_lib_free(cute_gemv_lib *lib)
     if (lib->ws_bytes) b->vt->free(b->self, &lib->ws);
     if (lib->zeros_bytes) b->vt->free(b->self, &lib->zeros);
     if (lib->sums_bytes) b->vt->free(b->self, &lib->sums);
+    if (lib->flags_bytes) b->vt->free(b->self, &lib->flags);
     for (int i = 0; i < lib->nretired; i++) b->vt->free(b->self, &lib->retired[i]);
     free(lib->retired);
     pthread_mutex_destroy(&lib->lock);
@@ -94,6 +102,15 @@ bool cute_gemv_lib_splits(cute_gemv_lib *lib, int splits)
     if (!lib || splits < 0) return false;
     pthread_mutex_lock(&lib->lock);
     lib->splits = splits;
+    pthread_mutex_unlock(&lib->lock);
+    return true;
+}
+
+bool cute_gemv_lib_split_sum(cute_gemv_lib *lib, int form)
+{
+    if (!lib || form < -1 || form > 1) return false;
+    pthread_mutex_lock(&lib->lock);
+    lib->split_sum = form;
     pthread_mutex_unlock(&lib->lock);
     return true;
 }
@@ -361,7 +378,7 @@ static bool gemv_takes_mma(const cute_gemv_lib *lib, const gemv_operands *o)
 }
 
 /* the configuration, splits and K extent per split of a call (lock held) */
-static cute_gemv_config configure(cute_gemv_lib *lib, const gemv_operands *o, int64_t *splits,
+static cute_gemv_config configure(cute_gemv_lib *lib, const gemv_operands *o, bool fused, int64_t *splits,
                                   int64_t *kchunk)
 {
     cute_gemv_config cfg = {.dtype = (cute_dtype)o->A.dtype,
@@ -382,39 +399,47 @@ static cute_gemv_config configure(cute_gemv_lib *lib, const gemv_operands *o, in
     *splits = K ? ceil_div(K, *kchunk) : 1; /* K = 0: one split of nothing, y = beta y */
     cfg.split = *splits != 1;
     cfg.atomic = cfg.split && lib->nondeterministic;
-    cfg.many_splits = cfg.split && !cfg.atomic && *splits > CUTE_GEMV_FEW_SPLITS;
+    cfg.fused = fused && cfg.split && !cfg.atomic && cfg.a_major == 1 && !cfg.mma;
+    cfg.many_splits = cfg.split && !cfg.atomic && !cfg.fused && *splits > CUTE_GEMV_FEW_SPLITS;
     return cfg;
 }
 
-/* the atomic reduction's sums: M*N*L zeroed f32 (lock held) */
-static cute_status zeroed_sums(cute_gemv_lib *lib, size_t bytes, char *err, size_t n)
+/* `bytes` zeroed bytes in *buf (lock held): the atomic reduction's sums, the fused
+ * reduction's flags; *dirty: a failed call may have left them non-zero */
+static cute_status zeroed(cute_gemv_lib *lib, cute_buffer *buf, size_t *have, bool *dirty, size_t bytes, char *err,
+                          size_t n)
 {
-    if (bytes > lib->sums_bytes) lib->sums_dirty = false; /* grow() zeroes what it makes */
-    cute_status s = grow(lib, &lib->sums, &lib->sums_bytes, bytes, true, err, n);
-    if (s != CUTE_OK || !lib->sums_dirty) return s;
-    void *host = calloc(1, lib->sums_bytes);
+    if (bytes > *have) *dirty = false; /* grow() zeroes what it makes */
+    cute_status s = grow(lib, buf, have, bytes, true, err, n);
+    if (s != CUTE_OK || !*dirty) return s;
+    void *host = calloc(1, *have);
     cute_backend *b = cute_runtime_backend(lib->rt);
-    s = host ? b->vt->upload(b->self, &lib->sums, 0, host, lib->sums_bytes) : CUTE_ERR_OOM;
+    s = host ? b->vt->upload(b->self, buf, 0, host, *have) : CUTE_ERR_OOM;
     free(host);
-    if (s != CUTE_OK) return snprintf(err, n, "gemv: zeroing the sums: %s", cute_status_name(s)), s;
-    lib->sums_dirty = false;
+    if (s != CUTE_OK) return snprintf(err, n, "gemv: zeroing the workspace: %s", cute_status_name(s)), s;
+    *dirty = false;
     return CUTE_OK;
 }
 
 /* the call's arguments: the operands, the workspace (M,N,L,S), the atomic sums (M,N,L,1),
- * or (1,N,1,1) unread */
+ * or (1,N,1,1) unread; fused, the flags (argument 7) */
 static cute_status arguments(cute_gemv_lib *lib, const gemv_operands *o,
                              const cute_gemv_config *cfg, int64_t splits, int64_t kchunk,
-                             double alpha, double beta, cute_call_arg args[7], char *err, size_t n)
+                             double alpha, double beta, cute_call_arg args[8], char *err, size_t n)
 {
     int64_t M = o->A.shape[0], N = o->x.shape[1], L = o->A.shape[2];
     bool split = cfg->split;
     int64_t w[4] = {split ? M : 1, N, split ? L : 1, split && !cfg->atomic ? splits : 1};
     size_t bytes = (size_t)(w[0] * w[1] * w[2] * w[3]) * 4;
     cute_buffer *buf = cfg->atomic ? &lib->sums : &lib->ws;
-    cute_status s = cfg->atomic ? zeroed_sums(lib, bytes, err, n)
+    cute_status s = cfg->atomic ? zeroed(lib, &lib->sums, &lib->sums_bytes, &lib->sums_dirty, bytes, err, n)
                                 : grow(lib, &lib->ws, &lib->ws_bytes, bytes, false, err, n);
+    /* fused: S + 1 flags a row group (at most a row a group) */
+    int64_t nflags = M * L * (splits + 1);
+    if (s == CUTE_OK && cfg->fused)
+        s = zeroed(lib, &lib->flags, &lib->flags_bytes, &lib->flags_dirty, (size_t)nflags * 4, err, n);
     if (s != CUTE_OK) return s;
+    if (cfg->fused) args[7] = cute_call_tensor(&lib->flags, 0, CUTE_U32, 1, (int64_t[]){nflags}, (int64_t[]){1});
     args[0] = o->A, args[1] = o->x, args[2] = o->y;
     /* compact; the static mode of one vector has stride 0, as CuTe's compact layouts give it */
     int64_t ws[4] = {1, N > 1 ? w[0] : 0, w[0] * w[1], w[0] * w[1] * w[2]};
@@ -444,10 +469,13 @@ static cute_status gemv_call(cute_gemv_lib *lib, const cute_call_arg *A, const c
                             cute_dtype_name((cute_dtype)o.A.dtype), o.major ? "K" : "M", o.vec);
     if (o.A.shape[0] == 0 || o.A.shape[2] == 0) return CUTE_OK; /* nothing to write */
     int64_t splits, kchunk;
-    cute_call_arg args[7];
+    cute_call_arg args[8];
     pthread_mutex_lock(&lib->lock);
-    if (o.A.shape[1] == 0) s = zero_k(lib, &o, err, n);
-    cute_gemv_config cfg = configure(lib, &o, &splits, &kchunk);
+    int fused = lib->split_sum >= 0 ? lib->split_sum
+                                    : cute_env_choice_err("CUTEC_GEMV_SPLIT_SUM", "kernel|fused", 0, err, n);
+    if (fused < 0) s = CUTE_ERR_INVALID;
+    if (s == CUTE_OK && o.A.shape[1] == 0) s = zero_k(lib, &o, err, n);
+    cute_gemv_config cfg = configure(lib, &o, fused == 1, &splits, &kchunk);
     if (s == CUTE_OK) s = arguments(lib, &o, &cfg, splits, kchunk, alpha, beta, args, err, n);
     const fn_cache_entry *e =
         s == CUTE_OK ? fn_cache_get(&lib->fns, lib->rt, &cfg, compile_config, NULL) : NULL;
@@ -457,11 +485,11 @@ static cute_status gemv_call(cute_gemv_lib *lib, const cute_call_arg *A, const c
     pthread_mutex_unlock(&lib->lock);
     if (s != CUTE_OK) return s;
     char why[1024];
-    s = cute_call(e->fn, stream, 7, args, why, sizeof why);
+    s = cute_call(e->fn, stream, cfg.fused ? 8 : 7, args, why, sizeof why);
     if (s != CUTE_OK) snprintf(err, n, "gemv: %s", why);
-    if (s != CUTE_OK && cfg.atomic) { /* the sums may hold this call's partials */
+    if (s != CUTE_OK && (cfg.atomic || cfg.fused)) { /* the sums or flags may hold this call's */
         pthread_mutex_lock(&lib->lock);
-        lib->sums_dirty = true;
+        lib->sums_dirty |= cfg.atomic, lib->flags_dirty |= cfg.fused;
         pthread_mutex_unlock(&lib->lock);
     }
     return s;

@@ -3,6 +3,8 @@
  * second kernel, which adds the splits of each row in split order (the same bits every
  * run, whatever order the splits' blocks ran in). */
 #include "cutec/notation.h"
+#include "cutec/peer.h"
+#include "cutec/smem.h"
 #include "kernels/gemv/gemv_internal.h"
 
 cute_int gemv_splits(cute_ctx *c, cute_int K, cute_int kchunk)
@@ -21,6 +23,7 @@ gemv_host_args gemv_host_unpack(cute_ctx *c, const cute_arg *arg, int64_t rows)
                         .kchunk = arg[4].i,
                         .alpha = arg[5].f,
                         .beta = arg[6].f};
+    if (p->cfg.fused) g.flags = arg[7].tensor;
     const cute_int *e = g.mA.layout.shape.leaf; /* M, K, L */
     g.xb = gemv_broadcast_x(c, arg[1].tensor, e[0]);
     g.launch = (cute_launch_cfg){
@@ -330,10 +333,81 @@ static void gemv_reduce(cute_ctx *c, cute_tensor mY, cute_tensor mW, cute_val al
     }
 }
 
+/* the fused reduction's flags: element `i` of the u32 flags as a tensor of one */
+static cute_tensor flag_at(cute_ctx *c, cute_tensor flags, cute_int i)
+{
+    return rows_at(c, flags, i, 1);
+}
+
+cute_tensor gemv_fused_slot(cute_ctx *c, const gemv_plan *p)
+{
+    if (!p->cfg.fused) return (cute_tensor){0};
+    cute_smem_allocator A = cute_smem_allocator_new(c);
+    return cute_smem_alloc_tensor(c, &A, CUTE_I32, cute_layout_parse(cute_ctx_alg(c), "(1):(1)"), 16);
+}
+
+/* Split-K's ordered reduction in the splitting kernel (cfg.fused).  Row group g (a block's
+ * rows of one batch) has S + 1 flags from g (S + 1) on: one a split, then a counter.  Each
+ * block, its partials written, releases its split's flag (thread 0, after a barrier: st.release)
+ * and counts itself in (an atomic add); the block that counts S is the last, and only it
+ * reads the parts: each of its threads first acquires the flags of a share of the splits
+ * (ld.acquire, spinning until the release is seen; then zeroes them for the next call), a
+ * barrier, then each output (row, vector) of the group is a warp's, lane i adding splits i,
+ * i + 32, ... in order and the lanes meeting in a fixed butterfly: the same bits every run,
+ * whichever block came last.  `rows`: a block's rows; `slot`: gemv_fused_slot's. */
+void gemv_fused_end(cute_ctx *c, const gemv_plan *p, cute_tensor mY, cute_tensor mW, cute_tensor flags,
+                    cute_tensor slot, const gemv_tiles *t, int rows, cute_val alpha, cute_val beta)
+{
+    if (!p->cfg.fused) return;
+    cute_alg *a = cute_ctx_alg(c);
+    cute_int S = mW.layout.shape.leaf[3], M = mY.layout.shape.leaf[0], tid = cute_thread_idx(c, 0);
+    cute_int g = cute_add(a, cute_block_idx(c, 0), cute_mul(a, cute_grid_dim(c, 0), t->l));
+    cute_int base = cute_mul(a, g, cute_add(a, S, cute_i(1))), counter = cute_add(a, base, S);
+    cute_tuple one = cute_tuple_parse(a, "(1)");
+    cute_barrier(c); /* the block's partials are written */
+    CUTE_IF(c, cute_int_eq(c, tid, cute_i(0)))
+    {
+        cute_grid_flag_release(c, flags, cute_add(a, base, t->s), cute_i(1));
+        cute_val old = cute_val_atomic(c, cute_tensor_ptr(c, flags, counter), cute_val_int(c, CUTE_U32, 1),
+                                       CUTE_ATOMIC_ADD);
+        cute_val last = cute_val_cmp(c, CUTE_OP_EQ, old, cute_int_value(c, cute_sub(a, S, cute_i(1)), CUTE_U32));
+        cute_tensor_store(c, slot, cute_ssa_scalar(c, cute_val_cvt(c, last, CUTE_I32), one));
+    }
+    cute_barrier(c);
+    cute_val last = cute_ssa_get(c, cute_tensor_load(c, slot), 0);
+    CUTE_IF(c, cute_val_cmp(c, CUTE_OP_NE, last, cute_val_int(c, CUTE_I32, 0)))
+    {
+        CUTE_FOR_STEP(c, s, tid, S, p->threads, 1)
+        {
+            cute_int f = cute_add(a, base, s);
+            cute_grid_flag_wait(c, flags, f, cute_i(1));
+            cute_tensor_store(c, flag_at(c, flags, f), cute_ssa_fill(c, CUTE_U32, one, 0.0));
+        }
+        CUTE_IF(c, cute_int_eq(c, tid, cute_i(0)))
+        {
+            cute_tensor_store(c, flag_at(c, flags, counter), cute_ssa_fill(c, CUTE_U32, one, 0.0));
+        }
+        cute_barrier(c); /* every split's flag acquired by some thread of the block */
+        cute_int row0 = cute_mul(a, cute_block_idx(c, 0), cute_i(rows)), nvec = cute_i(p->nvec);
+        cute_int outs = cute_mul(a, cute_min(a, cute_i(rows), cute_sub(a, M, row0)), nvec);
+        CUTE_FOR_STEP(c, o, cute_warp_idx(c), outs, p->threads / 32, 1)
+        {
+            cute_int m = cute_add(a, row0, cute_div(a, o, nvec)), v = cute_mod(a, o, nvec);
+            cute_tensor acc = split_sum(c, mW, m, v, t->l, cute_lane_idx(c), 32);
+            cute_val sum = warp_sum(c, cute_ssa_get(c, cute_tensor_load(c, acc), 0));
+            cute_tensor_store(c, acc, cute_ssa_scalar(c, sum, acc.layout.shape));
+            CUTE_IF(c, cute_int_eq(c, cute_lane_idx(c), cute_i(0)))
+            {
+                reduce_end(c, p, acc, mY, mW, m, v, t->l, alpha, beta);
+            }
+        }
+    }
+}
+
 void gemv_reduce_launch(cute_ctx *c, const gemv_plan *p, cute_tensor mY, cute_tensor mW,
                         cute_host_scalar alpha, cute_host_scalar beta)
 {
-    if (!p->cfg.split) return;
+    if (!p->cfg.split || p->cfg.fused) return;
     cute_alg *a = cute_ctx_alg(c);
     cute_int M = mY.layout.shape.leaf[0], L = mY.layout.shape.leaf[2];
     cute_int N = cute_i(vector_per_block(p) ? p->nvec : 1);
