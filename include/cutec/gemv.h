@@ -84,6 +84,12 @@ typedef struct cute_gemv_config {
                             second kernel: the last block of each row group to finish (a
                             counter in global memory) adds the splits' partials in split
                             order (cute_gemv_lib_split_sum) */
+    bool skew;           /* K-major A whose rows do not all start 16-byte aligned (f32, f16,
+                            bf16; vec: 16 bytes' elements, no ring or L2 prefetch): each row as
+                            a scalar head up to its first aligned 16 bytes, 16-byte vectors and
+                            a scalar tail, a warp's rows alike in misalignment
+                            (cute_gemv_lib_unaligned_rows); not: the rows kernel with vectors
+                            as narrow as the rows' starts */
 } cute_gemv_config;
 
 #define CUTE_GEMV_MAX_AHEAD 2
@@ -148,6 +154,11 @@ void cute_gemv_lib_deterministic(cute_gemv_lib *lib, bool deterministic);
  * cores), -1 (the default) as CUTEC_GEMV_SPLIT_SUM=kernel|fused says (unset: kernel); false
  * for another value */
 bool cute_gemv_lib_split_sum(cute_gemv_lib *lib, int form);
+/* How K-major A whose rows do not all start 16-byte aligned is read by later calls: 0
+ * vectors as narrow as the rows' starts allow, 1 16-byte vectors between a scalar head and
+ * tail (cute_gemv_config.skew; f32, f16 and bf16 without the tensor cores), -1 (the default)
+ * as CUTEC_GEMV_UNALIGNED_ROWS=narrow|skew says (unset: narrow); false for another value */
+bool cute_gemv_lib_unaligned_rows(cute_gemv_lib *lib, int form);
 /* The tensor-core form from `vectors` vectors on for later calls (1 to
  * CUTE_GEMV_MAX_VECTORS + 1; CUTE_GEMV_MMA_FROM by default): false for another count */
 bool cute_gemv_lib_mma_from(cute_gemv_lib *lib, int vectors);

@@ -22,6 +22,7 @@ typedef struct gemv_opts {
     int vectors; /* 0: cutec_gemv; else cutec_gemv_vectors with N of them */
     int sf_vec;  /* nvfp4 (16) or mxfp8 (32): cutec_gemv_blockscaled; else 0 */
     bool atomic; /* --reduction atomic: split-K's non-deterministic reduction */
+    int unaligned; /* --unaligned narrow|skew: K-major rows not 16-byte aligned (-1: the library's) */
     int split_sum; /* --reduction ordered|fused: the ordered one in a second kernel (0) or the
                       splitting kernel (1); -1: the library's (CUTEC_GEMV_SPLIT_SUM) */
     int mma_from; /* --mma-from: the tensor-core form from this many vectors on */
@@ -50,7 +51,7 @@ static int usage(const char *cmd)
         "         [--shape MxK] [--batch L] [--layout rows|cols] [--vectors N] [--splits N]\n"
         "         [--reduction ordered|atomic|fused] [--mma-from N] [--l2-prefetch D] [--iters N]\n"
         "         [--tile-at-a-time 0|1] [--smem-stages 0|2..8] [--ahead 1|2] [--scale-rows plain|tiled]\n"
-        "         [--fma-decode 0|1] [--warp-rows 4|8] [--forms F,...]\n"
+        "         [--fma-decode 0|1] [--warp-rows 4|8] [--forms F,...] [--unaligned narrow|skew]\n"
         "         [--emit ir|cuda|ptx|sass|time] [--arch sm_80|sm_90a|sm_100a] [--backend cuda|interp]\n"
         "  y(M,L) = 1.5 A(M,K,L) x(K,L) - 0.5 y; rows: A row-major (K contiguous), cols: "
         "column-major;\n"
@@ -107,6 +108,8 @@ static bool option(gemv_opts *o, const char *k, const char *v, bool *out_given, 
         ok = cli_int(v, 0, CUTE_GEMV_MAX_FMA_DECODE, &x, why, n), o->fma_decode = (int)x;
     else if (!strcmp(k, "--warp-rows"))
         ok = cli_int(v, 4, 8, &x, why, n) && (x == 4 || x == 8), o->warp_rows = (int)x;
+    else if (!strcmp(k, "--unaligned"))
+        ok = !strcmp(v, "narrow") || !strcmp(v, "skew"), o->unaligned = !strcmp(v, "skew");
     else if (!strcmp(k, "--forms"))
         o->forms = v;
     else if (!strcmp(k, "--reduction")) {
@@ -133,7 +136,7 @@ static int parse(int argc, char **argv, gemv_opts *o)
     memset(o, 0, sizeof *o);
     o->dtype = CUTE_BF16, o->M = o->K = 8192, o->L = 1, o->major = 1, o->iters = 20;
     o->mma_from = CUTE_GEMV_MMA_FROM;
-    o->smem_stages = -1, o->scale_rows = -1, o->fma_decode = -1, o->split_sum = -1;
+    o->smem_stages = -1, o->scale_rows = -1, o->fma_decode = -1, o->split_sum = -1, o->unaligned = -1;
     bool out_given = false;
     if (argc < 2 || strcmp(argv[1], "gemv") != 0) return usage(argv[0]);
     for (int i = 2; i < argc; i += 2) {
@@ -188,6 +191,8 @@ static int emit(const gemv_opts *o)
         cfg.warp_rows = o->warp_rows;
     cfg.fma_decode = o->sf_vec == 16 && o->fma_decode > 0 ? o->fma_decode : 0;
     cfg.fused = o->split_sum == 1 && cfg.split && o->major && !cfg.mma && !o->sf_vec;
+    if (o->unaligned == 1 && o->major && !cfg.mma && !o->sf_vec && o->dtype != CUTE_E4M3)
+        cfg.skew = true, cfg.smem_stages = 0, cfg.l2_prefetch = 0; /* (compile: the form alone) */
     cli_clock t0 = cli_clock_now();
     const cute_fn *f = cute_gemv_compile(rt, &cfg, err, sizeof err);
     int rc = f ? cli_emit_kernel(f, o->emit, o->arch, cli_clock_since(t0)) : CLI_FAIL;
@@ -392,6 +397,7 @@ static void describe(const problem *p, const gemv_opts *o, char *buf, size_t n)
     cute_gemv_lib_last(p->lib, &cfg, &splits);
     const char *kind = o->sf_vec == 16   ? "nvfp4"
                        : o->sf_vec == 32 ? "mxfp8"
+                       : cfg.skew        ? "skew"
                        : cfg.mma         ? "mma"
                        : o->major        ? "rows"
                                          : "cols";
@@ -436,6 +442,7 @@ static int run(const gemv_opts *o)
     cute_gemv_lib_fma_decode(p.lib, o->fma_decode);
     cute_gemv_lib_warp_rows(p.lib, o->warp_rows);
     cute_gemv_lib_split_sum(p.lib, o->split_sum);
+    cute_gemv_lib_unaligned_rows(p.lib, o->unaligned);
     int64_t bad = -1;
     double ms = problem_make(&p, o) ? run_one(&p, o, &bad) : -1;
     char what[160];
@@ -542,6 +549,7 @@ static int bench(const gemv_opts *base, bool shape_given)
     cute_gemv_lib_fma_decode(lib, base->fma_decode);
     cute_gemv_lib_warp_rows(lib, base->warp_rows);
     cute_gemv_lib_split_sum(lib, base->split_sum);
+    cute_gemv_lib_unaligned_rows(lib, base->unaligned);
     int rc = CLI_OK;
     for (int s = 0; s < (shape_given ? 1 : 3); s++) {
         gemv_opts o = *base;

@@ -51,6 +51,9 @@ static inline int gemv_nvec(const cute_gemv_config *cfg)
 /* K-major A: a warp per row (rows.c); M-major A: a thread per vector of rows (cols.c) */
 void gemv_rows_host(cute_ctx *c, const cute_arg *arg);
 void gemv_cols_host(cute_ctx *c, const cute_arg *arg);
+/* K-major A whose rows start anywhere: 16-byte vectors between a scalar head and tail
+ * (skew.c, cfg.skew) */
+void gemv_skew_host(cute_ctx *c, const cute_arg *arg);
 /* block-scaled (NVFP4, MXFP8) K-major A: the rows kernel's body with scales (blockscaled.c) */
 void gemv_blockscaled_host(cute_ctx *c, const cute_arg *arg);
 /* many vectors through mma.sync (mma.c): the plan's tiles and TiledMMA, and the host */

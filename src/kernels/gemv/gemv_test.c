@@ -318,6 +318,43 @@ static void fused_cases(cute_runtime *rt)
     cute_gemv_lib_free(lib);
 }
 
+/* K-major rows that do not all start 16-byte aligned read through 16-byte vectors between a
+ * scalar head and tail (CUTEC_GEMV_UNALIGNED_ROWS=skew): odd and prime K (every row's head
+ * another length), a leading dimension whose rows all share one misalignment and an offset
+ * that leaves none aligned, rows shorter than a vector, M and N of 1 to 8 and past a block's
+ * rows, split-K (its reduction in a second kernel and in the same one), y poisoned (beta 0).
+ * The interpreter checks each 16-byte load is aligned.  Rows that all start aligned keep the
+ * rows kernel. */
+static void skew_cases(cute_runtime *rt)
+{
+    cute_gemv_lib *lib = cute_gemv_lib_new(rt);
+    CHECK(cute_gemv_lib_unaligned_rows(lib, 1) && !cute_gemv_lib_unaligned_rows(lib, 2), "unaligned_rows: -1, 0, 1");
+    static const gemv_case cases[] = {
+        {CUTE_BF16, CUTE_BF16, 37, 1009, 1, 1, 0, 1, 0, 0, 0, 3},
+        {CUTE_F32, CUTE_F32, 5, 331, 2, 1, 0, 1, 4, 2, -0.5, 1},
+        {CUTE_F16, CUTE_F32, 8, 1000, 1, 1, 0, 1, 2, 0, 0, 8},
+        {CUTE_BF16, CUTE_F32, 1, 13, 1, 1, 0, 1, 2, 0, 0.5, 2},
+        {CUTE_F16, CUTE_F16, 7, 20, 1, 1, 3, 1, 0, 0, 0, 0},
+        {CUTE_BF16, CUTE_BF16, 6, 2111, 1, 1, 0, 1, 2, 3, 0, 0},
+    };
+    for (int fused = 0; fused < 2; fused++) {
+        cute_gemv_lib_split_sum(lib, fused);
+        for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+            if (fused && cases[i].splits < 2) continue;
+            run_case(rt, lib, &cases[i]);
+            cute_gemv_config cfg;
+            cute_gemv_lib_last(lib, &cfg, NULL);
+            CHECK(cfg.skew && cfg.vec * cute_dtype_bytes(cfg.dtype) == 16 && cfg.fused == (fused && cfg.split),
+                  "skew case %zu ran skew (fused %d)", i, fused);
+        }
+    }
+    run_case(rt, lib, &(gemv_case){CUTE_BF16, CUTE_BF16, 9, 1024, 1, 1, 0, 1, 0, 0, 0, 2});
+    cute_gemv_config cfg;
+    cute_gemv_lib_last(lib, &cfg, NULL);
+    CHECK(!cfg.skew, "rows 16-byte aligned: the rows kernel");
+    cute_gemv_lib_free(lib);
+}
+
 /* a call expected to be refused: INVALID, and `word` in the message */
 static void refused(cute_gemv_lib *lib, const char *what, const cute_call_arg *A,
                     const cute_call_arg *x, const cute_call_arg *y, double beta, const char *word)
@@ -559,6 +596,7 @@ int main(void)
     results(rt);
     ring_cases(rt);
     fused_cases(rt);
+    skew_cases(rt);
     machine_code(rt);
     mma_code(rt);
     skinny(rt);

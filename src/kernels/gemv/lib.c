@@ -38,6 +38,7 @@ struct cute_gemv_lib {
     size_t sums_bytes;
     bool sums_dirty;      /* a failed call may have left sums behind: zero them again */
     int split_sum;        /* cute_gemv_lib_split_sum */
+    int unaligned_rows;   /* cute_gemv_lib_unaligned_rows */
     cute_buffer flags;    /* the fused reduction's flags and counters, zero between calls */
     size_t flags_bytes;
     bool flags_dirty; /* as sums_dirty */
@@ -56,7 +57,7 @@ static bool same_config(const void *x, const void *y)
            a->tile_at_a_time == b->tile_at_a_time && a->smem_stages == b->smem_stages &&
            gemv_ahead(a) == gemv_ahead(b) && a->scale_rows_tiled == b->scale_rows_tiled &&
            a->fma_decode == b->fma_decode && gemv_rows_a_warp(a) == gemv_rows_a_warp(b) &&
-           a->fused == b->fused;
+           a->fused == b->fused && a->skew == b->skew;
 }
 
 /* fn_cache_compile for cute_gemv_config keys */
@@ -77,6 +78,7 @@ cute_gemv_lib *cute_gemv_lib_new(cute_runtime *rt)
     lib->scale_rows = -1;
     lib->fma_decode = -1;
     lib->split_sum = -1;
+    lib->unaligned_rows = -1;
     fn_cache_init(&lib->fns, sizeof(cute_gemv_config), same_config);
     pthread_mutex_init(&lib->lock, NULL);
     return lib;
@@ -111,6 +113,15 @@ bool cute_gemv_lib_split_sum(cute_gemv_lib *lib, int form)
     if (!lib || form < -1 || form > 1) return false;
     pthread_mutex_lock(&lib->lock);
     lib->split_sum = form;
+    pthread_mutex_unlock(&lib->lock);
+    return true;
+}
+
+bool cute_gemv_lib_unaligned_rows(cute_gemv_lib *lib, int form)
+{
+    if (!lib || form < -1 || form > 1) return false;
+    pthread_mutex_lock(&lib->lock);
+    lib->unaligned_rows = form;
     pthread_mutex_unlock(&lib->lock);
     return true;
 }
@@ -378,8 +389,16 @@ static bool gemv_takes_mma(const cute_gemv_lib *lib, const gemv_operands *o)
 }
 
 /* the configuration, splits and K extent per split of a call (lock held) */
-static cute_gemv_config configure(cute_gemv_lib *lib, const gemv_operands *o, bool fused, int64_t *splits,
-                                  int64_t *kchunk)
+/* K-major A of f32, f16 or bf16 whose rows' starts allow narrower vectors than 16 bytes
+ * (the skew form's operands) */
+static bool skew_able(const gemv_operands *o)
+{
+    cute_dtype d = (cute_dtype)o->A.dtype;
+    return o->major == 1 && (d == CUTE_F32 || d == CUTE_F16 || d == CUTE_BF16) && o->vec * cute_dtype_bytes(d) < 16;
+}
+
+static cute_gemv_config configure(cute_gemv_lib *lib, const gemv_operands *o, bool fused, bool skew,
+                                  int64_t *splits, int64_t *kchunk)
 {
     cute_gemv_config cfg = {.dtype = (cute_dtype)o->A.dtype,
                             .y_dtype = (cute_dtype)o->y.dtype,
@@ -388,9 +407,11 @@ static cute_gemv_config configure(cute_gemv_lib *lib, const gemv_operands *o, bo
                             .vectors = (int)o->x.shape[1],
                             .mma = gemv_takes_mma(lib, o),
                             .l2_prefetch = o->major == 1 ? lib->l2_prefetch : 0};
+    if (skew && skew_able(o)) /* 16-byte vectors between a scalar head and tail, no ring */
+        cfg.skew = true, cfg.vec = 16 / cute_dtype_bytes(cfg.dtype), cfg.l2_prefetch = 0;
     int arch = cute_runtime_target_arch(lib->rt); /* the ring: asked for or the library's, where cp.async runs */
     int stages = lib->smem_stages < 0 ? cute_gemv_ring_default(&cfg) : lib->smem_stages;
-    if (stages > 0 && (!arch || arch >= 80) && cute_gemv_ring_able(&cfg)) cfg.smem_stages = stages;
+    if (stages > 0 && (!arch || arch >= 80) && cute_gemv_ring_able(&cfg) && !cfg.skew) cfg.smem_stages = stages;
     int64_t K = o->A.shape[1], tk = cute_gemv_k_tile(&cfg);
     int64_t s = lib->splits ? lib->splits : choose_splits(o, &cfg, sm_count(lib->rt));
     int64_t tiles = ceil_div(K, tk);
@@ -425,7 +446,7 @@ static cute_status zeroed(cute_gemv_lib *lib, cute_buffer *buf, size_t *have, bo
  * or (1,N,1,1) unread; fused, the flags (argument 7) */
 static cute_status arguments(cute_gemv_lib *lib, const gemv_operands *o,
                              const cute_gemv_config *cfg, int64_t splits, int64_t kchunk,
-                             double alpha, double beta, cute_call_arg args[8], char *err, size_t n)
+                             double alpha, double beta, cute_call_arg args[9], char *err, size_t n)
 {
     int64_t M = o->A.shape[0], N = o->x.shape[1], L = o->A.shape[2];
     bool split = cfg->split;
@@ -440,6 +461,10 @@ static cute_status arguments(cute_gemv_lib *lib, const gemv_operands *o,
         s = zeroed(lib, &lib->flags, &lib->flags_bytes, &lib->flags_dirty, (size_t)nflags * 4, err, n);
     if (s != CUTE_OK) return s;
     if (cfg->fused) args[7] = cute_call_tensor(&lib->flags, 0, CUTE_U32, 1, (int64_t[]){nflags}, (int64_t[]){1});
+    if (cfg->skew) { /* A[0,0,0]'s misalignment, in elements */
+        uintptr_t at = (uintptr_t)o->A.buf->ptr + o->A.offset;
+        args[7 + cfg->fused] = cute_call_int((int64_t)(at % 16 / (uintptr_t)cute_dtype_bytes(cfg->dtype)));
+    }
     args[0] = o->A, args[1] = o->x, args[2] = o->y;
     /* compact; the static mode of one vector has stride 0, as CuTe's compact layouts give it */
     int64_t ws[4] = {1, N > 1 ? w[0] : 0, w[0] * w[1], w[0] * w[1] * w[2]};
@@ -469,13 +494,16 @@ static cute_status gemv_call(cute_gemv_lib *lib, const cute_call_arg *A, const c
                             cute_dtype_name((cute_dtype)o.A.dtype), o.major ? "K" : "M", o.vec);
     if (o.A.shape[0] == 0 || o.A.shape[2] == 0) return CUTE_OK; /* nothing to write */
     int64_t splits, kchunk;
-    cute_call_arg args[8];
+    cute_call_arg args[9];
     pthread_mutex_lock(&lib->lock);
     int fused = lib->split_sum >= 0 ? lib->split_sum
                                     : cute_env_choice_err("CUTEC_GEMV_SPLIT_SUM", "kernel|fused", 0, err, n);
-    if (fused < 0) s = CUTE_ERR_INVALID;
+    int skew = lib->unaligned_rows >= 0 || fused < 0
+                   ? lib->unaligned_rows
+                   : cute_env_choice_err("CUTEC_GEMV_UNALIGNED_ROWS", "narrow|skew", 0, err, n);
+    if (fused < 0 || skew < 0) s = CUTE_ERR_INVALID;
     if (s == CUTE_OK && o.A.shape[1] == 0) s = zero_k(lib, &o, err, n);
-    cute_gemv_config cfg = configure(lib, &o, fused == 1, &splits, &kchunk);
+    cute_gemv_config cfg = configure(lib, &o, fused == 1, skew == 1, &splits, &kchunk);
     if (s == CUTE_OK) s = arguments(lib, &o, &cfg, splits, kchunk, alpha, beta, args, err, n);
     const fn_cache_entry *e =
         s == CUTE_OK ? fn_cache_get(&lib->fns, lib->rt, &cfg, compile_config, NULL) : NULL;
@@ -485,7 +513,7 @@ static cute_status gemv_call(cute_gemv_lib *lib, const cute_call_arg *A, const c
     pthread_mutex_unlock(&lib->lock);
     if (s != CUTE_OK) return s;
     char why[1024];
-    s = cute_call(e->fn, stream, cfg.fused ? 8 : 7, args, why, sizeof why);
+    s = cute_call(e->fn, stream, 7 + cfg.fused + cfg.skew, args, why, sizeof why);
     if (s != CUTE_OK) snprintf(err, n, "gemv: %s", why);
     if (s != CUTE_OK && (cfg.atomic || cfg.fused)) { /* the sums or flags may hold this call's */
         pthread_mutex_lock(&lib->lock);
