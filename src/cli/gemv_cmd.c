@@ -60,7 +60,8 @@ static int usage(const char *cmd)
         "  nvfp4: e2m1 A and x with a ue4m3 scale per 16 (seed 001); mxfp8: e4m3 with ue8m0 per "
         "32\n"
         "  bench --forms lib,2/4,1/8,ring4: forms on one problem, each a row: the library's,\n"
-        "    NVFP4's register forms (k-tiles ahead/rows a warp), a ring of N stages\n",
+        "    NVFP4's register forms (k-tiles ahead/rows a warp), a ring of N stages; narrow, fused,\n"
+        "    skew, skewfused: rows not 16-byte aligned read narrow or skewed, split-K's sum fused\n",
         cmd);
     return CLI_USAGE;
 }
@@ -477,20 +478,35 @@ static bool bench_row(problem *p, const gemv_opts *o)
     return ms >= 0 && bad == 0;
 }
 
+/* whether s starts with the word w, then a comma or its end */
+static bool form_word(const char *s, const char *w)
+{
+    size_t n = strlen(w);
+    return !strncmp(s, w, n) && (s[n] == ',' || !s[n]);
+}
+
 /* a --forms form set on the library: "lib" (the library's choice), "A/R" (NVFP4's register
- * form, A k-tiles ahead, R rows a warp), "ringN" (a ring of N stages); the characters it took
- * in *used, or false */
+ * form, A k-tiles ahead, R rows a warp), "ringN" (a ring of N stages), "narrow", "fused",
+ * "skew", "skewfused" (K-major rows not 16-byte aligned read narrow or skewed, split-K's
+ * reduction in a second kernel or fused); the characters it took in *used, or false */
 static bool set_form(cute_gemv_lib *lib, const gemv_opts *o, const char *s, gemv_opts *f, int *used)
 {
-    int ahead = 0, rows = 0, stages = o->smem_stages;
+    int ahead = 0, rows = 0, stages = o->smem_stages, skew = o->unaligned, sum = o->split_sum;
+    static const char *const skinny[] = {"narrow", "fused", "skew", "skewfused"};
     *used = 0;
-    if (!strncmp(s, "lib", 3) && (s[3] == ',' || !s[3]))
+    for (int i = 0; i < 4 && !*used; i++)
+        if (form_word(s, skinny[i])) *used = (int)strlen(skinny[i]), skew = i / 2, sum = i % 2;
+    if (*used)
+        ;
+    else if (form_word(s, "lib"))
         *used = 3, stages = -1;
     else if (sscanf(s, "ring%d%n", &stages, used) != 1 && sscanf(s, "%d/%d%n", &ahead, &rows, used) != 2)
         return false;
     if (s[*used] != ',' && s[*used]) return false;
-    f->ahead = ahead, f->warp_rows = rows, f->smem_stages = stages;
-    return cute_gemv_lib_ahead(lib, ahead) && cute_gemv_lib_warp_rows(lib, rows) && cute_gemv_lib_smem_stages(lib, stages);
+    f->ahead = ahead, f->warp_rows = rows, f->smem_stages = stages, f->unaligned = skew, f->split_sum = sum;
+    return cute_gemv_lib_ahead(lib, ahead) && cute_gemv_lib_warp_rows(lib, rows) &&
+           cute_gemv_lib_smem_stages(lib, stages) && cute_gemv_lib_unaligned_rows(lib, skew) &&
+           cute_gemv_lib_split_sum(lib, sum);
 }
 
 /* --forms: each form a row on the one problem (y as made before each form's checked call; a
@@ -503,7 +519,8 @@ static bool bench_forms(problem *p, const gemv_opts *o)
     for (const char *s = o->forms; *s;) {
         int used = 0;
         if (!set_form(p->lib, o, s, &f, &used)) {
-            printf("cutec bench gemv: --forms %s: a form is lib, ahead/rows (1,2/4,8) or ringN\n", o->forms);
+            printf("cutec bench gemv: --forms %s: a form is lib, ahead/rows (1,2/4,8), ringN, narrow, fused, skew or "
+                   "skewfused\n", o->forms);
             return false;
         }
         p->checked = false;

@@ -283,6 +283,7 @@ static void fused_cases(cute_runtime *rt)
         {CUTE_F32, CUTE_F32, 3, 1009, 1, 1, 0, 1, 0, 2, -0.5, 0},
         {CUTE_F16, CUTE_F32, 8, 1009, 2, 1, 0, 1, 2, 4, 0, 2},
         {CUTE_BF16, CUTE_F32, 7, 2048, 1, 1, 0, 1, 0, 2, 0.5, 1},
+        {CUTE_F32, CUTE_BF16, 6, 1013, 1, 1, 0, 1, 0, 3, 0, 5},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         uint64_t from = seed, h[2];

@@ -414,6 +414,9 @@ static cute_gemv_config configure(cute_gemv_lib *lib, const gemv_operands *o, bo
     if (stages > 0 && (!arch || arch >= 80) && cute_gemv_ring_able(&cfg) && !cfg.skew) cfg.smem_stages = stages;
     int64_t K = o->A.shape[1], tk = cute_gemv_k_tile(&cfg);
     int64_t s = lib->splits ? lib->splits : choose_splits(o, &cfg, sm_count(lib->rt));
+    /* the fused reduction's last block reads every split's parts: at most two splits an SM */
+    if (!lib->splits && fused && o->major == 1 && !cfg.mma && s > 2 * (int64_t)sm_count(lib->rt))
+        s = 2 * (int64_t)sm_count(lib->rt);
     int64_t tiles = ceil_div(K, tk);
     if (s > tiles) s = tiles;
     *kchunk = tiles ? ceil_div(tiles, s ? s : 1) * tk : tk;

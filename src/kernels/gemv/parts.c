@@ -339,22 +339,77 @@ static cute_tensor flag_at(cute_ctx *c, cute_tensor flags, cute_int i)
     return rows_at(c, flags, i, 1);
 }
 
+/* the outputs (row, vector) the last block of a group adds at once: a thread's sums of its
+ * splits, one a register each */
+#define FUSED_CHUNK 16
+
 cute_tensor gemv_fused_slot(cute_ctx *c, const gemv_plan *p)
 {
     if (!p->cfg.fused) return (cute_tensor){0};
     cute_smem_allocator A = cute_smem_allocator_new(c);
-    return cute_smem_alloc_tensor(c, &A, CUTE_I32, cute_layout_parse(cute_ctx_alg(c), "(1):(1)"), 16);
+    int n = 1 + p->threads / 32 * FUSED_CHUNK; /* the block's verdict, then the warps' sums */
+    return cute_smem_alloc_tensor(c, &A, CUTE_F32, cute_layout_fmt(cute_ctx_alg(c), "(%d):(1)", n), 16);
+}
+
+/* Outputs o0 .. o0 + n - 1 of the last block's group (o = r nvec + v: row row0 + r, vector
+ * v; `outs` of them in A), each the sum over its S splits: thread t adds its splits t, t +
+ * threads, ... in order (those whose flags it acquired), then the warp's lanes meet in a
+ * fixed butterfly, then thread j adds the warps' sums of output o0 + j in warp order and
+ * finishes it (y = alpha sum + beta y). */
+static void fused_chunk(cute_ctx *c, const gemv_plan *p, cute_tensor mY, cute_tensor mW, cute_tensor red,
+                        cute_int row0, cute_int outs, int o0, int n, cute_int l, cute_val alpha, cute_val beta)
+{
+    cute_alg *a = cute_ctx_alg(c);
+    cute_int S = mW.layout.shape.leaf[3], M = mY.layout.shape.leaf[0], tid = cute_thread_idx(c, 0);
+    int warps = p->threads / 32;
+    cute_tuple one = cute_tuple_parse(a, "(1)");
+    cute_tensor part = cute_make_rmem_tensor(c, CUTE_F32, cute_layout_fmt(a, "(%d):(1)", n));
+    cute_clear(c, part);
+    CUTE_FOR_STEP(c, s, tid, S, p->threads, 2)
+    {
+        for (int j = 0; j < n; j++) {
+            int o = o0 + j;
+            cute_int m = cute_add(a, row0, cute_i(o / p->nvec));
+            cute_tensor w = rows_at(c, CUTE_SLICE(c, mW, CUTE_ALL, o % p->nvec, l, s), m, 1);
+            cute_ssa in = cute_ssa_scalar(c, cute_val_binop(c, CUTE_OP_AND, cute_int_lt(c, m, M),
+                                                              cute_int_lt(c, cute_i(o), outs)), one);
+            cute_tensor pj = rows_at(c, part, cute_i(j), 1);
+            cute_tensor_store(c, pj, cute_ssa_binop(c, CUTE_OP_ADD, cute_tensor_load(c, pj),
+                                                    cute_tensor_load_if(c, w, in, 0.0)));
+        }
+    }
+    cute_ssa sums = cute_tensor_load(c, part);
+    for (int j = 0; j < n; j++) {
+        cute_val sum = warp_sum(c, cute_ssa_get(c, sums, j));
+        CUTE_IF(c, cute_int_eq(c, cute_lane_idx(c), cute_i(0)))
+        {
+            cute_tensor r = rows_at(c, red, cute_add(a, cute_mul(a, cute_warp_idx(c), cute_i(FUSED_CHUNK)), cute_i(j)), 1);
+            cute_tensor_store(c, r, cute_ssa_scalar(c, sum, one));
+        }
+    }
+    cute_barrier(c);
+    CUTE_IF(c, cute_int_lt(c, tid, cute_min(a, cute_i(n), cute_sub(a, outs, cute_i(o0)))))
+    {
+        cute_tensor acc = cute_make_rmem_tensor(c, CUTE_F32, cute_layout_parse(a, "(1):(1)"));
+        cute_tensor_store(c, acc, cute_tensor_load(c, rows_at(c, red, tid, 1)));
+        for (int w = 1; w < warps; w++)
+            cute_tensor_store(c, acc, cute_ssa_binop(c, CUTE_OP_ADD, cute_tensor_load(c, acc),
+                                                     cute_tensor_load(c, rows_at(c, red, cute_add(a, tid, cute_i(w * FUSED_CHUNK)), 1))));
+        cute_int o = cute_add(a, tid, cute_i(o0)), nv = cute_i(p->nvec);
+        reduce_end(c, p, acc, mY, mW, cute_add(a, row0, cute_div(a, o, nv)), cute_mod(a, o, nv), l, alpha, beta);
+    }
+    cute_barrier(c); /* red is read before the next chunk writes it */
 }
 
 /* Split-K's ordered reduction in the splitting kernel (cfg.fused).  Row group g (a block's
  * rows of one batch) has S + 1 flags from g (S + 1) on: one a split, then a counter.  Each
  * block, its partials written, releases its split's flag (thread 0, after a barrier: st.release)
  * and counts itself in (an atomic add); the block that counts S is the last, and only it
- * reads the parts: each of its threads first acquires the flags of a share of the splits
- * (ld.acquire, spinning until the release is seen; then zeroes them for the next call), a
- * barrier, then each output (row, vector) of the group is a warp's, lane i adding splits i,
- * i + 32, ... in order and the lanes meeting in a fixed butterfly: the same bits every run,
- * whichever block came last.  `rows`: a block's rows; `slot`: gemv_fused_slot's. */
+ * reads the parts: each of its threads acquires the flags of its share of the splits (t, t +
+ * threads, ...: ld.acquire, spinning until the release is seen; then zeroes them for the next
+ * call) and reads those splits' parts only, FUSED_CHUNK outputs at a time (fused_chunk): the
+ * same bits every run, whichever block came last.  `rows`: a block's rows (contiguous from
+ * block index 0 times rows); `slot`: gemv_fused_slot's. */
 void gemv_fused_end(cute_ctx *c, const gemv_plan *p, cute_tensor mY, cute_tensor mW, cute_tensor flags,
                     cute_tensor slot, const gemv_tiles *t, int rows, cute_val alpha, cute_val beta)
 {
@@ -364,6 +419,7 @@ void gemv_fused_end(cute_ctx *c, const gemv_plan *p, cute_tensor mY, cute_tensor
     cute_int g = cute_add(a, cute_block_idx(c, 0), cute_mul(a, cute_grid_dim(c, 0), t->l));
     cute_int base = cute_mul(a, g, cute_add(a, S, cute_i(1))), counter = cute_add(a, base, S);
     cute_tuple one = cute_tuple_parse(a, "(1)");
+    cute_tensor verdict = rows_at(c, slot, cute_i(0), 1), red = cute_tensor_domain_offset(c, slot, CUTE_CRD(1));
     cute_barrier(c); /* the block's partials are written */
     CUTE_IF(c, cute_int_eq(c, tid, cute_i(0)))
     {
@@ -371,11 +427,11 @@ void gemv_fused_end(cute_ctx *c, const gemv_plan *p, cute_tensor mY, cute_tensor
         cute_val old = cute_val_atomic(c, cute_tensor_ptr(c, flags, counter), cute_val_int(c, CUTE_U32, 1),
                                        CUTE_ATOMIC_ADD);
         cute_val last = cute_val_cmp(c, CUTE_OP_EQ, old, cute_int_value(c, cute_sub(a, S, cute_i(1)), CUTE_U32));
-        cute_tensor_store(c, slot, cute_ssa_scalar(c, cute_val_cvt(c, last, CUTE_I32), one));
+        cute_tensor_store(c, verdict, cute_ssa_scalar(c, cute_val_cvt(c, last, CUTE_F32), one));
     }
     cute_barrier(c);
-    cute_val last = cute_ssa_get(c, cute_tensor_load(c, slot), 0);
-    CUTE_IF(c, cute_val_cmp(c, CUTE_OP_NE, last, cute_val_int(c, CUTE_I32, 0)))
+    cute_val last = cute_ssa_get(c, cute_tensor_load(c, verdict), 0);
+    CUTE_IF(c, cute_val_cmp(c, CUTE_OP_NE, last, cute_val_const(c, CUTE_F32, 0.0)))
     {
         CUTE_FOR_STEP(c, s, tid, S, p->threads, 1)
         {
@@ -387,18 +443,13 @@ void gemv_fused_end(cute_ctx *c, const gemv_plan *p, cute_tensor mY, cute_tensor
         {
             cute_tensor_store(c, flag_at(c, flags, counter), cute_ssa_fill(c, CUTE_U32, one, 0.0));
         }
-        cute_barrier(c); /* every split's flag acquired by some thread of the block */
-        cute_int row0 = cute_mul(a, cute_block_idx(c, 0), cute_i(rows)), nvec = cute_i(p->nvec);
-        cute_int outs = cute_mul(a, cute_min(a, cute_i(rows), cute_sub(a, M, row0)), nvec);
-        CUTE_FOR_STEP(c, o, cute_warp_idx(c), outs, p->threads / 32, 1)
-        {
-            cute_int m = cute_add(a, row0, cute_div(a, o, nvec)), v = cute_mod(a, o, nvec);
-            cute_tensor acc = split_sum(c, mW, m, v, t->l, cute_lane_idx(c), 32);
-            cute_val sum = warp_sum(c, cute_ssa_get(c, cute_tensor_load(c, acc), 0));
-            cute_tensor_store(c, acc, cute_ssa_scalar(c, sum, acc.layout.shape));
-            CUTE_IF(c, cute_int_eq(c, cute_lane_idx(c), cute_i(0)))
+        cute_int row0 = cute_mul(a, cute_block_idx(c, 0), cute_i(rows));
+        cute_int outs = cute_mul(a, cute_min(a, cute_i(rows), cute_sub(a, M, row0)), cute_i(p->nvec));
+        for (int o0 = 0; o0 < rows * p->nvec; o0 += FUSED_CHUNK) {
+            int n = rows * p->nvec - o0 < FUSED_CHUNK ? rows * p->nvec - o0 : FUSED_CHUNK;
+            CUTE_IF(c, cute_int_lt(c, cute_i(o0), outs))
             {
-                reduce_end(c, p, acc, mY, mW, m, v, t->l, alpha, beta);
+                fused_chunk(c, p, mY, mW, red, row0, outs, o0, n, t->l, alpha, beta);
             }
         }
     }
