@@ -273,7 +273,8 @@ static void ring_cases(cute_runtime *rt)
  * last block of each row group adds the parts.  Prime K (so vectors of one element), M and
  * N of 1 to 8, a few splits and 33 (a warp's lanes over them), batches (a group a batch),
  * y poisoned (beta 0); each case twice on the same inputs, the same bits (whichever block
- * came last), and once more after a call with fewer splits (the flags were left zero). */
+ * came last), and once more after a call with fewer splits (the flags were left zero); a bad
+ * CUTEC_GEMV_SPLIT_SUM or CUTEC_GEMV_UNALIGNED_ROWS refused by name. */
 static void fused_cases(cute_runtime *rt)
 {
     cute_gemv_lib *lib = cute_gemv_lib_new(rt);
@@ -315,6 +316,11 @@ static void fused_cases(cute_runtime *rt)
               strstr(err, "CUTEC_GEMV_SPLIT_SUM=fuse"),
           "a bad CUTEC_GEMV_SPLIT_SUM refused by name: %s", err);
     unsetenv("CUTEC_GEMV_SPLIT_SUM");
+    setenv("CUTEC_GEMV_UNALIGNED_ROWS", "vector", 1);
+    CHECK(cutec_gemv(lib, &A.arg, &x.arg, &y.arg, 1, 0, NULL, err, sizeof err) == CUTE_ERR_INVALID &&
+              strstr(err, "CUTEC_GEMV_UNALIGNED_ROWS=vector"),
+          "a bad CUTEC_GEMV_UNALIGNED_ROWS refused by name: %s", err);
+    unsetenv("CUTEC_GEMV_UNALIGNED_ROWS");
     drop(b, &A), drop(b, &x), drop(b, &y);
     cute_gemv_lib_free(lib);
 }
