@@ -18,10 +18,11 @@
 # latency-bound, and 70% of ITS rate is the mark (docs/gemv.md).
 # Order: the GEMV tests, `cutec run gemv` of each form on the GPU against float64 (odd and
 # prime K, many splits, the real shapes), `cutec run gemm` of both shapes through cutec_gemm's
-# AUTO routing by default and under both forms' variables (checked against float64), then `cutec bench gemv
+# AUTO routing under both forms' variables (checked against float64; the default's figures are
+# scripts/device-skinny.sh's), then `cutec bench gemv
 # --forms` on both shapes and dtypes in two turns, then 8192x8192 with 1, 2, 4 and 8 vectors
 # (narrow against skewfused: neither form applies there, so this is the noise and the absolute
-# figures against earlier passes), then 3x5x100000 at 66, 132 and 391 forced splits (for the
+# figures against earlier passes), then 3x5x100000 at 132 forced splits and the second kernel's count (for the
 # fused form's split count: not in the rule), nothing past $BUDGET (85) s (a guard not measured keeps both
 # forms opt-in).
 # The rule (points of the copy, each form's mean over the turns):
@@ -64,7 +65,7 @@ ge() { awk -v a="$1" -v b="$2" 'BEGIN { exit !(a != "" && a >= b) }'; }
         echo "decides: skew: keep opt-in (no GPU)"
         echo "decides: fused: keep opt-in (no GPU)"
     else
-        device_tests kernels/gemv/gemv_test kernels/gemv/mma_gpu_test
+        device_tests kernels/gemv/gemv_test
         grep -q " 0 failed" "$out/gemv_test.log" || bad=1
         echo "== cutec run gemv on the GPU, every row (or one in a few) against float64"
         for a in "bf16 4097x8191 3 --unaligned skew" "f32 4097x8191 3 --unaligned skew --reduction fused" \
@@ -80,7 +81,7 @@ ge() { awk -v a="$1" -v b="$2" 'BEGIN { exit !(a != "" && a >= b) }'; }
         done
         echo "== cutec run gemm (tn, AUTO), against float64"
         for d in bf16 f32; do
-            for f in "" "CUTEC_GEMV_SPLIT_SUM=fused CUTEC_GEMV_UNALIGNED_ROWS=skew"; do
+            for f in "CUTEC_GEMV_SPLIT_SUM=fused CUTEC_GEMV_UNALIGNED_ROWS=skew"; do
                 for s in "--m 4097 --n 3 --k 8191" "--m 3 --n 5 --k 100000"; do
                     device_late gemm "$d $f $s" && continue
                     # shellcheck disable=SC2086
@@ -116,8 +117,9 @@ ge() { awk -v a="$1" -v b="$2" 'BEGIN { exit !(a != "" && a >= b) }'; }
             [ -n "$g" ] && ! ge 1 "$g" && guard="moved (N=$n: $g)"
         done
         echo "== 5x100000 x3, forced splits (the fused form's library choice: at most two an SM; the second kernel's: 391 bf16, 782 f32)"
-        for d in bf16 f32; do
-            for sp in 66 132 391; do device_gemv --dtype $d --shape 5x100000 --vectors 3 --splits $sp --forms narrow,fused; done
+        for sp in "bf16 132" "bf16 391" "f32 132" "f32 782"; do
+            set -- $sp
+            device_gemv --dtype $1 --shape 5x100000 --vectors 3 --splits $2 --forms narrow,fused
         done
         echo "== registers and spills (ptxas, sm_90a)"
         for a in "bf16 --vectors 3 --unaligned skew" "f32 --vectors 3 --unaligned skew" \
