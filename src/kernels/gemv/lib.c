@@ -388,7 +388,6 @@ static bool gemv_takes_mma(const cute_gemv_lib *lib, const gemv_operands *o)
     return gemv_mma_able(o) && o->x.shape[1] >= lib->mma_from;
 }
 
-/* the configuration, splits and K extent per split of a call (lock held) */
 /* K-major A of f32, f16 or bf16 whose rows' starts allow narrower vectors than 16 bytes
  * (the skew form's operands) */
 static bool skew_able(const gemv_operands *o)
@@ -397,6 +396,8 @@ static bool skew_able(const gemv_operands *o)
     return o->major == 1 && (d == CUTE_F32 || d == CUTE_F16 || d == CUTE_BF16) && o->vec * cute_dtype_bytes(d) < 16;
 }
 
+/* the configuration, splits and K extent per split of a call (lock held); fused, skew: the
+ * forms asked for (cute_gemv_lib_split_sum, cute_gemv_lib_unaligned_rows), where they apply */
 static cute_gemv_config configure(cute_gemv_lib *lib, const gemv_operands *o, bool fused, bool skew,
                                   int64_t *splits, int64_t *kchunk)
 {
