@@ -18,12 +18,12 @@
 # latency-bound, and 70% of ITS rate is the mark (docs/gemv.md).
 # Order: the GEMV tests, `cutec run gemv` of each form on the GPU against float64 (odd and
 # prime K, many splits, the real shapes), `cutec run gemm` of both shapes through cutec_gemm's
-# AUTO routing under both forms' variables (checked against float64; the default's figures are
-# scripts/device-skinny.sh's), then `cutec bench gemv
-# --forms` on both shapes and dtypes in two turns, then 8192x8192 with 1, 2, 4 and 8 vectors
-# (narrow against skewfused: neither form applies there, so this is the noise and the absolute
-# figures against earlier passes), then 3x5x100000 at 132 forced splits and the second kernel's count (for the
-# fused form's split count: not in the rule), nothing past $BUDGET (85) s (a guard not measured keeps both
+# AUTO routing under both forms' variables (checked against float64; the default's figures
+# are scripts/device-skinny.sh's), then `cutec bench gemv --forms` on both shapes and dtypes
+# in two turns, then 8192x8192 with 1, 2, 4 and 8 vectors (narrow against skewfused: neither
+# form applies there, so this is the noise and the absolute figures against earlier passes),
+# then 3x5x100000 at 132 forced splits and at the second kernel's count (for the fused form's
+# split count: not in the rule); nothing past $BUDGET (85) s (a guard not measured keeps both
 # forms opt-in).
 # The rule (points of the copy, each form's mean over the turns):
 #   skew:  skew - narrow at 4097x8191: both dtypes >= +1 -> "make default" (lib.c, gemv_call:
