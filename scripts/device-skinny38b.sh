@@ -11,7 +11,7 @@
 #        splitting kernel, by the last block of each row group (a counter and release/acquire
 #        flags, parts.c), instead of a second kernel (the library's splits at 3x5x100000 on
 #        132 SMs: 391 bf16 and 782 f32 with the second kernel, at most two an SM fused: 196
-#        and 261; 4097x3x8191: 3).
+#        and 261; 4097x3x8191: 3, or 4 in the skew form).
 # 3x5x100000 runs as 5x100000 with 3 vectors (B streamed; its rows are aligned: skew does not
 # apply), 4097x3x8191 as 4097x8191 with 3.  "Of copy" is against a device copy of the same
 # bytes in the same process: for 3x5x100000 (1.6 MB of bf16) that copy is itself launch- and

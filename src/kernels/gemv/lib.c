@@ -365,7 +365,9 @@ static int64_t choose_splits(const gemv_operands *o, const cute_gemv_config *cfg
     int64_t tiles = ceil_div(K, cute_gemv_k_tile(cfg));
     if (cfg->mma) return mma_splits(ceil_div(M, 128) * L, tiles, cfg, sms);
     if (units >= want / 2 || tiles <= 1) return 1;
-    int64_t s = ceil_div(want, units);
+    /* the skew form's blocks of 8 warps take up to 97 registers a thread (fused, 3 vectors:
+     * 2 blocks an SM): its splits stop at 16 warps an SM, so that they run in one wave */
+    int64_t s = cfg->skew ? want / units : ceil_div(want, units);
     return s < tiles ? s : tiles;
 }
 
