@@ -24,7 +24,9 @@ typedef struct skew_warp {
 } skew_warp;
 
 /* acc[v][r] += A's run of row r times x_v's, (vec, n) elements each from column k (A's
- * aligned to 16 bytes there: the runs are the lane's vectors; x's element by element) */
+ * aligned to 16 bytes there: the runs are the lane's vectors; x's element by element), by
+ * fma: a chain into each row and vector's accumulator with several vectors (half the
+ * instructions of products and a sum), a vector's worth with one */
 static void fma_run(cute_ctx *c, const gemv_plan *p, skew_warp *w, cute_int k, cute_layout run)
 {
     int vec = p->cfg.vec, es = cute_dtype_bytes(p->cfg.dtype);
@@ -41,22 +43,25 @@ static void fma_run(cute_ctx *c, const gemv_plan *p, skew_warp *w, cute_int k, c
         cute_ssa a = cute_ssa_cvt(
             c, cute_tensor_load(c, cute_make_tensor(c, cute_tensor_ptr(c, from, cute_i(0)), run, align)), CUTE_F32);
         for (int v = 0; v < p->nvec; v++) {
-            cute_ssa prod = cute_ssa_binop(c, CUTE_OP_MUL, a, x[v]);
             cute_tensor s = w->acc[v][r];
-            int n = prod.n / s.layout.shape.leaf[0].v; /* the runs' columns */
-            if (p->nvec > 1 || n * vec != prod.n) { /* one accumulator a row and vector, or one element */
+            int n = a.n / vec; /* the run's vectors (0: a run of one element) */
+            if (p->nvec > 1 || !n) { /* one accumulator a row and vector, or one element: a chain of fma */
                 cute_tensor s0 = s; /* its first element */
                 s0.layout = cute_layout_parse(cute_ctx_alg(c), "(1):(1)");
-                cute_val sum = cute_ssa_reduce(c, CUTE_OP_ADD, prod);
-                cute_tensor_store(c, s0, cute_ssa_binop(c, CUTE_OP_ADD, cute_tensor_load(c, s0),
-                                                        cute_ssa_scalar(c, sum, s0.layout.shape)));
+                cute_val sum = cute_ssa_get(c, cute_tensor_load(c, s0), 0);
+                for (int e = 0; e < a.n; e++) sum = cute_val_fma(c, cute_ssa_get(c, a, e), cute_ssa_get(c, x[v], e), sum);
+                cute_tensor_store(c, s0, cute_ssa_scalar(c, sum, s0.layout.shape));
                 continue;
             }
-            cute_tensor pt = cute_make_rmem_tensor(c, CUTE_F32, cute_layout_fmt(cute_ctx_alg(c), "(%d,%d):(1,%d)", vec, n, vec));
-            cute_tensor_store(c, pt, prod);
+            /* one vector: an fma a vector into the vector of accumulators */
+            cute_layout by = cute_layout_fmt(cute_ctx_alg(c), "(%d,%d):(1,%d)", vec, n, vec);
+            cute_tensor ta = cute_make_rmem_tensor(c, CUTE_F32, by), tx = cute_make_rmem_tensor(c, CUTE_F32, by);
+            cute_tensor_store(c, ta, a);
+            cute_tensor_store(c, tx, x[v]);
             for (int u = 0; u < n; u++)
-                cute_tensor_store(c, s, cute_ssa_binop(c, CUTE_OP_ADD, cute_tensor_load(c, s),
-                                                       cute_tensor_load(c, CUTE_SLICE(c, pt, CUTE_ALL, u))));
+                cute_tensor_store(c, s, cute_ssa_fma(c, cute_tensor_load(c, CUTE_SLICE(c, ta, CUTE_ALL, u)),
+                                                     cute_tensor_load(c, CUTE_SLICE(c, tx, CUTE_ALL, u)),
+                                                     cute_tensor_load(c, s)));
         }
     }
 }
