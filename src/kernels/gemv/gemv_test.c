@@ -106,7 +106,8 @@ static int64_t compare(const gemv_case *t, const operand *A, const operand *x, c
     return bad;
 }
 
-static void run_case(cute_runtime *rt, cute_gemv_lib *lib, const gemv_case *t)
+/* t run and checked; what the library ran (cute_gemv_lib_last) */
+static cute_gemv_config run_case(cute_runtime *rt, cute_gemv_lib *lib, const gemv_case *t)
 {
     cute_backend *b = cute_runtime_backend(rt);
     int64_t M = t->M, K = t->K, L = t->L, ld = (t->major ? K : M) + t->pad;
@@ -151,6 +152,7 @@ static void run_case(cute_runtime *rt, cute_gemv_lib *lib, const gemv_case *t)
         CHECK(splits == t->splits && cfg.split, "forced %d splits: ran %d", t->splits, splits);
     drop(b, &A), drop(b, &x), drop(b, &y);
     free(y0);
+    return cfg;
 }
 
 static void results(cute_runtime *rt)
@@ -288,23 +290,19 @@ static void fused_cases(cute_runtime *rt)
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         uint64_t from = seed, h[2];
+        cute_gemv_config cfg;
         for (int n = 0; n < 2; n++) {
             seed = from;
-            run_case(rt, lib, &cases[i]);
+            cfg = run_case(rt, lib, &cases[i]);
             h[n] = y_hash;
         }
-        cute_gemv_config cfg;
-        cute_gemv_lib_last(lib, &cfg, NULL);
         CHECK(cfg.fused && cfg.split && !cfg.many_splits, "fused case %zu ran fused", i);
         CHECK(h[0] == h[1], "fused case %zu: the same bits twice", i);
     }
     run_case(rt, lib, &cases[1]);
     cute_gemv_lib_split_sum(lib, -1); /* CUTEC_GEMV_SPLIT_SUM: read at each call, checked */
     setenv("CUTEC_GEMV_SPLIT_SUM", "fused", 1);
-    run_case(rt, lib, &cases[2]);
-    cute_gemv_config cfg;
-    cute_gemv_lib_last(lib, &cfg, NULL);
-    CHECK(cfg.fused, "CUTEC_GEMV_SPLIT_SUM=fused: fused");
+    CHECK(run_case(rt, lib, &cases[2]).fused, "CUTEC_GEMV_SPLIT_SUM=fused: fused");
     setenv("CUTEC_GEMV_SPLIT_SUM", "fuse", 1);
     operand A, x, y;
     cute_backend *b = cute_runtime_backend(rt);
@@ -348,17 +346,13 @@ static void skew_cases(cute_runtime *rt)
         cute_gemv_lib_split_sum(lib, fused);
         for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
             if (fused && cases[i].splits < 2) continue;
-            run_case(rt, lib, &cases[i]);
-            cute_gemv_config cfg;
-            cute_gemv_lib_last(lib, &cfg, NULL);
+            cute_gemv_config cfg = run_case(rt, lib, &cases[i]);
             CHECK(cfg.skew && cfg.vec * cute_dtype_bytes(cfg.dtype) == 16 && cfg.fused == (fused && cfg.split),
                   "skew case %zu ran skew (fused %d)", i, fused);
         }
     }
-    run_case(rt, lib, &(gemv_case){CUTE_BF16, CUTE_BF16, 9, 1024, 1, 1, 0, 1, 0, 0, 0, 2});
-    cute_gemv_config cfg;
-    cute_gemv_lib_last(lib, &cfg, NULL);
-    CHECK(!cfg.skew, "rows 16-byte aligned: the rows kernel");
+    CHECK(!run_case(rt, lib, &(gemv_case){CUTE_BF16, CUTE_BF16, 9, 1024, 1, 1, 0, 1, 0, 0, 0, 2}).skew,
+          "rows 16-byte aligned: the rows kernel");
     cute_gemv_lib_free(lib);
 }
 
