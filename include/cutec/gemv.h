@@ -79,11 +79,10 @@ typedef struct cute_gemv_config {
     int warp_rows;       /* NVFP4's register form one k-tile ahead: rows a warp, 4 or 8 (0:
                             4); x decoded once for 8 rows, half the warps, 128 registers
                             (cute_gemv_lib_warp_rows) */
-    bool fused;          /* with split (not atomic, not many_splits), K-major A, no tensor
-                            cores: the ordered reduction in the splitting kernel itself, no
-                            second kernel: the last block of each row group to finish (a
-                            counter in global memory) adds the splits' partials in split
-                            order (cute_gemv_lib_split_sum) */
+    bool split_outputs;  /* with many_splits, not the tensor cores: the second kernel gives each
+                            output (row, vector) a warp, not each row (whose warp adds its
+                            vectors one after another): the same bits, more warps in flight
+                            (cute_gemv_lib_split_outputs) */
     bool skew;           /* K-major A whose rows do not all start 16-byte aligned (f32, f16,
                             bf16; vec: 16 bytes' elements, no ring or L2 prefetch): each row as
                             a scalar head up to its first aligned 16 bytes, 16-byte vectors and
@@ -149,11 +148,10 @@ bool cute_gemv_lib_splits(cute_gemv_lib *lib, int splits);
 /* Split-K's reduction for later calls: deterministic (the default: partials added in split
  * order, the same bits every run) or not (atomic additions, cute_gemv_config.atomic). */
 void cute_gemv_lib_deterministic(cute_gemv_lib *lib, bool deterministic);
-/* Where split-K's ordered reduction runs for later calls: 0 a second kernel, 1 in the
- * splitting kernel (cute_gemv_config.fused, where it applies: K-major A without the tensor
- * cores), -1 (the default) as CUTEC_GEMV_SPLIT_SUM=kernel|fused says (unset: kernel); false
- * for another value */
-bool cute_gemv_lib_split_sum(cute_gemv_lib *lib, int form);
+/* The second kernel's warps with many splits for later calls: 0 a warp a row, 1 a warp an
+ * output (cute_gemv_config.split_outputs, where it applies: not the tensor cores), -1 (the
+ * default) as CUTEC_GEMV_SPLIT_WARPS=row|output says (unset: row); false for another value */
+bool cute_gemv_lib_split_outputs(cute_gemv_lib *lib, int form);
 /* How K-major A whose rows do not all start 16-byte aligned is read by later calls: 0
  * vectors as narrow as the rows' starts allow, 1 16-byte vectors between a scalar head and
  * tail (cute_gemv_config.skew; f32, f16 and bf16 without the tensor cores), -1 (the default)

@@ -247,9 +247,8 @@ static bool config_ok(const cute_gemv_config *cfg, char *err, size_t n)
         snprintf(err, n, "gemv: many_splits is the ordered reduction's (split set, atomic not)");
         return false;
     }
-    if (cfg->fused && (!cfg->split || cfg->atomic || cfg->many_splits || cfg->a_major != 1 || cfg->mma)) {
-        snprintf(err, n, "gemv: the fused reduction is the rows kernel's ordered split-K (split set; atomic, "
-                 "many_splits, M-major A and the tensor cores not)");
+    if (cfg->split_outputs && (!cfg->many_splits || cfg->mma)) {
+        snprintf(err, n, "gemv: a warp an output is the second kernel's with many splits (not the tensor cores')");
         return false;
     }
     if (cfg->skew && (cfg->a_major != 1 || cfg->mma || cfg->smem_stages || cfg->l2_prefetch ||
@@ -280,7 +279,7 @@ static const char *dyn(int v, char *buf, size_t n)
     return buf;
 }
 
-static void make_specs(const cute_gemv_config *cfg, cute_arg_spec specs[9])
+static void make_specs(const cute_gemv_config *cfg, cute_arg_spec specs[8])
 {
     char t[160], d[24];
     int v = cfg->vec, es = cute_dtype_bytes(cfg->dtype);
@@ -305,15 +304,13 @@ static void make_specs(const cute_gemv_config *cfg, cute_arg_spec specs[9])
     specs[4] = cute_spec_int(kt);
     specs[5] = cute_spec_float(CUTE_F32);
     specs[6] = cute_spec_float(CUTE_F32);
-    if (cfg->fused) /* the row groups' flags and counters, zero between calls */
-        specs[7] = cute_spec_tensor(CUTE_U32, "(?):(1)", 4);
     if (!cfg->skew) return;
     /* rows and vectors start anywhere: A's and x's elements aligned, no more; then A[0,0,0]'s
      * misalignment in elements */
     specs[0] = cute_spec_tensor(cfg->dtype, "(?,?,?):(?,1,?)", es);
     snprintf(t, sizeof t, "(?,%d,?):(1,?,?)", nv);
     specs[1] = cute_spec_tensor(cfg->dtype, t, es);
-    specs[cfg->fused ? 8 : 7] = cute_spec_int("?");
+    specs[7] = cute_spec_int("?");
 }
 
 /* block-scaled: A (M,K,L), SFA (n), x (K,1,L), SFB (n), y (M,1,L), alpha, beta */
@@ -351,7 +348,7 @@ const cute_fn *cute_gemv_compile(cute_runtime *rt, const cute_gemv_config *cfg, 
         free(plan);
         return NULL;
     }
-    cute_arg_spec specs[9];
+    cute_arg_spec specs[8];
     if (cfg->sf_vec)
         make_blockscaled_specs(cfg, specs);
     else
@@ -366,7 +363,7 @@ const cute_fn *cute_gemv_compile(cute_runtime *rt, const cute_gemv_config *cfg, 
              cute_dtype_name(cfg->dtype), cute_dtype_name(cute_gemv_y_dtype(cfg)), cfg->vec,
              gemv_nvec(cfg),
              cfg->atomic        ? "_atomic"
-             : cfg->fused       ? "_fused"
+             : cfg->split_outputs ? "_outsplits"
              : cfg->many_splits ? "_splits"
              : cfg->split       ? "_split"
                                 : "",
@@ -378,7 +375,7 @@ const cute_fn *cute_gemv_compile(cute_runtime *rt, const cute_gemv_config *cfg, 
                         : cfg->mma     ? gemv_mma_host
                         : cfg->a_major ? gemv_rows_host
                                        : gemv_cols_host;
-    const cute_fn *f = cute_compile(rt, name, host, plan, 7 + cfg->fused + cfg->skew, specs, err, n);
+    const cute_fn *f = cute_compile(rt, name, host, plan, 7 + cfg->skew, specs, err, n);
     free(plan); /* only needed while tracing */
     return f;
 }

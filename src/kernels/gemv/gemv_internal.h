@@ -69,7 +69,7 @@ int64_t gemv_mma_k_tile(const cute_gemv_config *cfg);
  * workspace W, kchunk, alpha, beta, with x broadcast as A (gemv_broadcast_x), and their
  * kernel's launch: blocks of `rows` rows of A, one per split of K, per batch. */
 typedef struct gemv_host_args {
-    cute_tensor mA, xb, mY, mW, flags; /* flags: the fused reduction's (argument 7), else none */
+    cute_tensor mA, xb, mY, mW;
     cute_int kchunk;
     cute_host_scalar alpha, beta;
     cute_launch_cfg launch;
@@ -153,13 +153,6 @@ void gemv_finish_warp(cute_ctx *c, const gemv_plan *p, const cute_val *sums, cut
 /* the launch of the ordered reduction of W's splits into y (split-K's second kernel) */
 void gemv_reduce_launch(cute_ctx *c, const gemv_plan *p, cute_tensor mY, cute_tensor mW,
                         cute_host_scalar alpha, cute_host_scalar beta);
-
-/* split-K's ordered reduction in the splitting kernel (cfg.fused, parts.c): the block's flag
- * slot in shared memory (at the kernel's top level; an empty tensor unless fused), and the end
- * every block runs after its partials: the last block of its row group adds them into y */
-cute_tensor gemv_fused_slot(cute_ctx *c, const gemv_plan *p);
-void gemv_fused_end(cute_ctx *c, const gemv_plan *p, cute_tensor mY, cute_tensor mW, cute_tensor flags,
-                    cute_tensor slot, const gemv_tiles *t, int rows, cute_val alpha, cute_val beta);
 
 /* A call's operands, checked and made batched: A (M,K,L), x (K,N,L), y (M,N,L); A's
  * unit-stride mode and the vector width every address, stride and extent the kernel steps

@@ -271,55 +271,30 @@ static void ring_cases(cute_runtime *rt)
     cute_gemv_lib_free(lib);
 }
 
-/* Split-K's ordered reduction in the splitting kernel (CUTEC_GEMV_SPLIT_SUM=fused): the
- * last block of each row group adds the parts.  Prime K (so vectors of one element), M and
- * N of 1 to 8, a few splits and 33 (a warp's lanes over them), batches (a group a batch),
- * y poisoned (beta 0); each case twice on the same inputs, the same bits (whichever block
- * came last), and once more after a call with fewer splits (the flags were left zero); a bad
- * CUTEC_GEMV_SPLIT_SUM or CUTEC_GEMV_UNALIGNED_ROWS refused by name. */
-static void fused_cases(cute_runtime *rt)
+/* Past 32 splits the second kernel a warp an output (CUTEC_GEMV_SPLIT_WARPS=output) against a
+ * warp a row, on the same inputs: the same bits (K-major with 1, 3 and 8 vectors, odd K, a
+ * batch; M-major); y poisoned (beta 0) in some. */
+static void outputs_cases(cute_runtime *rt)
 {
     cute_gemv_lib *lib = cute_gemv_lib_new(rt);
-    CHECK(cute_gemv_lib_split_sum(lib, 1) && !cute_gemv_lib_split_sum(lib, 2), "split_sum takes -1, 0, 1");
+    CHECK(!cute_gemv_lib_split_outputs(lib, 2), "split_outputs: -1, 0, 1");
     static const gemv_case cases[] = {
         {CUTE_BF16, CUTE_BF16, 1, 2111, 1, 1, 0, 1, 0, 33, 0, 8},
-        {CUTE_F32, CUTE_F32, 3, 1009, 1, 1, 0, 1, 0, 2, -0.5, 0},
-        {CUTE_F16, CUTE_F32, 8, 1009, 2, 1, 0, 1, 2, 4, 0, 2},
-        {CUTE_BF16, CUTE_F32, 7, 2048, 1, 1, 0, 1, 0, 2, 0.5, 1},
-        {CUTE_F32, CUTE_BF16, 6, 1013, 1, 1, 0, 1, 0, 3, 0, 5},
+        {CUTE_F32, CUTE_F32, 7, 2305, 2, 1, 0, 1, 0, 37, -0.5, 3},
+        {CUTE_F16, CUTE_F32, 9, 300, 1, 0, 0, 1, 0, 38, 0, 0},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         uint64_t from = seed, h[2];
-        cute_gemv_config cfg;
+        cute_gemv_config cfg[2];
         for (int n = 0; n < 2; n++) {
             seed = from;
-            cfg = run_case(rt, lib, &cases[i]);
+            cute_gemv_lib_split_outputs(lib, n);
+            cfg[n] = run_case(rt, lib, &cases[i]);
             h[n] = y_hash;
         }
-        CHECK(cfg.fused && cfg.split && !cfg.many_splits, "fused case %zu ran fused", i);
-        CHECK(h[0] == h[1], "fused case %zu: the same bits twice", i);
+        CHECK(cfg[0].many_splits && !cfg[0].split_outputs && cfg[1].split_outputs, "outputs case %zu ran both", i);
+        CHECK(h[0] == h[1], "outputs case %zu: the same bits a warp a row and a warp an output", i);
     }
-    run_case(rt, lib, &cases[1]);
-    cute_gemv_lib_split_sum(lib, -1); /* CUTEC_GEMV_SPLIT_SUM: read at each call, checked */
-    setenv("CUTEC_GEMV_SPLIT_SUM", "fused", 1);
-    CHECK(run_case(rt, lib, &cases[2]).fused, "CUTEC_GEMV_SPLIT_SUM=fused: fused");
-    setenv("CUTEC_GEMV_SPLIT_SUM", "fuse", 1);
-    operand A, x, y;
-    cute_backend *b = cute_runtime_backend(rt);
-    make(b, &A, CUTE_F32, 2, (int64_t[]){4, 8}, (int64_t[]){8, 1}, 32, 0);
-    make(b, &x, CUTE_F32, 1, (int64_t[]){8}, (int64_t[]){1}, 8, 0);
-    make(b, &y, CUTE_F32, 1, (int64_t[]){4}, (int64_t[]){1}, 4, 0);
-    char err[512] = "";
-    CHECK(cutec_gemv(lib, &A.arg, &x.arg, &y.arg, 1, 0, NULL, err, sizeof err) == CUTE_ERR_INVALID &&
-              strstr(err, "CUTEC_GEMV_SPLIT_SUM=fuse"),
-          "a bad CUTEC_GEMV_SPLIT_SUM refused by name: %s", err);
-    unsetenv("CUTEC_GEMV_SPLIT_SUM");
-    setenv("CUTEC_GEMV_UNALIGNED_ROWS", "vector", 1);
-    CHECK(cutec_gemv(lib, &A.arg, &x.arg, &y.arg, 1, 0, NULL, err, sizeof err) == CUTE_ERR_INVALID &&
-              strstr(err, "CUTEC_GEMV_UNALIGNED_ROWS=vector"),
-          "a bad CUTEC_GEMV_UNALIGNED_ROWS refused by name: %s", err);
-    unsetenv("CUTEC_GEMV_UNALIGNED_ROWS");
-    drop(b, &A), drop(b, &x), drop(b, &y);
     cute_gemv_lib_free(lib);
 }
 
@@ -327,9 +302,9 @@ static void fused_cases(cute_runtime *rt)
  * scalar head and tail (CUTEC_GEMV_UNALIGNED_ROWS=skew): odd and prime K (every row's head
  * another length), a leading dimension whose rows all share one misalignment and an offset
  * that leaves none aligned, rows shorter than a vector, M and N of 1 to 8 and past a block's
- * rows, split-K (its reduction in a second kernel and in the same one), y poisoned (beta 0).
- * The interpreter checks each 16-byte load is aligned.  Rows that all start aligned keep the
- * rows kernel. */
+ * rows, split-K, y poisoned (beta 0).  The interpreter checks each 16-byte load is aligned.
+ * Rows that all start aligned keep the rows kernel; a bad CUTEC_GEMV_UNALIGNED_ROWS (or
+ * CUTEC_GEMV_SPLIT_WARPS) is refused by name. */
 static void skew_cases(cute_runtime *rt)
 {
     cute_gemv_lib *lib = cute_gemv_lib_new(rt);
@@ -342,17 +317,33 @@ static void skew_cases(cute_runtime *rt)
         {CUTE_F16, CUTE_F16, 7, 20, 1, 1, 3, 1, 0, 0, 0, 0},
         {CUTE_BF16, CUTE_BF16, 6, 2111, 1, 1, 0, 1, 2, 3, 0, 0},
     };
-    for (int fused = 0; fused < 2; fused++) {
-        cute_gemv_lib_split_sum(lib, fused);
-        for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
-            if (fused && cases[i].splits < 2) continue;
-            cute_gemv_config cfg = run_case(rt, lib, &cases[i]);
-            CHECK(cfg.skew && cfg.vec * cute_dtype_bytes(cfg.dtype) == 16 && cfg.fused == (fused && cfg.split),
-                  "skew case %zu ran skew (fused %d)", i, fused);
-        }
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        cute_gemv_config cfg = run_case(rt, lib, &cases[i]);
+        CHECK(cfg.skew && cfg.vec * cute_dtype_bytes(cfg.dtype) == 16, "skew case %zu ran skew", i);
     }
     CHECK(!run_case(rt, lib, &(gemv_case){CUTE_BF16, CUTE_BF16, 9, 1024, 1, 1, 0, 1, 0, 0, 0, 2}).skew,
           "rows 16-byte aligned: the rows kernel");
+    /* CUTEC_GEMV_UNALIGNED_ROWS: read at each call where the library was not told, checked */
+    cute_gemv_lib_unaligned_rows(lib, -1);
+    setenv("CUTEC_GEMV_UNALIGNED_ROWS", "skew", 1);
+    CHECK(run_case(rt, lib, &cases[3]).skew, "CUTEC_GEMV_UNALIGNED_ROWS=skew: skew");
+    setenv("CUTEC_GEMV_UNALIGNED_ROWS", "vector", 1);
+    operand A, x, y;
+    cute_backend *b = cute_runtime_backend(rt);
+    make(b, &A, CUTE_F32, 2, (int64_t[]){4, 8}, (int64_t[]){8, 1}, 32, 0);
+    make(b, &x, CUTE_F32, 1, (int64_t[]){8}, (int64_t[]){1}, 8, 0);
+    make(b, &y, CUTE_F32, 1, (int64_t[]){4}, (int64_t[]){1}, 4, 0);
+    char err[512] = "";
+    CHECK(cutec_gemv(lib, &A.arg, &x.arg, &y.arg, 1, 0, NULL, err, sizeof err) == CUTE_ERR_INVALID &&
+              strstr(err, "CUTEC_GEMV_UNALIGNED_ROWS=vector"),
+          "a bad CUTEC_GEMV_UNALIGNED_ROWS refused by name: %s", err);
+    unsetenv("CUTEC_GEMV_UNALIGNED_ROWS");
+    setenv("CUTEC_GEMV_SPLIT_WARPS", "lane", 1);
+    CHECK(cutec_gemv(lib, &A.arg, &x.arg, &y.arg, 1, 0, NULL, err, sizeof err) == CUTE_ERR_INVALID &&
+              strstr(err, "CUTEC_GEMV_SPLIT_WARPS=lane"),
+          "a bad CUTEC_GEMV_SPLIT_WARPS refused by name: %s", err);
+    unsetenv("CUTEC_GEMV_SPLIT_WARPS");
+    drop(b, &A), drop(b, &x), drop(b, &y);
     cute_gemv_lib_free(lib);
 }
 
@@ -596,8 +587,8 @@ int main(void)
     validation(rt);
     results(rt);
     ring_cases(rt);
-    fused_cases(rt);
     skew_cases(rt);
+    outputs_cases(rt);
     machine_code(rt);
     mma_code(rt);
     skinny(rt);

@@ -37,11 +37,8 @@ struct cute_gemv_lib {
     cute_buffer sums;      /* the atomic reduction's sums, zero between calls */
     size_t sums_bytes;
     bool sums_dirty;      /* a failed call may have left sums behind: zero them again */
-    int split_sum;        /* cute_gemv_lib_split_sum */
     int unaligned_rows;   /* cute_gemv_lib_unaligned_rows */
-    cute_buffer flags;    /* the fused reduction's flags and counters, zero between calls */
-    size_t flags_bytes;
-    bool flags_dirty; /* as sums_dirty */
+    int split_outputs;    /* cute_gemv_lib_split_outputs */
     cute_buffer *retired; /* smaller workspaces that kernels in flight may still use */
     int nretired;
 };
@@ -57,7 +54,7 @@ static bool same_config(const void *x, const void *y)
            a->tile_at_a_time == b->tile_at_a_time && a->smem_stages == b->smem_stages &&
            gemv_ahead(a) == gemv_ahead(b) && a->scale_rows_tiled == b->scale_rows_tiled &&
            a->fma_decode == b->fma_decode && gemv_rows_a_warp(a) == gemv_rows_a_warp(b) &&
-           a->fused == b->fused && a->skew == b->skew;
+           a->skew == b->skew && a->split_outputs == b->split_outputs;
 }
 
 /* fn_cache_compile for cute_gemv_config keys */
@@ -77,8 +74,8 @@ cute_gemv_lib *cute_gemv_lib_new(cute_runtime *rt)
     lib->smem_stages = -1;
     lib->scale_rows = -1;
     lib->fma_decode = -1;
-    lib->split_sum = -1;
     lib->unaligned_rows = -1;
+    lib->split_outputs = -1;
     fn_cache_init(&lib->fns, sizeof(cute_gemv_config), same_config);
     pthread_mutex_init(&lib->lock, NULL);
     return lib;
@@ -92,7 +89,6 @@ void cute_gemv_lib_free(cute_gemv_lib *lib)
     if (lib->ws_bytes) b->vt->free(b->self, &lib->ws);
     if (lib->zeros_bytes) b->vt->free(b->self, &lib->zeros);
     if (lib->sums_bytes) b->vt->free(b->self, &lib->sums);
-    if (lib->flags_bytes) b->vt->free(b->self, &lib->flags);
     for (int i = 0; i < lib->nretired; i++) b->vt->free(b->self, &lib->retired[i]);
     free(lib->retired);
     pthread_mutex_destroy(&lib->lock);
@@ -108,11 +104,11 @@ bool cute_gemv_lib_splits(cute_gemv_lib *lib, int splits)
     return true;
 }
 
-bool cute_gemv_lib_split_sum(cute_gemv_lib *lib, int form)
+bool cute_gemv_lib_split_outputs(cute_gemv_lib *lib, int form)
 {
     if (!lib || form < -1 || form > 1) return false;
     pthread_mutex_lock(&lib->lock);
-    lib->split_sum = form;
+    lib->split_outputs = form;
     pthread_mutex_unlock(&lib->lock);
     return true;
 }
@@ -365,8 +361,8 @@ static int64_t choose_splits(const gemv_operands *o, const cute_gemv_config *cfg
     int64_t tiles = ceil_div(K, cute_gemv_k_tile(cfg));
     if (cfg->mma) return mma_splits(ceil_div(M, 128) * L, tiles, cfg, sms);
     if (units >= want / 2 || tiles <= 1) return 1;
-    /* the skew form's blocks of 8 warps take up to 97 registers a thread (fused, 3 vectors:
-     * 2 blocks an SM): its splits stop at 16 warps an SM, so that they run in one wave */
+    /* the skew form's blocks of 8 warps take up to 105 registers a thread (3 vectors: 2
+     * blocks an SM): its splits stop at 16 warps an SM, so that they run in one wave */
     int64_t s = cfg->skew ? want / units : ceil_div(want, units);
     return s < tiles ? s : tiles;
 }
@@ -398,9 +394,10 @@ static bool skew_able(const gemv_operands *o)
     return o->major == 1 && (d == CUTE_F32 || d == CUTE_F16 || d == CUTE_BF16) && o->vec * cute_dtype_bytes(d) < 16;
 }
 
-/* the configuration, splits and K extent per split of a call (lock held); fused, skew: the
- * forms asked for (cute_gemv_lib_split_sum, cute_gemv_lib_unaligned_rows), where they apply */
-static cute_gemv_config configure(cute_gemv_lib *lib, const gemv_operands *o, bool fused, bool skew,
+/* the configuration, splits and K extent per split of a call (lock held); skew, outputs: the
+ * forms asked for (cute_gemv_lib_unaligned_rows, cute_gemv_lib_split_outputs), where they
+ * apply */
+static cute_gemv_config configure(cute_gemv_lib *lib, const gemv_operands *o, bool skew, bool outputs,
                                   int64_t *splits, int64_t *kchunk)
 {
     cute_gemv_config cfg = {.dtype = (cute_dtype)o->A.dtype,
@@ -417,59 +414,49 @@ static cute_gemv_config configure(cute_gemv_lib *lib, const gemv_operands *o, bo
     if (stages > 0 && (!arch || arch >= 80) && cute_gemv_ring_able(&cfg) && !cfg.skew) cfg.smem_stages = stages;
     int64_t K = o->A.shape[1], tk = cute_gemv_k_tile(&cfg);
     int64_t s = lib->splits ? lib->splits : choose_splits(o, &cfg, sm_count(lib->rt));
-    /* the fused reduction's last block reads every split's parts: at most two splits an SM */
-    if (!lib->splits && fused && o->major == 1 && !cfg.mma && s > 2 * (int64_t)sm_count(lib->rt))
-        s = 2 * (int64_t)sm_count(lib->rt);
     int64_t tiles = ceil_div(K, tk);
     if (s > tiles) s = tiles;
     *kchunk = tiles ? ceil_div(tiles, s ? s : 1) * tk : tk;
     *splits = K ? ceil_div(K, *kchunk) : 1; /* K = 0: one split of nothing, y = beta y */
     cfg.split = *splits != 1;
     cfg.atomic = cfg.split && lib->nondeterministic;
-    cfg.fused = fused && cfg.split && !cfg.atomic && cfg.a_major == 1 && !cfg.mma;
-    cfg.many_splits = cfg.split && !cfg.atomic && !cfg.fused && *splits > CUTE_GEMV_FEW_SPLITS;
+    cfg.many_splits = cfg.split && !cfg.atomic && *splits > CUTE_GEMV_FEW_SPLITS;
+    cfg.split_outputs = outputs && cfg.many_splits && !cfg.mma;
     return cfg;
 }
 
-/* `bytes` zeroed bytes in *buf (lock held): the atomic reduction's sums, the fused
- * reduction's flags; *dirty: a failed call may have left them non-zero */
-static cute_status zeroed(cute_gemv_lib *lib, cute_buffer *buf, size_t *have, bool *dirty, size_t bytes, char *err,
-                          size_t n)
+/* the atomic reduction's sums: M*N*L zeroed f32 (lock held) */
+static cute_status zeroed_sums(cute_gemv_lib *lib, size_t bytes, char *err, size_t n)
 {
-    if (bytes > *have) *dirty = false; /* grow() zeroes what it makes */
-    cute_status s = grow(lib, buf, have, bytes, true, err, n);
-    if (s != CUTE_OK || !*dirty) return s;
-    void *host = calloc(1, *have);
+    if (bytes > lib->sums_bytes) lib->sums_dirty = false; /* grow() zeroes what it makes */
+    cute_status s = grow(lib, &lib->sums, &lib->sums_bytes, bytes, true, err, n);
+    if (s != CUTE_OK || !lib->sums_dirty) return s;
+    void *host = calloc(1, lib->sums_bytes);
     cute_backend *b = cute_runtime_backend(lib->rt);
-    s = host ? b->vt->upload(b->self, buf, 0, host, *have) : CUTE_ERR_OOM;
+    s = host ? b->vt->upload(b->self, &lib->sums, 0, host, lib->sums_bytes) : CUTE_ERR_OOM;
     free(host);
-    if (s != CUTE_OK) return snprintf(err, n, "gemv: zeroing the workspace: %s", cute_status_name(s)), s;
-    *dirty = false;
+    if (s != CUTE_OK) return snprintf(err, n, "gemv: zeroing the sums: %s", cute_status_name(s)), s;
+    lib->sums_dirty = false;
     return CUTE_OK;
 }
 
 /* the call's arguments: the operands, the workspace (M,N,L,S), the atomic sums (M,N,L,1),
- * or (1,N,1,1) unread; fused, the flags (argument 7) */
+ * or (1,N,1,1) unread; skew, A's misalignment (argument 7) */
 static cute_status arguments(cute_gemv_lib *lib, const gemv_operands *o,
                              const cute_gemv_config *cfg, int64_t splits, int64_t kchunk,
-                             double alpha, double beta, cute_call_arg args[9], char *err, size_t n)
+                             double alpha, double beta, cute_call_arg args[8], char *err, size_t n)
 {
     int64_t M = o->A.shape[0], N = o->x.shape[1], L = o->A.shape[2];
     bool split = cfg->split;
     int64_t w[4] = {split ? M : 1, N, split ? L : 1, split && !cfg->atomic ? splits : 1};
     size_t bytes = (size_t)(w[0] * w[1] * w[2] * w[3]) * 4;
     cute_buffer *buf = cfg->atomic ? &lib->sums : &lib->ws;
-    cute_status s = cfg->atomic ? zeroed(lib, &lib->sums, &lib->sums_bytes, &lib->sums_dirty, bytes, err, n)
+    cute_status s = cfg->atomic ? zeroed_sums(lib, bytes, err, n)
                                 : grow(lib, &lib->ws, &lib->ws_bytes, bytes, false, err, n);
-    /* fused: S + 1 flags a row group (at most a row a group) */
-    int64_t nflags = M * L * (splits + 1);
-    if (s == CUTE_OK && cfg->fused)
-        s = zeroed(lib, &lib->flags, &lib->flags_bytes, &lib->flags_dirty, (size_t)nflags * 4, err, n);
     if (s != CUTE_OK) return s;
-    if (cfg->fused) args[7] = cute_call_tensor(&lib->flags, 0, CUTE_U32, 1, (int64_t[]){nflags}, (int64_t[]){1});
     if (cfg->skew) { /* A[0,0,0]'s misalignment, in elements */
         uintptr_t at = (uintptr_t)o->A.buf->ptr + o->A.offset;
-        args[7 + cfg->fused] = cute_call_int((int64_t)(at % 16 / (uintptr_t)cute_dtype_bytes(cfg->dtype)));
+        args[7] = cute_call_int((int64_t)(at % 16 / (uintptr_t)cute_dtype_bytes(cfg->dtype)));
     }
     args[0] = o->A, args[1] = o->x, args[2] = o->y;
     /* compact; the static mode of one vector has stride 0, as CuTe's compact layouts give it */
@@ -500,16 +487,16 @@ static cute_status gemv_call(cute_gemv_lib *lib, const cute_call_arg *A, const c
                             cute_dtype_name((cute_dtype)o.A.dtype), o.major ? "K" : "M", o.vec);
     if (o.A.shape[0] == 0 || o.A.shape[2] == 0) return CUTE_OK; /* nothing to write */
     int64_t splits, kchunk;
-    cute_call_arg args[9];
+    cute_call_arg args[8];
     pthread_mutex_lock(&lib->lock);
-    int fused = lib->split_sum >= 0 ? lib->split_sum
-                                    : cute_env_choice_err("CUTEC_GEMV_SPLIT_SUM", "kernel|fused", 0, err, n);
-    int skew = lib->unaligned_rows >= 0 || fused < 0
-                   ? lib->unaligned_rows
-                   : cute_env_choice_err("CUTEC_GEMV_UNALIGNED_ROWS", "narrow|skew", 0, err, n);
-    if (fused < 0 || skew < 0) s = CUTE_ERR_INVALID;
+    int skew = lib->unaligned_rows >= 0 ? lib->unaligned_rows
+                                        : cute_env_choice_err("CUTEC_GEMV_UNALIGNED_ROWS", "narrow|skew", 0, err, n);
+    int outputs = lib->split_outputs >= 0 || skew < 0
+                      ? lib->split_outputs
+                      : cute_env_choice_err("CUTEC_GEMV_SPLIT_WARPS", "row|output", 0, err, n);
+    if (skew < 0 || outputs < 0) s = CUTE_ERR_INVALID;
     if (s == CUTE_OK && o.A.shape[1] == 0) s = zero_k(lib, &o, err, n);
-    cute_gemv_config cfg = configure(lib, &o, fused == 1, skew == 1, &splits, &kchunk);
+    cute_gemv_config cfg = configure(lib, &o, skew == 1, outputs == 1, &splits, &kchunk);
     if (s == CUTE_OK) s = arguments(lib, &o, &cfg, splits, kchunk, alpha, beta, args, err, n);
     const fn_cache_entry *e =
         s == CUTE_OK ? fn_cache_get(&lib->fns, lib->rt, &cfg, compile_config, NULL) : NULL;
@@ -519,11 +506,11 @@ static cute_status gemv_call(cute_gemv_lib *lib, const cute_call_arg *A, const c
     pthread_mutex_unlock(&lib->lock);
     if (s != CUTE_OK) return s;
     char why[1024];
-    s = cute_call(e->fn, stream, 7 + cfg.fused + cfg.skew, args, why, sizeof why);
+    s = cute_call(e->fn, stream, 7 + cfg.skew, args, why, sizeof why);
     if (s != CUTE_OK) snprintf(err, n, "gemv: %s", why);
-    if (s != CUTE_OK && (cfg.atomic || cfg.fused)) { /* the sums or flags may hold this call's */
+    if (s != CUTE_OK && cfg.atomic) { /* the sums may hold this call's partials */
         pthread_mutex_lock(&lib->lock);
-        lib->sums_dirty |= cfg.atomic, lib->flags_dirty |= cfg.fused;
+        lib->sums_dirty = true;
         pthread_mutex_unlock(&lib->lock);
     }
     return s;

@@ -3,8 +3,6 @@
  * second kernel, which adds the splits of each row in split order (the same bits every
  * run, whatever order the splits' blocks ran in). */
 #include "cutec/notation.h"
-#include "cutec/peer.h"
-#include "cutec/smem.h"
 #include "kernels/gemv/gemv_internal.h"
 
 cute_int gemv_splits(cute_ctx *c, cute_int K, cute_int kchunk)
@@ -23,7 +21,6 @@ gemv_host_args gemv_host_unpack(cute_ctx *c, const cute_arg *arg, int64_t rows)
                         .kchunk = arg[4].i,
                         .alpha = arg[5].f,
                         .beta = arg[6].f};
-    if (p->cfg.fused) g.flags = arg[7].tensor;
     const cute_int *e = g.mA.layout.shape.leaf; /* M, K, L */
     g.xb = gemv_broadcast_x(c, arg[1].tensor, e[0]);
     g.launch = (cute_launch_cfg){
@@ -274,13 +271,13 @@ static bool vector_per_block(const gemv_plan *p)
 }
 
 /* W's splits from..S by step of row m, vector v, batch l added in that order (the loads
- * unrolled: several in flight) */
+ * unrolled `unroll` times: several in flight) */
 static cute_tensor split_sum(cute_ctx *c, cute_tensor mW, cute_int m, cute_int v, cute_int l, cute_int from,
-                             int step)
+                             int step, int unroll)
 {
     cute_tensor acc = cute_make_rmem_tensor(c, CUTE_F32, cute_layout_parse(cute_ctx_alg(c), "(1):(1)"));
     cute_clear(c, acc);
-    CUTE_FOR_STEP(c, s, from, mW.layout.shape.leaf[3], step, step == 1 ? 8 : 4)
+    CUTE_FOR_STEP(c, s, from, mW.layout.shape.leaf[3], step, unroll)
     {
         cute_tensor w = rows_at(c, CUTE_SLICE(c, mW, CUTE_ALL, v, l, s), m, 1);
         cute_tensor_store(c, acc, cute_ssa_binop(c, CUTE_OP_ADD, cute_tensor_load(c, acc), cute_tensor_load(c, w)));
@@ -300,6 +297,27 @@ static void reduce_end(cute_ctx *c, const gemv_plan *p, cute_tensor acc, cute_te
                           cute_ssa_fill(c, CUTE_F32, acc.layout.shape, 0.0));
 }
 
+/* The second kernel with many splits a warp an output (cfg.split_outputs): output o = r N + v
+ * (row r, vector v) is warp o of the grid's, lane i adding splits i, i + 32, ... in order
+ * (8 loads in flight), the lanes meeting in the butterfly: each output's sum the same bits
+ * as a warp a row gives it, with N times the warps in flight (3x5x100000: 15 of them, where
+ * a warp a row had 5, each adding its 3 vectors' 391 splits one vector after another) */
+static void reduce_outputs(cute_ctx *c, cute_tensor mY, cute_tensor mW, cute_val alpha, cute_val beta)
+{
+    const gemv_plan *p = cute_ctx_user(c);
+    cute_alg *a = cute_ctx_alg(c);
+    cute_int o = cute_add(a, cute_mul(a, cute_block_idx(c, 0), cute_i(REDUCE_THREADS / 32)), cute_warp_idx(c));
+    cute_int nv = cute_i(p->nvec), m = cute_div(a, o, nv), v = cute_mod(a, o, nv);
+    cute_int l = cute_block_idx(c, 1), M = mY.layout.shape.leaf[0];
+    CUTE_IF(c, cute_int_lt(c, m, M))
+    {
+        cute_tensor acc = split_sum(c, mW, m, v, l, cute_lane_idx(c), 32, 8);
+        cute_val sum = warp_sum(c, cute_ssa_get(c, cute_tensor_load(c, acc), 0));
+        cute_tensor_store(c, acc, cute_ssa_scalar(c, sum, acc.layout.shape));
+        CUTE_IF(c, cute_int_eq(c, cute_lane_idx(c), cute_i(0))) { reduce_end(c, p, acc, mY, mW, m, v, l, alpha, beta); }
+    }
+}
+
 /* Split-K's second kernel: for each vector, the sum of each row's splits, then y = alpha
  * sum + beta y.  One thread a row adds the splits in order; with many splits
  * (cfg.many_splits) a warp a row, lane i adding splits i, i + 32, ... in order, the lanes'
@@ -310,6 +328,10 @@ static void gemv_reduce(cute_ctx *c, cute_tensor mY, cute_tensor mW, cute_val al
 {
     const gemv_plan *p = cute_ctx_user(c);
     cute_alg *a = cute_ctx_alg(c);
+    if (p->cfg.split_outputs) {
+        reduce_outputs(c, mY, mW, alpha, beta);
+        return;
+    }
     bool warps = p->cfg.many_splits, per_block = vector_per_block(p);
     cute_int row = cute_mul(a, cute_block_idx(c, 0), cute_i(warps ? REDUCE_THREADS / 32 : REDUCE_THREADS));
     cute_int m = cute_add(a, row, warps ? cute_warp_idx(c) : cute_thread_idx(c, 0));
@@ -318,7 +340,7 @@ static void gemv_reduce(cute_ctx *c, cute_tensor mY, cute_tensor mW, cute_val al
     {
         for (int i = 0; i < (per_block ? 1 : p->nvec); i++) {
             cute_int v = per_block ? cute_block_idx(c, 2) : cute_i(i);
-            cute_tensor acc = split_sum(c, mW, m, v, l, warps ? cute_lane_idx(c) : cute_i(0), warps ? 32 : 1);
+            cute_tensor acc = split_sum(c, mW, m, v, l, warps ? cute_lane_idx(c) : cute_i(0), warps ? 32 : 1, warps ? 4 : 8);
             if (!warps) {
                 reduce_end(c, p, acc, mY, mW, m, v, l, alpha, beta);
                 continue;
@@ -333,136 +355,15 @@ static void gemv_reduce(cute_ctx *c, cute_tensor mY, cute_tensor mW, cute_val al
     }
 }
 
-/* the fused reduction's flags: element `i` of the u32 flags as a tensor of one */
-static cute_tensor flag_at(cute_ctx *c, cute_tensor flags, cute_int i)
-{
-    return rows_at(c, flags, i, 1);
-}
-
-/* the outputs (row, vector) the last block of a group adds at once: a thread's sums of its
- * splits, one a register each */
-#define FUSED_CHUNK 16
-
-cute_tensor gemv_fused_slot(cute_ctx *c, const gemv_plan *p)
-{
-    if (!p->cfg.fused) return (cute_tensor){0};
-    cute_smem_allocator A = cute_smem_allocator_new(c);
-    int n = 1 + p->threads / 32 * FUSED_CHUNK; /* the block's verdict, then the warps' sums */
-    return cute_smem_alloc_tensor(c, &A, CUTE_F32, cute_layout_fmt(cute_ctx_alg(c), "(%d):(1)", n), 16);
-}
-
-/* Outputs o0 .. o0 + n - 1 of the last block's group (o = r nvec + v: row row0 + r, vector
- * v; `outs` of them in A), each the sum over its S splits: thread t adds its splits t, t +
- * threads, ... in order (those whose flags it acquired), then the warp's lanes meet in a
- * fixed butterfly, then thread j adds the warps' sums of output o0 + j in warp order and
- * finishes it (y = alpha sum + beta y). */
-static void fused_chunk(cute_ctx *c, const gemv_plan *p, cute_tensor mY, cute_tensor mW, cute_tensor red,
-                        cute_int row0, cute_int outs, int o0, int n, cute_int l, cute_val alpha, cute_val beta)
-{
-    cute_alg *a = cute_ctx_alg(c);
-    cute_int S = mW.layout.shape.leaf[3], M = mY.layout.shape.leaf[0], tid = cute_thread_idx(c, 0);
-    int warps = p->threads / 32;
-    cute_tuple one = cute_tuple_parse(a, "(1)");
-    cute_tensor part = cute_make_rmem_tensor(c, CUTE_F32, cute_layout_fmt(a, "(%d):(1)", n));
-    cute_clear(c, part);
-    CUTE_FOR_STEP(c, s, tid, S, p->threads, 2)
-    {
-        for (int j = 0; j < n; j++) {
-            int o = o0 + j;
-            cute_int m = cute_add(a, row0, cute_i(o / p->nvec));
-            cute_tensor w = rows_at(c, CUTE_SLICE(c, mW, CUTE_ALL, o % p->nvec, l, s), m, 1);
-            cute_ssa in = cute_ssa_scalar(c, cute_val_binop(c, CUTE_OP_AND, cute_int_lt(c, m, M),
-                                                              cute_int_lt(c, cute_i(o), outs)), one);
-            cute_tensor pj = rows_at(c, part, cute_i(j), 1);
-            cute_tensor_store(c, pj, cute_ssa_binop(c, CUTE_OP_ADD, cute_tensor_load(c, pj),
-                                                    cute_tensor_load_if(c, w, in, 0.0)));
-        }
-    }
-    cute_ssa sums = cute_tensor_load(c, part);
-    for (int j = 0; j < n; j++) {
-        cute_val sum = warp_sum(c, cute_ssa_get(c, sums, j));
-        CUTE_IF(c, cute_int_eq(c, cute_lane_idx(c), cute_i(0)))
-        {
-            cute_tensor r = rows_at(c, red, cute_add(a, cute_mul(a, cute_warp_idx(c), cute_i(FUSED_CHUNK)), cute_i(j)), 1);
-            cute_tensor_store(c, r, cute_ssa_scalar(c, sum, one));
-        }
-    }
-    cute_barrier(c);
-    CUTE_IF(c, cute_int_lt(c, tid, cute_min(a, cute_i(n), cute_sub(a, outs, cute_i(o0)))))
-    {
-        cute_tensor acc = cute_make_rmem_tensor(c, CUTE_F32, cute_layout_parse(a, "(1):(1)"));
-        cute_tensor_store(c, acc, cute_tensor_load(c, rows_at(c, red, tid, 1)));
-        for (int w = 1; w < warps; w++)
-            cute_tensor_store(c, acc, cute_ssa_binop(c, CUTE_OP_ADD, cute_tensor_load(c, acc),
-                                                     cute_tensor_load(c, rows_at(c, red, cute_add(a, tid, cute_i(w * FUSED_CHUNK)), 1))));
-        cute_int o = cute_add(a, tid, cute_i(o0)), nv = cute_i(p->nvec);
-        reduce_end(c, p, acc, mY, mW, cute_add(a, row0, cute_div(a, o, nv)), cute_mod(a, o, nv), l, alpha, beta);
-    }
-    cute_barrier(c); /* red is read before the next chunk writes it */
-}
-
-/* Split-K's ordered reduction in the splitting kernel (cfg.fused).  Row group g (a block's
- * rows of one batch) has S + 1 flags from g (S + 1) on: one a split, then a counter.  Each
- * block, its partials written, releases its split's flag (thread 0, after a barrier: st.release)
- * and counts itself in (an atomic add); the block that counts S is the last, and only it
- * reads the parts: each of its threads acquires the flags of its share of the splits (t, t +
- * threads, ...: ld.acquire, spinning until the release is seen; then zeroes them for the next
- * call) and reads those splits' parts only, FUSED_CHUNK outputs at a time (fused_chunk): the
- * same bits every run, whichever block came last.  `rows`: a block's rows (contiguous from
- * block index 0 times rows); `slot`: gemv_fused_slot's. */
-void gemv_fused_end(cute_ctx *c, const gemv_plan *p, cute_tensor mY, cute_tensor mW, cute_tensor flags,
-                    cute_tensor slot, const gemv_tiles *t, int rows, cute_val alpha, cute_val beta)
-{
-    if (!p->cfg.fused) return;
-    cute_alg *a = cute_ctx_alg(c);
-    cute_int S = mW.layout.shape.leaf[3], M = mY.layout.shape.leaf[0], tid = cute_thread_idx(c, 0);
-    cute_int g = cute_add(a, cute_block_idx(c, 0), cute_mul(a, cute_grid_dim(c, 0), t->l));
-    cute_int base = cute_mul(a, g, cute_add(a, S, cute_i(1))), counter = cute_add(a, base, S);
-    cute_tuple one = cute_tuple_parse(a, "(1)");
-    cute_tensor verdict = rows_at(c, slot, cute_i(0), 1), red = cute_tensor_domain_offset(c, slot, CUTE_CRD(1));
-    cute_barrier(c); /* the block's partials are written */
-    CUTE_IF(c, cute_int_eq(c, tid, cute_i(0)))
-    {
-        cute_grid_flag_release(c, flags, cute_add(a, base, t->s), cute_i(1));
-        cute_val old = cute_val_atomic(c, cute_tensor_ptr(c, flags, counter), cute_val_int(c, CUTE_U32, 1),
-                                       CUTE_ATOMIC_ADD);
-        cute_val last = cute_val_cmp(c, CUTE_OP_EQ, old, cute_int_value(c, cute_sub(a, S, cute_i(1)), CUTE_U32));
-        cute_tensor_store(c, verdict, cute_ssa_scalar(c, cute_val_cvt(c, last, CUTE_F32), one));
-    }
-    cute_barrier(c);
-    cute_val last = cute_ssa_get(c, cute_tensor_load(c, verdict), 0);
-    CUTE_IF(c, cute_val_cmp(c, CUTE_OP_NE, last, cute_val_const(c, CUTE_F32, 0.0)))
-    {
-        CUTE_FOR_STEP(c, s, tid, S, p->threads, 1)
-        {
-            cute_int f = cute_add(a, base, s);
-            cute_grid_flag_wait(c, flags, f, cute_i(1));
-            cute_tensor_store(c, flag_at(c, flags, f), cute_ssa_fill(c, CUTE_U32, one, 0.0));
-        }
-        CUTE_IF(c, cute_int_eq(c, tid, cute_i(0)))
-        {
-            cute_tensor_store(c, flag_at(c, flags, counter), cute_ssa_fill(c, CUTE_U32, one, 0.0));
-        }
-        cute_int row0 = cute_mul(a, cute_block_idx(c, 0), cute_i(rows));
-        cute_int outs = cute_mul(a, cute_min(a, cute_i(rows), cute_sub(a, M, row0)), cute_i(p->nvec));
-        for (int o0 = 0; o0 < rows * p->nvec; o0 += FUSED_CHUNK) {
-            int n = rows * p->nvec - o0 < FUSED_CHUNK ? rows * p->nvec - o0 : FUSED_CHUNK;
-            CUTE_IF(c, cute_int_lt(c, cute_i(o0), outs))
-            {
-                fused_chunk(c, p, mY, mW, red, row0, outs, o0, n, t->l, alpha, beta);
-            }
-        }
-    }
-}
-
 void gemv_reduce_launch(cute_ctx *c, const gemv_plan *p, cute_tensor mY, cute_tensor mW,
                         cute_host_scalar alpha, cute_host_scalar beta)
 {
-    if (!p->cfg.split || p->cfg.fused) return;
+    if (!p->cfg.split) return;
     cute_alg *a = cute_ctx_alg(c);
     cute_int M = mY.layout.shape.leaf[0], L = mY.layout.shape.leaf[2];
     cute_int N = cute_i(vector_per_block(p) ? p->nvec : 1);
     int rows = p->cfg.many_splits ? REDUCE_THREADS / 32 : REDUCE_THREADS; /* a block's */
+    if (p->cfg.split_outputs) M = cute_mul(a, M, cute_i(p->nvec)), rows = REDUCE_THREADS / 32; /* outputs */
     cute_launch_cfg cfg = {.grid = {cute_ceil_div(a, M, cute_i(rows)), L, N}, .block = {cute_i(REDUCE_THREADS)}};
     CUTE_LAUNCH(c, gemv_reduce, cfg, mY, mW, alpha, beta);
 }

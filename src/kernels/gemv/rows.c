@@ -102,9 +102,8 @@ static void finish_rows(cute_ctx *c, const gemv_plan *p, cute_int row0, void *us
     }
 }
 
-/* the kernel; flags: the fused reduction's (cfg.fused), else NULL */
-static void rows_body(cute_ctx *c, cute_tensor mA, cute_tensor mX, cute_tensor mY, cute_tensor mW,
-                      const cute_tensor *flags, cute_int kchunk, cute_val alpha, cute_val beta)
+static void rows_kernel(cute_ctx *c, cute_tensor mA, cute_tensor mX, cute_tensor mY, cute_tensor mW,
+                        cute_int kchunk, cute_val alpha, cute_val beta)
 {
     const gemv_plan *p = cute_ctx_user(c);
     cute_alg *a = cute_ctx_alg(c);
@@ -117,7 +116,6 @@ static void rows_body(cute_ctx *c, cute_tensor mA, cute_tensor mX, cute_tensor m
             acc.t[v][r] = cute_make_rmem_tensor(c, CUTE_F32, cute_layout_fmt(a, "(%d):(1)", accw));
             cute_clear(c, acc.t[v][r]);
         }
-    cute_tensor slot = gemv_fused_slot(c, p);
     gemv_walk walk = {.tile = tile_fma, .end = finish_rows, .user = &acc};
     if (p->cfg.smem_stages) {
         cute_kernel_min_blocks(c, gemv_ring_blocks(p));
@@ -126,29 +124,12 @@ static void rows_body(cute_ctx *c, cute_tensor mA, cute_tensor mX, cute_tensor m
         walk.whole = rows_ring;
     }
     gemv_warp_rows_by(c, p, &th, &t, mA.layout.shape.leaf[0], p->ktile, &walk);
-    if (flags) gemv_fused_end(c, p, mY, mW, *flags, slot, &t, p->threads / 32 * p->rows, alpha, beta);
-}
-
-static void rows_kernel(cute_ctx *c, cute_tensor mA, cute_tensor mX, cute_tensor mY, cute_tensor mW,
-                        cute_int kchunk, cute_val alpha, cute_val beta)
-{
-    rows_body(c, mA, mX, mY, mW, NULL, kchunk, alpha, beta);
-}
-
-/* split-K with its ordered reduction in the same kernel (cfg.fused) */
-static void rows_kernel_fused(cute_ctx *c, cute_tensor mA, cute_tensor mX, cute_tensor mY, cute_tensor mW,
-                              cute_tensor flags, cute_int kchunk, cute_val alpha, cute_val beta)
-{
-    rows_body(c, mA, mX, mY, mW, &flags, kchunk, alpha, beta);
 }
 
 void gemv_rows_host(cute_ctx *c, const cute_arg *arg)
 {
     const gemv_plan *p = cute_ctx_user(c);
     gemv_host_args g = gemv_host_unpack(c, arg, p->threads / 32 * p->rows);
-    if (p->cfg.fused)
-        CUTE_LAUNCH(c, rows_kernel_fused, g.launch, g.mA, g.xb, g.mY, g.mW, g.flags, g.kchunk, g.alpha, g.beta);
-    else
-        CUTE_LAUNCH(c, rows_kernel, g.launch, g.mA, g.xb, g.mY, g.mW, g.kchunk, g.alpha, g.beta);
+    CUTE_LAUNCH(c, rows_kernel, g.launch, g.mA, g.xb, g.mY, g.mW, g.kchunk, g.alpha, g.beta);
     gemv_reduce_launch(c, p, g.mY, g.mW, g.alpha, g.beta);
 }

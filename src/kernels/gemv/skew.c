@@ -70,8 +70,8 @@ static void fma_run(cute_ctx *c, const gemv_plan *p, skew_warp *w, cute_int k, c
     }
 }
 
-static void skew_kernel_body(cute_ctx *c, cute_tensor mA, cute_tensor mX, cute_tensor mY, cute_tensor mW,
-                             const cute_tensor *flags, cute_int kchunk, cute_int a0, cute_val alpha, cute_val beta)
+static void skew_kernel(cute_ctx *c, cute_tensor mA, cute_tensor mX, cute_tensor mY, cute_tensor mW, cute_int kchunk,
+                        cute_int a0, cute_val alpha, cute_val beta)
 {
     const gemv_plan *p = cute_ctx_user(c);
     cute_alg *a = cute_ctx_alg(c);
@@ -80,7 +80,6 @@ static void skew_kernel_body(cute_ctx *c, cute_tensor mA, cute_tensor mX, cute_t
     gemv_tiles t = {0};
     t.s = p->cfg.split ? cute_block_idx(c, 1) : cute_i(0), t.l = cute_block_idx(c, 2);
     t.k0 = cute_mul(a, t.s, kchunk), t.kend = cute_min(a, K, cute_add(a, t.k0, kchunk));
-    cute_tensor slot = gemv_fused_slot(c, p);
     skew_warp w = {.mA = mA, .mX = mX, .l = t.l};
     cute_int lane = cute_lane_idx(c), R = cute_i(warps * p->rows);
     cute_int row0 = cute_add(a, cute_mul(a, cute_block_idx(c, 0), R), cute_warp_idx(c));
@@ -128,20 +127,6 @@ static void skew_kernel_body(cute_ctx *c, cute_tensor mA, cute_tensor mX, cute_t
             gemv_finish_warp(c, p, sum, cute_add(a, row0, cute_i(r * warps)), mY, mW, &t, alpha, beta);
         }
     }
-    if (flags) gemv_fused_end(c, p, mY, mW, *flags, slot, &t, warps * p->rows, alpha, beta);
-}
-
-static void skew_kernel(cute_ctx *c, cute_tensor mA, cute_tensor mX, cute_tensor mY, cute_tensor mW, cute_int kchunk,
-                        cute_int a0, cute_val alpha, cute_val beta)
-{
-    skew_kernel_body(c, mA, mX, mY, mW, NULL, kchunk, a0, alpha, beta);
-}
-
-/* with split-K's ordered reduction in the same kernel (cfg.fused) */
-static void skew_kernel_fused(cute_ctx *c, cute_tensor mA, cute_tensor mX, cute_tensor mY, cute_tensor mW,
-                              cute_tensor flags, cute_int kchunk, cute_int a0, cute_val alpha, cute_val beta)
-{
-    skew_kernel_body(c, mA, mX, mY, mW, &flags, kchunk, a0, alpha, beta);
 }
 
 void gemv_skew_host(cute_ctx *c, const cute_arg *arg)
@@ -149,10 +134,7 @@ void gemv_skew_host(cute_ctx *c, const cute_arg *arg)
     const gemv_plan *p = cute_ctx_user(c);
     gemv_host_args g = gemv_host_unpack(c, arg, p->threads / 32 * p->rows);
     cute_tensor mX = arg[1].tensor;
-    cute_int a0 = arg[p->cfg.fused ? 8 : 7].i; /* A[0,0,0]'s misalignment, in elements */
-    if (p->cfg.fused)
-        CUTE_LAUNCH(c, skew_kernel_fused, g.launch, g.mA, mX, g.mY, g.mW, g.flags, g.kchunk, a0, g.alpha, g.beta);
-    else
-        CUTE_LAUNCH(c, skew_kernel, g.launch, g.mA, mX, g.mY, g.mW, g.kchunk, a0, g.alpha, g.beta);
+    cute_int a0 = arg[7].i; /* A[0,0,0]'s misalignment, in elements */
+    CUTE_LAUNCH(c, skew_kernel, g.launch, g.mA, mX, g.mY, g.mW, g.kchunk, a0, g.alpha, g.beta);
     gemv_reduce_launch(c, p, g.mY, g.mW, g.alpha, g.beta);
 }
