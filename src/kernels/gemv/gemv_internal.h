@@ -33,9 +33,10 @@ typedef struct gemv_plan {
 
 /* the K-major kernel's rows per warp: two for one vector of 8- or 16-bit elements, four for
  * several vectors, eight in the skew form (each load of x serves them all: with N vectors a
- * lane reads N/rows bytes of x through L1 for each byte of A); one for f32, whose loads ptxas issues a few at a
- * time whatever the rows, so that its bytes in flight come from warps (two rows a warp left
- * 4096x16384 at 15.5 warps an SM: 89.9% of the copy on an H100); block-scaled: plan_make's */
+ * lane reads N/rows bytes of x through L1 for each byte of A); one for f32, whose loads
+ * ptxas issues a few at a time whatever the rows, so that its bytes in flight come from warps
+ * (two rows a warp left 4096x16384 at 15.5 warps an SM: 89.9% of the copy on an H100);
+ * block-scaled: plan_make's */
 static inline int gemv_rows_per_warp(const cute_gemv_config *cfg)
 {
     if (cfg->a_major != 1 || cfg->sf_vec) return 1;
