@@ -10,7 +10,8 @@
 #        load of a k-tile is issued before its products;
 #   sumout (CUTEC_GEMV_SPLIT_WARPS=output): past 32 splits the second kernel a warp an
 #        output (row, vector), not a warp a row (sumrow), the same bits (3x5x100000: 391
-#        splits bf16, 782 f32; 15 warps where 5 added 3 vectors in turn).
+#        splits bf16, 782 f32; 15 warps where 5 added 3 vectors in turn), and on sm_90 a
+#        programmatic dependent launch let in as the splitting kernel's blocks start.
 # (The fused form, the reduction in the splitting kernel, lost in the mid pass and is gone.)
 # 3x5x100000 runs as 5x100000 with 3 vectors (B streamed; its rows are aligned), 4097x3x8191
 # as 4097x8191 with 3.  For 3x5x100000 (1.6 MB of bf16) the copy of the same bytes is itself

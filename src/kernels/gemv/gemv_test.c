@@ -273,7 +273,8 @@ static void ring_cases(cute_runtime *rt)
 
 /* Past 32 splits the second kernel a warp an output (CUTEC_GEMV_SPLIT_WARPS=output) against a
  * warp a row, on the same inputs: the same bits (K-major with 1, 3 and 8 vectors, odd K, a
- * batch; M-major); y poisoned (beta 0) in some. */
+ * batch; M-major); y poisoned (beta 0) in some; and traced for sm_90a (the second kernel a
+ * programmatic dependent launch). */
 static void outputs_cases(cute_runtime *rt)
 {
     cute_gemv_lib *lib = cute_gemv_lib_new(rt);
@@ -296,6 +297,16 @@ static void outputs_cases(cute_runtime *rt)
         CHECK(h[0] == h[1], "outputs case %zu: the same bits a warp a row and a warp an output", i);
     }
     cute_gemv_lib_free(lib);
+    /* traced for sm_90a the second kernel is a programmatic dependent launch (its wait and the
+     * first kernel's launch_dependents: no-ops on the interpreter, which runs grids in order) */
+    cute_runtime *h = check_interp();
+    if (!h) return;
+    cute_runtime_set_target_arch(h, "sm_90a");
+    lib = cute_gemv_lib_new(h);
+    cute_gemv_lib_split_outputs(lib, 1);
+    CHECK(run_case(h, lib, &cases[1]).split_outputs, "sm_90a: a warp an output");
+    cute_gemv_lib_free(lib);
+    cute_runtime_free(h);
 }
 
 /* K-major rows that do not all start 16-byte aligned read through 16-byte vectors between a

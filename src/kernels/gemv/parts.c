@@ -3,6 +3,7 @@
  * second kernel, which adds the splits of each row in split order (the same bits every
  * run, whatever order the splits' blocks ran in). */
 #include "cutec/notation.h"
+#include "cutec/sync.h"
 #include "kernels/gemv/gemv_internal.h"
 
 cute_int gemv_splits(cute_ctx *c, cute_int K, cute_int kchunk)
@@ -309,6 +310,7 @@ static void reduce_outputs(cute_ctx *c, cute_tensor mY, cute_tensor mW, cute_val
     cute_int o = cute_add(a, cute_mul(a, cute_block_idx(c, 0), cute_i(REDUCE_THREADS / 32)), cute_warp_idx(c));
     cute_int nv = cute_i(p->nvec), m = cute_div(a, o, nv), v = cute_mod(a, o, nv);
     cute_int l = cute_block_idx(c, 1), M = mY.layout.shape.leaf[0];
+    if (p->pdl) cute_griddepcontrol_wait(c); /* the splitting kernel's W, all of it */
     CUTE_IF(c, cute_int_lt(c, m, M))
     {
         cute_tensor acc = split_sum(c, mW, m, v, l, cute_lane_idx(c), 32, 8);
@@ -355,6 +357,11 @@ static void gemv_reduce(cute_ctx *c, cute_tensor mY, cute_tensor mW, cute_val al
     }
 }
 
+void gemv_let_dependents_in(cute_ctx *c, const gemv_plan *p)
+{
+    if (p->pdl) cute_griddepcontrol_launch_dependents(c);
+}
+
 void gemv_reduce_launch(cute_ctx *c, const gemv_plan *p, cute_tensor mY, cute_tensor mW,
                         cute_host_scalar alpha, cute_host_scalar beta)
 {
@@ -364,7 +371,8 @@ void gemv_reduce_launch(cute_ctx *c, const gemv_plan *p, cute_tensor mY, cute_te
     cute_int N = cute_i(vector_per_block(p) ? p->nvec : 1);
     int rows = p->cfg.many_splits ? REDUCE_THREADS / 32 : REDUCE_THREADS; /* a block's */
     if (p->cfg.split_outputs) M = cute_mul(a, M, cute_i(p->nvec)), rows = REDUCE_THREADS / 32; /* outputs */
-    cute_launch_cfg cfg = {.grid = {cute_ceil_div(a, M, cute_i(rows)), L, N}, .block = {cute_i(REDUCE_THREADS)}};
+    cute_launch_cfg cfg = {.grid = {cute_ceil_div(a, M, cute_i(rows)), L, N}, .block = {cute_i(REDUCE_THREADS)},
+                           .pdl = p->pdl};
     CUTE_LAUNCH(c, gemv_reduce, cfg, mY, mW, alpha, beta);
 }
 

@@ -77,6 +77,7 @@ static void skew_kernel(cute_ctx *c, cute_tensor mA, cute_tensor mX, cute_tensor
     cute_alg *a = cute_ctx_alg(c);
     int vec = p->cfg.vec, warps = p->threads / 32, U = p->unroll;
     cute_int M = mA.layout.shape.leaf[0], K = mA.layout.shape.leaf[1];
+    gemv_let_dependents_in(c, p);
     gemv_tiles t = {0};
     t.s = p->cfg.split ? cute_block_idx(c, 1) : cute_i(0), t.l = cute_block_idx(c, 2);
     t.k0 = cute_mul(a, t.s, kchunk), t.kend = cute_min(a, K, cute_add(a, t.k0, kchunk));
