@@ -43,8 +43,10 @@ typedef struct cute_gemv_config {
     int sf_vec;         /* block-scaled (cutec_gemv_blockscaled): elements per scale, 16
                            (NVFP4: e2m1 with ue4m3 scales) or 32 (MXFP8: e4m3 with ue8m0);
                            0: none */
-    bool many_splits;   /* with split and not atomic: the second kernel gives each row a
-                           warp, its lanes every 32nd split (the library's choice past
+    bool many_splits;   /* with split and not atomic: the second kernel gives each output
+                           (row, vector) a warp, its lanes every 32nd split (the tensor-core
+                           form's many vectors: each row, a vector a block), and on sm_90 on
+                           is a programmatic dependent launch (the library's choice past
                            CUTE_GEMV_FEW_SPLITS splits) */
     bool mma;           /* the tensor-core form (f16/bf16, K-major A, 16-byte vectors): A's
                            rows on mma.sync's 16-row side, the vectors (up to
@@ -79,16 +81,11 @@ typedef struct cute_gemv_config {
     int warp_rows;       /* NVFP4's register form one k-tile ahead: rows a warp, 4 or 8 (0:
                             4); x decoded once for 8 rows, half the warps, 128 registers
                             (cute_gemv_lib_warp_rows) */
-    bool split_outputs;  /* with many_splits, not the tensor cores: the second kernel gives each
-                            output (row, vector) a warp, not each row (whose warp adds its
-                            vectors one after another): the same bits, more warps in flight
-                            (cute_gemv_lib_split_outputs) */
-    bool skew;           /* K-major A whose rows do not all start 16-byte aligned (f32, f16,
-                            bf16; vec: 16 bytes' elements, no ring or L2 prefetch): each row as
-                            a scalar head up to its first aligned 16 bytes, 16-byte vectors and
-                            a scalar tail, a warp's rows alike in misalignment
-                            (cute_gemv_lib_unaligned_rows); not: the rows kernel with vectors
-                            as narrow as the rows' starts */
+    bool skew;           /* K-major f16 or bf16 A whose rows do not all start 16-byte aligned
+                            (vec: 8, no ring or L2 prefetch): each row as a scalar head up to
+                            its first aligned 16 bytes, 16-byte vectors and a scalar tail, a
+                            warp's rows alike in misalignment (the library's wherever it
+                            applies; f32 keeps the rows kernel's narrower vectors) */
 } cute_gemv_config;
 
 #define CUTE_GEMV_MAX_AHEAD 2
@@ -148,15 +145,6 @@ bool cute_gemv_lib_splits(cute_gemv_lib *lib, int splits);
 /* Split-K's reduction for later calls: deterministic (the default: partials added in split
  * order, the same bits every run) or not (atomic additions, cute_gemv_config.atomic). */
 void cute_gemv_lib_deterministic(cute_gemv_lib *lib, bool deterministic);
-/* The second kernel's warps with many splits for later calls: 0 a warp a row, 1 a warp an
- * output (cute_gemv_config.split_outputs, where it applies: not the tensor cores), -1 (the
- * default) as CUTEC_GEMV_SPLIT_WARPS=row|output says (unset: row); false for another value */
-bool cute_gemv_lib_split_outputs(cute_gemv_lib *lib, int form);
-/* How K-major A whose rows do not all start 16-byte aligned is read by later calls: 0
- * vectors as narrow as the rows' starts allow, 1 16-byte vectors between a scalar head and
- * tail (cute_gemv_config.skew; f32, f16 and bf16 without the tensor cores), -1 (the default)
- * as CUTEC_GEMV_UNALIGNED_ROWS=narrow|skew says (unset: narrow); false for another value */
-bool cute_gemv_lib_unaligned_rows(cute_gemv_lib *lib, int form);
 /* The tensor-core form from `vectors` vectors on for later calls (1 to
  * CUTE_GEMV_MAX_VECTORS + 1; CUTE_GEMV_MMA_FROM by default): false for another count */
 bool cute_gemv_lib_mma_from(cute_gemv_lib *lib, int vectors);

@@ -22,8 +22,6 @@ typedef struct gemv_opts {
     int vectors; /* 0: cutec_gemv; else cutec_gemv_vectors with N of them */
     int sf_vec;  /* nvfp4 (16) or mxfp8 (32): cutec_gemv_blockscaled; else 0 */
     bool atomic; /* --reduction atomic: split-K's non-deterministic reduction */
-    int unaligned; /* --unaligned narrow|skew: K-major rows not 16-byte aligned (-1: the library's) */
-    int outputs;   /* --split-warps row|output: many splits' second kernel (-1: the library's) */
     int mma_from; /* --mma-from: the tensor-core form from this many vectors on */
     int l2_prefetch; /* --l2-prefetch D: K-major A's k-tile D ahead asked of L2 (0: none) */
     bool tile_at_a_time; /* --tile-at-a-time 1: NVFP4's k-tiles loaded one at a time */
@@ -50,8 +48,7 @@ static int usage(const char *cmd)
         "         [--shape MxK] [--batch L] [--layout rows|cols] [--vectors N] [--splits N]\n"
         "         [--reduction ordered|atomic] [--mma-from N] [--l2-prefetch D] [--iters N]\n"
         "         [--tile-at-a-time 0|1] [--smem-stages 0|2..8] [--ahead 1|2] [--scale-rows plain|tiled]\n"
-        "         [--fma-decode 0|1] [--warp-rows 4|8] [--forms F,...] [--unaligned narrow|skew]\n"
-        "         [--split-warps row|output]\n"
+        "         [--fma-decode 0|1] [--warp-rows 4|8] [--forms F,...]\n"
         "         [--emit ir|cuda|ptx|sass|time] [--arch sm_80|sm_90a|sm_100a] [--backend cuda|interp]\n"
         "  y(M,L) = 1.5 A(M,K,L) x(K,L) - 0.5 y; rows: A row-major (K contiguous), cols: "
         "column-major;\n"
@@ -60,9 +57,7 @@ static int usage(const char *cmd)
         "  nvfp4: e2m1 A and x with a ue4m3 scale per 16 (seed 001); mxfp8: e4m3 with ue8m0 per "
         "32\n"
         "  bench --forms lib,2/4,1/8,ring4: forms on one problem, each a row: the library's,\n"
-        "    NVFP4's register forms (k-tiles ahead/rows a warp), a ring of N stages; narrow, skew:\n"
-        "    K-major rows not 16-byte aligned read in narrower vectors or skewed; sumrow, sumout:\n"
-        "    many splits' second kernel a warp a row or an output\n",
+        "    NVFP4's register forms (k-tiles ahead/rows a warp), a ring of N stages\n",
         cmd);
     return CLI_USAGE;
 }
@@ -110,10 +105,6 @@ static bool option(gemv_opts *o, const char *k, const char *v, bool *out_given, 
         ok = cli_int(v, 0, CUTE_GEMV_MAX_FMA_DECODE, &x, why, n), o->fma_decode = (int)x;
     else if (!strcmp(k, "--warp-rows"))
         ok = cli_int(v, 4, 8, &x, why, n) && (x == 4 || x == 8), o->warp_rows = (int)x;
-    else if (!strcmp(k, "--split-warps"))
-        ok = !strcmp(v, "row") || !strcmp(v, "output"), o->outputs = !strcmp(v, "output");
-    else if (!strcmp(k, "--unaligned"))
-        ok = !strcmp(v, "narrow") || !strcmp(v, "skew"), o->unaligned = !strcmp(v, "skew");
     else if (!strcmp(k, "--forms"))
         o->forms = v;
     else if (!strcmp(k, "--reduction"))
@@ -138,7 +129,7 @@ static int parse(int argc, char **argv, gemv_opts *o)
     memset(o, 0, sizeof *o);
     o->dtype = CUTE_BF16, o->M = o->K = 8192, o->L = 1, o->major = 1, o->iters = 20;
     o->mma_from = CUTE_GEMV_MMA_FROM;
-    o->smem_stages = -1, o->scale_rows = -1, o->fma_decode = -1, o->unaligned = -1, o->outputs = -1;
+    o->smem_stages = -1, o->scale_rows = -1, o->fma_decode = -1;
     bool out_given = false;
     if (argc < 2 || strcmp(argv[1], "gemv") != 0) return usage(argv[0]);
     for (int i = 2; i < argc; i += 2) {
@@ -177,7 +168,6 @@ static int emit(const gemv_opts *o)
                             .vec = 128 / cute_dtype_bits(o->dtype),
                             .split = o->splits > 1,
                             .many_splits = o->splits > CUTE_GEMV_FEW_SPLITS,
-                            .split_outputs = o->splits > CUTE_GEMV_FEW_SPLITS && o->outputs == 1,
                             .vectors = (int)nvec(o),
                             .sf_vec = o->sf_vec,
                             .mma = o->major && !o->sf_vec && cute_gemv_mma_for(o->dtype, CUTE_GEMV_MAX_MMA_VECTORS) &&
@@ -193,8 +183,6 @@ static int emit(const gemv_opts *o)
         cfg.ahead = o->ahead, cfg.scale_rows_tiled = o->scale_rows == 1,
         cfg.warp_rows = o->warp_rows;
     cfg.fma_decode = o->sf_vec == 16 && o->fma_decode > 0 ? o->fma_decode : 0;
-    if (o->unaligned == 1 && o->major && !cfg.mma && !o->sf_vec && o->dtype != CUTE_E4M3)
-        cfg.skew = true, cfg.smem_stages = 0, cfg.l2_prefetch = 0; /* (compile: the form alone) */
     cli_clock t0 = cli_clock_now();
     const cute_fn *f = cute_gemv_compile(rt, &cfg, err, sizeof err);
     int rc = f ? cli_emit_kernel(f, o->emit, o->arch, cli_clock_since(t0)) : CLI_FAIL;
@@ -419,7 +407,7 @@ static void describe(const problem *p, const gemv_opts *o, char *buf, size_t n)
     snprintf(buf, n, "%s %s->%s %lldx%lld N=%lld L=%lld, vec %d, %d split%s%s%s", kind,
              cute_dtype_name(o->dtype), cute_dtype_name(o->y_dtype), (long long)o->M,
              (long long)o->K, (long long)nvec(o), (long long)o->L, cfg.vec, splits,
-             splits == 1 ? "" : "s", cfg.atomic ? " (atomic)" : cfg.split_outputs ? " (a warp an output)" : "", form);
+             splits == 1 ? "" : "s", cfg.atomic ? " (atomic)" : "", form);
 }
 
 static int run(const gemv_opts *o)
@@ -443,8 +431,6 @@ static int run(const gemv_opts *o)
     cute_gemv_lib_scale_rows(p.lib, o->scale_rows);
     cute_gemv_lib_fma_decode(p.lib, o->fma_decode);
     cute_gemv_lib_warp_rows(p.lib, o->warp_rows);
-    cute_gemv_lib_unaligned_rows(p.lib, o->unaligned);
-    cute_gemv_lib_split_outputs(p.lib, o->outputs);
     int64_t bad = -1;
     double ms = problem_make(&p, o) ? run_one(&p, o, &bad) : -1;
     char what[160];
@@ -479,35 +465,20 @@ static bool bench_row(problem *p, const gemv_opts *o)
     return ms >= 0 && bad == 0;
 }
 
-/* whether s starts with the word w, then a comma or its end */
-static bool form_word(const char *s, const char *w)
-{
-    size_t n = strlen(w);
-    return !strncmp(s, w, n) && (s[n] == ',' || !s[n]);
-}
-
 /* a --forms form set on the library: "lib" (the library's choice), "A/R" (NVFP4's register
- * form, A k-tiles ahead, R rows a warp), "ringN" (a ring of N stages), "narrow", "skew"
- * (K-major rows not 16-byte aligned read in narrower vectors or skewed), "sumrow", "sumout"
- * (many splits' second kernel a warp a row or an output); the characters it took in *used, or
- * false */
+ * form, A k-tiles ahead, R rows a warp), "ringN" (a ring of N stages); the characters it took
+ * in *used, or false */
 static bool set_form(cute_gemv_lib *lib, const gemv_opts *o, const char *s, gemv_opts *f, int *used)
 {
-    int ahead = 0, rows = 0, stages = o->smem_stages, skew = o->unaligned, outs = o->outputs;
+    int ahead = 0, rows = 0, stages = o->smem_stages;
     *used = 0;
-    if (form_word(s, "narrow") || form_word(s, "skew"))
-        skew = s[0] == 's', *used = skew ? 4 : 6;
-    else if (form_word(s, "sumrow") || form_word(s, "sumout"))
-        outs = s[3] == 'o', *used = 6;
-    else if (form_word(s, "lib"))
+    if (!strncmp(s, "lib", 3) && (s[3] == ',' || !s[3]))
         *used = 3, stages = -1;
     else if (sscanf(s, "ring%d%n", &stages, used) != 1 && sscanf(s, "%d/%d%n", &ahead, &rows, used) != 2)
         return false;
     if (s[*used] != ',' && s[*used]) return false;
-    f->ahead = ahead, f->warp_rows = rows, f->smem_stages = stages, f->unaligned = skew, f->outputs = outs;
-    return cute_gemv_lib_ahead(lib, ahead) && cute_gemv_lib_warp_rows(lib, rows) &&
-           cute_gemv_lib_smem_stages(lib, stages) && cute_gemv_lib_unaligned_rows(lib, skew) &&
-           cute_gemv_lib_split_outputs(lib, outs);
+    f->ahead = ahead, f->warp_rows = rows, f->smem_stages = stages;
+    return cute_gemv_lib_ahead(lib, ahead) && cute_gemv_lib_warp_rows(lib, rows) && cute_gemv_lib_smem_stages(lib, stages);
 }
 
 /* --forms: each form a row on the one problem (y as made before each form's checked call; a
@@ -520,8 +491,7 @@ static bool bench_forms(problem *p, const gemv_opts *o)
     for (const char *s = o->forms; *s;) {
         int used = 0;
         if (!set_form(p->lib, o, s, &f, &used)) {
-            printf("cutec bench gemv: --forms %s: a form is lib, ahead/rows (1,2/4,8), ringN, narrow, skew, sumrow or sumout\n",
-                   o->forms);
+            printf("cutec bench gemv: --forms %s: a form is lib, ahead/rows (1,2/4,8) or ringN\n", o->forms);
             return false;
         }
         p->checked = false;
@@ -566,8 +536,6 @@ static int bench(const gemv_opts *base, bool shape_given)
     cute_gemv_lib_scale_rows(lib, base->scale_rows);
     cute_gemv_lib_fma_decode(lib, base->fma_decode);
     cute_gemv_lib_warp_rows(lib, base->warp_rows);
-    cute_gemv_lib_unaligned_rows(lib, base->unaligned);
-    cute_gemv_lib_split_outputs(lib, base->outputs);
     int rc = CLI_OK;
     for (int s = 0; s < (shape_given ? 1 : 3); s++) {
         gemv_opts o = *base;

@@ -35,8 +35,6 @@ const char *const cute_env_known_names[] = {
     "CUTEC_GEMM_SM80_DIAG",
     "CUTEC_GEMM_SM80_PDL",
     "CUTEC_GEMM_SM80_PERSISTENT",
-    "CUTEC_GEMV_SPLIT_WARPS",
-    "CUTEC_GEMV_UNALIGNED_ROWS",
     "CUTEC_HSTU_BLOCK_M",
     "CUTEC_HSTU_VARIANT",
     "CUTEC_INTERP_STEPS",

@@ -89,7 +89,7 @@ static bool plan_make(cute_alg *a, const cute_gemv_config *cfg, int arch, gemv_p
     /* e2m1 moves as whole words, decoded by sm_100a's cvt or, before it, bit operations */
     p->words = cfg->sf_vec && cfg->dtype == CUTE_E2M1;
     p->fp4_cvt = p->words && arch >= 100;
-    p->pdl = cfg->split_outputs && arch >= 90;
+    p->pdl = cfg->many_splits && arch >= 90; /* (the tensor-core form returned above) */
     int bits = cfg->vec * cute_dtype_bits(cfg->dtype);
     cute_copy_atom atom = p->words ? cute_copy_atom_universal(a, CUTE_U32, bits)
                                    : cute_copy_atom_universal(a, cfg->dtype, bits);
@@ -248,14 +248,10 @@ static bool config_ok(const cute_gemv_config *cfg, char *err, size_t n)
         snprintf(err, n, "gemv: many_splits is the ordered reduction's (split set, atomic not)");
         return false;
     }
-    if (cfg->split_outputs && (!cfg->many_splits || cfg->mma)) {
-        snprintf(err, n, "gemv: a warp an output is the second kernel's with many splits (not the tensor cores')");
-        return false;
-    }
     if (cfg->skew && (cfg->a_major != 1 || cfg->mma || cfg->smem_stages || cfg->l2_prefetch ||
-                      (cfg->dtype != CUTE_F32 && cfg->dtype != CUTE_F16 && cfg->dtype != CUTE_BF16) ||
+                      (cfg->dtype != CUTE_F16 && cfg->dtype != CUTE_BF16) ||
                       cfg->vec * cute_dtype_bytes(cfg->dtype) != 16)) {
-        snprintf(err, n, "gemv: rows read past their misalignment (skew) take f32, f16 or bf16 K-major A in "
+        snprintf(err, n, "gemv: rows read past their misalignment (skew) take f16 or bf16 K-major A in "
                  "16-byte vectors, without the tensor cores, the ring or the L2 prefetch");
         return false;
     }
@@ -364,7 +360,6 @@ const cute_fn *cute_gemv_compile(cute_runtime *rt, const cute_gemv_config *cfg, 
              cute_dtype_name(cfg->dtype), cute_dtype_name(cute_gemv_y_dtype(cfg)), cfg->vec,
              gemv_nvec(cfg),
              cfg->atomic        ? "_atomic"
-             : cfg->split_outputs ? "_outsplits"
              : cfg->many_splits ? "_splits"
              : cfg->split       ? "_split"
                                 : "",

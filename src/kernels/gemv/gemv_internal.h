@@ -19,7 +19,7 @@ typedef struct gemv_plan {
     bool words;         /* NVFP4: A and x move and decode as u32 words of 8 e2m1 */
     bool fp4_cvt;       /* ... decoded by sm_100a's cvt.rn.f16x2.e2m1x2, not bit operations */
     bool pdl;           /* the second kernel a programmatic dependent launch (sm_90 on, with
-                           cfg.split_outputs): let in as the first kernel's blocks start */
+                           cfg.many_splits): let in as the first kernel's blocks start */
     /* the tensor-core form (cfg.mma, mma.c): A's rows on mma.sync's 16-row side, the
      * vectors on its 8-column side; a block's tile (bm rows, bn vectors, bk columns) */
     cute_tiled_mma mma;

@@ -271,58 +271,52 @@ static void ring_cases(cute_runtime *rt)
     cute_gemv_lib_free(lib);
 }
 
-/* Past 32 splits the second kernel a warp an output (CUTEC_GEMV_SPLIT_WARPS=output) against a
- * warp a row, on the same inputs: the same bits (K-major with 1, 3 and 8 vectors, odd K, a
- * batch; M-major); y poisoned (beta 0) in some; and traced for sm_90a (the second kernel a
- * programmatic dependent launch). */
-static void outputs_cases(cute_runtime *rt)
+/* Past 32 splits the second kernel a warp an output (row, vector): K-major with 1, 3 and 8
+ * vectors, odd K, a batch; M-major; y poisoned (beta 0) in some; each twice on the same
+ * inputs, the same bits; and traced for sm_90a, where the second kernel is a programmatic
+ * dependent launch (its wait and the first kernel's launch_dependents: no-ops on the
+ * interpreter, which runs grids in order). */
+static void many_splits_cases(cute_runtime *rt)
 {
     cute_gemv_lib *lib = cute_gemv_lib_new(rt);
-    CHECK(!cute_gemv_lib_split_outputs(lib, 2), "split_outputs: -1, 0, 1");
     static const gemv_case cases[] = {
-        {CUTE_BF16, CUTE_BF16, 1, 2111, 1, 1, 0, 1, 0, 33, 0, 8},
+        {CUTE_F32, CUTE_BF16, 1, 2111, 1, 1, 0, 1, 0, 33, 0, 8},
         {CUTE_F32, CUTE_F32, 7, 2305, 2, 1, 0, 1, 0, 37, -0.5, 3},
         {CUTE_F16, CUTE_F32, 9, 300, 1, 0, 0, 1, 0, 38, 0, 0},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         uint64_t from = seed, h[2];
-        cute_gemv_config cfg[2];
+        cute_gemv_config cfg;
         for (int n = 0; n < 2; n++) {
             seed = from;
-            cute_gemv_lib_split_outputs(lib, n);
-            cfg[n] = run_case(rt, lib, &cases[i]);
+            cfg = run_case(rt, lib, &cases[i]);
             h[n] = y_hash;
         }
-        CHECK(cfg[0].many_splits && !cfg[0].split_outputs && cfg[1].split_outputs, "outputs case %zu ran both", i);
-        CHECK(h[0] == h[1], "outputs case %zu: the same bits a warp a row and a warp an output", i);
+        CHECK(cfg.many_splits, "many splits case %zu ran many_splits", i);
+        CHECK(h[0] == h[1], "many splits case %zu: the same bits twice", i);
     }
     cute_gemv_lib_free(lib);
-    /* traced for sm_90a the second kernel is a programmatic dependent launch (its wait and the
-     * first kernel's launch_dependents: no-ops on the interpreter, which runs grids in order) */
     cute_runtime *h = check_interp();
     if (!h) return;
     cute_runtime_set_target_arch(h, "sm_90a");
     lib = cute_gemv_lib_new(h);
-    cute_gemv_lib_split_outputs(lib, 1);
-    CHECK(run_case(h, lib, &cases[1]).split_outputs, "sm_90a: a warp an output");
+    CHECK(run_case(h, lib, &cases[1]).many_splits, "sm_90a: many splits");
     cute_gemv_lib_free(lib);
     cute_runtime_free(h);
 }
 
-/* K-major rows that do not all start 16-byte aligned read through 16-byte vectors between a
- * scalar head and tail (CUTEC_GEMV_UNALIGNED_ROWS=skew): odd and prime K (every row's head
+/* K-major f16 and bf16 rows that do not all start 16-byte aligned read through 16-byte vectors
+ * between a scalar head and tail (cfg.skew, the library's): odd and prime K (every row's head
  * another length), a leading dimension whose rows all share one misalignment and an offset
  * that leaves none aligned, rows shorter than a vector, M and N of 1 to 8 and past a block's
  * rows, split-K, y poisoned (beta 0).  The interpreter checks each 16-byte load is aligned.
- * Rows that all start aligned keep the rows kernel; a bad CUTEC_GEMV_UNALIGNED_ROWS (or
- * CUTEC_GEMV_SPLIT_WARPS) is refused by name. */
+ * Rows that all start aligned keep the rows kernel, and f32 its narrower vectors. */
 static void skew_cases(cute_runtime *rt)
 {
     cute_gemv_lib *lib = cute_gemv_lib_new(rt);
-    CHECK(cute_gemv_lib_unaligned_rows(lib, 1) && !cute_gemv_lib_unaligned_rows(lib, 2), "unaligned_rows: -1, 0, 1");
     static const gemv_case cases[] = {
         {CUTE_BF16, CUTE_BF16, 37, 1009, 1, 1, 0, 1, 0, 0, 0, 3},
-        {CUTE_F32, CUTE_F32, 5, 331, 2, 1, 0, 1, 4, 2, -0.5, 1},
+        {CUTE_F16, CUTE_F16, 5, 331, 2, 1, 0, 1, 4, 2, -0.5, 1},
         {CUTE_F16, CUTE_F32, 8, 1000, 1, 1, 0, 1, 2, 0, 0, 8},
         {CUTE_BF16, CUTE_F32, 1, 13, 1, 1, 0, 1, 2, 0, 0.5, 2},
         {CUTE_F16, CUTE_F16, 7, 20, 1, 1, 3, 1, 0, 0, 0, 0},
@@ -334,27 +328,8 @@ static void skew_cases(cute_runtime *rt)
     }
     CHECK(!run_case(rt, lib, &(gemv_case){CUTE_BF16, CUTE_BF16, 9, 1024, 1, 1, 0, 1, 0, 0, 0, 2}).skew,
           "rows 16-byte aligned: the rows kernel");
-    /* CUTEC_GEMV_UNALIGNED_ROWS: read at each call where the library was not told, checked */
-    cute_gemv_lib_unaligned_rows(lib, -1);
-    setenv("CUTEC_GEMV_UNALIGNED_ROWS", "skew", 1);
-    CHECK(run_case(rt, lib, &cases[3]).skew, "CUTEC_GEMV_UNALIGNED_ROWS=skew: skew");
-    setenv("CUTEC_GEMV_UNALIGNED_ROWS", "vector", 1);
-    operand A, x, y;
-    cute_backend *b = cute_runtime_backend(rt);
-    make(b, &A, CUTE_F32, 2, (int64_t[]){4, 8}, (int64_t[]){8, 1}, 32, 0);
-    make(b, &x, CUTE_F32, 1, (int64_t[]){8}, (int64_t[]){1}, 8, 0);
-    make(b, &y, CUTE_F32, 1, (int64_t[]){4}, (int64_t[]){1}, 4, 0);
-    char err[512] = "";
-    CHECK(cutec_gemv(lib, &A.arg, &x.arg, &y.arg, 1, 0, NULL, err, sizeof err) == CUTE_ERR_INVALID &&
-              strstr(err, "CUTEC_GEMV_UNALIGNED_ROWS=vector"),
-          "a bad CUTEC_GEMV_UNALIGNED_ROWS refused by name: %s", err);
-    unsetenv("CUTEC_GEMV_UNALIGNED_ROWS");
-    setenv("CUTEC_GEMV_SPLIT_WARPS", "lane", 1);
-    CHECK(cutec_gemv(lib, &A.arg, &x.arg, &y.arg, 1, 0, NULL, err, sizeof err) == CUTE_ERR_INVALID &&
-              strstr(err, "CUTEC_GEMV_SPLIT_WARPS=lane"),
-          "a bad CUTEC_GEMV_SPLIT_WARPS refused by name: %s", err);
-    unsetenv("CUTEC_GEMV_SPLIT_WARPS");
-    drop(b, &A), drop(b, &x), drop(b, &y);
+    CHECK(!run_case(rt, lib, &(gemv_case){CUTE_F32, CUTE_F32, 5, 331, 1, 1, 0, 1, 0, 0, 0, 3}).skew,
+          "f32 rows not aligned: the rows kernel's narrower vectors");
     cute_gemv_lib_free(lib);
 }
 
@@ -599,7 +574,7 @@ int main(void)
     results(rt);
     ring_cases(rt);
     skew_cases(rt);
-    outputs_cases(rt);
+    many_splits_cases(rt);
     machine_code(rt);
     mma_code(rt);
     skinny(rt);

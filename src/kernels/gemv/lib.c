@@ -10,7 +10,6 @@
 #include <string.h>
 
 #include "cutec/cuda_driver.h"
-#include "env/env_choice.h"
 #include "kernels/fn_cache.h"
 #include "kernels/gemv/gemv_internal.h"
 
@@ -37,8 +36,6 @@ struct cute_gemv_lib {
     cute_buffer sums;      /* the atomic reduction's sums, zero between calls */
     size_t sums_bytes;
     bool sums_dirty;      /* a failed call may have left sums behind: zero them again */
-    int unaligned_rows;   /* cute_gemv_lib_unaligned_rows */
-    int split_outputs;    /* cute_gemv_lib_split_outputs */
     cute_buffer *retired; /* smaller workspaces that kernels in flight may still use */
     int nretired;
 };
@@ -54,7 +51,7 @@ static bool same_config(const void *x, const void *y)
            a->tile_at_a_time == b->tile_at_a_time && a->smem_stages == b->smem_stages &&
            gemv_ahead(a) == gemv_ahead(b) && a->scale_rows_tiled == b->scale_rows_tiled &&
            a->fma_decode == b->fma_decode && gemv_rows_a_warp(a) == gemv_rows_a_warp(b) &&
-           a->skew == b->skew && a->split_outputs == b->split_outputs;
+           a->skew == b->skew;
 }
 
 /* fn_cache_compile for cute_gemv_config keys */
@@ -74,8 +71,6 @@ cute_gemv_lib *cute_gemv_lib_new(cute_runtime *rt)
     lib->smem_stages = -1;
     lib->scale_rows = -1;
     lib->fma_decode = -1;
-    lib->unaligned_rows = -1;
-    lib->split_outputs = -1;
     fn_cache_init(&lib->fns, sizeof(cute_gemv_config), same_config);
     pthread_mutex_init(&lib->lock, NULL);
     return lib;
@@ -100,24 +95,6 @@ bool cute_gemv_lib_splits(cute_gemv_lib *lib, int splits)
     if (!lib || splits < 0) return false;
     pthread_mutex_lock(&lib->lock);
     lib->splits = splits;
-    pthread_mutex_unlock(&lib->lock);
-    return true;
-}
-
-bool cute_gemv_lib_split_outputs(cute_gemv_lib *lib, int form)
-{
-    if (!lib || form < -1 || form > 1) return false;
-    pthread_mutex_lock(&lib->lock);
-    lib->split_outputs = form;
-    pthread_mutex_unlock(&lib->lock);
-    return true;
-}
-
-bool cute_gemv_lib_unaligned_rows(cute_gemv_lib *lib, int form)
-{
-    if (!lib || form < -1 || form > 1) return false;
-    pthread_mutex_lock(&lib->lock);
-    lib->unaligned_rows = form;
     pthread_mutex_unlock(&lib->lock);
     return true;
 }
@@ -386,19 +363,18 @@ static bool gemv_takes_mma(const cute_gemv_lib *lib, const gemv_operands *o)
     return gemv_mma_able(o) && o->x.shape[1] >= lib->mma_from;
 }
 
-/* K-major A of f32, f16 or bf16 whose rows' starts allow narrower vectors than 16 bytes
- * (the skew form's operands) */
+/* K-major f16 or bf16 A whose rows' starts allow narrower vectors than 16 bytes: the skew
+ * form's (4097x3x8191 bf16: 62.2% of the copy against 54.3 in vectors of one element; f32
+ * kept those, 73.2 against the skew form's 62.6; bench/RESULTS.md, skinny38b) */
 static bool skew_able(const gemv_operands *o)
 {
     cute_dtype d = (cute_dtype)o->A.dtype;
-    return o->major == 1 && (d == CUTE_F32 || d == CUTE_F16 || d == CUTE_BF16) && o->vec * cute_dtype_bytes(d) < 16;
+    return o->major == 1 && (d == CUTE_F16 || d == CUTE_BF16) && o->vec * cute_dtype_bytes(d) < 16;
 }
 
-/* the configuration, splits and K extent per split of a call (lock held); skew, outputs: the
- * forms asked for (cute_gemv_lib_unaligned_rows, cute_gemv_lib_split_outputs), where they
- * apply */
-static cute_gemv_config configure(cute_gemv_lib *lib, const gemv_operands *o, bool skew, bool outputs,
-                                  int64_t *splits, int64_t *kchunk)
+/* the configuration, splits and K extent per split of a call (lock held) */
+static cute_gemv_config configure(cute_gemv_lib *lib, const gemv_operands *o, int64_t *splits,
+                                  int64_t *kchunk)
 {
     cute_gemv_config cfg = {.dtype = (cute_dtype)o->A.dtype,
                             .y_dtype = (cute_dtype)o->y.dtype,
@@ -407,7 +383,7 @@ static cute_gemv_config configure(cute_gemv_lib *lib, const gemv_operands *o, bo
                             .vectors = (int)o->x.shape[1],
                             .mma = gemv_takes_mma(lib, o),
                             .l2_prefetch = o->major == 1 ? lib->l2_prefetch : 0};
-    if (skew && skew_able(o)) /* 16-byte vectors between a scalar head and tail, no ring */
+    if (skew_able(o)) /* 16-byte vectors between a scalar head and tail, no ring */
         cfg.skew = true, cfg.vec = 16 / cute_dtype_bytes(cfg.dtype), cfg.l2_prefetch = 0;
     int arch = cute_runtime_target_arch(lib->rt); /* the ring: asked for or the library's, where cp.async runs */
     int stages = lib->smem_stages < 0 ? cute_gemv_ring_default(&cfg) : lib->smem_stages;
@@ -421,7 +397,6 @@ static cute_gemv_config configure(cute_gemv_lib *lib, const gemv_operands *o, bo
     cfg.split = *splits != 1;
     cfg.atomic = cfg.split && lib->nondeterministic;
     cfg.many_splits = cfg.split && !cfg.atomic && *splits > CUTE_GEMV_FEW_SPLITS;
-    cfg.split_outputs = outputs && cfg.many_splits && !cfg.mma;
     return cfg;
 }
 
@@ -489,14 +464,8 @@ static cute_status gemv_call(cute_gemv_lib *lib, const cute_call_arg *A, const c
     int64_t splits, kchunk;
     cute_call_arg args[8];
     pthread_mutex_lock(&lib->lock);
-    int skew = lib->unaligned_rows >= 0 ? lib->unaligned_rows
-                                        : cute_env_choice_err("CUTEC_GEMV_UNALIGNED_ROWS", "narrow|skew", 0, err, n);
-    int outputs = lib->split_outputs >= 0 || skew < 0
-                      ? lib->split_outputs
-                      : cute_env_choice_err("CUTEC_GEMV_SPLIT_WARPS", "row|output", 0, err, n);
-    if (skew < 0 || outputs < 0) s = CUTE_ERR_INVALID;
-    if (s == CUTE_OK && o.A.shape[1] == 0) s = zero_k(lib, &o, err, n);
-    cute_gemv_config cfg = configure(lib, &o, skew == 1, outputs == 1, &splits, &kchunk);
+    if (o.A.shape[1] == 0) s = zero_k(lib, &o, err, n);
+    cute_gemv_config cfg = configure(lib, &o, &splits, &kchunk);
     if (s == CUTE_OK) s = arguments(lib, &o, &cfg, splits, kchunk, alpha, beta, args, err, n);
     const fn_cache_entry *e =
         s == CUTE_OK ? fn_cache_get(&lib->fns, lib->rt, &cfg, compile_config, NULL) : NULL;

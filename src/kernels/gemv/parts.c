@@ -298,11 +298,11 @@ static void reduce_end(cute_ctx *c, const gemv_plan *p, cute_tensor acc, cute_te
                           cute_ssa_fill(c, CUTE_F32, acc.layout.shape, 0.0));
 }
 
-/* The second kernel with many splits a warp an output (cfg.split_outputs): output o = r N + v
- * (row r, vector v) is warp o of the grid's, lane i adding splits i, i + 32, ... in order
- * (8 loads in flight), the lanes meeting in the butterfly: each output's sum the same bits
- * as a warp a row gives it, with N times the warps in flight (3x5x100000: 15 of them, where
- * a warp a row had 5, each adding its 3 vectors' 391 splits one vector after another) */
+/* The second kernel with many splits (cfg.many_splits, up to CUTE_GEMV_MAX_VECTORS vectors):
+ * output o = r N + v (row r, vector v) is warp o of the grid's, lane i adding splits i, i + 32,
+ * ... in order (8 loads in flight), the lanes meeting in the butterfly.  (A warp a row, adding
+ * its vectors one after another, ran 3x5x100000 at 39.5% of the copy against 49.0: deleted,
+ * bench/RESULTS.md, skinny38b.)  With p->pdl it waits for the whole splitting grid first. */
 static void reduce_outputs(cute_ctx *c, cute_tensor mY, cute_tensor mW, cute_val alpha, cute_val beta)
 {
     const gemv_plan *p = cute_ctx_user(c);
@@ -322,15 +322,16 @@ static void reduce_outputs(cute_ctx *c, cute_tensor mY, cute_tensor mW, cute_val
 
 /* Split-K's second kernel: for each vector, the sum of each row's splits, then y = alpha
  * sum + beta y.  One thread a row adds the splits in order; with many splits
- * (cfg.many_splits) a warp a row, lane i adding splits i, i + 32, ... in order, the lanes'
- * sums meeting in a fixed butterfly: the same bits every run either way.  (One thread a
- * row waits a load's latency per split: by that count about 35 us of 3x5x100000's 39,
+ * (cfg.many_splits) a warp an output (reduce_outputs), or with the tensor-core form's vectors
+ * (a block's third index) a warp a row, lane i adding splits i, i + 32, ... in order, the
+ * lanes' sums meeting in a fixed butterfly: the same bits every run either way.  (One thread
+ * a row waits a load's latency per split: by that count about 35 us of 3x5x100000's 39,
  * whose 391 splits it reduced.) */
 static void gemv_reduce(cute_ctx *c, cute_tensor mY, cute_tensor mW, cute_val alpha, cute_val beta)
 {
     const gemv_plan *p = cute_ctx_user(c);
     cute_alg *a = cute_ctx_alg(c);
-    if (p->cfg.split_outputs) {
+    if (p->cfg.many_splits && !vector_per_block(p)) {
         reduce_outputs(c, mY, mW, alpha, beta);
         return;
     }
@@ -370,7 +371,7 @@ void gemv_reduce_launch(cute_ctx *c, const gemv_plan *p, cute_tensor mY, cute_te
     cute_int M = mY.layout.shape.leaf[0], L = mY.layout.shape.leaf[2];
     cute_int N = cute_i(vector_per_block(p) ? p->nvec : 1);
     int rows = p->cfg.many_splits ? REDUCE_THREADS / 32 : REDUCE_THREADS; /* a block's */
-    if (p->cfg.split_outputs) M = cute_mul(a, M, cute_i(p->nvec)), rows = REDUCE_THREADS / 32; /* outputs */
+    if (p->cfg.many_splits && !vector_per_block(p)) M = cute_mul(a, M, cute_i(p->nvec)); /* outputs, a warp each */
     cute_launch_cfg cfg = {.grid = {cute_ceil_div(a, M, cute_i(rows)), L, N}, .block = {cute_i(REDUCE_THREADS)},
                            .pdl = p->pdl};
     CUTE_LAUNCH(c, gemv_reduce, cfg, mY, mW, alpha, beta);
