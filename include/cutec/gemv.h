@@ -43,8 +43,10 @@ typedef struct cute_gemv_config {
     int sf_vec;         /* block-scaled (cutec_gemv_blockscaled): elements per scale, 16
                            (NVFP4: e2m1 with ue4m3 scales) or 32 (MXFP8: e4m3 with ue8m0);
                            0: none */
-    bool many_splits;   /* with split and not atomic: the second kernel gives each row a
-                           warp, its lanes every 32nd split (the library's choice past
+    bool many_splits;   /* with split and not atomic: the second kernel gives each output
+                           (row, vector) a warp, its lanes every 32nd split (the tensor-core
+                           form's many vectors: each row, a vector a block), and on sm_90 on
+                           is a programmatic dependent launch (the library's choice past
                            CUTE_GEMV_FEW_SPLITS splits) */
     bool mma;           /* the tensor-core form (f16/bf16, K-major A, 16-byte vectors): A's
                            rows on mma.sync's 16-row side, the vectors (up to
@@ -85,6 +87,11 @@ typedef struct cute_gemv_config {
                             small one its remainder as it is (mma.sync ignores the low 13
                             bits), not by cvt.rna.tf32.f32 (cute_gemv_lib_tf32_bits; the library's
                             default since session 38) */
+    bool skew;           /* K-major f16 or bf16 A whose rows do not all start 16-byte aligned
+                            (vec: 8, no ring or L2 prefetch): each row as a scalar head up to
+                            its first aligned 16 bytes, 16-byte vectors and a scalar tail, a
+                            warp's rows alike in misalignment (the library's wherever it
+                            applies; f32 keeps the rows kernel's narrower vectors) */
 } cute_gemv_config;
 
 #define CUTE_GEMV_MAX_AHEAD 2

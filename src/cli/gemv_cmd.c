@@ -393,6 +393,7 @@ static void describe(const problem *p, const gemv_opts *o, char *buf, size_t n)
     cute_gemv_lib_last(p->lib, &cfg, &splits);
     const char *kind = o->sf_vec == 16   ? "nvfp4"
                        : o->sf_vec == 32 ? "mxfp8"
+                       : cfg.skew        ? "skew"
                        : cfg.mma         ? "mma"
                        : o->major        ? "rows"
                                          : "cols";

@@ -51,6 +51,7 @@ static void cols_kernel(cute_ctx *c, cute_tensor mA, cute_tensor mX, cute_tensor
 {
     const gemv_plan *p = cute_ctx_user(c);
     cute_alg *a = cute_ctx_alg(c);
+    gemv_let_dependents_in(c, p);
     gemv_tiles t = gemv_block_tiles(c, p, mA, mX, kchunk);
     gemv_thread th = gemv_thread_start(c, p, &t, true);
     cute_int steps = cute_ceil_div(a, cute_sub(a, t.kend, t.k0), cute_i(p->unroll));

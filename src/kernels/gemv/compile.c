@@ -105,6 +105,7 @@ static bool plan_make(cute_alg *a, const cute_gemv_config *cfg, int arch, gemv_p
     /* e2m1 moves as whole words, decoded by sm_100a's cvt or, before it, bit operations */
     p->words = cfg->sf_vec && cfg->dtype == CUTE_E2M1;
     p->fp4_cvt = p->words && arch >= 100;
+    p->pdl = cfg->many_splits && arch >= 90; /* (the tensor-core form returned above) */
     int bits = cfg->vec * cute_dtype_bits(cfg->dtype);
     cute_copy_atom atom = p->words ? cute_copy_atom_universal(a, CUTE_U32, bits)
                                    : cute_copy_atom_universal(a, cfg->dtype, bits);
@@ -126,6 +127,8 @@ static bool plan_make(cute_alg *a, const cute_gemv_config *cfg, int arch, gemv_p
         val = cute_layout_fmt(a, "(%d,%d):(1,%d)", cfg->vec, p->unroll, cfg->vec);
     }
     p->tc = cute_make_tiled_copy_tv(a, &atom, &thr, &val);
+    if (cfg->skew) /* a warp a misalignment: as many warps as a vector's elements (skew.c) */
+        p->threads = 32 * (p->rows > 1 ? cfg->vec : GEMV_THREADS / 32);
     if (cfg->smem_stages && !plan_ring(a, &thr, &val, p)) return false;
     p->ktile = p->words ? 32 * (bits / 32) * p->unroll : cute_gemv_k_tile(cfg);
     int64_t tk = p->ktile;
@@ -272,6 +275,13 @@ static bool config_ok(const cute_gemv_config *cfg, char *err, size_t n)
         snprintf(err, n, "gemv: many_splits is the ordered reduction's (split set, atomic not)");
         return false;
     }
+    if (cfg->skew && (cfg->a_major != 1 || cfg->mma || cfg->smem_stages || cfg->l2_prefetch ||
+                      (cfg->dtype != CUTE_F16 && cfg->dtype != CUTE_BF16) ||
+                      cfg->vec * cute_dtype_bytes(cfg->dtype) != 16)) {
+        snprintf(err, n, "gemv: rows read past their misalignment (skew) take f16 or bf16 K-major A in "
+                 "16-byte vectors, without the tensor cores, the ring or the L2 prefetch");
+        return false;
+    }
     if (cfg->atomic && !cfg->split) {
         snprintf(err, n, "gemv: an atomic reduction is split-K's (split must be set)");
         return false;
@@ -293,7 +303,7 @@ static const char *dyn(int v, char *buf, size_t n)
     return buf;
 }
 
-static void make_specs(const cute_gemv_config *cfg, cute_arg_spec specs[7])
+static void make_specs(const cute_gemv_config *cfg, cute_arg_spec specs[8])
 {
     char t[160], d[24];
     int v = cfg->vec, es = cute_dtype_bytes(cfg->dtype);
@@ -318,6 +328,13 @@ static void make_specs(const cute_gemv_config *cfg, cute_arg_spec specs[7])
     specs[4] = cute_spec_int(kt);
     specs[5] = cute_spec_float(CUTE_F32);
     specs[6] = cute_spec_float(CUTE_F32);
+    if (!cfg->skew) return;
+    /* rows and vectors start anywhere: A's and x's elements aligned, no more; then A[0,0,0]'s
+     * misalignment in elements */
+    specs[0] = cute_spec_tensor(cfg->dtype, "(?,?,?):(?,1,?)", es);
+    snprintf(t, sizeof t, "(?,%d,?):(1,?,?)", nv);
+    specs[1] = cute_spec_tensor(cfg->dtype, t, es);
+    specs[7] = cute_spec_int("?");
 }
 
 /* block-scaled: A (M,K,L), SFA (n), x (K,1,L), SFB (n), y (M,1,L), alpha, beta */
@@ -355,7 +372,7 @@ const cute_fn *cute_gemv_compile(cute_runtime *rt, const cute_gemv_config *cfg, 
         free(plan);
         return NULL;
     }
-    cute_arg_spec specs[7];
+    cute_arg_spec specs[8];
     if (cfg->sf_vec)
         make_blockscaled_specs(cfg, specs);
     else
@@ -363,6 +380,7 @@ const cute_fn *cute_gemv_compile(cute_runtime *rt, const cute_gemv_config *cfg, 
     char name[128];
     snprintf(name, sizeof name, "gemv_%s_%s_%s_v%d_n%d%s_pf%d%s_r%d_a%d%s_fd%d_wr%d",
              cfg->sf_vec    ? "blockscaled"
+             : cfg->skew    ? "skew"
              : cfg->mma     ? "mma"
              : cfg->a_major ? "rows"
                             : "cols",
@@ -376,10 +394,11 @@ const cute_fn *cute_gemv_compile(cute_runtime *rt, const cute_gemv_config *cfg, 
              gemv_ahead(cfg), cfg->scale_rows_tiled ? "_sft" : "", cfg->fma_decode,
              gemv_rows_a_warp(cfg));
     cute_host_fn host = cfg->sf_vec    ? gemv_blockscaled_host
+                        : cfg->skew    ? gemv_skew_host
                         : cfg->mma     ? gemv_mma_host
                         : cfg->a_major ? gemv_rows_host
                                        : gemv_cols_host;
-    const cute_fn *f = cute_compile(rt, name, host, plan, 7, specs, err, n);
+    const cute_fn *f = cute_compile(rt, name, host, plan, 7 + cfg->skew, specs, err, n);
     free(plan); /* only needed while tracing */
     return f;
 }

@@ -18,6 +18,8 @@ typedef struct gemv_plan {
     cute_tuple tile;    /* a block's step: rows (warps, 32 x vec x unroll); cols tc's tile */
     bool words;         /* NVFP4: A and x move and decode as u32 words of 8 e2m1 */
     bool fp4_cvt;       /* ... decoded by sm_100a's cvt.rn.f16x2.e2m1x2, not bit operations */
+    bool pdl;           /* the second kernel a programmatic dependent launch (sm_90 on, with
+                           cfg.many_splits): let in as the first kernel's blocks start */
     /* the tensor-core form (cfg.mma, mma.c): A's rows on mma.sync's 16-row side, the
      * vectors on its 8-column side; a block's tile (bm rows, bn vectors, bk columns) */
     cute_tiled_mma mma;
@@ -32,13 +34,17 @@ typedef struct gemv_plan {
 
 
 /* the K-major kernel's rows per warp: two for one vector of 8- or 16-bit elements, four for
- * several vectors (each load of x serves them all: with N vectors a lane reads N/rows bytes
- * of x through L1 for each byte of A); one for f32, whose loads ptxas issues a few at a
- * time whatever the rows, so that its bytes in flight come from warps (two rows a warp left
- * 4096x16384 at 15.5 warps an SM: 89.9% of the copy on an H100); block-scaled: plan_make's */
+ * several vectors, eight in the skew form (each load of x serves them all: with N vectors a
+ * lane reads N/rows bytes of x through L1 for each byte of A); one for f32, whose loads
+ * ptxas issues a few at a time whatever the rows, so that its bytes in flight come from warps
+ * (two rows a warp left 4096x16384 at 15.5 warps an SM: 89.9% of the copy on an H100);
+ * block-scaled: plan_make's */
 static inline int gemv_rows_per_warp(const cute_gemv_config *cfg)
 {
     if (cfg->a_major != 1 || cfg->sf_vec) return 1;
+    /* skew.c reads x element by element (a warp instruction over 512 bytes, about 4 of L1's
+     * cycles): 8 rows share each of its loads */
+    if (cfg->vectors > 1 && cfg->skew) return 8;
     if (cfg->vectors > 1) return 4;
     return cute_dtype_bits(cfg->dtype) >= 32 ? 1 : 2;
 }
@@ -51,6 +57,9 @@ static inline int gemv_nvec(const cute_gemv_config *cfg)
 /* K-major A: a warp per row (rows.c); M-major A: a thread per vector of rows (cols.c) */
 void gemv_rows_host(cute_ctx *c, const cute_arg *arg);
 void gemv_cols_host(cute_ctx *c, const cute_arg *arg);
+/* K-major A whose rows start anywhere: 16-byte vectors between a scalar head and tail
+ * (skew.c, cfg.skew) */
+void gemv_skew_host(cute_ctx *c, const cute_arg *arg);
 /* block-scaled (NVFP4, MXFP8) K-major A: the rows kernel's body with scales (blockscaled.c) */
 void gemv_blockscaled_host(cute_ctx *c, const cute_arg *arg);
 /* many vectors through mma.sync (mma.c): the plan's tiles and TiledMMA, and the host */
@@ -151,6 +160,9 @@ void gemv_scale_into(cute_ctx *c, cute_tensor acc, cute_tensor y, cute_ssa pred,
 void gemv_finish_warp(cute_ctx *c, const gemv_plan *p, const cute_val *sums, cute_int row,
                       cute_tensor mY, cute_tensor mW, const gemv_tiles *t, cute_val alpha,
                       cute_val beta);
+/* the splitting kernel's blocks letting the second kernel in (p->pdl: it then waits for the
+ * whole grid before it reads W); nothing otherwise */
+void gemv_let_dependents_in(cute_ctx *c, const gemv_plan *p);
 /* the launch of the ordered reduction of W's splits into y (split-K's second kernel) */
 void gemv_reduce_launch(cute_ctx *c, const gemv_plan *p, cute_tensor mY, cute_tensor mW,
                         cute_host_scalar alpha, cute_host_scalar beta);

@@ -15,6 +15,7 @@
 #include "kernels/ew_ref.h"
 
 static uint64_t seed;
+static uint64_t y_hash; /* run_case's y as it came back (FNV-1a of its bytes) */
 
 typedef struct operand {
     cute_call_arg arg;
@@ -105,7 +106,8 @@ static int64_t compare(const gemv_case *t, const operand *A, const operand *x, c
     return bad;
 }
 
-static void run_case(cute_runtime *rt, cute_gemv_lib *lib, const gemv_case *t)
+/* t run and checked; what the library ran (cute_gemv_lib_last) */
+static cute_gemv_config run_case(cute_runtime *rt, cute_gemv_lib *lib, const gemv_case *t)
 {
     cute_backend *b = cute_runtime_backend(rt);
     int64_t M = t->M, K = t->K, L = t->L, ld = (t->major ? K : M) + t->pad;
@@ -137,6 +139,8 @@ static void run_case(cute_runtime *rt, cute_gemv_lib *lib, const gemv_case *t)
     CHECK(s == CUTE_OK, "gemv %s %lldx%lldx%lld: %s", cute_dtype_name(t->d), (long long)M,
           (long long)K, (long long)L, err);
     b->vt->download(b->self, y.host, &y.buf, 0, ybytes);
+    y_hash = 14695981039346656037u;
+    for (size_t i = 0; i < ybytes; i++) y_hash = (y_hash ^ ((const uint8_t *)y.host)[i]) * 1099511628211u;
     int64_t bad = s == CUTE_OK ? compare(t, &A, &x, &y, y0) : -1;
     CHECK(bad == 0,
           "gemv %s->%s %lldx%lldx%lld major %d pad %lld ystride %lld offset %zu: %lld wrong "
@@ -148,6 +152,7 @@ static void run_case(cute_runtime *rt, cute_gemv_lib *lib, const gemv_case *t)
         CHECK(splits == t->splits && cfg.split, "forced %d splits: ran %d", t->splits, splits);
     drop(b, &A), drop(b, &x), drop(b, &y);
     free(y0);
+    return cfg;
 }
 
 static void results(cute_runtime *rt)
@@ -292,6 +297,68 @@ static void ring_cases(cute_runtime *rt)
         CHECK(cfg.mma && cfg.tf32_bits && cfg.smem_stages == d, "mma f32 by bits: ring of %d (want %d)",
               cfg.smem_stages, d);
     }
+    cute_gemv_lib_free(lib);
+}
+
+/* Past 32 splits the second kernel a warp an output (row, vector): K-major with 1, 3 and 8
+ * vectors, odd K, a batch; M-major; y poisoned (beta 0) in some; each twice on the same
+ * inputs, the same bits; and traced for sm_90a, where the second kernel is a programmatic
+ * dependent launch (its wait and the first kernel's launch_dependents: no-ops on the
+ * interpreter, which runs grids in order). */
+static void many_splits_cases(cute_runtime *rt)
+{
+    cute_gemv_lib *lib = cute_gemv_lib_new(rt);
+    static const gemv_case cases[] = {
+        {CUTE_F32, CUTE_BF16, 1, 2111, 1, 1, 0, 1, 0, 33, 0, 8},
+        {CUTE_F32, CUTE_F32, 7, 2305, 2, 1, 0, 1, 0, 37, -0.5, 3},
+        {CUTE_F16, CUTE_F32, 9, 300, 1, 0, 0, 1, 0, 38, 0, 0},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        uint64_t from = seed, h[2];
+        cute_gemv_config cfg;
+        for (int n = 0; n < 2; n++) {
+            seed = from;
+            cfg = run_case(rt, lib, &cases[i]);
+            h[n] = y_hash;
+        }
+        CHECK(cfg.many_splits, "many splits case %zu ran many_splits", i);
+        CHECK(h[0] == h[1], "many splits case %zu: the same bits twice", i);
+    }
+    cute_gemv_lib_free(lib);
+    cute_runtime *h = check_interp();
+    if (!h) return;
+    cute_runtime_set_target_arch(h, "sm_90a");
+    lib = cute_gemv_lib_new(h);
+    CHECK(run_case(h, lib, &cases[1]).many_splits, "sm_90a: many splits");
+    cute_gemv_lib_free(lib);
+    cute_runtime_free(h);
+}
+
+/* K-major f16 and bf16 rows that do not all start 16-byte aligned read through 16-byte vectors
+ * between a scalar head and tail (cfg.skew, the library's): odd and prime K (every row's head
+ * another length), a leading dimension whose rows all share one misalignment and an offset
+ * that leaves none aligned, rows shorter than a vector, M and N of 1 to 8 and past a block's
+ * rows, split-K, y poisoned (beta 0).  The interpreter checks each 16-byte load is aligned.
+ * Rows that all start aligned keep the rows kernel, and f32 its narrower vectors. */
+static void skew_cases(cute_runtime *rt)
+{
+    cute_gemv_lib *lib = cute_gemv_lib_new(rt);
+    static const gemv_case cases[] = {
+        {CUTE_BF16, CUTE_BF16, 37, 1009, 1, 1, 0, 1, 0, 0, 0, 3},
+        {CUTE_F16, CUTE_F16, 5, 331, 2, 1, 0, 1, 4, 2, -0.5, 1},
+        {CUTE_F16, CUTE_F32, 8, 1000, 1, 1, 0, 1, 2, 0, 0, 8},
+        {CUTE_BF16, CUTE_F32, 1, 13, 1, 1, 0, 1, 2, 0, 0.5, 2},
+        {CUTE_F16, CUTE_F16, 7, 20, 1, 1, 3, 1, 0, 0, 0, 0},
+        {CUTE_BF16, CUTE_BF16, 6, 2111, 1, 1, 0, 1, 2, 3, 0, 0},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        cute_gemv_config cfg = run_case(rt, lib, &cases[i]);
+        CHECK(cfg.skew && cfg.vec * cute_dtype_bytes(cfg.dtype) == 16, "skew case %zu ran skew", i);
+    }
+    CHECK(!run_case(rt, lib, &(gemv_case){CUTE_BF16, CUTE_BF16, 9, 1024, 1, 1, 0, 1, 0, 0, 0, 2}).skew,
+          "rows 16-byte aligned: the rows kernel");
+    CHECK(!run_case(rt, lib, &(gemv_case){CUTE_F32, CUTE_F32, 5, 331, 1, 1, 0, 1, 0, 0, 0, 3}).skew,
+          "f32 rows not aligned: the rows kernel's narrower vectors");
     cute_gemv_lib_free(lib);
 }
 
@@ -535,6 +602,8 @@ int main(void)
     validation(rt);
     results(rt);
     ring_cases(rt);
+    skew_cases(rt);
+    many_splits_cases(rt);
     machine_code(rt);
     mma_code(rt);
     skinny(rt);

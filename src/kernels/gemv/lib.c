@@ -52,7 +52,7 @@ static bool same_config(const void *x, const void *y)
            a->tile_at_a_time == b->tile_at_a_time && a->smem_stages == b->smem_stages &&
            gemv_ahead(a) == gemv_ahead(b) && a->scale_rows_tiled == b->scale_rows_tiled &&
            a->fma_decode == b->fma_decode && gemv_rows_a_warp(a) == gemv_rows_a_warp(b) &&
-           a->tf32_bits == b->tf32_bits;
+           a->tf32_bits == b->tf32_bits && a->skew == b->skew;
 }
 
 /* fn_cache_compile for cute_gemv_config keys */
@@ -352,7 +352,9 @@ static int64_t choose_splits(const gemv_operands *o, const cute_gemv_config *cfg
     int64_t tiles = ceil_div(K, cute_gemv_k_tile(cfg));
     if (cfg->mma) return mma_splits(ceil_div(M, gemv_mma_rows(cfg)) * L, tiles, cfg, sms);
     if (units >= want / 2 || tiles <= 1) return 1;
-    int64_t s = ceil_div(want, units);
+    /* the skew form's blocks of 8 warps take up to 105 registers a thread (3 vectors: 2
+     * blocks an SM): its splits stop at 16 warps an SM, so that they run in one wave */
+    int64_t s = cfg->skew ? want / units : ceil_div(want, units);
     return s < tiles ? s : tiles;
 }
 
@@ -375,6 +377,15 @@ static bool gemv_takes_mma(const cute_gemv_lib *lib, const gemv_operands *o)
     return gemv_mma_able(o) && o->x.shape[1] >= lib->mma_from;
 }
 
+/* K-major f16 or bf16 A whose rows' starts allow narrower vectors than 16 bytes: the skew
+ * form's (4097x3x8191 bf16: 62.2% of the copy against 54.3 in vectors of one element; f32
+ * kept those, 73.2 against the skew form's 62.6; bench/RESULTS.md, skinny38b) */
+static bool skew_able(const gemv_operands *o)
+{
+    cute_dtype d = (cute_dtype)o->A.dtype;
+    return o->major == 1 && (d == CUTE_F16 || d == CUTE_BF16) && o->vec * cute_dtype_bytes(d) < 16;
+}
+
 /* the configuration, splits and K extent per split of a call (lock held) */
 static cute_gemv_config configure(cute_gemv_lib *lib, const gemv_operands *o, int64_t *splits,
                                   int64_t *kchunk)
@@ -386,9 +397,11 @@ static cute_gemv_config configure(cute_gemv_lib *lib, const gemv_operands *o, in
                             .vectors = (int)o->x.shape[1],
                             .mma = gemv_takes_mma(lib, o),
                             .l2_prefetch = o->major == 1 ? lib->l2_prefetch : 0};
+    if (skew_able(o)) /* 16-byte vectors between a scalar head and tail, no ring */
+        cfg.skew = true, cfg.vec = 16 / cute_dtype_bytes(cfg.dtype), cfg.l2_prefetch = 0;
     int arch = cute_runtime_target_arch(lib->rt); /* the ring: asked for or the library's, where cp.async runs */
     int stages = lib->smem_stages < 0 ? cute_gemv_ring_default(&cfg) : lib->smem_stages;
-    if (stages > 0 && (!arch || arch >= 80) && cute_gemv_ring_able(&cfg)) cfg.smem_stages = stages;
+    if (stages > 0 && (!arch || arch >= 80) && cute_gemv_ring_able(&cfg) && !cfg.skew) cfg.smem_stages = stages;
     if (cfg.mma && gemv_mma_ring_bytes(&cfg) > GEMV_MMA_RING_MAX) cfg.smem_stages = 0; /* it does not fit */
     cfg.tf32_bits = lib->tf32_bits && cfg.mma && cfg.dtype == CUTE_F32;
     int64_t K = o->A.shape[1], tk = cute_gemv_k_tile(&cfg);
@@ -419,10 +432,10 @@ static cute_status zeroed_sums(cute_gemv_lib *lib, size_t bytes, char *err, size
 }
 
 /* the call's arguments: the operands, the workspace (M,N,L,S), the atomic sums (M,N,L,1),
- * or (1,N,1,1) unread */
+ * or (1,N,1,1) unread; skew, A's misalignment (argument 7) */
 static cute_status arguments(cute_gemv_lib *lib, const gemv_operands *o,
                              const cute_gemv_config *cfg, int64_t splits, int64_t kchunk,
-                             double alpha, double beta, cute_call_arg args[7], char *err, size_t n)
+                             double alpha, double beta, cute_call_arg args[8], char *err, size_t n)
 {
     int64_t M = o->A.shape[0], N = o->x.shape[1], L = o->A.shape[2];
     bool split = cfg->split;
@@ -432,6 +445,10 @@ static cute_status arguments(cute_gemv_lib *lib, const gemv_operands *o,
     cute_status s = cfg->atomic ? zeroed_sums(lib, bytes, err, n)
                                 : grow(lib, &lib->ws, &lib->ws_bytes, bytes, false, err, n);
     if (s != CUTE_OK) return s;
+    if (cfg->skew) { /* A[0,0,0]'s misalignment, in elements */
+        uintptr_t at = (uintptr_t)o->A.buf->ptr + o->A.offset;
+        args[7] = cute_call_int((int64_t)(at % 16 / (uintptr_t)cute_dtype_bytes(cfg->dtype)));
+    }
     args[0] = o->A, args[1] = o->x, args[2] = o->y;
     /* compact; the static mode of one vector has stride 0, as CuTe's compact layouts give it */
     int64_t ws[4] = {1, N > 1 ? w[0] : 0, w[0] * w[1], w[0] * w[1] * w[2]};
@@ -461,7 +478,7 @@ static cute_status gemv_call(cute_gemv_lib *lib, const cute_call_arg *A, const c
                             cute_dtype_name((cute_dtype)o.A.dtype), o.major ? "K" : "M", o.vec);
     if (o.A.shape[0] == 0 || o.A.shape[2] == 0) return CUTE_OK; /* nothing to write */
     int64_t splits, kchunk;
-    cute_call_arg args[7];
+    cute_call_arg args[8];
     pthread_mutex_lock(&lib->lock);
     if (o.A.shape[1] == 0) s = zero_k(lib, &o, err, n);
     cute_gemv_config cfg = configure(lib, &o, &splits, &kchunk);
@@ -474,7 +491,7 @@ static cute_status gemv_call(cute_gemv_lib *lib, const cute_call_arg *A, const c
     pthread_mutex_unlock(&lib->lock);
     if (s != CUTE_OK) return s;
     char why[1024];
-    s = cute_call(e->fn, stream, 7, args, why, sizeof why);
+    s = cute_call(e->fn, stream, 7 + cfg.skew, args, why, sizeof why);
     if (s != CUTE_OK) snprintf(err, n, "gemv: %s", why);
     if (s != CUTE_OK && cfg.atomic) { /* the sums may hold this call's partials */
         pthread_mutex_lock(&lib->lock);

@@ -3,6 +3,7 @@
  * second kernel, which adds the splits of each row in split order (the same bits every
  * run, whatever order the splits' blocks ran in). */
 #include "cutec/notation.h"
+#include "cutec/sync.h"
 #include "kernels/gemv/gemv_internal.h"
 
 cute_int gemv_splits(cute_ctx *c, cute_int K, cute_int kchunk)
@@ -271,13 +272,13 @@ static bool vector_per_block(const gemv_plan *p)
 }
 
 /* W's splits from..S by step of row m, vector v, batch l added in that order (the loads
- * unrolled: several in flight) */
+ * unrolled `unroll` times: several in flight) */
 static cute_tensor split_sum(cute_ctx *c, cute_tensor mW, cute_int m, cute_int v, cute_int l, cute_int from,
-                             int step)
+                             int step, int unroll)
 {
     cute_tensor acc = cute_make_rmem_tensor(c, CUTE_F32, cute_layout_parse(cute_ctx_alg(c), "(1):(1)"));
     cute_clear(c, acc);
-    CUTE_FOR_STEP(c, s, from, mW.layout.shape.leaf[3], step, step == 1 ? 8 : 4)
+    CUTE_FOR_STEP(c, s, from, mW.layout.shape.leaf[3], step, unroll)
     {
         cute_tensor w = rows_at(c, CUTE_SLICE(c, mW, CUTE_ALL, v, l, s), m, 1);
         cute_tensor_store(c, acc, cute_ssa_binop(c, CUTE_OP_ADD, cute_tensor_load(c, acc), cute_tensor_load(c, w)));
@@ -297,16 +298,43 @@ static void reduce_end(cute_ctx *c, const gemv_plan *p, cute_tensor acc, cute_te
                           cute_ssa_fill(c, CUTE_F32, acc.layout.shape, 0.0));
 }
 
+/* The second kernel with many splits (cfg.many_splits, up to CUTE_GEMV_MAX_VECTORS vectors):
+ * output o = r N + v (row r, vector v) is warp o of the grid's, lane i adding splits i, i + 32,
+ * ... in order (8 loads in flight), the lanes meeting in the butterfly.  (A warp a row, adding
+ * its vectors one after another, ran 3x5x100000 at 39.5% of the copy against 49.0: deleted,
+ * bench/RESULTS.md, skinny38b.)  With p->pdl it waits for the whole splitting grid first. */
+static void reduce_outputs(cute_ctx *c, cute_tensor mY, cute_tensor mW, cute_val alpha, cute_val beta)
+{
+    const gemv_plan *p = cute_ctx_user(c);
+    cute_alg *a = cute_ctx_alg(c);
+    cute_int o = cute_add(a, cute_mul(a, cute_block_idx(c, 0), cute_i(REDUCE_THREADS / 32)), cute_warp_idx(c));
+    cute_int nv = cute_i(p->nvec), m = cute_div(a, o, nv), v = cute_mod(a, o, nv);
+    cute_int l = cute_block_idx(c, 1), M = mY.layout.shape.leaf[0];
+    if (p->pdl) cute_griddepcontrol_wait(c); /* the splitting kernel's W, all of it */
+    CUTE_IF(c, cute_int_lt(c, m, M))
+    {
+        cute_tensor acc = split_sum(c, mW, m, v, l, cute_lane_idx(c), 32, 8);
+        cute_val sum = warp_sum(c, cute_ssa_get(c, cute_tensor_load(c, acc), 0));
+        cute_tensor_store(c, acc, cute_ssa_scalar(c, sum, acc.layout.shape));
+        CUTE_IF(c, cute_int_eq(c, cute_lane_idx(c), cute_i(0))) { reduce_end(c, p, acc, mY, mW, m, v, l, alpha, beta); }
+    }
+}
+
 /* Split-K's second kernel: for each vector, the sum of each row's splits, then y = alpha
  * sum + beta y.  One thread a row adds the splits in order; with many splits
- * (cfg.many_splits) a warp a row, lane i adding splits i, i + 32, ... in order, the lanes'
- * sums meeting in a fixed butterfly: the same bits every run either way.  (One thread a
- * row waits a load's latency per split: by that count about 35 us of 3x5x100000's 39,
+ * (cfg.many_splits) a warp an output (reduce_outputs), or with the tensor-core form's vectors
+ * (a block's third index) a warp a row, lane i adding splits i, i + 32, ... in order, the
+ * lanes' sums meeting in a fixed butterfly: the same bits every run either way.  (One thread
+ * a row waits a load's latency per split: by that count about 35 us of 3x5x100000's 39,
  * whose 391 splits it reduced.) */
 static void gemv_reduce(cute_ctx *c, cute_tensor mY, cute_tensor mW, cute_val alpha, cute_val beta)
 {
     const gemv_plan *p = cute_ctx_user(c);
     cute_alg *a = cute_ctx_alg(c);
+    if (p->cfg.many_splits && !vector_per_block(p)) {
+        reduce_outputs(c, mY, mW, alpha, beta);
+        return;
+    }
     bool warps = p->cfg.many_splits, per_block = vector_per_block(p);
     cute_int row = cute_mul(a, cute_block_idx(c, 0), cute_i(warps ? REDUCE_THREADS / 32 : REDUCE_THREADS));
     cute_int m = cute_add(a, row, warps ? cute_warp_idx(c) : cute_thread_idx(c, 0));
@@ -315,7 +343,7 @@ static void gemv_reduce(cute_ctx *c, cute_tensor mY, cute_tensor mW, cute_val al
     {
         for (int i = 0; i < (per_block ? 1 : p->nvec); i++) {
             cute_int v = per_block ? cute_block_idx(c, 2) : cute_i(i);
-            cute_tensor acc = split_sum(c, mW, m, v, l, warps ? cute_lane_idx(c) : cute_i(0), warps ? 32 : 1);
+            cute_tensor acc = split_sum(c, mW, m, v, l, warps ? cute_lane_idx(c) : cute_i(0), warps ? 32 : 1, warps ? 4 : 8);
             if (!warps) {
                 reduce_end(c, p, acc, mY, mW, m, v, l, alpha, beta);
                 continue;
@@ -330,6 +358,11 @@ static void gemv_reduce(cute_ctx *c, cute_tensor mY, cute_tensor mW, cute_val al
     }
 }
 
+void gemv_let_dependents_in(cute_ctx *c, const gemv_plan *p)
+{
+    if (p->pdl) cute_griddepcontrol_launch_dependents(c);
+}
+
 void gemv_reduce_launch(cute_ctx *c, const gemv_plan *p, cute_tensor mY, cute_tensor mW,
                         cute_host_scalar alpha, cute_host_scalar beta)
 {
@@ -338,7 +371,9 @@ void gemv_reduce_launch(cute_ctx *c, const gemv_plan *p, cute_tensor mY, cute_te
     cute_int M = mY.layout.shape.leaf[0], L = mY.layout.shape.leaf[2];
     cute_int N = cute_i(vector_per_block(p) ? p->nvec : 1);
     int rows = p->cfg.many_splits ? REDUCE_THREADS / 32 : REDUCE_THREADS; /* a block's */
-    cute_launch_cfg cfg = {.grid = {cute_ceil_div(a, M, cute_i(rows)), L, N}, .block = {cute_i(REDUCE_THREADS)}};
+    if (p->cfg.many_splits && !vector_per_block(p)) M = cute_mul(a, M, cute_i(p->nvec)); /* outputs, a warp each */
+    cute_launch_cfg cfg = {.grid = {cute_ceil_div(a, M, cute_i(rows)), L, N}, .block = {cute_i(REDUCE_THREADS)},
+                           .pdl = p->pdl};
     CUTE_LAUNCH(c, gemv_reduce, cfg, mY, mW, alpha, beta);
 }
 

@@ -107,6 +107,7 @@ static void rows_kernel(cute_ctx *c, cute_tensor mA, cute_tensor mX, cute_tensor
 {
     const gemv_plan *p = cute_ctx_user(c);
     cute_alg *a = cute_ctx_alg(c);
+    gemv_let_dependents_in(c, p);
     gemv_tiles t = gemv_block_tiles(c, p, mA, mX, kchunk);
     gemv_thread th = gemv_thread_start(c, p, &t, false);
     row_acc acc = {.mY = mY, .mW = mW, .alpha = alpha, .beta = beta, .tiles = &t};
