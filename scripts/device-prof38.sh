@@ -10,7 +10,10 @@
 #   bwd    Hopper attention backward d128 8x16x4096, not causal (table case bwd: the default's
 #          fused kernel) and causal (bwdc: dK/dV, then dQ), each `cutec run attention --bwd` a
 #          process; SDPA's backward kernels (bench/torch_attention.py's one_bwd, one causality
-#          a process: cuDNN's or FlashAttention's, whichever torch picks)  (issue 18: 110% asked)
+#          a process: cuDNN's or FlashAttention's, whichever torch picks); then the bench,
+#          the SM clock and power sampled every 20 ms beside it and summed up for SDPA's
+#          process and for ours apart (the clocks the two sides sustain under load differ)
+#                                                                   (issue 18: 110% asked)
 #   ln     the norms' forwards, bf16: LayerNorm 1024x262144 (ln256k) and 4096x32768 (ln32k),
 #          RMSNorm (rms256k) and softmax (sm256k) at 1024x262144, each `cutec bench OP` under
 #          ncu (its check against float64 and its row first, in the same process), and a copy
@@ -19,7 +22,9 @@
 # Each case: the bench first, without ncu (every kernel checked against float64 on the GPU's
 # result, the bench's 256 sampled elements or 512 rows; a WRONG row leaves the case
 # unprofiled), its rows the figures (ln: the bench runs under ncu, its check before the
-# profiled launch; its row's time is the bench's own, unprofiled launches); then ONE process
+# profiled launch; its row's times are no figures, ncu's interception slowed them by 9-22
+# points of the copy in prof39's pass: the ln lines' DRAM GB/s against the copy kernel's,
+# 81.1 / 82.7 / 86.7 / 94.2% there, are); then ONE process
 # of the same bench under Nsight Compute (clocks left alone; caches flushed before each replay
 # pass, as prof35: cold L2) profiling the third launch of every kernel the process runs
 # (`--kernel-id ::regex:.:3`: ours and cuBLAS's in one process, the bench's check and first
@@ -47,8 +52,10 @@
 # Then the bytes table, a row a kernel (ln: KB a row of the matrix; the others: MB a launch):
 #   DRAM rd, wr:   bytes read from and written to DRAM;  /need: over the bytes the op must
 #                  move (ln: x, the weight and bias once, y, the statistics; 1.000: no re-read);
-#   L2 rd, wr:     L2's sectors read and written by every client (TMA included), as bytes;
-#   L1>L2 rd, wr:  those asked by the SMs' L1TEX alone (plain loads and stores);
+#   L2 rd, wr:     L2's sectors read and written by every client, as bytes (the reads come
+#                  out half the writes above L1>L2's in every kernel, the copy's too);
+#   L1>L2 rd, wr:  those the SMs ask (loads, stores and the TMA's bulk copies: softmax's
+#                  512 KB a row is its staged x);
 #   red:           L2's reduction and atomic sectors (the backward's dQ sums), as bytes;
 #   L2hit%, L1hit%: sector hit rates;  GB/s: DRAM bytes read + written over ncu's duration;
 #   dram%, L2%:    DRAM and L2 throughput, % of their peaks.
@@ -117,17 +124,52 @@ p38_lim()
     echo "$l"
 }
 
-# p38_bench CASE SECONDS ARGS...: `cutec bench ARGS` (no ncu) into $out/TAG-CASE-bench.txt,
-# its rows printed; false where a row is WRONG or failed, or none was checked
+# p38_bench CASE SECONDS ARGS...: `cutec bench ARGS` (no ncu) into $out/TAG-CASE-bench.txt
+# (each line's UTC time before it in TAG-CASE-bench.stamped), its rows printed; false where a
+# row is WRONG or failed, or none was checked
 p38_bench()
 {
     c=$1 lim=$2 && shift 2
     device_late "bench $c" && return 1
     echo "-- +$(el) s: $c: cutec bench $*"
-    timeout "$(p38_lim "$lim")" stdbuf -oL -eL build/cutec bench "$@" >"$out/$tag-$c-bench.txt" 2>&1
+    timeout "$(p38_lim "$lim")" stdbuf -oL -eL build/cutec bench "$@" 2>&1 | stamp >"$out/$tag-$c-bench.stamped"
+    cut -d' ' -f2- "$out/$tag-$c-bench.stamped" >"$out/$tag-$c-bench.txt"
     grep -vE "^# ( |check|time|index)" "$out/$tag-$c-bench.txt" | cut -c1-200
     ! grep -qE "WRONG|FAILED| failed|unsupported|out of device" "$out/$tag-$c-bench.txt" &&
         grep -qE " ok|^(bf16|f16) .* [0-9]+ |^[a-z-]+ +(fwd|bwd) +(bf16|f16|f32) " "$out/$tag-$c-bench.txt"
+}
+
+# p38_sampling FILE: nvidia-smi's UTC time, SM clock, power and utilization every 20 ms into
+# FILE, in the background until p38_sampled;  p38_sampled FILE STAMPED SPLIT A B: the median,
+# lowest and highest SM clock and the median power of the busy samples (utilization >= 80%)
+# before (A) and after (B) the first line of STAMPED (a p38_bench's) that SPLIT matches
+p38_sampling()
+{
+    nvidia-smi --query-gpu=timestamp,clocks.sm,power.draw,utilization.gpu --format=csv,noheader,nounits -lms 20 \
+        >"$1" 2>/dev/null &
+    sampler=$!
+}
+p38_sampled()
+{
+    kill "$sampler" 2>/dev/null
+    wait "$sampler" 2>/dev/null
+    at=$(awk -v re="$3" '$0 ~ re { print $1; exit }' "$2")
+    # nvidia-smi's times are local, the stamps UTC
+    off=$((($(date +%-H) - $(date -u +%-H)) * 3600 + ($(date +%-M) - $(date -u +%-M)) * 60))
+    for side in 0 1; do
+        awk -F', *' -v at="$at" -v off="$off" -v side=$side '
+            function secs(hms,   a) { split(hms, a, ":"); return a[1] * 3600 + a[2] * 60 + a[3] }
+            NF >= 4 && $4 + 0 >= 80 { split($1, d, " ")
+                if ((at != "" && secs(d[2]) >= secs(at) + off) == side) print $2 + 0, $3 + 0 }' \
+            "$1" | sort -n | awk -v who="$([ $side = 0 ] && echo "$4" || echo "$5")" '{ c[NR] = $1; p[NR] = $2 }
+                END { if (!NR) { printf("%s: no busy sample\n", who); exit }
+                      for (i = 1; i <= NR; i++) q[i] = p[i]; n = asort_(q)
+                      printf("%s: SM clock %d MHz median (%d-%d), power %.0f W median, %d busy samples of 20 ms\n",
+                             who, c[int((NR + 1) / 2)], c[1], c[NR], q[int((n + 1) / 2)], NR) }
+                function asort_(a,   i, j, t, n) { n = 0; for (i in a) n++
+                    for (i = 2; i <= n; i++) { t = a[i]; for (j = i - 1; j >= 1 && a[j] > t; j--) a[j + 1] = a[j]; a[j + 1] = t }
+                    return n }'
+    done
 }
 
 # p38_ncu FILE SECONDS FILTER... -- CMD...: CMD under ncu with FILTER's options, its output
@@ -193,7 +235,10 @@ p38_profile()
     fi
     awk -v base="$out/$tag-$name" '/, Context [0-9]+, Stream [0-9]+/ { k = $1; gsub(/[^A-Za-z0-9_]/, "_", k)
         n++; to = base "-" n "-" substr(k, 1, 48) ".txt" } to { print > to }' "$f"
-    grep -m 3 -E "verified|WRONG|FAILED| failed|^[a-z-]+ +(fwd|bwd) +(bf16|f16|f32) |^torch " "$f" | cut -c1-160
+    # the process's verdict and rows (its times are not figures: ncu's interception slowed the
+    # rows' benches by 9-22 points of the copy in prof39's first pass)
+    grep -m 3 -E "verified|WRONG|FAILED| failed|^[a-z-]+ +(fwd|bwd) +(bf16|f16|f32) |^torch " "$f" | cut -c1-150 |
+        sed 's/^/   under ncu (its check; times not figures): /'
     if [ -n "${sections_only:-}" ]; then
         grep -E ", Context |Duration|SM Frequency|Issue Slots Busy|Registers Per|Shared Memory Configuration|Achieved Occupancy|L2 Hit|DRAM Throughput|Warp Cycles Per Issued" "$f" | head -40
     else
@@ -288,18 +333,21 @@ p38_rows()
 
 # p38_summary FILE [SUM [SKIP]]: a line a case of the table's rows: the reference's longest
 # kernel against ours, or, for the cases SUM matches (an awk regex), the sum of each side's
-# kernels (torch's random inputs, distribution_*, left out); the cases SKIP matches left out
+# kernels (torch's random inputs, distribution_*, left out); in time and in cycles (us x MHz:
+# the two sides' clocks differ); the cases SKIP matches left out
 p38_summary()
 {
     awk -v sum="${2:-^$}" -v skip="${3:-^$}" '($2 == "ours" || $2 == "ref") && $1 !~ skip {
             kn = $0; sub(/.*\[/, "", kn); sub(/[ \]].*/, "", kn)
             if (!(($1) in seen)) { seen[$1] = 1; order[++n] = $1 }
-            if ($1 ~ sum) { if (kn !~ /^distribution_/) { t[$1, $2] += $3; c[$1, $2]++; k[$1, $2] = c[$1, $2] " kernels" } }
-            else if ($3 > t[$1, $2]) { t[$1, $2] = $3; k[$1, $2] = kn } }
+            if ($1 ~ sum) { if (kn !~ /^distribution_/) { t[$1, $2] += $3; cy[$1, $2] += $3 * $4; c[$1, $2]++
+                                                           k[$1, $2] = c[$1, $2] " kernels" } }
+            else if ($3 > t[$1, $2]) { t[$1, $2] = $3; cy[$1, $2] = $3 * $4; k[$1, $2] = kn } }
         END { for (i = 1; i <= n; i++) { cs = order[i]
             if (t[cs, "ours"] && t[cs, "ref"])
-                printf("%s: ours %.1f us (%s), the reference %.1f us (%s): ours takes %.1f%% of its time\n", cs,
-                       t[cs, "ours"], k[cs, "ours"], t[cs, "ref"], k[cs, "ref"], 100 * t[cs, "ours"] / t[cs, "ref"])
+                printf("%s: ours %.1f us (%s), the reference %.1f us (%s): ours takes %.1f%% of its time, %.1f%% of its cycles (%.2fM against %.2fM)\n",
+                       cs, t[cs, "ours"], k[cs, "ours"], t[cs, "ref"], k[cs, "ref"], 100 * t[cs, "ours"] / t[cs, "ref"],
+                       cy[cs, "ref"] ? 100 * cy[cs, "ours"] / cy[cs, "ref"] : 0, cy[cs, "ours"] / 1e6, cy[cs, "ref"] / 1e6)
             else printf("%s: %s alone profiled\n", cs, t[cs, "ours"] ? "ours" : "the reference") } }' "$1"
 }
 
@@ -463,8 +511,13 @@ p38_bwd()
         fi
     done
     p38_also=5
+    # the figures, the SM clock sampled beside: SDPA's process runs first (until the bench's
+    # "# NVIDIA ..." line), then ours
+    p38_sampling "$out/$tag-bwd-clocks.csv"
     # shellcheck disable=SC2086
-    p38_bench bwd 60 attention --bwd $shape --iters 3
+    p38_bench bwd 60 attention --bwd $shape --iters 20
+    p38_sampled "$out/$tag-bwd-clocks.csv" "$out/$tag-bwd-bench.stamped" " # NVIDIA" "   SDPA's backward (torch)" \
+        "   ours' (cutec bench)"
 }
 
 pass()
