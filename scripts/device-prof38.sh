@@ -64,7 +64,9 @@
 # the copy kernel's.  Raw output: $OUT/TAG-CASE.txt (the process under ncu), one file a kernel
 # $OUT/TAG-CASE-N-KERNEL.txt, the bench's rows $OUT/TAG-CASE-bench.txt; the log $OUT/TAG.log
 # (TAG: $PROF_TAG, prof38 by default; scripts/device-prof39.sh sets prof39).
-# CASES="bf16 attn" (any of bf16 fp8 s8 attn bwd ln; bf16 fp8 s8 attn by default) runs only those.
+# CASES="bf16 attn" (any of bf16 fp8 s8 attn bwd bwdfa ln; bf16 fp8 s8 attn by default) runs
+# only those; bwdfa: the non-causal backward's fused-atomic form under ncu, what the fused
+# kernel's deterministic turns cost (~17 s; not in prof39's default, which fills its 150 s).
 # ncu's figures are read in whatever unit it prints (nsecond or ns, usecond, Kbyte, Ghz,
 # cycle/nsecond, thousands separators); `sh scripts/device-prof38.sh units` checks that reading
 # without a GPU.  A metric this ncu lacks is dropped (every one it names at once) and the
@@ -484,21 +486,22 @@ p38_sdpa_bwd()
         "print('torch $1x$2x$3x$4 $5', torch_attention.one_bwd($1, $2, $3, $4, $5 == 1, torch.bfloat16))"
 }
 
-# p38_bwd: the case bwd: under ncu ours not causal (bwd) and causal (bwdc), `cutec run
+# p38_bwd: the case bwd (bwdfa alone: its fused-atomic profile only): under ncu ours not
+# causal (bwd) and causal (bwdc), `cutec run
 # attention --bwd` a process each (its check against float64 before the launch profiled), and
 # SDPA's backward, one causality a process; every kernel a row.  Then the figures: ours and
 # SDPA's in one bench (checked; last, so that the budget cuts it, not the profiles)
 bwd_shape="8 16 4096 128"
 p38_bwd()
 {
-    p38_want bwd || return 0
+    p38_want bwd || p38_want bwdfa || return 0
     # shellcheck disable=SC2086
     set -- $bwd_shape
     shape="--batch $1 --heads $2 --seqlen $3 --headdim $4"
     echo "== attention backward d$4 $1x$2x$3: each side's kernels under ncu, then the bench (SDPA's beside)"
     p38_also=0
     for causal in 0 1; do
-        [ "$have_ncu" = 1 ] || break
+        if [ "$have_ncu" != 1 ] || ! p38_want bwd; then break; fi
         c=bwd flag=
         [ $causal = 1 ] && c=bwdc flag=--causal
         # shellcheck disable=SC2086
@@ -510,7 +513,13 @@ p38_bwd()
                 python3 -c "$(p38_sdpa_bwd "$bwd_shape" $causal)"
         fi
     done
+    # bwdfa (not by default): the fused kernel with its parts added in no set order, what the
+    # deterministic turns cost in cycles (docs/attention.md, `fused-atomic`)
+    # shellcheck disable=SC2086
+    [ "$have_ncu" = 1 ] && p38_want bwdfa &&
+        p38_profile bwdfa bwdfa 50 1 - env CUTEC_ATTN_BWD_FORM=fused-atomic build/cutec run attention --bwd $shape --iters 1
     p38_also=5
+    p38_want bwd || return 0
     # the figures, the SM clock sampled beside: SDPA's process runs first (until the bench's
     # "# NVIDIA ..." line), then ours
     p38_sampling "$out/$tag-bwd-clocks.csv"
