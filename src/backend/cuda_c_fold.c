@@ -167,6 +167,7 @@ static bool fold_scalar(cc_fn *e, const cute_ir_inst *in, bool *done)
     char *expr;
     if (!capture(e, in, &expr)) return false;
     if (!expr) return true; /* not one short line: a statement after all */
+    free(e->val[in->dst].text); /* (a body emitted twice, CUTE_FOR_PEEL_FIRST: the copy's) */
     e->val[in->dst].text = expr;
     e->val[in->dst].reads_mutable = in->op != CUTE_OP_CONST && reads_mutable(e, in);
     *done = true;
@@ -261,9 +262,10 @@ static bool bind_outputs(cc_fn *e, const cute_ir_block *b, uint32_t i)
             is_mutable(e, out) || !cute_type_eq(cute_ir_type(e->f, out), cute_ir_type(e->f, to)) ||
             assigned(b, i + 1, j, to))
             break;
-        char name[CC_NAME];
-        if (!(e->val[out].text = strdup(cc_reg(e, to, name))))
-            return cc_fail(e, CUTE_ERR_OOM, "out of memory");
+        char name[CC_NAME], *t = strdup(cc_reg(e, to, name));
+        if (!t) return cc_fail(e, CUTE_ERR_OOM, "out of memory");
+        free(e->val[out].text); /* (a body emitted twice: the copy's) */
+        e->val[out].text = t;
         e->val[out].bound = e->val[out].reads_mutable = true;
     }
     return true;
