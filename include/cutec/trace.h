@@ -136,6 +136,12 @@ cute_int cute_int_from_val(cute_ctx *c, cute_val v, int64_t lower_bound);
  * would be emitted again at each use in a scope opened later (a loop's body, or what
  * follows a loop) -- a loop-invariant division, say, out of the loop */
 cute_int cute_int_now(cute_ctx *c, cute_int x);
+/* ... and declared now but computed later: an index integer with x's proven range, read
+ * from *var, which cute_int_assign(c, *var, x) sets where x is computed (in a scope opened
+ * later: the integer is read after that scope has ended).  Static x: x itself, and
+ * cute_int_assign does nothing. */
+cute_int cute_int_var(cute_ctx *c, cute_int x, cute_val *var);
+void cute_int_assign(cute_ctx *c, cute_val var, cute_int x);
 /* conditions on index integers, as predicates */
 cute_val cute_int_lt(cute_ctx *c, cute_int a, cute_int b);
 cute_val cute_int_eq(cute_ctx *c, cute_int a, cute_int b);
@@ -254,6 +260,8 @@ bool cute_asm(cute_ctx *c, const char *ptx, cute_asm_operand *ops, int n, unsign
 #define cute_int_index(c, ...) CUTE__CTX_AT((c), cute_int_index((c), __VA_ARGS__))
 #define cute_int_from_val(c, ...) CUTE__CTX_AT((c), cute_int_from_val((c), __VA_ARGS__))
 #define cute_int_now(c, ...) CUTE__CTX_AT((c), cute_int_now((c), __VA_ARGS__))
+#define cute_int_var(c, ...) CUTE__CTX_AT((c), cute_int_var((c), __VA_ARGS__))
+#define cute_int_assign(c, ...) CUTE__CTX_AT((c), cute_int_assign((c), __VA_ARGS__))
 #define cute_int_lt(c, ...) CUTE__CTX_AT((c), cute_int_lt((c), __VA_ARGS__))
 #define cute_int_eq(c, ...) CUTE__CTX_AT((c), cute_int_eq((c), __VA_ARGS__))
 #define cute_val_const(c, ...) CUTE__CTX_AT((c), cute_val_const((c), __VA_ARGS__))

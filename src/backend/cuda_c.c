@@ -44,7 +44,9 @@ static bool body(cc_fn *e, const cute_ir_block *b, int cond_depth)
 }
 
 /* CUTE_FOR_PEEL_FIRST: the body once with the variable bound to lo (its own braces: the
- * body's declarations do not clash), then the loop from lo + step.  No test before the copy:
+ * body's declarations do not clash), then the loop from lo + step; the bound's statement,
+ * where the copy cannot change it, between them (cc_fold_bound: as a loop peeled by hand
+ * has it, the Hopper GEMM's ping-pong SASS then the same as its peeled form's).  No test before the copy:
  * the hint promises an iteration (a test would leave the values from before the loop live
  * past it: ptxas then zeroed the Hopper GEMM's 128 accumulators by 64 CS2R instead of
  * folding the zero into the first wgmma).  A mutable variable (the body may write it) is
@@ -54,6 +56,9 @@ static bool for_peeled(cc_fn *e, const cute_ir_inst *in, const char *ty, const c
 {
     const char *cmp = in->imm2 > 0 ? "<" : ">";
     long long step = (long long)in->imm2;
+    const cute_ir_block *bound_b = e->bound_b; /* (block() left the bound's statement here) */
+    uint32_t bound_i = e->bound_i;
+    e->bound_b = NULL;
     cc_line(e, "{");
     e->indent++;
     if (*ty)
@@ -63,6 +68,7 @@ static bool for_peeled(cc_fn *e, const cute_ir_inst *in, const char *ty, const c
     e->indent--;
     bool ok = body(e, in->body[0], 0);
     cc_line(e, "}");
+    if (ok && bound_b) ok = inst(e, bound_b, bound_i);
     if (*ty)
         cc_line(e, "for (%s %s = %s + %lld; %s %s %s; %s += %lld) {", ty, v, lo, step, v, cmp, hi,
                 v, step);
@@ -185,8 +191,13 @@ static bool inst(cc_fn *e, const cute_ir_block *b, uint32_t i)
 
 static bool block(cc_fn *e, const cute_ir_block *b)
 {
-    for (uint32_t i = 0; i < b->n; i++)
+    for (uint32_t i = 0; i < b->n; i++) {
+        if (cc_fold_bound(e, b, i)) { /* (for_peeled writes it after the copy) */
+            e->bound_b = b, e->bound_i = i;
+            continue;
+        }
         if (!inst(e, b, i)) return false;
+    }
     return true;
 }
 

@@ -138,6 +138,29 @@ static bool may_fold_scalar(const cc_fn *e, const cute_ir_block *b, const cute_i
     return v->user == next && (!is_mutable(e, next->dst) || next->op == CUTE_OP_MOV);
 }
 
+/* whether any instruction of b (its bodies too) reads r */
+static bool reads(const cute_ir_block *b, cute_vreg r)
+{
+    for (uint32_t i = 0; b && i < b->n; i++) {
+        const cute_ir_inst *in = &b->inst[i];
+        uint32_t first = in->op == CUTE_OP_INST ? in->flags : 0;
+        for (int k = 0; k < 3; k++)
+            if (in->a[k] == r) return true;
+        for (uint32_t k = first; k < in->nvar; k++)
+            if (in->var[k] == r) return true;
+        if (reads(in->body[0], r) || reads(in->body[1], r)) return true;
+    }
+    return false;
+}
+
+bool cc_fold_bound(const cc_fn *e, const cute_ir_block *b, uint32_t i)
+{
+    const cute_ir_inst *in = &b->inst[i], *next = i + 1 < b->n ? &b->inst[i + 1] : NULL;
+    return e->val && next && next->op == CUTE_OP_FOR && next->imm == CUTE_FOR_PEEL_FIRST && next->a[2] == in->dst &&
+           next->a[1] != in->dst && scalar_value(e, in) && in->op != CUTE_OP_LOAD && in->op != CUTE_OP_CONST &&
+           !reads_mutable(e, in) && !reads(next->body[0], in->dst);
+}
+
 /* emit `in` into a scratch buffer: its expression when it is one line "<def>EXPR;" */
 static bool capture(cc_fn *e, const cute_ir_inst *in, char **expr)
 {

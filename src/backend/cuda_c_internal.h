@@ -82,6 +82,8 @@ typedef struct cc_fn {
     int site_line;
     struct cc_value *val;     /* per register: uses, folded text (cuda_c_fold.c) */
     struct cc_pending *pend;  /* a vector whose lanes wait for the INSERT after it */
+    const cute_ir_block *bound_b; /* the statement of the next peeled FOR's bound (b's    */
+    uint32_t bound_i;             /* instruction i), written after the copy: cc_fold_bound */
 } cc_fn;
 
 /* errors: the first one wins; returns false so callers can `return cc_fail(...)` */
@@ -157,6 +159,10 @@ void cc_fold_end(cc_fn *e);
 bool cc_fold(cc_fn *e, const cute_ir_block *b, uint32_t i, bool *done);
 const char *cc_fold_text(const cc_fn *e, cute_vreg r, char *buf);
 bool cc_fold_uses_one(const cc_fn *e, cute_vreg r); /* r is read exactly once */
+/* whether instruction i of b is the bound of the CUTE_FOR_PEEL_FIRST loop right after it,
+ * unread in the loop's body, that the copy cannot change (no load, no register that may be
+ * assigned): the backend writes it after the copy, where a loop peeled by hand computes it */
+bool cc_fold_bound(const cc_fn *e, const cute_ir_block *b, uint32_t i);
 /* an IF that only computes an address and loads a scalar from global memory, as one
  * predicated ld (cuda_c_pred.c): cc_pred_at gives the index of the access in the
  * IF's body (-1: not such an IF); the caller emits what comes before it, then

@@ -541,7 +541,8 @@ static void refuses(cute_ir_func *f, cute_status want, const char *what, const c
 }
 
 /* CUTE_FOR_PEEL_FIRST: the body once with the variable a constant (k == 0 there, a
- * branch NVCC folds), then the loop from lo + step; the verifier and the backend refuse it
+ * branch NVCC folds), then the loop from lo + step, the bound's statement between them (the
+ * body does not read it; read after the loop too); the verifier and the backend refuse it
  * over a BREAK of the loop's, the verifier an unroll below it */
 static void test_peel(void)
 {
@@ -551,23 +552,29 @@ static void test_peel(void)
     AT(&b);
     cute_vreg y = cute_ir_add_param(f, GPTR(I32), "y"), n = cute_ir_add_param(f, T(I32), "n");
     cute_vreg k = cute_ir_new_vreg(f, T(I32), "k", false);
-    cute_ir_for(&b, k, cute_ir_const_int(&b, CUTE_I32, 3), n, 2, CUTE_FOR_PEEL_FIRST);
+    cute_vreg lo = cute_ir_const_int(&b, CUTE_I32, 3);
+    cute_vreg hi = cute_ir_op(&b, CUTE_OP_MUL, T(I32), n, cute_ir_const_int(&b, CUTE_I32, 4), 0);
+    cute_ir_for(&b, k, lo, hi, 2, CUTE_FOR_PEEL_FIRST);
+    uint32_t at = f->body.n - 1; /* the FOR */
     cute_ir_if(&b, cute_ir_op(&b, CUTE_OP_EQ, T(I1), k, cute_ir_const_int(&b, CUTE_I32, 3), 0));
     cute_ir_op_void(&b, CUTE_OP_STORE, T(I32), cute_ir_op(&b, CUTE_OP_PTR_ADD, GPTR(I32), y, k, 0),
                     k, 0, 4);
     cute_ir_end(&b);
     cute_ir_end(&b);
-    char err[512], want[2][64];
+    cute_ir_op_void(&b, CUTE_OP_STORE, T(I32), y, hi, 0, 4);
+    char err[512], want[3][64];
     cute_ir_func *one[] = {f};
     char *src = emit(one, 1, &(cute_cuda_c_opts){.arch = "sm_90a"});
     snprintf(want[0], sizeof want[0], "const i32 r%u_k = 3;", k);
-    snprintf(want[1], sizeof want[1], "for (i32 r%u_k = 3 + 2; r%u_k < ", k, k);
-    const char *copy = src ? strstr(src, want[0]) : NULL, *loop = src ? strstr(src, want[1]) : NULL;
-    CHECK(copy && loop && copy < loop && !strstr(loop + 1, want[0]),
-          "the body once at k = 3, then the loop from 5:\n%s", src ? src : "");
+    snprintf(want[1], sizeof want[1], " r%u = ", hi);
+    snprintf(want[2], sizeof want[2], "for (i32 r%u_k = 3 + 2; r%u_k < r%u;", k, k, hi);
+    const char *copy = src ? strstr(src, want[0]) : NULL, *bound = src ? strstr(src, want[1]) : NULL;
+    const char *loop = src ? strstr(src, want[2]) : NULL;
+    CHECK(copy && bound && loop && copy < bound && bound < loop && !strstr(loop + 1, want[0]),
+          "the body once at k = 3, the bound, then the loop from 5:\n%s", src ? src : "");
     free(src);
 
-    f->body.inst[f->body.n - 1].imm = -2; /* the FOR */
+    f->body.inst[at].imm = -2;
     CHECK(cute_ir_verify(f, err, sizeof err) != 0 && strstr(err, "unroll -2"), "unroll -2: %s",
           err);
     cute_ir_func_free(f);

@@ -416,6 +416,23 @@ cute_int cute_int_now(cute_ctx *c, cute_int x)
     return y;
 }
 
+cute_int cute_int_var(cute_ctx *c, cute_int x, cute_val *var)
+{
+    int64_t lo, hi;
+    *var = (cute_val){0};
+    if (!ctx_ok(c) || cute_is_static(x) || !cute_symbolic_range(c->sym, x, &lo, &hi)) return x;
+    /* (0 until assigned: x itself may read values not yet computed here) */
+    *var = cute_val_var(c, cute_val_int(c, ctx_index_width(c, x) == 32 ? CUTE_I32 : CUTE_I64, 0));
+    cute_int y = cute_int_from_val(c, *var, lo);
+    cute_symbolic_tighten(c->sym, cute_symbolic_symbol_index(c->sym, y), lo, hi);
+    return y;
+}
+
+void cute_int_assign(cute_ctx *c, cute_val var, cute_int x)
+{
+    if (var.r) cute_val_assign(c, var, cute_int_index(c, x));
+}
+
 /* the largest value special register s can hold in this kernel */
 static int64_t sreg_max(const cute_ctx *c, cute_sreg s)
 {

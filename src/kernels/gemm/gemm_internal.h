@@ -61,8 +61,6 @@ typedef struct gemm_plan {
                                  the producer's last loads (CUTEC_GEMM_PDL=early) */
     bool diag_nostore;        /* SM80 step 5, a diagnostic (CUTEC_GEMM_SM80_DIAG=nostore): a
                                  thread's first run of C stored, no other (epilogue_smem.c) */
-    bool rolled;              /* Hopper: the main loop one loop over every k-tile, peeled by the
-                                 CUDA C backend only (CUTEC_GEMM_HOPPER_PEEL=0) */
     bool warp_release;        /* Hopper without clusters: lane 0 of each consumer warp releases a
                                  stage, not every thread (CuTe DSL's; CUTEC_GEMM_HOPPER_RELEASE) */
     bool streamk;             /* Hopper: cooperative, the last waves in runs of k-tiles (streamk.c);

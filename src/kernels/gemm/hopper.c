@@ -85,6 +85,12 @@ typedef struct hopper_args {
     cute_tensor ws, flags; /* stream-K's workspace and flags (C where none) */
 } hopper_args;
 
+/* tile (tm, tn)'s operands */
+static gemm_tiles tiles_of(cute_ctx *c, const hopper_args *g, cute_int tm, cute_int tn)
+{
+    return gemm_tiles_at(c, &g->tiles, g->mA, g->mB, g->mC, g->cA, g->cB, g->cC, tm, tn);
+}
+
 /* the w-th tile this block takes, C's tile (tm, tn), its coordinates computed here, once:
  * left as the scheduler's expressions, their divisions would be emitted at each use -- in
  * the producer's k-tile loop, before every TMA load, and after the consumers' main loop,
@@ -93,7 +99,7 @@ static gemm_tiles tile_at(cute_ctx *c, const hopper_args *g, cute_int w, cute_in
 {
     gemm_sched_tile(c, &g->sched, w, tm, tn);
     *tm = cute_int_now(c, *tm), *tn = cute_int_now(c, *tn);
-    return gemm_tiles_at(c, &g->tiles, g->mA, g->mB, g->mC, g->cA, g->cB, g->cC, *tm, *tn);
+    return tiles_of(c, g, *tm, *tn);
 }
 
 static gemm_tiles tile(cute_ctx *c, const gemm_plan *p, const hopper_args *g, cute_int w)
@@ -258,26 +264,8 @@ void gemm_hopper_release(cute_ctx *c, const gemm_plan *p, const gemm_hopper_smem
     cute_pipeline_state_advance(c, s);
 }
 
-/* One tile's main loop: one wgmma batch per k-tile, one batch in flight, each stage
- * released once the batch that read it has retired.  Peeled (the default), in two parts: the
- * first k-tile's batch (the accumulators zeroed), then the rest; between them, while that
- * batch runs, a consumer may compute what its epilogue needs (else mainloop_rolled, below). */
-static void mainloop_first(cute_ctx *c, const gemm_plan *p, const gemm_hopper_smem *m, cute_pipeline_state *read,
-                           const gemm_hopper_frag *f)
-{
-    /* ping-pong: scale-d 0, not a zero fill.  With its two accumulator sets (128 x 128) ptxas
-     * folded the fill into the first set's wgmma only, zeroed the second by moves and waited
-     * for the first wgmma before the second (C7517 / C7519, every tile).  The cooperative
-     * kernel keeps the fill, which ptxas folds into its one set's first wgmma: with scale-d 0
-     * the accumulators stay live across tiles and its epilogue copies 8 of them a tile. */
-    if (p->pingpong) {
-        mma_ktile_into(c, p, m, read, f, true);
-        return;
-    }
-    cute_fill(c, f->acc, 0);
-    mma_ktile_into(c, p, m, read, f, false);
-}
-
+/* the k-tiles after a first batch the caller issued (stream-K's runs, which start from a
+ * partial: in one loop with it, ptxas serialized their wgmmas, C7515) */
 static void mainloop_rest(cute_ctx *c, const gemm_plan *p, const gemm_hopper_smem *m, cute_int k_tiles,
                           cute_pipeline_state *read, cute_pipeline_state *done, const gemm_hopper_frag *f)
 {
@@ -289,59 +277,81 @@ static void mainloop_rest(cute_ctx *c, const gemm_plan *p, const gemm_hopper_sme
     }
 }
 
-/* what a tile's main loop does while its first batch runs (mainloop_rolled, below): C's first
- * group of loads under beta (gemm_hopper_store_prefetch's arguments) */
+/* what a tile's main loop does while its first batch runs (mainloop, below): the tile's
+ * coordinates computed (into variables read after the loop) and C's first group of loads
+ * under beta (gemm_hopper_store_prefetch's arguments) */
 typedef struct first_batch {
     cute_int tid;
-    const gemm_tiles *t;
+    const hopper_args *g;
+    cute_int tm, tn;         /* the scheduler's coordinates of the tile, computed at k-tile 0 ... */
+    cute_val tm_at, tn_at;   /* ... into these variables, */
+    cute_int tm_now, tn_now; /* ... read after the loop as these */
     cute_val beta, mapC;
     cute_tensor sC;
     const gemm_c_loads *cl;
 } first_batch;
 
-/* The main loop not peeled (p->rolled; CUTEC_GEMM_HOPPER_PEEL=0): the accumulators zeroed,
- * then one loop over every k-tile, each batch adding to them.  At k-tile 0 no stage is
- * released (there is no batch before it) and `then` runs (may be NULL), each under a branch
- * of the loop's body: the PTX backend's ptxas (the first tier) sees the batch's wgmmas once,
- * not twice (issue 15: docs/compile_time.md).  The loop is hinted CUTE_FOR_PEEL_FIRST: the
- * CUDA C backend (the final tier) writes k-tile 0 apart, its branches folded: NVRTC's SASS
- * has the peeled form's size and wgmmas, but the tile's coordinates come before the first
- * batch (tile() is traced before the loop) and a wait(1) after it (unhinted, the loop ran
- * 0.85-2.75 points of cuBLAS slower; hinted, within the card's noise but for 8192^3).  Ping-pong
- * zeroes by scale-d 0 at k-tile 0 (mainloop_first's reason), its batch both ways under a
- * branch the copy folds: its first tier sees its wgmmas twice, as peeled.  (A run-time
- * scale-d in place of the cooperative kernel's fill kept the accumulators live through the
- * epilogue into the next tile's loop: a hundred register copies more there, ptxas slower
- * than with the fill.  Stream-K's runs, which start from a partial, keep their first batch
- * apart: rolled, ptxas serialized their wgmmas, C7515.) */
-static void mainloop_rolled(cute_ctx *c, const gemm_plan *p, const gemm_hopper_smem *m, cute_int k_tiles,
-                            cute_pipeline_state *read, cute_pipeline_state *done, const gemm_hopper_frag *f,
-                            const first_batch *then)
+/* the block's w-th tile's first batch (its coordinates' variables declared here) */
+static first_batch first_batch_of(cute_ctx *c, const hopper_args *g, cute_int w, cute_int tid, cute_val beta,
+                                  cute_val mapC, cute_tensor sC, const gemm_c_loads *cl)
+{
+    first_batch b = {.tid = tid, .g = g, .beta = beta, .mapC = mapC, .sC = sC, .cl = cl};
+    gemm_sched_tile(c, &g->sched, w, &b.tm, &b.tn);
+    b.tm_now = cute_int_var(c, b.tm, &b.tm_at), b.tn_now = cute_int_var(c, b.tn, &b.tn_at);
+    return b;
+}
+
+/* the tile's operands (at k-tile 0, and after the loop) */
+static gemm_tiles first_batch_tiles(cute_ctx *c, const first_batch *b)
+{
+    return tiles_of(c, b->g, b->tm_now, b->tn_now);
+}
+
+/* One tile's main loop: one wgmma batch per k-tile, one batch in flight, each stage
+ * released once the batch that read it has retired.  The accumulators zeroed, then one loop
+ * over every k-tile, each batch adding to them; at k-tile 0 neither wait nor release (there
+ * is no batch before it) and `then` runs (may be NULL) while the batch does, each under a
+ * branch on the k-tile.  The PTX backend (the first tier's ptxas) sees each wgmma once
+ * (issue 15: docs/compile_time.md).  The loop is hinted CUTE_FOR_PEEL_FIRST: the CUDA C
+ * backend (the final tier) writes k-tile 0 apart, its branches folded, and the loop's bound
+ * after it: NVRTC's SASS the same, instruction for instruction, as the first k-tile peeled in
+ * the trace (the form measured until 2026-11-28: bench/RESULTS.md, peel39).  Ping-pong zeroes
+ * by scale-d 0 at k-tile 0, its batch both ways under a branch the copy folds: with a fill,
+ * ptxas folded it into the first of its two accumulator sets' wgmmas only, zeroed the other
+ * by moves and waited for the first wgmma before the second (C7517 / C7519, every tile); its
+ * first tier sees its wgmmas twice.  (The cooperative kernel keeps the fill: with a run-time
+ * scale-d the accumulators stayed live through the epilogue into the next tile's loop, a
+ * hundred register copies more there.) */
+static void mainloop(cute_ctx *c, const gemm_plan *p, const gemm_hopper_smem *m, cute_int k_tiles,
+                     cute_pipeline_state *read, cute_pipeline_state *done, const gemm_hopper_frag *f,
+                     const first_batch *then)
 {
     if (!p->pingpong) cute_fill(c, f->acc, 0);
-    /* (k_tiles >= 1, as the peeled form assumes: the library runs K = 0 as K = 1 of zeros) */
+    /* (k_tiles >= 1, as the hint promises: the library runs K = 0 as K = 1 of zeros) */
     CUTE_FOR_STEP(c, kt, cute_i(0), k_tiles, 1, CUTE_FOR_PEEL_FIRST) {
-        cute_val later = cute_int_lt(c, cute_i(0), kt);
-        if (p->pingpong) { /* scale-d 0 at k-tile 0, not a fill */
-            CUTE_IF(c, cute_int_eq(c, kt, cute_i(0))) mma_ktile_into(c, p, m, read, f, true);
+        cute_val first = cute_int_eq(c, kt, cute_i(0));
+        if (p->pingpong) {
+            CUTE_IF(c, first) mma_ktile_into(c, p, m, read, f, true);
             CUTE_ELSE(c) mma_ktile(c, p, m, read, f);
         } else {
             mma_ktile(c, p, m, read, f);
         }
-        if (then && p->tma_store)
-            CUTE_IF(c, cute_int_eq(c, kt, cute_i(0)))
-                gemm_hopper_store_prefetch(c, p, then->tid, then->t, then->beta, then->mapC, then->sC, then->cl);
-        cute_warpgroup_wait(c, 1); /* the batch before this one has retired: its stage is free */
-        CUTE_IF(c, later) gemm_hopper_release(c, p, m, done);
+        if (then) CUTE_IF(c, first) {
+            cute_int_assign(c, then->tm_at, then->tm), cute_int_assign(c, then->tn_at, then->tn);
+            gemm_tiles t = first_batch_tiles(c, then);
+            gemm_hopper_store_prefetch(c, p, then->tid, &t, then->beta, then->mapC, then->sC, then->cl);
+        }
+        CUTE_IF(c, cute_int_lt(c, cute_i(0), kt)) { /* (the wait too: at k-tile 0 NVRTC's ptxas kept it) */
+            cute_warpgroup_wait(c, 1); /* the batch before this one has retired: its stage is free */
+            gemm_hopper_release(c, p, m, done);
+        }
     }
 }
 
 void gemm_hopper_mainloop_issue(cute_ctx *c, const gemm_plan *p, const gemm_hopper_smem *m, const gemm_tiles *t,
                                 cute_pipeline_state *read, cute_pipeline_state *done, const gemm_hopper_frag *f)
 {
-    if (p->rolled) return mainloop_rolled(c, p, m, t->k_tiles, read, done, f, NULL);
-    mainloop_first(c, p, m, read, f);
-    mainloop_rest(c, p, m, t->k_tiles, read, done, f);
+    mainloop(c, p, m, t->k_tiles, read, done, f, NULL);
 }
 
 void gemm_hopper_mainloop_tail(cute_ctx *c, const gemm_plan *p, const gemm_hopper_smem *m, cute_pipeline_state *done)
@@ -358,8 +368,8 @@ void gemm_hopper_mainloop(cute_ctx *c, const gemm_plan *p, const gemm_hopper_sme
 }
 
 /* the thread's fragments: slices of the stages, and its accumulators of the MMA's whole
- * (bm, bn) tile, zero once (defined before ping-pong's first batches overwrite them:
- * mainloop_first); mma_tid its index among the MMA's threads */
+ * (bm, bn) tile, zero once (defined before ping-pong's first batches overwrite them: its
+ * mainloop's scale-d 0); mma_tid its index among the MMA's threads */
 static gemm_hopper_frag fragments(cute_ctx *c, const gemm_plan *p, const gemm_hopper_smem *m, cute_int mma_tid)
 {
     cute_thr_mma thr = cute_tiled_mma_slice(&p->mma, mma_tid);
@@ -416,6 +426,15 @@ static coop_state coop_begin(cute_ctx *c, const gemm_plan *p, const hopper_args 
     return st;
 }
 
+/* after tile w's main loop: the tile before's flag (its stores had this main loop to land),
+ * then this one's epilogue */
+static void coop_tile_end(cute_ctx *c, const gemm_plan *p, const hopper_args *g, const gemm_hopper_smem *m,
+                          cute_int tid, cute_int w, const gemm_tiles *t, cute_tensor before, coop_state *st)
+{
+    gemm_peer_signal(c, p, &g->peer, tid, cute_int_lt(c, cute_i(0), w), before);
+    epilogue(c, p, g, m, tid, t, st->f.acc, st->alpha, st->beta, st->mapC, &st->sc, &st->cl, true);
+}
+
 /* the block's first `tiles` tiles in the scheduler's order, each whole: its main loop, then
  * its epilogue (the stores left to land under the next main loop) */
 static void coop_tiles(cute_ctx *c, const gemm_plan *p, const hopper_args *g, const gemm_hopper_smem *m, cute_int tid,
@@ -423,23 +442,21 @@ static void coop_tiles(cute_ctx *c, const gemm_plan *p, const hopper_args *g, co
 {
     cute_alg *a = cute_ctx_alg(c);
     bool blocks = p->cfg.scale == CUTE_GEMM_SCALE_BLOCK;
-    bool rolled = p->rolled && !blocks;
     CUTE_FOR(c, w, cute_i(0), tiles) {
-        if (!blocks && !rolled) mainloop_first(c, p, m, &st->read, &st->f);
-        gemm_tiles t = tile(c, p, g, w); /* (peeled: while the first batch runs) */
-        first_batch then = {tid, &t, st->beta, st->mapC, m->sC, &st->cl};
-        if (!rolled) gemm_hopper_store_prefetch(c, p, tid, &t, st->beta, st->mapC, m->sC, &st->cl);
-        cute_tensor before = signal_flag(c, p, g, cute_sub(a, w, cute_i(1)));
-        if (blocks) {
+        if (blocks) { /* (its own main loop: the tile's coordinates first) */
+            gemm_tiles t = tile(c, p, g, w);
+            gemm_hopper_store_prefetch(c, p, tid, &t, st->beta, st->mapC, m->sC, &st->cl);
+            cute_tensor before = signal_flag(c, p, g, cute_sub(a, w, cute_i(1)));
             gemm_hopper_mainloop_blockscaled(c, p, m, &t, &st->read, &st->done, &st->f, tid, &st->sc);
-        } else {
-            if (rolled) mainloop_rolled(c, p, m, t.k_tiles, &st->read, &st->done, &st->f, &then);
-            else mainloop_rest(c, p, m, t.k_tiles, &st->read, &st->done, &st->f);
-            gemm_hopper_mainloop_tail(c, p, m, &st->done);
+            coop_tile_end(c, p, g, m, tid, w, &t, before, st);
+            continue;
         }
-        /* the tile before: its stores had this main loop to land */
-        gemm_peer_signal(c, p, &g->peer, tid, cute_int_lt(c, cute_i(0), w), before);
-        epilogue(c, p, g, m, tid, &t, st->f.acc, st->alpha, st->beta, st->mapC, &st->sc, &st->cl, true);
+        first_batch then = first_batch_of(c, g, w, tid, st->beta, st->mapC, m->sC, &st->cl);
+        cute_tensor before = signal_flag(c, p, g, cute_sub(a, w, cute_i(1)));
+        mainloop(c, p, m, tile_k_tiles(c, g), &st->read, &st->done, &st->f, &then);
+        gemm_tiles t = first_batch_tiles(c, &then);
+        gemm_hopper_mainloop_tail(c, p, m, &st->done);
+        coop_tile_end(c, p, g, m, tid, w, &t, before, st);
     }
 }
 
@@ -532,18 +549,10 @@ static void pingpong_warpgroup(cute_ctx *c, const gemm_plan *p, const hopper_arg
     CUTE_FOR(c, j, cute_i(0), cute_ceil_div(a, cute_sub(a, mine, cute_i(wg)), cute_i(2))) {
         cute_int i = cute_add(a, cute_mul(a, j, cute_i(2)), cute_i(wg));
         cute_val not_first = cute_int_lt(c, cute_i(0), i), not_last = cute_int_lt(c, cute_add(a, i, cute_i(1)), mine);
-        gemm_tiles t;
-        if (!p->rolled) {
-            turn_wait(c, MMA_TURN, wg, not_first);
-            mainloop_first(c, p, m, &read, &f);
-            t = tile(c, p, g, i); /* (while the first batch runs) */
-            gemm_hopper_store_prefetch(c, p, tid, &t, beta, mapC, m->sC, &cl);
-            mainloop_rest(c, p, m, kts, &read, &done, &f);
-        } else { /* (the tile's coordinates before the turn: while the other's main loop runs) */
-            t = tile(c, p, g, i);
-            turn_wait(c, MMA_TURN, wg, not_first);
-            mainloop_rolled(c, p, m, kts, &read, &done, &f, &(first_batch){tid, &t, beta, mapC, m->sC, &cl});
-        }
+        turn_wait(c, MMA_TURN, wg, not_first);
+        first_batch then = first_batch_of(c, g, i, tid, beta, mapC, m->sC, &cl);
+        mainloop(c, p, m, kts, &read, &done, &f, &then);
+        gemm_tiles t = first_batch_tiles(c, &then);
         if (!(p->broken & GEMM_BREAK_TURN)) turn_pass(c, MMA_TURN, wg, not_last);
         gemm_hopper_mainloop_tail(c, p, m, &done);
         turn_wait(c, EPILOGUE_TURN, wg, not_first);

@@ -199,20 +199,6 @@ static bool release(cute_alg *a, gemm_plan *p)
     return !a->failed;
 }
 
-/* The consumers' main loop (hopper.c; CUTEC_GEMM_HOPPER_PEEL): "1", the first k-tile's batch
- * traced before the loop over the rest (the accumulators zeroed by a fill or scale-d 0), or
- * "0", one loop over every k-tile hinted CUTE_FOR_PEEL_FIRST: the PTX backend's first tier
- * sees half the wgmmas (issue 15, its compile time), NVRTC's final tier the first k-tile
- * apart again (the same SASS size, not the same instructions: docs/compile_time.md).  Opt-in:
- * scripts/device-peel38.sh's pass (2026-11-28) read its first module 295 against 406 ms but
- * 8192^3 1.9 points of cuBLAS behind peel 1; the flip is `by_default`. */
-static bool peel(cute_alg *a, gemm_plan *p)
-{
-    static const int by_default = 1;
-    p->rolled = kernel_env_choice(a, "CUTEC_GEMM_HOPPER_PEEL", "0|1", by_default) == 0;
-    return !a->failed;
-}
-
 /* Programmatic dependent launch (CUTEC_GEMM_PDL=1; 0 the plain launch): the next call's grid
  * may start while this one drains (hopper.c: where it waits, where it lets the next one in);
  * "early" lets the next grid in as soon as this one's wait has passed, not after the
@@ -233,7 +219,7 @@ bool gemm_plan_hopper(cute_alg *a, const cute_gemm_config *cfg, int arch, gemm_p
 {
     memset(p, 0, sizeof *p);
     p->cfg = *cfg;
-    if (!takes(a, cfg, arch) || !tiling(a, cfg, p) || !release(a, p) || !dependent_launch(a, p) || !peel(a, p))
+    if (!takes(a, cfg, arch) || !tiling(a, cfg, p) || !release(a, p) || !dependent_launch(a, p))
         return false;
     p->consumers = p->pingpong ? 2 : p->bm == 192 ? 3 : (int)(p->bm / 64 < 2 ? p->bm / 64 : 2);
     p->threads = 128 * (1 + p->consumers); /* a producer warpgroup, then the consumers */

@@ -17,7 +17,7 @@
  *  - the ping-pong schedule (a tile each warpgroup, turns over named barriers): uneven tile
  *    counts, wrapping stages, 128-row tiles, f32 C, M-/N-major, a cluster, a fused epilogue;
  *  - A M-major, B N-major and both (64-row TMA boxes, wgmma's transposed operands);
- *  - the main loop not peeled (CUTEC_GEMM_HOPPER_PEEL=0: rolled's cases);
+ *  - the main loop's edges (mainloop_cases: ping-pong's stages wrapping, one k-tile);
  *  - 192-row tiles by three consumer warpgroups (three_warpgroups' cases);
  *  - what it refuses, named: an N-major B in tiles not a multiple of 64, unaligned rows,
  *    fp32, stages that do not fit, a TMA-store epilogue for an f32 C;
@@ -397,14 +397,13 @@ static void beta_read(cute_runtime *rt)
     for (size_t i = 0; i < sizeof k / sizeof k[0] && check_sweep_runs((int)i); i++) correct(rt, &k[i], "beta read");
 }
 
-/* the main loop not peeled (CUTEC_GEMM_HOPPER_PEEL=0, hopper.c): one loop over every
- * k-tile, the first releasing no stage and issuing C's first loads under beta (hinted
+/* the main loop (hopper.c): one loop over every k-tile, the first releasing no stage,
+ * computing the tile's coordinates and issuing C's first loads under beta (hinted
  * CUTE_FOR_PEEL_FIRST: the interpreter runs it as one loop, the first tier's form; the CUDA
- * C backend's copy of k-tile 0 is checked in cuda_c_test and on the GPU).  Ping-pong
- * with beta (9 tiles, the stages wrapping), a single k-tile in a 2x1 cluster, C of f32
- * through shared memory (6 tiles a block), --store tile with M-/N-major operands; a value
- * not 0 or 1 refused by name (under a sanitizer the first case only) */
-static void rolled(cute_runtime *rt)
+ * C backend's copy of k-tile 0 is checked in cuda_c_test and on the GPU).  Ping-pong with
+ * beta (9 tiles, the stages wrapping), a single k-tile in a 2x1 cluster (the copy alone),
+ * C of f32 through shared memory (6 tiles a block), --store tile with M-/N-major operands */
+static void mainloop_cases(cute_runtime *rt)
 {
     static const hcase k[] = {
         {136, 136, 200, CUTE_BF16, CUTE_BF16, 1, 1.5, -0.5, {.bm = 64, .bn = 64, .stages = 2, .schedule = PP}, 0},
@@ -412,15 +411,7 @@ static void rolled(cute_runtime *rt)
         {200, 136, 200, CUTE_F16, CUTE_F32, 0, 1.0, 0.5, {.bm = 64, .bn = 64, .stages = 2}, 0},
         {136, 328, 200, CUTE_BF16, CUTE_BF16, 1, -1.0, 2.0, {.c_store = CUTE_GEMM_STORE_TILE}, 3},
     };
-    setenv("CUTEC_GEMM_HOPPER_PEEL", "0", 1);
-    for (size_t i = 0; i < sizeof k / sizeof k[0] && check_sweep_runs((int)i); i++) correct(rt, &k[i], "rolled");
-    setenv("CUTEC_GEMM_HOPPER_PEEL", "2", 1);
-    char err[512] = "";
-    cute_gemm_config cfg = config(&k[0]);
-    const cute_fn *fn = cute_gemm_compile(rt, &cfg, err, sizeof err);
-    CHECK(!fn && strstr(err, "CUTEC_GEMM_HOPPER_PEEL=2: not one of 0|1"), "peel 2: %s", err);
-    cute_fn_free(fn);
-    unsetenv("CUTEC_GEMM_HOPPER_PEEL");
+    for (size_t i = 0; i < sizeof k / sizeof k[0] && check_sweep_runs((int)i); i++) correct(rt, &k[i], "main loop");
 }
 
 static void interp(void)
@@ -476,7 +467,7 @@ static void interp(void)
     };
     for (size_t i = 0; i < sizeof k / sizeof k[0]; i++) correct(rt, &k[i], "interp");
     release_by_warp(rt);
-    rolled(rt);
+    mainloop_cases(rt);
     beta_read(rt);
     three_warpgroups(rt);
     fused_all(rt);

@@ -6,7 +6,6 @@
  *    runs (W = 1 and W = 4, one tile left over), fewer tiles than blocks, runs that would
  *    not pay and no tile left over (every tile whole), K not divisible by the runs, C of f32 (16-byte stores) and 16-bit (TMA
  *    stores), beta, and the fused epilogues (bias by row and by column with GELU, SiLU, ReLU);
- *  - two of them again with the main loop not peeled (CUTEC_GEMM_HOPPER_PEEL=0);
  *  - which cases met in the fixup (with no partials added, C wrong exactly where runs were
  *    made: not where they would not pay);
  *  - the flags back at 0 after a call (the next call's finisher trusts them), and the broken
@@ -226,11 +225,6 @@ static void interp(void)
     };
     for (size_t i = 0; i < sizeof k / sizeof k[0]; i++) through_lib(rt, &k[i]);
     for (int i = 0; i < 5; i++) fixup_or_not(rt, &k[i], i == 1 || i == 2); /* runs in these two only */
-    /* the main loop not peeled (CUTEC_GEMM_HOPPER_PEEL=0, hopper.c): the whole tiles before
-     * the runs in one loop (the runs keep their first k-tile apart) */
-    setenv("CUTEC_GEMM_HOPPER_PEEL", "0", 1);
-    for (int i = 1; i <= 2 && check_sweep_runs(i - 1); i++) through_lib(rt, &k[i]);
-    unsetenv("CUTEC_GEMM_HOPPER_PEEL");
     broken_all(rt);
     refused(rt);
     cute_runtime_free(rt);
