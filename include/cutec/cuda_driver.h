@@ -62,6 +62,7 @@ typedef struct cute_device_info {
     int mem_bus_bits;
     size_t total_mem;   /* bytes of device memory */
     int driver_version; /* 12080 is CUDA 12.8 */
+    char pci_bus_id[32]; /* "0000:1B:00.0" (NVML finds the device by it); "" where the driver does not say */
 } cute_device_info;
 
 /* The compute capability's NVRTC arch into buf ("sm_90a", "sm_80"). */

@@ -95,32 +95,19 @@ static struct {
     void *dev;                                        /* the bench's device's handle */
 } nvml;
 
-/* the device's PCI bus id ("0000:1B:00.0"), from the CUDA driver the process already opened
- * (its ordinal honours CUDA_VISIBLE_DEVICES; NVML's indices do not); false if it cannot say */
-static bool pci_bus_id(int ordinal, char *id, int n)
-{
-    void *cuda = dlopen("libcuda.so.1", RTLD_NOW | RTLD_NOLOAD);
-    int (*get)(int *, int) = cuda ? (int (*)(int *, int))dlsym(cuda, "cuDeviceGet") : NULL;
-    int (*bus)(char *, int, int) = cuda ? (int (*)(char *, int, int))dlsym(cuda, "cuDeviceGetPCIBusId") : NULL;
-    int dev = 0;
-    bool ok = get && bus && get(&dev, ordinal) == 0 && bus(id, n, dev) == 0;
-    if (cuda) dlclose(cuda);
-    return ok;
-}
-
 /* NVML opened (libnvidia-ml, with the driver), the handle of cu's device by its PCI bus id */
 static bool nvml_ready(cute_cuda *cu)
 {
     if (nvml.state) return nvml.state > 0;
     nvml.state = -1;
-    char id[64];
+    const char *id = cute_cuda_device(cu)->pci_bus_id; /* (CUDA_VISIBLE_DEVICES honoured; NVML's indices do not) */
     void *lib = dlopen("libnvidia-ml.so.1", RTLD_NOW | RTLD_LOCAL);
     int (*init)(void) = lib ? (int (*)(void))dlsym(lib, "nvmlInit_v2") : NULL;
     int (*handle)(const char *, void **) =
             lib ? (int (*)(const char *, void **))dlsym(lib, "nvmlDeviceGetHandleByPciBusId_v2") : NULL;
     nvml.clock = lib ? (int (*)(void *, int, unsigned *))dlsym(lib, "nvmlDeviceGetClockInfo") : NULL;
     if (!lib || !init || !handle || !nvml.clock) fprintf(stderr, "cutec: no SM clock beside the timings: no NVML (libnvidia-ml.so.1)\n");
-    else if (!pci_bus_id(cute_cuda_device(cu)->ordinal, id, sizeof id))
+    else if (!*id)
         fprintf(stderr, "cutec: no SM clock beside the timings: the CUDA driver gave no PCI bus id\n");
     else if (init() != 0 || handle(id, &nvml.dev) != 0)
         fprintf(stderr, "cutec: no SM clock beside the timings: NVML has no device at PCI bus id %s\n", id);

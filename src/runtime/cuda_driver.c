@@ -114,6 +114,7 @@ struct cute_cuda {
     CUresult (*DeviceGet)(CUdevice *, int);
     CUresult (*DeviceGetAttribute)(int *, int, CUdevice);
     CUresult (*DeviceGetName)(char *, int, CUdevice);
+    CUresult (*DeviceGetPCIBusId)(char *, int, CUdevice);
     CUresult (*DeviceTotalMem)(size_t *, CUdevice);
     CUresult (*DevicePrimaryCtxRetain)(CUcontext *, CUdevice);
     CUresult (*DevicePrimaryCtxRelease)(CUdevice);
@@ -218,6 +219,7 @@ static const dynlib_sym syms[] = {
     SYM(GetErrorString, "cuGetErrorString", NULL),
     SYM(GetErrorName, "cuGetErrorName", NULL),
     OPTIONAL(LaunchKernelEx, "cuLaunchKernelEx"),
+    OPTIONAL(DeviceGetPCIBusId, "cuDeviceGetPCIBusId"),
     OPTIONAL(TensorMapEncodeTiled, "cuTensorMapEncodeTiled"),
     OPTIONAL(OccupancyMaxActiveClusters, "cuOccupancyMaxActiveClusters"),
     OPTIONAL(MemGetAllocationGranularity, "cuMemGetAllocationGranularity"),
@@ -383,6 +385,8 @@ static cute_status query_device(cute_cuda *cu, int ordinal)
     d->mem_bus_bits = attr(cu, ATTR_GLOBAL_MEMORY_BUS_WIDTH);
     if (cu->DeviceTotalMem(&d->total_mem, cu->dev) != 0) d->total_mem = 0;
     if (cu->DriverGetVersion(&d->driver_version) != 0) d->driver_version = 0;
+    if (!cu->DeviceGetPCIBusId || cu->DeviceGetPCIBusId(d->pci_bus_id, (int)sizeof d->pci_bus_id, cu->dev) != 0)
+        d->pci_bus_id[0] = 0;
     if (d->cc_major <= 0 || d->sm_count <= 0) {
         say(ERR, "device %d reports no compute capability or SMs", ordinal);
         return CUTE_ERR_NO_DRIVER;
