@@ -18,6 +18,17 @@ static uint64_t le(const unsigned char *p, int bytes)
 
 uint64_t cubin_word(const unsigned char *text, size_t i, int high) { return le_get64(text + 16 * i + 8 * (high != 0)); }
 
+void sass_ffma_runs(unsigned char *text, size_t bytes, size_t min,
+                    void (*each)(unsigned char *text, size_t from, size_t len, void *user), void *user)
+{
+    size_t n = bytes / 16, from = 0;
+    for (size_t i = 0; i <= n; i++) {
+        if (i < n && sass_is_ffma(cubin_word(text, i, 0))) continue;
+        if (i - from >= min) each(text, from, i - from, user);
+        from = i + 1;
+    }
+}
+
 typedef struct elf_view {
     unsigned char *b;
     size_t len;

@@ -22,4 +22,9 @@ uint64_t cubin_word(const unsigned char *text, size_t i, int high);
 /* an FFMA with four register operands (bits 0-11 of the low word, the opcode) */
 static inline bool sass_is_ffma(uint64_t lo) { return (lo & 0xfff) == 0x223; }
 
+/* each(text, from, len, user) for every run of at least `min` consecutive FFMAs (instructions
+ * from .. from + len - 1) of a section's `bytes` of code */
+void sass_ffma_runs(unsigned char *text, size_t bytes, size_t min,
+                    void (*each)(unsigned char *text, size_t from, size_t len, void *user), void *user);
+
 #endif

@@ -67,18 +67,18 @@ typedef struct run_patch {
     long changed;
 } run_patch;
 
+static void rewrite_run(unsigned char *text, size_t from, size_t len, void *user)
+{
+    run_patch *p = user;
+    for (size_t j = from; j < from + len; j++) rewrite_one(text, j, from + len, p->r), p->changed++;
+}
+
 /* the runs of a kernel with fp8 wgmmas (others, such as the FMA-bound SGEMM, are left alone) */
 static void rewrite_section(unsigned char *text, size_t bytes, void *user)
 {
-    run_patch *p = user;
-    size_t n = bytes / 16, from = 0, q = 0;
+    size_t n = bytes / 16, q = 0;
     while (q < n && !is_qgmma(cubin_word(text, q, 0))) q++;
-    if (q == n) return;
-    for (size_t i = 0; i <= n; i++) {
-        if (i < n && sass_is_ffma(cubin_word(text, i, 0))) continue;
-        for (size_t j = from; i - from >= FFMA_RUN_MIN && j < i; j++) rewrite_one(text, j, i, p->r), p->changed++;
-        from = i + 1;
-    }
+    if (q < n) sass_ffma_runs(text, bytes, FFMA_RUN_MIN, rewrite_run, user);
 }
 
 long ffma_rewrite_cubin(void *cubin, size_t len, ffma_rewrite r)

@@ -59,15 +59,14 @@ static long yield_run(unsigned char *text, size_t from, size_t len)
     return changed;
 }
 
+static void yield_one_run(unsigned char *text, size_t from, size_t len, void *user)
+{
+    *(long *)user += yield_run(text, from, len);
+}
+
 static void yield_section(unsigned char *text, size_t bytes, void *user)
 {
-    long *changed = user;
-    size_t n = bytes / 16, from = 0;
-    for (size_t i = 0; i <= n; i++) {
-        if (i < n && sass_is_ffma(cubin_word(text, i, 0))) continue;
-        if (i - from >= FFMA_YIELD_RUN_MIN) *changed += yield_run(text, from, i - from);
-        from = i + 1;
-    }
+    sass_ffma_runs(text, bytes, FFMA_YIELD_RUN_MIN, yield_one_run, user);
 }
 
 long ffma_yield_cubin(void *cubin, size_t len, char *err, size_t n)
