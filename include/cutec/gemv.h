@@ -99,7 +99,8 @@ typedef struct cute_gemv_config {
 
 #define CUTE_GEMV_MAX_SMEM_STAGES 8
 /* whether a configuration without scales may take the ring: one vector, or the tensor-core
- * form with vectors a multiple of 8, of K-major A in 16-byte vectors, no L2 prefetch */
+ * form with vectors a multiple of 8, of K-major A in 16-byte vectors, no L2 prefetch, rows not
+ * skewed (cfg.skew) */
 bool cute_gemv_ring_able(const cute_gemv_config *cfg);
 /* the ring's stages the library gives a configuration without scales when the caller asks
  * for none in particular (cute_gemv_lib_smem_stages -1, the default): 4 for bf16 and f16

@@ -47,7 +47,7 @@ bool cute_gemv_ring_able(const cute_gemv_config *cfg)
 {
     /* the tensor-core form's ring holds X's whole atoms of 8 vectors */
     bool vectors = cfg->mma ? gemv_nvec(cfg) % 8 == 0 : gemv_nvec(cfg) == 1;
-    return cfg->a_major == 1 && !cfg->sf_vec && vectors && !cfg->l2_prefetch &&
+    return cfg->a_major == 1 && !cfg->sf_vec && vectors && !cfg->l2_prefetch && !cfg->skew &&
            cfg->vec * cute_dtype_bits(cfg->dtype) == 128;
 }
 
@@ -61,7 +61,7 @@ static int mma_ring_default(const cute_gemv_config *cfg)
     if (gemv_nvec(cfg) > 16 || !cute_gemv_ring_able(cfg)) return 0;
     cute_gemv_config at8 = *cfg;
     at8.smem_stages = 8;
-    return cfg->dtype != CUTE_F32 || 2 * (gemv_mma_ring_bytes(&at8) + 1024) <= 228 * 1024 ? 8 : 4;
+    return cfg->dtype != CUTE_F32 || gemv_smem_blocks(gemv_mma_ring_bytes(&at8), 2) == 2 ? 8 : 4;
 }
 
 int cute_gemv_ring_default(const cute_gemv_config *cfg)

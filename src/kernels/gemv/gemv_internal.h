@@ -230,6 +230,10 @@ void gemv_prefetch_warp_rows(cute_ctx *c, const gemv_plan *p, const gemv_tiles *
 cute_tensor gemv_scales_by_tile(cute_ctx *c, cute_tensor sf, cute_tuple crd0, int width, int64_t per_tile,
                                 cute_int full);
 
+/* blocks of `bytes` of shared memory each that an SM holds (an H100's or H200's 228 KB, 1 KB
+ * of it a block's), 1 to most */
+int gemv_smem_blocks(int64_t bytes, int most);
+
 /* The K-major kernels' shared-memory ring (cfg.smem_stages, ring.c): a warp's whole k-tiles
  * of A's rows and x (and NVFP4's scale groups) streamed through stages of shared memory of
  * its own by cp.async, stages - 1 k-tiles ahead of its products */

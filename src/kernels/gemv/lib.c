@@ -401,7 +401,7 @@ static cute_gemv_config configure(cute_gemv_lib *lib, const gemv_operands *o, in
         cfg.skew = true, cfg.vec = 16 / cute_dtype_bytes(cfg.dtype), cfg.l2_prefetch = 0;
     int arch = cute_runtime_target_arch(lib->rt); /* the ring: asked for or the library's, where cp.async runs */
     int stages = lib->smem_stages < 0 ? cute_gemv_ring_default(&cfg) : lib->smem_stages;
-    if (stages > 0 && (!arch || arch >= 80) && cute_gemv_ring_able(&cfg) && !cfg.skew) cfg.smem_stages = stages;
+    if (stages > 0 && (!arch || arch >= 80) && cute_gemv_ring_able(&cfg)) cfg.smem_stages = stages;
     if (cfg.mma && gemv_mma_ring_bytes(&cfg) > GEMV_MMA_RING_MAX) cfg.smem_stages = 0; /* it does not fit */
     cfg.tf32_bits = lib->tf32_bits && cfg.mma && cfg.dtype == CUTE_F32;
     int64_t K = o->A.shape[1], tk = cute_gemv_k_tile(&cfg);

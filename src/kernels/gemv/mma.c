@@ -84,9 +84,7 @@ int gemv_mma_blocks(const cute_gemv_config *cfg)
 {
     /* 16 warps an SM up to 64 vectors (128 registers a thread), 8 past */
     int blocks = (gemv_nvec(cfg) <= 64 ? 16 : 8) / mma_warps(cfg);
-    if (!cfg->smem_stages) return blocks;
-    int64_t fit = 228 * 1024 / (gemv_mma_ring_bytes(cfg) + 1024);
-    return fit < 1 ? 1 : fit < blocks ? (int)fit : blocks;
+    return cfg->smem_stages ? gemv_smem_blocks(gemv_mma_ring_bytes(cfg), blocks) : blocks;
 }
 
 bool gemv_plan_mma(cute_alg *a, const cute_gemv_config *cfg, gemv_plan *p)

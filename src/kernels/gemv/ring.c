@@ -41,12 +41,13 @@ int64_t gemv_ring_bytes(const gemv_plan *p)
     return p->cfg.smem_stages * (es * (warps * p->rows * tk + warps * tk) + scales);
 }
 
-/* as many as an H100's or H200's 228 KB of shared memory an SM holds, 1 KB of it a block's */
-int gemv_ring_blocks(const gemv_plan *p)
+int gemv_smem_blocks(int64_t bytes, int most)
 {
-    int64_t fit = 228 * 1024 / (gemv_ring_bytes(p) + 1024);
-    return fit < 1 ? 1 : fit > GEMV_RING_BLOCKS ? GEMV_RING_BLOCKS : (int)fit;
+    int64_t fit = 228 * 1024 / (bytes + 1024);
+    return fit < 1 ? 1 : fit > most ? most : (int)fit;
 }
+
+int gemv_ring_blocks(const gemv_plan *p) { return gemv_smem_blocks(gemv_ring_bytes(p), GEMV_RING_BLOCKS); }
 
 gemv_ring gemv_ring_make(cute_ctx *c, const gemv_plan *p, const cute_tensor *sfa, const cute_tensor *sfb,
                          cute_int M, cute_int K, cute_int L)
