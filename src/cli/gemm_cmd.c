@@ -417,8 +417,11 @@ static int parse(int argc, char **argv, gemm_opts *o, bool bench)
         return usage(), -1;
     for (int i = 2; i < argc; i += 2) {
         const char *k = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
-        if (!strcmp(k, "--amax") || (bench && !strcmp(k, "--epilogue-cost"))) { /* flags: no value */
-            *(k[2] == 'a' ? &o->amax : &o->epilogue_cost) = true, i--;
+        bool amax = !strcmp(k, "--amax"), cost = bench && !strcmp(k, "--epilogue-cost");
+        if (amax || cost) { /* flags: no value */
+            if (amax) o->amax = true;
+            if (cost) o->epilogue_cost = true;
+            i--;
             continue;
         }
         if (!v) { /* the last word: an option of ours without its value, or not one of ours */
