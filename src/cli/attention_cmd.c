@@ -486,7 +486,7 @@ static int bench(const attn_opts *base)
     double sdpa[2][2] = {{-1, -1}, {-1, -1}};
     if (cu) torch_ms(base->dtype, base->bwd, (const int64_t (*)[4])shapes, n, sdpa);
     const cute_device_info *dev = cu ? cute_cuda_device(cu) : NULL;
-    gpu_sm_clock(clock, sizeof clock);
+    gpu_sm_clock(cu, clock, sizeof clock);
     printf("# %s, %d SMs, %s; gaussian inputs; TFLOP/s = %s B H S^2 D / t (half causal)\n",
            dev ? dev->name : "interpreter", dev ? dev->sm_count : 0, clock, base->bwd ? "10" : "4");
     printf("%-40s %9s %9s %8s %9s %7s\n", base->bwd ? "attention backward" : "attention forward", "ms", "TFLOP/s",

@@ -185,7 +185,7 @@ static int bench(const attn_opts *base, cute_runtime *rt)
     double sdpa[2] = {-1, -1};
     if (cu) torch_ms(base->dtype, shapes, n, sdpa);
     char clock[128];
-    gpu_sm_clock(clock, sizeof clock);
+    gpu_sm_clock(cu, clock, sizeof clock);
     const cute_device_info *dev = cu ? cute_cuda_device(cu) : NULL;
     printf("# %s, %d SMs, %s; gaussian inputs; GB/s of K and V read; copy: the same bytes D2D, (read + write) / t\n",
            dev ? dev->name : "interpreter", dev ? dev->sm_count : 0, clock);

@@ -455,7 +455,7 @@ static int bench_size(bench_ctx *x, const int64_t mnk[3])
         if (bench_sweep(x, p, sets, o->variants[i], ref, ref_ms, got) != CLI_OK) rc = CLI_FAIL;
     if (rc == CLI_OK && o->dual) rc = bench_swiglu(x, p, made, ref, got);
     char clock[128];
-    gpu_sm_clock(clock, sizeof clock);
+    gpu_sm_clock(x->cu, clock, sizeof clock);
     if (clock[0]) printf("#      SM clock after these runs (now, max): %s; %d input set%s rotated\n", clock,
                          sets, sets > 1 ? "s" : "");
     free(ref), free(got);

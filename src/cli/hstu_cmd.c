@@ -287,7 +287,7 @@ static int bench(const hstu_opts *base)
     double torch[2] = {-1, -1};
     if (cu) torch_ms(&o, torch);
     const cute_device_info *dev = cu ? cute_cuda_device(cu) : NULL;
-    gpu_sm_clock(clock, sizeof clock);
+    gpu_sm_clock(cu, clock, sizeof clock);
     printf("# %s, %d SMs, %s; gaussian inputs; TFLOP/s = 4 B H Sq Sk D / t (half causal); RAB %.3f GB read once\n",
            dev ? dev->name : "interpreter", dev ? dev->sm_count : 0, clock,
            2.0 * (double)o.B * o.H * o.Sq * o.Sk / 1e9);

@@ -268,8 +268,9 @@ static int bench(const rows_opts *base, bool shape_given)
     if (shape_given) shapes[0][0] = base->m, shapes[0][1] = base->n;
     double torch[3][2];
     torch_ms(base, (const int64_t (*)[2])shapes, n, torch);
-    const cute_device_info *dev = cute_cuda_device(cute_cuda_backend_driver(cute_runtime_backend(rt)));
-    gpu_sm_clock(clock, sizeof clock);
+    cute_cuda *cu = cute_cuda_backend_driver(cute_runtime_backend(rt));
+    const cute_device_info *dev = cute_cuda_device(cu);
+    gpu_sm_clock(cu, clock, sizeof clock);
     printf("# %s, %d SMs, SM clock (now, max) %s; GB/s of the bytes the op must move; torch: eager, compiled\n",
            dev->name, dev->sm_count, clock[0] ? clock : "?");
     printf("%-13s %-4s %-5s %13s %9s %8s %8s %7s %8s %8s\n", "op", "dir", "dtype", "shape", "ms", "GB/s", "copy",
