@@ -197,6 +197,30 @@ static const char *row_name(const gemm_problem *p, const char *name, char *buf, 
     return buf;
 }
 
+/* the first call of c on q (c's problem, set 0), checked: C back to C0 and amax to 0, one
+ * call, C downloaded into got and sampled against float64 into v; CALL_CHECKED, or the row's
+ * line printed and CALL_UNSUPPORTED (a variant that cannot take this yet) or CALL_FAILED */
+typedef enum { CALL_CHECKED, CALL_UNSUPPORTED, CALL_FAILED } call_checked;
+static call_checked call_and_check(bench_ctx *x, gemm_lib_call *c, gemm_problem *q, const char *name, void *got,
+                                   gemm_verdict *v)
+{
+    const gemm_opts *o = x->o;
+    cute_backend *b = x->b;
+    size_t cbytes = gemm_operand_bytes(&q->c);
+    static const float zero = 0;
+    if (b->vt->upload(b->self, &q->c.buf, 0, q->c0, cbytes) != CUTE_OK ||
+        (q->amax && b->vt->upload(b->self, &q->amax_v.buf, 0, &zero, sizeof zero) != CUTE_OK))
+        return printf("%-6lld %-10s failed: %s\n", (long long)q->m, name, b->vt->error(b->self)), CALL_FAILED;
+    cute_status s = gemm_call_lib(c, 0);
+    if (s == CUTE_ERR_COMPILE || s == CUTE_ERR_INVALID)
+        return printf("%-6lld %-10s %10s  unsupported: %.90s\n", (long long)q->m, name, "-", c->err), CALL_UNSUPPORTED;
+    if (s != CUTE_OK || b->vt->sync(b->self, NULL) != CUTE_OK || b->vt->download(b->self, got, &q->c.buf, 0, cbytes) != CUTE_OK)
+        return printf("%-6lld %-10s failed: %s\n", (long long)q->m, name, c->err[0] ? c->err : b->vt->error(b->self)),
+               CALL_FAILED;
+    gemm_check_sample(q, got, c->alpha, c->beta, gemm_ref_tolerance(o->in, o->out), o->seed + 1, SAMPLES, v);
+    return CALL_CHECKED;
+}
+
 /* one variant: C back to C0, one call checked (against cuBLAS too where there is no fused
  * epilogue), then timed; CLI_OK, CLI_FAIL */
 static int bench_variant(bench_ctx *x, gemm_problem *p, int sets, cute_gemm_variant var, const char *sweep_name,
@@ -204,23 +228,12 @@ static int bench_variant(bench_ctx *x, gemm_problem *p, int sets, cute_gemm_vari
 {
     const gemm_opts *o = x->o;
     cute_backend *b = x->b;
-    size_t cbytes = gemm_operand_bytes(&p->c);
     gemm_lib_call c = {x->lib, var, p, o->alpha, o->beta, ""};
     char buf[96];
     const char *name = row_name(p, sweep_name, buf, sizeof buf);
-    if (b->vt->upload(b->self, &p[0].c.buf, 0, p[0].c0, cbytes) != CUTE_OK) return CLI_FAIL;
-    cute_status s = gemm_call_lib(&c, 0);
-    if (s == CUTE_ERR_COMPILE || s == CUTE_ERR_INVALID) { /* a variant that cannot take this (yet) */
-        printf("%-6lld %-10s %10s  unsupported: %.90s\n", (long long)p->m, name, "-", c.err);
-        return CLI_OK;
-    }
-    if (s != CUTE_OK || b->vt->sync(b->self, NULL) != CUTE_OK ||
-        b->vt->download(b->self, got, &p[0].c.buf, 0, cbytes) != CUTE_OK) {
-        printf("%-6lld %-10s failed: %s\n", (long long)p->m, name, c.err[0] ? c.err : b->vt->error(b->self));
-        return CLI_FAIL;
-    }
     gemm_verdict v;
-    gemm_check_sample(p, got, o->alpha, o->beta, gemm_ref_tolerance(o->in, o->out), o->seed + 1, SAMPLES, &v);
+    call_checked called = call_and_check(x, &c, p, name, got, &v);
+    if (called != CALL_CHECKED) return called == CALL_UNSUPPORTED ? CLI_OK : CLI_FAIL;
     double diff = ref_ms > 0 && !cute_gemm_epilogue_fused(&p->epi) && !p->dual && !p->scale ? max_rel_diff(p, got, ref)
                                                                                             : -1;
     bool ok = v.bad == 0 && !(diff > diff_bound(o->in, p->k)) && diff == diff;
@@ -274,21 +287,11 @@ static int bench_cost(bench_ctx *x, gemm_problem *p, int sets, cute_gemm_variant
     if (o->alpha != 1) len += snprintf(name[1] + len, sizeof name[1] - (size_t)len, "+a%g", o->alpha);
     if (o->beta != 0) snprintf(name[1] + len, sizeof name[1] - (size_t)len, "+b%g", o->beta);
     snprintf(name[0], sizeof name[0], "%s", row_name(plain, sweep_name, epi, sizeof epi));
-    size_t cbytes = gemm_operand_bytes(&p->c);
-    static const float zero = 0;
     for (int i = 0; i < 2; i++) {
         gemm_problem *q = i ? p : plain;
-        if (b->vt->upload(b->self, &q->c.buf, 0, q->c0, cbytes) != CUTE_OK ||
-            (q->amax && b->vt->upload(b->self, &q->amax_v.buf, 0, &zero, sizeof zero) != CUTE_OK))
-            return printf("%-6lld %-10s failed: %s\n", (long long)p->m, name[i], b->vt->error(b->self)), CLI_FAIL;
-        cute_status s = gemm_call_lib(&c[i], 0);
-        if (s == CUTE_ERR_COMPILE || s == CUTE_ERR_INVALID)
-            return printf("%-6lld %-10s %10s  unsupported: %.90s\n", (long long)p->m, name[i], "-", c[i].err), CLI_OK;
-        if (s != CUTE_OK || b->vt->sync(b->self, NULL) != CUTE_OK || b->vt->download(b->self, got, &q->c.buf, 0, cbytes) != CUTE_OK)
-            return printf("%-6lld %-10s failed: %s\n", (long long)p->m, name[i], c[i].err[0] ? c[i].err : b->vt->error(b->self)),
-                   CLI_FAIL;
         gemm_verdict v;
-        gemm_check_sample(q, got, c[i].alpha, c[i].beta, gemm_ref_tolerance(o->in, o->out), o->seed + 1, SAMPLES, &v);
+        call_checked called = call_and_check(x, &c[i], q, name[i], got, &v);
+        if (called != CALL_CHECKED) return called == CALL_UNSUPPORTED ? CLI_OK : CLI_FAIL;
         bool ok = v.bad == 0 && (!q->amax || amax_consistent(x, q, got, notes[i], sizeof notes[i]));
         if (!ok) {
             printf("%-6lld %-10s %s%s\n", (long long)p->m, name[i], notes[i], v.bad ? "WRONG vs float64 (sampled)" : "");
