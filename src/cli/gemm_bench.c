@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "cli/cli_torch.h"
 #include "cli/cublas.h"
 #include "cli/gemm_cli.h"
 #include "cli/gpu_timing.h"
@@ -39,31 +40,24 @@ static void print_row(const bench_ctx *x, int64_t size, const char *name, double
 static void torch_scaled_ms(bench_ctx *x)
 {
     const gemm_opts *o = x->o;
-    const char *script = getenv("CUTEC_TORCH_SCALED_MM");
-    char cmd[1024], line[512];
-    int len = snprintf(cmd, sizeof cmd, "python3 %s%s %s %s", script ? script : "bench/torch_scaled_mm.py",
-                       o->scale == CUTE_GEMM_SCALE_BLOCK ? " --block" : "", cli_gemm_dtype_name(o->in),
-                       cli_gemm_dtype_name(o->out));
+    char args[1024];
+    int len = snprintf(args, sizeof args, "%s%s %s", o->scale == CUTE_GEMM_SCALE_BLOCK ? "--block " : "",
+                       cli_gemm_dtype_name(o->in), cli_gemm_dtype_name(o->out));
     for (int i = 0; i < o->nsizes; i++) {
-        len += snprintf(cmd + len, sizeof cmd - (size_t)len, " %lldx%lldx%lld", (long long)o->sizes[i][0],
+        len += snprintf(args + len, sizeof args - (size_t)len, " %lldx%lldx%lld", (long long)o->sizes[i][0],
                         (long long)o->sizes[i][1], (long long)o->sizes[i][2]);
         x->torch_ms[i][0] = x->torch_ms[i][1] = -1;
     }
-    snprintf(cmd + len, sizeof cmd - (size_t)len, " 2>&1");
-    FILE *f = popen(cmd, "r");
-    if (!f) return;
-    while (fgets(line, sizeof line, f)) {
+    cli_torch t = cli_torch_lines("torch._scaled_mm", "CUTEC_TORCH_SCALED_MM", "bench/torch_scaled_mm.py", "torch ", args);
+    for (int l = 0; l < t.n; l++) {
         long long m, n, k;
         int fast;
-        double t;
-        if (sscanf(line, "torch %lldx%lldx%lld %d %lf", &m, &n, &k, &fast, &t) != 5) {
-            if (line[0] == '#') printf("%s", line); /* the version, a figure not taken */
-            continue;
-        }
+        double ms;
+        if (sscanf(t.line[l], "torch %lldx%lldx%lld %d %lf", &m, &n, &k, &fast, &ms) != 5) continue;
         for (int i = 0; i < o->nsizes; i++)
-            if (o->sizes[i][0] == m && o->sizes[i][1] == n && o->sizes[i][2] == k) x->torch_ms[i][fast != 0] = t;
+            if (o->sizes[i][0] == m && o->sizes[i][1] == n && o->sizes[i][2] == k) x->torch_ms[i][fast != 0] = ms;
     }
-    pclose(f);
+    cli_torch_free(&t);
 }
 
 /* the torch._scaled_mm rows of this size (where taken) */
