@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "cutec/nvrtc.h"
+#include "runtime/cubin_text.h"
 #include "runtime/dynlib.h"
 #include "runtime/ffma_rewrite.h"
 #include "runtime/ffma_yield.h"
@@ -178,14 +179,25 @@ static int options(const cute_nvrtc_opts *o, char *archopt, size_t archn, const 
     return n;
 }
 
-/* CUTEC_SASS_FFMA_YIELD's pass on out's cubin: how many FFMAs it changed as a line of the
- * log (`cutec compile ... --emit usage` shows it); a cubin it cannot read fails the compile */
-static cute_status yield_pass(cute_nvrtc_output *out)
+/* The passes on an sm_90 cubin after NVRTC (the instruction words they know), in order:
+ * CUTEC_SASS_FFMA's rewrite, then CUTEC_SASS_FFMA_YIELD's (runtime/ffma_rewrite.c,
+ * ffma_yield.c; both callers key their caches by them: ffma_key_text).  One rule for both: a
+ * cubin a pass cannot read is refused by name, the line in the log, and fails the compile
+ * (nothing of it is written: the section table is checked whole first); the yield pass's
+ * count of FFMAs changed ends the log too (`cutec compile ... --emit usage` shows it). */
+static cute_status cubin_passes(const cute_nvrtc_opts *o, cute_nvrtc_output *out)
 {
-    char err[160], line[200];
-    long changed = ffma_yield_cubin(out->cubin, out->cubin_size, err, sizeof err);
-    if (changed < 0) snprintf(line, sizeof line, "cutec: CUTEC_SASS_FFMA_YIELD=1: %s\n", err);
-    else snprintf(line, sizeof line, "cutec: CUTEC_SASS_FFMA_YIELD=1: %ld FFMAs yield\n", changed);
+    if (!out->cubin || !cubin_arch_sm90(o->arch)) return CUTE_OK;
+    char err[160] = "", line[200] = "";
+    long changed = ffma_rewrite_cubin(out->cubin, out->cubin_size, ffma_rewrite_from_env(), err, sizeof err);
+    if (changed < 0) {
+        snprintf(line, sizeof line, "cutec: CUTEC_SASS_FFMA: %s\n", err);
+    } else if (ffma_yield_from_env()) {
+        changed = ffma_yield_cubin(out->cubin, out->cubin_size, err, sizeof err);
+        if (changed < 0) snprintf(line, sizeof line, "cutec: CUTEC_SASS_FFMA_YIELD=1: %s\n", err);
+        else snprintf(line, sizeof line, "cutec: CUTEC_SASS_FFMA_YIELD=1: %ld FFMAs yield\n", changed);
+    }
+    if (!line[0]) return CUTE_OK;
     size_t had = out->log ? strlen(out->log) : 0;
     char *log = realloc(out->log, had + strlen(line) + 1);
     if (!log) return CUTE_ERR_OOM;
@@ -212,11 +224,7 @@ cute_status cute_nvrtc_compile(cute_nvrtc *nv, const char *src, const cute_nvrtc
     cute_status s = set_log(nv, p, out, "nvrtcCompileProgram", r);
     if (s == CUTE_OK) s = take(nv->GetPTXSize, nv->GetPTX, p, (void **)&out->ptx, &out->ptx_size);
     if (s == CUTE_OK) s = take(nv->GetCUBINSize, nv->GetCUBIN, p, &out->cubin, &out->cubin_size);
-    /* CUTEC_SASS_FFMA's and CUTEC_SASS_FFMA_YIELD's rewrites (runtime/ffma_rewrite.c,
-     * ffma_yield.c; both callers key their caches by them: ffma_key_text) */
-    if (s == CUTE_OK && out->cubin) ffma_rewrite_cubin(out->cubin, out->cubin_size, ffma_rewrite_from_env());
-    if (s == CUTE_OK && out->cubin && ffma_yield_arch(o->arch) && ffma_yield_from_env())
-        s = yield_pass(out);
+    if (s == CUTE_OK) s = cubin_passes(o, out);
     if (s == CUTE_OK && !out->ptx && !out->cubin) {
         free(out->log);
         out->log = strdup("NVRTC compiled but produced neither PTX nor CUBIN");

@@ -9,6 +9,7 @@
 
 #include "cli.h"
 #include "cli/attention_cli.h"
+#include "cli/cli_torch.h"
 #include "cutec/attention.h"
 #include "cutec/cuda_driver.h"
 #include "gpu_timing.h"
@@ -399,32 +400,25 @@ static int run(const attn_opts *o)
  * bench/torch_attention.py ($CUTEC_TORCH_ATTENTION): its own gaussian inputs */
 static void torch_ms(cute_dtype d, bool bwd, const int64_t (*shapes)[4], int n, double (*ms)[2])
 {
-    const char *script = getenv("CUTEC_TORCH_ATTENTION");
-    char cmd[1024], line[512];
-    int len = snprintf(cmd, sizeof cmd, "python3 %s%s %s", script ? script : "bench/torch_attention.py",
-                       bwd ? " --bwd" : "", cute_dtype_name(d));
+    char args[1024];
+    int len = snprintf(args, sizeof args, "%s%s", bwd ? "--bwd " : "", cute_dtype_name(d));
     for (int i = 0; i < n; i++) {
         const int64_t *x = shapes[i];
-        len += snprintf(cmd + len, sizeof cmd - (size_t)len, " %lldx%lldx%lldx%lld", (long long)x[0],
+        len += snprintf(args + len, sizeof args - (size_t)len, " %lldx%lldx%lldx%lld", (long long)x[0],
                         (long long)x[1], (long long)x[2], (long long)x[3]);
         ms[i][0] = ms[i][1] = -1;
     }
-    snprintf(cmd + len, sizeof cmd - (size_t)len, " 2>&1");
-    FILE *f = popen(cmd, "r");
-    if (!f) return;
-    while (fgets(line, sizeof line, f)) {
+    cli_torch t = cli_torch_lines("SDPA", "CUTEC_TORCH_ATTENTION", "bench/torch_attention.py", "torch ", args);
+    for (int l = 0; l < t.n; l++) {
         long long b, h, sq, dd;
         int causal;
-        double t;
-        if (sscanf(line, "torch %lldx%lldx%lldx%lld %d %lf", &b, &h, &sq, &dd, &causal, &t) != 6) {
-            if (line[0] == '#') printf("%s", line); /* the version, a figure not taken */
-            continue;
-        }
+        double v;
+        if (sscanf(t.line[l], "torch %lldx%lldx%lldx%lld %d %lf", &b, &h, &sq, &dd, &causal, &v) != 6) continue;
         for (int i = 0; i < n; i++)
             if (shapes[i][0] == b && shapes[i][1] == h && shapes[i][2] == sq && shapes[i][3] == dd)
-                ms[i][causal != 0] = t;
+                ms[i][causal != 0] = v;
     }
-    pclose(f);
+    cli_torch_free(&t);
 }
 
 /* one row on the inputs of p (made for o's shape): its outputs poisoned, checked, timed */
@@ -486,7 +480,7 @@ static int bench(const attn_opts *base)
     double sdpa[2][2] = {{-1, -1}, {-1, -1}};
     if (cu) torch_ms(base->dtype, base->bwd, (const int64_t (*)[4])shapes, n, sdpa);
     const cute_device_info *dev = cu ? cute_cuda_device(cu) : NULL;
-    gpu_sm_clock(clock, sizeof clock);
+    gpu_sm_clock(cu, clock, sizeof clock);
     printf("# %s, %d SMs, %s; gaussian inputs; TFLOP/s = %s B H S^2 D / t (half causal)\n",
            dev ? dev->name : "interpreter", dev ? dev->sm_count : 0, clock, base->bwd ? "10" : "4");
     printf("%-40s %9s %9s %8s %9s %7s\n", base->bwd ? "attention backward" : "attention forward", "ms", "TFLOP/s",

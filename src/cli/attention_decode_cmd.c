@@ -10,6 +10,7 @@
 #include <time.h>
 
 #include "cli/attention_cli.h"
+#include "cli/cli_torch.h"
 #include "cli/gpu_timing.h"
 #include "cli/mirror.h"
 #include "cutec/attention.h"
@@ -120,28 +121,21 @@ static double kv_bytes(const attn_opts *o)
 /* SDPA's ms on each shape (< 0: not taken), one run of bench/torch_attention.py --decode */
 static void torch_ms(cute_dtype d, const attn_opts *shapes, int n, double *ms)
 {
-    const char *script = getenv("CUTEC_TORCH_ATTENTION");
-    char cmd[1024], line[512];
-    int len = snprintf(cmd, sizeof cmd, "python3 %s --decode %s", script ? script : "bench/torch_attention.py",
-                       cute_dtype_name(d));
+    char args[1024];
+    int len = snprintf(args, sizeof args, "--decode %s", cute_dtype_name(d));
     for (int i = 0; i < n; i++, ms[i - 1] = -1)
-        len += snprintf(cmd + len, sizeof cmd - (size_t)len, " %lldx%lldx%lldx%lldx%lld", (long long)shapes[i].B,
+        len += snprintf(args + len, sizeof args - (size_t)len, " %lldx%lldx%lldx%lldx%lld", (long long)shapes[i].B,
                         (long long)shapes[i].H, (long long)shapes[i].G, (long long)shapes[i].S, (long long)shapes[i].D);
-    snprintf(cmd + len, sizeof cmd - (size_t)len, " 2>&1");
-    FILE *f = popen(cmd, "r");
-    if (!f) return;
-    while (fgets(line, sizeof line, f)) {
+    cli_torch t = cli_torch_lines("SDPA", "CUTEC_TORCH_ATTENTION", "bench/torch_attention.py", "torch ", args);
+    for (int l = 0; l < t.n; l++) {
         long long b, h, g, s, dd;
         int causal;
-        double t;
-        if (sscanf(line, "torch %lldx%lldx%lldx%lldx%lld %d %lf", &b, &h, &g, &s, &dd, &causal, &t) != 7) {
-            if (line[0] == '#') printf("%s", line);
-            continue;
-        }
+        double v;
+        if (sscanf(t.line[l], "torch %lldx%lldx%lldx%lldx%lld %d %lf", &b, &h, &g, &s, &dd, &causal, &v) != 7) continue;
         for (int i = 0; i < n; i++)
-            if (shapes[i].B == b && shapes[i].H == h && shapes[i].G == g && shapes[i].S == s && shapes[i].D == dd) ms[i] = t;
+            if (shapes[i].B == b && shapes[i].H == h && shapes[i].G == g && shapes[i].S == s && shapes[i].D == dd) ms[i] = v;
     }
-    pclose(f);
+    cli_torch_free(&t);
 }
 
 static void describe(const attn_opts *o, char *buf, size_t n)
@@ -185,7 +179,7 @@ static int bench(const attn_opts *base, cute_runtime *rt)
     double sdpa[2] = {-1, -1};
     if (cu) torch_ms(base->dtype, shapes, n, sdpa);
     char clock[128];
-    gpu_sm_clock(clock, sizeof clock);
+    gpu_sm_clock(cu, clock, sizeof clock);
     const cute_device_info *dev = cu ? cute_cuda_device(cu) : NULL;
     printf("# %s, %d SMs, %s; gaussian inputs; GB/s of K and V read; copy: the same bytes D2D, (read + write) / t\n",
            dev ? dev->name : "interpreter", dev ? dev->sm_count : 0, clock);

@@ -7,22 +7,41 @@
 
 #include "check.h"
 #include "cli.h"
+#include "cli/cli_torch.h"
+
+/* what the process writes to fd 1 or 2 between capture_begin and capture_end, into a file */
+typedef struct capture {
+    char path[32];
+    int fd, saved, which;
+} capture;
+
+static void capture_begin(capture *c, int which)
+{
+    snprintf(c->path, sizeof c->path, "/tmp/cutec-cli-test.XXXXXX");
+    c->fd = mkstemp(c->path), c->saved = dup(which), c->which = which;
+    fflush(which == 1 ? stdout : stderr);
+    dup2(c->fd, which);
+}
+
+/* the text captured into out[n] */
+static void capture_end(capture *c, char *out, size_t n)
+{
+    fflush(c->which == 1 ? stdout : stderr);
+    dup2(c->saved, c->which);
+    close(c->saved);
+    ssize_t got = pread(c->fd, out, n - 1, 0);
+    out[got > 0 ? got : 0] = 0;
+    close(c->fd);
+    unlink(c->path);
+}
 
 /* run a command with its stderr captured into err[n]; its exit code */
 static int run_captured(cli_command_fn cmd, int argc, char **argv, char *err, size_t n)
 {
-    char path[] = "/tmp/cutec-cli-test.XXXXXX";
-    int fd = mkstemp(path), saved = dup(2);
-    fflush(stderr);
-    dup2(fd, 2);
+    capture c;
+    capture_begin(&c, 2);
     int rc = cmd(argc, argv);
-    fflush(stderr);
-    dup2(saved, 2);
-    close(saved);
-    ssize_t got = pread(fd, err, n - 1, 0);
-    err[got > 0 ? got : 0] = 0;
-    close(fd);
-    unlink(path);
+    capture_end(&c, err, n);
     return rc;
 }
 
@@ -205,6 +224,46 @@ static void bench_gemm_measures(void)
           rc, line);
 }
 
+/* cli_torch_lines with stdout captured into out[n] */
+static cli_torch torch_captured(const char *args, char *out, size_t n)
+{
+    capture c;
+    capture_begin(&c, 1);
+    cli_torch t = cli_torch_lines("torch", "CUTEC_TORCH_ROWS", "bench/none.py", "torch ", args);
+    capture_end(&c, out, n);
+    return t;
+}
+
+/* the benches' torch column: a script's figure lines returned, its '#' lines printed, and a
+ * script that gives nothing said the one way (a script of ours through $CUTEC_TORCH_ROWS) */
+static void torch_lines(void)
+{
+    char script[] = "/tmp/cutec-torch-test.XXXXXX", out[1024];
+    int fd = mkstemp(script);
+    static const char text[] = "import sys\nprint('# torch 0.0 on nothing')\nprint('noise')\n"
+                               "for a in sys.argv[1:]: print('torch', a, 1.5)\n";
+    CHECK(fd >= 0 && write(fd, text, sizeof text - 1) == (ssize_t)(sizeof text - 1), "the script");
+    close(fd);
+    setenv("CUTEC_TORCH_ROWS", script, 1);
+    cli_torch t = torch_captured("8x8 16x16", out, sizeof out);
+    if (!t.n && strstr(out, "exit 127")) {
+        SKIP("no python3: the torch column's lines");
+    } else {
+        CHECK(t.n == 2 && !strcmp(t.line[0], "torch 8x8 1.5") && !strcmp(t.line[1], "torch 16x16 1.5") &&
+                  !strcmp(out, "# torch 0.0 on nothing\n"),
+              "%d figure lines (%s), printed \"%s\"", t.n, t.n ? t.line[0] : "", out);
+        cli_torch_free(&t);
+        unlink(script);
+        t = torch_captured("8x8", out, sizeof out); /* (the script gone: python3 says why, exit 2) */
+        CHECK(!t.n && strstr(out, "# torch: skipped: no figure from /tmp/cutec-torch-test.") &&
+                  strstr(out, "(exit 2; python3 or torch missing"),
+              "a script that is not there: \"%s\"", out);
+    }
+    cli_torch_free(&t);
+    unlink(script);
+    unsetenv("CUTEC_TORCH_ROWS");
+}
+
 int main(void)
 {
     parser();
@@ -213,5 +272,6 @@ int main(void)
     nothing_compiled();
     ignored_values();
     bench_gemm_measures();
+    torch_lines();
     return CHECK_DONE("cli_args_test");
 }

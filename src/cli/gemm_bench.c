@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "cli/cli_torch.h"
 #include "cli/cublas.h"
 #include "cli/gemm_cli.h"
 #include "cli/gpu_timing.h"
@@ -39,31 +40,24 @@ static void print_row(const bench_ctx *x, int64_t size, const char *name, double
 static void torch_scaled_ms(bench_ctx *x)
 {
     const gemm_opts *o = x->o;
-    const char *script = getenv("CUTEC_TORCH_SCALED_MM");
-    char cmd[1024], line[512];
-    int len = snprintf(cmd, sizeof cmd, "python3 %s%s %s %s", script ? script : "bench/torch_scaled_mm.py",
-                       o->scale == CUTE_GEMM_SCALE_BLOCK ? " --block" : "", cli_gemm_dtype_name(o->in),
-                       cli_gemm_dtype_name(o->out));
+    char args[1024];
+    int len = snprintf(args, sizeof args, "%s%s %s", o->scale == CUTE_GEMM_SCALE_BLOCK ? "--block " : "",
+                       cli_gemm_dtype_name(o->in), cli_gemm_dtype_name(o->out));
     for (int i = 0; i < o->nsizes; i++) {
-        len += snprintf(cmd + len, sizeof cmd - (size_t)len, " %lldx%lldx%lld", (long long)o->sizes[i][0],
+        len += snprintf(args + len, sizeof args - (size_t)len, " %lldx%lldx%lld", (long long)o->sizes[i][0],
                         (long long)o->sizes[i][1], (long long)o->sizes[i][2]);
         x->torch_ms[i][0] = x->torch_ms[i][1] = -1;
     }
-    snprintf(cmd + len, sizeof cmd - (size_t)len, " 2>&1");
-    FILE *f = popen(cmd, "r");
-    if (!f) return;
-    while (fgets(line, sizeof line, f)) {
+    cli_torch t = cli_torch_lines("torch._scaled_mm", "CUTEC_TORCH_SCALED_MM", "bench/torch_scaled_mm.py", "torch ", args);
+    for (int l = 0; l < t.n; l++) {
         long long m, n, k;
         int fast;
-        double t;
-        if (sscanf(line, "torch %lldx%lldx%lld %d %lf", &m, &n, &k, &fast, &t) != 5) {
-            if (line[0] == '#') printf("%s", line); /* the version, a figure not taken */
-            continue;
-        }
+        double ms;
+        if (sscanf(t.line[l], "torch %lldx%lldx%lld %d %lf", &m, &n, &k, &fast, &ms) != 5) continue;
         for (int i = 0; i < o->nsizes; i++)
-            if (o->sizes[i][0] == m && o->sizes[i][1] == n && o->sizes[i][2] == k) x->torch_ms[i][fast != 0] = t;
+            if (o->sizes[i][0] == m && o->sizes[i][1] == n && o->sizes[i][2] == k) x->torch_ms[i][fast != 0] = ms;
     }
-    pclose(f);
+    cli_torch_free(&t);
 }
 
 /* the torch._scaled_mm rows of this size (where taken) */
@@ -197,6 +191,30 @@ static const char *row_name(const gemm_problem *p, const char *name, char *buf, 
     return buf;
 }
 
+/* the first call of c on q (c's problem, set 0), checked: C back to C0 and amax to 0, one
+ * call, C downloaded into got and sampled against float64 into v; CALL_CHECKED, or the row's
+ * line printed and CALL_UNSUPPORTED (a variant that cannot take this yet) or CALL_FAILED */
+typedef enum { CALL_CHECKED, CALL_UNSUPPORTED, CALL_FAILED } call_checked;
+static call_checked call_and_check(bench_ctx *x, gemm_lib_call *c, gemm_problem *q, const char *name, void *got,
+                                   gemm_verdict *v)
+{
+    const gemm_opts *o = x->o;
+    cute_backend *b = x->b;
+    size_t cbytes = gemm_operand_bytes(&q->c);
+    static const float zero = 0;
+    if (b->vt->upload(b->self, &q->c.buf, 0, q->c0, cbytes) != CUTE_OK ||
+        (q->amax && b->vt->upload(b->self, &q->amax_v.buf, 0, &zero, sizeof zero) != CUTE_OK))
+        return printf("%-6lld %-10s failed: %s\n", (long long)q->m, name, b->vt->error(b->self)), CALL_FAILED;
+    cute_status s = gemm_call_lib(c, 0);
+    if (s == CUTE_ERR_COMPILE || s == CUTE_ERR_INVALID)
+        return printf("%-6lld %-10s %10s  unsupported: %.90s\n", (long long)q->m, name, "-", c->err), CALL_UNSUPPORTED;
+    if (s != CUTE_OK || b->vt->sync(b->self, NULL) != CUTE_OK || b->vt->download(b->self, got, &q->c.buf, 0, cbytes) != CUTE_OK)
+        return printf("%-6lld %-10s failed: %s\n", (long long)q->m, name, c->err[0] ? c->err : b->vt->error(b->self)),
+               CALL_FAILED;
+    gemm_check_sample(q, got, c->alpha, c->beta, gemm_ref_tolerance(o->in, o->out), o->seed + 1, SAMPLES, v);
+    return CALL_CHECKED;
+}
+
 /* one variant: C back to C0, one call checked (against cuBLAS too where there is no fused
  * epilogue), then timed; CLI_OK, CLI_FAIL */
 static int bench_variant(bench_ctx *x, gemm_problem *p, int sets, cute_gemm_variant var, const char *sweep_name,
@@ -204,23 +222,12 @@ static int bench_variant(bench_ctx *x, gemm_problem *p, int sets, cute_gemm_vari
 {
     const gemm_opts *o = x->o;
     cute_backend *b = x->b;
-    size_t cbytes = gemm_operand_bytes(&p->c);
     gemm_lib_call c = {x->lib, var, p, o->alpha, o->beta, ""};
     char buf[96];
     const char *name = row_name(p, sweep_name, buf, sizeof buf);
-    if (b->vt->upload(b->self, &p[0].c.buf, 0, p[0].c0, cbytes) != CUTE_OK) return CLI_FAIL;
-    cute_status s = gemm_call_lib(&c, 0);
-    if (s == CUTE_ERR_COMPILE || s == CUTE_ERR_INVALID) { /* a variant that cannot take this (yet) */
-        printf("%-6lld %-10s %10s  unsupported: %.90s\n", (long long)p->m, name, "-", c.err);
-        return CLI_OK;
-    }
-    if (s != CUTE_OK || b->vt->sync(b->self, NULL) != CUTE_OK ||
-        b->vt->download(b->self, got, &p[0].c.buf, 0, cbytes) != CUTE_OK) {
-        printf("%-6lld %-10s failed: %s\n", (long long)p->m, name, c.err[0] ? c.err : b->vt->error(b->self));
-        return CLI_FAIL;
-    }
     gemm_verdict v;
-    gemm_check_sample(p, got, o->alpha, o->beta, gemm_ref_tolerance(o->in, o->out), o->seed + 1, SAMPLES, &v);
+    call_checked called = call_and_check(x, &c, p, name, got, &v);
+    if (called != CALL_CHECKED) return called == CALL_UNSUPPORTED ? CLI_OK : CLI_FAIL;
     double diff = ref_ms > 0 && !cute_gemm_epilogue_fused(&p->epi) && !p->dual && !p->scale ? max_rel_diff(p, got, ref)
                                                                                             : -1;
     bool ok = v.bad == 0 && !(diff > diff_bound(o->in, p->k)) && diff == diff;
@@ -274,21 +281,11 @@ static int bench_cost(bench_ctx *x, gemm_problem *p, int sets, cute_gemm_variant
     if (o->alpha != 1) len += snprintf(name[1] + len, sizeof name[1] - (size_t)len, "+a%g", o->alpha);
     if (o->beta != 0) snprintf(name[1] + len, sizeof name[1] - (size_t)len, "+b%g", o->beta);
     snprintf(name[0], sizeof name[0], "%s", row_name(plain, sweep_name, epi, sizeof epi));
-    size_t cbytes = gemm_operand_bytes(&p->c);
-    static const float zero = 0;
     for (int i = 0; i < 2; i++) {
         gemm_problem *q = i ? p : plain;
-        if (b->vt->upload(b->self, &q->c.buf, 0, q->c0, cbytes) != CUTE_OK ||
-            (q->amax && b->vt->upload(b->self, &q->amax_v.buf, 0, &zero, sizeof zero) != CUTE_OK))
-            return printf("%-6lld %-10s failed: %s\n", (long long)p->m, name[i], b->vt->error(b->self)), CLI_FAIL;
-        cute_status s = gemm_call_lib(&c[i], 0);
-        if (s == CUTE_ERR_COMPILE || s == CUTE_ERR_INVALID)
-            return printf("%-6lld %-10s %10s  unsupported: %.90s\n", (long long)p->m, name[i], "-", c[i].err), CLI_OK;
-        if (s != CUTE_OK || b->vt->sync(b->self, NULL) != CUTE_OK || b->vt->download(b->self, got, &q->c.buf, 0, cbytes) != CUTE_OK)
-            return printf("%-6lld %-10s failed: %s\n", (long long)p->m, name[i], c[i].err[0] ? c[i].err : b->vt->error(b->self)),
-                   CLI_FAIL;
         gemm_verdict v;
-        gemm_check_sample(q, got, c[i].alpha, c[i].beta, gemm_ref_tolerance(o->in, o->out), o->seed + 1, SAMPLES, &v);
+        call_checked called = call_and_check(x, &c[i], q, name[i], got, &v);
+        if (called != CALL_CHECKED) return called == CALL_UNSUPPORTED ? CLI_OK : CLI_FAIL;
         bool ok = v.bad == 0 && (!q->amax || amax_consistent(x, q, got, notes[i], sizeof notes[i]));
         if (!ok) {
             printf("%-6lld %-10s %s%s\n", (long long)p->m, name[i], notes[i], v.bad ? "WRONG vs float64 (sampled)" : "");
@@ -455,7 +452,7 @@ static int bench_size(bench_ctx *x, const int64_t mnk[3])
         if (bench_sweep(x, p, sets, o->variants[i], ref, ref_ms, got) != CLI_OK) rc = CLI_FAIL;
     if (rc == CLI_OK && o->dual) rc = bench_swiglu(x, p, made, ref, got);
     char clock[128];
-    gpu_sm_clock(clock, sizeof clock);
+    gpu_sm_clock(x->cu, clock, sizeof clock);
     if (clock[0]) printf("#      SM clock after these runs (now, max): %s; %d input set%s rotated\n", clock,
                          sets, sets > 1 ? "s" : "");
     free(ref), free(got);

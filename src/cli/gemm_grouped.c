@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "cli/cli_torch.h"
 #include "cli/cublas.h"
 #include "cli/gemm_cli.h"
 #include "cli/gpu_timing.h"
@@ -164,34 +165,25 @@ static void torch_grouped_ms(grouped *x)
 {
     const gemm_opts *o = x->o;
     size_t n = 256 + (size_t)o->groups * 12 + (size_t)o->nsizes * 48;
-    char *cmd = malloc(n), line[512];
-    bool any = false, said = false;
+    char *args = malloc(n);
     for (int i = 0; i < o->nsizes; i++) x->torch_ms[i] = -1;
-    if (!cmd) return;
-    int len = snprintf(cmd, n, "python3 bench/torch_grouped.py %s %s ", cli_gemm_dtype_name(o->in), cli_gemm_dtype_name(o->out));
+    if (!args) return (void)printf("# torch._grouped_mm: skipped: out of memory\n");
+    int len = snprintf(args, n, "%s %s ", cli_gemm_dtype_name(o->in), cli_gemm_dtype_name(o->out));
     for (int g = 0; g < o->groups; g++)
-        len += snprintf(cmd + len, n - (size_t)len, "%s%lld", g ? "," : "", (long long)tokens(o, o->tokens, g));
+        len += snprintf(args + len, n - (size_t)len, "%s%lld", g ? "," : "", (long long)tokens(o, o->tokens, g));
     for (int i = 0; i < o->nsizes; i++)
-        len += snprintf(cmd + len, n - (size_t)len, " %lldx%lld", (long long)o->sizes[i][1], (long long)o->sizes[i][2]);
-    snprintf(cmd + len, n - (size_t)len, " 2>&1");
-    FILE *f = popen(cmd, "r");
-    free(cmd);
-    if (!f) return (void)printf("# torch._grouped_mm: skipped: popen failed\n");
-    while (fgets(line, sizeof line, f)) {
+        len += snprintf(args + len, n - (size_t)len, " %lldx%lld", (long long)o->sizes[i][1], (long long)o->sizes[i][2]);
+    cli_torch t = cli_torch_lines("torch._grouped_mm", NULL, "bench/torch_grouped.py", "torch_grouped ", args);
+    free(args);
+    for (int l = 0; l < t.n; l++) {
         long long nn, kk;
-        double t;
+        double ms;
         char check[16];
-        if (sscanf(line, "torch_grouped %lldx%lld %lf %15s", &nn, &kk, &t, check) != 4) {
-            if (line[0] == '#') printf("%s", line), said = said || strstr(line, "skipped");
-            continue;
-        }
+        if (sscanf(t.line[l], "torch_grouped %lldx%lld %lf %15s", &nn, &kk, &ms, check) != 4) continue;
         for (int i = 0; i < o->nsizes; i++)
-            if (o->sizes[i][1] == nn && o->sizes[i][2] == kk) x->torch_ms[i] = t, x->torch_ok[i] = !strcmp(check, "ok");
-        any = any || t > 0;
+            if (o->sizes[i][1] == nn && o->sizes[i][2] == kk) x->torch_ms[i] = ms, x->torch_ok[i] = !strcmp(check, "ok");
     }
-    int rc = pclose(f);
-    if (!any && !said) printf("# torch._grouped_mm: skipped: no figure from bench/torch_grouped.py (exit %d; python3 or torch "
-                     "missing, or run from elsewhere than the repository root)\n", rc);
+    cli_torch_free(&t);
 }
 
 /* a row of the bench's table: N, K, groups, tokens, what, ms, rate[, of ceiling], note */

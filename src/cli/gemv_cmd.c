@@ -527,9 +527,9 @@ static int bench(const gemv_opts *base, bool shape_given)
         printf("cutec bench gemv: skipped: no GPU (%s)\n", err);
         return CLI_OK;
     }
-    const cute_device_info *dev =
-        cute_cuda_device(cute_cuda_backend_driver(cute_runtime_backend(rt)));
-    gpu_sm_clock(clock, sizeof clock);
+    cute_cuda *cu = cute_cuda_backend_driver(cute_runtime_backend(rt));
+    const cute_device_info *dev = cute_cuda_device(cu);
+    gpu_sm_clock(cu, clock, sizeof clock);
     printf("# %s, %d SMs, %s; uniform inputs in [-2, 2); GB/s of A + x + y; copy: A's bytes D2D\n",
            dev->name, dev->sm_count, clock);
     printf("%-44s %9s %9s %9s %8s\n", "gemv", "ms", "GB/s", "copy GB/s", "of copy");

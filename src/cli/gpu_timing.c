@@ -1,5 +1,4 @@
 /* GPU timing for the benchmark commands (see gpu_timing.h). */
-#include <dlfcn.h>
 #include <math.h>
 #include <pthread.h>
 #include <stdatomic.h>
@@ -11,6 +10,7 @@
 #include "cli/gpu_timing.h"
 #include "cutec/backend.h"
 #include "cutec/jit.h"
+#include "runtime/dynlib.h"
 
 static int cmp_double(const void *a, const void *b)
 {
@@ -87,36 +87,67 @@ out:
     return ms;
 }
 
-/* --- the SM clock beside a timing: NVML through dlopen, sampled in a thread ---------------- */
+/* --- the SM clock: NVML (libnvidia-ml, with the driver) through runtime/dynlib -------------- */
 
-static struct {
-    int state; /* 0: not tried, 1: ready, -1: no clock (said once on stderr) */
-    int (*clock)(void *dev, int type, unsigned *mhz); /* nvmlDeviceGetClockInfo */
-    void *dev;                                        /* the bench's device's handle */
-} nvml;
+typedef struct nvml_api {
+    int (*Init)(void);
+    int (*HandleByPciBusId)(const char *bus_id, void **dev);
+    int (*ClockInfo)(void *dev, int type, unsigned *mhz);    /* now */
+    int (*MaxClockInfo)(void *dev, int type, unsigned *mhz); /* its maximum */
+} nvml_api;
+enum { NVML_CLOCK_SM = 1 };
 
-/* NVML opened (libnvidia-ml, with the driver), the handle of cu's device by its PCI bus id */
-static bool nvml_ready(cute_cuda *cu)
+/* nvmlInit_v2 once the entry points are in (dynlib_open_once runs it once for the process) */
+static bool nvml_init(void *table, const char *path, char *err, size_t n)
 {
-    if (nvml.state) return nvml.state > 0;
-    nvml.state = -1;
-    const char *id = cute_cuda_device(cu)->pci_bus_id; /* (CUDA_VISIBLE_DEVICES honoured; NVML's indices do not) */
-    void *lib = dlopen("libnvidia-ml.so.1", RTLD_NOW | RTLD_LOCAL);
-    int (*init)(void) = lib ? (int (*)(void))dlsym(lib, "nvmlInit_v2") : NULL;
-    int (*handle)(const char *, void **) =
-            lib ? (int (*)(const char *, void **))dlsym(lib, "nvmlDeviceGetHandleByPciBusId_v2") : NULL;
-    nvml.clock = lib ? (int (*)(void *, int, unsigned *))dlsym(lib, "nvmlDeviceGetClockInfo") : NULL;
-    if (!lib || !init || !handle || !nvml.clock) fprintf(stderr, "cutec: no SM clock beside the timings: no NVML (libnvidia-ml.so.1)\n");
-    else if (!*id)
-        fprintf(stderr, "cutec: no SM clock beside the timings: the CUDA driver gave no PCI bus id\n");
-    else if (init() != 0 || handle(id, &nvml.dev) != 0)
-        fprintf(stderr, "cutec: no SM clock beside the timings: NVML has no device at PCI bus id %s\n", id);
-    else nvml.state = 1;
-    return nvml.state > 0;
+    int r = ((nvml_api *)table)->Init();
+    if (r != 0) snprintf(err, n, "%s: nvmlInit_v2 failed (%d)", path, r);
+    return r == 0;
 }
 
+static const char *const nvml_files[] = {"libnvidia-ml.so.1", NULL};
+static const dynlib_sym nvml_syms[] = {
+    DYNLIB_SYM(nvml_api, Init, "nvmlInit_v2"),
+    DYNLIB_SYM(nvml_api, HandleByPciBusId, "nvmlDeviceGetHandleByPciBusId_v2"),
+    DYNLIB_SYM(nvml_api, ClockInfo, "nvmlDeviceGetClockInfo"),
+    DYNLIB_SYM(nvml_api, MaxClockInfo, "nvmlDeviceGetMaxClockInfo"),
+};
+static const dynlib_spec nvml_spec = {"NVML", NULL, nvml_files, NULL, nvml_syms, sizeof nvml_syms / sizeof *nvml_syms,
+                                      "it comes with the NVIDIA driver", NULL, nvml_init};
+static nvml_api nvml;
+
+/* NVML's handle of cu's device, found by its PCI bus id (CUDA_VISIBLE_DEVICES honoured; NVML's
+ * indices do not); false where there is none (NULL cu, the interpreter: silently; else said
+ * once on stderr) */
+static bool nvml_device(cute_cuda *cu, void **dev)
+{
+    static dynlib_once lib = DYNLIB_ONCE_INIT;
+    static atomic_bool said;
+    char why[640];
+    if (!cu) return false;
+    const char *id = cute_cuda_device(cu)->pci_bus_id;
+    bool ok = dynlib_open_once(&lib, &nvml_spec, &nvml, why, sizeof why);
+    if (ok && !*id) ok = false, snprintf(why, sizeof why, "the CUDA driver gave no PCI bus id");
+    else if (ok && nvml.HandleByPciBusId(id, dev) != 0)
+        ok = false, snprintf(why, sizeof why, "NVML has no device at PCI bus id %s", id);
+    if (!ok && !atomic_exchange(&said, true)) fprintf(stderr, "cutec: no SM clock: %s\n", why);
+    return ok;
+}
+
+void gpu_sm_clock(cute_cuda *cu, char *buf, size_t n)
+{
+    void *dev;
+    unsigned now, max;
+    buf[0] = 0;
+    if (nvml_device(cu, &dev) && nvml.ClockInfo(dev, NVML_CLOCK_SM, &now) == 0 &&
+        nvml.MaxClockInfo(dev, NVML_CLOCK_SM, &max) == 0)
+        snprintf(buf, n, "%u MHz, %u MHz", now, max); /* (nvidia-smi's csv, as scripts read it) */
+}
+
+/* the clock beside a timing: sampled by a thread of its own */
 typedef struct clock_sampler {
     pthread_t thread;
+    void *dev;
     atomic_bool on;
     double sum;
     long n;
@@ -125,7 +156,7 @@ typedef struct clock_sampler {
 static void clock_sample(clock_sampler *s)
 {
     unsigned mhz = 0;
-    if (nvml.clock(nvml.dev, 1 /* NVML_CLOCK_SM */, &mhz) == 0) s->sum += mhz, s->n++;
+    if (nvml.ClockInfo(s->dev, NVML_CLOCK_SM, &mhz) == 0) s->sum += mhz, s->n++;
 }
 
 static void *clock_loop(void *arg)
@@ -140,7 +171,7 @@ static bool clock_start(cute_cuda *cu, clock_sampler *s)
 {
     s->sum = 0, s->n = 0;
     atomic_store(&s->on, true);
-    return nvml_ready(cu) && pthread_create(&s->thread, NULL, clock_loop, s) == 0;
+    return nvml_device(cu, &s->dev) && pthread_create(&s->thread, NULL, clock_loop, s) == 0;
 }
 
 /* the mean MHz since clock_start (0 without NVML) */
@@ -173,16 +204,6 @@ bool gpu_time_turns(cute_cuda *cu, gpu_timed_call fn[2], void *user[2], int sets
     if (e0) cute_cuda_event_free(cu, e0);
     if (e1) cute_cuda_event_free(cu, e1);
     return ok;
-}
-
-void gpu_sm_clock(char *buf, size_t n)
-{
-    buf[0] = 0;
-    FILE *f = popen("nvidia-smi --query-gpu=clocks.sm,clocks.max.sm --format=csv,noheader 2>/dev/null", "r");
-    if (!f) return;
-    if (!fgets(buf, (int)n, f)) buf[0] = 0;
-    pclose(f);
-    buf[strcspn(buf, "\n")] = 0;
 }
 
 typedef struct copy_call {

@@ -1,5 +1,5 @@
 /* Timing on the GPU for the benchmark commands (gemm_cmd.c, mma_bench.c): CUDA events
- * around back-to-back calls, and the SM clock nvidia-smi reports. */
+ * around back-to-back calls, and the SM clock as NVML reports it. */
 #ifndef CUTEC_CLI_GPU_TIMING_H
 #define CUTEC_CLI_GPU_TIMING_H
 
@@ -20,15 +20,17 @@ double gpu_time_calls(cute_cuda *cu, gpu_timed_call fn, void *user, int sets, in
  * device; < 0 on failure */
 struct cute_runtime;
 double gpu_copy_gbs(struct cute_runtime *rt, size_t bytes, int iters);
-/* the SM clock now and its maximum, by nvidia-smi where it is installed ("" if not) */
-void gpu_sm_clock(char *buf, size_t n);
+/* the SM clock of cu's device now and its maximum, "1980 MHz, 1980 MHz" (nvidia-smi's csv
+ * form); "" with a NULL cu (the interpreter) or without NVML (libnvidia-ml through
+ * runtime/dynlib, the device found by its PCI bus id; said once on stderr) */
+void gpu_sm_clock(cute_cuda *cu, char *buf, size_t n);
 
 /* Two calls timed in turns (`cutec bench gemm --epilogue-cost`): warm-up and the batch sized
  * for each as gpu_time_calls does, then `rounds` rounds of one timing of each, the order
  * alternating (AB BA AB ...) so that a clock drifting under the power cap weighs on both
- * alike.  Beside each timing, the mean SM clock while it ran (NVML, libnvidia-ml through
- * dlopen, the handle of cu's device by its PCI bus id, sampled by a thread of its own about
- * every 0.2 ms; 0 where NVML or the device is missing, said once on stderr).
+ * alike.  Beside each timing, the mean SM clock while it ran (NVML as gpu_sm_clock reads it,
+ * sampled by a thread of its own about every 0.2 ms; 0 where NVML or the device is missing,
+ * said once on stderr).
  * ms[i][r], mhz[i][r]: call i's timing of round r.  false on failure. */
 enum { GPU_TURNS_MAX = 1000 };
 typedef struct gpu_turns {

@@ -12,6 +12,7 @@
 #include "cutec/cuda_driver.h"
 #include "cutec/hstu.h"
 #include "gpu_timing.h"
+#include "cli/cli_torch.h"
 #include "cli/mirror.h"
 #include "kernels/attention/hstu_ref.h"
 #include "kernels/ew_ref.h"
@@ -255,21 +256,17 @@ static int run(const hstu_opts *o)
  * bench/torch_hstu.py ($CUTEC_TORCH_HSTU) */
 static void torch_ms(const hstu_opts *o, double ms[2])
 {
-    const char *script = getenv("CUTEC_TORCH_HSTU");
-    char cmd[1024], line[512];
-    snprintf(cmd, sizeof cmd, "python3 %s %s %lldx%lldx%lldx%lldx%lld 2>&1", script ? script : "bench/torch_hstu.py",
-             cute_dtype_name(o->dtype), (long long)o->B, (long long)o->H, (long long)o->Sq, (long long)o->Sk,
-             (long long)o->D);
+    char args[256];
+    snprintf(args, sizeof args, "%s %lldx%lldx%lldx%lldx%lld", cute_dtype_name(o->dtype), (long long)o->B,
+             (long long)o->H, (long long)o->Sq, (long long)o->Sk, (long long)o->D);
     ms[0] = ms[1] = -1;
-    FILE *f = popen(cmd, "r");
-    if (!f) return;
-    while (fgets(line, sizeof line, f)) {
+    cli_torch t = cli_torch_lines("torch", "CUTEC_TORCH_HSTU", "bench/torch_hstu.py", "torch ", args);
+    for (int l = 0; l < t.n; l++) {
         int causal;
-        double t;
-        if (sscanf(line, "torch %*s %d %lf", &causal, &t) == 2 && (causal == 0 || causal == 1)) ms[causal] = t;
-        else if (line[0] == '#') printf("%s", line); /* the version, a figure not taken */
+        double v;
+        if (sscanf(t.line[l], "torch %*s %d %lf", &causal, &v) == 2 && (causal == 0 || causal == 1)) ms[causal] = v;
     }
-    pclose(f);
+    cli_torch_free(&t);
 }
 
 static int bench(const hstu_opts *base)
@@ -287,7 +284,7 @@ static int bench(const hstu_opts *base)
     double torch[2] = {-1, -1};
     if (cu) torch_ms(&o, torch);
     const cute_device_info *dev = cu ? cute_cuda_device(cu) : NULL;
-    gpu_sm_clock(clock, sizeof clock);
+    gpu_sm_clock(cu, clock, sizeof clock);
     printf("# %s, %d SMs, %s; gaussian inputs; TFLOP/s = 4 B H Sq Sk D / t (half causal); RAB %.3f GB read once\n",
            dev ? dev->name : "interpreter", dev ? dev->sm_count : 0, clock,
            2.0 * (double)o.B * o.H * o.Sq * o.Sk / 1e9);

@@ -132,7 +132,8 @@ static double peak_measure(cute_runtime *rt, int timings, const mma_peak_row *ro
 /* one row: checked, then timed; CLI_OK or CLI_FAIL */
 static int bench_row(cute_runtime *rt, const mma_opts *o, const mma_peak_row *row, const peak_kind *kind)
 {
-    const cute_device_info *d = cute_cuda_device(cute_cuda_backend_driver(cute_runtime_backend(rt)));
+    cute_cuda *cu = cute_cuda_backend_driver(cute_runtime_backend(rt));
+    const cute_device_info *d = cute_cuda_device(cu);
     const char *mnemonic = cute_inst_info_of(row->inst)->mnemonic;
     if (d->cc_major * 10 + d->cc_minor < row->arch) {
         printf("%-13s %-52s  needs sm_%d\n", row->name, mnemonic, row->arch);
@@ -160,7 +161,8 @@ static bool row_of(const mma_peak_row *row, const char *dtype, bool wgmma)
 
 double mma_ceiling(cute_runtime *rt, const char *dtype, int timings, char *what, size_t wn, char *err, size_t en)
 {
-    const cute_device_info *d = cute_cuda_device(cute_cuda_backend_driver(cute_runtime_backend(rt)));
+    cute_cuda *cu = cute_cuda_backend_driver(cute_runtime_backend(rt));
+    const cute_device_info *d = cute_cuda_device(cu);
     int arch = d->cc_major * 10 + d->cc_minor;
     const char *row_dtype = !strcmp(dtype, "e5m2") ? "e4m3" : dtype; /* the same rate on the tensor cores */
     const mma_peak_row *rows;
@@ -231,7 +233,8 @@ int cmd_bench_mma(int argc, char **argv)
         printf("cutec bench mma: skipped: no GPU (%s)\n", err);
         return CLI_OK;
     }
-    const cute_device_info *d = cute_cuda_device(cute_cuda_backend_driver(cute_runtime_backend(rt)));
+    cute_cuda *cu = cute_cuda_backend_driver(cute_runtime_backend(rt));
+    const cute_device_info *d = cute_cuda_device(cu);
     printf("# %s (%s), %d SMs, peak SM clock %d MHz\n", d->name, d->arch, d->sm_count, d->clock_khz / 1000);
     printf("# independent mma.sync back to back from registers: %d blocks of %d threads per SM, %d accumulators\n"
            "# per thread, %d mmas per loop iteration; median of %d timings of about %.0f ms; operands vary per thread\n",
@@ -250,7 +253,7 @@ int cmd_bench_mma(int argc, char **argv)
     for (int i = 0; i < n; i++)
         if (wanted(&o, rows[i].name) && bench_row(rt, &o, &rows[i], &wgmma) != CLI_OK) rc = CLI_FAIL;
     char clock[128];
-    gpu_sm_clock(clock, sizeof clock);
+    gpu_sm_clock(cu, clock, sizeof clock);
     if (clock[0]) printf("# SM clock after the runs (now, max): %s\n", clock);
     cute_runtime_free(rt);
     return rc;

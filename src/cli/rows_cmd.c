@@ -9,6 +9,7 @@
 #include <time.h>
 
 #include "cli.h"
+#include "cli/cli_torch.h"
 #include "cli/gpu_timing.h"
 #include "cli/rows_problem.h"
 #include "cutec/runtime.h"
@@ -205,28 +206,22 @@ static int run(const rows_opts *o)
  * bench/torch_rows.py ($CUTEC_TORCH_ROWS): its own gaussian inputs of the same shapes */
 static void torch_ms(const rows_opts *o, const int64_t (*shapes)[2], int n, double (*ms)[2])
 {
-    const char *script = getenv("CUTEC_TORCH_ROWS");
-    char cmd[1024], line[512];
-    int len = snprintf(cmd, sizeof cmd, "python3 %s %s %s %s", script ? script : "bench/torch_rows.py",
-                       rp_op_name(o->op), cute_dtype_name(o->dtype), o->backward ? "backward" : o->columns ? "dim0" : "forward");
+    char args[1024];
+    int len = snprintf(args, sizeof args, "%s %s %s", rp_op_name(o->op), cute_dtype_name(o->dtype),
+                       o->backward ? "backward" : o->columns ? "dim0" : "forward");
     for (int i = 0; i < n; i++) {
-        len += snprintf(cmd + len, sizeof cmd - (size_t)len, " %lldx%lld", (long long)shapes[i][0], (long long)shapes[i][1]);
+        len += snprintf(args + len, sizeof args - (size_t)len, " %lldx%lld", (long long)shapes[i][0], (long long)shapes[i][1]);
         ms[i][0] = ms[i][1] = -1;
     }
-    snprintf(cmd + len, sizeof cmd - (size_t)len, " 2>&1");
-    FILE *f = popen(cmd, "r");
-    if (!f) return;
-    while (fgets(line, sizeof line, f)) {
+    cli_torch t = cli_torch_lines("torch", "CUTEC_TORCH_ROWS", "bench/torch_rows.py", "torch ", args);
+    for (int l = 0; l < t.n; l++) {
         long long m, nn;
         double e, c;
-        if (sscanf(line, "torch %lldx%lld %lf %lf", &m, &nn, &e, &c) != 4) {
-            if (line[0] == '#') printf("%s", line); /* the device, the version, a figure not taken */
-            continue;
-        }
+        if (sscanf(t.line[l], "torch %lldx%lld %lf %lf", &m, &nn, &e, &c) != 4) continue;
         for (int i = 0; i < n; i++)
             if (shapes[i][0] == m && shapes[i][1] == nn) ms[i][0] = e, ms[i][1] = c;
     }
-    pclose(f);
+    cli_torch_free(&t);
 }
 
 static void bench_one(cute_runtime *rt, cutec_rows *lib, const rows_opts *o, const double torch[2], int *rc)
@@ -268,8 +263,9 @@ static int bench(const rows_opts *base, bool shape_given)
     if (shape_given) shapes[0][0] = base->m, shapes[0][1] = base->n;
     double torch[3][2];
     torch_ms(base, (const int64_t (*)[2])shapes, n, torch);
-    const cute_device_info *dev = cute_cuda_device(cute_cuda_backend_driver(cute_runtime_backend(rt)));
-    gpu_sm_clock(clock, sizeof clock);
+    cute_cuda *cu = cute_cuda_backend_driver(cute_runtime_backend(rt));
+    const cute_device_info *dev = cute_cuda_device(cu);
+    gpu_sm_clock(cu, clock, sizeof clock);
     printf("# %s, %d SMs, SM clock (now, max) %s; GB/s of the bytes the op must move; torch: eager, compiled\n",
            dev->name, dev->sm_count, clock[0] ? clock : "?");
     printf("%-13s %-4s %-5s %13s %9s %8s %8s %7s %8s %8s\n", "op", "dir", "dtype", "shape", "ms", "GB/s", "copy",

@@ -429,16 +429,17 @@ int cmd_bench_tp(int argc, char **argv)
     if (rc || cli_parse_only()) return rc;
     char err[512] = "";
     cute_cuda *cu = NULL;
+    char clock[128] = "";
     int have = cute_cuda_open(NULL, &cu, err, sizeof err) == CUTE_OK ? cute_cuda_device_count(cu) : 0;
-    cute_cuda_close(cu);
     int gpus = o.gpus ? o.gpus : have > TP_MAX ? TP_MAX : have;
-    if (have < 2 || gpus > have) {
+    bool enough = have >= 2 && gpus <= have;
+    if (enough) gpu_sm_clock(cu, clock, sizeof clock); /* (the first GPU's) */
+    cute_cuda_close(cu);
+    if (!enough) {
         printf("cutec bench tp-gemm: skipped: %d GPU%s here (%s); it needs two or more\n", have, have == 1 ? "" : "s",
                have ? "" : err);
         return CLI_OK;
     }
-    char clock[128];
-    gpu_sm_clock(clock, sizeof clock);
     printf("# SM clock: %s\n", clock[0] ? clock : "?");
     for (int mode = 0; mode < 2; mode++) /* each mode whatever the other did */
         if (o.modes & (1 << mode)) {

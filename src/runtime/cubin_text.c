@@ -18,6 +18,15 @@ static uint64_t le(const unsigned char *p, int bytes)
 
 uint64_t cubin_word(const unsigned char *text, size_t i, int high) { return le_get64(text + 16 * i + 8 * (high != 0)); }
 
+bool cubin_arch_sm90(const char *arch) { return arch && (!strcmp(arch, "sm_90") || !strcmp(arch, "sm_90a")); }
+
+bool sass_has_qgmma(const unsigned char *text, size_t bytes)
+{
+    for (size_t i = 0; i < bytes / 16; i++)
+        if ((cubin_word(text, i, 0) & 0xfff) == 0x9f3) return true;
+    return false;
+}
+
 void sass_ffma_runs(unsigned char *text, size_t bytes, size_t min,
                     void (*each)(unsigned char *text, size_t from, size_t len, void *user), void *user)
 {
@@ -45,7 +54,7 @@ static const char *section_name(const elf_view *e, const unsigned char *h)
 
 /* the header and section table: every section named, its bytes inside the file, a .text
  * section whole instructions; false with err at the first that is not */
-static bool check_sections(elf_view *e, int *texts, char *err, size_t n)
+static bool check_sections(elf_view *e, char *err, size_t n)
 {
     unsigned char *b = e->b;
     if (e->len < 64 || memcmp(b, "\177ELF", 4) || b[4] != 2 || b[5] != 1)
@@ -57,7 +66,6 @@ static bool check_sections(elf_view *e, int *texts, char *err, size_t n)
     const unsigned char *names = b + e->shoff + strndx * e->shent;
     e->noff = le(names + 24, 8), e->nsize = le(names + 32, 8);
     if (e->noff > e->len || e->nsize > e->len - e->noff) return snprintf(err, n, "cubin: bad section names"), false;
-    *texts = 0;
     for (uint64_t s = 1; s < e->shnum; s++) { /* (section 0 is the null section) */
         const unsigned char *h = b + e->shoff + s * e->shent;
         uint64_t type = le(h + 4, 4), off = le(h + 24, 8), size = le(h + 32, 8);
@@ -70,9 +78,7 @@ static bool check_sections(elf_view *e, int *texts, char *err, size_t n)
         if (strncmp(nm, ".text.", 6)) continue;
         if (type == SHT_NOBITS || size % 16)
             return snprintf(err, n, "cubin: %.64s is not whole 16-byte instructions", nm), false;
-        ++*texts;
     }
-    if (!*texts) return snprintf(err, n, "cubin: no .text section"), false;
     return true;
 }
 
@@ -80,8 +86,7 @@ bool cubin_text_sections(unsigned char *b, size_t len, void (*each)(unsigned cha
                          void *user, char *err, size_t n)
 {
     elf_view e = {.b = b, .len = len};
-    int texts;
-    if (!check_sections(&e, &texts, err, n)) return false;
+    if (!check_sections(&e, err, n)) return false;
     for (uint64_t s = 1; s < e.shnum; s++) {
         const unsigned char *h = b + e.shoff + s * e.shent;
         if (!strncmp(section_name(&e, h), ".text.", 6)) each(b + le(h + 24, 8), le(h + 32, 8), user);

@@ -1,10 +1,10 @@
 /* A shared library opened at run time with dlopen, its entry points found by name into a
  * table of function pointers: the one way cutec loads NVRTC (backend/nvrtc.c), the CUDA
  * driver (runtime/cuda_driver.c), NCCL (comm/nccl_lib.c), nvJitLink
- * (backend/ptx_nvjitlink.c) and the CLI's cuBLAS and cuBLASLt (cli/cublas.c, cli/cublaslt.c),
- * so that no CUDA header is needed to build and no CUDA library to link.  A library that
- * is absent or too old is an error naming it, the files tried and the loader's reason
- * (dlerror), never a crash. */
+ * (backend/ptx_nvjitlink.c) and the CLI's cuBLAS, cuBLASLt and NVML (cli/cublas.c,
+ * cli/cublaslt.c, cli/gpu_timing.c), so that no CUDA header is needed to build and no CUDA
+ * library to link.  A library that is absent or too old is an error naming it, the files
+ * tried and the loader's reason (dlerror), never a crash. */
 #ifndef CUTEC_RUNTIME_DYNLIB_H
 #define CUTEC_RUNTIME_DYNLIB_H
 

@@ -59,9 +59,6 @@ static void rewrite_one(unsigned char *text, size_t j, size_t to, ffma_rewrite r
     le_put64(text + 16 * j + 8, hi);
 }
 
-/* QGMMA from shared-memory descriptors (as in QGMMA.64x128x32.F32.E4M3.E4M3 R24, gdesc[UR20]) */
-static bool is_qgmma(uint64_t lo) { return (lo & 0xfff) == 0x9f3; }
-
 typedef struct run_patch {
     ffma_rewrite r;
     long changed;
@@ -76,15 +73,12 @@ static void rewrite_run(unsigned char *text, size_t from, size_t len, void *user
 /* the runs of a kernel with fp8 wgmmas (others, such as the FMA-bound SGEMM, are left alone) */
 static void rewrite_section(unsigned char *text, size_t bytes, void *user)
 {
-    size_t n = bytes / 16, q = 0;
-    while (q < n && !is_qgmma(cubin_word(text, q, 0))) q++;
-    if (q < n) sass_ffma_runs(text, bytes, FFMA_RUN_MIN, rewrite_run, user);
+    if (sass_has_qgmma(text, bytes)) sass_ffma_runs(text, bytes, FFMA_RUN_MIN, rewrite_run, user);
 }
 
-long ffma_rewrite_cubin(void *cubin, size_t len, ffma_rewrite r)
+long ffma_rewrite_cubin(void *cubin, size_t len, ffma_rewrite r, char *err, size_t n)
 {
     run_patch p = {r, 0};
-    char err[128];
     if (r == FFMA_KEEP) return 0;
-    return cubin_text_sections(cubin, len, rewrite_section, &p, err, sizeof err) ? p.changed : -1;
+    return cubin_text_sections(cubin, len, rewrite_section, &p, err, n) ? p.changed : -1;
 }

@@ -14,10 +14,10 @@ typedef enum ffma_rewrite {
 ffma_rewrite ffma_rewrite_from_env(void);
 
 /* The rewrite applied to each run of at least FFMA_RUN_MIN consecutive FFMAs in every
- * kernel of the cubin that has an fp8 wgmma (QGMMA) (the promotions of the block-scaled
- * GEMM: 51-62 a run at 128 x 128); the FFMAs changed, -1 for bytes that are not a cubin
- * (left alone) */
+ * kernel of an sm_90 cubin that has an fp8 wgmma (QGMMA) (the promotions of the block-scaled
+ * GEMM: 51-62 a run at 128 x 128); the FFMAs changed, or -1 with err when the bytes are not a
+ * well-formed cubin (then nothing is changed) */
 enum { FFMA_RUN_MIN = 16 };
-long ffma_rewrite_cubin(void *cubin, size_t len, ffma_rewrite r);
+long ffma_rewrite_cubin(void *cubin, size_t len, ffma_rewrite r, char *err, size_t n);
 
 #endif

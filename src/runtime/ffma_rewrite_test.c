@@ -35,7 +35,7 @@ static void check_rewrite(ffma_rewrite r, word (*want)(int i), const char *what)
 {
     static unsigned char b[16 * N + 512];
     size_t len = made(b);
-    long changed = ffma_rewrite_cubin(b, len, r);
+    long changed = ffma_rewrite_cubin(b, len, r, NULL, 0);
     CHECK(changed == 21 + 16, "%s: %ld FFMAs changed, want 37", what, changed);
     for (int i = 0; i < N; i++) {
         uint64_t lo = le_get64(b + 64 + 16 * i), hi = le_get64(b + 64 + 16 * i + 8);
@@ -64,10 +64,12 @@ static void rewrites(void)
     check_rewrite(FFMA_REUSE, reused, "reuse");
     unsigned char b[16 * N + 512];
     size_t len = made(b);
-    CHECK(ffma_rewrite_cubin(b, len, FFMA_KEEP) == 0, "keep: nothing changed");
+    CHECK(ffma_rewrite_cubin(b, len, FFMA_KEEP, NULL, 0) == 0, "keep: nothing changed");
     len = made_with(b, false);
-    CHECK(ffma_rewrite_cubin(b, len, FFMA_REUSE) == 0, "no QGMMA in the kernel: nothing changed");
-    CHECK(ffma_rewrite_cubin("not an ELF", 10, FFMA_NOP) == -1, "not a cubin: -1");
+    CHECK(ffma_rewrite_cubin(b, len, FFMA_REUSE, NULL, 0) == 0, "no QGMMA in the kernel: nothing changed");
+    char err[160] = "";
+    CHECK(ffma_rewrite_cubin("not an ELF", 10, FFMA_NOP, err, sizeof err) == -1 && strstr(err, "not a 64-bit"),
+          "not a cubin: -1, said: %s", err);
 }
 
 /* reuse between two FFMAs of different Rb: not set (a yielding FFMA of ptxas's made to stay) */
@@ -78,7 +80,7 @@ static void reuse_only_same_rb(void)
     w[FFMA_RUN_MIN] = qgmma;
     unsigned char b[16 * (FFMA_RUN_MIN + 1) + 512];
     size_t len = make_cubin(b, w, FFMA_RUN_MIN + 1);
-    CHECK(ffma_rewrite_cubin(b, len, FFMA_REUSE) == FFMA_RUN_MIN, "a run of R38 and R36 alternating");
+    CHECK(ffma_rewrite_cubin(b, len, FFMA_REUSE, NULL, 0) == FFMA_RUN_MIN, "a run of R38 and R36 alternating");
     for (int i = 0; i < FFMA_RUN_MIN; i++) {
         uint64_t hi = le_get64(b + 64 + 16 * i + 8);
         CHECK(!(hi >> 59 & 1) && (hi >> 45 & 1), "word %d: %#llx (no reuse of another Rb; no yield)", i,

@@ -16,7 +16,6 @@
  * down to even" are 8 instructions and (18 n / 16) / 2 of n. */
 #include <stdio.h>
 #include <stdlib.h>
-#include <string.h>
 
 #include "env/env_choice.h"
 #include "runtime/cubin_text.h"
@@ -35,8 +34,6 @@ bool ffma_yield_from_env(void)
 {
     return cute_env_choice_warn("CUTEC_SASS_FFMA_YIELD", "0|1", yield_by_default) == 1;
 }
-
-bool ffma_yield_arch(const char *arch) { return arch && (!strcmp(arch, "sm_90") || !strcmp(arch, "sm_90a")); }
 
 static int rb(uint64_t lo) { return (int)(lo >> 32 & 0xff); }
 
@@ -64,9 +61,11 @@ static void yield_one_run(unsigned char *text, size_t from, size_t len, void *us
     *(long *)user += yield_run(text, from, len);
 }
 
+/* the runs of a kernel with fp8 wgmmas, as ffma_rewrite.c chooses them (the block-scaled GEMM's
+ * promotions; attention's two runs of 8+ and the SGEMM's are left alone) */
 static void yield_section(unsigned char *text, size_t bytes, void *user)
 {
-    sass_ffma_runs(text, bytes, FFMA_YIELD_RUN_MIN, yield_one_run, user);
+    if (sass_has_qgmma(text, bytes)) sass_ffma_runs(text, bytes, FFMA_YIELD_RUN_MIN, yield_one_run, user);
 }
 
 long ffma_yield_cubin(void *cubin, size_t len, char *err, size_t n)

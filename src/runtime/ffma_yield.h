@@ -9,10 +9,8 @@
 /* $CUTEC_SASS_FFMA_YIELD is 1 (0, unset or empty: off; another value warns once, then off) */
 bool ffma_yield_from_env(void);
 
-/* whether the pass knows arch's instruction words (sm_90 and sm_90a only) */
-bool ffma_yield_arch(const char *arch);
-
-/* The pass on every .text section of an sm_90 cubin: in each run of at least
+/* The pass on every .text section of an sm_90 cubin with a QGMMA (an fp8 wgmma: the kernels
+ * ffma_rewrite_cubin rewrites): in each run of at least
  * FFMA_YIELD_RUN_MIN consecutive FFMAs (R, R, R, R), the first 9/16 of it (the run's
  * instructions x 9 / 8, halved, rounded down) are considered, and an FFMA there whose Rb
  * reuse flag is set has that flag and its yield bit flipped where it is the first FFMA of

@@ -23,22 +23,26 @@ static const word r36 = {0x0000002431417223, 0x0c0fe20000000041};
 static const word r38 = {0x0000002631417223, 0x000fc20000000041};
 static const word r38k = {0x0000002631417223, 0x080fe20000000041};
 static const word nop = {0x0000000000007918, 0x000fc00000000000};
+/* QGMMA.64x128x32.F32.E4M3.E4M3 R88, gdesc[UR20], RZ, !UPT: the kernel is one the pass takes */
+static const word qgmma = {0x01e00000145879f3, 0x000fe2000c7008ff};
 
 /* run A: 16 FFMAs keeping R36: 9 considered, the 1st, 3rd, ... flipped (each after one that
  * gave its flag up starts a chain again; each after a kept one of its Rb is flipped);
  * run B: 10 FFMAs (5 considered) R38, R38 kept, then R36 kept: the second R38 is no first
  * occurrence and follows a yielding one (kept); R36's first (flipped), second (kept), third
- * (flipped); run C: 7 FFMAs keeping R36, one short of a run */
-enum { A = 0, B = 17, C = 28, N = 35 };
+ * (flipped); run C: 7 FFMAs keeping R36, one short of a run; then a QGMMA (or, without, a NOP) */
+enum { A = 0, B = 17, C = 28, N = 36 };
 static bool flipped(int i) { return (i < 9 && i % 2 == 0) || i == B + 2 || i == B + 4; }
 
-static size_t made(unsigned char *b, word *w)
+static size_t made_with(unsigned char *b, word *w, bool wgmma)
 {
     for (int i = 0; i < N; i++) w[i] = r36;
     w[B - 1] = w[C - 1] = nop;
     w[B] = r38, w[B + 1] = r38k;
+    w[N - 1] = wgmma ? qgmma : nop;
     return make_cubin(b, w, N);
 }
+static size_t made(unsigned char *b, word *w) { return made_with(b, w, true); }
 
 static void rule(void)
 {
@@ -54,6 +58,9 @@ static void rule(void)
         CHECK(lo == w[i].lo && hi == want, "word %d: %#llx %#llx, want %#llx", i, (unsigned long long)lo,
               (unsigned long long)hi, (unsigned long long)want);
     }
+    /* the same runs in a kernel without a QGMMA (attention's, the SGEMM's): left alone */
+    len = made_with(b, w, false);
+    CHECK(ffma_yield_cubin(b, len, err, sizeof err) == 0, "no QGMMA in the kernel: nothing changed (%s)", err);
 }
 
 /* refused with err holding what; the bytes as they were */
@@ -77,7 +84,13 @@ static void refusals(void)
     len = made(b, w), put(b + shoff + 128, 999, 4), refused_as(b, len, "name is outside");
     len = made(b, w), put(b + shoff + 128 + 32, 16 * N + 8, 8), refused_as(b, len, "not whole 16-byte");
     len = made(b, w), put(b + shoff + 128 + 24, len, 8), refused_as(b, len, "outside the file");
-    len = made(b, w), put(b + shoff + 128, 1, 4), refused_as(b, len, "no .text section"); /* (named .shstrtab) */
+    /* a module without kernels (its one .text named .shstrtab): read, nothing to change */
+    len = made(b, w), put(b + shoff + 128, 1, 4);
+    unsigned char *was = malloc(len);
+    char err[160] = "";
+    memcpy(was, b, len);
+    CHECK(ffma_yield_cubin(b, len, err, sizeof err) == 0 && !memcmp(was, b, len), "no .text section: 0 changed (%s)", err);
+    free(was);
 }
 
 /* every truncation refused; garbled bytes (each header and section-table byte inverted, and
@@ -192,6 +205,10 @@ static void nvrtc_cubins(void)
     if (compile(nv, no_runs, &y))
         CHECK(y.cubin_size == o.cubin_size && !memcmp(y.cubin, o.cubin, o.cubin_size) && strstr(y.log, "0 FFMAs yield"),
               "CUTEC_SASS_FFMA_YIELD=1 on a kernel without runs: the same cubin, said: %s", y.log);
+    cute_nvrtc_output_free(&y);
+    /* a module without kernels (no .text section): both passes find nothing, the compile works */
+    if (compile(nv, "__device__ int f(int x) { return x + 1; }\n", &y))
+        CHECK(strstr(y.log, "0 FFMAs yield"), "CUTEC_SASS_FFMA_YIELD=1 on a module without kernels: %s", y.log);
     unsetenv("CUTEC_SASS_FFMA_YIELD");
     cute_nvrtc_output_free(&o), cute_nvrtc_output_free(&y);
     free(src);
@@ -210,8 +227,8 @@ static void environment(void)
               cases[i].v, key);
     }
     unsetenv("CUTEC_SASS_FFMA_YIELD");
-    CHECK(ffma_yield_arch("sm_90a") && ffma_yield_arch("sm_90") && !ffma_yield_arch("sm_100a") &&
-              !ffma_yield_arch(NULL),
+    CHECK(cubin_arch_sm90("sm_90a") && cubin_arch_sm90("sm_90") && !cubin_arch_sm90("sm_100a") &&
+              !cubin_arch_sm90(NULL),
           "sm_90 and sm_90a only");
 }
 
