@@ -64,7 +64,9 @@ typedef struct gemm_plan {
     bool warp_release;        /* Hopper without clusters: lane 0 of each consumer warp releases a
                                  stage, not every thread (CuTe DSL's; CUTEC_GEMM_HOPPER_RELEASE) */
     bool streamk;             /* Hopper: cooperative, the last waves in runs of k-tiles (streamk.c);
-                                 SM80 (multistage.c): every tile in the runs */
+                                 SM80 (multistage.c): every tile in the runs, or as Hopper's
+                                 where sk_hybrid (CUTEC_GEMM_SM80_STREAMK=hybrid) */
+    bool sk_hybrid;
     int streamk_per_sm;       /* ... the SM80 kernel's blocks an SM (1 or 2: registers, shared memory) */
     int c_parts;              /* C's shared tile is (bm, bn / c_parts): the epilogue's parts of N
                                  (0 counts as 1) */

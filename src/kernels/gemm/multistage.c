@@ -93,10 +93,11 @@ static void across_tiles(cute_ctx *c, const gemm_plan *p, const gemm_tiles *t, c
 {
     cute_alg *a = cute_ctx_alg(c);
     cute_int S = cute_i(p->stages);
-    load_kblock(c, p, x, 0, cute_mod(a, g->k0, S));
-    CUTE_FOR(c, kt, g->k0, t->k_tiles) {
-        cute_int read = cute_mod(a, kt, S), next = cute_mod(a, cute_add(a, kt, cute_i(1)), S);
-        cute_int write = cute_mod(a, cute_add(a, kt, cute_i(p->stages - 1)), S);
+    load_kblock(c, p, x, 0, cute_i(0));
+    CUTE_FOR(c, j, cute_i(0), cute_sub(a, t->k_tiles, g->k0)) {
+        cute_int read = cute_mod(a, j, S), next = cute_mod(a, cute_add(a, j, cute_i(1)), S);
+        cute_int write = cute_mod(a, cute_add(a, j, cute_i(p->stages - 1)), S);
+        cute_int kt = cute_add(a, g->k0, j);
         for (int64_t kb = 0; kb < kbs; kb++) { /* unrolled at trace time */
             if (kb == kbs - 1) /* tile kt+1 has landed and every warp is done with kt-1 */
                 tile_landed(c, p);
@@ -119,9 +120,10 @@ static void within_tiles(cute_ctx *c, const gemm_plan *p, const gemm_tiles *t, c
 {
     cute_alg *a = cute_ctx_alg(c);
     cute_int S = cute_i(p->stages);
-    CUTE_FOR(c, kt, g->k0, t->k_tiles) {
-        cute_int read = cute_mod(a, kt, S);
-        cute_int write = cute_mod(a, cute_add(a, kt, cute_i(p->stages - 1)), S);
+    CUTE_FOR(c, j, cute_i(0), cute_sub(a, t->k_tiles, g->k0)) {
+        cute_int read = cute_mod(a, j, S);
+        cute_int write = cute_mod(a, cute_add(a, j, cute_i(p->stages - 1)), S);
+        cute_int kt = cute_add(a, g->k0, j);
         bool ahead = p->prefetch == GEMM_PREFETCH_WITHIN;
         if (ahead) load_kblock(c, p, x, 0, read);
         for (int64_t kb = 0; kb < kbs; kb++) { /* unrolled at trace time */
@@ -204,15 +206,13 @@ static g2s g2s_make(cute_ctx *c, const gemm_plan *p, cute_int tid, cute_tensor s
     return (g2s){tA, tB, cute_partition_D(c, tA, sA), cute_partition_D(c, tB, sB), cute_i(0)};
 }
 
-/* the first stages - 1 k-tiles of tile t from k-tile k0 (a k-tile kt always in stage
- * kt % stages; stages 0 .. stages - 2 where k0 is 0) */
+/* the first stages - 1 k-tiles of tile t from k-tile k0 into stages 0 .. stages - 2 (k-tile
+ * k0 + j always in stage j % stages: the main loop counts j from a constant 0, so its stage
+ * arithmetic is the same whatever k0, a run-time value in stream-K's pieces) */
 static void prologue(cute_ctx *c, const gemm_plan *p, const gemm_tiles *t, const g2s *g)
 {
     cute_alg *a = cute_ctx_alg(c);
-    for (int s = 0; s < p->stages - 1; s++) {
-        cute_int kt = cute_add(a, g->k0, cute_i(s));
-        issue_ktile(c, p, t, g, kt, cute_mod(a, kt, cute_i(p->stages)));
-    }
+    for (int s = 0; s < p->stages - 1; s++) issue_ktile(c, p, t, g, cute_add(a, g->k0, cute_i(s)), cute_i(s));
 }
 
 /* the MMA's fragments (gC: any tile of C, for the accumulators' shape) and the shared ->
@@ -506,7 +506,8 @@ static void streamk_kernel(cute_ctx *c, cute_tensor mA, cute_tensor mB, cute_ten
 {
     const gemm_plan *p = cute_ctx_user(c);
     sk_block k = sk_begin(c, p, mA, mB, mC, cA, cB, cC);
-    gemm_streamk sk = gemm_streamk_make_all(c, &k.w.sched, k.k_tiles);
+    gemm_streamk sk = p->sk_hybrid ? gemm_streamk_make(c, &k.w.sched, k.k_tiles)
+                                   : gemm_streamk_make_all(c, &k.w.sched, k.k_tiles);
     CUTE_FOR(c, i, cute_i(0), sk.items) {
         gemm_work wk = gemm_streamk_work(c, &sk, i);
         gemm_tiles t = sk_tile(c, p, &k.w, wk.tile, wk.k0, wk.k1, &k.g);
@@ -529,9 +530,11 @@ static void flags_host(cute_ctx *c, const cute_arg *arg)
     cute_tensor cB = cute_make_identity_tensor(c, gemm_matrix_shape(c, mB));
     cute_tensor cC = cute_make_identity_tensor(c, gemm_matrix_shape(c, mC));
     gemm_sched s = gemm_sched_make(c, p, mC, p->raster);
+    cute_int k_tiles = cute_ceil_div(cute_ctx_alg(c), mA.layout.shape.leaf[1], cute_i(p->bk));
     if (p->streamk)
-        CUTE_LAUNCH(c, streamk_kernel, gemm_streamk_all_launch_cfg(c, p, &s), mA, mB, mC, cA, cB, cC, arg[3].f,
-                    arg[4].f, arg[6].tensor, arg[7].tensor);
+        CUTE_LAUNCH(c, streamk_kernel,
+                    p->sk_hybrid ? gemm_streamk_launch_cfg(c, p, &s, k_tiles) : gemm_streamk_all_launch_cfg(c, p, &s),
+                    mA, mB, mC, cA, cB, cC, arg[3].f, arg[4].f, arg[6].tensor, arg[7].tensor);
     else
         CUTE_LAUNCH(c, dynamic_kernel, gemm_sched_launch_cfg(c, p, &s), mA, mB, mC, cA, cB, cC, arg[3].f, arg[4].f,
                     arg[6].tensor, arg[7].tensor);

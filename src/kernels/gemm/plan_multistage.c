@@ -439,6 +439,21 @@ static bool streamk_fits(cute_alg *a, const gemm_plan *p)
     return true;
 }
 
+/* The SM80 stream-K kernel's division of the work (CUTEC_GEMM_SM80_STREAMK, with the stream-K
+ * schedule): `all`, every tile in equal runs of k-tiles (sk13's; lost to a block a tile, s8
+ * 4096^3 857 against 946 TOPS, bench/RESULTS.md), or `hybrid`, Hopper's (streamk.c): whole
+ * tiles for all but the last full wave, the rest in runs, so only the last partial wave's
+ * k-tiles are spread over every block (bf16 256x128 at 4096^3: 3.88 waves, a block's last
+ * tile and the 0.88 wave's share in 120 k-tiles instead of two tiles' 128).  Opt-in until
+ * scripts/device-sm80_39.sh times it; the flip is `by_default`. */
+static bool streamk_division(cute_alg *a, gemm_plan *p)
+{
+    static const int by_default = 0;
+    if (!p->streamk) return true;
+    p->sk_hybrid = kernel_env_choice(a, "CUTEC_GEMM_SM80_STREAMK", "all|hybrid", by_default) == 1;
+    return !a->failed;
+}
+
 /* Programmatic dependent launch of a block a tile (CUTEC_GEMM_SM80_PDL=1, sm_90 targets;
  * opt-in: s8 4096^3 +1.25 and +0.46 points of the ceiling on the H200, not the rule's 1 in
  * both pairs, bench/RESULTS.md dec-s8; scripts/device-s16.sh times it again, the flip is
@@ -498,7 +513,7 @@ bool gemm_plan_tensorop(cute_alg *a, const cute_gemm_config *cfg, int arch, gemm
     p->streamk = cfg->tiling.schedule == CUTE_GEMM_SCHEDULE_STREAMK;
     if (p->streamk && !streamk_fits(a, p)) return false;
     if (p->streamk) p->streamk_per_sm = two_fit(p, arch, p->stages * stage_bytes(p));
-    if (!dependent_launch(a, p, arch) || !diagnostic(a, p)) return false;
+    if (!streamk_division(a, p) || !dependent_launch(a, p, arch) || !diagnostic(a, p)) return false;
     p->c_parts = 1;
     if (smem_epilogue && p->persistent) return persistent_c_tile(a, p, arch, wn * atom.n * 2);
     if (p->persistent) p->per_sm = two_fit(p, arch, p->stages * stage_bytes(p)); /* step 4: no C tile */

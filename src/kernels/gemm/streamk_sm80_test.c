@@ -9,6 +9,7 @@
  *  - that the runs met in the fixup (with no partials added C goes wrong), the flags back at
  *    0 after a call, and a finisher that does not wait caught (it leaves them raised);
  *  - what it refuses, named: a batch, a fused epilogue;
+ *  - the hybrid division (CUTEC_GEMM_SM80_STREAMK=hybrid): whole tiles, then the runs;
  *  - on a GPU (else skipped, visibly): s8 at 4096^3 (3.88 waves of 128 x 128 tiles) sampled,
  *    and odd sizes. */
 #include <stdlib.h>
@@ -163,6 +164,36 @@ static void refused(cute_runtime *rt)
     }
 }
 
+/* CUTEC_GEMM_SM80_STREAMK=hybrid (streamk.c's gemm_streamk_make, Hopper's division): 3 x 3
+ * tiles of 64 x 64 on 4 blocks, 11 k-tiles each: tiles 0-3 whole (a block each), the last 5
+ * in runs of 13.75 k-tiles (tiles 1, 2 and 3 of them split between two blocks); where the
+ * runs do not pay (5 k-tiles: the split case) every tile whole, each block walking its own;
+ * fewer tiles than blocks; a value outside all|hybrid refused by name */
+static void hybrid(cute_runtime *rt)
+{
+    const char *was = getenv("CUTEC_GEMM_SM80_STREAMK");
+    char keep[64];
+    snprintf(keep, sizeof keep, "%s", was ? was : "");
+    setenv("CUTEC_GEMM_SM80_STREAMK", "hybrid", 1);
+    static const skcase k[] = {
+        {190, 150, 333, CUTE_BF16, CUTE_F32, 1, 1, 1.5, -0.5, CUTE_GEMM_TENSOROP_SMEM, BF_TILE, "hybrid, runs"},
+        {190, 150, 700, CUTE_I8, CUTE_I32, 0, 1, 3, -2, CUTE_GEMM_TENSOROP, S8_TILE, "hybrid, runs, step 4"},
+        {257, 129, 300, CUTE_I8, CUTE_I32, 1, 1, 2, -1, CUTE_GEMM_TENSOROP_SMEM, S8_TILE, "hybrid, whole tiles"},
+        {100, 64, 300, CUTE_I8, CUTE_I32, 1, 1, 1, 0, CUTE_GEMM_TENSOROP_SMEM, S8_TILE, "hybrid, fewer tiles"},
+    };
+    for (size_t i = 0; i < sizeof k / sizeof k[0]; i++) through_lib(rt, &k[i]);
+    setenv("CUTEC_GEMM_SM80_STREAMK", "yes", 1);
+    cute_gemm_config cfg = {.variant = CUTE_GEMM_TENSOROP_SMEM, .dtype = CUTE_I8, .c_dtype = CUTE_I32,
+                            .major = {1, 1, 1}, .align_bytes = 16, .tiling = S8_TILE};
+    char why[1024] = "";
+    const cute_fn *f = cute_gemm_compile(rt, &cfg, why, sizeof why);
+    CHECK(!f && strstr(why, "CUTEC_GEMM_SM80_STREAMK=yes: not one of all|hybrid"), "CUTEC_GEMM_SM80_STREAMK=yes: %s",
+          f ? "taken" : why);
+    cute_fn_free(f);
+    if (was) setenv("CUTEC_GEMM_SM80_STREAMK", keep, 1);
+    else unsetenv("CUTEC_GEMM_SM80_STREAMK");
+}
+
 static void interp(void)
 {
     cute_runtime *rt = gtk_interp();
@@ -188,6 +219,7 @@ static void interp(void)
     for (size_t i = 0; i < sizeof k / sizeof k[0]; i++) through_lib(rt, &k[i]);
     broken_all(rt);
     refused(rt);
+    hybrid(rt);
     cute_runtime_free(rt);
 }
 
