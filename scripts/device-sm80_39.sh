@@ -6,6 +6,11 @@
 # of 64 x 64 accumulators), so 4096^2 is 3.88 rounds whatever the tile; the K sweeps put a
 # round's fixed cost near 4.5 us for s8 and bf16 alike (6.8% of a bf16 round at K 4096, 3.4% at
 # 8192), the partial last round ~3% (bf16/f16: 116 of 132 SMs busy in the fourth).  Forms:
+#   halves  s8: CUTEC_GEMM_SM80_HALVES=1, a block a tile whose first 132 tiles (one an SM) run in
+#           two halves of K, the first halves first and the second ones last, so the two blocks
+#           of an SM run half a tile apart: each round's epilogues (C's 16.9 MB of s32) and
+#           prologues half the card at a time beside the other half's main loops; opt-in, new
+#           (ptxas: 255 registers, 20 bytes spilled);
 #   hybrid  f16 / bf16: `--schedule streamk` with CUTEC_GEMM_SM80_STREAMK=hybrid: whole tiles for
 #           all but the last full wave, the last 1.88 waves' k-tiles in equal runs over the 132
 #           blocks (a block's 120 k-tiles instead of two tiles' 128); opt-in, new;
@@ -18,12 +23,16 @@
 # Under 60 s on one H200 after the lead's `make all tests` (BUDGET_S, default 52: a step past it
 # prints "skipped").  Logs under $OUT.
 #   1. on the GPU against float64 FIRST (`cutec run gemm`, every element): f16, bf16, s8 tn at
-#      515x389x263 (the library's tiling), bf16 and s8 hybrid at tiles of 32 x 32 where whole
-#      tiles and runs both occur (800x800, K 480 / 960: 625 tiles on 264 blocks, 97 left over);
+#      515x389x263 (the library's tiling), s8 halves at 2049x2560x400 (340 tiles, 132 split),
+#      bf16 and s8 hybrid at tiles of 32 x 32 where whole tiles and runs both occur (800x800,
+#      K 480 / 960: 625 tiles on 264 blocks, 97 left over);
 #   2. `cutec bench mma --dtypes f16,bf16,s8`: this run's ceilings;
-#   3. two rounds at 4096^3, cuBLAS beside in each process: f16 and bf16 tn, tn hybrid, tnt; s8
-#      tn, tnt.
-# "decides:" (points of this run's ceiling, each round): hybrid 1 point ahead of tn in both
+#   3. two rounds at 4096^3, cuBLAS beside in each process: s8 tn, halves, tnt; bf16 and f16 tn,
+#      hybrid, tnt (round 2 in order of what decides most: past the budget the rest is skipped).
+# "decides:" (points of this run's ceiling, each round): halves 1 point ahead of tn in both
+# rounds -> s8's default (tile_sched.c gemm_sm80_halves: s8_by_default 0 -> 1; 8192^3 is the final
+# pass's);
+# 0.3 behind in both -> deleted; else opt-in.  Hybrid 1 point ahead of tn in both
 # rounds for f16 and bf16 -> lib.c's by_size takes it for 16-bit inputs up to 4096^2 (and
 # plan_multistage.c streamk_division `by_default` 1); 0.3 behind in both rounds for both ->
 # deleted; else opt-in.  tnt (its better step) 1 point ahead of tn in both rounds for a dtype ->
@@ -112,6 +121,21 @@ decide()
             echo "decides: $d: no swap (C row-major not 1 point ahead in both rounds)"
         fi
     done
+    ahead=0 behind=0 none=0
+    for r in 1 2; do
+        tn=$(points "s8-tn-$r" tensorop_smem s8) hv=$(points "s8-halves-$r" tensorop_smem s8)
+        echo "s8 round $r: tn ${tn:-none}, halves ${hv:-none}"
+        case $(cmp_pts "$tn" "$hv") in 1) ahead=$((ahead + 1)) ;; 2) behind=$((behind + 1)) ;; 9) none=$((none + 1)) ;; esac
+    done
+    if [ "$none" -gt 0 ]; then
+        echo "decides: halves stays opt-in (CUTEC_GEMM_SM80_HALVES=1): rounds without figures"
+    elif [ "$ahead" -eq 2 ]; then
+        echo "decides: halves s8's default (tile_sched.c gemm_sm80_halves: s8_by_default 1)"
+    elif [ "$behind" -eq 2 ]; then
+        echo "decides: halves deleted (0.3 behind tn in both rounds)"
+    else
+        echo "decides: halves stays opt-in (CUTEC_GEMM_SM80_HALVES=1)"
+    fi
     if [ "$none_h" -gt 0 ]; then
         echo "decides: hybrid stays opt-in (CUTEC_GEMM_SM80_STREAMK=hybrid): rounds without figures"
     elif [ "$ahead_h" -eq 4 ]; then
@@ -134,6 +158,8 @@ decide()
         sm80_check "$d tn" 12 build/cutec run gemm --backend cuda --variant tensorop_smem --dtype $d --layout tn \
             --m 515 --n 389 --k 263 --alpha 2 --beta -1
     done
+    CUTEC_GEMM_SM80_HALVES=1 sm80_check "s8 halves" 12 build/cutec run gemm --backend cuda --variant tensorop_smem \
+        --dtype s8 --layout tn --m 2049 --n 2560 --k 400 --alpha 3 --beta -2
     for d in bf16:480:32 s8:960:64; do
         dt=${d%%:*} k=${d#*:} bk=${d##*:}
         CUTEC_GEMM_SM80_STREAMK=hybrid sm80_check "$dt hybrid" 12 build/cutec run gemm --backend cuda \
@@ -146,12 +172,13 @@ decide()
     echo "== 3. two rounds at 4096^3 ($(el) s)"
     clk_on
     for r in 1 2; do
-        for d in f16 bf16 s8; do
+        bench "s8-tn-$r" s8 tn -- --variants tensorop_smem
+        bench "s8-halves-$r" s8 tn CUTEC_GEMM_SM80_HALVES=1 -- --variants tensorop_smem
+        for d in bf16 f16; do
             bench "$d-tn-$r" $d tn -- --variants tensorop_smem
-            [ $d != s8 ] && bench "$d-hybrid-$r" $d tn CUTEC_GEMM_SM80_STREAMK=hybrid -- --variants tensorop_smem \
-                --schedule streamk
-            bench "$d-tnt-$r" $d tnt -- --variants tensorop_smem,tensorop
+            bench "$d-hybrid-$r" $d tn CUTEC_GEMM_SM80_STREAMK=hybrid -- --variants tensorop_smem --schedule streamk
         done
+        for d in s8 bf16 f16; do bench "$d-tnt-$r" $d tnt -- --variants tensorop_smem,tensorop; done
     done
     clk_off
     decide

@@ -34,6 +34,7 @@ const char *const cute_env_known_names[] = {
     "CUTEC_GEMM_HOPPER_RELEASE",
     "CUTEC_GEMM_PDL",
     "CUTEC_GEMM_SM80_DIAG",
+    "CUTEC_GEMM_SM80_HALVES",
     "CUTEC_GEMM_SM80_PDL",
     "CUTEC_GEMM_SM80_PERSISTENT",
     "CUTEC_GEMM_SM80_STREAMK",

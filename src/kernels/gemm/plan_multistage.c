@@ -465,7 +465,7 @@ static bool dependent_launch(cute_alg *a, gemm_plan *p, int arch)
 {
     static const int by_default = 0;
     int e = kernel_env_choice(a, "CUTEC_GEMM_SM80_PDL", "0|1", by_default);
-    p->pdl = e == 1 && arch >= 90 && !p->persistent && !p->streamk && !p->dynamic;
+    p->pdl = e == 1 && arch >= 90 && !p->persistent && !p->streamk && !p->dynamic && !p->halves;
     return !a->failed;
 }
 
@@ -510,6 +510,13 @@ bool gemm_plan_tensorop(cute_alg *a, const cute_gemm_config *cfg, int arch, gemm
     int dynamic = gemm_sm80_dynamic(cfg, why, sizeof why);
     if (dynamic < 0) return cute_alg_fail(a, "%s", why);
     p->dynamic = dynamic == 1;
+    int halves = gemm_sm80_halves(cfg, why, sizeof why);
+    if (halves < 0) return cute_alg_fail(a, "%s", why);
+    if (halves == 1 && (cute_dtype)atom.c_type != gemm_streamk_acc_dtype(cfg->dtype))
+        return cute_alg_fail(a, "gemm tiling: the SM80 halves keep %s partials, but %s accumulates in %s",
+                             cute_dtype_name(gemm_streamk_acc_dtype(cfg->dtype)), atom.name,
+                             cute_dtype_name((cute_dtype)atom.c_type));
+    p->halves = halves == 1; /* (compile.c makes it the count: one a resident SM) */
     p->streamk = cfg->tiling.schedule == CUTE_GEMM_SCHEDULE_STREAMK;
     if (p->streamk && !streamk_fits(a, p)) return false;
     if (p->streamk) p->streamk_per_sm = two_fit(p, arch, p->stages * stage_bytes(p));

@@ -10,6 +10,7 @@
  *    0 after a call, and a finisher that does not wait caught (it leaves them raised);
  *  - what it refuses, named: a batch, a fused epilogue;
  *  - the hybrid division (CUTEC_GEMM_SM80_STREAMK=hybrid): whole tiles, then the runs;
+ *  - a block a tile in halves (CUTEC_GEMM_SM80_HALVES=1): the first tiles split in two;
  *  - on a GPU (else skipped, visibly): s8 at 4096^3 (3.88 waves of 128 x 128 tiles) sampled,
  *    and odd sizes. */
 #include <stdlib.h>
@@ -124,6 +125,8 @@ static cute_status run_broken(cute_runtime *rt, const skcase *k, unsigned how, i
 
 #define S8_TILE {.bm = 64, .bn = 64, .bk = 64, .stages = 3, .warps_m = 2, .warps_n = 2, .schedule = SK}
 #define BF_TILE {.bm = 64, .bn = 64, .bk = 32, .stages = 3, .warps_m = 2, .warps_n = 2, .schedule = SK}
+#define S8_WHOLE {.bm = 64, .bn = 64, .bk = 64, .stages = 3, .warps_m = 2, .warps_n = 2}
+#define BF_WHOLE {.bm = 64, .bn = 64, .bk = 32, .stages = 3, .warps_m = 2, .warps_n = 2}
 
 /* 5 x 3 tiles of 64 x 64, 5 k-tiles each, on 4 blocks: runs of 18.75 k-tiles, so tiles
  * 3, 7 and 11 are split between two blocks */
@@ -165,8 +168,8 @@ static void refused(cute_runtime *rt)
 }
 
 /* CUTEC_GEMM_SM80_STREAMK=hybrid (streamk.c's gemm_streamk_make, Hopper's division): 3 x 3
- * tiles of 64 x 64 on 4 blocks, 11 k-tiles each: tiles 0-3 whole (a block each), the last 5
- * in runs of 13.75 k-tiles (tiles 1, 2 and 3 of them split between two blocks); where the
+ * tiles of 64 x 64 on 4 blocks, 7 or 8 k-tiles each: tiles 0-3 whole (a block each), the last
+ * 5 in runs of 8.75 or 10 k-tiles (most of them split between two blocks); where the
  * runs do not pay (5 k-tiles: the split case) every tile whole, each block walking its own;
  * fewer tiles than blocks; a value outside all|hybrid refused by name */
 static void hybrid(cute_runtime *rt)
@@ -176,8 +179,8 @@ static void hybrid(cute_runtime *rt)
     snprintf(keep, sizeof keep, "%s", was ? was : "");
     setenv("CUTEC_GEMM_SM80_STREAMK", "hybrid", 1);
     static const skcase k[] = {
-        {190, 150, 333, CUTE_BF16, CUTE_F32, 1, 1, 1.5, -0.5, CUTE_GEMM_TENSOROP_SMEM, BF_TILE, "hybrid, runs"},
-        {190, 150, 700, CUTE_I8, CUTE_I32, 0, 1, 3, -2, CUTE_GEMM_TENSOROP, S8_TILE, "hybrid, runs, step 4"},
+        {190, 150, 224, CUTE_BF16, CUTE_F32, 1, 1, 1.5, -0.5, CUTE_GEMM_TENSOROP_SMEM, BF_TILE, "hybrid, runs"},
+        {190, 150, 450, CUTE_I8, CUTE_I32, 0, 1, 3, -2, CUTE_GEMM_TENSOROP, S8_TILE, "hybrid, runs, step 4"},
         {257, 129, 300, CUTE_I8, CUTE_I32, 1, 1, 2, -1, CUTE_GEMM_TENSOROP_SMEM, S8_TILE, "hybrid, whole tiles"},
         {100, 64, 300, CUTE_I8, CUTE_I32, 1, 1, 1, 0, CUTE_GEMM_TENSOROP_SMEM, S8_TILE, "hybrid, fewer tiles"},
     };
@@ -192,6 +195,34 @@ static void hybrid(cute_runtime *rt)
     cute_fn_free(f);
     if (was) setenv("CUTEC_GEMM_SM80_STREAMK", keep, 1);
     else unsetenv("CUTEC_GEMM_SM80_STREAMK");
+}
+
+/* CUTEC_GEMM_SM80_HALVES=1 (a block a tile, multistage.c's halves_kernel): on the
+ * interpreter's 2 SMs the first 2 tiles in two halves of K, the second halves last; K of 5,
+ * 7 and 1 k-tiles (odd counts, and a first half of none); steps 4 and 5; a value outside 0|1
+ * refused by name */
+static void halves(cute_runtime *rt)
+{
+    const char *was = getenv("CUTEC_GEMM_SM80_HALVES");
+    char keep[64];
+    snprintf(keep, sizeof keep, "%s", was ? was : "");
+    setenv("CUTEC_GEMM_SM80_HALVES", "1", 1);
+    static const skcase k[] = {
+        {257, 129, 300, CUTE_I8, CUTE_I32, 1, 1, 2, -1, CUTE_GEMM_TENSOROP_SMEM, S8_WHOLE, "halves"},
+        {190, 100, 200, CUTE_BF16, CUTE_F32, 1, 0, 1.5, -0.5, CUTE_GEMM_TENSOROP, BF_WHOLE, "halves, step 4"},
+        {100, 64, 40, CUTE_I8, CUTE_I32, 1, 1, 1, 0, CUTE_GEMM_TENSOROP_SMEM, S8_WHOLE, "halves, one k-tile"},
+    };
+    for (size_t i = 0; i < sizeof k / sizeof k[0]; i++) through_lib(rt, &k[i]);
+    setenv("CUTEC_GEMM_SM80_HALVES", "yes", 1);
+    cute_gemm_config cfg = {.variant = CUTE_GEMM_TENSOROP_SMEM, .dtype = CUTE_I8, .c_dtype = CUTE_I32,
+                            .major = {1, 1, 1}, .align_bytes = 16, .tiling = S8_WHOLE};
+    char why[1024] = "";
+    const cute_fn *f = cute_gemm_compile(rt, &cfg, why, sizeof why);
+    CHECK(!f && strstr(why, "CUTEC_GEMM_SM80_HALVES=yes: not one of 0|1"), "CUTEC_GEMM_SM80_HALVES=yes: %s",
+          f ? "taken" : why);
+    cute_fn_free(f);
+    if (was) setenv("CUTEC_GEMM_SM80_HALVES", keep, 1);
+    else unsetenv("CUTEC_GEMM_SM80_HALVES");
 }
 
 static void interp(void)
@@ -220,6 +251,7 @@ static void interp(void)
     broken_all(rt);
     refused(rt);
     hybrid(rt);
+    halves(rt);
     cute_runtime_free(rt);
 }
 
