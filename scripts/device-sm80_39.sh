@@ -96,6 +96,21 @@ points()
 # count A B: 1 when both given and B - A >= 1 (ahead), 2 when A - B >= 0.3 (behind), else 0
 cmp_pts() { awk -v a="$1" -v b="$2" 'BEGIN { if (a == "" || b == "") print 9; else if (b - a >= 1) print 1; else if (a - b >= 0.3) print 2; else print 0 }'; }
 
+# verdict FORM SETTING N NONE AHEAD BEHIND WHAT: the form's "decides:" line from its comparisons
+# (N of them): WHAT where all N ahead, deleted where all N behind, else opt-in
+verdict()
+{
+    if [ "$4" -gt 0 ]; then
+        echo "decides: $1 stays opt-in ($2): comparisons without figures"
+    elif [ "$5" -eq "$3" ]; then
+        echo "decides: $1 $7"
+    elif [ "$6" -eq "$3" ]; then
+        echo "decides: $1 deleted (0.3 behind tn in every comparison)"
+    else
+        echo "decides: $1 stays opt-in ($2)"
+    fi
+}
+
 decide()
 {
     echo "== decisions (points of this run's mma.sync ceiling, 4096^3)"
@@ -127,24 +142,10 @@ decide()
         echo "s8 round $r: tn ${tn:-none}, halves ${hv:-none}"
         case $(cmp_pts "$tn" "$hv") in 1) ahead=$((ahead + 1)) ;; 2) behind=$((behind + 1)) ;; 9) none=$((none + 1)) ;; esac
     done
-    if [ "$none" -gt 0 ]; then
-        echo "decides: halves stays opt-in (CUTEC_GEMM_SM80_HALVES=1): rounds without figures"
-    elif [ "$ahead" -eq 2 ]; then
-        echo "decides: halves s8's default (tile_sched.c gemm_sm80_halves: s8_by_default 1)"
-    elif [ "$behind" -eq 2 ]; then
-        echo "decides: halves deleted (0.3 behind tn in both rounds)"
-    else
-        echo "decides: halves stays opt-in (CUTEC_GEMM_SM80_HALVES=1)"
-    fi
-    if [ "$none_h" -gt 0 ]; then
-        echo "decides: hybrid stays opt-in (CUTEC_GEMM_SM80_STREAMK=hybrid): rounds without figures"
-    elif [ "$ahead_h" -eq 4 ]; then
-        echo "decides: hybrid the 16-bit inputs' schedule up to 4096^2 (lib.c by_size rows; streamk_division by_default 1)"
-    elif [ "$behind_h" -eq 4 ]; then
-        echo "decides: hybrid deleted (0.3 behind tn in both rounds, f16 and bf16)"
-    else
-        echo "decides: hybrid stays opt-in (CUTEC_GEMM_SM80_STREAMK=hybrid)"
-    fi
+    verdict halves CUTEC_GEMM_SM80_HALVES=1 2 "$none" "$ahead" "$behind" \
+        "s8's default (tile_sched.c gemm_sm80_halves: s8_by_default 1)"
+    verdict hybrid CUTEC_GEMM_SM80_STREAMK=hybrid 4 "$none_h" "$ahead_h" "$behind_h" \
+        "the 16-bit inputs' schedule up to 4096^2 (lib.c by_size rows; streamk_division by_default 1)"
 }
 
 {

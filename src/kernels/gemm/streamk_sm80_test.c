@@ -167,62 +167,53 @@ static void refused(cute_runtime *rt)
     }
 }
 
+/* the cases k under NAME=VALUE, then NAME=yes refused by name (a compile of `bad`'s tiling,
+ * its message naming `choices`); NAME as it was after */
+static void under_setting(cute_runtime *rt, const char *name, const char *value, const char *choices,
+                          const skcase *k, size_t n, cute_gemm_tiling bad)
+{
+    const char *was = getenv(name);
+    char keep[64], want[128];
+    snprintf(keep, sizeof keep, "%s", was ? was : "");
+    setenv(name, value, 1);
+    for (size_t i = 0; i < n; i++) through_lib(rt, &k[i]);
+    setenv(name, "yes", 1);
+    cute_gemm_config cfg = {.variant = CUTE_GEMM_TENSOROP_SMEM, .dtype = CUTE_I8, .c_dtype = CUTE_I32,
+                            .major = {1, 1, 1}, .align_bytes = 16, .tiling = bad};
+    char why[1024] = "";
+    const cute_fn *f = cute_gemm_compile(rt, &cfg, why, sizeof why);
+    snprintf(want, sizeof want, "%s=yes: not one of %s", name, choices);
+    CHECK(!f && strstr(why, want), "%s=yes: %s", name, f ? "taken" : why);
+    cute_fn_free(f);
+    if (was) setenv(name, keep, 1);
+    else unsetenv(name);
+}
+
 /* CUTEC_GEMM_SM80_STREAMK=hybrid (streamk.c's gemm_streamk_make, Hopper's division): 3 x 3
  * tiles of 64 x 64 on 4 blocks, 7 or 8 k-tiles each: tiles 0-3 whole (a block each), the last
  * 5 in runs of 8.75 or 10 k-tiles (most of them split between two blocks); where the
  * runs do not pay (5 k-tiles: the split case) every tile whole, each block walking its own;
- * fewer tiles than blocks; a value outside all|hybrid refused by name */
-static void hybrid(cute_runtime *rt)
+ * fewer tiles than blocks.  CUTEC_GEMM_SM80_HALVES=1 (a block a tile, multistage.c's
+ * halves_kernel): on the interpreter's 2 SMs the first 2 tiles in two halves of K, the second
+ * halves last; K of 5, 7 and 1 k-tiles (odd counts, and a first half of none); steps 4 and 5.
+ * Each setting's value outside its set refused by name. */
+static void settings(cute_runtime *rt)
 {
-    const char *was = getenv("CUTEC_GEMM_SM80_STREAMK");
-    char keep[64];
-    snprintf(keep, sizeof keep, "%s", was ? was : "");
-    setenv("CUTEC_GEMM_SM80_STREAMK", "hybrid", 1);
-    static const skcase k[] = {
+    static const skcase hybrid[] = {
         {190, 150, 224, CUTE_BF16, CUTE_F32, 1, 1, 1.5, -0.5, CUTE_GEMM_TENSOROP_SMEM, BF_TILE, "hybrid, runs"},
         {190, 150, 450, CUTE_I8, CUTE_I32, 0, 1, 3, -2, CUTE_GEMM_TENSOROP, S8_TILE, "hybrid, runs, step 4"},
         {257, 129, 300, CUTE_I8, CUTE_I32, 1, 1, 2, -1, CUTE_GEMM_TENSOROP_SMEM, S8_TILE, "hybrid, whole tiles"},
         {100, 64, 300, CUTE_I8, CUTE_I32, 1, 1, 1, 0, CUTE_GEMM_TENSOROP_SMEM, S8_TILE, "hybrid, fewer tiles"},
     };
-    for (size_t i = 0; i < sizeof k / sizeof k[0]; i++) through_lib(rt, &k[i]);
-    setenv("CUTEC_GEMM_SM80_STREAMK", "yes", 1);
-    cute_gemm_config cfg = {.variant = CUTE_GEMM_TENSOROP_SMEM, .dtype = CUTE_I8, .c_dtype = CUTE_I32,
-                            .major = {1, 1, 1}, .align_bytes = 16, .tiling = S8_TILE};
-    char why[1024] = "";
-    const cute_fn *f = cute_gemm_compile(rt, &cfg, why, sizeof why);
-    CHECK(!f && strstr(why, "CUTEC_GEMM_SM80_STREAMK=yes: not one of all|hybrid"), "CUTEC_GEMM_SM80_STREAMK=yes: %s",
-          f ? "taken" : why);
-    cute_fn_free(f);
-    if (was) setenv("CUTEC_GEMM_SM80_STREAMK", keep, 1);
-    else unsetenv("CUTEC_GEMM_SM80_STREAMK");
-}
-
-/* CUTEC_GEMM_SM80_HALVES=1 (a block a tile, multistage.c's halves_kernel): on the
- * interpreter's 2 SMs the first 2 tiles in two halves of K, the second halves last; K of 5,
- * 7 and 1 k-tiles (odd counts, and a first half of none); steps 4 and 5; a value outside 0|1
- * refused by name */
-static void halves(cute_runtime *rt)
-{
-    const char *was = getenv("CUTEC_GEMM_SM80_HALVES");
-    char keep[64];
-    snprintf(keep, sizeof keep, "%s", was ? was : "");
-    setenv("CUTEC_GEMM_SM80_HALVES", "1", 1);
-    static const skcase k[] = {
+    static const skcase halves[] = {
         {257, 129, 300, CUTE_I8, CUTE_I32, 1, 1, 2, -1, CUTE_GEMM_TENSOROP_SMEM, S8_WHOLE, "halves"},
         {190, 100, 200, CUTE_BF16, CUTE_F32, 1, 0, 1.5, -0.5, CUTE_GEMM_TENSOROP, BF_WHOLE, "halves, step 4"},
         {100, 64, 40, CUTE_I8, CUTE_I32, 1, 1, 1, 0, CUTE_GEMM_TENSOROP_SMEM, S8_WHOLE, "halves, one k-tile"},
     };
-    for (size_t i = 0; i < sizeof k / sizeof k[0]; i++) through_lib(rt, &k[i]);
-    setenv("CUTEC_GEMM_SM80_HALVES", "yes", 1);
-    cute_gemm_config cfg = {.variant = CUTE_GEMM_TENSOROP_SMEM, .dtype = CUTE_I8, .c_dtype = CUTE_I32,
-                            .major = {1, 1, 1}, .align_bytes = 16, .tiling = S8_WHOLE};
-    char why[1024] = "";
-    const cute_fn *f = cute_gemm_compile(rt, &cfg, why, sizeof why);
-    CHECK(!f && strstr(why, "CUTEC_GEMM_SM80_HALVES=yes: not one of 0|1"), "CUTEC_GEMM_SM80_HALVES=yes: %s",
-          f ? "taken" : why);
-    cute_fn_free(f);
-    if (was) setenv("CUTEC_GEMM_SM80_HALVES", keep, 1);
-    else unsetenv("CUTEC_GEMM_SM80_HALVES");
+    under_setting(rt, "CUTEC_GEMM_SM80_STREAMK", "hybrid", "all|hybrid", hybrid, sizeof hybrid / sizeof hybrid[0],
+                  (cute_gemm_tiling)S8_TILE);
+    under_setting(rt, "CUTEC_GEMM_SM80_HALVES", "1", "0|1", halves, sizeof halves / sizeof halves[0],
+                  (cute_gemm_tiling)S8_WHOLE);
 }
 
 static void interp(void)
@@ -250,8 +241,7 @@ static void interp(void)
     for (size_t i = 0; i < sizeof k / sizeof k[0]; i++) through_lib(rt, &k[i]);
     broken_all(rt);
     refused(rt);
-    hybrid(rt);
-    halves(rt);
+    settings(rt);
     cute_runtime_free(rt);
 }
 
