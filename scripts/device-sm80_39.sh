@@ -22,21 +22,22 @@
 # ceiling runs near 1,980 MHz and the GEMMs under load did not (prof38: s8 at 1,667).
 # Under 60 s on one H200 after the lead's `make all tests` (BUDGET_S, default 52: a step past it
 # prints "skipped").  Logs under $OUT.
-#   1. on the GPU against float64 FIRST (`cutec run gemm`, every element): f16, bf16, s8 tn at
-#      515x389x263 (the library's tiling), s8 halves at 2049x2560x400 (340 tiles, 132 split),
-#      bf16 and s8 hybrid at tiles of 32 x 32 where whole tiles and runs both occur (800x800,
-#      K 480 / 960: 625 tiles on 264 blocks, 97 left over);
+#   1. on the GPU against float64 FIRST (`cutec run gemm`, every element, the six at once): f16,
+#      bf16, s8 tn at 515x389x263 (the library's tiling), s8 halves at 1100x2000x300 (144 tiles,
+#      132 split: halves of 1 and 2 k-tiles), bf16 and s8 hybrid at tiles of 32 x 32 where whole
+#      tiles and runs both occur (800x800, K 480 / 960: 625 tiles on 264 blocks, 97 left over);
 #   2. `cutec bench mma --dtypes f16,bf16,s8`: this run's ceilings;
-#   3. two rounds at 4096^3, cuBLAS beside in each process: s8 tn, halves, tnt; bf16 and f16 tn,
-#      hybrid, tnt (round 2 in order of what decides most: past the budget the rest is skipped).
-# "decides:" (points of this run's ceiling, each round): halves 1 point ahead of tn in both
-# rounds -> s8's default (tile_sched.c gemm_sm80_halves: s8_by_default 0 -> 1; 8192^3 is the final
-# pass's);
-# 0.3 behind in both -> deleted; else opt-in.  Hybrid 1 point ahead of tn in both
-# rounds for f16 and bf16 -> lib.c's by_size takes it for 16-bit inputs up to 4096^2 (and
-# plan_multistage.c streamk_division `by_default` 1); 0.3 behind in both rounds for both ->
-# deleted; else opt-in.  tnt (its better step) 1 point ahead of tn in both rounds for a dtype ->
-# build the swap (lib.c: a column-major C as C^T) for that dtype; else none.
+#   3. two rounds at 4096^3, cuBLAS beside in each process: s8 tn, halves; bf16 tn, hybrid; f16 tn
+#      (its mark); s8 and bf16 tnt (past the budget the rest is skipped, visibly).
+# "decides:" (points of this run's ceiling, each round):
+#   halves  1 point ahead of tn in both rounds -> s8's default (tile_sched.c gemm_sm80_halves:
+#           s8_by_default 0 -> 1; 8192^3 is the final pass's); 0.3 behind in both -> deleted;
+#           else opt-in;
+#   hybrid  1 point ahead of tn in both bf16 rounds -> lib.c's by_size takes it for 16-bit inputs
+#           up to 4096^2 (plan_multistage.c streamk_division `by_default` 1; f16 is the same
+#           kernel, the final pass times it); 0.3 behind in both -> deleted; else opt-in;
+#   tnt     its better step 1 point ahead of tn in both rounds for a dtype -> build the swap
+#           (lib.c: a column-major C as C^T) for that dtype; else none.
 . scripts/device-common.sh
 log="$out/sm80_39.log"
 start=$(date +%s)
@@ -115,7 +116,7 @@ decide()
 {
     echo "== decisions (points of this run's mma.sync ceiling, 4096^3)"
     ahead_h=0 behind_h=0 none_h=0
-    for d in f16 bf16 s8; do
+    for d in bf16 s8; do
         for r in 1 2; do
             tn=$(points "$d-tn-$r" tensorop_smem "$d")
             hy=$(points "$d-hybrid-$r" tensorop_smem "$d")
@@ -144,7 +145,8 @@ decide()
     done
     verdict halves CUTEC_GEMM_SM80_HALVES=1 2 "$none" "$ahead" "$behind" \
         "s8's default (tile_sched.c gemm_sm80_halves: s8_by_default 1)"
-    verdict hybrid CUTEC_GEMM_SM80_STREAMK=hybrid 4 "$none_h" "$ahead_h" "$behind_h" \
+    for r in 1 2; do echo "f16 round $r: tn $(points "f16-tn-$r" tensorop_smem f16)"; done
+    verdict hybrid CUTEC_GEMM_SM80_STREAMK=hybrid 2 "$none_h" "$ahead_h" "$behind_h" \
         "the 16-bit inputs' schedule up to 4096^2 (lib.c by_size rows; streamk_division by_default 1)"
 }
 
@@ -154,19 +156,21 @@ decide()
         echo "== no GPU here: every GPU step skipped"
         exit 0
     fi
-    echo "== 1. on the GPU against float64 first (every element)"
+    echo "== 1. on the GPU against float64 first (every element; the six at once, each its own process)"
     for d in f16 bf16 s8; do
-        sm80_check "$d tn" 12 build/cutec run gemm --backend cuda --variant tensorop_smem --dtype $d --layout tn \
-            --m 515 --n 389 --k 263 --alpha 2 --beta -1
+        sm80_check "$d tn" 15 build/cutec run gemm --backend cuda --variant tensorop_smem --dtype $d --layout tn \
+            --m 515 --n 389 --k 263 --alpha 2 --beta -1 >"$out/check-$d.txt" &
     done
-    CUTEC_GEMM_SM80_HALVES=1 sm80_check "s8 halves" 12 build/cutec run gemm --backend cuda --variant tensorop_smem \
-        --dtype s8 --layout tn --m 2049 --n 2560 --k 400 --alpha 3 --beta -2
+    CUTEC_GEMM_SM80_HALVES=1 sm80_check "s8 halves" 15 build/cutec run gemm --backend cuda --variant tensorop_smem \
+        --dtype s8 --layout tn --m 1100 --n 2000 --k 300 --alpha 3 --beta -2 >"$out/check-halves.txt" &
     for d in bf16:480:32 s8:960:64; do
         dt=${d%%:*} k=${d#*:} bk=${d##*:}
-        CUTEC_GEMM_SM80_STREAMK=hybrid sm80_check "$dt hybrid" 12 build/cutec run gemm --backend cuda \
+        CUTEC_GEMM_SM80_STREAMK=hybrid sm80_check "$dt hybrid" 15 build/cutec run gemm --backend cuda \
             --variant tensorop_smem --dtype "$dt" --layout tn --m 800 --n 800 --k "${k%:*}" --alpha 2 --beta -1 \
-            --schedule streamk --tile "32x32x$bk" --warps 2x2
+            --schedule streamk --tile "32x32x$bk" --warps 2x2 >"$out/check-hybrid-$dt.txt" &
     done
+    wait
+    cat "$out"/check-*.txt
     echo "== 2. bench mma ($(el) s): this run's ceilings"
     device_late mma || timeout 15 build/cutec bench mma --dtypes f16,bf16,s8 --iters 3 >"$out/mma.txt" 2>&1
     grep -E "^(f16|bf16|s8) |SM clock" "$out/mma.txt"
@@ -175,11 +179,10 @@ decide()
     for r in 1 2; do
         bench "s8-tn-$r" s8 tn -- --variants tensorop_smem
         bench "s8-halves-$r" s8 tn CUTEC_GEMM_SM80_HALVES=1 -- --variants tensorop_smem
-        for d in bf16 f16; do
-            bench "$d-tn-$r" $d tn -- --variants tensorop_smem
-            bench "$d-hybrid-$r" $d tn CUTEC_GEMM_SM80_STREAMK=hybrid -- --variants tensorop_smem --schedule streamk
-        done
-        for d in s8 bf16 f16; do bench "$d-tnt-$r" $d tnt -- --variants tensorop_smem,tensorop; done
+        bench "bf16-tn-$r" bf16 tn -- --variants tensorop_smem
+        bench "bf16-hybrid-$r" bf16 tn CUTEC_GEMM_SM80_STREAMK=hybrid -- --variants tensorop_smem --schedule streamk
+        bench "f16-tn-$r" f16 tn -- --variants tensorop_smem
+        for d in s8 bf16; do bench "$d-tnt-$r" $d tnt -- --variants tensorop_smem,tensorop; done
     done
     clk_off
     decide
