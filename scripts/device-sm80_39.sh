@@ -6,11 +6,12 @@
 # of 64 x 64 accumulators), so 4096^2 is 3.88 rounds whatever the tile; the K sweeps put a
 # round's fixed cost near 4.5 us for s8 and bf16 alike (6.8% of a bf16 round at K 4096, 3.4% at
 # 8192), the partial last round ~3% (bf16/f16: 116 of 132 SMs busy in the fourth).  Forms:
-#   halves  s8: CUTEC_GEMM_SM80_HALVES=1, a block a tile whose first 132 tiles (one an SM) run in
-#           two halves of K, the first halves first and the second ones last, so the two blocks
-#           of an SM run half a tile apart: each round's epilogues (C's 16.9 MB of s32) and
-#           prologues half the card at a time beside the other half's main loops; opt-in, new
-#           (ptxas: 255 registers, 20 bytes spilled);
+#   halves  s8, bf16: CUTEC_GEMM_SM80_HALVES=1, a block a tile whose first tiles (half the block
+#           slots: s8's 132, one an SM; bf16's 66, one block an SM) run in two halves of K, the
+#           first halves first and the second ones last, so the two blocks of an SM (bf16: half
+#           the SMs against the other half) run half a tile apart: each round's epilogues (s8:
+#           C's 16.9 MB of s32) and prologues half the card at a time beside the other half's
+#           main loops; opt-in, new (ptxas: s8 255 registers, 20 bytes spilled; bf16 241, none);
 #   hybrid  f16 / bf16: `--schedule streamk` with CUTEC_GEMM_SM80_STREAMK=hybrid: whole tiles for
 #           all but the last full wave, the last 1.88 waves' k-tiles in equal runs over the 132
 #           blocks (a block's 120 k-tiles instead of two tiles' 128); opt-in, new;
@@ -28,16 +29,17 @@
 #      tiles and runs both occur (800x800, K 480 / 960: 625 tiles on 264 blocks, 97 left over);
 #   2. `cutec bench mma --dtypes f16,bf16,s8`: this run's ceilings;
 #   3. two rounds at 4096^3, cuBLAS beside in each process: s8 tn, halves; bf16 tn, hybrid; f16 tn
-#      (its mark); s8 and bf16 tnt (past the budget the rest is skipped, visibly).
+#      (its mark); bf16 halves; s8 tnt (past the budget the rest is skipped, visibly).
 # "decides:" (points of this run's ceiling, each round):
-#   halves  1 point ahead of tn in both rounds -> s8's default (tile_sched.c gemm_sm80_halves:
-#           s8_by_default 0 -> 1; 8192^3 is the final pass's); 0.3 behind in both -> deleted;
+#   halves  for s8 and bf16 apart: 1 point ahead of tn in both rounds -> that dtype's default
+#           (tile_sched.c gemm_sm80_halves: s8_by_default / bf16_by_default 0 -> 1, bf16's for f16
+#           too; 8192^3 is the final pass's); 0.3 behind in both for both dtypes -> deleted;
 #           else opt-in;
 #   hybrid  1 point ahead of tn in both bf16 rounds -> lib.c's by_size takes it for 16-bit inputs
 #           up to 4096^2 (plan_multistage.c streamk_division `by_default` 1; f16 is the same
 #           kernel, the final pass times it); 0.3 behind in both -> deleted; else opt-in;
-#   tnt     its better step 1 point ahead of tn in both rounds for a dtype -> build the swap
-#           (lib.c: a column-major C as C^T) for that dtype; else none.
+#   tnt     (s8) its better step 1 point ahead of tn in both rounds -> build the swap (lib.c: a
+#           column-major C as C^T); else none.
 . scripts/device-common.sh
 log="$out/sm80_39.log"
 start=$(date +%s)
@@ -116,12 +118,13 @@ decide()
 {
     echo "== decisions (points of this run's mma.sync ceiling, 4096^3)"
     ahead_h=0 behind_h=0 none_h=0
-    for d in bf16 s8; do
+    for d in s8 bf16; do
         for r in 1 2; do
             tn=$(points "$d-tn-$r" tensorop_smem "$d")
             hy=$(points "$d-hybrid-$r" tensorop_smem "$d")
             t5=$(points "$d-tnt-$r" tensorop_smem "$d") t4=$(points "$d-tnt-$r" tensorop "$d")
-            echo "$d round $r: tn ${tn:-none}, hybrid ${hy:-none}, tnt step 5 ${t5:-none}, tnt step 4 ${t4:-none}"
+            [ "$d" = s8 ] && echo "$d round $r: tn ${tn:-none}, tnt step 5 ${t5:-none}, tnt step 4 ${t4:-none}"
+            [ "$d" = s8 ] || echo "$d round $r: tn ${tn:-none}, hybrid ${hy:-none}"
             best=$(awk -v a="$t5" -v b="$t4" 'BEGIN { if (a == "" || (b != "" && b > a)) print b; else print a }')
             eval "tnt_$d$r=\$(cmp_pts \"\$tn\" \"\$best\")"
             [ "$d" = s8 ] && continue
@@ -129,7 +132,9 @@ decide()
             case $v in 1) ahead_h=$((ahead_h + 1)) ;; 2) behind_h=$((behind_h + 1)) ;; 9) none_h=$((none_h + 1)) ;; esac
         done
         eval "a1=\$tnt_${d}1 a2=\$tnt_${d}2"
-        if [ "$a1" = 1 ] && [ "$a2" = 1 ]; then
+        if [ "$d" != s8 ]; then
+            :
+        elif [ "$a1" = 1 ] && [ "$a2" = 1 ]; then
             echo "decides: $d: C row-major 1 point ahead in both rounds: build the swap (lib.c, a column-major C as C^T) for $d"
         elif [ "$a1" = 9 ] || [ "$a2" = 9 ]; then
             echo "decides: $d: the swap undecided (a round without figures)"
@@ -137,14 +142,16 @@ decide()
             echo "decides: $d: no swap (C row-major not 1 point ahead in both rounds)"
         fi
     done
-    ahead=0 behind=0 none=0
-    for r in 1 2; do
-        tn=$(points "s8-tn-$r" tensorop_smem s8) hv=$(points "s8-halves-$r" tensorop_smem s8)
-        echo "s8 round $r: tn ${tn:-none}, halves ${hv:-none}"
-        case $(cmp_pts "$tn" "$hv") in 1) ahead=$((ahead + 1)) ;; 2) behind=$((behind + 1)) ;; 9) none=$((none + 1)) ;; esac
+    for d in s8 bf16; do
+        ahead=0 behind=0 none=0
+        for r in 1 2; do
+            tn=$(points "$d-tn-$r" tensorop_smem $d) hv=$(points "$d-halves-$r" tensorop_smem $d)
+            echo "$d round $r: tn ${tn:-none}, halves ${hv:-none}"
+            case $(cmp_pts "$tn" "$hv") in 1) ahead=$((ahead + 1)) ;; 2) behind=$((behind + 1)) ;; 9) none=$((none + 1)) ;; esac
+        done
+        verdict "halves ($d)" CUTEC_GEMM_SM80_HALVES=1 2 "$none" "$ahead" "$behind" \
+            "$d's default (tile_sched.c gemm_sm80_halves: ${d}_by_default 1)"
     done
-    verdict halves CUTEC_GEMM_SM80_HALVES=1 2 "$none" "$ahead" "$behind" \
-        "s8's default (tile_sched.c gemm_sm80_halves: s8_by_default 1)"
     for r in 1 2; do echo "f16 round $r: tn $(points "f16-tn-$r" tensorop_smem f16)"; done
     verdict hybrid CUTEC_GEMM_SM80_STREAMK=hybrid 2 "$none_h" "$ahead_h" "$behind_h" \
         "the 16-bit inputs' schedule up to 4096^2 (lib.c by_size rows; streamk_division by_default 1)"
@@ -182,7 +189,8 @@ decide()
         bench "bf16-tn-$r" bf16 tn -- --variants tensorop_smem
         bench "bf16-hybrid-$r" bf16 tn CUTEC_GEMM_SM80_STREAMK=hybrid -- --variants tensorop_smem --schedule streamk
         bench "f16-tn-$r" f16 tn -- --variants tensorop_smem
-        for d in s8 bf16; do bench "$d-tnt-$r" $d tnt -- --variants tensorop_smem,tensorop; done
+        bench "bf16-halves-$r" bf16 tn CUTEC_GEMM_SM80_HALVES=1 -- --variants tensorop_smem
+        bench "s8-tnt-$r" s8 tnt -- --variants tensorop_smem,tensorop
     done
     clk_off
     decide

@@ -211,8 +211,8 @@ const cute_fn *gemm_compile_broken(cute_runtime *rt, const cute_gemm_config *cfg
     bool sm80_streamk = cfg->variant != CUTE_GEMM_HOPPER && plan->streamk;
     if (sm80_streamk) /* the SM80 stream-K grid: the blocks resident at once (the plan's an SM) */
         plan->sms = gemm_resident_blocks(rt, 1, plan->threads) * plan->streamk_per_sm;
-    if (plan->halves) /* the tiles split in halves: one a resident SM */
-        plan->halves = gemm_resident_blocks(rt, 1, plan->threads);
+    if (plan->halves) /* the tiles split in halves: half the block slots (two blocks an SM: one an SM) */
+        plan->halves = gemm_resident_blocks(rt, 1, plan->threads) * (plan->threads <= 128 ? 2 : 1) / 2;
     char text[3][64];
     cute_arg_spec specs[10];
     cute_dtype cd = cute_gemm_c_dtype(cfg);

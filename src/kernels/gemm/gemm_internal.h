@@ -68,7 +68,7 @@ typedef struct gemm_plan {
                                  where sk_hybrid (CUTEC_GEMM_SM80_STREAMK=hybrid) */
     bool sk_hybrid;
     int halves;               /* SM80 a block a tile (CUTEC_GEMM_SM80_HALVES=1): the first `halves`
-                                 tiles (one a resident SM) split in two halves of K, the first
+                                 tiles (half the block slots) split in two halves of K, the first
                                  halves first, the second ones last (multistage.c) */
     int streamk_per_sm;       /* ... the SM80 kernel's blocks an SM (1 or 2: registers, shared memory) */
     int c_parts;              /* C's shared tile is (bm, bn / c_parts): the epilogue's parts of N

@@ -440,16 +440,17 @@ static void dynamic_kernel(cute_ctx *c, cute_tensor mA, cute_tensor mB, cute_ten
     }
 }
 
-/* Halves (CUTEC_GEMM_SM80_HALVES=1; a block a tile, unbatched, no fused epilogue): the two
- * blocks an SM of a block a tile start together and stay in step, so every round ends with
- * every SM's epilogue at once (C's 16.9 MB of s32 at s8 4096^3 leaving while no MMA runs) and
- * begins with every SM's prologue waiting on its first k-tile.  Here the first H = p->halves
- * tiles (one a resident SM) are split in two halves of K: blocks 0 .. H - 1 take the first
+/* Halves (CUTEC_GEMM_SM80_HALVES=1; a block a tile, unbatched, no fused epilogue): the
+ * blocks of a block a tile start together and stay in step, so every round ends with every
+ * SM's epilogue at once (C's 16.9 MB of s32 at s8 4096^3 leaving while no MMA runs) and begins
+ * with every SM's prologue waiting on its first k-tile.  Here the first H = p->halves tiles
+ * (half the block slots: one an SM where two fit) are split in two halves of K: blocks 0 .. H - 1 take the first
  * halves, leave their sums in their slot of stream-K's workspace and raise its flag; blocks
  * H .. T - 1 take the whole tiles H .. T - 1; the last H blocks (T + u) take the second halves,
- * waiting for slot u's flag and starting from its sums.  So one block of each SM ends half a
- * tile early and its slot runs half a tile ahead of the other's from then on: a round's
- * epilogues and prologues come half the card at a time, beside the other half's main loops,
+ * waiting for slot u's flag and starting from its sums.  So one block of each SM (with one an
+ * SM: half the SMs) ends half a tile early and its slot runs half a tile ahead of the other's
+ * from then on: a round's epilogues and prologues come half the card at a time, beside the
+ * other half's main loops,
  * and the second halves fill the last round's empty slots.  The second half of tile u comes
  * after its first in the grid's order, so its wait cannot hold up the first. */
 static void halves_kernel(cute_ctx *c, cute_tensor mA, cute_tensor mB, cute_tensor mC, cute_tensor cA,
