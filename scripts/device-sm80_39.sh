@@ -28,8 +28,8 @@
 #      132 split: halves of 1 and 2 k-tiles), bf16 and s8 hybrid at tiles of 32 x 32 where whole
 #      tiles and runs both occur (800x800, K 480 / 960: 625 tiles on 264 blocks, 97 left over);
 #   2. `cutec bench mma --dtypes f16,bf16,s8`: this run's ceilings;
-#   3. two rounds at 4096^3, cuBLAS beside in each process: s8 tn, halves; bf16 tn, hybrid; f16 tn
-#      (its mark); bf16 halves; s8 tnt (past the budget the rest is skipped, visibly).
+#   3. two rounds at 4096^3, cuBLAS beside in each process: s8 tn, halves; bf16 tn, hybrid,
+#      halves; s8 tnt; f16 tn (its mark) (past the budget the rest is skipped, visibly).
 # "decides:" (points of this run's ceiling, each round):
 #   halves  for s8 and bf16 apart: 1 point ahead of tn in both rounds -> that dtype's default
 #           (tile_sched.c gemm_sm80_halves: s8_by_default / bf16_by_default 0 -> 1, bf16's for f16
@@ -188,9 +188,9 @@ decide()
         bench "s8-halves-$r" s8 tn CUTEC_GEMM_SM80_HALVES=1 -- --variants tensorop_smem
         bench "bf16-tn-$r" bf16 tn -- --variants tensorop_smem
         bench "bf16-hybrid-$r" bf16 tn CUTEC_GEMM_SM80_STREAMK=hybrid -- --variants tensorop_smem --schedule streamk
-        bench "f16-tn-$r" f16 tn -- --variants tensorop_smem
         bench "bf16-halves-$r" bf16 tn CUTEC_GEMM_SM80_HALVES=1 -- --variants tensorop_smem
         bench "s8-tnt-$r" s8 tnt -- --variants tensorop_smem,tensorop
+        bench "f16-tn-$r" f16 tn -- --variants tensorop_smem
     done
     clk_off
     decide
