@@ -211,8 +211,6 @@ const cute_fn *gemm_compile_broken(cute_runtime *rt, const cute_gemm_config *cfg
     bool sm80_streamk = cfg->variant != CUTE_GEMM_HOPPER && plan->streamk;
     if (sm80_streamk) /* the SM80 stream-K grid: the blocks resident at once (the plan's an SM) */
         plan->sms = gemm_resident_blocks(rt, 1, plan->threads) * plan->streamk_per_sm;
-    if (plan->halves) /* the tiles split in halves: half the block slots (two blocks an SM: one an SM) */
-        plan->halves = gemm_resident_blocks(rt, 1, plan->threads) * (plan->threads <= 128 ? 2 : 1) / 2;
     char text[3][64];
     cute_arg_spec specs[10];
     cute_dtype cd = cute_gemm_c_dtype(cfg);
@@ -233,8 +231,7 @@ const cute_fn *gemm_compile_broken(cute_runtime *rt, const cute_gemm_config *cfg
     }
     if (cfg->peer_flags) specs[9] = specs[2]; /* the mirror: laid out as C */
     bool streamk = (cfg->variant == CUTE_GEMM_HOPPER || sm80_streamk) && cfg->tiling.schedule == CUTE_GEMM_SCHEDULE_STREAMK;
-    /* its tile counter in the flags; the halves' partials in the workspace */
-    bool sm80_dynamic = cfg->variant != CUTE_GEMM_HOPPER && (plan->dynamic || plan->halves);
+    bool sm80_dynamic = cfg->variant != CUTE_GEMM_HOPPER && plan->dynamic; /* its tile counter in the flags */
     if (streamk || sm80_dynamic) /* stream-K's workspace (f32; the SM80 kernel's, its accumulators') and flags (u32) */
         specs[6] = sm80_streamk || sm80_dynamic ? cute_spec_tensor(gemm_streamk_acc_dtype(cfg->dtype), GEMM_STREAMK_SM80_WS, 16)
                                 : cute_spec_tensor(CUTE_F32, "?:1", 16),

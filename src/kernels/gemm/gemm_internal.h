@@ -64,12 +64,7 @@ typedef struct gemm_plan {
     bool warp_release;        /* Hopper without clusters: lane 0 of each consumer warp releases a
                                  stage, not every thread (CuTe DSL's; CUTEC_GEMM_HOPPER_RELEASE) */
     bool streamk;             /* Hopper: cooperative, the last waves in runs of k-tiles (streamk.c);
-                                 SM80 (multistage.c): every tile in the runs, or as Hopper's
-                                 where sk_hybrid (CUTEC_GEMM_SM80_STREAMK=hybrid) */
-    bool sk_hybrid;
-    int halves;               /* SM80 a block a tile (CUTEC_GEMM_SM80_HALVES=1): the first `halves`
-                                 tiles (half the block slots) split in two halves of K, the first
-                                 halves first, the second ones last (multistage.c) */
+                                 SM80 (multistage.c): every tile in the runs */
     int streamk_per_sm;       /* ... the SM80 kernel's blocks an SM (1 or 2: registers, shared memory) */
     int c_parts;              /* C's shared tile is (bm, bn / c_parts): the epilogue's parts of N
                                  (0 counts as 1) */
@@ -395,10 +390,6 @@ cute_launch_cfg gemm_sched_launch_cfg(cute_ctx *c, const gemm_plan *p, const gem
 /* Whether cfg's persistent SM80 kernel takes its tiles from a counter, the library passing it
  * stream-K's workspace and flags (CUTEC_GEMM_SM80_PERSISTENT=static|dynamic: unbatched): 1 or 0, -1 with the setting's error in err for a value outside the set */
 int gemm_sm80_dynamic(const cute_gemm_config *cfg, char *err, size_t n);
-/* Whether cfg's SM80 block a tile runs as halves (CUTEC_GEMM_SM80_HALVES=0|1: unbatched, no
- * fused epilogue, the library passing stream-K's workspace and flags; multistage.c
- * halves_kernel): 1 or 0, -1 with the setting's error in err */
-int gemm_sm80_halves(const cute_gemm_config *cfg, char *err, size_t n);
 /* in the kernel: how many tiles this block takes, and its w-th tile (tm, tn) */
 cute_int gemm_sched_mine(cute_ctx *c, const gemm_sched *s);
 void gemm_sched_tile(cute_ctx *c, const gemm_sched *s, cute_int w, cute_int *tm, cute_int *tn);
@@ -442,14 +433,6 @@ void gemm_streamk_store_partial(cute_ctx *c, const gemm_plan *p, cute_tensor ws,
  * block below, once its flag is up */
 void gemm_streamk_start_from_partial(cute_ctx *c, const gemm_plan *p, cute_tensor ws, cute_tensor flags, cute_int tid,
                                      cute_tensor acc, cute_int first);
-/* ... the same by slot u: the accumulators into u's slot, u's flag raised; and, where `some`,
- * u's flag awaited (and lowered) and its slot loaded into acc, else zeros (the SM80 halves) */
-void gemm_fixup_store(cute_ctx *c, const gemm_plan *p, cute_tensor ws, cute_tensor flags, cute_int tid,
-                      cute_tensor acc, cute_int u);
-void gemm_fixup_load(cute_ctx *c, const gemm_plan *p, cute_tensor ws, cute_tensor flags, cute_int tid,
-                     cute_tensor acc, cute_int u, cute_val some);
-/* a ? x : y on index integers (32-bit) */
-cute_int gemm_int_pick(cute_ctx *c, cute_val a, cute_int x, cute_int y);
 /* a stream's workspace in the library (lib.c) */
 typedef struct gemm_streamk_ws {
     void *stream;

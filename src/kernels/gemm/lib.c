@@ -679,8 +679,8 @@ static cute_status run_pattern(cute_gemm_lib *lib, cute_gemm_variant variant, cu
     cute_buffer ws; /* stream-K's workspace, as args[6] and [7] point at it */
     bool sk_variant = cfg->variant == CUTE_GEMM_HOPPER || cfg->variant == CUTE_GEMM_TENSOROP ||
                       cfg->variant == CUTE_GEMM_TENSOROP_SMEM;
-    char why[1024]; /* the persistent SM80 kernel's tile counter and the halves' partials live in stream-K's workspace */
-    bool counter = gemm_sm80_dynamic(cfg, why, sizeof why) == 1 || gemm_sm80_halves(cfg, why, sizeof why) == 1;
+    char why[1024]; /* the persistent SM80 kernel's tile counter lives in the stream-K flags */
+    bool counter = gemm_sm80_dynamic(cfg, why, sizeof why) == 1;
     if (sk_variant && (cfg->tiling.schedule == CUTE_GEMM_SCHEDULE_STREAMK || counter) &&
         (s = streamk_args(lib, cfg, args, &nargs, stream, &ws, err, n)) != CUTE_OK)
         return s;

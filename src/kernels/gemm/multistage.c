@@ -93,11 +93,10 @@ static void across_tiles(cute_ctx *c, const gemm_plan *p, const gemm_tiles *t, c
 {
     cute_alg *a = cute_ctx_alg(c);
     cute_int S = cute_i(p->stages);
-    load_kblock(c, p, x, 0, cute_i(0));
-    CUTE_FOR(c, j, cute_i(0), cute_sub(a, t->k_tiles, g->k0)) {
-        cute_int read = cute_mod(a, j, S), next = cute_mod(a, cute_add(a, j, cute_i(1)), S);
-        cute_int write = cute_mod(a, cute_add(a, j, cute_i(p->stages - 1)), S);
-        cute_int kt = cute_add(a, g->k0, j);
+    load_kblock(c, p, x, 0, cute_mod(a, g->k0, S));
+    CUTE_FOR(c, kt, g->k0, t->k_tiles) {
+        cute_int read = cute_mod(a, kt, S), next = cute_mod(a, cute_add(a, kt, cute_i(1)), S);
+        cute_int write = cute_mod(a, cute_add(a, kt, cute_i(p->stages - 1)), S);
         for (int64_t kb = 0; kb < kbs; kb++) { /* unrolled at trace time */
             if (kb == kbs - 1) /* tile kt+1 has landed and every warp is done with kt-1 */
                 tile_landed(c, p);
@@ -120,10 +119,9 @@ static void within_tiles(cute_ctx *c, const gemm_plan *p, const gemm_tiles *t, c
 {
     cute_alg *a = cute_ctx_alg(c);
     cute_int S = cute_i(p->stages);
-    CUTE_FOR(c, j, cute_i(0), cute_sub(a, t->k_tiles, g->k0)) {
-        cute_int read = cute_mod(a, j, S);
-        cute_int write = cute_mod(a, cute_add(a, j, cute_i(p->stages - 1)), S);
-        cute_int kt = cute_add(a, g->k0, j);
+    CUTE_FOR(c, kt, g->k0, t->k_tiles) {
+        cute_int read = cute_mod(a, kt, S);
+        cute_int write = cute_mod(a, cute_add(a, kt, cute_i(p->stages - 1)), S);
         bool ahead = p->prefetch == GEMM_PREFETCH_WITHIN;
         if (ahead) load_kblock(c, p, x, 0, read);
         for (int64_t kb = 0; kb < kbs; kb++) { /* unrolled at trace time */
@@ -206,13 +204,15 @@ static g2s g2s_make(cute_ctx *c, const gemm_plan *p, cute_int tid, cute_tensor s
     return (g2s){tA, tB, cute_partition_D(c, tA, sA), cute_partition_D(c, tB, sB), cute_i(0)};
 }
 
-/* the first stages - 1 k-tiles of tile t from k-tile k0 into stages 0 .. stages - 2 (k-tile
- * k0 + j always in stage j % stages: the main loop counts j from a constant 0, so its stage
- * arithmetic is the same whatever k0, a run-time value in stream-K's pieces) */
+/* the first stages - 1 k-tiles of tile t from k-tile k0 (a k-tile kt always in stage
+ * kt % stages; stages 0 .. stages - 2 where k0 is 0) */
 static void prologue(cute_ctx *c, const gemm_plan *p, const gemm_tiles *t, const g2s *g)
 {
     cute_alg *a = cute_ctx_alg(c);
-    for (int s = 0; s < p->stages - 1; s++) issue_ktile(c, p, t, g, cute_add(a, g->k0, cute_i(s)), cute_i(s));
+    for (int s = 0; s < p->stages - 1; s++) {
+        cute_int kt = cute_add(a, g->k0, cute_i(s));
+        issue_ktile(c, p, t, g, kt, cute_mod(a, kt, cute_i(p->stages)));
+    }
 }
 
 /* the MMA's fragments (gC: any tile of C, for the accumulators' shape) and the shared ->
@@ -440,65 +440,6 @@ static void dynamic_kernel(cute_ctx *c, cute_tensor mA, cute_tensor mB, cute_ten
     }
 }
 
-/* Halves (CUTEC_GEMM_SM80_HALVES=1; a block a tile, unbatched, no fused epilogue): the
- * blocks of a block a tile start together and stay in step, so every round ends with every
- * SM's epilogue at once (C's 16.9 MB of s32 at s8 4096^3 leaving while no MMA runs) and begins
- * with every SM's prologue waiting on its first k-tile.  Here the first H = p->halves tiles
- * (half the block slots: one an SM where two fit) are split in two halves of K: blocks 0 .. H - 1 take the first
- * halves, leave their sums in their slot of stream-K's workspace and raise its flag; blocks
- * H .. T - 1 take the whole tiles H .. T - 1; the last H blocks (T + u) take the second halves,
- * waiting for slot u's flag and starting from its sums.  So one block of each SM (with one an
- * SM: half the SMs) ends half a tile early and its slot runs half a tile ahead of the other's
- * from then on: a round's epilogues and prologues come half the card at a time, beside the
- * other half's main loops,
- * and the second halves fill the last round's empty slots.  The second half of tile u comes
- * after its first in the grid's order, so its wait cannot hold up the first. */
-static void halves_kernel(cute_ctx *c, cute_tensor mA, cute_tensor mB, cute_tensor mC, cute_tensor cA,
-                          cute_tensor cB, cute_tensor cC, cute_val alpha, cute_val beta, cute_tensor ws,
-                          cute_tensor flags)
-{
-    const gemm_plan *p = cute_ctx_user(c);
-    cute_alg *a = cute_ctx_alg(c);
-    cute_int tid = cute_thread_idx(c, 0), b = cute_block_idx(c, 0);
-    cute_kernel_min_blocks(c, p->threads <= 128 ? 2 : 1);
-    walk w = {mA, mB, mC, cA, cB, cC, gemm_sched_make(c, p, mC, p->raster)};
-    cute_int T = w.sched.count, H = cute_min(a, cute_i(p->halves), T);
-    cute_val first = cute_int_lt(c, b, H), second = cute_int_lt(c, cute_sub(a, T, cute_i(1)), b);
-    cute_int u = gemm_int_pick(c, second, cute_sub(a, b, T), b); /* the tile, in the scheduler's order */
-    gemm_tiles t = tile_at(c, p, &w, u);
-    cute_int half = cute_div(a, t.k_tiles, cute_i(2));
-    cute_tensor sA, sB, sC;
-    block_smem(c, p, &sA, &sB, &sC);
-    g2s g = g2s_make(c, p, tid, sA, sB);
-    /* a second half's tiles of A and B (and their coordinates) moved on to its first k-tile,
-     * so that the main loop counts from k-tile 0 as a whole tile's does (a k0 beside it spilled) */
-    cute_int k0 = gemm_int_pick(c, second, half, cute_i(0));
-    cute_tuple at = cute_tuple_fmt(a, "(0,0,%I)", k0);
-    t.gA = cute_tensor_domain_offset(c, t.gA, at), t.kA = cute_tensor_domain_offset(c, t.kA, at);
-    t.gB = cute_tensor_domain_offset(c, t.gB, at), t.kB = cute_tensor_domain_offset(c, t.kB, at);
-    t.k_tiles = gemm_int_pick(c, first, half, cute_sub(a, t.k_tiles, k0));
-    prologue(c, p, &t, &g);
-    frags f = frags_make(c, p, tid, sA, sB, t.gC);
-    cute_clear(c, f.tCrC);
-    CUTE_IF(c, second) gemm_fixup_load(c, p, ws, flags, tid, f.tCrC, u, cute_val_int(c, CUTE_I1, 1));
-    mainloop(c, p, &t, &g, &f.x, f.tCrA, f.tCrB, f.tCrC);
-    /* (whether a first half, and its slot, read again here: kept across the main loop they
-     * spilled at s8 128x128x128, 255 registers) */
-    cute_int again = cute_block_idx(c, 0);
-    gemm_sched s = gemm_sched_make(c, p, mC, p->raster);
-    CUTE_IF(c, cute_int_lt(c, again, cute_min(a, cute_i(p->halves), s.count)))
-        gemm_fixup_store(c, p, ws, flags, tid, f.tCrC, again);
-    CUTE_ELSE(c) epilogue(c, p, tid, &t, f.tCrC, alpha, beta, sC);
-}
-
-/* the halves' grid: a block a tile and one more a split tile, in one dimension */
-static cute_launch_cfg halves_launch(cute_ctx *c, const gemm_plan *p, const gemm_sched *s)
-{
-    cute_alg *a = cute_ctx_alg(c);
-    cute_int grid = cute_add(a, s->count, cute_min(a, cute_i(p->halves), s->count));
-    return (cute_launch_cfg){.grid = {grid}, .block = {cute_i(p->threads)}, .smem_bytes = cute_i(0)};
-}
-
 /* Stream-K (CUTE_GEMM_SCHEDULE_STREAMK; streamk.c divides the work, streamk_fixup.c adds the
  * partials): a grid of as many blocks as are resident (p->sms: two an SM for blocks of up to
  * 4 warps), block b one contiguous run of the (tile, k-tile) iterations of every tile in the
@@ -565,8 +506,7 @@ static void streamk_kernel(cute_ctx *c, cute_tensor mA, cute_tensor mB, cute_ten
 {
     const gemm_plan *p = cute_ctx_user(c);
     sk_block k = sk_begin(c, p, mA, mB, mC, cA, cB, cC);
-    gemm_streamk sk = p->sk_hybrid ? gemm_streamk_make(c, &k.w.sched, k.k_tiles)
-                                   : gemm_streamk_make_all(c, &k.w.sched, k.k_tiles);
+    gemm_streamk sk = gemm_streamk_make_all(c, &k.w.sched, k.k_tiles);
     CUTE_FOR(c, i, cute_i(0), sk.items) {
         gemm_work wk = gemm_streamk_work(c, &sk, i);
         gemm_tiles t = sk_tile(c, p, &k.w, wk.tile, wk.k0, wk.k1, &k.g);
@@ -579,8 +519,7 @@ static void streamk_kernel(cute_ctx *c, cute_tensor mA, cute_tensor mB, cute_ten
 }
 
 /* the kernels that take the library's stream-K workspace and flags (arguments 6 and 7; 5, the
- * unused vector): stream-K's, the persistent one whose tiles come from a counter there, and
- * the halves */
+ * unused vector): stream-K's, and the persistent one whose tiles come from a counter there */
 static void flags_host(cute_ctx *c, const cute_arg *arg)
 {
     const gemm_plan *p = cute_ctx_user(c);
@@ -590,14 +529,9 @@ static void flags_host(cute_ctx *c, const cute_arg *arg)
     cute_tensor cB = cute_make_identity_tensor(c, gemm_matrix_shape(c, mB));
     cute_tensor cC = cute_make_identity_tensor(c, gemm_matrix_shape(c, mC));
     gemm_sched s = gemm_sched_make(c, p, mC, p->raster);
-    cute_int k_tiles = cute_ceil_div(cute_ctx_alg(c), mA.layout.shape.leaf[1], cute_i(p->bk));
-    if (p->halves)
-        CUTE_LAUNCH(c, halves_kernel, halves_launch(c, p, &s), mA, mB, mC, cA, cB, cC, arg[3].f, arg[4].f,
-                    arg[6].tensor, arg[7].tensor);
-    else if (p->streamk)
-        CUTE_LAUNCH(c, streamk_kernel,
-                    p->sk_hybrid ? gemm_streamk_launch_cfg(c, p, &s, k_tiles) : gemm_streamk_all_launch_cfg(c, p, &s),
-                    mA, mB, mC, cA, cB, cC, arg[3].f, arg[4].f, arg[6].tensor, arg[7].tensor);
+    if (p->streamk)
+        CUTE_LAUNCH(c, streamk_kernel, gemm_streamk_all_launch_cfg(c, p, &s), mA, mB, mC, cA, cB, cC, arg[3].f,
+                    arg[4].f, arg[6].tensor, arg[7].tensor);
     else
         CUTE_LAUNCH(c, dynamic_kernel, gemm_sched_launch_cfg(c, p, &s), mA, mB, mC, cA, cB, cC, arg[3].f, arg[4].f,
                     arg[6].tensor, arg[7].tensor);
@@ -626,5 +560,5 @@ static GEMM_HOST_LAUNCH(persistent_host, persistent_kernel, persistent_launch(c,
 void gemm_multistage_host(cute_ctx *c, const cute_arg *arg)
 {
     const gemm_plan *p = cute_ctx_user(c);
-    (p->streamk || p->dynamic || p->halves ? flags_host : p->persistent ? persistent_host : tiles_host)(c, arg);
+    (p->streamk || p->dynamic ? flags_host : p->persistent ? persistent_host : tiles_host)(c, arg);
 }

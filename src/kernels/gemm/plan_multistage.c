@@ -439,21 +439,6 @@ static bool streamk_fits(cute_alg *a, const gemm_plan *p)
     return true;
 }
 
-/* The SM80 stream-K kernel's division of the work (CUTEC_GEMM_SM80_STREAMK, with the stream-K
- * schedule): `all`, every tile in equal runs of k-tiles (sk13's; lost to a block a tile, s8
- * 4096^3 857 against 946 TOPS, bench/RESULTS.md), or `hybrid`, Hopper's (streamk.c): whole
- * tiles for all but the last full wave, the rest in runs, so only the last partial wave's
- * k-tiles are spread over every block (bf16 256x128 at 4096^3: 3.88 waves, a block's last
- * tile and the 0.88 wave's share in 120 k-tiles instead of two tiles' 128).  Opt-in until
- * scripts/device-sm80_39.sh times it; the flip is `by_default`. */
-static bool streamk_division(cute_alg *a, gemm_plan *p)
-{
-    static const int by_default = 0;
-    if (!p->streamk) return true;
-    p->sk_hybrid = kernel_env_choice(a, "CUTEC_GEMM_SM80_STREAMK", "all|hybrid", by_default) == 1;
-    return !a->failed;
-}
-
 /* Programmatic dependent launch of a block a tile (CUTEC_GEMM_SM80_PDL=1, sm_90 targets;
  * opt-in: s8 4096^3 +1.25 and +0.46 points of the ceiling on the H200, not the rule's 1 in
  * both pairs, bench/RESULTS.md dec-s8; scripts/device-s16.sh times it again, the flip is
@@ -465,7 +450,7 @@ static bool dependent_launch(cute_alg *a, gemm_plan *p, int arch)
 {
     static const int by_default = 0;
     int e = kernel_env_choice(a, "CUTEC_GEMM_SM80_PDL", "0|1", by_default);
-    p->pdl = e == 1 && arch >= 90 && !p->persistent && !p->streamk && !p->dynamic && !p->halves;
+    p->pdl = e == 1 && arch >= 90 && !p->persistent && !p->streamk && !p->dynamic;
     return !a->failed;
 }
 
@@ -510,17 +495,10 @@ bool gemm_plan_tensorop(cute_alg *a, const cute_gemm_config *cfg, int arch, gemm
     int dynamic = gemm_sm80_dynamic(cfg, why, sizeof why);
     if (dynamic < 0) return cute_alg_fail(a, "%s", why);
     p->dynamic = dynamic == 1;
-    int halves = gemm_sm80_halves(cfg, why, sizeof why);
-    if (halves < 0) return cute_alg_fail(a, "%s", why);
-    if (halves == 1 && (cute_dtype)atom.c_type != gemm_streamk_acc_dtype(cfg->dtype))
-        return cute_alg_fail(a, "gemm tiling: the SM80 halves keep %s partials, but %s accumulates in %s",
-                             cute_dtype_name(gemm_streamk_acc_dtype(cfg->dtype)), atom.name,
-                             cute_dtype_name((cute_dtype)atom.c_type));
-    p->halves = halves == 1; /* (compile.c makes it the count: one a resident SM) */
     p->streamk = cfg->tiling.schedule == CUTE_GEMM_SCHEDULE_STREAMK;
     if (p->streamk && !streamk_fits(a, p)) return false;
     if (p->streamk) p->streamk_per_sm = two_fit(p, arch, p->stages * stage_bytes(p));
-    if (!streamk_division(a, p) || !dependent_launch(a, p, arch) || !diagnostic(a, p)) return false;
+    if (!dependent_launch(a, p, arch) || !diagnostic(a, p)) return false;
     p->c_parts = 1;
     if (smem_epilogue && p->persistent) return persistent_c_tile(a, p, arch, wn * atom.n * 2);
     if (p->persistent) p->per_sm = two_fit(p, arch, p->stages * stage_bytes(p)); /* step 4: no C tile */

@@ -15,7 +15,8 @@
 #include "cutec/notation.h"
 #include "kernels/gemm/gemm_internal.h"
 
-cute_int gemm_int_pick(cute_ctx *c, cute_val a, cute_int x, cute_int y)
+/* a ? x : y on index integers */
+static cute_int pick(cute_ctx *c, cute_val a, cute_int x, cute_int y)
 {
     cute_val v = cute_val_select(c, a, cute_int_value(c, x, CUTE_I32), cute_int_value(c, y, CUTE_I32));
     return cute_int_from_val(c, v, 0);
@@ -90,10 +91,10 @@ gemm_work gemm_streamk_work(cute_ctx *c, const gemm_streamk *k, cute_int i)
     cute_int k0 = cute_sub(a, cute_max(a, k->g0, base), base);
     cute_int k1 = cute_sub(a, cute_min(a, k->g1, cute_add(a, base, K)), base);
     gemm_work w;
-    w.tile = gemm_int_pick(c, dp, cute_add(a, me, cute_mul(a, i, k->units)), cute_add(a, k->dp, t));
-    w.k0 = gemm_int_pick(c, dp, cute_i(0), k0);
-    w.k1 = gemm_int_pick(c, dp, K, k1);
-    w.first = gemm_int_pick(c, dp, me, run_of(a, k, base));
+    w.tile = pick(c, dp, cute_add(a, me, cute_mul(a, i, k->units)), cute_add(a, k->dp, t));
+    w.k0 = pick(c, dp, cute_i(0), k0);
+    w.k1 = pick(c, dp, K, k1);
+    w.first = pick(c, dp, me, run_of(a, k, base));
     w.partial = cute_int_lt(c, w.k1, K);
     return w;
 }

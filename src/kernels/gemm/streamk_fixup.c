@@ -60,39 +60,29 @@ static void consumers_meet(cute_ctx *c, const gemm_plan *p)
     cute_named_barrier_sync(c, FIXUP_BARRIER, consumer_threads(p));
 }
 
-void gemm_fixup_store(cute_ctx *c, const gemm_plan *p, cute_tensor ws, cute_tensor flags, cute_int tid,
-                      cute_tensor acc, cute_int u)
-{
-    cute_tensor_store(c, slot(c, p, ws, tid, u, acc), cute_tensor_load(c, acc));
-    consumers_meet(c, p); /* every consumer's stores of the slot before the flag */
-    CUTE_IF(c, cute_int_eq(c, tid, cute_i(0))) cute_peer_release(c, flags, u, cute_i(1));
-}
-
-void gemm_fixup_load(cute_ctx *c, const gemm_plan *p, cute_tensor ws, cute_tensor flags, cute_int tid,
-                     cute_tensor acc, cute_int u, cute_val some)
-{
-    CUTE_IF(c, some) {
-        if (!(p->broken & GEMM_BREAK_FIXUP_WAIT)) {
-            CUTE_IF(c, cute_int_eq(c, tid, cute_i(0))) {
-                cute_peer_wait(c, flags, u, cute_i(1));
-                cute_peer_release(c, flags, u, cute_i(0)); /* down for the next kernel */
-            }
-        }
-        consumers_meet(c, p); /* the loads after the acquire */
-    }
-    if (p->broken & GEMM_BREAK_FIXUP_ADD) some = cute_val_int(c, CUTE_I1, 0);
-    load_slot(c, acc, slot(c, p, ws, tid, u, acc), some);
-}
-
 void gemm_streamk_store_partial(cute_ctx *c, const gemm_plan *p, cute_tensor ws, cute_tensor flags, cute_int tid,
                                 cute_tensor acc)
 {
-    gemm_fixup_store(c, p, ws, flags, tid, acc, cute_block_idx(c, 0));
+    cute_int me = cute_block_idx(c, 0);
+    cute_tensor_store(c, slot(c, p, ws, tid, me, acc), cute_tensor_load(c, acc));
+    consumers_meet(c, p); /* every consumer's stores of the slot before the flag */
+    CUTE_IF(c, cute_int_eq(c, tid, cute_i(0))) cute_peer_release(c, flags, me, cute_i(1));
 }
 
 void gemm_streamk_start_from_partial(cute_ctx *c, const gemm_plan *p, cute_tensor ws, cute_tensor flags, cute_int tid,
                                      cute_tensor acc, cute_int first)
 {
     cute_int me = cute_block_idx(c, 0), below = cute_sub(cute_ctx_alg(c), me, cute_i(1));
-    gemm_fixup_load(c, p, ws, flags, tid, acc, below, cute_int_lt(c, first, me));
+    cute_val some = cute_int_lt(c, first, me);
+    CUTE_IF(c, some) {
+        if (!(p->broken & GEMM_BREAK_FIXUP_WAIT)) {
+            CUTE_IF(c, cute_int_eq(c, tid, cute_i(0))) {
+                cute_peer_wait(c, flags, below, cute_i(1));
+                cute_peer_release(c, flags, below, cute_i(0)); /* down for the next kernel */
+            }
+        }
+        consumers_meet(c, p); /* the loads after the acquire */
+    }
+    if (p->broken & GEMM_BREAK_FIXUP_ADD) some = cute_val_int(c, CUTE_I1, 0);
+    load_slot(c, acc, slot(c, p, ws, tid, below, acc), some);
 }

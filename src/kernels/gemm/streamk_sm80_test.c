@@ -9,8 +9,6 @@
  *  - that the runs met in the fixup (with no partials added C goes wrong), the flags back at
  *    0 after a call, and a finisher that does not wait caught (it leaves them raised);
  *  - what it refuses, named: a batch, a fused epilogue;
- *  - the hybrid division (CUTEC_GEMM_SM80_STREAMK=hybrid): whole tiles, then the runs;
- *  - a block a tile in halves (CUTEC_GEMM_SM80_HALVES=1): the first tiles split in two;
  *  - on a GPU (else skipped, visibly): s8 at 4096^3 (3.88 waves of 128 x 128 tiles) sampled,
  *    and odd sizes. */
 #include <stdlib.h>
@@ -125,8 +123,6 @@ static cute_status run_broken(cute_runtime *rt, const skcase *k, unsigned how, i
 
 #define S8_TILE {.bm = 64, .bn = 64, .bk = 64, .stages = 3, .warps_m = 2, .warps_n = 2, .schedule = SK}
 #define BF_TILE {.bm = 64, .bn = 64, .bk = 32, .stages = 3, .warps_m = 2, .warps_n = 2, .schedule = SK}
-#define S8_WHOLE {.bm = 64, .bn = 64, .bk = 64, .stages = 3, .warps_m = 2, .warps_n = 2}
-#define BF_WHOLE {.bm = 64, .bn = 64, .bk = 32, .stages = 3, .warps_m = 2, .warps_n = 2}
 
 /* 5 x 3 tiles of 64 x 64, 5 k-tiles each, on 4 blocks: runs of 18.75 k-tiles, so tiles
  * 3, 7 and 11 are split between two blocks */
@@ -167,55 +163,6 @@ static void refused(cute_runtime *rt)
     }
 }
 
-/* the cases k under NAME=VALUE, then NAME=yes refused by name (a compile of `bad`'s tiling,
- * its message naming `choices`); NAME as it was after */
-static void under_setting(cute_runtime *rt, const char *name, const char *value, const char *choices,
-                          const skcase *k, size_t n, cute_gemm_tiling bad)
-{
-    const char *was = getenv(name);
-    char keep[64], want[128];
-    snprintf(keep, sizeof keep, "%s", was ? was : "");
-    setenv(name, value, 1);
-    for (size_t i = 0; i < n; i++) through_lib(rt, &k[i]);
-    setenv(name, "yes", 1);
-    cute_gemm_config cfg = {.variant = CUTE_GEMM_TENSOROP_SMEM, .dtype = CUTE_I8, .c_dtype = CUTE_I32,
-                            .major = {1, 1, 1}, .align_bytes = 16, .tiling = bad};
-    char why[1024] = "";
-    const cute_fn *f = cute_gemm_compile(rt, &cfg, why, sizeof why);
-    snprintf(want, sizeof want, "%s=yes: not one of %s", name, choices);
-    CHECK(!f && strstr(why, want), "%s=yes: %s", name, f ? "taken" : why);
-    cute_fn_free(f);
-    if (was) setenv(name, keep, 1);
-    else unsetenv(name);
-}
-
-/* CUTEC_GEMM_SM80_STREAMK=hybrid (streamk.c's gemm_streamk_make, Hopper's division): 3 x 3
- * tiles of 64 x 64 on 4 blocks, 7 or 8 k-tiles each: tiles 0-3 whole (a block each), the last
- * 5 in runs of 8.75 or 10 k-tiles (most of them split between two blocks); where the
- * runs do not pay (5 k-tiles: the split case) every tile whole, each block walking its own;
- * fewer tiles than blocks.  CUTEC_GEMM_SM80_HALVES=1 (a block a tile, multistage.c's
- * halves_kernel): on the interpreter's 2 SMs the first 2 tiles in two halves of K, the second
- * halves last; K of 5, 7 and 1 k-tiles (odd counts, and a first half of none); steps 4 and 5.
- * Each setting's value outside its set refused by name. */
-static void settings(cute_runtime *rt)
-{
-    static const skcase hybrid[] = {
-        {190, 150, 224, CUTE_BF16, CUTE_F32, 1, 1, 1.5, -0.5, CUTE_GEMM_TENSOROP_SMEM, BF_TILE, "hybrid, runs"},
-        {190, 150, 450, CUTE_I8, CUTE_I32, 0, 1, 3, -2, CUTE_GEMM_TENSOROP, S8_TILE, "hybrid, runs, step 4"},
-        {257, 129, 300, CUTE_I8, CUTE_I32, 1, 1, 2, -1, CUTE_GEMM_TENSOROP_SMEM, S8_TILE, "hybrid, whole tiles"},
-        {100, 64, 300, CUTE_I8, CUTE_I32, 1, 1, 1, 0, CUTE_GEMM_TENSOROP_SMEM, S8_TILE, "hybrid, fewer tiles"},
-    };
-    static const skcase halves[] = {
-        {257, 129, 300, CUTE_I8, CUTE_I32, 1, 1, 2, -1, CUTE_GEMM_TENSOROP_SMEM, S8_WHOLE, "halves"},
-        {190, 100, 200, CUTE_BF16, CUTE_F32, 1, 0, 1.5, -0.5, CUTE_GEMM_TENSOROP, BF_WHOLE, "halves, step 4"},
-        {100, 64, 40, CUTE_I8, CUTE_I32, 1, 1, 1, 0, CUTE_GEMM_TENSOROP_SMEM, S8_WHOLE, "halves, one k-tile"},
-    };
-    under_setting(rt, "CUTEC_GEMM_SM80_STREAMK", "hybrid", "all|hybrid", hybrid, sizeof hybrid / sizeof hybrid[0],
-                  (cute_gemm_tiling)S8_TILE);
-    under_setting(rt, "CUTEC_GEMM_SM80_HALVES", "1", "0|1", halves, sizeof halves / sizeof halves[0],
-                  (cute_gemm_tiling)S8_WHOLE);
-}
-
 static void interp(void)
 {
     cute_runtime *rt = gtk_interp();
@@ -241,7 +188,6 @@ static void interp(void)
     for (size_t i = 0; i < sizeof k / sizeof k[0]; i++) through_lib(rt, &k[i]);
     broken_all(rt);
     refused(rt);
-    settings(rt);
     cute_runtime_free(rt);
 }
 

@@ -88,15 +88,3 @@ int gemm_sm80_dynamic(const cute_gemm_config *cfg, char *err, size_t n)
         return 0;
     return cute_env_choice_err("CUTEC_GEMM_SM80_PERSISTENT", "static|dynamic", 0, err, n);
 }
-
-/* (opt-in until scripts/device-sm80_39.sh times it at s8 and bf16 4096^3; the flips are
- * s8_by_default and bf16_by_default, f16 taking bf16's) */
-int gemm_sm80_halves(const cute_gemm_config *cfg, char *err, size_t n)
-{
-    static const int s8_by_default = 0, bf16_by_default = 0;
-    int dflt = cfg->dtype == CUTE_I8 ? s8_by_default : cfg->dtype == CUTE_BF16 || cfg->dtype == CUTE_F16 ? bf16_by_default : 0;
-    if ((cfg->variant != CUTE_GEMM_TENSOROP && cfg->variant != CUTE_GEMM_TENSOROP_SMEM) ||
-        cfg->tiling.schedule != CUTE_GEMM_SCHEDULE_AUTO || cfg->batched || cute_gemm_epilogue_fused(&cfg->epilogue))
-        return 0;
-    return cute_env_choice_err("CUTEC_GEMM_SM80_HALVES", "0|1", dflt, err, n);
-}
