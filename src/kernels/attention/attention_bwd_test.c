@@ -186,10 +186,12 @@ static void run_case(cute_attention_lib *lib, cute_backend *b, const void *one, 
     if (!attn_test_hopper_here(b, wanted, "the Hopper backward")) return;
     cute_attention_lib_set_kernel(lib, wanted, 0);
     const char *form = getenv("CUTEC_ATTN_BWD_FORM"); /* (fused-atomic: dQ's sums in no set order) */
-    snprintf(what, sizeof what, "%s%s %s B%lld Sq%lld Sk%lld H%lld G%lld D%lld%s%s%s%s", backend,
+    const char *post = getenv("CUTEC_ATTN_BWD_POST");
+    snprintf(what, sizeof what, "%s%s %s B%lld Sq%lld Sk%lld H%lld G%lld D%lld%s%s%s%s%s%s", backend,
              wanted == CUTE_ATTENTION_HOPPER ? " hopper" : "", cute_dtype_name(k->d),
              (long long)k->B, (long long)k->Sq, (long long)k->Sk, (long long)k->H, (long long)k->G, (long long)k->D,
-             k->causal ? " causal" : "", k->sdpa ? " sdpa-layout" : "", form ? " form " : "", form ? form : "");
+             k->causal ? " causal" : "", k->sdpa ? " sdpa-layout" : "", form ? " form " : "", form ? form : "",
+             post ? " post " : "", post ? post : "");
     bwd_run r = {.k = k};
     setup(b, &r);
     const cute_call_arg *a = r.arg;
@@ -352,8 +354,10 @@ static void on_gpu(void)
     };
     wanted = CUTE_ATTENTION_HOPPER;
     ATTN_TEST_ON("cuda", "the attention backward (hopper)", moderate);
-    setenv("CUTEC_ATTN_BWD_FORM", "fused", 1);
-    ATTN_TEST_ON("cuda", "the attention backward (hopper, dQ fused)", fused);
+    setenv("CUTEC_ATTN_BWD_FORM", "fused", 1); /* (dQ stored in rows: the moderate d128 case stores the default way) */
+    setenv("CUTEC_ATTN_BWD_POST", "rows", 1);
+    ATTN_TEST_ON("cuda", "the attention backward (hopper, dQ fused, stored in rows)", fused);
+    unsetenv("CUTEC_ATTN_BWD_POST");
     setenv("CUTEC_ATTN_BWD_FORM", "fused-atomic", 1);
     ATTN_TEST_ON("cuda", "the attention backward (hopper, dQ fused, added in any order)", fused);
     unsetenv("CUTEC_ATTN_BWD_FORM");
@@ -415,7 +419,11 @@ int main(void)
     };
     setenv("CUTEC_ATTN_BWD_FORM", "fused", 1);
     ATTN_TEST_ON("interp", "the attention backward (hopper, dQ fused)", hopper_d128);
-    ATTN_TEST_ON("interp", "the attention backward (hopper, dQ fused)", fused_more);
+    /* ... these with dQ stored through shared memory in rows (CUTEC_ATTN_BWD_POST=rows):
+     * the last query tile's rows past Sq not stored */
+    setenv("CUTEC_ATTN_BWD_POST", "rows", 1);
+    ATTN_TEST_ON("interp", "the attention backward (hopper, dQ fused, stored in rows)", fused_more);
+    unsetenv("CUTEC_ATTN_BWD_POST");
     /* and added in no set order into zeroed sums (fused-atomic): three key tiles adding;
      * query tiles no key tile meets (zero, from the zeroing alone) */
     static const bwd_case fused_atomic[] = {

@@ -34,7 +34,7 @@ static bool make_plan(cute_alg *a, cute_runtime *rt, const cute_attention_config
     if (!attn_bwd_plan_make(a, cfg, &hp->pre)) return false;
     if (!hopper) return true;
     int arch = cute_runtime_target_arch(rt);
-    hp->fused_dq = hp->dq_atomic = false;
+    hp->fused_dq = hp->dq_atomic = hp->post_rows = false;
     if (!attn_plan_hopper_bwd(a, cfg, arch, &hp->dq) || !attn_plan_hopper_bwd(a, cfg, arch, &hp->kv)) return false;
     /* (head dim 64: K^T in 32-column halves is no GMMA layout; 96: not built; their two
      * kernels stay) */
@@ -43,7 +43,8 @@ static bool make_plan(cute_alg *a, cute_runtime *rt, const cute_attention_config
     if (!attn_bwd_fuses(form, cfg->head_dim)) return true;
     if (!attn_hbdq_plan(a, hp)) return false;
     hp->dq_atomic = form == ATTN_BWD_FORM_ATOMIC;
-    return true;
+    hp->post_rows = kernel_env_choice(a, "CUTEC_ATTN_BWD_POST", ATTN_BWD_POSTS, ATTN_BWD_POST_DEFAULT) == ATTN_BWD_POST_ROWS;
+    return !a->failed;
 }
 
 const cute_fn *cute_attention_bwd_compile(cute_runtime *rt, const cute_attention_config *cfg, char *err, size_t n)
@@ -61,8 +62,8 @@ const cute_fn *cute_attention_bwd_compile(cute_runtime *rt, const cute_attention
     make_specs(cfg, specs);
     char name[80];
     const char *dq = !hopper || !plan->fused_dq ? "" : plan->dq_atomic ? "_dqatomic" : "_dqfused";
-    snprintf(name, sizeof name, "attention_bwd%s_%s_d%d%s%s", hopper ? "_hopper" : "", cute_dtype_name(cfg->dtype),
-             cfg->head_dim, cfg->causal ? "_causal" : "", dq);
+    snprintf(name, sizeof name, "attention_bwd%s_%s_d%d%s%s%s", hopper ? "_hopper" : "", cute_dtype_name(cfg->dtype),
+             cfg->head_dim, cfg->causal ? "_causal" : "", dq, hopper && plan->post_rows ? "_postrows" : "");
     /* (the SM80 host reads the user pointer as an attn_plan: hp->pre, the struct's first member) */
     const cute_fn *f = cute_compile(rt, name, hopper ? attn_hop_bwd_host : bwd_host, plan, ATTN_BWD_NARGS, specs, err, n);
     free(plan); /* only needed while tracing */
