@@ -85,6 +85,9 @@ typedef struct attn_hop_bwd_plan {
     bool post_rows; /* the last kernel's dQ through shared memory, 16 bytes a store in row
                      * order (CUTEC_ATTN_BWD_POST=rows; else 4 in the MMA's C layout) */
     cute_tiled_copy post_s2g; /* ... its copy: shared memory to dQ */
+    bool persist; /* the dK/dV kernel on a persistent grid of at most sms blocks
+                   * (CUTEC_ATTN_BWD_PERSIST=1, hopper_bwd.c) */
+    int sms;
     cute_tiled_mma dq_mma;
     cute_composed smem_ds;
     cute_tma_atom tma_dq_store, tma_dq_add;
