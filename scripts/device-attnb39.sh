@@ -19,9 +19,10 @@
 # the lead's `make all tests`; about 110 s runs them all):
 #   1. rows and persist on the GPU against float64 FIRST (`cutec run attention --bwd`, one
 #      process, both forms: odd S, GQA, several rounds of key tiles a block);
-#   2. d128 8x16x4096 not causal, the default, rows, persist, then the other way round
-#      (`cutec run attention --bwd --iters 20`: one row, checked against float64 on 256
-#      rows of each output, then the median of 20 calls; `cutec bench` times causal too);
+#   2. d128 8x16x4096 not causal: the default, rows, persist, then the default, persist, rows
+#      (a round's pair whole once a form follows its default; `cutec run attention --bwd
+#      --iters 20`: one row, checked against float64 on 256 rows of each output, then the
+#      median of 20 calls; `cutec bench` would time the causal row too);
 #   3. d128 2x16x16384 alike, one round; 4. SDPA's backward at both shapes
 #      (bench/torch_attention.py, as the bench runs it).
 # Decides, a form at a time (pairs: a round's form against its default; 0 wrong in every run):
@@ -68,11 +69,11 @@ tops() { sed -n 's/.*verified against float64 (0 wrong.*, \([0-9.]*\) TFLOP\/s.*
         --variant hopper --headdim 128 --iters 1 --batch 4 --heads 16 --kv-heads 8 --seqlen 2049
     # shellcheck disable=SC2086
     {
-        echo "== 2. d128 8x16x4096 not causal: the default, rows, persist, and back"
+        echo "== 2. d128 8x16x4096 not causal: the default, rows, persist; the default, persist, rows"
         for form in c rows persist; do one r1 $form 14 $shape4k; done
-        for form in persist rows c; do one r2 $form 14 $shape4k; done
-        echo "== 3. d128 2x16x16384 not causal: rows, persist, the default"
-        for form in rows persist c; do one r3 $form 16 $shape16k; done
+        for form in c persist rows; do one r2 $form 14 $shape4k; done
+        echo "== 3. d128 2x16x16384 not causal: the default, persist, rows"
+        for form in c persist rows; do one r3 $form 16 $shape16k; done
     }
     echo "== 4. SDPA's backward at both shapes"
     device_step 25 python3 bench/torch_attention.py --bwd bf16 8x16x4096x128 2x16x16384x128

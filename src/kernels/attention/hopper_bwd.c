@@ -569,7 +569,7 @@ static void issue_scores_apart(cute_ctx *c, const attn_plan *p, const hb_smem *m
  * that of zeros staged before (no wgmma in a branch, and a first step peeled off the loop
  * would spill), the last part alone after the loop. */
 static void serial_steps(cute_ctx *c, const attn_plan *p, const hb_job *j, const hb_smem *m, hb_frag *f,
-                         const cute_tensor *mt, cute_val scale_log2, cute_pipeline_state *s)
+                         const cute_tensor *mt, cute_val scale_log2, cute_pipeline_state *s, cute_pipeline_state *sx)
 {
     if (j->fused) attn_hbdq_stage_zero(c, j->hp, &f->q, f->acc_b);
     CUTE_FOR(c, i, cute_i(0), j->steps) { serial_step(c, p, j, m, f, mt, scale_log2, s, i, j->fused); }
@@ -579,6 +579,10 @@ static void serial_steps(cute_ctx *c, const attn_plan *p, const hb_job *j, const
     attn_hbdq_issue(c, j->hp, &f->q);
     cute_warpgroup_commit_batch(c);
     cute_warpgroup_wait(c, 0);
+    if (sx) { /* (persistent) K and V read for the last time: their stage to the next tile's */
+        cute_pipeline_consumer_release(c, &m->px, sx);
+        cute_pipeline_state_advance(c, sx);
+    }
     attn_hbdq_handoff(c, &f->q);
 }
 
@@ -661,7 +665,7 @@ static void consumer(cute_ctx *c, const attn_plan *p, const hb_job *j, const hb_
     cute_pipeline_consumer_wait(c, &m->px, &sx, (cute_val){0});
     if (staged_lines(p, j)) {
         cute_pipeline_state s = cute_make_pipeline_state(c, CUTE_PIPELINE_CONSUMER, p->stages);
-        serial_steps(c, p, j, m, &f, mt, scale_log2, &s);
+        serial_steps(c, p, j, m, &f, mt, scale_log2, &s, NULL);
     } else {
         cute_val first = attn_hop_pingpong_start(c, tid);
         overlapped_steps(c, p, j, m, &f, mt, scale_log2, first);
@@ -671,8 +675,9 @@ static void consumer(cute_ctx *c, const attn_plan *p, const hb_job *j, const hb_
 }
 
 /* CUTEC_ATTN_BWD_PERSIST=1: the consumers' rounds, each a key tile's steps once its K and V
- * are in, its stage of them released once the steps' last products are done, then its dK and
- * dV stored (while the producer loads the next tile's K and V) */
+ * are in, their stage released once the last product that reads them is done (serial_steps;
+ * before the last dQ part's hand-off), then its dK and dV stored (while the producer loads the
+ * next tile's K and V) */
 static void persistent_consumer(cute_ctx *c, const attn_plan *p, const hb_job *j0, const hb_smem *m,
                                 const cute_tensor *mt, cute_int tid, cute_val scale_log2, cute_val scale)
 {
@@ -684,9 +689,7 @@ static void persistent_consumer(cute_ctx *c, const attn_plan *p, const hb_job *j
         cute_fill(c, f.out[0], 0);
         cute_fill(c, f.out[1], 0);
         cute_pipeline_consumer_wait(c, &m->px, &sx, (cute_val){0});
-        serial_steps(c, p, &j, m, &f, mt, scale_log2, &s);
-        cute_pipeline_consumer_release(c, &m->px, &sx);
-        cute_pipeline_state_advance(c, &sx);
+        serial_steps(c, p, &j, m, &f, mt, scale_log2, &s, &sx);
         store_outs(c, p, &j, &f, mt, scale);
     }
 }
