@@ -21,7 +21,8 @@
  * slower than these serial steps: docs/attention.md.)  At head dim 128, with
  * CUTEC_ATTN_BWD_FORM=fused (or fused-atomic), the dK/dV kernel makes dQ's parts too
  * (hopper_bwd_dq.c: 5 products, the blocks' parts added in a fixed order, or in none) and the
- * dQ kernel is not launched. */
+ * dQ kernel is not launched; with CUTEC_ATTN_BWD_PERSIST=1 as well, that kernel runs on a
+ * persistent grid (persistent_job). */
 #include "cutec/atom_table.h"
 #include "cutec/notation.h"
 #include "cutec/pipeline.h"
