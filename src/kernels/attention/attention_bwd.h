@@ -82,12 +82,8 @@ typedef struct attn_hop_bwd_plan {
     bool dq_atomic; /* the fused dQ's parts added in no set order (CUTEC_ATTN_BWD_FORM=
                      * fused-atomic): no turns, the sums zeroed first (nondeterministic,
                      * FlashAttention 3's default) */
-    bool post_rows; /* the last kernel's dQ through shared memory, 16 bytes a store in row
-                     * order (CUTEC_ATTN_BWD_POST=rows; else 4 in the MMA's C layout) */
-    cute_tiled_copy post_s2g; /* ... its copy: shared memory to dQ */
-    bool persist; /* the dK/dV kernel on a persistent grid of at most sms blocks
-                   * (CUTEC_ATTN_BWD_PERSIST=1, hopper_bwd.c) */
-    int sms;
+    cute_tiled_copy post_s2g; /* the last kernel's dQ tile, shared memory to dQ in rows, 16
+                               * bytes a thread (hopper_bwd_dq.c's store_rows) */
     cute_tiled_mma dq_mma;
     cute_composed smem_ds;
     cute_tma_atom tma_dq_store, tma_dq_add;
@@ -108,11 +104,6 @@ static inline int attn_bwd_form_default(bool causal) { return causal ? ATTN_BWD_
 /* whether a form fuses dQ into the dK/dV kernel at head dim d (the Hopper kernel's d128 only):
  * the plan and the library's workspace decide it by this one rule */
 static inline bool attn_bwd_fuses(int form, int64_t d) { return d == 128 && form != ATTN_BWD_FORM_TWO; }
-/* CUTEC_ATTN_BWD_POST (read when the library compiles; the fused forms' last kernel): dQ
- * stored from the MMA's C layout (c, 4 bytes a store) or through shared memory in rows (rows,
- * 16 bytes a store; opt-in until scripts/device-attnb39.sh times it) */
-enum { ATTN_BWD_POST_C, ATTN_BWD_POST_ROWS, ATTN_BWD_POST_DEFAULT = ATTN_BWD_POST_C };
-#define ATTN_BWD_POSTS "c|rows"
 
 /* --- the fused dQ (hopper_bwd_dq.c) ----------------------------------------------------- */
 /* the fused plan's parts (hp->kv made): dq_mma, smem_ds, and kv's stages cut to what fits

@@ -186,12 +186,10 @@ static void run_case(cute_attention_lib *lib, cute_backend *b, const void *one, 
     if (!attn_test_hopper_here(b, wanted, "the Hopper backward")) return;
     cute_attention_lib_set_kernel(lib, wanted, 0);
     const char *form = getenv("CUTEC_ATTN_BWD_FORM"); /* (fused-atomic: dQ's sums in no set order) */
-    const char *post = getenv("CUTEC_ATTN_BWD_POST"), *persist = getenv("CUTEC_ATTN_BWD_PERSIST");
-    snprintf(what, sizeof what, "%s%s %s B%lld Sq%lld Sk%lld H%lld G%lld D%lld%s%s%s%s%s%s%s", backend,
+    snprintf(what, sizeof what, "%s%s %s B%lld Sq%lld Sk%lld H%lld G%lld D%lld%s%s%s%s", backend,
              wanted == CUTE_ATTENTION_HOPPER ? " hopper" : "", cute_dtype_name(k->d),
              (long long)k->B, (long long)k->Sq, (long long)k->Sk, (long long)k->H, (long long)k->G, (long long)k->D,
-             k->causal ? " causal" : "", k->sdpa ? " sdpa-layout" : "", form ? " form " : "", form ? form : "",
-             post ? " post " : "", post ? post : "", persist ? " persistent" : "");
+             k->causal ? " causal" : "", k->sdpa ? " sdpa-layout" : "", form ? " form " : "", form ? form : "");
     bwd_run r = {.k = k};
     setup(b, &r);
     const cute_call_arg *a = r.arg;
@@ -336,19 +334,6 @@ static void unsplit_chains(void)
     }
 }
 
-/* the fused dQ's opt-in forms, set or cleared: dQ stored in rows (CUTEC_ATTN_BWD_POST=rows)
- * by the last kernel, the dK/dV kernel persistent (CUTEC_ATTN_BWD_PERSIST=1) */
-static void opt_in_forms(bool on)
-{
-    if (on) {
-        setenv("CUTEC_ATTN_BWD_POST", "rows", 1);
-        setenv("CUTEC_ATTN_BWD_PERSIST", "1", 1);
-    } else {
-        unsetenv("CUTEC_ATTN_BWD_POST");
-        unsetenv("CUTEC_ATTN_BWD_PERSIST");
-    }
-}
-
 /* On a GPU (each a visible skip without one): the kernels at moderate sizes, every element
  * against float64, a second call the same bits; head dim 128 with dQ fused, deterministic
  * and (no second call) atomic */
@@ -367,11 +352,8 @@ static void on_gpu(void)
     };
     wanted = CUTE_ATTENTION_HOPPER;
     ATTN_TEST_ON("cuda", "the attention backward (hopper)", moderate);
-    /* (persistent, dQ stored in rows: the moderate d128 case runs the default) */
     setenv("CUTEC_ATTN_BWD_FORM", "fused", 1);
-    opt_in_forms(true);
-    ATTN_TEST_ON("cuda", "the attention backward (hopper, dQ fused, persistent, stored in rows)", fused);
-    opt_in_forms(false);
+    ATTN_TEST_ON("cuda", "the attention backward (hopper, dQ fused)", fused);
     setenv("CUTEC_ATTN_BWD_FORM", "fused-atomic", 1);
     ATTN_TEST_ON("cuda", "the attention backward (hopper, dQ fused, added in any order)", fused);
     unsetenv("CUTEC_ATTN_BWD_FORM");
@@ -433,15 +415,7 @@ int main(void)
     };
     setenv("CUTEC_ATTN_BWD_FORM", "fused", 1);
     ATTN_TEST_ON("interp", "the attention backward (hopper, dQ fused)", hopper_d128);
-    /* ... these on the persistent grid (CUTEC_ATTN_BWD_PERSIST=1: as many blocks as the
-     * interpreter's two workers run at once, each taking several key tiles, some a turn after
-     * the other block's) and with dQ stored through shared memory in rows
-     * (CUTEC_ATTN_BWD_POST=rows: the last query tile's rows past Sq not stored) */
-    opt_in_forms(true);
-    setenv("CUTEC_INTERP_THREADS", "2", 1);
-    ATTN_TEST_ON("interp", "the attention backward (hopper, dQ fused, persistent, stored in rows)", fused_more);
-    unsetenv("CUTEC_INTERP_THREADS");
-    opt_in_forms(false);
+    ATTN_TEST_ON("interp", "the attention backward (hopper, dQ fused)", fused_more);
     /* and added in no set order into zeroed sums (fused-atomic): three key tiles adding;
      * query tiles no key tile meets (zero, from the zeroing alone) */
     static const bwd_case fused_atomic[] = {

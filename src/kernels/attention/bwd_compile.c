@@ -4,10 +4,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "env/env_choice.h"
 #include "kernels/attention/attention_bwd.h"
 #include "kernels/kernel_env.h"
-#include "kernels/resident.h"
 
 static void bwd_host(cute_ctx *c, const cute_arg *arg)
 {
@@ -36,8 +34,7 @@ static bool make_plan(cute_alg *a, cute_runtime *rt, const cute_attention_config
     if (!attn_bwd_plan_make(a, cfg, &hp->pre)) return false;
     if (!hopper) return true;
     int arch = cute_runtime_target_arch(rt);
-    hp->fused_dq = hp->dq_atomic = hp->post_rows = hp->persist = false;
-    hp->sms = 0;
+    hp->fused_dq = hp->dq_atomic = false;
     if (!attn_plan_hopper_bwd(a, cfg, arch, &hp->dq) || !attn_plan_hopper_bwd(a, cfg, arch, &hp->kv)) return false;
     /* (head dim 64: K^T in 32-column halves is no GMMA layout; 96: not built; their two
      * kernels stay) */
@@ -46,17 +43,7 @@ static bool make_plan(cute_alg *a, cute_runtime *rt, const cute_attention_config
     if (!attn_bwd_fuses(form, cfg->head_dim)) return true;
     if (!attn_hbdq_plan(a, hp)) return false;
     hp->dq_atomic = form == ATTN_BWD_FORM_ATOMIC;
-    hp->post_rows = kernel_env_choice(a, "CUTEC_ATTN_BWD_POST", ATTN_BWD_POSTS, ATTN_BWD_POST_DEFAULT) == ATTN_BWD_POST_ROWS;
-    hp->persist = kernel_env_choice(a, "CUTEC_ATTN_BWD_PERSIST", "0|1", 0) == 1;
-    if (hp->persist) {
-        /* a block an SM, all resident; on the interpreter as many as it runs at once (its
-         * workers, CUTEC_INTERP_THREADS; at most 3), since a block may wait for another's tile */
-        int resident = kernels_resident_clusters(rt, 1, hp->kv.threads, 1);
-        long workers = 1;
-        if (resident <= 0) cute_env_int_err("CUTEC_INTERP_THREADS", 1, 1L << 20, 1, &workers, NULL, 0);
-        hp->sms = resident > 0 ? resident : workers < 3 ? (int)workers : 3;
-    }
-    return !a->failed;
+    return true;
 }
 
 const cute_fn *cute_attention_bwd_compile(cute_runtime *rt, const cute_attention_config *cfg, char *err, size_t n)
@@ -74,9 +61,8 @@ const cute_fn *cute_attention_bwd_compile(cute_runtime *rt, const cute_attention
     make_specs(cfg, specs);
     char name[80];
     const char *dq = !hopper || !plan->fused_dq ? "" : plan->dq_atomic ? "_dqatomic" : "_dqfused";
-    snprintf(name, sizeof name, "attention_bwd%s_%s_d%d%s%s%s%s", hopper ? "_hopper" : "", cute_dtype_name(cfg->dtype),
-             cfg->head_dim, cfg->causal ? "_causal" : "", dq, hopper && plan->post_rows ? "_postrows" : "",
-             hopper && plan->persist ? "_persist" : "");
+    snprintf(name, sizeof name, "attention_bwd%s_%s_d%d%s%s", hopper ? "_hopper" : "", cute_dtype_name(cfg->dtype),
+             cfg->head_dim, cfg->causal ? "_causal" : "", dq);
     /* (the SM80 host reads the user pointer as an attn_plan: hp->pre, the struct's first member) */
     const cute_fn *f = cute_compile(rt, name, hopper ? attn_hop_bwd_host : bwd_host, plan, ATTN_BWD_NARGS, specs, err, n);
     free(plan); /* only needed while tracing */

@@ -21,8 +21,7 @@
  * slower than these serial steps: docs/attention.md.)  At head dim 128, with
  * CUTEC_ATTN_BWD_FORM=fused (or fused-atomic), the dK/dV kernel makes dQ's parts too
  * (hopper_bwd_dq.c: 5 products, the blocks' parts added in a fixed order, or in none) and the
- * dQ kernel is not launched; with CUTEC_ATTN_BWD_PERSIST=1 as well, that kernel runs on a
- * persistent grid (persistent_job). */
+ * dQ kernel is not launched. */
 #include "cutec/atom_table.h"
 #include "cutec/notation.h"
 #include "cutec/pipeline.h"
@@ -83,61 +82,14 @@ static void take_barriers(cute_ctx *c, hb_job *j)
     q->count_empty = kernel_bar_take(c, &b, "fused dQ: the adds counted in");
 }
 
-/* the job of X's tile bx (in launch order: job_rest) of batch j.b and X head j.xh */
-static hb_job job_rest(cute_ctx *c, const attn_plan *p, const cute_tensor *m, hb_job j, cute_int bx);
-
 static hb_job job_of(cute_ctx *c, const attn_hop_bwd_plan *hp, const attn_plan *p, bool kv, const cute_tensor *m)
 {
+    cute_alg *a = cute_ctx_alg(c);
     hb_job j = {.kv = kv, .fused = kv && hp->fused_dq, .hp = hp, .b = cute_block_idx(c, 2), .xh = cute_block_idx(c, 1)};
     cute_int bx = cute_block_idx(c, 0);
     j.dq_split = !kv && wide(p);
     if (j.fused) /* the grid (B, key tiles, KV heads): launch's */
         j.b = cute_block_idx(c, 0), bx = cute_block_idx(c, 1), j.xh = cute_block_idx(c, 2);
-    return job_rest(c, p, m, j, bx);
-}
-
-/* CUTEC_ATTN_BWD_PERSIST=1 (the fused forms): at most hp->sms blocks, one an SM, block x
- * taking the tiles x, x + grid, x + 2 grid, ... of the order the grid of a block a tile
- * launches them in (batch entries fastest, then the key tiles down, then the KV heads).  A
- * tile waits for its turns at dQ's sums only for tiles earlier in that order, which every
- * block (all resident) takes in an earlier round or earlier in the same one: the turns hold
- * as they do a block a tile.  So a block's next key tile's K and V load while its consumers
- * store this one's dK and dV, and the next tile's first Q and dO stages under this one's last
- * steps, where a block a tile waited for its 64 KB of K and V from its start. */
-static cute_int persistent_tiles(cute_ctx *c, const attn_plan *p, const cute_tensor *m, cute_layout *order)
-{
-    cute_alg *a = cute_ctx_alg(c);
-    const cute_int *ex = m[X1].layout.shape.leaf; /* (B, Sk, KV heads, D) */
-    cute_int tiles = cute_ceil_div(a, ex[1], cute_i(p->bm));
-    if (order) *order = cute_layout_fmt(a, "(%I,%I,%I):(1@0,1@1,1@2)", ex[0], tiles, ex[2]);
-    return cute_mul(a, cute_mul(a, ex[0], tiles), ex[2]);
-}
-
-/* the block's rounds: the tiles x + grid r it takes */
-static cute_int persistent_rounds(cute_ctx *c, const attn_plan *p, const cute_tensor *m)
-{
-    cute_alg *a = cute_ctx_alg(c);
-    cute_int left = cute_sub(a, persistent_tiles(c, p, m, NULL), cute_block_idx(c, 0));
-    return cute_ceil_div(a, left, cute_grid_dim(c, 0));
-}
-
-/* the job of the block's round r */
-static hb_job persistent_job(cute_ctx *c, const attn_hop_bwd_plan *hp, const cute_tensor *m, cute_int r)
-{
-    cute_alg *a = cute_ctx_alg(c);
-    cute_layout order;
-    persistent_tiles(c, &hp->kv, m, &order);
-    cute_int at = cute_add(a, cute_block_idx(c, 0), cute_mul(a, r, cute_grid_dim(c, 0)));
-    cute_tuple x = cute_layout_eval_basis(a, &order, at);
-    hb_job j = {.kv = true, .fused = true, .hp = hp, .b = x.leaf[0], .xh = x.leaf[2]};
-    return job_rest(c, &hp->kv, m, j, x.leaf[1]);
-}
-
-static hb_job job_rest(cute_ctx *c, const attn_plan *p, const cute_tensor *m, hb_job j, cute_int bx)
-{
-    cute_alg *a = cute_ctx_alg(c);
-    const attn_hop_bwd_plan *hp = j.hp;
-    bool kv = j.kv;
     const cute_int *ex = m[X1].layout.shape.leaf, *ey = m[Y1].layout.shape.leaf; /* (B, S, heads, D) */
     j.sx = ex[1], j.sy = ey[1];
     attn_band band = attn_cfg_band(&p->cfg);
@@ -234,40 +186,26 @@ typedef struct hb_maps {
     cute_tensor tx, ty;
 } hb_maps;
 
-/* X's tiles into X's stage */
-static void load_x(cute_ctx *c, const attn_plan *p, const hb_job *j, const hb_smem *m, const hb_maps *x,
-                   cute_pipeline_state *sx)
-{
-    cute_pipeline_producer_acquire(c, &m->px, sx, (cute_val){0});
-    cute_val bar = cute_pipeline_producer_barrier(c, &m->px, sx);
-    attn_hop_load_rows(c, p, &p->tma_q, x->map[X1], x->tx, j->b, j->xt, j->xh, m->x1, bar);
-    attn_hop_load_rows(c, p, &p->tma_q, x->map[X2], x->tx, j->b, j->xt, j->xh, m->x2, bar);
-    cute_pipeline_producer_commit(c, &m->px, sx);
-}
-
-/* Y1 and Y2 of steps from .. to - 1 */
-static void load_ys(cute_ctx *c, const attn_plan *p, const hb_job *j, const hb_smem *m, const hb_maps *x,
-                    cute_pipeline_state *s, cute_int from, cute_int to)
-{
-    CUTE_FOR(c, i, from, to) {
-        cute_int yh, yt;
-        y_tile_of(c, j, i, &yh, &yt);
-        cute_pipeline_producer_acquire(c, &m->py, s, (cute_val){0});
-        cute_val b = cute_pipeline_producer_barrier(c, &m->py, s);
-        attn_hop_load_rows(c, p, &p->tma_k, x->map[Y1], x->ty, j->b, yt, yh, attn_hop_stage(c, m->y1, 3, s), b);
-        attn_hop_load_rows(c, p, &p->tma_k, x->map[Y2], x->ty, j->b, yt, yh, attn_hop_stage(c, m->y2, 3, s), b);
-        cute_pipeline_producer_commit(c, &m->py, s);
-        cute_pipeline_state_advance(c, s);
-    }
-}
-
 /* X's tiles once, then Y1 and Y2 of every step */
 static void producer(cute_ctx *c, const attn_plan *p, const hb_job *j, const hb_smem *m, const hb_maps *x)
 {
     cute_pipeline_state sx = cute_make_pipeline_state(c, CUTE_PIPELINE_PRODUCER, 1);
-    load_x(c, p, j, m, x, &sx);
+    cute_pipeline_producer_acquire(c, &m->px, &sx, (cute_val){0});
+    cute_val bar = cute_pipeline_producer_barrier(c, &m->px, &sx);
+    attn_hop_load_rows(c, p, &p->tma_q, x->map[X1], x->tx, j->b, j->xt, j->xh, m->x1, bar);
+    attn_hop_load_rows(c, p, &p->tma_q, x->map[X2], x->tx, j->b, j->xt, j->xh, m->x2, bar);
+    cute_pipeline_producer_commit(c, &m->px, &sx);
     cute_pipeline_state s = cute_make_pipeline_state(c, CUTE_PIPELINE_PRODUCER, p->stages);
-    load_ys(c, p, j, m, x, &s, cute_i(0), j->steps);
+    CUTE_FOR(c, i, cute_i(0), j->steps) {
+        cute_int yh, yt;
+        y_tile_of(c, j, i, &yh, &yt);
+        cute_pipeline_producer_acquire(c, &m->py, &s, (cute_val){0});
+        cute_val b = cute_pipeline_producer_barrier(c, &m->py, &s);
+        attn_hop_load_rows(c, p, &p->tma_k, x->map[Y1], x->ty, j->b, yt, yh, attn_hop_stage(c, m->y1, 3, &s), b);
+        attn_hop_load_rows(c, p, &p->tma_k, x->map[Y2], x->ty, j->b, yt, yh, attn_hop_stage(c, m->y2, 3, &s), b);
+        cute_pipeline_producer_commit(c, &m->py, &s);
+        cute_pipeline_state_advance(c, &s);
+    }
 }
 
 /* a consumer thread's wgmma views of the shared tiles, its accumulators and registers */
@@ -570,20 +508,17 @@ static void issue_scores_apart(cute_ctx *c, const attn_plan *p, const hb_smem *m
  * that of zeros staged before (no wgmma in a branch, and a first step peeled off the loop
  * would spill), the last part alone after the loop. */
 static void serial_steps(cute_ctx *c, const attn_plan *p, const hb_job *j, const hb_smem *m, hb_frag *f,
-                         const cute_tensor *mt, cute_val scale_log2, cute_pipeline_state *s, cute_pipeline_state *sx)
+                         const cute_tensor *mt, cute_val scale_log2)
 {
+    cute_pipeline_state s = cute_make_pipeline_state(c, CUTE_PIPELINE_CONSUMER, p->stages);
     if (j->fused) attn_hbdq_stage_zero(c, j->hp, &f->q, f->acc_b);
-    CUTE_FOR(c, i, cute_i(0), j->steps) { serial_step(c, p, j, m, f, mt, scale_log2, s, i, j->fused); }
+    CUTE_FOR(c, i, cute_i(0), j->steps) { serial_step(c, p, j, m, f, mt, scale_log2, &s, i, j->fused); }
     if (!j->fused) return;
     attn_hbdq_wait_ds(c, &f->q);
     cute_warpgroup_arrive(c);
     attn_hbdq_issue(c, j->hp, &f->q);
     cute_warpgroup_commit_batch(c);
     cute_warpgroup_wait(c, 0);
-    if (sx) { /* (persistent) K and V read for the last time: their stage to the next tile's */
-        cute_pipeline_consumer_release(c, &m->px, sx);
-        cute_pipeline_state_advance(c, sx);
-    }
     attn_hbdq_handoff(c, &f->q);
 }
 
@@ -642,57 +577,29 @@ static void overlapped_steps(cute_ctx *c, const attn_plan *p, const hb_job *j, c
     last_products(c, p, j, m, f, &r, first);
 }
 
-/* the block's outputs from the accumulators: out0 times the scale (dQ, dK), out1 as is */
-static void store_outs(cute_ctx *c, const attn_plan *p, const hb_job *j, const hb_frag *f, const cute_tensor *mt,
-                       cute_val scale)
-{
-    cute_alg *a = cute_ctx_alg(c);
-    cute_tensor ids = cute_make_identity_tensor(c, cute_tuple_fmt(a, "(%I,%lld)", j->sx, (long long)p->d));
-    cute_tensor cx = cute_tensor_local_tile(c, ids, cute_tuple_fmt(a, "(%lld,%lld)", (long long)p->bm, (long long)p->d),
-                                            CUTE_CRD(j->xt, 0), NULL);
-    for (int o = 0; o < (j->kv ? 2 : 1); o++)
-        attn_bwd_store(c, p, f->rs, f->out[o], o ? NULL : &scale,
-                       attn_bwd_rows_tile(c, p, mt[OUT0 + o], j->b, j->xh, j->xt, p->bm), cx, j->sx);
-}
-
-/* tid: the thread's index among the consumers */
+/* tid: the thread's index among the consumers; out0 times the scale (dQ, dK), out1 as is */
 static void consumer(cute_ctx *c, const attn_plan *p, const hb_job *j, const hb_smem *m, const cute_tensor *mt,
                      cute_int tid, cute_val scale_log2, cute_val scale)
 {
+    cute_alg *a = cute_ctx_alg(c);
     hb_frag f = fragments(c, p, j, m, tid);
     cute_fill(c, f.out[0], 0);
     if (j->kv) cute_fill(c, f.out[1], 0);
     cute_pipeline_state sx = cute_make_pipeline_state(c, CUTE_PIPELINE_CONSUMER, 1);
     cute_pipeline_consumer_wait(c, &m->px, &sx, (cute_val){0});
     if (staged_lines(p, j)) {
-        cute_pipeline_state s = cute_make_pipeline_state(c, CUTE_PIPELINE_CONSUMER, p->stages);
-        serial_steps(c, p, j, m, &f, mt, scale_log2, &s, NULL);
+        serial_steps(c, p, j, m, &f, mt, scale_log2);
     } else {
         cute_val first = attn_hop_pingpong_start(c, tid);
         overlapped_steps(c, p, j, m, &f, mt, scale_log2, first);
         attn_hop_pingpong_end(c, first);
     }
-    store_outs(c, p, j, &f, mt, scale);
-}
-
-/* CUTEC_ATTN_BWD_PERSIST=1: the consumers' rounds, each a key tile's steps once its K and V
- * are in, their stage released once the last product that reads them is done (serial_steps;
- * before the last dQ part's hand-off), then its dK and dV stored (while the producer loads the
- * next tile's K and V) */
-static void persistent_consumer(cute_ctx *c, const attn_plan *p, const hb_job *j0, const hb_smem *m,
-                                const cute_tensor *mt, cute_int tid, cute_val scale_log2, cute_val scale)
-{
-    hb_frag f = fragments(c, p, j0, m, tid);
-    cute_pipeline_state sx = cute_make_pipeline_state(c, CUTE_PIPELINE_CONSUMER, 1);
-    cute_pipeline_state s = cute_make_pipeline_state(c, CUTE_PIPELINE_CONSUMER, p->stages);
-    CUTE_FOR(c, r, cute_i(0), persistent_rounds(c, p, mt)) {
-        hb_job j = persistent_job(c, j0->hp, mt, r);
-        cute_fill(c, f.out[0], 0);
-        cute_fill(c, f.out[1], 0);
-        cute_pipeline_consumer_wait(c, &m->px, &sx, (cute_val){0});
-        serial_steps(c, p, &j, m, &f, mt, scale_log2, &s, &sx);
-        store_outs(c, p, &j, &f, mt, scale);
-    }
+    cute_tensor ids = cute_make_identity_tensor(c, cute_tuple_fmt(a, "(%I,%lld)", j->sx, (long long)p->d));
+    cute_tensor cx = cute_tensor_local_tile(c, ids, cute_tuple_fmt(a, "(%lld,%lld)", (long long)p->bm, (long long)p->d),
+                                            CUTE_CRD(j->xt, 0), NULL);
+    for (int o = 0; o < (j->kv ? 2 : 1); o++)
+        attn_bwd_store(c, p, f.rs, f.out[o], o ? NULL : &scale,
+                       attn_bwd_rows_tile(c, p, mt[OUT0 + o], j->b, j->xh, j->xt, p->bm), cx, j->sx);
 }
 
 /* what the roles read */
@@ -724,56 +631,6 @@ static void tile_of_step(cute_ctx *c, const void *job, cute_int i, cute_int *yh,
     y_tile_of(c, job, i, yh, yt);
 }
 
-/* CUTEC_ATTN_BWD_PERSIST=1: the producer's rounds, each the tile's first Q and dO stages
- * (as the tile before's last steps free them), then its K and V (once the consumers are done
- * with the tile before's), then the rest */
-static void persistent_producer(cute_ctx *c, const hb_roles *r)
-{
-    const attn_plan *p = r->p;
-    cute_alg *a = cute_ctx_alg(c);
-    cute_pipeline_state sx = cute_make_pipeline_state(c, CUTE_PIPELINE_PRODUCER, 1);
-    cute_pipeline_state s = cute_make_pipeline_state(c, CUTE_PIPELINE_PRODUCER, p->stages);
-    CUTE_FOR(c, t, cute_i(0), persistent_rounds(c, p, r->mt)) {
-        hb_job j = persistent_job(c, r->j->hp, r->mt, t);
-        cute_int early = cute_min(a, j.steps, cute_i(p->stages));
-        load_ys(c, p, &j, r->m, r->x, &s, cute_i(0), early);
-        load_x(c, p, &j, r->m, r->x, &sx);
-        cute_pipeline_state_advance(c, &sx);
-        load_ys(c, p, &j, r->m, r->x, &s, early, j.steps);
-    }
-}
-
-/* the writer's view of job j (fused dQ) */
-static attn_hbdq_writer writer_of(const hb_roles *r, const hb_job *j)
-{
-    attn_hbdq_writer w = r->w;
-    w.b = j->b, w.xt = j->xt, w.sx = j->sx, w.any = j->any;
-    return w;
-}
-
-/* CUTEC_ATTN_BWD_PERSIST=1: the fused dQ's warp `warp` (1 the writer, 2 the turns', 3 the
- * counts'), its rounds */
-static void persistent_dq_warp(cute_ctx *c, const hb_roles *r, int warp)
-{
-    const attn_hop_bwd_plan *hp = r->j->hp;
-    CUTE_FOR(c, t, cute_i(0), persistent_rounds(c, r->p, r->mt)) {
-        hb_job j = persistent_job(c, hp, r->mt, t);
-        attn_hbdq_writer w = writer_of(r, &j);
-        if (warp == 1) attn_hbdq_write(c, hp, &w, j.steps, tile_of_step, &j);
-        if (warp == 2) attn_hbdq_turns(c, hp, &w, j.steps, tile_of_step, &j);
-        if (warp == 3) attn_hbdq_counts(c, hp, &w, j.steps, tile_of_step, &j);
-    }
-}
-
-/* the producer warpgroup's warp `warp`, with the fused dQ */
-static void dq_role(cute_ctx *c, hb_roles *r, int warp)
-{
-    if (r->j->hp->persist) persistent_dq_warp(c, r, warp);
-    else if (warp == 1) attn_hbdq_write(c, r->j->hp, &r->w, r->j->steps, tile_of_step, r->j);
-    else if (warp == 2) attn_hbdq_turns(c, r->j->hp, &r->w, r->j->steps, tile_of_step, r->j);
-    else attn_hbdq_counts(c, r->j->hp, &r->w, r->j->steps, tile_of_step, r->j);
-}
-
 /* attn_hop_roles' split, and with the fused dQ the producer warpgroup's second warp the
  * writer of dQ's sums, its third (in order) the waiter for their turns and its fourth the releaser of
  * their counts */
@@ -792,24 +649,23 @@ static void roles(cute_ctx *c, hb_roles *r)
         cute_setmaxregister_decrease(c, REGS_WRITER);
         cute_int warp = cute_warp_idx(c);
         CUTE_IF(c, cute_int_eq(c, warp, cute_i(0))) {
-            CUTE_IF(c, cute_elect_one(c)) {
-                if (r->j->hp->persist) persistent_producer(c, r);
-                else produce(c, r, tid);
-            }
+            CUTE_IF(c, cute_elect_one(c)) produce(c, r, tid);
         }
-        CUTE_IF(c, cute_int_eq(c, warp, cute_i(1))) { dq_role(c, r, 1); }
+        CUTE_IF(c, cute_int_eq(c, warp, cute_i(1))) {
+            attn_hbdq_write(c, r->j->hp, &r->w, r->j->steps, tile_of_step, r->j);
+        }
         if (!r->j->hp->dq_atomic) {
-            CUTE_IF(c, cute_int_eq(c, warp, cute_i(2))) { dq_role(c, r, 2); }
-            CUTE_IF(c, cute_int_eq(c, warp, cute_i(3))) { dq_role(c, r, 3); }
+            CUTE_IF(c, cute_int_eq(c, warp, cute_i(2))) {
+                attn_hbdq_turns(c, r->j->hp, &r->w, r->j->steps, tile_of_step, r->j);
+            }
+            CUTE_IF(c, cute_int_eq(c, warp, cute_i(3))) {
+                attn_hbdq_counts(c, r->j->hp, &r->w, r->j->steps, tile_of_step, r->j);
+            }
         }
     }
     CUTE_ELSE(c) {
         cute_setmaxregister_increase(c, REGS_CONSUMER);
-        cute_int ctid = cute_sub(cute_ctx_alg(c), tid, cute_i(WARPGROUP));
-        if (r->j->hp->persist)
-            persistent_consumer(c, r->p, r->j, r->m, r->mt, ctid, r->scale_log2, r->scale);
-        else
-            consume(c, r, ctid);
+        consume(c, r, cute_sub(cute_ctx_alg(c), tid, cute_i(WARPGROUP)));
     }
 }
 
@@ -818,8 +674,7 @@ static void body(cute_ctx *c, const attn_hop_bwd_plan *hp, bool kv, const cute_t
 {
     const attn_plan *p = kv ? &hp->kv : &hp->dq;
     cute_kernel_min_blocks(c, 1);
-    /* (persistent: the first round's job; the rounds compute their own) */
-    hb_job j = kv && hp->persist ? persistent_job(c, hp, mt, cute_i(0)) : job_of(c, hp, p, kv, mt);
+    hb_job j = job_of(c, hp, p, kv, mt);
     hb_smem m = shared_memory(c, p, &j);
     hb_maps x = {{maps[0], maps[1], maps[2], maps[3]}, cute_make_identity_tensor(c, mt[X1].layout.shape),
                  cute_make_identity_tensor(c, mt[Y1].layout.shape)};
@@ -879,10 +734,6 @@ static void launch(cute_ctx *c, attn_hop_bwd_plan *hp, attn_plan *p, const cute_
          * while the blocks in flight stay those of B heads (their Q, dO and sums in L2); a
          * block waits only for blocks of lower index (the higher key tiles: job_of) */
         cfg.grid[0] = e[0], cfg.grid[1] = cute_ceil_div(a, e[1], cute_i(p->bm)), cfg.grid[2] = e[2];
-        if (hp->persist) { /* (persistent_job) */
-            cute_int tiles = cute_mul(a, cute_mul(a, cfg.grid[0], cfg.grid[1]), cfg.grid[2]);
-            cfg.grid[0] = cute_min(a, tiles, cute_i(hp->sms)), cfg.grid[1] = cfg.grid[2] = cute_i(1);
-        }
         attn_hbdq_atoms(c, hp, A[ATTN_BWD_DQACC].tensor);
         CUTE_LAUNCH(c, dkdv_fused_kernel, cfg, A[x[0]].tensor, A[x[2]].tensor, A[ATTN_BWD_LSE].tensor,
                     A[ATTN_BWD_D].tensor, A[ATTN_BWD_DK].tensor, A[ATTN_BWD_DV].tensor, A[ATTN_BWD_SEM].tensor,

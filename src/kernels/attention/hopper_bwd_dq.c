@@ -59,7 +59,7 @@ bool attn_hbdq_plan(cute_alg *a, attn_hop_bwd_plan *hp)
     cute_tuple kv = cute_tuple_fmt(a, "(%lld,%lld,%d)", (long long)p->bn, (long long)p->d, p->stages);
     p->smem_kv = cute_smem_layout_staged(a, &k_major, &kv);
     hp->fused_dq = true;
-    /* post_rows: the 256 threads of post_kernel 16 bytes each, a row's D / piece in a row */
+    /* post_kernel's store: its 256 threads 16 bytes each, D / piece of them a row */
     long long piece = 16 / cute_dtype_bytes(d), per_row = p->d / piece;
     cute_copy_atom wide = cute_copy_atom_universal(a, d, 128);
     cute_layout thr = cute_layout_fmt(a, "(%lld,%lld):(%lld,1)", CONSUMERS / per_row, per_row, per_row);
@@ -340,11 +340,13 @@ void attn_hbdq_counts(cute_ctx *c, const attn_hop_bwd_plan *hp, const attn_hbdq_
     }
 }
 
-/* CUTEC_ATTN_BWD_POST=rows: the tile of dQ v (thread t's values in the MMA's C layout)
- * through shared memory to g, whose coordinates are id's, 16 bytes a store in row order
- * (the C layout's stores are 4 bytes each: prof39, bench/RESULTS.md).  The rows are padded
- * by 16 bytes, so that a warp's C-layout stores (8 rows x 4 pairs) and a quarter warp's
- * 16-byte reads (128 bytes of a row) each meet every bank once. */
+/* The tile of dQ v (thread t's values in the MMA's C layout) through shared memory to g,
+ * whose coordinates are id's, 16 bytes a store in row order.  (Stored from the C layout, 4
+ * bytes a store, post_kernel took 160 us against cuDNN's 106 for the same bytes, prof39;
+ * the backward at 8x16x4096 485.0 TFLOP/s this way against 473.7 and 482.3: attnb39,
+ * bench/RESULTS.md.)  The rows are padded by 16 bytes, so that a warp's C-layout stores (8
+ * rows x 4 pairs) and a quarter warp's 16-byte reads (128 bytes of a row) each meet every
+ * bank once. */
 static void store_rows(cute_ctx *c, const attn_hop_bwd_plan *hp, cute_thr_mma t, cute_ssa v, cute_tensor g,
                        cute_tensor id, cute_int sq)
 {
@@ -385,14 +387,8 @@ static void post_kernel(cute_ctx *c, cute_tensor mAcc, cute_tensor mSem, cute_te
                                     cute_val_const(c, CUTE_U32, 0));
         v = cute_ssa_select(c, cute_ssa_scalar(c, any, v.shape), v, cute_ssa_scalar(c, cute_val_const(c, CUTE_F32, 0), v.shape));
     }
-    if (hp->post_rows) {
-        store_rows(c, hp, t, cute_ssa_cvt(c, v, hp->kv.cfg.dtype), attn_bwd_rows_tile(c, &hp->kv, mdQ, b, h, yt, rows),
-                   cute_tensor_local_tile(c, ids, tile, CUTE_CRD(yt, 0), NULL), sq);
-        return;
-    }
-    cute_ssa in = cute_elem_less(c, tc, cute_tuple_fmt(a, "(%I,%lld)", sq, D));
-    cute_tensor g = attn_bwd_rows_tile(c, &hp->kv, mdQ, b, h, yt, rows);
-    cute_tensor_store_if(c, cute_partition_C(c, t, g), cute_ssa_cvt(c, v, hp->kv.cfg.dtype), in);
+    store_rows(c, hp, t, cute_ssa_cvt(c, v, hp->kv.cfg.dtype), attn_bwd_rows_tile(c, &hp->kv, mdQ, b, h, yt, rows),
+               cute_tensor_local_tile(c, ids, tile, CUTE_CRD(yt, 0), NULL), sq);
 }
 
 /* the grid of a block of 256 threads a (64-query tile, head, batch) */
