@@ -355,8 +355,11 @@ void row_plan_forms(row_plan *p, int64_t n)
      * copies' unit), sm_90 on */
     bool resident_row = !p->looped && p->cluster < 2 && !p->stage_chunks;
     bool bulk = p->vec * cute_dtype_bytes(p->dtype[0]) == 16 && sm90;
-    p->cols_held = rows_trial("held") && resident_row && late_cols && bulk;
+    p->cols_held = (rows_trial("held") || rows_trial("held1")) && resident_row && late_cols && bulk;
     p->stage_cols |= p->cols_held;
+    /* ("held1": the same over blocks of 128 threads, one row of 4096 a block, six an SM, which
+     * reduce and write apart, as hex's parts do at 262144) */
+    if (p->cols_held && rows_trial("held1") && p->tpr <= 128 && p->tpr * p->rows > 128) p->rows = 128 / p->tpr;
 }
 
 bool row_lnb_form(const char *name)
