@@ -20,19 +20,19 @@
 # then the benches (each also checks sampled rows; a device copy of the same bytes in its
 # process), 16384x4096 and 4096x32768 in two rounds, the second in reverse order, then
 # LayerNorm and RMSNorm at 1024x262144 (the default once each, where time is left).  No step
-# starts past $BUDGET (54) s: it prints "skipped".
+# starts past $BUDGET (50) s, a bench under 8 s: it prints "skipped".
 # The rule (points of the copy, d = form - default, each round's default beside it):
 #   mean d >= 1 and d > 0 in both rounds -> "make default" (held, held1: row_plan_forms's
 #   `rows_trial("held") ||` / `rows_trial("held1") &&`; hexrow, split1: row_plan_choose's
 #   `rows_trial("hexrow") &&`, `rows_trial("split1") &&`; of held and held1, of hexrow and
 #   split1, both so, the larger); mean d < -0.5 -> "delete"; else "keep opt-in".  A failed
 #   check decides "keep opt-in (wrong)".
-#   BUDGET=54 ITERS=10 sh scripts/device-ln39.sh
+#   BUDGET=50 ITERS=10 sh scripts/device-ln39.sh
 . scripts/device-common.sh
 log="$out/ln39.log"
 start=$(date +%s)
-budget=${BUDGET:-54}
-BENCH_TIMEOUT=10
+budget=${BUDGET:-50}
+BENCH_TIMEOUT=8
 A=16384x4096 S=4096x32768 L=1024x262144
 # pct_of T OP SHAPE: the % of the copy of `cutec bench OP --shape SHAPE` under
 # CUTEC_ROWS_TRIAL=T ("0": the default) into $pct ("" skipped or failed, "W" wrong)
