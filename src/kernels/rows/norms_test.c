@@ -209,22 +209,10 @@ int main(void)
     forward(lib, be, false, CUTE_BF16, (shape_case){3, 32768, 0}, true, 1000);
     forward(lib, be, false, CUTE_F16, (shape_case){3, 16392, 8}, true, 0);
     forward(lib, be, false, CUTE_F16, (shape_case){3, 16392, 8}, false, 0);
-    /* ln39's trials: "held", the columns of rows held in registers staged once by each block
-     * of a persistent grid (27x4096 padded: two rows a block, two turns, the last row past the
-     * matrix; 101x1000: rows shorter than the tile, eight a block; a residual, a mean 3000
-     * times the spread), and "held1", over blocks of one row; "hexrow", a row one block would stage split over a cluster of hex's
-     * parts (20000 with a residual: three, the last part 3616 elements), and "split1", that
-     * row copied chunk by chunk (f32: the last of three chunks 1812 elements).  Leaving out
-     * held's wait for its columns, the interpreter reported the race */
-    setenv("CUTEC_ROWS_TRIAL", "held", 1);
-    forward(lib, be, true, CUTE_BF16, (shape_case){27, 4096, 8}, true, 3000);
-    forward(lib, be, true, CUTE_F16, (shape_case){101, 1000, 8}, true, 0);
-    setenv("CUTEC_ROWS_TRIAL", "held1", 1); /* (a row of 4096 a block of 128 threads, 24 resident) */
-    forward(lib, be, true, CUTE_BF16, (shape_case){27, 4096, 8}, true, 0);
+    /* ln39's trial "hexrow": a row one block would stage split over a cluster of hex's parts
+     * (20000 with a residual: three, the last part 3616 elements) */
     setenv("CUTEC_ROWS_TRIAL", "hexrow", 1);
     forward(lib, be, true, CUTE_BF16, (shape_case){2, 20000, 8}, true, 3000);
-    setenv("CUTEC_ROWS_TRIAL", "split1", 1);
-    forward(lib, be, true, CUTE_F32, (shape_case){2, 10004, 4}, true, 3000);
     unsetenv("CUTEC_ROWS_TRIAL");
     /* a residual at 262144: hex's 32 KB parts would take 32 blocks, so 64 KB parts of 256
      * threads (rows_compile.c's cluster_stage), copied chunk by chunk */

@@ -92,7 +92,6 @@ static void key_of(const row_plan *p, char *key, size_t n)
                        p->in_place ? "/in-place" : "", p->words ? "/words" : "", p->pairs ? "/pairs" : "");
     if (p->cols_ahead) len += snprintf(key + len, n - (size_t)len, "ahead/");
     if (p->cols_chain) len += snprintf(key + len, n - (size_t)len, "chain/");
-    if (p->cols_held) len += snprintf(key + len, n - (size_t)len, "held/");
     if (p->index_bound) len += snprintf(key + len, n - (size_t)len, "i32/");
     if (p->cols_f32) len += snprintf(key + len, n - (size_t)len, "cols-f32/");
     if (p->staged_plain) len += snprintf(key + len, n - (size_t)len, "plain-staged/");

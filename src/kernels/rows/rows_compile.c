@@ -64,7 +64,7 @@ static int sum_arrays(const row_plan *p) { return row_plan_slots(p, COL_PARTIAL)
 
 static bool keeps_sums(const row_plan *p) { return sum_arrays(p) > 0; }
 
-bool row_plan_persistent(const row_plan *p) { return keeps_sums(p) || p->cols_held; }
+bool row_plan_persistent(const row_plan *p) { return keeps_sums(p); }
 
 int row_plan_sum_tiles(const row_plan *p) { return keeps_sums(p) && p->cluster > 1 && p->stage_chunks > 1 ? p->stage_chunks : 1; }
 
@@ -228,9 +228,6 @@ int row_plan_blocks_per_sm(const row_plan *p)
      * 80.8% to 62.1% of the copy at 16384x4096 on an H100: bench/RESULTS.md.) */
     bool resident = !p->looped && p->cluster < 2 && !sums && p->tpr >= 64;
     if (resident && p->op->resident_blocks) return p->op->resident_blocks;
-    /* a persistent grid of blocks holding their columns: as many as an SM holds at 80
-     * registers (three of 256 threads), each walking its rows */
-    if (p->cols_held) return 768 / (p->tpr * p->rows) > 0 ? 768 / (p->tpr * p->rows) : 1;
     if (p->cluster < 2 && !(p->stage_chunks && sums)) return 0;
     /* a staged cluster block walks its part with 80 registers (at 64 cross-entropy's backward
      * spilled 8 bytes, f32 softmax's 12); one holding its tile in registers, 64 */
@@ -266,10 +263,6 @@ void row_plan_choose(row_plan *p, int64_t n, int vec)
     if (p->stage_chunks && hexrow && cluster_stage_at(p, n, kwalk, CLUSTER_STAGE_BYTES_HEX, STAGE_THREADS / 2, true)) return;
     if (p->stage_chunks) p->tpr = STAGE_THREADS, p->k = kwalk, p->rows = 1, p->looped = true;
     else if (p->tpr > 256 && cluster_allowed(p) && !cluster_stage(p, n, kwalk)) cluster_split(p, n, kmax);
-    /* ln39's trial "split1": such a row (late column inputs) copied chunk by chunk, as a
-     * cluster's part is (split_parts): the stage walk starts on its first chunk while the
-     * others arrive */
-    if (p->cluster < 2 && p->stage_chunks > 1 && rows_trial("split1") && split_parts(p)) p->stage_split = true;
 }
 
 /* The forms that depend on the row's length, chosen here and nowhere else (timed on an H200
@@ -347,19 +340,6 @@ void row_plan_forms(row_plan *p, int64_t n)
      * its pairs; 16-bit inputs) */
     bool staged_row = p->cluster < 2 && p->stage_chunks > 1 && cute_dtype_bytes(p->dtype[0]) <= 2;
     p->cols_chain |= rows_trial("wchain1") && staged_row && one_col && !p->pipelined;
-    /* ln39's trial "held": rows held in registers (16384x4096) whose late column inputs each
-     * block loaded from L1 or L2 after its reduction, a round trip a row on its critical path
-     * (prof39's ncu at 262144: the write pass's long scoreboard): a persistent grid of three
-     * blocks an SM, each staging the columns once by bulk copies (16 KB of weight and bias at
-     * 4096) and reading them from shared memory in every row it walks.  16-byte vectors (the
-     * copies' unit), sm_90 on */
-    bool resident_row = !p->looped && p->cluster < 2 && !p->stage_chunks;
-    bool bulk = p->vec * cute_dtype_bytes(p->dtype[0]) == 16 && sm90;
-    p->cols_held = (rows_trial("held") || rows_trial("held1")) && resident_row && late_cols && bulk;
-    p->stage_cols |= p->cols_held;
-    /* ("held1": the same over blocks of 128 threads, one row of 4096 a block, six an SM, which
-     * reduce and write apart, as hex's parts do at 262144) */
-    if (p->cols_held && rows_trial("held1") && p->tpr <= 128 && p->tpr * p->rows > 128) p->rows = 128 / p->tpr;
 }
 
 bool row_lnb_form(const char *name)

@@ -122,12 +122,7 @@ typedef struct row_plan {
     bool stage_cols;       /* the column inputs (weight) of the block's part staged once in
                               shared memory and read from there by every row (a staged tile
                               with column sums, where room is left: no load from L2 on each
-                              row's critical path; or cols_held's) */
-    bool cols_held;        /* rows held in registers whose late column inputs (LayerNorm's
-                              weight and bias) a persistent block stages once (stage_cols) and
-                              reads from shared memory in every row it walks, where each block
-                              of one row block loaded them from L1 or L2 (ln39's trial "held",
-                              rows_compile.c's row_plan_forms) */
+                              row's critical path) */
     bool pipelined;        /* a cluster's row exchange overlaps the previous row's write
                               pass (rows_kernel.c's row_pipelined; one stage, three buffers
                               or more) */

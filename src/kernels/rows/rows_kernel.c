@@ -246,7 +246,6 @@ static void row_resident(cute_ctx *c, const row_thread *th, row_io *io, cute_int
         reduce_stage(c, th, stats[st], st);
     }
     th->p->op->row_values(c, io, (const cute_val(*)[4])stats);
-    if (th->p->cols_held) row_stage_columns_wait(c, &th->stage); /* (the first row's: later ones pass) */
     if (th->p->op->columns_late) load_columns(c, th, io, th->cb);
     th->p->op->finish(c, io, (const cute_val(*)[4])stats);
     store_chunk(c, th, io, rb, th->cb, 0);
@@ -711,9 +710,7 @@ static void rows_body(cute_ctx *c, const row_kargs *k)
     zero_staged(c, &th);
     row_stage_columns(c, &th.stage, p, k->g, th.first, k->n);
     for (int j = 0; th.stage.on && !p->stage_split && j < th.stage.stages - 1; j++) fill_row(c, &th, cute_i(j)); /* rows ahead */
-    /* (cols_held's columns are waited for at their first use, row_resident: the first row's
-     * loads are in flight meanwhile) */
-    if (!p->cols_held) row_stage_columns_wait(c, &th.stage);
+    row_stage_columns_wait(c, &th.stage);
     columns_widen(c, &th);
     if (p->pipelined)
         rows_pipelined(c, &th, &io);

@@ -10,27 +10,9 @@
 #include "cutec/sync.h"
 #include "kernels/rows/rows_internal.h"
 
-/* a plan's cols_held: no row staged (on false), each column input's (R,T) tile, the R rows
- * of the block reading one copy (stride 0), filled once */
-static row_stage cols_held_alloc(cute_ctx *c, cute_smem_allocator *A, const row_plan *p)
-{
-    cute_alg *a = cute_ctx_alg(c);
-    row_stage st = {0};
-    cute_tuple rt = cute_tuple_fmt(a, "(%d,%lld)", p->rows, (long long)row_plan_tile(p));
-    cute_tiler tile = cute_tiler_shape(a, &rt);
-    for (int s = 0; s < p->op->nslots; s++)
-        if (p->has[s] && p->op->slot[s].role == COL_IN) {
-            cute_layout rows = cute_layout_fmt(a, "(%d,%lld):(0,1)", p->rows, (long long)row_plan_tile(p));
-            st.cols[s] = cute_tensor_zipped_divide(c, cute_smem_alloc_tensor(c, A, p->dtype[s], rows, 16), &tile);
-        }
-    st.cols_pipe = cute_pipeline_tma_async_create(c, A, 1, 1, 0), st.cols_on = true;
-    return st;
-}
-
 row_stage row_stage_alloc(cute_ctx *c, cute_smem_allocator *A, const row_plan *p)
 {
     row_stage st = {0};
-    if (p->cols_held) return cols_held_alloc(c, A, p);
     if (!p->stage_chunks) return st;
     cute_alg *a = cute_ctx_alg(c);
     st.stages = p->stage_split ? p->stage_chunks : p->stage_bufs > 1 ? p->stage_bufs : 1;
@@ -106,8 +88,7 @@ void row_stage_columns(cute_ctx *c, row_stage *st, const row_plan *p, const cute
 {
     if (!st->cols_on) return;
     cute_pipeline_state fill = cute_make_pipeline_state(c, CUTE_PIPELINE_PRODUCER, 1);
-    int chunks = p->stage_chunks ? p->stage_chunks : 1; /* (cols_held's: the row's one tile) */
-    copy_part(c, p, chunks, &st->cols_pipe, &fill, st->cols, COL_IN, g, cute_i(0), first, n);
+    copy_part(c, p, p->stage_chunks, &st->cols_pipe, &fill, st->cols, COL_IN, g, cute_i(0), first, n);
 }
 
 void row_stage_columns_wait(cute_ctx *c, const row_stage *st)
