@@ -8,15 +8,17 @@
 # cluster of hex's 32 KB parts (CUTEC_ROWS_TRIAL=hexrow: two blocks of 128 threads, six an SM,
 # where one block of 256 threads staged 64 KB, three an SM) 88.2 / 88.5 against 86.2 / 86.1
 # (+2.2); held (16384x4096's columns staged once by a persistent grid) -4.85, held1 -4.6 and
-# split1 +0.3: deleted.
-# This pass: `cutec run` of hexrow on the GPU against float64 (every element) at odd shapes,
-# then 4096x32768 default and hexrow in two rounds (the second reversed), then LayerNorm
-# 16384x4096 and 1024x262144 and RMSNorm 1024x262144 (the default once each; hexrow's kernel
-# is the default's there: checked).  No step starts past $BUDGET (50) s, a bench under 8 s.
-# The rule (points of the copy, d = hexrow - default, each round's default beside it): mean
-# d >= 1 and d > 0 in both rounds -> "make default" (row_plan_choose: drop
-# `rows_trial("hexrow") &&`); mean d < -0.5 -> "delete"; else "keep opt-in".  A failed check
-# decides "keep opt-in (wrong)".
+# split1 +0.3: deleted.  hexrow is now the default (rows_compile.c's row_plan_choose);
+# CUTEC_ROWS_HEX=0 stages the row in one block as before (the same kernel: md5 of its CUDA).
+# This pass: `cutec run` of the default on the GPU against float64 (every element) at odd
+# shapes hexrow plans (clusters of 2 and 3, the last part short), then 4096x32768 the default
+# and CUTEC_ROWS_HEX=0 in two rounds (the second reversed), then LayerNorm 16384x4096 and
+# 1024x262144 and RMSNorm 1024x262144 (the default once each; hexrow changes none of them).
+# No step starts past $BUDGET (50) s, a bench under 8 s.
+# The rule (points of the copy, d = default - HEX=0, each round's pair): mean d >= 1 and d > 0
+# in both rounds -> "keep (confirmed)"; mean d < -0.5 -> "revert" (row_plan_choose's `bool
+# hexrow =` behind a trial again); else "keep (within the spread)".  A failed check decides
+# "revert (wrong)".
 #   BUDGET=50 ITERS=10 sh scripts/device-ln39.sh
 . scripts/device-common.sh
 log="$out/ln39.log"
@@ -25,48 +27,43 @@ budget=${BUDGET:-50}
 BENCH_TIMEOUT=8
 A=16384x4096 S=4096x32768 L=1024x262144
 F=hexrow
-# pct_of T OP SHAPE: the % of the copy of `cutec bench OP --shape SHAPE` under
-# CUTEC_ROWS_TRIAL=T ("0": the default) into $pct ("" skipped or failed, "W" wrong)
+# pct_of HEX OP SHAPE: the % of the copy of `cutec bench OP --shape SHAPE` under
+# CUTEC_ROWS_HEX=HEX (1: the default) into $pct ("" skipped or failed, "W" wrong)
 pct_of()
 {
-    rows_trial_bench ln39 "$1" "$2" "$3"
+    rows_trial_bench ln39 0 "$2" "$3" "hex=$1" "CUTEC_ROWS_HEX=$1"
     pct=$(rows_pct "$out/ln39.one" "$2" "" "$3")
 }
 {
     device_head
     if ! nvidia-smi >/dev/null 2>&1; then
         echo "== no GPU here: nothing timed"
-        echo "decides: $F: keep opt-in (no GPU)"
+        echo "decides: $F: keep (no GPU)"
     else
         echo "== the GPU against float64 (every element) $(el_s)"
         for a in "layernorm bf16 64x32776" "layernorm f32 33x20004" "layernorm f16 17x24584"; do
             set -- $a
-            (CUTEC_ROWS_TRIAL=$F timeout 10 build/cutec run "$1" --dtype "$2" --shape "$3") >"$out/ln39.run" 2>&1
+            timeout 10 build/cutec run "$1" --dtype "$2" --shape "$3" >"$out/ln39.run" 2>&1
             echo "$F: $(tail -n 1 "$out/ln39.run")"
             grep -q "verified (0 wrong)" "$out/ln39.run" || { bad=1; echo "   ^ FAILED ($F $1 $2 $3)"; }
         done
-        for s in "layernorm $A" "layernorm $L" "rmsnorm $L"; do
-            set -- $s
-            cuda_of() { CUTEC_ROWS_TRIAL=$1 build/cutec compile $2 --dtype bf16 --shape $3 --arch sm_90a --emit cuda 2>&1 | grep -v "^ *//" | md5sum; }
-            [ "$(cuda_of $F $1 $2)" = "$(cuda_of 0 $1 $2)" ] || echo "$F $1 at $2: NOT the default's kernel"
-        done
         echo "== the benches $(el_s)"
         pct_of 0 layernorm $S && s0=$pct
-        pct_of $F layernorm $S && sx=$pct
-        pct_of $F layernorm $S && sx2=$pct
+        pct_of 1 layernorm $S && sx=$pct
+        pct_of 1 layernorm $S && sx2=$pct
         pct_of 0 layernorm $S && s02=$pct
-        pct_of 0 layernorm $A && a0=$pct
-        pct_of 0 layernorm $L && l0=$pct
-        pct_of 0 rmsnorm $L && r0=$pct
-        echo "== at $(el) s: % of the copy, LayerNorm $S default $s0 / $s02, $F $sx / $sx2; $A $a0;" \
+        pct_of 1 layernorm $A && a0=$pct
+        pct_of 1 layernorm $L && l0=$pct
+        pct_of 1 rmsnorm $L && r0=$pct
+        echo "== at $(el) s: % of the copy, LayerNorm $S default ($F) $sx / $sx2, CUTEC_ROWS_HEX=0 $s0 / $s02; $A $a0;" \
             "$L LayerNorm $l0, RMSNorm $r0"
         if [ -n "${bad:-}" ]; then
-            echo "decides: $F: keep opt-in (wrong): a check against float64 above failed"
+            echo "decides: $F: revert (wrong): a check against float64 above failed"
         else
             awk -v f=$F -v a="$(diff2 "$sx" "$s0")" -v b="$(diff2 "$sx2" "$s02")" 'BEGIN {
-                if (a == "" || b == "" || a ~ /W/ || b ~ /W/) { print "decides: " f ": keep opt-in (" (a b ~ /W/ ? "WRONG" : "not timed") ")"; exit }
+                if (a == "" || b == "" || a ~ /W/ || b ~ /W/) { print "decides: " f ": " (a b ~ /W/ ? "revert (WRONG)" : "keep (not timed)"); exit }
                 m = (a + b) / 2
-                v = m >= 1 && a > 0 && b > 0 ? "make default" : m < -0.5 ? "delete" : "keep opt-in"
+                v = m >= 1 && a > 0 && b > 0 ? "keep (confirmed)" : m < -0.5 ? "revert" : "keep (within the spread)"
                 printf "decides: %s: %s (%+.2f points, rounds %+.2f %+.2f)\n", f, v, m, a, b }'
         fi
     fi

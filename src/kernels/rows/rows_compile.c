@@ -255,11 +255,14 @@ void row_plan_choose(row_plan *p, int64_t n, int vec)
      * one block's tile does not cover the row */
     if (keeps_sums(p) && p->rows == 1 && cluster_allowed(p) && cluster_stage(p, n, kwalk)) return;
     p->stage_chunks = stage_chunks(p, n, kwalk);
-    /* ln39's trial "hexrow": a row one block would stage with late column inputs (LayerNorm's
-     * forward at 4096x32768) split over a cluster of hex's 32 KB parts instead, as the row of
-     * 262144 is (six blocks of 128 threads an SM, the part copied chunk by chunk), where one
-     * block of 256 threads stages 64 KB, three an SM */
-    bool hexrow = rows_trial("hexrow") && late_columns(p) && hex_parts(p) && cluster_allowed(p);
+    /* ln39's "hexrow": a row one block would stage, with late column inputs (LayerNorm's
+     * forward at 4096x32768), split over a cluster of hex's 32 KB parts instead, as the row of
+     * 262144 is (two blocks of 128 threads, six an SM, each part copied chunk by chunk), where
+     * one block of 256 threads staged 64 KB, three an SM.  H200, 2026-11-28 (ln39's mid pass,
+     * % of the copy, bf16 4096x32768, two rounds): 86.2 / 86.1 -> 88.2 / 88.5; the one block's
+     * row copied chunk by chunk instead ("split1") 86.5 / 86.4, deleted.  CUTEC_ROWS_HEX=0
+     * stages the row in one block again */
+    bool hexrow = late_columns(p) && hex_parts(p) && cluster_allowed(p);
     if (p->stage_chunks && hexrow && cluster_stage_at(p, n, kwalk, CLUSTER_STAGE_BYTES_HEX, STAGE_THREADS / 2, true)) return;
     if (p->stage_chunks) p->tpr = STAGE_THREADS, p->k = kwalk, p->rows = 1, p->looped = true;
     else if (p->tpr > 256 && cluster_allowed(p) && !cluster_stage(p, n, kwalk)) cluster_split(p, n, kmax);
