@@ -14,11 +14,16 @@
 # shapes hexrow plans (clusters of 2 and 3, the last part short), then 4096x32768 the default
 # and CUTEC_ROWS_HEX=0 in two rounds (the second reversed), then LayerNorm 16384x4096 and
 # 1024x262144 and RMSNorm 1024x262144 (the default once each; hexrow changes none of them).
+# And a trial for the final pass: LayerNorm 16384x4096 a row a block of 128 threads, six an SM
+# or seven (72 registers), where two rows a block of 256 threads ran three
+# (CUTEC_ROWS_TRIAL=row128; rows_compile.c's row_plan_forms), beside the default in two rounds.
 # No step starts past $BUDGET (50) s, a bench under 8 s.
 # The rule (points of the copy, d = default - HEX=0, each round's pair): mean d >= 1 and d > 0
 # in both rounds -> "keep (confirmed)"; mean d < -0.5 -> "revert" (row_plan_choose's `bool
 # hexrow =` behind a trial again); else "keep (within the spread)".  A failed check decides
-# "revert (wrong)".
+# "revert (wrong)".  row128 (d = row128 - default at 16384x4096): mean d >= 1 and d > 0 in
+# both rounds -> "make default" (row_plan_forms: drop `rows_trial("row128") &&`); mean d <
+# -0.5 -> "delete"; else "keep opt-in".
 #   BUDGET=50 ITERS=10 sh scripts/device-ln39.sh
 . scripts/device-common.sh
 log="$out/ln39.log"
@@ -27,18 +32,29 @@ budget=${BUDGET:-50}
 BENCH_TIMEOUT=8
 A=16384x4096 S=4096x32768 L=1024x262144
 F=hexrow
-# pct_of HEX OP SHAPE: the % of the copy of `cutec bench OP --shape SHAPE` under
-# CUTEC_ROWS_HEX=HEX (1: the default) into $pct ("" skipped or failed, "W" wrong)
+# pct_of HEX OP SHAPE [T]: the % of the copy of `cutec bench OP --shape SHAPE` under
+# CUTEC_ROWS_HEX=HEX (1: the default) and CUTEC_ROWS_TRIAL=T (default 0: none) into $pct (""
+# skipped or failed, "W" wrong)
 pct_of()
 {
-    rows_trial_bench ln39 0 "$2" "$3" "hex=$1" "CUTEC_ROWS_HEX=$1"
+    rows_trial_bench ln39 "${4:-0}" "$2" "$3" "hex=$1" "CUTEC_ROWS_HEX=$1"
     pct=$(rows_pct "$out/ln39.one" "$2" "" "$3")
+}
+# decide NAME D1 D2 YES NO: the rule's line from the two rounds' d (YES, NO: its words)
+decide()
+{
+    awk -v f="$1" -v a="$2" -v b="$3" -v yes="$4" -v no="$5" -v mid="$6" 'BEGIN {
+        if (a == "" || b == "" || a ~ /W/ || b ~ /W/) { print "decides: " f ": " (a b ~ /W/ ? no " (WRONG)" : mid " (not timed)"); exit }
+        m = (a + b) / 2
+        v = m >= 1 && a > 0 && b > 0 ? yes : m < -0.5 ? no : mid
+        printf "decides: %s: %s (%+.2f points, rounds %+.2f %+.2f)\n", f, v, m, a, b }'
 }
 {
     device_head
     if ! nvidia-smi >/dev/null 2>&1; then
         echo "== no GPU here: nothing timed"
         echo "decides: $F: keep (no GPU)"
+        echo "decides: row128: keep opt-in (no GPU)"
     else
         echo "== the GPU against float64 (every element) $(el_s)"
         for a in "layernorm bf16 64x32776" "layernorm f32 33x20004" "layernorm f16 17x24584"; do
@@ -47,24 +63,34 @@ pct_of()
             echo "$F: $(tail -n 1 "$out/ln39.run")"
             grep -q "verified (0 wrong)" "$out/ln39.run" || { bad=1; echo "   ^ FAILED ($F $1 $2 $3)"; }
         done
+        for s in "bf16 3001x4096" "f16 999x1000"; do
+            set -- $s
+            CUTEC_ROWS_TRIAL=row128 timeout 10 build/cutec run layernorm --dtype "$1" --shape "$2" >"$out/ln39.run" 2>&1
+            echo "row128: $(tail -n 1 "$out/ln39.run")"
+            grep -q "verified (0 wrong)" "$out/ln39.run" || { bad128=1; echo "   ^ FAILED (row128 layernorm $1 $2)"; }
+        done
         echo "== the benches $(el_s)"
         pct_of 0 layernorm $S && s0=$pct
         pct_of 1 layernorm $S && sx=$pct
         pct_of 1 layernorm $S && sx2=$pct
         pct_of 0 layernorm $S && s02=$pct
         pct_of 1 layernorm $A && a0=$pct
+        pct_of 1 layernorm $A row128 && a1=$pct
+        pct_of 1 layernorm $A row128 && a12=$pct
+        pct_of 1 layernorm $A && a02=$pct
         pct_of 1 layernorm $L && l0=$pct
         pct_of 1 rmsnorm $L && r0=$pct
-        echo "== at $(el) s: % of the copy, LayerNorm $S default ($F) $sx / $sx2, CUTEC_ROWS_HEX=0 $s0 / $s02; $A $a0;" \
+        echo "== at $(el) s: % of the copy, LayerNorm $S default ($F) $sx / $sx2, CUTEC_ROWS_HEX=0 $s0 / $s02; $A $a0 / $a02, row128 $a1 / $a12;" \
             "$L LayerNorm $l0, RMSNorm $r0"
         if [ -n "${bad:-}" ]; then
             echo "decides: $F: revert (wrong): a check against float64 above failed"
         else
-            awk -v f=$F -v a="$(diff2 "$sx" "$s0")" -v b="$(diff2 "$sx2" "$s02")" 'BEGIN {
-                if (a == "" || b == "" || a ~ /W/ || b ~ /W/) { print "decides: " f ": " (a b ~ /W/ ? "revert (WRONG)" : "keep (not timed)"); exit }
-                m = (a + b) / 2
-                v = m >= 1 && a > 0 && b > 0 ? "keep (confirmed)" : m < -0.5 ? "revert" : "keep (within the spread)"
-                printf "decides: %s: %s (%+.2f points, rounds %+.2f %+.2f)\n", f, v, m, a, b }'
+            decide $F "$(diff2 "$sx" "$s0")" "$(diff2 "$sx2" "$s02")" "keep (confirmed)" revert "keep (within the spread)"
+        fi
+        if [ -n "${bad128:-}" ]; then
+            echo "decides: row128: keep opt-in (wrong): a check against float64 above failed"
+        else
+            decide row128 "$(diff2 "$a1" "$a0")" "$(diff2 "$a12" "$a02")" "make default" delete "keep opt-in"
         fi
     fi
     device_end
