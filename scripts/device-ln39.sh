@@ -40,7 +40,8 @@ pct_of()
     rows_trial_bench ln39 "${4:-0}" "$2" "$3" "hex=$1" "CUTEC_ROWS_HEX=$1"
     pct=$(rows_pct "$out/ln39.one" "$2" "" "$3")
 }
-# decide NAME D1 D2 YES NO: the rule's line from the two rounds' d (YES, NO: its words)
+# decide NAME D1 D2 YES NO MID: the rule's line from the two rounds' d (its words for mean d >= 1
+# with both rounds ahead, for mean d < -0.5 or a WRONG row, and between)
 decide()
 {
     awk -v f="$1" -v a="$2" -v b="$3" -v yes="$4" -v no="$5" -v mid="$6" 'BEGIN {
@@ -49,26 +50,20 @@ decide()
         v = m >= 1 && a > 0 && b > 0 ? yes : m < -0.5 ? no : mid
         printf "decides: %s: %s (%+.2f points, rounds %+.2f %+.2f)\n", f, v, m, a, b }'
 }
+# checked T DTYPE SHAPE: `cutec run layernorm` under CUTEC_ROWS_TRIAL=T on the GPU, every
+# element against float64: its verdict line; false (and "^ FAILED") unless 0 wrong
+checked()
+{
+    CUTEC_ROWS_TRIAL=$1 timeout 10 build/cutec run layernorm --dtype "$2" --shape "$3" >"$out/ln39.run" 2>&1
+    echo "trial $1: $(tail -n 1 "$out/ln39.run")"
+    grep -q "verified (0 wrong)" "$out/ln39.run" || { echo "   ^ FAILED"; return 1; }
+}
 {
     device_head
-    if ! nvidia-smi >/dev/null 2>&1; then
-        echo "== no GPU here: nothing timed"
-        echo "decides: $F: keep (no GPU)"
-        echo "decides: row128: keep opt-in (no GPU)"
-    else
+    if nvidia-smi >/dev/null 2>&1; then
         echo "== the GPU against float64 (every element) $(el_s)"
-        for a in "layernorm bf16 64x32776" "layernorm f32 33x20004" "layernorm f16 17x24584"; do
-            set -- $a
-            timeout 10 build/cutec run "$1" --dtype "$2" --shape "$3" >"$out/ln39.run" 2>&1
-            echo "$F: $(tail -n 1 "$out/ln39.run")"
-            grep -q "verified (0 wrong)" "$out/ln39.run" || { bad=1; echo "   ^ FAILED ($F $1 $2 $3)"; }
-        done
-        for s in "bf16 3001x4096" "f16 999x1000"; do
-            set -- $s
-            CUTEC_ROWS_TRIAL=row128 timeout 10 build/cutec run layernorm --dtype "$1" --shape "$2" >"$out/ln39.run" 2>&1
-            echo "row128: $(tail -n 1 "$out/ln39.run")"
-            grep -q "verified (0 wrong)" "$out/ln39.run" || { bad128=1; echo "   ^ FAILED (row128 layernorm $1 $2)"; }
-        done
+        checked 0 bf16 64x32776 && checked 0 f32 33x20004 && checked 0 f16 17x24584 || bad=1
+        checked row128 bf16 3001x4096 && checked row128 f16 999x1000 || bad128=1
         echo "== the benches $(el_s)"
         pct_of 0 layernorm $S && s0=$pct
         pct_of 1 layernorm $S && sx=$pct
@@ -92,6 +87,10 @@ decide()
         else
             decide row128 "$(diff2 "$a1" "$a0")" "$(diff2 "$a12" "$a02")" "make default" delete "keep opt-in"
         fi
+    else
+        echo "== no GPU here: nothing timed"
+        echo "decides: $F: keep (no GPU)"
+        echo "decides: row128: keep opt-in (no GPU)"
     fi
     device_end
     echo "== WRONG lines (rows against float64): $(grep -c WRONG "$log")"
