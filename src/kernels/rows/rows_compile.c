@@ -345,7 +345,7 @@ void row_plan_forms(row_plan *p, int64_t n)
     p->cols_chain |= rows_trial("wchain1") && staged_row && one_col && !p->pipelined;
     /* ln39's trial "row128": rows held in registers with late column inputs (LayerNorm's
      * forward at 16384x4096, two rows a block of 256 threads, three an SM) a row a block of 128
-     * threads, six an SM (77 registers), which load, reduce and write apart, as hex's parts do
+     * threads, seven an SM (72 registers), which load, reduce and write apart, as hex's parts do
      * at 262144 and 32768 (+4.6 and +2.2 points there); each block still loads its row's
      * columns.  (A persistent grid of such blocks holding the columns in shared memory, held1,
      * lost 4.6) */
