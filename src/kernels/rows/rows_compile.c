@@ -255,6 +255,15 @@ void row_plan_choose(row_plan *p, int64_t n, int vec)
      * one block's tile does not cover the row */
     if (keeps_sums(p) && p->rows == 1 && cluster_allowed(p) && cluster_stage(p, n, kwalk)) return;
     p->stage_chunks = stage_chunks(p, n, kwalk);
+    /* ln39's "hexrow": a row one block would stage, with late column inputs (LayerNorm's
+     * forward at 4096x32768), split over a cluster of hex's 32 KB parts instead, as the row of
+     * 262144 is (two blocks of 128 threads, six an SM, each part copied chunk by chunk), where
+     * one block of 256 threads staged 64 KB, three an SM.  H200, 2026-11-28 (ln39's mid pass,
+     * % of the copy, bf16 4096x32768, two rounds): 86.2 / 86.1 -> 88.2 / 88.5; the one block's
+     * row copied chunk by chunk instead ("split1") 86.5 / 86.4, deleted.  CUTEC_ROWS_HEX=0
+     * stages the row in one block again */
+    bool hexrow = late_columns(p) && hex_parts(p) && cluster_allowed(p);
+    if (p->stage_chunks && hexrow && cluster_stage_at(p, n, kwalk, CLUSTER_STAGE_BYTES_HEX, STAGE_THREADS / 2, true)) return;
     if (p->stage_chunks) p->tpr = STAGE_THREADS, p->k = kwalk, p->rows = 1, p->looped = true;
     else if (p->tpr > 256 && cluster_allowed(p) && !cluster_stage(p, n, kwalk)) cluster_split(p, n, kmax);
 }
@@ -334,6 +343,14 @@ void row_plan_forms(row_plan *p, int64_t n)
      * its pairs; 16-bit inputs) */
     bool staged_row = p->cluster < 2 && p->stage_chunks > 1 && cute_dtype_bytes(p->dtype[0]) <= 2;
     p->cols_chain |= rows_trial("wchain1") && staged_row && one_col && !p->pipelined;
+    /* ln39's trial "row128": rows held in registers with late column inputs (LayerNorm's
+     * forward at 16384x4096, two rows a block of 256 threads, three an SM) a row a block of 128
+     * threads, seven an SM (72 registers), which load, reduce and write apart, as hex's parts do
+     * at 262144 and 32768 (+4.6 and +2.2 points there); each block still loads its row's
+     * columns.  (A persistent grid of such blocks holding the columns in shared memory, held1,
+     * lost 4.6) */
+    bool resident_row = !p->looped && p->cluster < 2 && !p->stage_chunks;
+    if (rows_trial("row128") && resident_row && late_cols && p->tpr <= 128 && p->tpr * p->rows > 128) p->rows = 128 / p->tpr;
 }
 
 bool row_lnb_form(const char *name)
