@@ -332,6 +332,8 @@ int main(void)
         {1, 200, 200, 2, 1, 128, true, false, CUTE_BF16, 0.2},
         {2, 70, 400, 1, 1, 128, false, true, CUTE_F16, 0},
         {1, 150, 150, 1, 1, 256, true, false, CUTE_BF16, 0},
+        /* d256 non-causal: the one key-tile loop (its default), Sk's partial third tile masked */
+        {1, 70, 170, 1, 1, 256, false, false, CUTE_BF16, 0},
         /* head dims 96, 160 and 224 (64-byte swizzled rows: 3, 5 and 7 32-column TMA boxes a
          * row) and 192 */
         {1, 257, 300, 4, 2, 96, true, false, CUTE_BF16, 0},

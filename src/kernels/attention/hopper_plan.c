@@ -31,8 +31,14 @@ static const int D64_CAUSAL[2] = {128, 128};
  * finish the default): the one loop (CUTEC_ATTN_FWD_SPLIT=0) d64 causal 348.7 against 388.6
  * (SDPA 393.0), d128 causal 598.1 against 620.2 (SDPA 578.8), not causal 500.1 against 496.2
  * (the default's kernel ran 506.2 in the same pass: noise) and 672.9 against 687.6.
- * scripts/device-attnf6.sh times the one loop once more: "delete" there removes it. */
+ * (scripts/device-attnf6.sh's "delete" no longer applies: the one loop is d256's default.)
+ * Head dim 256 non-causal runs the one loop: session 39's first pass (H200, the lead, 08:01,
+ * 2x16x16384, four processes each in turns, SDPA 666-671) timed the split 659.8 / 664.4 /
+ * 659.9 / 648.2 TFLOP/s against the one loop's 688.1 / 686.5 / 694.3 / 688.1 (causal the
+ * split 679-692 against 627-689: it stays).  d96, d160, d192 and d224 have never been timed
+ * either way: they keep the split, as d64 and d128.  {not causal, causal}, by head dim. */
 static const bool SPLIT_MASK[2] = {true, true};
+static const bool SPLIT_MASK_D256[2] = {false, true};
 
 /* The lean epilogue: 1 / l and log2 l approximate (softmax.c's attn_softmax_finish), and the
  * tile's (Q tile, head, batch) divided once at its start, not again on the way to O's
@@ -121,7 +127,8 @@ bool attn_plan_hopper(cute_alg *a, const cute_attention_config *cfg, int arch, a
      * with CUTEC_ATTN_FWD_ORDER=across (H200, session 30's mid pass, d128 8x16x4096 with two
      * Q stages: 597.8 TFLOP/s against a block a tile's 583.4; across, 469.2) */
     p->snake = kernel_env_choice(a, "CUTEC_ATTN_FWD_ORDER", "snake|across", 0) == 0;
-    p->split_mask = kernel_env_choice(a, "CUTEC_ATTN_FWD_SPLIT", "0|1", SPLIT_MASK[cfg->causal]) == 1;
+    const bool *split = cfg->head_dim == 256 ? SPLIT_MASK_D256 : SPLIT_MASK;
+    p->split_mask = kernel_env_choice(a, "CUTEC_ATTN_FWD_SPLIT", "0|1", split[cfg->causal]) == 1;
     p->fast_finish = kernel_env_choice(a, "CUTEC_ATTN_FWD_FINISH", "ieee|fast", FAST_FINISH[cfg->causal]) == 1;
     p->join = kernel_env_choice(a, "CUTEC_ATTN_FWD_JOIN", "0|1", JOIN_TILES[cfg->causal]) == 1;
     /* a diagnostic only (wrong outputs): how fast the key-tile loop runs without its softmax,
