@@ -457,6 +457,20 @@ int main(void)
     ATTN_TEST_ON("interp", "attention (tiles joined, one Q stage)", snake);
     unsetenv("CUTEC_ATTN_FWD_QSTAGES");
     unsetenv("CUTEC_ATTN_FWD_JOIN");
+    /* the consumer's warpgroup index shuffled from lane 0 (CUTEC_ATTN_FWD_WGU=1), with the
+     * stage descriptors it is timed beside: three warpgroups (d64's 192 rows), causal GQA at
+     * scale 0.2, d256 with Sk's partial tile, a block a tile */
+    static const attn_case wgu[] = {
+        {1, 200, 200, 2, 2, 64, false, false, CUTE_BF16, 0},
+        {1, 131, 300, 2, 2, 128, true, false, CUTE_BF16, 0.2},
+        {1, 70, 170, 1, 1, 256, false, false, CUTE_BF16, 0},
+    };
+    setenv("CUTEC_ATTN_FWD_WGU", "1", 1);
+    setenv("CUTEC_WGMMA_DESC", "stage", 1);
+    ATTN_TEST_ON("interp", "attention (the warpgroup index uniform, stage descriptors)", wgu);
+    unsetenv("CUTEC_WGMMA_DESC");
+    ATTN_TEST_ON("interp", "attention (the warpgroup index uniform)", wgu);
+    unsetenv("CUTEC_ATTN_FWD_WGU");
     unsplit_chains();
     register_reports();
     static const attn_case moderate[] = {

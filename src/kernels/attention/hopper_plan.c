@@ -59,6 +59,16 @@ static const bool FAST_FINISH[2] = {true, false};
  * scripts/device-attnf7.sh times it: its "decides:" line says whether to write true here. */
 static const bool JOIN_TILES[2] = {false, false};
 
+/* The consumer's warpgroup index read from lane 0 by a shuffle (hopper_fwd.c's consume):
+ * ptxas then knows it is the same in every lane of a warp and keeps what derives from it
+ * (Q's wgmma descriptors, the ring's barrier ids) on the uniform datapath, where it built Q's
+ * descriptors in vector registers and moved each into uniform ones by two R2UR a wgmma.
+ * SASS (sm_90a, a consumer warp's unmasked key tile), with CUTEC_WGMMA_DESC=stage: d128
+ * 562 -> 550, d256 567 -> 544 (R2UR 32 -> 11); alone: d128 608 -> 596, d256 607 -> 609.
+ * {not causal, causal}, unless CUTEC_ATTN_FWD_WGU says 0 or 1.  Opt-in until
+ * scripts/device-attnf39.sh times it: its "decides:" line says whether to write true here. */
+static const bool WG_UNIFORM[2] = {false, false};
+
 /* the consumer warpgroups down M: warpgroup w computes rows 64 w .. 64 w + 63 */
 static bool make_mma(cute_alg *a, cute_dtype d, int64_t n, bool rs, int consumers, cute_tiled_mma *out)
 {
@@ -131,6 +141,7 @@ bool attn_plan_hopper(cute_alg *a, const cute_attention_config *cfg, int arch, a
     p->split_mask = kernel_env_choice(a, "CUTEC_ATTN_FWD_SPLIT", "0|1", split[cfg->causal]) == 1;
     p->fast_finish = kernel_env_choice(a, "CUTEC_ATTN_FWD_FINISH", "ieee|fast", FAST_FINISH[cfg->causal]) == 1;
     p->join = kernel_env_choice(a, "CUTEC_ATTN_FWD_JOIN", "0|1", JOIN_TILES[cfg->causal]) == 1;
+    p->wg_uniform = kernel_env_choice(a, "CUTEC_ATTN_FWD_WGU", "0|1", WG_UNIFORM[cfg->causal]) == 1;
     /* a diagnostic only (wrong outputs): how fast the key-tile loop runs without its softmax,
      * or without O's rescale; or the unmasked tiles' softmax without its exp2s, or its row sums */
     p->diag = kernel_env_choice(a, "CUTEC_ATTN_FWD_DIAG", "none|nosoftmax|norescale|noexp|nosum", ATTN_DIAG_NONE);
