@@ -435,7 +435,8 @@ static void produce(cute_ctx *c, void *arg, cute_int tid)
     producer(c, arg);
 }
 
-/* With p->wg_uniform (hopper_plan.c's WG_UNIFORM) the consumer's index is rebuilt as its
+/* With p->wg_uniform (hopper_plan.c's WG_UNIFORM; the plan's atoms then build their
+ * descriptors a stage) the consumer's index is rebuilt as its
  * warpgroup read from lane 0, shifted, or'd with its place in the warpgroup, all unsigned:
  * ptxas folds the partitions' tid / 128 back to the shuffled value and holds it uniform (with
  * tid / 128 * 128 + tid % 128 in signed 64 bits it did not: the sum's sign unknown) */
