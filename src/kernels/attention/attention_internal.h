@@ -51,6 +51,10 @@ typedef struct attn_plan {
     bool join;               /* the Hopper forward's tiles joined on the persistent grid: a
                                 tile's last P V and the next tile's first S in one turn
                                 (hopper_fwd.c; CUTEC_ATTN_FWD_JOIN=0|1: hopper_plan.c) */
+    bool wg_uniform;         /* the Hopper forward's consumer warpgroup index broadcast from
+                                lane 0 and its wgmma descriptors built once a stage, so that
+                                ptxas keeps Q's descriptors on the uniform datapath (hopper_fwd.c,
+                                the atoms' desc_stage; CUTEC_ATTN_FWD_WGU=0|1: hopper_plan.c) */
     int diag;                /* a diagnostic, wrong by design (ATTN_DIAG_*): the Hopper
                                 forward's key tiles after the first without their softmax and
                                 O's rescale (P = S), or without O's rescale alone, so that a
