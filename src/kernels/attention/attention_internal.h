@@ -102,6 +102,9 @@ void attn_fwd_host(cute_ctx *c, const cute_arg *arg);
 /* the packed sequences' (fwd_varlen.c): the arguments Q, K, V, O, scale_log2, then these */
 enum { ATTN_VARLEN_CU_Q = 5, ATTN_VARLEN_CU_K, ATTN_VARLEN_MAX_SQ, ATTN_VARLEN_LSE, ATTN_VARLEN_NARGS };
 void attn_fwd_varlen_host(cute_ctx *c, const cute_arg *arg);
+/* packed sequence b's rows: start cu[b] and length cu[b+1] - cu[b] of the i32 offsets cu,
+ * each offset clamped into [0, total] (fwd_varlen.c) */
+void attn_packed_rows(cute_ctx *c, cute_tensor cu, cute_int b, cute_int total, cute_int *start, cute_int *len);
 /* the Blackwell forward's plan and host function (blackwell_fwd_plan.c, blackwell_fwd.c);
  * whether it takes the configuration (AUTO's choice on sm_100) */
 bool attn_blackwell_takes(const cute_attention_config *cfg);
@@ -313,7 +316,8 @@ cute_tensor attn_transposed(cute_ctx *c, const attn_plan *p, cute_tensor s, int6
  * kernel (hstu_hopper.c), which cute_hstu_compile builds where hstu_takes_hopper says so:
  * CUTEC_HSTU_VARIANT=hopper, or sm80; unset or auto: AUTO's choice for the target and head dim */
 cute_ssa hstu_silu(cute_ctx *c, cute_ssa x, bool fast);
-/* the compiled function's arguments, both kernels': Q, K, V, RAB, O */
+/* the compiled function's arguments, both kernels': Q, K, V, RAB, O (jagged: then seq_offsets and
+ * the longest length, hstu.c's kernel only) */
 void hstu_arg_specs(const cute_hstu_config *cfg, cute_arg_spec specs[5]);
 bool hstu_takes_hopper(cute_runtime *rt, const cute_hstu_config *cfg);
 const cute_fn *hstu_hopper_compile(cute_runtime *rt, const cute_hstu_config *cfg, char *err, size_t n);
