@@ -1,8 +1,10 @@
 /* HSTU attention (cutec/hstu.h), as CuTe DSL's ampere/hstu_attention.py computes it, on the
  * SM80 forward's plan (plan.c) and pieces (operand.c, band.c, fwd_kernel.c's tiles): one block
- * per (batch, head, 64-row Q tile), the example's block rasterization (raster_bhq below), or
- * jagged per (sequence, head, Q tile of the longest), 4 warps of 16 rows (the forward's 4 warps of 32 spill here
- * at head dim 128; 128 rows of 8 warps with CUTEC_HSTU_BLOCK_M=128), Q resident in swizzled shared memory, K and V tiles of 64 keys by
+ * per (batch, head, 64-row Q tile) in the example's block rasterization (raster_bhq below); a
+ * jagged batch one per (sequence, head, Q tile of the longest), on the sequence's rows of the
+ * packed tensors (fwd_varlen.c's offsets reader).  4 warps of 16 rows (the forward's 4 warps of
+ * 32 spill here at head dim 128; 128 rows of 8 warps with CUTEC_HSTU_BLOCK_M=128), Q resident
+ * in swizzled shared memory, K and V tiles of 64 keys by
  * cp.async, each loaded under the other's product:
  *
  *   wait K(n), barrier; issue V(n)     acc = RAB(n) (registers, f32), acc += Q K(n)^T
@@ -122,11 +124,13 @@ static void tile_step(cute_ctx *c, const hstu_plan *hp, const attn_block *t, hst
     attn_gemm_rs(c, p, l->acc_s, &l->ovt, l->acc_o);
 }
 
-/* The block rasterization of CuTe DSL's example: the grid (B, H, Q tiles), the batch fastest,
- * so that the blocks in flight together share a Q tile index (causal: like work) across
- * sequences and heads; false: the SM80 forward's (Q tiles, H, B).  Either way the Q tiles
- * run from the sequence's last (causal: the longest) down.  Not timed against each other yet:
- * the flip is this line. */
+/* The block rasterization of CuTe DSL's example (its enable_block_rasterization, which it says
+ * raises L2's hit rate): the grid (B, H, Q tiles), the batch fastest, so the blocks in flight
+ * together share a Q tile index across sequences and heads (causal: like work); false: the
+ * SM80 forward's (Q tiles, H, B), one head's Q tiles together (sharing its K and V in L2).
+ * Either way the Q tiles run from the sequence's last (causal: the longest) down, as the
+ * example's do.  Not timed against each other yet (no GPU in session 39): the flip is this
+ * line. */
 static const bool raster_bhq = true;
 
 /* the block's (batch or sequence, head, Q tile index counted from the last) */
