@@ -38,7 +38,7 @@ static int usage(const char *cmd)
             "         [--emit ir|cuda|ptx|sass|usage|time] [--arch sm_80|sm_90a] [--backend cuda|interp]\n"
             "  O = silu(Q K^T + RAB) V (causal: keys j <= query i; no softmax, no scale): Q and O\n"
             "  (B,Sq,H,D), K and V (B,Sk,H,D), RAB (B,H,Sq,Sk); Sk defaults to Sq;\n"
-            "  --jagged (compile, run): sequences of these lengths (0 or more) packed, Q, K, V, O (T,H,D),\n"
+            "  --jagged (run, compile, export): sequences of these lengths (0 or more) packed: Q, K, V, O (T,H,D),\n"
             "  RAB (B,H,N,N) padded, N the longest (the SM80 kernel; Hopper's refuses them);\n"
             "  --fast-sigmoid: sigmoid(x) = 0.5 (1 + tanh.approx(x/2)) (one MUFU a score);\n"
             "  --variant: the SM80 kernel or the Hopper one (TMA + wgmma, sm_90; $CUTEC_HSTU_VARIANT);\n"
@@ -239,7 +239,8 @@ static int64_t o_rows(const hstu_opts *o)
 static double scores(const hstu_opts *o)
 {
     double sum = 0;
-    for (int64_t b = 0; o->jagged && b < o->B; b++) sum += (double)(o->off[b + 1] - o->off[b]) * (o->off[b + 1] - o->off[b]);
+    for (int64_t b = 0; o->jagged && b < o->B; b++)
+        sum += (double)(o->off[b + 1] - o->off[b]) * (o->off[b + 1] - o->off[b]);
     return o->jagged ? sum : (double)o->B * (double)o->Sq * (double)o->Sk;
 }
 

@@ -104,7 +104,8 @@ static void run_case(cute_hstu_lib *lib, cute_backend *b, const jagged_case *k, 
     int at = snprintf(what, sizeof what, "%s %s H%lld D%lld%s%s N+%lld lengths", backend, cute_dtype_name(k->d),
                       (long long)k->H, (long long)k->D, k->causal ? " causal" : "", k->fast ? " fast" : "",
                       (long long)k->pad);
-    for (int s = 0; s < k->nseq && at < (int)sizeof what - 12; s++) at += snprintf(what + at, sizeof what - (size_t)at, " %d", k->len[s]);
+    for (int s = 0; s < k->nseq && at < (int)sizeof what - 12; s++)
+        at += snprintf(what + at, sizeof what - (size_t)at, " %d", k->len[s]);
     /* max_len from the host offsets, or given (as a caller without them gives it) */
     cute_hstu_jagged j = {&c.a[5], k->nseq & 1 ? c.host : NULL, k->nseq & 1 ? 0 : c.N};
     cute_status s = jagged_run(lib, &c, &j, k->causal, k->fast, err, sizeof err);
@@ -160,7 +161,8 @@ static void misuse(void)
     c.a[5] = keep, c.a[5].stride[0] = 2, refused(lib, &c, &j, "seq_offsets has 4 offsets with stride 2");
     c.a[5] = keep, keep = c.a[3];
     c.a[3].shape[3] = 10, refused(lib, &c, &j, "jagged RAB is (3, 1, 9, 10): (B, H, N, N)");
-    c.a[3].shape[3] = 9, c.a[3].shape[0] = 2, refused(lib, &c, &j, "RAB is (2, 1, 9, 9) but (B, H, Sq, Sk) is (3, 1, 9, 9)");
+    c.a[3].shape[3] = 9, c.a[3].shape[0] = 2;
+    refused(lib, &c, &j, "RAB is (2, 1, 9, 9) but (B, H, Sq, Sk) is (3, 1, 9, 9)");
     c.a[3] = keep, keep = c.a[0];
     c.a[0].ndim = 4, refused(lib, &c, &j, "jagged Q is not a (T, H, D) tensor");
     c.a[0] = keep, c.a[0].shape[0] = 13, refused(lib, &c, &j, "jagged K is (14, 1, 64) but Q (13, 1, 64)");

@@ -251,7 +251,8 @@ int main(void)
     };
     run_on("interp", hopper_small, (int)(sizeof hopper_small / sizeof hopper_small[0]));
     for (int i = 0; i < 4; i++)
-        no_spills(&(cute_hstu_config){i & 1 ? CUTE_F16 : CUTE_BF16, i < 2 ? 128 : 64, (i & 1) != 0, i == 2, false}, "sm_90a");
+        no_spills(&(cute_hstu_config){i & 1 ? CUTE_F16 : CUTE_BF16, i < 2 ? 128 : 64, (i & 1) != 0, i == 2, false},
+                  "sm_90a");
     if (sm90_here()) run_on("cuda", moderate, (int)(sizeof moderate / sizeof moderate[0]));
     unsetenv("CUTEC_HSTU_VARIANT");
     return CHECK_DONE("hstu_test");
