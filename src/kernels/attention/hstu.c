@@ -128,12 +128,13 @@ static void tile_step(cute_ctx *c, const hstu_plan *hp, const attn_block *t, hst
  * raises L2's hit rate): the grid (B, H, Q tiles), the batch fastest, so the blocks in flight
  * together share a Q tile index across sequences and heads (causal: like work); false: the
  * SM80 forward's (Q tiles, H, B), one head's Q tiles together (sharing its K and V in L2).
- * Either way the Q tiles run from the sequence's last (causal: the longest) down, as the
- * example's do.  Not timed against each other yet (no GPU in session 39): the flip is this
- * line. */
+ * Either way causal Q tiles run from the sequence's last (the longest) down, as the example's
+ * do; non-causal ones from the first (the example reverses them too: like work either way, and
+ * the reversed index cost 55 registers at d128 for sm_90a, 228 against 173).  Not timed
+ * against each other yet (no GPU in session 39): the flip is this line. */
 static const bool raster_bhq = true;
 
-/* the block's (batch or sequence, head, Q tile index counted from the last) */
+/* the block's (batch or sequence, head, Q tile index: block_tiles reads it) */
 static void block_coords(cute_ctx *c, cute_int *b, cute_int *h, cute_int *x)
 {
     *b = cute_block_idx(c, raster_bhq ? 0 : 2), *h = cute_block_idx(c, 1), *x = cute_block_idx(c, raster_bhq ? 2 : 0);
@@ -147,15 +148,15 @@ static cute_launch_cfg grid(cute_alg *a, const attn_plan *p, cute_int batches, c
 }
 
 /* the block's tiles of sequence seq (m: Q, K, V, O, O for the LSE, which HSTU has not):
- * Q tile x counted from the sequence's last; a block past its sequence's last tile (jagged:
- * a sequence shorter than the longest) visits no key tile and has no rows to store */
+ * Q tile x (causal: x counted from the sequence's last); a block past its sequence's last
+ * tile (jagged: a sequence shorter than the longest) visits no key tile and stores no row */
 static attn_block block_tiles(cute_ctx *c, const hstu_plan *hp, const cute_tensor m[5], const attn_seq *seq,
                               cute_int b, cute_int h, cute_int x)
 {
     const attn_plan *p = &hp->p;
     cute_alg *a = cute_ctx_alg(c);
     cute_int tiles = cute_ceil_div(a, seq->sq, cute_i(p->bm));
-    cute_int m_block = cute_max(a, cute_i(0), cute_sub(a, tiles, cute_add(a, x, cute_i(1))));
+    cute_int m_block = p->cfg.causal ? cute_max(a, cute_i(0), cute_sub(a, tiles, cute_add(a, x, cute_i(1)))) : x;
     attn_block t = attn_block_tiles_at(c, p, m, seq, b, h, m_block);
     if (!hp->jagged) return t; /* the dense grid has no block past the last tile */
     cute_int inside = cute_min(a, cute_i(1), cute_sub(a, tiles, x)); /* 1 inside, <= 0 past */

@@ -5,7 +5,8 @@
  * first; on a GPU, where there is one, at moderate sizes; 128-row Q tiles
  * (CUTEC_HSTU_BLOCK_M=128) likewise; the Hopper kernel (CUTEC_HSTU_VARIANT=hopper) likewise,
  * on the GPU where it is an sm_90 one.  Beside them: the misuses the library refuses, and the
- * kernel's register report (no spills) for sm_80 and sm_90a where NVRTC is installed. */
+ * kernel's register report (no spills) for sm_80 and sm_90a where NVRTC is installed (the
+ * jagged kernel's too: its runs are hstu_jagged_test.c's). */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -231,6 +232,7 @@ int main(void)
     unsetenv("CUTEC_HSTU_BLOCK_M");
     misuse();
     no_spills(&(cute_hstu_config){CUTE_BF16, 128, true, false, false}, "sm_80");
+    no_spills(&(cute_hstu_config){CUTE_BF16, 128, true, false, true}, "sm_80"); /* jagged */
     no_spills(&(cute_hstu_config){CUTE_BF16, 128, true, false, false}, "sm_90a");
     static const hstu_case moderate[] = {
         {2, 1000, 1000, 4, 128, true, false, false, CUTE_BF16, 0},
