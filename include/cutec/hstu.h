@@ -65,7 +65,7 @@ cute_status cutec_hstu_attention(cute_hstu_lib *lib, const cute_call_arg *Q, con
 typedef struct cute_hstu_jagged {
     const cute_call_arg *seq_offsets; /* (B + 1) i32, contiguous, in device memory */
     const int32_t *host_offsets;      /* NULL, or seq_offsets' values on the host */
-    int64_t max_len;                  /* the longest sequence (1 to N); 0: from host_offsets */
+    int64_t max_len;                  /* the longest sequence or more (1 to N); 0: from host_offsets */
 } cute_hstu_jagged;
 
 /* O = HSTU attention of the jagged batch: Q, K, V, O (T, H, D), RAB (B, H, N, N).  Checked

@@ -163,13 +163,14 @@ static void misuse(void)
     h[2] = 5, h[3] = 13, refused(lib, &c, &j, "seq_offsets end at 13 but Q has 14 rows");
     h[3] = 14, h[0] = -1, refused(lib, &c, &j, "seq_offsets[0] is -1 (0)");
     h[0] = 0, j.max_len = 8, refused(lib, &c, &j, "max_len 8 but a sequence is 9 long");
-    j.host_offsets = NULL, j.max_len = 0, refused(lib, &c, &j, "max_len 0 (1 to T = 14");
+    j.host_offsets = NULL, j.max_len = 0, refused(lib, &c, &j, "max_len 0 (1 to RAB's N = 9");
+    j.max_len = 10, refused(lib, &c, &j, "max_len 10 (1 to RAB's N = 9");
     j.max_len = 9;
     cute_call_arg keep = c.a[5];
     c.a[5].dtype = CUTE_I64, refused(lib, &c, &j, "seq_offsets is not a 1-D i32 tensor");
     c.a[5] = keep, c.a[5].stride[0] = 2, refused(lib, &c, &j, "seq_offsets has 4 offsets with stride 2");
     c.a[5] = keep, keep = c.a[3];
-    c.a[3].shape[3] = 10, refused(lib, &c, &j, "jagged RAB is (3, 1, 9, 10): (B, H, N, N)");
+    c.a[3].shape[3] = 10, refused(lib, &c, &j, "jagged RAB is (3, 1, 9, 10), not (B, H, N, N)");
     c.a[3].shape[3] = 9, c.a[3].shape[0] = 2;
     refused(lib, &c, &j, "RAB is (2, 1, 9, 9) but (B, H, Sq, Sk) is (3, 1, 9, 9)");
     c.a[3] = keep, keep = c.a[0];

@@ -155,12 +155,10 @@ static bool packed(const cute_call_arg *t, const char *name, cute_call_arg *as4,
 }
 
 /* the offsets: (B + 1) i32 contiguous, B >= 1; host ones 0 first, T last, never decreasing,
- * and the longest length from them where max_len is 0 */
-static bool offsets_ok(const cute_hstu_jagged *j, int64_t total, int64_t *max_len, char *err, size_t n)
+ * and the longest length from them where max_len is 0; max_len 1 to RAB's N (rab_n) */
+static bool offsets_ok(const cute_hstu_jagged *j, int64_t total, int64_t rab_n, int64_t *max_len, char *err, size_t n)
 {
-    const cute_call_arg *o = j ? j->seq_offsets : NULL;
-    if (!o || o->kind != CUTE_ARG_TENSOR || o->ndim != 1 || o->dtype != CUTE_I32)
-        return snprintf(err, n, "hstu attention: seq_offsets is not a 1-D i32 tensor of B + 1 offsets"), false;
+    const cute_call_arg *o = j->seq_offsets; /* a 1-D i32 tensor (the caller's check) */
     if (o->shape[0] < 2 || o->stride[0] != 1)
         return snprintf(err, n, "hstu attention: seq_offsets has %lld offsets with stride %lld (2 or more, "
                         "contiguous)", (long long)o->shape[0], (long long)o->stride[0]), false;
@@ -183,21 +181,20 @@ static bool offsets_ok(const cute_hstu_jagged *j, int64_t total, int64_t *max_le
             return snprintf(err, n, "hstu attention: max_len %lld but a sequence is %lld long", (long long)*max_len,
                             (long long)longest), false;
     }
-    if (*max_len < 1 || *max_len > (total > 1 ? total : 1))
-        return snprintf(err, n, "hstu attention: max_len %lld (1 to T = %lld; 0 with host_offsets: theirs)",
-                        (long long)*max_len, (long long)total), false;
+    if (*max_len < 1 || *max_len > rab_n)
+        return snprintf(err, n, "hstu attention: max_len %lld (1 to RAB's N = %lld, the longest sequence or more; 0 "
+                        "with host_offsets: theirs)", (long long)*max_len, (long long)rab_n), false;
     return true;
 }
 
-/* RAB (B, H, N, N), N >= max_len: the dense rules with Sq = Sk = N */
-static bool jagged_rab_ok(const cute_call_arg *r, int64_t B, int64_t H, int64_t max_len, cute_dtype d, char *err,
-                          size_t n)
+/* RAB (B, H, N, N): the dense rules with Sq = Sk = N */
+static bool jagged_rab_ok(const cute_call_arg *r, int64_t B, int64_t H, cute_dtype d, char *err, size_t n)
 {
-    if (r && r->kind == CUTE_ARG_TENSOR && r->ndim == 4 && (r->shape[2] < max_len || r->shape[2] != r->shape[3]))
-        return snprintf(err, n, "hstu attention: jagged RAB is (%lld, %lld, %lld, %lld): (B, H, N, N) with N >= the "
-                        "longest sequence, %lld", (long long)r->shape[0], (long long)r->shape[1],
-                        (long long)r->shape[2], (long long)r->shape[3], (long long)max_len), false;
-    int64_t N = r && r->ndim == 4 ? r->shape[2] : 0;
+    if (r && r->kind == CUTE_ARG_TENSOR && r->ndim == 4 && r->shape[2] != r->shape[3])
+        return snprintf(err, n, "hstu attention: jagged RAB is (%lld, %lld, %lld, %lld), not (B, H, N, N)",
+                        (long long)r->shape[0], (long long)r->shape[1], (long long)r->shape[2],
+                        (long long)r->shape[3]), false;
+    int64_t N = r && r->kind == CUTE_ARG_TENSOR && r->ndim == 4 ? r->shape[2] : 0;
     return rab_ok(r, (const int64_t[4]){B, H, N, N}, d, err, n);
 }
 
@@ -231,8 +228,11 @@ cute_status cutec_hstu_attention_jagged(cute_hstu_lib *lib, const cute_call_arg 
     int64_t T = Q->shape[0], H = Q->shape[1], max_len;
     if (Q->shape[2] != 64 && Q->shape[2] != 128)
         return snprintf(err, n, "hstu attention: head dim %lld (64 or 128)", (long long)Q->shape[2]), CUTE_ERR_INVALID;
-    if (!offsets_ok(jagged, T, &max_len, err, n)) return CUTE_ERR_INVALID;
-    if (!jagged_rab_ok(RAB, jagged->seq_offsets->shape[0] - 1, H, max_len, d, err, n)) return CUTE_ERR_INVALID;
+    const cute_call_arg *off = jagged ? jagged->seq_offsets : NULL;
+    if (!off || off->kind != CUTE_ARG_TENSOR || off->ndim != 1 || off->dtype != CUTE_I32)
+        return snprintf(err, n, "hstu attention: seq_offsets is not a 1-D i32 tensor of B + 1 offsets"), CUTE_ERR_INVALID;
+    if (!jagged_rab_ok(RAB, off->shape[0] - 1, H, d, err, n) || !offsets_ok(jagged, T, RAB->shape[2], &max_len, err, n))
+        return CUTE_ERR_INVALID;
     if (T == 0 || H == 0) return CUTE_OK;
     cute_hstu_config cfg = {.dtype = d, .head_dim = (int)Q->shape[2], .causal = causal, .fast_sigmoid = fast_sigmoid,
                             .jagged = true};
