@@ -36,8 +36,6 @@ typedef struct hstu_plan {
     bool fast, jagged;
 } hstu_plan;
 
-
-
 /* silu(x) = x sigmoid(x): fast, 0.5 x (1 + tanh.approx(x / 2)) = h + h tanh(h), h = x / 2;
  * else x (1 + 2^(-x log2 e))^-1, the inverse as rsqrt.approx squared (ex2 and rsqrt, two MUFU
  * a score, each within 2^-22; past x < -88 the sum overflows to inf and the result is -0) */

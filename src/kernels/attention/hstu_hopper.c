@@ -17,7 +17,9 @@
  * and silu(0) = 0 with no mask: only causal needs one.  RAB is read once (2 B H Sq Sk bytes:
  * 2.1 GB at 4 x 4 x 8192^2), its stages beside K's and V's: 128-key tiles (the forward's 160
  * leave no room for two stages of RAB at head dim 128).  A block a tile (no persistent
- * grid).  Opt-in: CUTEC_HSTU_VARIANT=hopper (hstu.c's hstu_takes_hopper: AUTO's flip there). */
+ * grid).  Opt-in: CUTEC_HSTU_VARIANT=hopper (hstu.c's hstu_takes_hopper: AUTO's flip there).
+ * Jagged batches (hh_jagged_kernel) in hstu.c's grid and tiles, the boxes from each
+ * sequence's first row, the keys past it masked. */
 #include <stdio.h>
 #include <stdlib.h>
 
