@@ -60,8 +60,8 @@ cute_status cutec_hstu_attention(cute_hstu_lib *lib, const cute_call_arg *Q, con
 /* The jagged batch's offsets.  seq_offsets is read on the device, where nothing checks it:
  * offsets must start at 0, never decrease and end at T; the kernel clamps each into [0, T] and
  * a sequence to N rows, so bad ones give wrong (or unwritten) rows, never a read or write
- * outside the tensors.  host_offsets (NULL,
- * or the same B + 1 values in host memory) are checked, a bad one refused with its index. */
+ * outside the tensors.  host_offsets (NULL, or the same B + 1 values in host memory) are
+ * checked, a bad one refused with its index and values. */
 typedef struct cute_hstu_jagged {
     const cute_call_arg *seq_offsets; /* (B + 1) i32, contiguous, in device memory */
     const int32_t *host_offsets;      /* NULL, or seq_offsets' values on the host */
