@@ -38,7 +38,7 @@ static int usage(const char *cmd)
             "         [--emit ir|cuda|ptx|sass|usage|time] [--arch sm_80|sm_90a] [--backend cuda|interp]\n"
             "  O = silu(Q K^T + RAB) V (causal: keys j <= query i; no softmax, no scale): Q and O\n"
             "  (B,Sq,H,D), K and V (B,Sk,H,D), RAB (B,H,Sq,Sk); Sk defaults to Sq;\n"
-            "  --jagged (run, compile, export): sequences of these lengths (0 or more) packed: Q, K, V, O (T,H,D),\n"
+            "  --jagged: sequences of these lengths (0 or more) packed: Q, K, V, O (T,H,D),\n"
             "  RAB (B,H,N,N) padded, N the longest (AUTO: the SM80 kernel; --variant hopper the Hopper one);\n"
             "  --fast-sigmoid: sigmoid(x) = 0.5 (1 + tanh.approx(x/2)) (one MUFU a score);\n"
             "  --variant: the SM80 kernel or the Hopper one (TMA + wgmma, sm_90; $CUTEC_HSTU_VARIANT);\n"
@@ -118,10 +118,6 @@ static int parse(int argc, char **argv, hstu_opts *o)
     if (o->jagged && o->lens_given) {
         fprintf(stderr, "cutec %s hstu: --jagged gives the batch and the lengths (not --batch, --seqlen, --seqlen-k)\n",
                 argv[0]);
-        return CLI_USAGE;
-    }
-    if (o->jagged && !strcmp(argv[0], "bench")) {
-        fprintf(stderr, "cutec bench hstu: --jagged is taken by run and compile (bench times the dense shape)\n");
         return CLI_USAGE;
     }
     if (!o->Sk) o->Sk = o->Sq;
@@ -382,12 +378,11 @@ static int bench(const hstu_opts *base)
     if (!cli_interp_fits("bench hstu", rt, 2 * interp_work(&o), CLI_INTERP_ATTENTION)) /* causal and not */
         return cute_runtime_free(rt), CLI_USAGE;
     double torch[2] = {-1, -1};
-    if (cu) torch_ms(&o, torch);
+    if (cu && !o.jagged) torch_ms(&o, torch); /* (torch's form is the dense one) */
     const cute_device_info *dev = cu ? cute_cuda_device(cu) : NULL;
     gpu_sm_clock(cu, clock, sizeof clock);
-    printf("# %s, %d SMs, %s; gaussian inputs; TFLOP/s = 4 B H Sq Sk D / t (half causal); RAB %.3f GB read once\n",
-           dev ? dev->name : "interpreter", dev ? dev->sm_count : 0, clock,
-           2.0 * (double)o.B * o.H * o.Sq * o.Sk / 1e9);
+    printf("# %s, %d SMs, %s; gaussian inputs; TFLOP/s = 4 H D sum Sq Sk / t (half causal); RAB %.3f GB read once\n",
+           dev ? dev->name : "interpreter", dev ? dev->sm_count : 0, clock, 2.0 * (double)o.H * scores(&o) / 1e9);
     printf("%-48s %9s %9s %8s %9s %9s\n", "hstu attention", "ms", "TFLOP/s", "checked", "torch ms", "speedup");
     problem p = {.rt = rt, .lib = cute_hstu_lib_new(rt)};
     uint64_t seed = (uint64_t)time(NULL) | 1;
