@@ -65,7 +65,8 @@ typedef struct cute_device_info {
     char pci_bus_id[32]; /* "0000:1B:00.0" (NVML finds the device by it); "" where the driver does not say */
 } cute_device_info;
 
-/* The compute capability's NVRTC arch into buf ("sm_90a", "sm_80"). */
+/* The compute capability's NVRTC arch into buf: "sm_80", "sm_90a", "sm_100a" (the
+ * arch-specific target from 9.0 on) */
 void cute_cuda_arch_name(int cc_major, int cc_minor, char *buf, size_t n);
 
 /* Open the driver and retain device o->device's primary context (o NULL: defaults).
