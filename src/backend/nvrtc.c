@@ -32,6 +32,8 @@ struct cute_nvrtc {
     nvrtc_result (*GetCUBIN)(nvrtc_program, char *);
     nvrtc_result (*GetProgramLogSize)(nvrtc_program, size_t *);
     nvrtc_result (*GetProgramLog)(nvrtc_program, char *);
+    nvrtc_result (*GetNumSupportedArchs)(int *); /* optional: 11.2 on */
+    nvrtc_result (*GetSupportedArchs)(int *);
 };
 
 static void say(char *err, size_t n, const char *fmt, ...)
@@ -49,6 +51,8 @@ static const dynlib_sym syms[] = {
     SYM(GetErrorString), SYM(Version),           SYM(CreateProgram), SYM(DestroyProgram),
     SYM(CompileProgram), SYM(GetPTXSize),        SYM(GetPTX),        SYM(GetCUBINSize),
     SYM(GetCUBIN),       SYM(GetProgramLogSize), SYM(GetProgramLog),
+    DYNLIB_OPTIONAL(struct cute_nvrtc, GetNumSupportedArchs, "nvrtcGetNumSupportedArchs"),
+    DYNLIB_OPTIONAL(struct cute_nvrtc, GetSupportedArchs, "nvrtcGetSupportedArchs"),
 };
 #undef SYM
 
@@ -206,6 +210,24 @@ static cute_status cubin_passes(const cute_nvrtc_opts *o, cute_nvrtc_output *out
     return changed < 0 ? CUTE_ERR_COMPILE : CUTE_OK;
 }
 
+/* A target this NVRTC does not compile for (CUDA 13 dropped sm_70, a V100's), refused in
+ * words rather than as "invalid value for --gpu-architecture": true and out->log set */
+static bool arch_unknown(cute_nvrtc *nv, const char *arch, cute_nvrtc_output *out)
+{
+    int sm = 0, count = 0, archs[64];
+    if (sscanf(arch, "sm_%d", &sm) != 1 || !nv->GetNumSupportedArchs || !nv->GetSupportedArchs ||
+        nv->GetNumSupportedArchs(&count) != 0 || count <= 0 || count > 64 || nv->GetSupportedArchs(archs) != 0)
+        return false;
+    for (int i = 0; i < count; i++)
+        if (archs[i] == sm) return false;
+    char line[256];
+    snprintf(line, sizeof line, "NVRTC %d.%d does not compile for %s: its targets are sm_%d to sm_%d "
+             "(an older card needs an older CUDA toolkit's NVRTC: docs/cards.md)",
+             nv->major, nv->minor, arch, archs[0], archs[count - 1]);
+    out->log = strdup(line);
+    return true;
+}
+
 cute_status cute_nvrtc_compile(cute_nvrtc *nv, const char *src, const cute_nvrtc_opts *o,
                                cute_nvrtc_output *out)
 {
@@ -214,6 +236,7 @@ cute_status cute_nvrtc_compile(cute_nvrtc *nv, const char *src, const cute_nvrtc
         out->log = strdup("cute_nvrtc_compile: no handle, source or arch (or > 60 options)");
         return out->log ? CUTE_ERR_INVALID : CUTE_ERR_OOM;
     }
+    if (arch_unknown(nv, o->arch, out)) return out->log ? CUTE_ERR_UNSUPPORTED : CUTE_ERR_OOM;
     nvrtc_program p = NULL;
     nvrtc_result r = nv->CreateProgram(&p, src, o->name ? o->name : "cutec.cu", 0, NULL, NULL);
     if (r != 0) return set_log(nv, NULL, out, "nvrtcCreateProgram", r);

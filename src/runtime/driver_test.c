@@ -8,6 +8,7 @@
 
 #include "check.h"
 #include "cutec/cuda_driver.h"
+#include "cutec/nvrtc.h"
 
 static void test_no_driver(void)
 {
@@ -37,6 +38,29 @@ static void test_arch_names(void)
         cute_cuda_arch_name(v[i].major, v[i].minor, buf, sizeof buf);
         CHECK_STR(buf, v[i].arch);
     }
+}
+
+/* A target NVRTC does not know (sm_70 from CUDA 13 on, a V100's) is refused in words that
+ * name it and the targets there are; one NVRTC does know compiles */
+static void test_nvrtc_targets(void)
+{
+    cute_nvrtc *nv = NULL;
+    char err[256];
+    if (cute_nvrtc_open(&nv, NULL, err, sizeof err) != CUTE_OK) {
+        SKIP("no NVRTC");
+        return;
+    }
+    static const char src[] = "extern \"C\" __global__ void k(int *p) { *p = 1; }\n";
+    const char *archs[] = {"sm_70", "sm_9"};
+    for (int i = 0; i < 2; i++) {
+        cute_nvrtc_output o;
+        cute_status s = cute_nvrtc_compile(nv, src, &(cute_nvrtc_opts){.arch = archs[i]}, &o);
+        CHECK(s == CUTE_OK || (s == CUTE_ERR_UNSUPPORTED && strstr(o.log, archs[i]) && strstr(o.log, "targets are sm_")),
+              "%s: %s", archs[i], o.log ? o.log : "");
+        CHECK(i == 0 || s == CUTE_ERR_UNSUPPORTED, "sm_9 is no target: %s", o.log ? o.log : "");
+        cute_nvrtc_output_free(&o);
+    }
+    cute_nvrtc_close(nv);
 }
 
 static void test_info(cute_cuda *cu)
@@ -173,6 +197,7 @@ int main(void)
 {
     test_no_driver();
     test_arch_names();
+    test_nvrtc_targets();
     cute_cuda *cu = NULL;
     char err[512];
     cute_status s = cute_cuda_open(NULL, &cu, err, sizeof err);
