@@ -337,6 +337,17 @@ void cute_cuda_arch_name(int cc_major, int cc_minor, char *buf, size_t n)
     snprintf(buf, n, "sm_%d%d%s", cc_major, cc_minor, cc_major >= 9 ? "a" : "");
 }
 
+int cute_cuda_arch_smem_per_block(int sm)
+{
+    static const struct {
+        int sm, kb;
+    } t[] = {{70, 96}, {72, 96}, {75, 64}, {80, 163}, {86, 99}, {87, 163}, {89, 99},
+             {90, 227}, {100, 227}, {103, 227}, {120, 99}, {121, 99}};
+    for (size_t i = 0; i < sizeof t / sizeof t[0]; i++)
+        if (t[i].sm == sm) return t[i].kb * 1024;
+    return 0;
+}
+
 /* is name in the comma-separated list (cute_cuda_opts.hide)? */
 static bool listed(const char *list, const char *name)
 {

@@ -1,0 +1,110 @@
+/* The cards of docs/cards.md: for each architecture a user may bring (a T4's sm_75 to an RTX
+ * 50's sm_120), what the library's AUTO compiles, traced on the interpreter for that target
+ * (cute_runtime_set_target_arch, as `--arch` does): the kernel it takes, and that kernel's
+ * shared memory within what a block of that architecture may have
+ * (cute_cuda_arch_smem_per_block); or the refusal, whose message names what the target
+ * lacks.  Trace only: nothing runs (the cards' own runs are the GPU suite's). */
+#include <stdio.h>
+#include <string.h>
+
+#include "check.h"
+#include "cutec/attention.h"
+#include "cutec/cuda_driver.h"
+#include "cutec/ir.h"
+#include "cutec/kernels.h"
+
+typedef struct card {
+    const char *name, *arch;
+    int sm;
+} card;
+
+static const card cards[] = {
+    {"T4", "sm_75", 75},   {"A100", "sm_80", 80},       {"A10", "sm_86", 86},         {"L4", "sm_89", 89},
+    {"H200", "sm_90a", 90}, {"B200", "sm_100a", 100}, {"RTX 5090", "sm_120a", 120},
+};
+enum { NCARDS = sizeof cards / sizeof cards[0] };
+
+/* the largest dynamic shared memory of f's kernels */
+static int64_t smem_of(const cute_fn *f)
+{
+    int64_t most = 0;
+    for (int i = 0; i < cute_fn_kernel_count(f); i++)
+        if (cute_fn_kernel(f, i)->smem_bytes > most) most = cute_fn_kernel(f, i)->smem_bytes;
+    return most;
+}
+
+/* f (NULL: refused, why) on card c is `want` (a variant's or kernel's name, or a word of the
+ * refusal), and fits c's shared memory */
+static void expect(const card *c, const char *what, const cute_fn *f, const char *got, const char *why,
+                   const char *want)
+{
+    int64_t room = cute_cuda_arch_smem_per_block(c->sm);
+    CHECK(strstr(f ? got : why, want) != NULL, "%s (%s), %s: want \"%s\", got %s: %s", c->name, c->arch, what, want,
+          f ? "kernel" : "refusal", f ? got : why);
+    if (f) CHECK(smem_of(f) <= room, "%s (%s), %s: %s takes %lld bytes of shared memory a block; the card has %lld",
+                 c->name, c->arch, what, got, (long long)smem_of(f), (long long)room);
+}
+
+/* AUTO's GEMM for dtype d as the library compiles it for a large call (4096^3): the first of
+ * the target's variants that compiles, with its tiling on that target */
+static void gemm_case(cute_runtime *rt, const card *c, cute_dtype d, const char *want)
+{
+    cute_gemm_config cfg = {.dtype = d, .c_dtype = d == CUTE_E4M3 ? CUTE_F32 : CUTE_VOID, .major = {1, 1, 0},
+                            .align_bytes = 16};
+    cute_gemm_variant order[CUTE_GEMM_VARIANT_COUNT];
+    int count = cute_gemm_auto_variants_for(d, c->sm, order);
+    const cute_fn *f = NULL;
+    char why[2048] = "", one[1024];
+    size_t len = 0;
+    for (int i = 0; i < count && !f; i++) {
+        cfg.variant = order[i];
+        cfg.tiling = cute_gemm_tiling_for_arch(order[i], &cfg, cute_gemm_default_tiling(order[i], &cfg, 4096, 4096, 4096, 1), c->sm);
+        f = cute_gemm_compile(rt, &cfg, one, sizeof one);
+        if (!f && len < sizeof why) len += (size_t)snprintf(why + len, sizeof why - len, "%s; ", one);
+    }
+    char what[64];
+    snprintf(what, sizeof what, "gemm %s", cute_dtype_name(d));
+    expect(c, what, f, f ? cute_gemm_variant_name(cfg.variant) : "", why, want);
+}
+
+/* AUTO's attention forward, bf16 at head dim d */
+static void attention_case(cute_runtime *rt, const card *c, int d, const char *want)
+{
+    cute_attention_config cfg = {.dtype = CUTE_BF16, .head_dim = d};
+    char why[1024] = "", what[64];
+    const cute_fn *f = cute_attention_compile(rt, &cfg, why, sizeof why);
+    snprintf(what, sizeof what, "attention forward d%d", d);
+    expect(c, what, f, f ? cute_fn_kernel(f, 0)->name : "", why, want);
+}
+
+/* the table of docs/cards.md, a row a card: each entry's kernel, or a word of its refusal */
+static const struct {
+    const char *bf16, *e4m3, *f32, *attn128;
+} want[NCARDS] = {
+    {"no tensor-core tiling for bf16 on sm_75", "no tensor-core tiling", "pipelined", "needs sm_80"},
+    {"tensorop_smem", "no tensor-core tiling for f8E4M3FN on sm_80", "pipelined", "fwd"},
+    {"tensorop_smem", "no tensor-core tiling", "pipelined", "fwd"},
+    {"tensorop_smem", "tensorop_smem", "pipelined", "fwd"},
+    {"hopper", "tensorop_smem", "pipelined", "hopper"},
+    {"blackwell", "tensorop_smem", "pipelined", "blackwell"},
+    {"tensorop_smem", "tensorop_smem", "pipelined", "fwd"},
+};
+
+int main(void)
+{
+    char err[256];
+    for (int i = 0; i < NCARDS; i++) {
+        cute_runtime *rt = NULL;
+        if (cute_runtime_new("interp", &rt, err, sizeof err) != CUTE_OK) {
+            CHECK(false, "interpreter: %s", err);
+            break;
+        }
+        cute_runtime_set_target_arch(rt, cards[i].arch);
+        gemm_case(rt, &cards[i], CUTE_BF16, want[i].bf16);
+        gemm_case(rt, &cards[i], CUTE_E4M3, want[i].e4m3);
+        gemm_case(rt, &cards[i], CUTE_F32, want[i].f32);
+        attention_case(rt, &cards[i], 128, want[i].attn128);
+        cute_runtime_free(rt);
+    }
+    return CHECK_DONE("cards_test");
+}
