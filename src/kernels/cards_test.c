@@ -12,6 +12,8 @@
 #include "cutec/cuda_driver.h"
 #include "cutec/ir.h"
 #include "cutec/kernels.h"
+#include "cutec/row_kernels.h"
+#include "kernels/rows/rows_lib.h"
 
 typedef struct card {
     const char *name, *arch;
@@ -77,6 +79,36 @@ static void attention_case(cute_runtime *rt, const card *c, int d, const char *w
     expect(c, what, f, f ? cute_fn_kernel(f, 0)->name : "", why, want);
 }
 
+/* RMSNorm's backward with dweight over rows of n bf16 (a row too long for one block's
+ * registers: staged in shared memory, split over a cluster where the target has them),
+ * traced without a run (rows_lib_dry_run) */
+static void rows_case(cute_runtime *rt, const card *c, int64_t n)
+{
+    cute_backend *b = cute_runtime_backend(rt);
+    cute_buffer buf;
+    int64_t rows = 2, bytes = rows * n * 2;
+    if (b->vt->alloc(b->self, (size_t)(3 * bytes + 4 * n + 64), &buf) != CUTE_OK) {
+        CHECK(false, "alloc");
+        return;
+    }
+    cute_call_arg dy = cute_call_tensor(&buf, 0, CUTE_BF16, 2, (int64_t[]){rows, n}, (int64_t[]){n, 1});
+    cute_call_arg x = cute_call_tensor(&buf, (size_t)bytes, CUTE_BF16, 2, (int64_t[]){rows, n}, (int64_t[]){n, 1});
+    cute_call_arg dx = cute_call_tensor(&buf, (size_t)(2 * bytes), CUTE_BF16, 2, (int64_t[]){rows, n}, (int64_t[]){n, 1});
+    cute_call_arg w = cute_call_tensor(&buf, (size_t)(3 * bytes), CUTE_BF16, 1, (int64_t[]){n}, (int64_t[]){1});
+    cute_call_arg dw = cute_call_tensor(&buf, (size_t)(3 * bytes + 2 * n), CUTE_BF16, 1, (int64_t[]){n}, (int64_t[]){1});
+    cute_call_arg rstd = cute_call_tensor(&buf, (size_t)(3 * bytes + 4 * n), CUTE_F32, 1, (int64_t[]){rows}, (int64_t[]){1});
+    cutec_rows *lib = cutec_rows_new(rt);
+    rows_lib_dry_run(lib, true);
+    char why[1024] = "", what[64];
+    cutec_norm_grad_args a = {.dy = &dy, .x = &x, .weight = &w, .rstd = &rstd, .dx = &dx, .dweight = &dw};
+    cute_status s = cutec_rmsnorm_backward(lib, &a, NULL, why, sizeof why);
+    const cute_fn *f = s == CUTE_OK ? rows_lib_last(lib) : NULL;
+    snprintf(what, sizeof what, "rmsnorm backward, rows of %lld", (long long)n);
+    expect(c, what, f, "rows", why, "rows");
+    cutec_rows_free(lib);
+    b->vt->free(b->self, &buf);
+}
+
 /* the table of docs/cards.md, a row a card: each entry's kernel, or a word of its refusal */
 static const struct {
     const char *bf16, *e4m3, *f32, *attn128;
@@ -104,6 +136,7 @@ int main(void)
         gemm_case(rt, &cards[i], CUTE_E4M3, want[i].e4m3);
         gemm_case(rt, &cards[i], CUTE_F32, want[i].f32);
         attention_case(rt, &cards[i], 128, want[i].attn128);
+        rows_case(rt, &cards[i], 200000);
         cute_runtime_free(rt);
     }
     return CHECK_DONE("cards_test");
