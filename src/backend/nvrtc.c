@@ -119,6 +119,25 @@ void cute_nvrtc_output_free(cute_nvrtc_output *o)
     memset(o, 0, sizeof *o);
 }
 
+/* A failed compile's log with its error lines first, then the whole log: a generated kernel's
+ * log may hold pages of warnings before the error, and a caller's message buffer keeps only
+ * the head of it (NULL, the log as it was, where nothing is to move or memory is short) */
+static char *errors_first(const char *log)
+{
+    size_t n = strlen(log), len = 0;
+    char *out = malloc(2 * n + 2);
+    if (!out) return NULL;
+    for (const char *l = log; *l; l += strcspn(l, "\n") + (l[strcspn(l, "\n")] == '\n')) {
+        size_t k = strcspn(l, "\n");
+        char line[512];
+        snprintf(line, sizeof line, "%.*s", (int)(k < sizeof line - 1 ? k : sizeof line - 1), l);
+        if (strstr(line, "error") && l != log) memcpy(out + len, l, k), len += k, out[len++] = '\n';
+    }
+    if (!len) return free(out), NULL;
+    memcpy(out + len, log, n + 1);
+    return out;
+}
+
 /* out->log = the program's log, or a message of ours when there is none */
 static cute_status set_log(cute_nvrtc *nv, nvrtc_program p, cute_nvrtc_output *out,
                            const char *what, nvrtc_result r)
@@ -134,6 +153,8 @@ static cute_status set_log(cute_nvrtc *nv, nvrtc_program p, cute_nvrtc_output *o
         if (!out->log) return CUTE_ERR_OOM;
     }
     if (r == 0) return CUTE_OK;
+    char *moved = errors_first(out->log);
+    if (moved) free(out->log), out->log = moved;
     if (!out->log[0]) {
         free(out->log);
         size_t m = strlen(what) + 128;

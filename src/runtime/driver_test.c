@@ -63,6 +63,30 @@ static void test_nvrtc_targets(void)
     cute_nvrtc_close(nv);
 }
 
+/* A failed compile's log starts with its error, however many warnings came first (ptxas's
+ * refusal of an instruction the target lacks follows all of NVRTC's warnings; a caller's
+ * message keeps only the head of the log) */
+static void test_nvrtc_error_first(void)
+{
+    cute_nvrtc *nv = NULL;
+    char err[256], src[8192];
+    if (cute_nvrtc_open(&nv, NULL, err, sizeof err) != CUTE_OK) {
+        SKIP("no NVRTC");
+        return;
+    }
+    int len = snprintf(src, sizeof src, "extern \"C\" __global__ void k(int *p) {\n");
+    for (int i = 0; i < 40; i++) len += snprintf(src + len, sizeof src - (size_t)len, "    int unused%d = %d;\n", i, i);
+    snprintf(src + len, sizeof src - (size_t)len, "    asm volatile(\"setmaxnreg.inc.sync.aligned.u32 240;\");\n    *p = 1;\n}\n");
+    cute_nvrtc_output o;
+    cute_status s = cute_nvrtc_compile(nv, src, &(cute_nvrtc_opts){.arch = "sm_80"}, &o);
+    char first[256] = "";
+    if (o.log) snprintf(first, sizeof first, "%.*s", (int)strcspn(o.log, "\n"), o.log);
+    CHECK(s == CUTE_ERR_COMPILE && strstr(first, "error") && strstr(first, "setmaxnreg"), "the error first: %.300s",
+          o.log ? o.log : "");
+    cute_nvrtc_output_free(&o);
+    cute_nvrtc_close(nv);
+}
+
 static void test_info(cute_cuda *cu)
 {
     const cute_device_info *d = cute_cuda_device(cu);
@@ -198,6 +222,7 @@ int main(void)
     test_no_driver();
     test_arch_names();
     test_nvrtc_targets();
+    test_nvrtc_error_first();
     cute_cuda *cu = NULL;
     char err[512];
     cute_status s = cute_cuda_open(NULL, &cu, err, sizeof err);
