@@ -4,15 +4,18 @@
  * shared memory within what a block of that architecture may have
  * (cute_cuda_arch_smem_per_block); or the refusal, whose message names what the target
  * lacks.  Trace only: nothing runs (the cards' own runs are the GPU suite's). */
+#include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "check.h"
 #include "cutec/attention.h"
 #include "cutec/cuda_driver.h"
+#include "cutec/hstu.h"
 #include "cutec/ir.h"
 #include "cutec/kernels.h"
 #include "cutec/row_kernels.h"
+#include "kernels/attention/attention_internal.h"
 #include "kernels/rows/rows_lib.h"
 
 typedef struct card {
@@ -21,8 +24,9 @@ typedef struct card {
 } card;
 
 static const card cards[] = {
-    {"T4", "sm_75", 75},   {"A100", "sm_80", 80},       {"A10", "sm_86", 86},         {"L4", "sm_89", 89},
-    {"H200", "sm_90a", 90}, {"B200", "sm_100a", 100}, {"RTX 5090", "sm_120a", 120},
+    {"T4", "sm_75", 75},          {"A100", "sm_80", 80},  {"A10", "sm_86", 86},
+    {"L4", "sm_89", 89},          {"H200", "sm_90a", 90}, {"B200", "sm_100a", 100},
+    {"RTX 5090", "sm_120a", 120},
 };
 enum { NCARDS = sizeof cards / sizeof cards[0] };
 
@@ -37,21 +41,25 @@ static int64_t smem_of(const cute_fn *f)
 
 /* f (NULL: refused, why) on card c is `want` (a variant's or kernel's name, or a word of the
  * refusal), and fits c's shared memory */
-static void expect(const card *c, const char *what, const cute_fn *f, const char *got, const char *why,
-                   const char *want)
+static void expect(const card *c, const char *what, const cute_fn *f, const char *got,
+                   const char *why, const char *want)
 {
     int64_t room = cute_cuda_arch_smem_per_block(c->sm);
-    CHECK(strstr(f ? got : why, want) != NULL, "%s (%s), %s: want \"%s\", got %s: %s", c->name, c->arch, what, want,
-          f ? "kernel" : "refusal", f ? got : why);
-    if (f) CHECK(smem_of(f) <= room, "%s (%s), %s: %s takes %lld bytes of shared memory a block; the card has %lld",
-                 c->name, c->arch, what, got, (long long)smem_of(f), (long long)room);
+    CHECK(strstr(f ? got : why, want) != NULL, "%s (%s), %s: want \"%s\", got %s: %s", c->name,
+          c->arch, what, want, f ? "kernel" : "refusal", f ? got : why);
+    if (f)
+        CHECK(smem_of(f) <= room,
+              "%s (%s), %s: %s takes %lld bytes of shared memory a block; the card has %lld",
+              c->name, c->arch, what, got, (long long)smem_of(f), (long long)room);
 }
 
 /* AUTO's GEMM for dtype d as the library compiles it for a large call (4096^3): the first of
  * the target's variants that compiles, with its tiling on that target */
 static void gemm_case(cute_runtime *rt, const card *c, cute_dtype d, const char *want)
 {
-    cute_gemm_config cfg = {.dtype = d, .c_dtype = d == CUTE_E4M3 ? CUTE_F32 : CUTE_VOID, .major = {1, 1, 0},
+    cute_gemm_config cfg = {.dtype = d,
+                            .c_dtype = d == CUTE_E4M3 ? CUTE_F32 : CUTE_VOID,
+                            .major = {1, 1, 0},
                             .align_bytes = 16};
     cute_gemm_variant order[CUTE_GEMM_VARIANT_COUNT];
     int count = cute_gemm_auto_variants_for(d, c->sm, order);
@@ -60,23 +68,41 @@ static void gemm_case(cute_runtime *rt, const card *c, cute_dtype d, const char 
     size_t len = 0;
     for (int i = 0; i < count && !f; i++) {
         cfg.variant = order[i];
-        cfg.tiling = cute_gemm_tiling_for_arch(order[i], &cfg, cute_gemm_default_tiling(order[i], &cfg, 4096, 4096, 4096, 1), c->sm);
+        cfg.tiling = cute_gemm_tiling_for_arch(
+            order[i], &cfg, cute_gemm_default_tiling(order[i], &cfg, 4096, 4096, 4096, 1), c->sm);
         f = cute_gemm_compile(rt, &cfg, one, sizeof one);
-        if (!f && len < sizeof why) len += (size_t)snprintf(why + len, sizeof why - len, "%s; ", one);
+        if (!f && len < sizeof why)
+            len += (size_t)snprintf(why + len, sizeof why - len, "%s; ", one);
     }
     char what[64];
     snprintf(what, sizeof what, "gemm %s", cute_dtype_name(d));
     expect(c, what, f, f ? cute_gemm_variant_name(cfg.variant) : "", why, want);
 }
 
-/* AUTO's attention forward, bf16 at head dim d */
-static void attention_case(cute_runtime *rt, const card *c, int d, const char *want)
+/* AUTO's attention, bf16 at head dim 128: the forward's kernel (attn_variant: the backward
+ * takes the forward's rule); with traced, the forward, backward (causal), decode and HSTU
+ * (causal) each traced on the target, or refused in words naming what it lacks (a card of
+ * each kind of the SM80 kernels: CI's time; the Hopper and Blackwell kernels are planned for
+ * their 227 KB) */
+static void attention_case(cute_runtime *rt, const card *c, cute_attention_variant v, bool traced)
 {
-    cute_attention_config cfg = {.dtype = CUTE_BF16, .head_dim = d};
-    char why[1024] = "", what[64];
-    const cute_fn *f = cute_attention_compile(rt, &cfg, why, sizeof why);
-    snprintf(what, sizeof what, "attention forward d%d", d);
-    expect(c, what, f, f ? cute_fn_kernel(f, 0)->name : "", why, want);
+    static const char *const names[] = {"auto", "sm80", "hopper", "blackwell"};
+    cute_attention_config cfg = {.dtype = CUTE_BF16, .head_dim = 128};
+    cute_attention_config causal = {.dtype = CUTE_BF16, .head_dim = 128, .causal = true};
+    cute_hstu_config hstu = {.dtype = CUTE_BF16, .head_dim = 128, .causal = true};
+    cute_attention_variant got = attn_variant(rt, &cfg);
+    CHECK(got == v, "%s (%s): attention's AUTO takes %s, want %s", c->name, c->arch, names[got],
+          names[v]);
+    const char *what[4] = {"attention forward", "attention backward", "attention decode", "hstu"};
+    for (int i = 0; traced && i < 4; i++) {
+        char why[1024] = "";
+        const cute_fn *f = i == 0   ? cute_attention_compile(rt, &cfg, why, sizeof why)
+                           : i == 1 ? cute_attention_bwd_compile(rt, &causal, why, sizeof why)
+                           : i == 2 ? cute_attention_decode_compile(rt, &cfg, why, sizeof why)
+                                    : cute_hstu_compile(rt, &hstu, why, sizeof why);
+        expect(c, what[i], f, f ? cute_fn_kernel(f, 0)->name : "", why,
+               c->sm < 80 ? "needs sm_80" : "");
+    }
 }
 
 /* RMSNorm's backward with dweight over rows of n bf16 (a row too long for one block's
@@ -91,16 +117,23 @@ static void rows_case(cute_runtime *rt, const card *c, int64_t n)
         CHECK(false, "alloc");
         return;
     }
-    cute_call_arg dy = cute_call_tensor(&buf, 0, CUTE_BF16, 2, (int64_t[]){rows, n}, (int64_t[]){n, 1});
-    cute_call_arg x = cute_call_tensor(&buf, (size_t)bytes, CUTE_BF16, 2, (int64_t[]){rows, n}, (int64_t[]){n, 1});
-    cute_call_arg dx = cute_call_tensor(&buf, (size_t)(2 * bytes), CUTE_BF16, 2, (int64_t[]){rows, n}, (int64_t[]){n, 1});
-    cute_call_arg w = cute_call_tensor(&buf, (size_t)(3 * bytes), CUTE_BF16, 1, (int64_t[]){n}, (int64_t[]){1});
-    cute_call_arg dw = cute_call_tensor(&buf, (size_t)(3 * bytes + 2 * n), CUTE_BF16, 1, (int64_t[]){n}, (int64_t[]){1});
-    cute_call_arg rstd = cute_call_tensor(&buf, (size_t)(3 * bytes + 4 * n), CUTE_F32, 1, (int64_t[]){rows}, (int64_t[]){1});
+    cute_call_arg dy =
+        cute_call_tensor(&buf, 0, CUTE_BF16, 2, (int64_t[]){rows, n}, (int64_t[]){n, 1});
+    cute_call_arg x = cute_call_tensor(&buf, (size_t)bytes, CUTE_BF16, 2, (int64_t[]){rows, n},
+                                       (int64_t[]){n, 1});
+    cute_call_arg dx = cute_call_tensor(&buf, (size_t)(2 * bytes), CUTE_BF16, 2,
+                                        (int64_t[]){rows, n}, (int64_t[]){n, 1});
+    cute_call_arg w =
+        cute_call_tensor(&buf, (size_t)(3 * bytes), CUTE_BF16, 1, (int64_t[]){n}, (int64_t[]){1});
+    cute_call_arg dw = cute_call_tensor(&buf, (size_t)(3 * bytes + 2 * n), CUTE_BF16, 1,
+                                        (int64_t[]){n}, (int64_t[]){1});
+    cute_call_arg rstd = cute_call_tensor(&buf, (size_t)(3 * bytes + 4 * n), CUTE_F32, 1,
+                                          (int64_t[]){rows}, (int64_t[]){1});
     cutec_rows *lib = cutec_rows_new(rt);
     rows_lib_dry_run(lib, true);
     char why[1024] = "", what[64];
-    cutec_norm_grad_args a = {.dy = &dy, .x = &x, .weight = &w, .rstd = &rstd, .dx = &dx, .dweight = &dw};
+    cutec_norm_grad_args a = {
+        .dy = &dy, .x = &x, .weight = &w, .rstd = &rstd, .dx = &dx, .dweight = &dw};
     cute_status s = cutec_rmsnorm_backward(lib, &a, NULL, why, sizeof why);
     const cute_fn *f = s == CUTE_OK ? rows_lib_last(lib) : NULL;
     snprintf(what, sizeof what, "rmsnorm backward, rows of %lld", (long long)n);
@@ -111,15 +144,19 @@ static void rows_case(cute_runtime *rt, const card *c, int64_t n)
 
 /* the table of docs/cards.md, a row a card: each entry's kernel, or a word of its refusal */
 static const struct {
-    const char *bf16, *e4m3, *f32, *attn128;
+    const char *bf16, *e4m3, *f32;
+    cute_attention_variant attention;
+    bool traced; /* attention_case's */
 } want[NCARDS] = {
-    {"no tensor-core tiling for bf16 on sm_75", "no tensor-core tiling", "pipelined", "needs sm_80"},
-    {"tensorop_smem", "no tensor-core tiling for f8E4M3FN on sm_80", "pipelined", "fwd"},
-    {"tensorop_smem", "no tensor-core tiling", "pipelined", "fwd"},
-    {"tensorop_smem", "tensorop_smem", "pipelined", "fwd"},
-    {"hopper", "tensorop_smem", "pipelined", "hopper"},
-    {"blackwell", "tensorop_smem", "pipelined", "blackwell"},
-    {"tensorop_smem", "tensorop_smem", "pipelined", "fwd"},
+    {"no tensor-core tiling for bf16 on sm_75", "no tensor-core tiling", "pipelined",
+     CUTE_ATTENTION_SM80, true},
+    {"tensorop_smem", "no tensor-core tiling for f8E4M3FN on sm_80", "pipelined",
+     CUTE_ATTENTION_SM80, false},
+    {"tensorop_smem", "no tensor-core tiling", "pipelined", CUTE_ATTENTION_SM80, true},
+    {"tensorop_smem", "tensorop_smem", "pipelined", CUTE_ATTENTION_SM80, false},
+    {"hopper", "tensorop_smem", "pipelined", CUTE_ATTENTION_HOPPER, false},
+    {"blackwell", "tensorop_smem", "pipelined", CUTE_ATTENTION_BLACKWELL, false},
+    {"tensorop_smem", "tensorop_smem", "pipelined", CUTE_ATTENTION_SM80, true},
 };
 
 int main(void)
@@ -131,11 +168,15 @@ int main(void)
             CHECK(false, "interpreter: %s", err);
             break;
         }
+        char driver[16]; /* the arch the driver names the card's capability by */
+        cute_cuda_arch_name(cards[i].sm / 10, cards[i].sm % 10, driver, sizeof driver);
+        CHECK(!strcmp(driver, cards[i].arch), "%s: the driver's arch %s, the table's %s",
+              cards[i].name, driver, cards[i].arch);
         cute_runtime_set_target_arch(rt, cards[i].arch);
         gemm_case(rt, &cards[i], CUTE_BF16, want[i].bf16);
         gemm_case(rt, &cards[i], CUTE_E4M3, want[i].e4m3);
         gemm_case(rt, &cards[i], CUTE_F32, want[i].f32);
-        attention_case(rt, &cards[i], 128, want[i].attn128);
+        attention_case(rt, &cards[i], want[i].attention, want[i].traced);
         rows_case(rt, &cards[i], 200000);
         cute_runtime_free(rt);
     }
