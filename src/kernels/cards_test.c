@@ -2,10 +2,12 @@
  * 50's sm_120), what the library's AUTO compiles, traced on the interpreter for that target
  * (cute_runtime_set_target_arch, as `--arch` does): the kernel it takes, and that kernel's
  * shared memory within what a block of that architecture may have
- * (cute_cuda_arch_smem_per_block); or the refusal, whose message names what the target
- * lacks.  Trace only: nothing runs (the cards' own runs are the GPU suite's). */
+ * (cute_cuda_arch_smem_per_block), fp8's mma.sync native where the card has it; or the
+ * refusal, whose message names what the target lacks.  Trace only: nothing runs (the cards' own
+ * runs are the GPU suite's). */
 #include <stdbool.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "check.h"
@@ -77,6 +79,13 @@ static void gemm_case(cute_runtime *rt, const card *c, cute_dtype d, const char 
     char what[64];
     snprintf(what, sizeof what, "gemm %s", cute_dtype_name(d));
     expect(c, what, f, f ? cute_gemm_variant_name(cfg.variant) : "", why, want);
+    if (!f || d != CUTE_E4M3) return;
+    /* fp8's mma.sync: native from sm_89 on, but as f16 steps on sm_90 (plan_multistage.c) */
+    char *src = NULL;
+    const char *inst = c->sm == 90 ? "row.col.f32.f16.f16.f32" : "row.col.f32.e4m3.e4m3.f32";
+    CHECK(cute_fn_code(f, "cuda", c->arch, &src, one, sizeof one) == CUTE_OK && strstr(src, inst),
+          "%s (%s): e4m3's mma.sync is not %s (%s)", c->name, c->arch, inst, src ? "" : one);
+    free(src);
 }
 
 /* AUTO's attention, bf16 at head dim 128: the forward's kernel (attn_variant: the backward
