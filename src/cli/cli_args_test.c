@@ -101,6 +101,9 @@ static void commands(void)
                                            NULL}, "--dtype mxfp4 is a Blackwell block-scaled kind");
     refused(cmd_compile, (const char *const[]){"compile", "gemm", "--dtype", "mxfp8", "--arch", "sm_90a", NULL},
             "it needs an sm_100 target");
+    /* sm_120 (an RTX 50) has no tcgen05: the same words, not the library's plan */
+    refused(cmd_compile, (const char *const[]){"compile", "gemm", "--dtype", "nvfp4", "--arch", "sm_120a", NULL},
+            "it needs an sm_100 target (--arch sm_100a; the interpreter runs it), not sm_120");
     refused(cmd_compile, (const char *const[]){"compile", "gemm", "--dtype", "nvfp4", "--variant", "hopper", NULL},
             "runs on the blackwell kernel only");
     refused(cmd_run, (const char *const[]){"run", "gemm", "--dtype", "nvfp4", "--tile", "128x256x256", NULL},
