@@ -168,6 +168,25 @@ static const struct {
     {"tensorop_smem", "tensorop_smem", "pipelined", CUTE_ATTENTION_SM80, true},
 };
 
+/* A kernel planned past a card's shared memory is refused when it compiles for that card,
+ * in words, not at its launch there: the SM80 GEMM's 256x128 tile (144 KB) for an sm_86 */
+static void too_big(cute_runtime *rt)
+{
+    cute_runtime_set_target_arch(rt, "sm_86");
+    cute_gemm_config cfg = {.variant = CUTE_GEMM_TENSOROP_SMEM,
+                            .dtype = CUTE_BF16,
+                            .major = {1, 1, 0},
+                            .align_bytes = 16,
+                            .tiling = {.bm = 256, .bn = 128}};
+    char why[1024] = "";
+    const cute_fn *f = cute_gemm_compile(rt, &cfg, why, sizeof why);
+    CHECK(!f && strstr(why, "147456 bytes of shared memory a block") &&
+              strstr(why, "sm_86 allows 101376"),
+          "a 144 KB kernel for sm_86: %s", f ? "compiled" : why);
+    cute_runtime_set_target_arch(rt, "sm_80"); /* 163 KB: it fits */
+    CHECK(cute_gemm_compile(rt, &cfg, why, sizeof why) != NULL, "the same for sm_80: %s", why);
+}
+
 int main(void)
 {
     char err[256];
@@ -187,6 +206,7 @@ int main(void)
         gemm_case(rt, &cards[i], CUTE_F32, want[i].f32);
         attention_case(rt, &cards[i], want[i].attention, want[i].traced);
         rows_case(rt, &cards[i], 200000);
+        if (i == NCARDS - 1) too_big(rt);
         cute_runtime_free(rt);
     }
     return CHECK_DONE("cards_test");
