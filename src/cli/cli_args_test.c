@@ -183,6 +183,16 @@ static void ignored_values(void)
               strstr(err, "usage: cutec run"), "cutec run help (cutec help run): the usage, exit 0: %s", err);
     refused(cmd_run, (const char *const[]){"run", "nosuchkernel", NULL}, "unknown kernel \"nosuchkernel\"");
     refused(cmd_bench, (const char *const[]){"bench", "nosuchkernel", NULL}, "unknown kernel \"nosuchkernel\"");
+    /* run's --arch is the interpreter's target for gemv, HSTU and the rows too (it was
+     * compile's alone there): a T4's HSTU, an A10's 128 KB GEMV ring, refused */
+    char *hstu[] = {"run", "hstu", "--backend", "interp", "--arch", "sm_75", "--batch", "1", "--heads", "1",
+                    "--seqlen", "16", "--headdim", "64", NULL};
+    CHECK(run_captured(cmd_run, 14, hstu, err, sizeof err) == CLI_FAIL && strstr(err, "needs sm_80"),
+          "cutec run hstu --arch sm_75: %s", err);
+    char *gemv[] = {"run", "gemv", "--backend", "interp", "--arch", "sm_86", "--dtype", "bf16", "--vectors", "16",
+                    "--shape", "32x64", NULL};
+    CHECK(run_captured(cmd_run, 12, gemv, err, sizeof err) == CLI_FAIL && strstr(err, "sm_86 allows 101376"),
+          "cutec run gemv --arch sm_86: %s", err);
 }
 
 /* `cutec bench gemm`'s --ceiling and --epilogue-cost: refused where they mean nothing, taken
