@@ -432,7 +432,7 @@ cute_gemm_tiling cute_gemm_tiling_for_arch(cute_gemm_variant v, const cute_gemm_
 }
 
 /* the tiling variant v compiles with for a call of (M, N, K) mnk, L batches: the caller's,
- * else the library's (cute_gemm_default_tiling) */
+ * else the library's (cute_gemm_default_tiling) fitted to the target (cute_gemm_tiling_for_arch) */
 static cute_gemm_tiling tiling_for(const cute_gemm_lib *lib, cute_gemm_variant v, const cute_gemm_config *cfg,
                                    const int64_t mnk[3], int64_t l)
 {
