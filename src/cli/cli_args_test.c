@@ -167,6 +167,13 @@ static void ignored_values(void)
             "\"90\" is not a target");
     refused(cmd_run, (const char *const[]){"run", "gemv", "--backend", "interp", "--arch", "sm_", NULL},
             "\"sm_\" is not a target");
+    /* a card's plain target from 9.0 on lacks what its kernels use (wgmma, tcgen05): the
+     * arch-specific one, as the driver names the card, instead of ptxas's refusal */
+    refused(cmd_compile, (const char *const[]){"compile", "gemm", "--dtype", "bf16", "--arch", "sm_90", NULL},
+            "--arch sm_90a");
+    refused(cmd_run, (const char *const[]){"run", "softmax", "--backend", "interp", "--shape", "4x64", "--arch", "sm_120",
+                                           NULL},
+            "--arch sm_120a");
     refused(cmd_compile, (const char *const[]){"compile", "gemm", "--m", "8", "--n", "8", "--k", "8", "--card", "h200:-1",
                                                "--emit", "config", NULL}, "--card h200:-1");
     refused(cmd_compile, (const char *const[]){"compile", "gemm", "--m", "8", "--n", "8", "--k", "8", "--card", "h200:x",

@@ -287,6 +287,8 @@ int cmd_compile_gemm(int argc, char **argv)
         } else if (!strcmp(k, "--emit")) {
             emit = v;
         } else if (!strcmp(k, "--arch")) {
+            char why[256];
+            if (!cli_arch(v, why, sizeof why)) return fprintf(stderr, "cutec compile gemm: --arch: %s\n", why), CLI_USAGE;
             arch = v;
         } else {
             fprintf(stderr, "cutec compile gemm: unknown option %s\n", k);
