@@ -329,6 +329,7 @@ static int run(const hstu_opts *o)
         fprintf(stderr, "cutec run hstu: %s\n", p.err);
         return CLI_FAIL;
     }
+    if (!cute_runtime_on_gpu(p.rt)) cute_runtime_set_target_arch(p.rt, o->k.arch); /* the interpreter's target */
     if (!cli_interp_fits("run hstu", p.rt, interp_work(o), CLI_INTERP_ATTENTION)) return cute_runtime_free(p.rt), CLI_USAGE;
     p.lib = cute_hstu_lib_new(p.rt);
     uint64_t seed = (uint64_t)time(NULL) | 1;

@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cutec/cuda_driver.h"
 #include "kernels/rows/rows_internal.h"
 
 static int64_t pow2_at_least(int64_t x)
@@ -35,6 +36,14 @@ int row_plan_slots(const row_plan *p, int role)
 
 static int row_inputs(const row_plan *p) { return row_plan_slots(p, ROW_IN); }
 
+/* The sm_90 forms (bulk copies with transaction counts, clusters of up to ROW_CLUSTER_MAX
+ * blocks, a block's 227 KB of shared memory): on sm_90 and sm_100, and on the interpreter
+ * (arch 0); sm_120's 99 KB a block, and older targets, take the SM80 forms (docs/cards.md) */
+static bool sm90_forms(const row_plan *p)
+{
+    return !p->arch || (p->arch >= 90 && cute_cuda_arch_smem_per_block(p->arch) >= 227 * 1024);
+}
+
 /* tiles of STAGE_THREADS K V columns that stage a row of n (0: the row is not staged: it
  * fits 256 threads' registers, its accesses are narrower than 16 bytes (a bulk copy moves
  * 16-byte units), the op has no row reduction, the target is older than sm_90, or the row
@@ -44,7 +53,7 @@ static int stage_chunks(const row_plan *p, int64_t n, int kmax)
     int esize = cute_dtype_bytes(p->dtype[0]);
     int64_t tile = (int64_t)STAGE_THREADS * kmax * p->vec, chunks = (n + tile - 1) / tile;
     if (n <= tile || p->vec * esize != 16 || p->op->stages == 0) return 0;
-    if (p->arch && p->arch < 90) return 0; /* bulk copies and transaction counts: sm_90 */
+    if (!sm90_forms(p)) return 0; /* bulk copies and transaction counts */
     return chunks * tile * esize * row_inputs(p) <= STAGE_BYTES ? (int)chunks : 0;
 }
 
@@ -77,7 +86,7 @@ static bool cluster_allowed(const row_plan *p)
 {
     bool writes = false; /* a write pass, which reads the row again in chunks */
     for (int s = 0; s < p->op->nslots; s++) writes |= p->has[s] && p->op->slot[s].role == ROW_OUT;
-    return !(p->arch && p->arch < 90) && p->op->stages > 0 && !(p->looped && p->op->stages + writes < 2);
+    return sm90_forms(p) && p->op->stages > 0 && !(p->looped && p->op->stages + writes < 2);
 }
 
 /* With 16-byte accesses each block of the cluster stages its part of the row in shared memory
@@ -289,7 +298,7 @@ void row_plan_forms(row_plan *p, int64_t n)
 {
     int per = row_arrays(p) <= 2 ? 32 : 16, kmax = per / p->vec > 0 ? per / p->vec : 1;
     bool long_row = (n + p->vec - 1) / p->vec > (int64_t)STAGE_THREADS * kmax;
-    bool sm90 = !(p->arch && p->arch < 90);
+    bool sm90 = sm90_forms(p);
     p->words = long_row && sm90 && rows_env(ROWS_ENV_WORDS) == 0;
     p->pairs = long_row && p->cluster < 2 && rows_env(ROWS_ENV_PAIRS) == 0;
     bool held = p->cluster < 2 ? !p->looped || p->stage_chunks : p->stage_chunks > 0;
