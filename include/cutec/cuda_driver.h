@@ -65,8 +65,14 @@ typedef struct cute_device_info {
     char pci_bus_id[32]; /* "0000:1B:00.0" (NVML finds the device by it); "" where the driver does not say */
 } cute_device_info;
 
-/* The compute capability's NVRTC arch into buf ("sm_90a", "sm_80"). */
+/* The compute capability's NVRTC arch into buf: "sm_80", "sm_90a", "sm_100a" (the
+ * arch-specific target from 9.0 on) */
 void cute_cuda_arch_name(int cc_major, int cc_minor, char *buf, size_t n);
+/* The shared memory a block may opt in to on sm_<sm> ("sm_86" is 86), the architecture's
+ * (cudaDevAttrMaxSharedMemoryPerBlockOptin of its cards), for choices made for a target
+ * without its device (the interpreter's, `--arch`); 0 for an architecture not in the table.
+ * 99 KB on sm_86, sm_89 and sm_120, 163 KB on sm_80, 227 KB on sm_90 and sm_100. */
+int cute_cuda_arch_smem_per_block(int sm);
 
 /* Open the driver and retain device o->device's primary context (o NULL: defaults).
  * CUTE_ERR_NO_DRIVER when libcuda cannot be loaded, lacks an entry point, or finds no

@@ -260,6 +260,13 @@ int cute_gemm_auto_variants_for(cute_dtype d, int arch, cute_gemm_variant out[CU
  * (docs/gemm.md); all zero: the plan's defaults. */
 cute_gemm_tiling cute_gemm_default_tiling(cute_gemm_variant v, const cute_gemm_config *cfg, int64_t m, int64_t n,
                                           int64_t k, int64_t l);
+/* t (a cute_gemm_default_tiling) for variant v on a target of sm_`arch` (0: unknown, t as
+ * it is): where t leaves the SM80 tensor-core kernels their 256 x 128 default (144 KB of
+ * stages for 8-bit, 16-bit and tf32 inputs) and a block of the arch has less shared memory
+ * (cute_cuda_arch_smem_per_block: 99 KB on sm_86, sm_89 and sm_120), 128 x 128 tiles of
+ * 2 x 2 warps (96 KB); docs/cards.md */
+cute_gemm_tiling cute_gemm_tiling_for_arch(cute_gemm_variant v, const cute_gemm_config *cfg, cute_gemm_tiling t,
+                                           int arch);
 
 /* Compile one kernel; call it with (A, B, C, alpha, beta), and the epilogue's vector after
  * them where it has one. */

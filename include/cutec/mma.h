@@ -39,6 +39,9 @@ struct cute_mma_atom {
     cute_atom_traits traits;
     cute_mma_emit_fn emit; /* NULL: a row that is listed but cannot be emitted yet */
     bool zero_d;           /* D = A * B, C unread (cute_gemm_zero's first k; wgmma's scale-d 0) */
+    bool desc_stage;       /* wgmma: shared operands' descriptors from the tensor's base plus each
+                              k-block's offset (CUTEC_WGMMA_DESC=stage; the variable, when set,
+                              decides for every atom) */
 };
 
 /* the scalar FMA: one thread, one value, 1x1x1 (CuTe's UniversalFMA); d for every operand */

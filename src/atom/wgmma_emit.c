@@ -41,15 +41,16 @@ static bool start_aligned(cute_ctx *c, const char *name, const cute_tensor *t, c
     return ok;
 }
 
-/* CUTEC_WGMMA_DESC=each (the default): every wgmma's descriptor built from its operand's
- * address; =stage: the low word of the tensor's base built once (the same value for every
- * k-block and stage: one register outside the loops), the offset's 16-byte units added to
- * it, the high word a constant (CuTe's DescriptorIterator).  Read when the kernel is traced;
- * a value that is neither fails c (false).  The flip to the per-stage form: dflt 1 here. */
-static bool desc_per_stage(cute_ctx *c)
+/* CUTEC_WGMMA_DESC=each: every wgmma's descriptor built from its operand's address; =stage:
+ * the low word of the tensor's base built once (the same value for every k-block and stage:
+ * one register outside the loops), the offset's 16-byte units added to it, the high word a
+ * constant (CuTe's DescriptorIterator).  Unset, the atom's own choice (desc_stage: the Hopper
+ * attention forward's at head dim 256 non-causal; each elsewhere).  Read when the kernel is
+ * traced; a value that is neither fails c (false). */
+static bool desc_per_stage(cute_ctx *c, bool dflt)
 {
     char err[160];
-    int i = cute_env_choice_err("CUTEC_WGMMA_DESC", "each|stage", 0, err, sizeof err);
+    int i = cute_env_choice_err("CUTEC_WGMMA_DESC", "each|stage", dflt ? 1 : 0, err, sizeof err);
     if (i < 0) cute_ctx_fail(c, "%s", err);
     return i == 1;
 }
@@ -79,7 +80,8 @@ static cute_vreg stage_descriptor(cute_ctx *c, cute_tensor t, uint64_t bits)
                           cute_val_int(c, CUTE_U64, (int64_t)(bits & ~(uint64_t)0xffffffffu))).r;
 }
 
-cute_vreg atom_smem_descriptor(cute_ctx *c, const char *name, cute_tensor t, char which, cute_major *major)
+static cute_vreg smem_descriptor(cute_ctx *c, const char *name, bool stage_dflt, cute_tensor t, char which,
+                                 cute_major *major)
 {
     if (t.kind != CUTE_TENSOR_SMEM)
         return cute_ctx_fail(c, "%s: operand %c is read from shared memory: it must be a shared tensor", name,
@@ -94,13 +96,18 @@ cute_vreg atom_smem_descriptor(cute_ctx *c, const char *name, cute_tensor t, cha
     if (!start_aligned(c, name, &t, &g, which)) return 0;
     *major = g.major;
     uint64_t bits = cute_gmma_desc_bits(&g, 0);
-    bool stage = desc_per_stage(c);
+    bool stage = desc_per_stage(c, stage_dflt);
     if (c->alg.failed) return 0;
     if (stage) return stage_descriptor(c, t, bits);
     cute_val addr = cute_smem_addr(c, cute_tensor_ptr(c, t, cute_i(0)));
     cute_val d = cute_val_binop(c, CUTE_OP_OR, cute_val_cvt(c, start_units(c, addr), CUTE_U64),
                                 cute_val_int(c, CUTE_U64, (int64_t)bits));
     return d.r;
+}
+
+cute_vreg atom_smem_descriptor(cute_ctx *c, const char *name, cute_tensor t, char which, cute_major *major)
+{
+    return smem_descriptor(c, name, false, t, which, major);
 }
 
 /* the accumulators: D's registers, holding C's values first when C is another fragment;
@@ -170,11 +177,12 @@ void wgmma_emit(cute_ctx *c, const cute_mma_atom *atom, cute_tensor D, cute_tens
      * wait_group N after the batch waits for all but N of its instructions. */
     bool wrote = accumulators(c, atom, D, C, I->nout, d), packed = false;
     if (c->alg.failed) return;
-    if (rs ? !a_registers(c, atom, A, in, &packed) : !(in[0] = atom_smem_descriptor(c, atom->name, A, 'A', &ma)))
+    bool stage = atom->desc_stage;
+    if (rs ? !a_registers(c, atom, A, in, &packed) : !(in[0] = smem_descriptor(c, atom->name, stage, A, 'A', &ma)))
         return;
     if (wrote || packed) cute_ir_inst_op(&c->b, CUTE_INST_WGMMA_FENCE, NULL, 0, NULL, 0, 0);
     nin = rs ? 4 : 1;
-    if (!(in[nin++] = atom_smem_descriptor(c, atom->name, B, 'B', &mb))) return;
+    if (!(in[nin++] = smem_descriptor(c, atom->name, stage, B, 'B', &mb))) return;
     bool sixteen = cute_dtype_bytes((cute_dtype)atom->a_type) == 2;
     if (!sixteen && (ma == CUTE_MAJOR_MN || mb == CUTE_MAJOR_MN)) {
         cute_ctx_fail(c, "%s: operand %c is MN-major in shared memory; wgmma transposes only 16-bit types, so %s "

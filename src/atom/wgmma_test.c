@@ -403,6 +403,9 @@ static int in_code(const cute_fn *f, const char *needle)
     return n;
 }
 
+/* the atoms' own choice of descriptors a stage (cute_mma_atom.desc_stage) in run_gemm */
+static bool atom_stage;
+
 static void gemm_host(cute_ctx *c, const cute_arg *arg)
 {
     cute_launch_cfg cfg = {.grid = {cute_i(1)}, .block = {cute_i(128)}};
@@ -417,6 +420,7 @@ static int run_gemm(cute_runtime *rt, const wg_case *k, const char *where, bool 
     cute_alg a;
     cute_alg_init(&a, NULL);
     CHECK(cute_mma_atom_named(&a, k->atom, &p.mma), "%s", a.error);
+    p.mma.desc_stage = atom_stage;
     cute_arg_spec specs[3] = {spec(CUTE_BF16, GM, GK, false), spec(CUTE_BF16, GN, GK, false), spec(CUTE_F32, GM, GN, false)};
     char err[2048] = "";
     const cute_fn *f = cute_compile(rt, "wgmma_gemm", gemm_host, &p, 3, specs, err, sizeof err);
@@ -425,10 +429,11 @@ static int run_gemm(cute_runtime *rt, const wg_case *k, const char *where, bool 
      * but the last of them at a wait_group 1 (each its own group) */
     int nf = f ? in_code(f, "wgmma.fence") : -1;
     CHECK(nf == 1, "cute_gemm with %s: %d wgmma.fence in its code (the caller's one)", k->atom, nf);
-    /* with CUTEC_WGMMA_DESC=stage, a k-block's descriptor is the operand's low word plus
-     * its offset (16-byte units), "(lo | LBO) + ((u32)2)" in the code; never without */
+    /* with CUTEC_WGMMA_DESC=stage, or unset where the atom asks (desc_stage), a k-block's
+     * descriptor is the operand's low word plus its offset (16-byte units), "(lo | LBO) +
+     * ((u32)2)" in the code; never otherwise */
     const char *form = getenv("CUTEC_WGMMA_DESC");
-    int adds = f ? in_code(f, "u) + ((u32)") : -1, per_stage = form && !strcmp(form, "stage");
+    int adds = f ? in_code(f, "u) + ((u32)") : -1, per_stage = form ? !strcmp(form, "stage") : atom_stage;
     CHECK(per_stage ? adds > 0 : adds == 0, "cute_gemm with %s%s: %d k-block offsets added to a descriptor",
           k->atom, per_stage ? " (a stage)" : "", adds);
     cute_backend *be = cute_runtime_backend(rt);
@@ -514,7 +519,14 @@ int main(void)
     setenv("CUTEC_WGMMA_DESC", "stage", 1);
     all_cases(rt, "the interpreter, descriptors a stage", false);
     gemm_cases(rt, "the interpreter, descriptors a stage");
+    /* the atom's own choice, and the variable over it */
     unsetenv("CUTEC_WGMMA_DESC");
+    atom_stage = true;
+    gemm_cases(rt, "the interpreter, the atom's descriptors a stage");
+    setenv("CUTEC_WGMMA_DESC", "each", 1);
+    gemm_cases(rt, "the interpreter, CUTEC_WGMMA_DESC=each over the atom's choice");
+    unsetenv("CUTEC_WGMMA_DESC");
+    atom_stage = false;
     misuse(rt);
     cute_runtime_free(rt);
     if (cute_runtime_new("cuda", &rt, err, sizeof err) != CUTE_OK) {

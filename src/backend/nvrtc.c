@@ -32,6 +32,8 @@ struct cute_nvrtc {
     nvrtc_result (*GetCUBIN)(nvrtc_program, char *);
     nvrtc_result (*GetProgramLogSize)(nvrtc_program, size_t *);
     nvrtc_result (*GetProgramLog)(nvrtc_program, char *);
+    nvrtc_result (*GetNumSupportedArchs)(int *); /* optional: 11.2 on */
+    nvrtc_result (*GetSupportedArchs)(int *);
 };
 
 static void say(char *err, size_t n, const char *fmt, ...)
@@ -49,6 +51,8 @@ static const dynlib_sym syms[] = {
     SYM(GetErrorString), SYM(Version),           SYM(CreateProgram), SYM(DestroyProgram),
     SYM(CompileProgram), SYM(GetPTXSize),        SYM(GetPTX),        SYM(GetCUBINSize),
     SYM(GetCUBIN),       SYM(GetProgramLogSize), SYM(GetProgramLog),
+    DYNLIB_OPTIONAL(struct cute_nvrtc, GetNumSupportedArchs, "nvrtcGetNumSupportedArchs"),
+    DYNLIB_OPTIONAL(struct cute_nvrtc, GetSupportedArchs, "nvrtcGetSupportedArchs"),
 };
 #undef SYM
 
@@ -115,6 +119,25 @@ void cute_nvrtc_output_free(cute_nvrtc_output *o)
     memset(o, 0, sizeof *o);
 }
 
+/* A failed compile's log with its error lines first, then the whole log: a generated kernel's
+ * log may hold pages of warnings before the error, and a caller's message buffer keeps only
+ * the head of it (NULL, the log as it was, where nothing is to move or memory is short) */
+static char *errors_first(const char *log)
+{
+    size_t n = strlen(log), len = 0;
+    char *out = malloc(2 * n + 2);
+    if (!out) return NULL;
+    for (const char *l = log; *l; l += strcspn(l, "\n") + (l[strcspn(l, "\n")] == '\n')) {
+        size_t k = strcspn(l, "\n");
+        char line[512];
+        snprintf(line, sizeof line, "%.*s", (int)(k < sizeof line - 1 ? k : sizeof line - 1), l);
+        if (strstr(line, "error") && l != log) memcpy(out + len, l, k), len += k, out[len++] = '\n';
+    }
+    if (!len) return free(out), NULL;
+    memcpy(out + len, log, n + 1);
+    return out;
+}
+
 /* out->log = the program's log, or a message of ours when there is none */
 static cute_status set_log(cute_nvrtc *nv, nvrtc_program p, cute_nvrtc_output *out,
                            const char *what, nvrtc_result r)
@@ -130,6 +153,8 @@ static cute_status set_log(cute_nvrtc *nv, nvrtc_program p, cute_nvrtc_output *o
         if (!out->log) return CUTE_ERR_OOM;
     }
     if (r == 0) return CUTE_OK;
+    char *moved = errors_first(out->log);
+    if (moved) free(out->log), out->log = moved;
     if (!out->log[0]) {
         free(out->log);
         size_t m = strlen(what) + 128;
@@ -206,6 +231,24 @@ static cute_status cubin_passes(const cute_nvrtc_opts *o, cute_nvrtc_output *out
     return changed < 0 ? CUTE_ERR_COMPILE : CUTE_OK;
 }
 
+/* A target this NVRTC does not compile for (CUDA 13 dropped sm_70, a V100's), refused in
+ * words rather than as "invalid value for --gpu-architecture": true and out->log set */
+static bool arch_unknown(cute_nvrtc *nv, const char *arch, cute_nvrtc_output *out)
+{
+    int sm = 0, count = 0, archs[64];
+    if (sscanf(arch, "sm_%d", &sm) != 1 || !nv->GetNumSupportedArchs || !nv->GetSupportedArchs ||
+        nv->GetNumSupportedArchs(&count) != 0 || count <= 0 || count > 64 || nv->GetSupportedArchs(archs) != 0)
+        return false;
+    for (int i = 0; i < count; i++)
+        if (archs[i] == sm) return false;
+    char line[256];
+    snprintf(line, sizeof line, "NVRTC %d.%d does not compile for %s: its targets are sm_%d to sm_%d "
+             "(an older card needs an older CUDA toolkit's NVRTC: docs/cards.md)",
+             nv->major, nv->minor, arch, archs[0], archs[count - 1]);
+    out->log = strdup(line);
+    return true;
+}
+
 cute_status cute_nvrtc_compile(cute_nvrtc *nv, const char *src, const cute_nvrtc_opts *o,
                                cute_nvrtc_output *out)
 {
@@ -214,6 +257,7 @@ cute_status cute_nvrtc_compile(cute_nvrtc *nv, const char *src, const cute_nvrtc
         out->log = strdup("cute_nvrtc_compile: no handle, source or arch (or > 60 options)");
         return out->log ? CUTE_ERR_INVALID : CUTE_ERR_OOM;
     }
+    if (arch_unknown(nv, o->arch, out)) return out->log ? CUTE_ERR_UNSUPPORTED : CUTE_ERR_OOM;
     nvrtc_program p = NULL;
     nvrtc_result r = nv->CreateProgram(&p, src, o->name ? o->name : "cutec.cu", 0, NULL, NULL);
     if (r != 0) return set_log(nv, NULL, out, "nvrtcCreateProgram", r);

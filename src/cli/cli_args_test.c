@@ -101,6 +101,9 @@ static void commands(void)
                                            NULL}, "--dtype mxfp4 is a Blackwell block-scaled kind");
     refused(cmd_compile, (const char *const[]){"compile", "gemm", "--dtype", "mxfp8", "--arch", "sm_90a", NULL},
             "it needs an sm_100 target");
+    /* sm_120 (an RTX 50) has no tcgen05: the same words, not the library's plan */
+    refused(cmd_compile, (const char *const[]){"compile", "gemm", "--dtype", "nvfp4", "--arch", "sm_120a", NULL},
+            "it needs an sm_100 target (--arch sm_100a; the interpreter runs it), not sm_120");
     refused(cmd_compile, (const char *const[]){"compile", "gemm", "--dtype", "nvfp4", "--variant", "hopper", NULL},
             "runs on the blackwell kernel only");
     refused(cmd_run, (const char *const[]){"run", "gemm", "--dtype", "nvfp4", "--tile", "128x256x256", NULL},
@@ -164,6 +167,13 @@ static void ignored_values(void)
             "\"90\" is not a target");
     refused(cmd_run, (const char *const[]){"run", "gemv", "--backend", "interp", "--arch", "sm_", NULL},
             "\"sm_\" is not a target");
+    /* a card's plain target from 9.0 on lacks what its kernels use (wgmma, tcgen05): the
+     * arch-specific one, as the driver names the card, instead of ptxas's refusal */
+    refused(cmd_compile, (const char *const[]){"compile", "gemm", "--dtype", "bf16", "--arch", "sm_90", NULL},
+            "--arch sm_90a");
+    refused(cmd_run, (const char *const[]){"run", "softmax", "--backend", "interp", "--shape", "4x64", "--arch", "sm_120",
+                                           NULL},
+            "--arch sm_120a");
     refused(cmd_compile, (const char *const[]){"compile", "gemm", "--m", "8", "--n", "8", "--k", "8", "--card", "h200:-1",
                                                "--emit", "config", NULL}, "--card h200:-1");
     refused(cmd_compile, (const char *const[]){"compile", "gemm", "--m", "8", "--n", "8", "--k", "8", "--card", "h200:x",
@@ -180,6 +190,16 @@ static void ignored_values(void)
               strstr(err, "usage: cutec run"), "cutec run help (cutec help run): the usage, exit 0: %s", err);
     refused(cmd_run, (const char *const[]){"run", "nosuchkernel", NULL}, "unknown kernel \"nosuchkernel\"");
     refused(cmd_bench, (const char *const[]){"bench", "nosuchkernel", NULL}, "unknown kernel \"nosuchkernel\"");
+    /* run's --arch is the interpreter's target for gemv, HSTU and the rows too (it was
+     * compile's alone there): a T4's HSTU, an A10's 128 KB GEMV ring, refused */
+    char *hstu[] = {"run", "hstu", "--backend", "interp", "--arch", "sm_75", "--batch", "1", "--heads", "1",
+                    "--seqlen", "16", "--headdim", "64", NULL};
+    CHECK(run_captured(cmd_run, 14, hstu, err, sizeof err) == CLI_FAIL && strstr(err, "needs sm_80"),
+          "cutec run hstu --arch sm_75: %s", err);
+    char *gemv[] = {"run", "gemv", "--backend", "interp", "--arch", "sm_86", "--dtype", "bf16", "--vectors", "16",
+                    "--shape", "32x64", NULL};
+    CHECK(run_captured(cmd_run, 12, gemv, err, sizeof err) == CLI_FAIL && strstr(err, "sm_86 allows 101376"),
+          "cutec run gemv --arch sm_86: %s", err);
 }
 
 /* `cutec bench gemm`'s --ceiling and --epilogue-cost: refused where they mean nothing, taken

@@ -46,23 +46,29 @@ static int usage(void)
  * compiles (the arch's own kernel first: cute_gemm_auto_variants_for), as the library picks */
 /* For export (`exportable`), AUTO passes over the kernels whose launch builds a tensor map
  * (TMA: hopper, blackwell), which a launcher without cutec cannot do yet (docs/export.md). */
-/* With the shape known (mnk[0] > 0) and no tiling given, each variant takes the library's
- * tiling for it (cute_gemm_default_tiling), as a call of that shape would. */
+/* With no tiling given, each variant takes the library's tiling for it on the target
+ * (cute_gemm_tiling_for_arch), of the shape where it is known (mnk[0] > 0:
+ * cute_gemm_default_tiling), as a call of that shape would. */
 static const cute_fn *compile_pick(cute_runtime *rt, cute_gemm_config *cfg, const int64_t mnk[3], bool exportable,
                                    char *err, size_t n)
 {
     static const cute_gemm_tiling none;
-    bool by_shape = mnk[0] > 0 && !memcmp(&cfg->tiling, &none, sizeof none);
-    if (by_shape && cfg->variant != CUTE_GEMM_AUTO) cfg->tiling = cute_gemm_default_tiling(cfg->variant, cfg, mnk[0], mnk[1], mnk[2], 1);
+    bool unset = !memcmp(&cfg->tiling, &none, sizeof none), by_shape = mnk[0] > 0 && unset;
+    int arch = cute_runtime_target_arch(rt);
+    if (unset && cfg->variant != CUTE_GEMM_AUTO)
+        cfg->tiling = cute_gemm_tiling_for_arch(cfg->variant, cfg, by_shape ? cute_gemm_default_tiling(cfg->variant,
+                                                cfg, mnk[0], mnk[1], mnk[2], 1) : none, arch);
     if (cfg->variant != CUTE_GEMM_AUTO) return cute_gemm_compile(rt, cfg, err, n);
     cute_gemm_variant order[CUTE_GEMM_VARIANT_COUNT];
-    int count = cute_gemm_auto_variants_for(cfg->dtype, cute_runtime_target_arch(rt), order);
+    int count = cute_gemm_auto_variants_for(cfg->dtype, arch, order);
     size_t len = 0;
     if (n) err[0] = 0;
     for (int i = 0; i < count; i++) {
         if (exportable && (order[i] == CUTE_GEMM_HOPPER || order[i] == CUTE_GEMM_BLACKWELL)) continue;
         cfg->variant = order[i];
-        if (by_shape) cfg->tiling = cute_gemm_default_tiling(order[i], cfg, mnk[0], mnk[1], mnk[2], 1);
+        if (unset)
+            cfg->tiling = cute_gemm_tiling_for_arch(order[i], cfg, by_shape ? cute_gemm_default_tiling(order[i], cfg,
+                                                    mnk[0], mnk[1], mnk[2], 1) : none, arch);
         char why[1024];
         const cute_fn *f = cute_gemm_compile(rt, cfg, why, sizeof why);
         if (f) return f;
@@ -281,6 +287,8 @@ int cmd_compile_gemm(int argc, char **argv)
         } else if (!strcmp(k, "--emit")) {
             emit = v;
         } else if (!strcmp(k, "--arch")) {
+            char why[256];
+            if (!cli_arch(v, why, sizeof why)) return fprintf(stderr, "cutec compile gemm: --arch: %s\n", why), CLI_USAGE;
             arch = v;
         } else {
             fprintf(stderr, "cutec compile gemm: unknown option %s\n", k);

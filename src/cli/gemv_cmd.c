@@ -424,6 +424,7 @@ static int run(const gemv_opts *o)
         fprintf(stderr, "cutec run gemv: %s\n", p.err);
         return CLI_FAIL;
     }
+    if (!cute_runtime_on_gpu(p.rt)) cute_runtime_set_target_arch(p.rt, o->arch); /* the interpreter's target */
     double macs = (double)o->M * (double)o->K * (double)o->L * (double)nvec(o);
     if (!cli_interp_fits("run gemv", p.rt, macs, CLI_INTERP_GEMV)) {
         cute_runtime_free(p.rt);

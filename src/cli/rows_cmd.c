@@ -185,6 +185,7 @@ static int run(const rows_opts *o)
     char err[1024];
     cute_runtime *rt;
     if (cute_runtime_new(o->k.backend, &rt, err, sizeof err) != CUTE_OK) return fprintf(stderr, "cutec run: %s\n", err), CLI_FAIL;
+    if (!cute_runtime_on_gpu(rt)) cute_runtime_set_target_arch(rt, o->k.arch); /* the interpreter's target */
     char cmd[64];
     snprintf(cmd, sizeof cmd, "run %s", rp_op_name(o->op));
     if (!cli_interp_fits(cmd, rt, (double)o->m * (double)o->n, CLI_INTERP_ROWS)) return cute_runtime_free(rt), CLI_USAGE;

@@ -4,6 +4,7 @@
 #include <string.h>
 
 #define CUTEC_NO_SITE_MACROS
+#include "cutec/cuda_driver.h"
 #include "cutec/notation.h"
 #include "jit_internal.h"
 
@@ -191,9 +192,27 @@ static bool scalar_arg(cute_fn *f, int k, cute_arg *out)
     return !f->c->alg.failed;
 }
 
+/* A kernel whose shared memory a block of the target cannot have (a plan for sm_90's 227 KB
+ * compiled for an sm_86's 99: cute_cuda_arch_smem_per_block) is refused here, in words,
+ * rather than by the driver at its launch on that card (docs/cards.md) */
+static cute_status smem_fits(const cute_fn *f, char *err, size_t n)
+{
+    int sm = f->rt ? f->rt->target_sm : 0;
+    int64_t room = cute_cuda_arch_smem_per_block(sm);
+    for (int i = 0; room && i < f->nkernels; i++)
+        if (f->kernels[i]->smem_bytes > room) {
+            snprintf(err, n, "compile %s: kernel %s takes %lld bytes of shared memory a block; sm_%d allows %lld",
+                     f->name, f->kernels[i]->name, (long long)f->kernels[i]->smem_bytes, sm, (long long)room);
+            return CUTE_ERR_UNSUPPORTED;
+        }
+    return CUTE_OK;
+}
+
 static cute_status compile_kernels(cute_fn *f, char *err, size_t n)
 {
     if (f->nkernels == 0) return CUTE_OK;
+    cute_status fits = smem_fits(f, err, n);
+    if (fits != CUTE_OK) return fits;
     cute_backend *b = &f->rt->b;
     const char *log = NULL;
     cute_status s = b->vt->compile(b->self, f->kernels, f->nkernels, &f->module, &log);

@@ -330,11 +330,22 @@ static cute_status bind(cute_cuda *cu)
 
 void cute_cuda_arch_name(int cc_major, int cc_minor, char *buf, size_t n)
 {
-    /* 9.0 gets its arch-specific target: wgmma, setmaxnreg and TMA multicast exist only
-     * in sm_90a.  A cubin for an 'a' target runs on that exact capability alone, which is
-     * what a JIT wants.  Later chips will want theirs (sm_100a for tcgen05) when the atoms
-     * that need them arrive. */
-    snprintf(buf, n, "sm_%d%d%s", cc_major, cc_minor, cc_major == 9 && cc_minor == 0 ? "a" : "");
+    /* 9.0 and later get their arch-specific target: wgmma and setmaxnreg exist only in
+     * sm_90a, tcgen05 only in sm_100a (ptxas refuses tcgen05.alloc for plain sm_100), the
+     * e2m1 conversions in sm_100a and sm_120a.  A cubin for an 'a' target runs on that
+     * exact capability alone, which is what a JIT wants (docs/cards.md). */
+    snprintf(buf, n, "sm_%d%d%s", cc_major, cc_minor, cc_major >= 9 ? "a" : "");
+}
+
+int cute_cuda_arch_smem_per_block(int sm)
+{
+    static const struct {
+        int sm, kb;
+    } t[] = {{70, 96}, {72, 96}, {75, 64}, {80, 163}, {86, 99}, {87, 163}, {89, 99},
+             {90, 227}, {100, 227}, {103, 227}, {120, 99}, {121, 99}};
+    for (size_t i = 0; i < sizeof t / sizeof t[0]; i++)
+        if (t[i].sm == sm) return t[i].kb * 1024;
+    return 0;
 }
 
 /* is name in the comma-separated list (cute_cuda_opts.hide)? */

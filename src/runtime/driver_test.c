@@ -8,6 +8,7 @@
 
 #include "check.h"
 #include "cutec/cuda_driver.h"
+#include "cutec/nvrtc.h"
 
 static void test_no_driver(void)
 {
@@ -27,13 +28,63 @@ static void test_arch_names(void)
     static const struct {
         int major, minor;
         const char *arch;
-    } v[] = {{9, 0, "sm_90a"}, {8, 0, "sm_80"},   {8, 6, "sm_86"},  {8, 9, "sm_89"},
-             {7, 5, "sm_75"},  {10, 0, "sm_100"}, {12, 0, "sm_120"}};
+    } v[] = {{9, 0, "sm_90a"},   {8, 0, "sm_80"},    {8, 6, "sm_86"},    {8, 9, "sm_89"},
+             {7, 5, "sm_75"},    {7, 0, "sm_70"},    {10, 0, "sm_100a"}, {10, 3, "sm_103a"},
+             {12, 0, "sm_120a"}, {12, 1, "sm_121a"}};
+    /* 9.0 on: the arch-specific target, whose instructions (wgmma, tcgen05, the e2m1
+     * conversions) the plain one refuses: ptxas takes tcgen05.alloc for sm_100a, not sm_100 */
     for (size_t i = 0; i < sizeof v / sizeof v[0]; i++) {
         char buf[16];
         cute_cuda_arch_name(v[i].major, v[i].minor, buf, sizeof buf);
         CHECK_STR(buf, v[i].arch);
     }
+}
+
+/* A target NVRTC does not know (sm_70 from CUDA 13 on, a V100's) is refused in words that
+ * name it and the targets there are; one NVRTC does know compiles */
+static void test_nvrtc_targets(void)
+{
+    cute_nvrtc *nv = NULL;
+    char err[256];
+    if (cute_nvrtc_open(&nv, NULL, err, sizeof err) != CUTE_OK) {
+        SKIP("no NVRTC");
+        return;
+    }
+    static const char src[] = "extern \"C\" __global__ void k(int *p) { *p = 1; }\n";
+    const char *archs[] = {"sm_70", "sm_9"};
+    for (int i = 0; i < 2; i++) {
+        cute_nvrtc_output o;
+        cute_status s = cute_nvrtc_compile(nv, src, &(cute_nvrtc_opts){.arch = archs[i]}, &o);
+        CHECK(s == CUTE_OK || (s == CUTE_ERR_UNSUPPORTED && strstr(o.log, archs[i]) && strstr(o.log, "targets are sm_")),
+              "%s: %s", archs[i], o.log ? o.log : "");
+        CHECK(i == 0 || s == CUTE_ERR_UNSUPPORTED, "sm_9 is no target: %s", o.log ? o.log : "");
+        cute_nvrtc_output_free(&o);
+    }
+    cute_nvrtc_close(nv);
+}
+
+/* A failed compile's log starts with its error, however many warnings came first (ptxas's
+ * refusal of an instruction the target lacks follows all of NVRTC's warnings; a caller's
+ * message keeps only the head of the log) */
+static void test_nvrtc_error_first(void)
+{
+    cute_nvrtc *nv = NULL;
+    char err[256], src[8192];
+    if (cute_nvrtc_open(&nv, NULL, err, sizeof err) != CUTE_OK) {
+        SKIP("no NVRTC");
+        return;
+    }
+    int len = snprintf(src, sizeof src, "extern \"C\" __global__ void k(int *p) {\n");
+    for (int i = 0; i < 40; i++) len += snprintf(src + len, sizeof src - (size_t)len, "    int unused%d = %d;\n", i, i);
+    snprintf(src + len, sizeof src - (size_t)len, "    asm volatile(\"setmaxnreg.inc.sync.aligned.u32 240;\");\n    *p = 1;\n}\n");
+    cute_nvrtc_output o;
+    cute_status s = cute_nvrtc_compile(nv, src, &(cute_nvrtc_opts){.arch = "sm_80"}, &o);
+    char first[256] = "";
+    if (o.log) snprintf(first, sizeof first, "%.*s", (int)strcspn(o.log, "\n"), o.log);
+    CHECK(s == CUTE_ERR_COMPILE && strstr(first, "error") && strstr(first, "setmaxnreg"), "the error first: %.300s",
+          o.log ? o.log : "");
+    cute_nvrtc_output_free(&o);
+    cute_nvrtc_close(nv);
 }
 
 static void test_info(cute_cuda *cu)
@@ -170,6 +221,8 @@ int main(void)
 {
     test_no_driver();
     test_arch_names();
+    test_nvrtc_targets();
+    test_nvrtc_error_first();
     cute_cuda *cu = NULL;
     char err[512];
     cute_status s = cute_cuda_open(NULL, &cu, err, sizeof err);

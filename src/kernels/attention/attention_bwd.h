@@ -82,6 +82,8 @@ typedef struct attn_hop_bwd_plan {
     bool dq_atomic; /* the fused dQ's parts added in no set order (CUTEC_ATTN_BWD_FORM=
                      * fused-atomic): no turns, the sums zeroed first (nondeterministic,
                      * FlashAttention 3's default) */
+    cute_tiled_copy post_s2g; /* the last kernel's dQ tile, shared memory to dQ in rows, 16
+                               * bytes a thread (hopper_bwd_dq.c's store_rows) */
     cute_tiled_mma dq_mma;
     cute_composed smem_ds;
     cute_tma_atom tma_dq_store, tma_dq_add;

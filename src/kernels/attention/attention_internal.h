@@ -51,6 +51,10 @@ typedef struct attn_plan {
     bool join;               /* the Hopper forward's tiles joined on the persistent grid: a
                                 tile's last P V and the next tile's first S in one turn
                                 (hopper_fwd.c; CUTEC_ATTN_FWD_JOIN=0|1: hopper_plan.c) */
+    bool wg_uniform;         /* the Hopper forward's consumer warpgroup index broadcast from
+                                lane 0 and its wgmma descriptors built once a stage, so that
+                                ptxas keeps Q's descriptors on the uniform datapath (hopper_fwd.c,
+                                the atoms' desc_stage; CUTEC_ATTN_FWD_WGU=0|1: hopper_plan.c) */
     int diag;                /* a diagnostic, wrong by design (ATTN_DIAG_*): the Hopper
                                 forward's key tiles after the first without their softmax and
                                 O's rescale (P = S), or without O's rescale alone, so that a
@@ -102,6 +106,9 @@ void attn_fwd_host(cute_ctx *c, const cute_arg *arg);
 /* the packed sequences' (fwd_varlen.c): the arguments Q, K, V, O, scale_log2, then these */
 enum { ATTN_VARLEN_CU_Q = 5, ATTN_VARLEN_CU_K, ATTN_VARLEN_MAX_SQ, ATTN_VARLEN_LSE, ATTN_VARLEN_NARGS };
 void attn_fwd_varlen_host(cute_ctx *c, const cute_arg *arg);
+/* packed sequence b's rows: start cu[b] and length cu[b+1] - cu[b] of the i32 offsets cu,
+ * each offset clamped into [0, total] (fwd_varlen.c) */
+void attn_packed_rows(cute_ctx *c, cute_tensor cu, cute_int b, cute_int total, cute_int *start, cute_int *len);
 /* the Blackwell forward's plan and host function (blackwell_fwd_plan.c, blackwell_fwd.c);
  * whether it takes the configuration (AUTO's choice on sm_100) */
 bool attn_blackwell_takes(const cute_attention_config *cfg);
@@ -313,9 +320,18 @@ cute_tensor attn_transposed(cute_ctx *c, const attn_plan *p, cute_tensor s, int6
  * kernel (hstu_hopper.c), which cute_hstu_compile builds where hstu_takes_hopper says so:
  * CUTEC_HSTU_VARIANT=hopper, or sm80; unset or auto: AUTO's choice for the target and head dim */
 cute_ssa hstu_silu(cute_ctx *c, cute_ssa x, bool fast);
-/* the compiled function's arguments, both kernels': Q, K, V, RAB, O */
-void hstu_arg_specs(const cute_hstu_config *cfg, cute_arg_spec specs[5]);
+/* the jagged function's arguments after the five tensors */
+enum { HSTU_OFFSETS = 5, HSTU_MAX_LEN = 6, HSTU_JAGGED_NARGS = 7 };
+/* the compiled function's arguments, both kernels': Q, K, V, RAB, O, and jagged then
+ * seq_offsets and the longest length */
+void hstu_arg_specs(const cute_hstu_config *cfg, cute_arg_spec specs[HSTU_JAGGED_NARGS]);
 bool hstu_takes_hopper(cute_runtime *rt, const cute_hstu_config *cfg);
+/* hstu.c's grid, (B, H, Q tiles) (raster_bhq), of a block of p's rows */
+cute_launch_cfg hstu_grid(cute_alg *a, const attn_plan *p, cute_int batches, cute_int heads, cute_int rows);
+/* a jagged block's tiles in hstu_grid: sequence b of the packed m = {Q, K, V, O, O} (rows
+ * mOff[b] .. mOff[b+1] - 1, clamped into [0, T] and to RAB's N), t.b = b; *start its first row */
+attn_block hstu_jagged_tiles(cute_ctx *c, const attn_plan *p, const cute_tensor m[5], cute_tensor mR, cute_tensor mOff,
+                             cute_int *start);
 const cute_fn *hstu_hopper_compile(cute_runtime *rt, const cute_hstu_config *cfg, char *err, size_t n);
 
 /* lib.c: the forward's checks of a call (Q, K, V, O, lse, scale), one operand's (rank 4,

@@ -332,6 +332,9 @@ int main(void)
         {1, 200, 200, 2, 1, 128, true, false, CUTE_BF16, 0.2},
         {2, 70, 400, 1, 1, 128, false, true, CUTE_F16, 0},
         {1, 150, 150, 1, 1, 256, true, false, CUTE_BF16, 0},
+        /* d256 non-causal: the one key-tile loop and the warpgroup index uniform (its
+         * defaults), Sk's partial second tile masked */
+        {1, 40, 100, 1, 1, 256, false, false, CUTE_BF16, 0},
         /* head dims 96, 160 and 224 (64-byte swizzled rows: 3, 5 and 7 32-column TMA boxes a
          * row) and 192 */
         {1, 257, 300, 4, 2, 96, true, false, CUTE_BF16, 0},
@@ -455,6 +458,16 @@ int main(void)
     ATTN_TEST_ON("interp", "attention (tiles joined, one Q stage)", snake);
     unsetenv("CUTEC_ATTN_FWD_QSTAGES");
     unsetenv("CUTEC_ATTN_FWD_JOIN");
+    /* the consumer's warpgroup index shuffled from lane 0 and the descriptors a stage
+     * (CUTEC_ATTN_FWD_WGU=1; d256 non-causal's default, hopper_small's run): three warpgroups
+     * (d64's 192 rows), causal GQA at scale 0.2 */
+    static const attn_case wgu[] = {
+        {1, 100, 150, 1, 1, 64, false, false, CUTE_BF16, 0},
+        {1, 131, 200, 2, 1, 128, true, false, CUTE_BF16, 0.2},
+    };
+    setenv("CUTEC_ATTN_FWD_WGU", "1", 1);
+    ATTN_TEST_ON("interp", "attention (the warpgroup index uniform, descriptors a stage)", wgu);
+    unsetenv("CUTEC_ATTN_FWD_WGU");
     unsplit_chains();
     register_reports();
     static const attn_case moderate[] = {

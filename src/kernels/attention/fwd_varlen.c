@@ -7,8 +7,9 @@
 #include "kernels/attention/attention_internal.h"
 
 /* rows cu[b] .. cu[b+1] - 1, clamped into [0, total): offsets read on the device are not
- * checked by the library, so no offset reaches outside the packed rows */
-static void seq_rows(cute_ctx *c, cute_tensor cu, cute_int b, cute_int total, cute_int *start, cute_int *len)
+ * checked by the library, so no offset reaches outside the packed rows (HSTU's jagged
+ * kernel reads its seq_offsets so too) */
+void attn_packed_rows(cute_ctx *c, cute_tensor cu, cute_int b, cute_int total, cute_int *start, cute_int *len)
 {
     cute_alg *a = cute_ctx_alg(c);
     cute_val v0 = cute_ssa_get(c, cute_tensor_load(c, CUTE_SLICE(c, cu, b)), 0);
@@ -25,8 +26,8 @@ static void varlen_kernel(cute_ctx *c, cute_tensor mQ, cute_tensor mK, cute_tens
     cute_alg *a = cute_ctx_alg(c);
     cute_int b = cute_block_idx(c, 2);
     attn_seq seq = {cute_i(0), cute_i(0), cute_i(0), cute_i(0), cute_i(0), cute_i(0)};
-    seq_rows(c, mCuQ, b, mQ.layout.shape.leaf[1], &seq.q0, &seq.sq);
-    seq_rows(c, mCuK, b, mK.layout.shape.leaf[1], &seq.k0, &seq.sk);
+    attn_packed_rows(c, mCuQ, b, mQ.layout.shape.leaf[1], &seq.q0, &seq.sq);
+    attn_packed_rows(c, mCuK, b, mK.layout.shape.leaf[1], &seq.k0, &seq.sk);
     const cute_tensor m[5] = {mQ, mK, mV, mO, mL};
     attn_block t = attn_block_tiles_seq(c, p, m, &seq);
     /* a block past its sequence's end visits no key tile and stores nothing: 1 inside, 0

@@ -26,6 +26,7 @@
 #include "cutec/atom_table.h"
 #include "cutec/notation.h"
 #include "cutec/peer.h"
+#include "cutec/smem.h"
 #include "cutec/sync.h"
 #include "kernels/attention/attention_bwd.h"
 
@@ -58,6 +59,12 @@ bool attn_hbdq_plan(cute_alg *a, attn_hop_bwd_plan *hp)
     cute_tuple kv = cute_tuple_fmt(a, "(%lld,%lld,%d)", (long long)p->bn, (long long)p->d, p->stages);
     p->smem_kv = cute_smem_layout_staged(a, &k_major, &kv);
     hp->fused_dq = true;
+    /* post_kernel's store: its 256 threads 16 bytes each, D / piece of them a row */
+    long long piece = 16 / cute_dtype_bytes(d), per_row = p->d / piece;
+    cute_copy_atom wide = cute_copy_atom_universal(a, d, 128);
+    cute_layout thr = cute_layout_fmt(a, "(%lld,%lld):(%lld,1)", CONSUMERS / per_row, per_row, per_row);
+    cute_layout val = cute_layout_fmt(a, "(1,%lld):(0,1)", piece);
+    hp->post_s2g = cute_make_tiled_copy_tv(a, &wide, &thr, &val);
     return !a->failed;
 }
 
@@ -333,6 +340,30 @@ void attn_hbdq_counts(cute_ctx *c, const attn_hop_bwd_plan *hp, const attn_hbdq_
     }
 }
 
+/* The tile of dQ v (thread t's values in the MMA's C layout) through shared memory to g,
+ * whose coordinates are id's, 16 bytes a store in row order.  (Stored from the C layout, 4
+ * bytes a store, post_kernel took 160 us against cuDNN's 106 for the same bytes, prof39;
+ * the backward at 8x16x4096 485.0 TFLOP/s this way against 473.7 and 482.3: attnb39,
+ * bench/RESULTS.md.)  The rows are padded by 16 bytes, so that a warp's C-layout stores (8
+ * rows x 4 pairs) and a quarter warp's 16-byte reads (128 bytes of a row) each meet every
+ * bank once. */
+static void store_rows(cute_ctx *c, const attn_hop_bwd_plan *hp, cute_thr_mma t, cute_ssa v, cute_tensor g,
+                       cute_tensor id, cute_int sq)
+{
+    cute_alg *a = cute_ctx_alg(c);
+    long long D = hp->kv.d, rows = hp->kv.bn, piece = 16 / cute_dtype_bytes(hp->kv.cfg.dtype);
+    cute_smem_allocator al = cute_smem_allocator_new(c);
+    cute_tensor s = cute_smem_alloc_tensor(c, &al, hp->kv.cfg.dtype,
+                                           cute_layout_fmt(a, "(%lld,%lld):(%lld,1)", rows, D, D + piece), 16);
+    cute_tensor_store(c, cute_partition_C(c, t, s), v);
+    cute_barrier(c);
+    cute_thr_copy thr = cute_tiled_copy_slice(&hp->post_s2g, cute_thread_idx(c, 0));
+    cute_tensor src = cute_partition_S(c, thr, s), r = cute_make_rmem_tensor_like(c, src);
+    cute_copy(c, &hp->post_s2g.atom, src, r);
+    cute_ssa in = cute_elem_less(c, cute_partition_D(c, thr, id), cute_tuple_fmt(a, "(%I,%lld)", sq, D));
+    cute_copy_if_whole(c, &hp->post_s2g.atom, in, r, cute_partition_D(c, thr, g));
+}
+
 /* one block of 256 threads a (query tile, head, batch): dQ = scale x the chunk's sums, zero
  * where nothing was added (a query tile no key tile meets) */
 static void post_kernel(cute_ctx *c, cute_tensor mAcc, cute_tensor mSem, cute_tensor mdQ, cute_val scale)
@@ -356,9 +387,8 @@ static void post_kernel(cute_ctx *c, cute_tensor mAcc, cute_tensor mSem, cute_te
                                     cute_val_const(c, CUTE_U32, 0));
         v = cute_ssa_select(c, cute_ssa_scalar(c, any, v.shape), v, cute_ssa_scalar(c, cute_val_const(c, CUTE_F32, 0), v.shape));
     }
-    cute_ssa in = cute_elem_less(c, tc, cute_tuple_fmt(a, "(%I,%lld)", sq, D));
-    cute_tensor g = attn_bwd_rows_tile(c, &hp->kv, mdQ, b, h, yt, rows);
-    cute_tensor_store_if(c, cute_partition_C(c, t, g), cute_ssa_cvt(c, v, hp->kv.cfg.dtype), in);
+    store_rows(c, hp, t, cute_ssa_cvt(c, v, hp->kv.cfg.dtype), attn_bwd_rows_tile(c, &hp->kv, mdQ, b, h, yt, rows),
+               cute_tensor_local_tile(c, ids, tile, CUTE_CRD(yt, 0), NULL), sq);
 }
 
 /* the grid of a block of 256 threads a (64-query tile, head, batch) */

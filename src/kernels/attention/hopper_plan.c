@@ -31,8 +31,14 @@ static const int D64_CAUSAL[2] = {128, 128};
  * finish the default): the one loop (CUTEC_ATTN_FWD_SPLIT=0) d64 causal 348.7 against 388.6
  * (SDPA 393.0), d128 causal 598.1 against 620.2 (SDPA 578.8), not causal 500.1 against 496.2
  * (the default's kernel ran 506.2 in the same pass: noise) and 672.9 against 687.6.
- * scripts/device-attnf6.sh times the one loop once more: "delete" there removes it. */
+ * (scripts/device-attnf6.sh's "delete" no longer applies: the one loop is d256's default.)
+ * Head dim 256 non-causal runs the one loop: session 39's first pass (H200, the lead, 08:01,
+ * 2x16x16384, four processes each in turns, SDPA 666-671) timed the split 659.8 / 664.4 /
+ * 659.9 / 648.2 TFLOP/s against the one loop's 688.1 / 686.5 / 694.3 / 688.1 (causal the
+ * split 679-692 against 627-689: it stays).  d96, d160, d192 and d224 have never been timed
+ * either way: they keep the split, as d64 and d128.  {not causal, causal}, by head dim. */
 static const bool SPLIT_MASK[2] = {true, true};
+static const bool SPLIT_MASK_D256[2] = {false, true};
 
 /* The lean epilogue: 1 / l and log2 l approximate (softmax.c's attn_softmax_finish), and the
  * tile's (Q tile, head, batch) divided once at its start, not again on the way to O's
@@ -53,14 +59,31 @@ static const bool FAST_FINISH[2] = {true, false};
  * scripts/device-attnf7.sh times it: its "decides:" line says whether to write true here. */
 static const bool JOIN_TILES[2] = {false, false};
 
-/* the consumer warpgroups down M: warpgroup w computes rows 64 w .. 64 w + 63 */
-static bool make_mma(cute_alg *a, cute_dtype d, int64_t n, bool rs, int consumers, cute_tiled_mma *out)
+/* The consumer's warpgroup index read from lane 0 by a shuffle (hopper_fwd.c's consume), and
+ * the wgmma descriptors built once a stage (the atoms' desc_stage, src/atom/wgmma_emit.c;
+ * CUTEC_WGMMA_DESC, when set, decides that part alone): ptxas then knows the warpgroup is
+ * the same in every lane of a warp and keeps Q's descriptors on the uniform datapath, where
+ * it built them in vector registers and moved each into uniform ones by two R2UR a wgmma.
+ * SASS (sm_90a, a consumer warp's unmasked key tile, R2UR): d256 607 (32) -> 551 (9), d128
+ * 608 (16) -> 548 (0), causal 524 -> 464, d64 454 -> 420.  {not causal, causal}, unless
+ * CUTEC_ATTN_FWD_WGU says 0 or 1.  Head dim 256 non-causal: the default since session 39's
+ * mid pass (H200, 2x16x16384, two rounds in turns: 717.6 and 708.0 TFLOP/s against 709.5
+ * and 697.3, x1.0133; SDPA 669.4); the other head dims and d256 causal are untimed:
+ * scripts/device-attnf39.sh times d128 (its "decides:" line says whether to write true in
+ * WG_UNIFORM). */
+static const bool WG_UNIFORM[2] = {false, false};
+static const bool WG_UNIFORM_D256[2] = {true, false};
+
+/* the consumer warpgroups down M: warpgroup w computes rows 64 w .. 64 w + 63; stage: the
+ * descriptors built once a stage (the atom's desc_stage) */
+static bool make_mma(cute_alg *a, cute_dtype d, int64_t n, bool rs, int consumers, bool stage, cute_tiled_mma *out)
 {
     char name[64];
     snprintf(name, sizeof name, "SM90_64x%lldx16_F32%s_%s", (long long)n,
              d == CUTE_BF16 ? "BF16BF16" : "F16F16", rs ? "RS" : "SS");
     cute_mma_atom atom;
     if (!cute_mma_atom_named(a, name, &atom)) return false;
+    atom.desc_stage = stage;
     cute_layout wgs = cute_layout_fmt(a, "(%d,1,1):(1,0,0)", consumers);
     *out = cute_make_tiled_mma(a, &atom, &wgs, NULL, NULL, NULL);
     return !a->failed;
@@ -92,8 +115,8 @@ static bool hopper_ok(cute_alg *a, const cute_attention_config *cfg, int arch, c
 /* the atoms and shared tiles of a plan whose bm, bn, d and stages are set */
 static bool hopper_parts(cute_alg *a, const cute_attention_config *cfg, attn_plan *p)
 {
-    if (!make_mma(a, cfg->dtype, p->bn, false, p->consumers, &p->mma) ||
-        !make_mma(a, cfg->dtype, p->d, true, p->consumers, &p->pv))
+    if (!make_mma(a, cfg->dtype, p->bn, false, p->consumers, p->wg_uniform, &p->mma) ||
+        !make_mma(a, cfg->dtype, p->d, true, p->consumers, p->wg_uniform, &p->pv))
         return false;
     p->smem_q = attn_hop_tile(a, cfg->dtype, p->bm, p->d, p->q_stages > 1 ? p->q_stages : 0);
     p->smem_kv = attn_hop_tile(a, cfg->dtype, p->bn, p->d, p->stages);
@@ -121,9 +144,12 @@ bool attn_plan_hopper(cute_alg *a, const cute_attention_config *cfg, int arch, a
      * with CUTEC_ATTN_FWD_ORDER=across (H200, session 30's mid pass, d128 8x16x4096 with two
      * Q stages: 597.8 TFLOP/s against a block a tile's 583.4; across, 469.2) */
     p->snake = kernel_env_choice(a, "CUTEC_ATTN_FWD_ORDER", "snake|across", 0) == 0;
-    p->split_mask = kernel_env_choice(a, "CUTEC_ATTN_FWD_SPLIT", "0|1", SPLIT_MASK[cfg->causal]) == 1;
+    const bool *split = cfg->head_dim == 256 ? SPLIT_MASK_D256 : SPLIT_MASK;
+    const bool *wgu = cfg->head_dim == 256 ? WG_UNIFORM_D256 : WG_UNIFORM;
+    p->split_mask = kernel_env_choice(a, "CUTEC_ATTN_FWD_SPLIT", "0|1", split[cfg->causal]) == 1;
     p->fast_finish = kernel_env_choice(a, "CUTEC_ATTN_FWD_FINISH", "ieee|fast", FAST_FINISH[cfg->causal]) == 1;
     p->join = kernel_env_choice(a, "CUTEC_ATTN_FWD_JOIN", "0|1", JOIN_TILES[cfg->causal]) == 1;
+    p->wg_uniform = kernel_env_choice(a, "CUTEC_ATTN_FWD_WGU", "0|1", wgu[cfg->causal]) == 1;
     /* a diagnostic only (wrong outputs): how fast the key-tile loop runs without its softmax,
      * or without O's rescale; or the unmasked tiles' softmax without its exp2s, or its row sums */
     p->diag = kernel_env_choice(a, "CUTEC_ATTN_FWD_DIAG", "none|nosoftmax|norescale|noexp|nosum", ATTN_DIAG_NONE);

@@ -1,7 +1,10 @@
 /* HSTU attention (cutec/hstu.h), as CuTe DSL's ampere/hstu_attention.py computes it, on the
  * SM80 forward's plan (plan.c) and pieces (operand.c, band.c, fwd_kernel.c's tiles): one block
- * per (64-row Q tile, head, batch), 4 warps of 16 rows (the forward's 4 warps of 32 spill here
- * at head dim 128; 128 rows of 8 warps with CUTEC_HSTU_BLOCK_M=128), Q resident in swizzled shared memory, K and V tiles of 64 keys by
+ * per (batch, head, 64-row Q tile) in the example's block rasterization (raster_bhq below); a
+ * jagged batch one per (sequence, head, Q tile of the longest), on the sequence's rows of the
+ * packed tensors (fwd_varlen.c's offsets reader).  4 warps of 16 rows (the forward's 4 warps of
+ * 32 spill here at head dim 128; 128 rows of 8 warps with CUTEC_HSTU_BLOCK_M=128), Q resident
+ * in swizzled shared memory, K and V tiles of 64 keys by
  * cp.async, each loaded under the other's product:
  *
  *   wait K(n), barrier; issue V(n)     acc = RAB(n) (registers, f32), acc += Q K(n)^T
@@ -30,7 +33,7 @@
 /* the plan the kernel is traced with: the SM80 forward's, and the sigmoid's form */
 typedef struct hstu_plan {
     attn_plan p;
-    bool fast;
+    bool fast, jagged;
 } hstu_plan;
 
 /* silu(x) = x sigmoid(x): fast, 0.5 x (1 + tanh.approx(x / 2)) = h + h tanh(h), h = x / 2;
@@ -118,11 +121,50 @@ static void tile_step(cute_ctx *c, const hstu_plan *hp, const attn_block *t, hst
     attn_gemm_rs(c, p, l->acc_s, &l->ovt, l->acc_o);
 }
 
-static void hstu_kernel(cute_ctx *c, cute_tensor mQ, cute_tensor mK, cute_tensor mV, cute_tensor mR, cute_tensor mO)
+/* The block rasterization of CuTe DSL's example (its enable_block_rasterization, which it says
+ * raises L2's hit rate): the grid (B, H, Q tiles), the batch fastest, so the blocks in flight
+ * together share a Q tile index across sequences and heads (causal: like work); false: the
+ * SM80 forward's (Q tiles, H, B), one head's Q tiles together (sharing its K and V in L2).
+ * Either way causal Q tiles run from the sequence's last (the longest) down, as the example's
+ * do; non-causal ones from the first (the example reverses them too: like work either way, and
+ * the reversed index cost 55 registers at d128 for sm_90a, 228 against 173).  Not timed
+ * against each other yet (no GPU in session 39): the flip is this line. */
+static const bool raster_bhq = true;
+
+/* the block's (batch or sequence, head, Q tile index: block_tiles reads it) */
+static void block_coords(cute_ctx *c, cute_int *b, cute_int *h, cute_int *x)
 {
-    const hstu_plan *hp = cute_ctx_user(c);
+    *b = cute_block_idx(c, raster_bhq ? 0 : 2), *h = cute_block_idx(c, 1), *x = cute_block_idx(c, raster_bhq ? 2 : 0);
+}
+
+cute_launch_cfg hstu_grid(cute_alg *a, const attn_plan *p, cute_int batches, cute_int heads, cute_int rows)
+{
+    cute_int tiles = cute_ceil_div(a, rows, cute_i(p->bm));
+    return (cute_launch_cfg){.grid = {raster_bhq ? batches : tiles, heads, raster_bhq ? tiles : batches},
+                             .block = {cute_i(p->threads)}};
+}
+
+/* the block's tiles of sequence seq (m: Q, K, V, O, O for the LSE, which HSTU has not):
+ * Q tile x (causal: x counted from the sequence's last); a block past its sequence's last
+ * tile (jagged: a sequence shorter than the longest) visits no key tile and stores no row */
+static attn_block block_tiles(cute_ctx *c, const attn_plan *p, bool jagged, const cute_tensor m[5], const attn_seq *seq,
+                              cute_int b, cute_int h, cute_int x)
+{
+    cute_alg *a = cute_ctx_alg(c);
+    cute_int tiles = cute_ceil_div(a, seq->sq, cute_i(p->bm));
+    cute_int m_block = p->cfg.causal ? cute_max(a, cute_i(0), cute_sub(a, tiles, cute_add(a, x, cute_i(1)))) : x;
+    attn_block t = attn_block_tiles_at(c, p, m, seq, b, h, m_block);
+    if (!jagged) return t; /* the dense grid has no block past the last tile */
+    cute_int inside = cute_min(a, cute_i(1), cute_sub(a, tiles, x)); /* 1 inside, <= 0 past */
+    inside = cute_max(a, cute_i(0), inside);
+    t.n_end = cute_add(a, t.n_begin, cute_mul(a, cute_sub(a, t.n_end, t.n_begin), inside));
+    t.sq = cute_mul(a, t.sq, inside);
+    return t;
+}
+
+static void hstu_body(cute_ctx *c, const hstu_plan *hp, attn_block t, cute_tensor mR)
+{
     const attn_plan *p = &hp->p;
-    attn_block t = attn_block_tiles(c, p, mQ, mK, mV, mO, mO);
     cute_smem_allocator A = cute_smem_allocator_new(c);
     cute_dtype d = p->cfg.dtype;
     hstu_loop l = {.q = cute_smem_alloc_tensor_composed(c, &A, d, p->smem_q, 16),
@@ -150,29 +192,73 @@ static void hstu_kernel(cute_ctx *c, cute_tensor mQ, cute_tensor mK, cute_tensor
     attn_store_o(c, p, l.thr, &t, l.acc_o);
 }
 
+/* dense: batch b's rows of Q, K, V and O */
+static void hstu_kernel(cute_ctx *c, cute_tensor mQ, cute_tensor mK, cute_tensor mV, cute_tensor mR, cute_tensor mO)
+{
+    cute_int b, h, x;
+    block_coords(c, &b, &h, &x);
+    attn_seq seq = {b, b, cute_i(0), cute_i(0), mQ.layout.shape.leaf[1], mK.layout.shape.leaf[1]};
+    const cute_tensor m[5] = {mQ, mK, mV, mO, mO};
+    const hstu_plan *hp = cute_ctx_user(c);
+    hstu_body(c, hp, block_tiles(c, &hp->p, false, m, &seq, b, h, x), mR);
+}
+
+attn_block hstu_jagged_tiles(cute_ctx *c, const attn_plan *p, const cute_tensor m[5], cute_tensor mR, cute_tensor mOff,
+                             cute_int *start)
+{
+    cute_int b, h, x, len;
+    block_coords(c, &b, &h, &x);
+    attn_packed_rows(c, mOff, b, m[0].layout.shape.leaf[1], start, &len);
+    /* no longer than RAB's (N, N): bad offsets (unchecked on the device) read nothing past it */
+    cute_alg *a = cute_ctx_alg(c);
+    len = cute_min(a, len, cute_min(a, mR.layout.shape.leaf[2], mR.layout.shape.leaf[3]));
+    attn_seq seq = {cute_i(0), cute_i(0), *start, *start, len, len};
+    return block_tiles(c, p, true, m, &seq, b, h, x);
+}
+
+static void hstu_jagged_kernel(cute_ctx *c, cute_tensor mQ, cute_tensor mK, cute_tensor mV, cute_tensor mR,
+                               cute_tensor mO, cute_tensor mOff)
+{
+    const cute_tensor m[5] = {mQ, mK, mV, mO, mO};
+    const hstu_plan *hp = cute_ctx_user(c);
+    cute_int start;
+    hstu_body(c, hp, hstu_jagged_tiles(c, &hp->p, m, mR, mOff, &start), mR);
+}
+
 static void hstu_host(cute_ctx *c, const cute_arg *arg)
 {
     const hstu_plan *hp = cute_ctx_user(c);
     cute_alg *a = cute_ctx_alg(c);
-    const cute_int *e = arg[0].tensor.layout.shape.leaf; /* (B, Sq, H, D) */
-    cute_launch_cfg cfg = {.grid = {cute_ceil_div(a, e[1], cute_i(hp->p.bm)), e[2], e[0]},
-                           .block = {cute_i(hp->p.threads)}};
+    const cute_int *e = arg[0].tensor.layout.shape.leaf; /* (B, Sq, H, D); jagged (1, T, H, D) */
     /* V keeps its own strides: the forward's V-with-K's-layout saves no register here (within
      * 2 at every configuration) and would trust every caller of the compiled function */
-    CUTE_LAUNCH(c, hstu_kernel, cfg, arg[0].tensor, arg[1].tensor, arg[2].tensor, arg[3].tensor, arg[4].tensor);
+    if (!hp->jagged) {
+        CUTE_LAUNCH(c, hstu_kernel, hstu_grid(a, &hp->p, e[0], e[2], e[1]), arg[0].tensor, arg[1].tensor, arg[2].tensor,
+                    arg[3].tensor, arg[4].tensor);
+        return;
+    }
+    cute_int seqs = cute_sub(a, arg[HSTU_OFFSETS].tensor.layout.shape.leaf[0], cute_i(1));
+    CUTE_LAUNCH(c, hstu_jagged_kernel, hstu_grid(a, &hp->p, seqs, e[2], arg[HSTU_MAX_LEN].i), arg[0].tensor,
+                arg[1].tensor, arg[2].tensor, arg[3].tensor, arg[4].tensor, arg[HSTU_OFFSETS].tensor);
 }
 
-void hstu_arg_specs(const cute_hstu_config *cfg, cute_arg_spec specs[5])
+void hstu_arg_specs(const cute_hstu_config *cfg, cute_arg_spec specs[HSTU_JAGGED_NARGS])
 {
     char t[160];
     snprintf(t, sizeof t, "(?,?,?,%d):(?{div=8},?{div=8},?{div=8},1)", cfg->head_dim);
     for (int i = 0; i < 5; i++) specs[i] = cute_spec_tensor(cfg->dtype, t, 16);
     specs[3] = cute_spec_tensor(cfg->dtype, "(?,?,?,?):(?{div=8},?{div=8},?{div=8},1)", 16);
+    specs[HSTU_OFFSETS] = cute_spec_tensor(CUTE_I32, "(?):(1)", 4);
+    specs[HSTU_MAX_LEN] = cute_spec_int("?");
 }
 
 /* AUTO's choice on sm_90, by head dim: the SM80 kernel until the GPU pass times the Hopper
  * one (scripts/device-hstu2.sh decides; the flip is this line: 1 where Hopper's is faster) */
 static const bool auto_hopper[2] = {/* d64 */ 1, /* d128 */ 1};
+/* and for jagged input (session 39): the Hopper one's jagged form, since it ran on an H200
+ * (hstu_jagged_test 33 passed; B=5 lengths 4000,1,8192,0,3000 d128 386.2 / causal 400.1
+ * TFLOP/s against the dense SM80 kernel's 171.3 / 189.4 at 4x4x8192); false gives the SM80 one */
+static const bool auto_hopper_jagged = true;
 
 /* CUTEC_HSTU_VARIANT's values (cute_hstu_compile refuses any other) */
 static const char *const VARIANTS = "auto|sm80|hopper";
@@ -182,7 +268,8 @@ bool hstu_takes_hopper(cute_runtime *rt, const cute_hstu_config *cfg)
     int v = cute_env_choice_err("CUTEC_HSTU_VARIANT", VARIANTS, 0, NULL, 0);
     if (v == 2) return true;
     if (v == 1) return false;
-    return auto_hopper[cfg->head_dim == 128] && cute_runtime_target_arch(rt) == 90;
+    return (!cfg->jagged || auto_hopper_jagged) && auto_hopper[cfg->head_dim == 128] &&
+           cute_runtime_target_arch(rt) == 90;
 }
 
 const cute_fn *cute_hstu_compile(cute_runtime *rt, const cute_hstu_config *cfg, char *err, size_t n)
@@ -210,13 +297,14 @@ const cute_fn *cute_hstu_compile(cute_runtime *rt, const cute_hstu_config *cfg, 
         free(hp);
         return NULL;
     }
-    hp->fast = cfg->fast_sigmoid;
-    cute_arg_spec specs[5];
+    hp->fast = cfg->fast_sigmoid, hp->jagged = cfg->jagged;
+    cute_arg_spec specs[HSTU_JAGGED_NARGS];
     hstu_arg_specs(cfg, specs);
     char name[96];
-    snprintf(name, sizeof name, "hstu_%s_d%d%s%s%s", cute_dtype_name(cfg->dtype), cfg->head_dim,
-             cfg->causal ? "_causal" : "", cfg->fast_sigmoid ? "_fastsig" : "", m64 ? "_m64" : "_m128");
-    const cute_fn *f = cute_compile(rt, name, hstu_host, hp, 5, specs, err, n);
+    snprintf(name, sizeof name, "hstu_%s_d%d%s%s%s%s", cute_dtype_name(cfg->dtype), cfg->head_dim,
+             cfg->causal ? "_causal" : "", cfg->fast_sigmoid ? "_fastsig" : "", m64 ? "_m64" : "_m128",
+             cfg->jagged ? "_jagged" : "");
+    const cute_fn *f = cute_compile(rt, name, hstu_host, hp, cfg->jagged ? HSTU_JAGGED_NARGS : 5, specs, err, n);
     free(hp); /* only needed while tracing */
     return f;
 }

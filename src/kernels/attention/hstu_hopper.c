@@ -17,7 +17,9 @@
  * and silu(0) = 0 with no mask: only causal needs one.  RAB is read once (2 B H Sq Sk bytes:
  * 2.1 GB at 4 x 4 x 8192^2), its stages beside K's and V's: 128-key tiles (the forward's 160
  * leave no room for two stages of RAB at head dim 128).  A block a tile (no persistent
- * grid).  Opt-in: CUTEC_HSTU_VARIANT=hopper (hstu.c's hstu_takes_hopper: AUTO's flip there). */
+ * grid).  Opt-in: CUTEC_HSTU_VARIANT=hopper (hstu.c's hstu_takes_hopper: AUTO's flip there).
+ * Jagged batches (hh_jagged_kernel) in hstu.c's grid and tiles, the boxes from each
+ * sequence's first row, the keys past it masked. */
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -34,6 +36,7 @@ enum { WARPGROUP = 128, RAB_KEYS = 128, RAB_BOX = 64 };
 typedef struct hh_plan {
     attn_plan p;
     bool fast;            /* the sigmoid's form (hstu_silu) */
+    bool jagged;          /* packed sequences (cutec/hstu.h): hh_jagged_kernel */
     cute_composed smem_r; /* RAB's (bm, bn, stages) tile */
     cute_tma_atom tma_r;  /* boxes (1, 1, bm, 64) of RAB */
 } hh_plan;
@@ -52,6 +55,7 @@ typedef struct hh_job {
     const attn_block *t;
     cute_val map_q, map_k, map_v, map_r;
     cute_tensor tq, tk, tr; /* the coordinate tensors of Q, K (V's alike) and RAB */
+    cute_int qb;            /* the batch of Q's and K's rows: t->b, or 0 jagged (t->b the sequence) */
 } hh_job;
 
 /* RAB's tile n of the block's rows into the stage s of its shared tile, box by box */
@@ -81,7 +85,7 @@ static void produce_kv(cute_ctx *c, const hh_job *j, const cute_pipeline *pipe, 
                        cute_val map, cute_tensor smem, cute_int n, const cute_pipeline_state *s)
 {
     cute_pipeline_producer_acquire(c, pipe, s, (cute_val){0});
-    attn_hop_load_rows(c, &j->hp->p, atom, map, j->tk, j->t->b, n, j->t->hk, attn_hop_stage(c, smem, 3, s),
+    attn_hop_load_rows(c, &j->hp->p, atom, map, j->tk, j->qb, n, j->t->hk, attn_hop_stage(c, smem, 3, s),
                        cute_pipeline_producer_barrier(c, pipe, s));
     cute_pipeline_producer_commit(c, pipe, s);
 }
@@ -96,7 +100,7 @@ static void produce(cute_ctx *c, void *arg, cute_int tid)
     cute_pipeline_state sq = cute_make_pipeline_state(c, CUTE_PIPELINE_PRODUCER, 1);
     cute_pipeline_state s = cute_make_pipeline_state(c, CUTE_PIPELINE_PRODUCER, p->stages);
     cute_pipeline_producer_acquire(c, &m->f.pq, &sq, (cute_val){0});
-    attn_hop_load_rows(c, p, &p->tma_q, j->map_q, j->tq, j->t->b, j->t->m_block, j->t->h, m->f.q,
+    attn_hop_load_rows(c, p, &p->tma_q, j->map_q, j->tq, j->qb, j->t->m_block, j->t->h, m->f.q,
                        cute_pipeline_producer_barrier(c, &m->f.pq, &sq));
     cute_pipeline_producer_commit(c, &m->f.pq, &sq);
     CUTE_FOR(c, n, j->t->n_begin, j->t->n_end) {
@@ -158,12 +162,13 @@ static void retire(cute_ctx *c, int pending, const cute_pipeline *pipe, cute_pip
     cute_pipeline_state_advance(c, s);
 }
 
-/* S(n) = silu(S(n)), 0 past the query on causal diagonal tiles (keys past Sk hold 0 already) */
+/* S(n) = silu(S(n)), 0 past the query on causal diagonal tiles (keys past Sk hold 0 already;
+ * jagged, they are the next sequence's: 0 past the sequence's keys too) */
 static void activate(cute_ctx *c, const hh_job *j, const hh_frag *f, cute_int n)
 {
     const attn_plan *p = &j->hp->p;
     cute_tensor_store(c, f->acc_s, hstu_silu(c, cute_tensor_load(c, f->acc_s), j->hp->fast));
-    if (!p->cfg.causal) return;
+    if (!p->cfg.causal && !j->hp->jagged) return;
     /* (partitioned here: inside the branch the tracer cannot tell which threads run) */
     cute_tensor coords = cute_partition_C(c, f->qk, CUTE_SLICE(c, j->t->cS, CUTE_ALL, CUTE_ALL, n));
     CUTE_IF(c, attn_needs_mask(c, p, j->t, n)) {
@@ -249,7 +254,32 @@ static void hh_kernel(cute_ctx *c, cute_tensor mQ, cute_tensor mK, cute_tensor m
     hh_smem m = shared_memory(c, hp);
     attn_block t = attn_block_tiles(c, &hp->p, mQ, mK, mV, mO, mO);
     hh_job j = {hp, &m, &t, map_q, map_k, map_v, map_r, cute_make_identity_tensor(c, mQ.layout.shape),
-                cute_make_identity_tensor(c, mK.layout.shape), cute_make_identity_tensor(c, mR.layout.shape)};
+                cute_make_identity_tensor(c, mK.layout.shape), cute_make_identity_tensor(c, mR.layout.shape), t.b};
+    attn_hop_roles_n(c, hp->p.consumers, produce, consume, &j);
+}
+
+/* jagged: sequence b's block (hstu_jagged_tiles, in hstu.c's grid); TMA's boxes start at the
+ * sequence's first row and run on into the next sequence's rows, which the mask (activate)
+ * and O's predicated store leave out.  A block with no rows (past its sequence's last Q tile,
+ * or an empty sequence) still runs one key tile, all of it masked, and stores nothing: the
+ * roles' loops assume one (and a branch around them hides from the tracer which threads run) */
+static void hh_jagged_kernel(cute_ctx *c, cute_tensor mQ, cute_tensor mK, cute_tensor mV, cute_tensor mR,
+                             cute_tensor mO, cute_tensor mOff, cute_val map_q, cute_val map_k, cute_val map_v,
+                             cute_val map_r)
+{
+    const hh_plan *hp = cute_ctx_user(c);
+    cute_kernel_min_blocks(c, 1);
+    hh_smem m = shared_memory(c, hp);
+    const cute_tensor ms[5] = {mQ, mK, mV, mO, mO};
+    cute_int start;
+    attn_block t = hstu_jagged_tiles(c, &hp->p, ms, mR, mOff, &start);
+    cute_alg *a = cute_ctx_alg(c);
+    t.n_end = cute_max(a, t.n_end, cute_add(a, t.n_begin, cute_i(1)));
+    cute_tuple from = CUTE_CRD(0, start, 0, 0);
+    hh_job j = {hp, &m, &t, map_q, map_k, map_v, map_r,
+                cute_tensor_domain_offset(c, cute_make_identity_tensor(c, mQ.layout.shape), from),
+                cute_tensor_domain_offset(c, cute_make_identity_tensor(c, mK.layout.shape), from),
+                cute_make_identity_tensor(c, mR.layout.shape), cute_i(0)};
     attn_hop_roles_n(c, hp->p.consumers, produce, consume, &j);
 }
 
@@ -263,7 +293,14 @@ static void hh_host(cute_ctx *c, const cute_arg *arg)
     p->tma_v = attn_hop_box_atom(c, p, arg[2].tensor, p->bn);
     cute_layout box = cute_layout_fmt(a, "(1,1,%lld,%d):(0,0,%d,1)", (long long)p->bm, RAB_BOX, RAB_BOX);
     hp->tma_r = cute_make_tma_atom(c, CUTE_TMA_OP_LOAD, arg[3].tensor, box, hp->smem_r.sw, 1);
-    const cute_int *e = arg[0].tensor.layout.shape.leaf; /* (B, Sq, H, D) */
+    const cute_int *e = arg[0].tensor.layout.shape.leaf; /* (B, Sq, H, D); jagged (1, T, H, D) */
+    if (hp->jagged) {
+        cute_int seqs = cute_sub(a, arg[HSTU_OFFSETS].tensor.layout.shape.leaf[0], cute_i(1));
+        CUTE_LAUNCH(c, hh_jagged_kernel, hstu_grid(a, p, seqs, e[2], arg[HSTU_MAX_LEN].i), arg[0].tensor,
+                    arg[1].tensor, arg[2].tensor, arg[3].tensor, arg[4].tensor, arg[HSTU_OFFSETS].tensor, p->tma_q.map,
+                    p->tma_k.map, p->tma_v.map, hp->tma_r.map);
+        return;
+    }
     cute_launch_cfg cfg = {.grid = {cute_ceil_div(a, e[1], cute_i(p->bm)), e[2], e[0]}, .block = {cute_i(p->threads)}};
     CUTE_LAUNCH(c, hh_kernel, cfg, arg[0].tensor, arg[1].tensor, arg[2].tensor, arg[3].tensor, arg[4].tensor,
                 p->tma_q.map, p->tma_k.map, p->tma_v.map, hp->tma_r.map);
@@ -280,7 +317,7 @@ static bool plan(cute_alg *a, const cute_hstu_config *cfg, int arch, hh_plan *hp
     attn_plan *p = &hp->p;
     if (!attn_plan_hopper_extra(a, p, p->bm * p->bn * cute_dtype_bytes(cfg->dtype))) return false;
     hp->smem_r = attn_hop_tile(a, cfg->dtype, p->bm, p->bn, p->stages);
-    hp->fast = cfg->fast_sigmoid;
+    hp->fast = cfg->fast_sigmoid, hp->jagged = cfg->jagged;
     return !a->failed;
 }
 
@@ -294,13 +331,13 @@ const cute_fn *hstu_hopper_compile(cute_runtime *rt, const cute_hstu_config *cfg
         free(hp);
         return NULL;
     }
-    cute_arg_spec specs[5];
+    cute_arg_spec specs[HSTU_JAGGED_NARGS];
     hstu_arg_specs(cfg, specs);
     char name[96];
-    snprintf(name, sizeof name, "hstu_hopper_%s_d%dx%lld_m%lld_s%d%s%s", cute_dtype_name(cfg->dtype), cfg->head_dim,
+    snprintf(name, sizeof name, "hstu_hopper_%s_d%dx%lld_m%lld_s%d%s%s%s", cute_dtype_name(cfg->dtype), cfg->head_dim,
              (long long)hp->p.bn, (long long)hp->p.bm, hp->p.stages, cfg->causal ? "_causal" : "",
-             cfg->fast_sigmoid ? "_fastsig" : "");
-    const cute_fn *f = cute_compile(rt, name, hh_host, hp, 5, specs, err, n);
+             cfg->fast_sigmoid ? "_fastsig" : "", cfg->jagged ? "_jagged" : "");
+    const cute_fn *f = cute_compile(rt, name, hh_host, hp, cfg->jagged ? HSTU_JAGGED_NARGS : 5, specs, err, n);
     free(hp); /* only needed while tracing */
     return f;
 }

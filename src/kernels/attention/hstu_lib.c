@@ -19,7 +19,7 @@ static bool same(const void *x, const void *y)
 {
     const cute_hstu_config *a = x, *b = y;
     return a->dtype == b->dtype && a->head_dim == b->head_dim && a->causal == b->causal &&
-           a->fast_sigmoid == b->fast_sigmoid;
+           a->fast_sigmoid == b->fast_sigmoid && a->jagged == b->jagged;
 }
 
 cute_hstu_lib *cute_hstu_lib_new(cute_runtime *rt)
@@ -110,6 +110,20 @@ static bool call_ok(const cute_call_arg *const t[4], const cute_call_arg *rab, b
     return rab_ok(rab, (const int64_t[4]){q[0], q[2], q[1], k[1]}, d, err, n);
 }
 
+/* compile (once) and call cfg's function on args */
+static cute_status launch(cute_hstu_lib *lib, const cute_hstu_config *cfg, int nargs, const cute_call_arg *args,
+                          void *stream, char *err, size_t n)
+{
+    pthread_mutex_lock(&lib->lock);
+    const cute_fn *f = fn_cache_fn(&lib->fns, lib->rt, cfg, compile, NULL, "hstu attention", err, n);
+    pthread_mutex_unlock(&lib->lock);
+    if (!f) return CUTE_ERR_COMPILE;
+    char why[4096];
+    cute_status st = cute_call(f, stream, nargs, args, why, sizeof why);
+    if (st != CUTE_OK) snprintf(err, n, "hstu attention: %s", why);
+    return st;
+}
+
 cute_status cutec_hstu_attention(cute_hstu_lib *lib, const cute_call_arg *Q, const cute_call_arg *K,
                                  const cute_call_arg *V, const cute_call_arg *RAB, const cute_call_arg *O, bool causal,
                                  bool fast_sigmoid, void *stream, char *err, size_t n)
@@ -123,13 +137,112 @@ cute_status cutec_hstu_attention(cute_hstu_lib *lib, const cute_call_arg *Q, con
     if (Q->shape[0] == 0 || Q->shape[1] == 0 || Q->shape[2] == 0) return CUTE_OK;
     cute_hstu_config cfg = {.dtype = (cute_dtype)Q->dtype, .head_dim = (int)Q->shape[3], .causal = causal,
                             .fast_sigmoid = fast_sigmoid};
-    pthread_mutex_lock(&lib->lock);
-    const cute_fn *f = fn_cache_fn(&lib->fns, lib->rt, &cfg, compile, NULL, "hstu attention", err, n);
-    pthread_mutex_unlock(&lib->lock);
-    if (!f) return CUTE_ERR_COMPILE;
     cute_call_arg args[5] = {*Q, *K, *V, *RAB, *O};
-    char why[4096];
-    cute_status st = cute_call(f, stream, 5, args, why, sizeof why);
-    if (st != CUTE_OK) snprintf(err, n, "hstu attention: %s", why);
-    return st;
+    return launch(lib, &cfg, 5, args, stream, err, n);
+}
+
+/* --- jagged ------------------------------------------------------------------------------ */
+
+/* one of Q, K, V, O: (T, H, D), seen as (1, T, H, D) */
+static bool packed(const cute_call_arg *t, const char *name, cute_call_arg *as4, char *err, size_t n)
+{
+    if (!t || t->kind != CUTE_ARG_TENSOR || t->ndim != 3)
+        return snprintf(err, n, "hstu attention: jagged %s is not a (T, H, D) tensor", name), false;
+    *as4 = *t;
+    as4->ndim = 4, as4->shape[0] = 1, as4->stride[0] = t->shape[0] * t->stride[0];
+    for (int m = 0; m < 3; m++) as4->shape[m + 1] = t->shape[m], as4->stride[m + 1] = t->stride[m];
+    return true;
+}
+
+/* the offsets' tensor: (B + 1) i32 contiguous, B >= 1 */
+static bool offsets_tensor_ok(const cute_hstu_jagged *j, char *err, size_t n)
+{
+    const cute_call_arg *o = j ? j->seq_offsets : NULL;
+    if (!o || o->kind != CUTE_ARG_TENSOR || o->ndim != 1 || o->dtype != CUTE_I32)
+        return snprintf(err, n, "hstu attention: seq_offsets is not a 1-D i32 tensor of B + 1 offsets"), false;
+    if (o->shape[0] < 2 || o->stride[0] != 1)
+        return snprintf(err, n, "hstu attention: seq_offsets has %lld offsets with stride %lld (2 or more, "
+                        "contiguous)", (long long)o->shape[0], (long long)o->stride[0]), false;
+    return true;
+}
+
+/* host offsets: 0 first, T last, never decreasing, and the longest length from them where
+ * max_len is 0; max_len 1 to RAB's N (rab_n) */
+static bool offsets_ok(const cute_hstu_jagged *j, int64_t total, int64_t rab_n, int64_t *max_len, char *err, size_t n)
+{
+    const cute_call_arg *o = j->seq_offsets;
+    *max_len = j->max_len;
+    if (j->host_offsets) {
+        const int32_t *h = j->host_offsets;
+        int64_t longest = 0;
+        if (h[0] != 0) return snprintf(err, n, "hstu attention: seq_offsets[0] is %d (0)", h[0]), false;
+        for (int64_t b = 0; b + 1 < o->shape[0]; b++) {
+            if (h[b + 1] < h[b])
+                return snprintf(err, n, "hstu attention: seq_offsets decrease at %lld: %d then %d (never "
+                                "decreasing)", (long long)b + 1, h[b], h[b + 1]), false;
+            if (h[b + 1] - h[b] > longest) longest = h[b + 1] - h[b];
+        }
+        if (h[o->shape[0] - 1] != total)
+            return snprintf(err, n, "hstu attention: seq_offsets end at %d but Q has %lld rows (the last offset "
+                            "is T)", h[o->shape[0] - 1], (long long)total), false;
+        if (!*max_len) *max_len = longest ? longest : 1;
+        if (*max_len < longest)
+            return snprintf(err, n, "hstu attention: max_len %lld but a sequence is %lld long", (long long)*max_len,
+                            (long long)longest), false;
+    }
+    if (*max_len < 1 || *max_len > rab_n)
+        return snprintf(err, n, "hstu attention: max_len %lld (1 to RAB's N = %lld, the longest sequence or more; 0 "
+                        "with host_offsets: theirs)", (long long)*max_len, (long long)rab_n), false;
+    return true;
+}
+
+/* RAB (B, H, N, N): the dense rules with Sq = Sk = N */
+static bool jagged_rab_ok(const cute_call_arg *r, int64_t B, int64_t H, cute_dtype d, char *err, size_t n)
+{
+    if (r && r->kind == CUTE_ARG_TENSOR && r->ndim == 4 && r->shape[2] != r->shape[3])
+        return snprintf(err, n, "hstu attention: jagged RAB is (%lld, %lld, %lld, %lld), not (B, H, N, N)",
+                        (long long)r->shape[0], (long long)r->shape[1], (long long)r->shape[2],
+                        (long long)r->shape[3]), false;
+    int64_t N = r && r->kind == CUTE_ARG_TENSOR && r->ndim == 4 ? r->shape[2] : 0;
+    return rab_ok(r, (const int64_t[4]){B, H, N, N}, d, err, n);
+}
+
+cute_status cutec_hstu_attention_jagged(cute_hstu_lib *lib, const cute_call_arg *Q, const cute_call_arg *K,
+                                        const cute_call_arg *V, const cute_call_arg *RAB, const cute_call_arg *O,
+                                        const cute_hstu_jagged *jagged, bool causal, bool fast_sigmoid, void *stream,
+                                        char *err, size_t n)
+{
+    char scratch[512];
+    if (!err || !n) err = scratch, n = sizeof scratch;
+    err[0] = 0;
+    if (!lib) return snprintf(err, n, "hstu attention: no library"), CUTE_ERR_INVALID;
+    static const char *const names[] = {"Q", "K", "V", "O"};
+    const cute_call_arg *in[4] = {Q, K, V, O};
+    cute_call_arg args[7];
+    const cute_call_arg *t[4] = {&args[0], &args[1], &args[2], &args[4]};
+    for (int i = 0; i < 4; i++)
+        if (!packed(in[i], names[i], &args[i < 3 ? i : 4], err, n)) return CUTE_ERR_INVALID;
+    cute_dtype d = (cute_dtype)Q->dtype;
+    if (d != CUTE_F16 && d != CUTE_BF16)
+        return snprintf(err, n, "hstu attention: Q is %s (f16 or bf16)", cute_dtype_name(d)), CUTE_ERR_INVALID;
+    for (int i = 0; i < 4; i++)
+        if (!operand_ok(t[i], names[i], d, err, n)) return CUTE_ERR_INVALID;
+    for (int i = 1; i < 4; i++)
+        for (int m = 1; m < 4; m++)
+            if (t[i]->shape[m] != t[0]->shape[m])
+                return snprintf(err, n, "hstu attention: jagged %s is (%lld, %lld, %lld) but Q (%lld, %lld, %lld) "
+                                "(one shape (T, H, D) for all four)", names[i], (long long)t[i]->shape[1],
+                                (long long)t[i]->shape[2], (long long)t[i]->shape[3], (long long)t[0]->shape[1],
+                                (long long)t[0]->shape[2], (long long)t[0]->shape[3]), CUTE_ERR_INVALID;
+    int64_t T = Q->shape[0], H = Q->shape[1], max_len;
+    if (Q->shape[2] != 64 && Q->shape[2] != 128)
+        return snprintf(err, n, "hstu attention: head dim %lld (64 or 128)", (long long)Q->shape[2]), CUTE_ERR_INVALID;
+    if (!offsets_tensor_ok(jagged, err, n) || !jagged_rab_ok(RAB, jagged->seq_offsets->shape[0] - 1, H, d, err, n) ||
+        !offsets_ok(jagged, T, RAB->shape[2], &max_len, err, n))
+        return CUTE_ERR_INVALID;
+    if (T == 0 || H == 0) return CUTE_OK;
+    cute_hstu_config cfg = {.dtype = d, .head_dim = (int)Q->shape[2], .causal = causal, .fast_sigmoid = fast_sigmoid,
+                            .jagged = true};
+    args[3] = *RAB, args[5] = *jagged->seq_offsets, args[6] = cute_call_int(max_len);
+    return launch(lib, &cfg, 7, args, stream, err, n);
 }

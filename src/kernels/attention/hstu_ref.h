@@ -10,9 +10,11 @@ typedef struct hstu_ref_problem {
     bool causal;             /* query i sees keys j <= i */
     attn_ref_tensor q, k, v; /* (B, S, H, D) */
     attn_ref_tensor rab;     /* (B, H, Sq, Sk) */
+    const int32_t *offsets;  /* NULL, or jagged: B + 1 offsets; q, k, v (1, T, H, D), sequence
+                                b's rows offsets[b] on, Sq = Sk = its length; rab (B, H, N, N) */
 } hstu_ref_problem;
 
-/* Row (b, i, h): o[D] = sum_j silu(s_j) v_j, s_j = q_i . k_j + rab_ij; mag[D] the sum of
+/* Row (b, i, h) (jagged: row i of sequence b): o[D] = sum_j silu(s_j) v_j, s_j = q_i . k_j + rab_ij; mag[D] the sum of
  * |silu(s_j) v_jd| (what P's rounding to the dtype is relative to) and mag[D + d] the sum of
  * |s_j v_jd| (what the fast sigmoid's error is relative to): mag holds 2 D. */
 void hstu_ref_row(const hstu_ref_problem *p, int64_t b, int64_t i, int64_t h, double *o, double *mag);

@@ -5,7 +5,8 @@
  * first; on a GPU, where there is one, at moderate sizes; 128-row Q tiles
  * (CUTEC_HSTU_BLOCK_M=128) likewise; the Hopper kernel (CUTEC_HSTU_VARIANT=hopper) likewise,
  * on the GPU where it is an sm_90 one.  Beside them: the misuses the library refuses, and the
- * kernel's register report (no spills) for sm_80 and sm_90a where NVRTC is installed. */
+ * kernel's register report (no spills) for sm_80 and sm_90a where NVRTC is installed (the
+ * jagged kernel's too: its runs are hstu_jagged_test.c's). */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -67,7 +68,7 @@ static void run_case(cute_hstu_lib *lib, cute_backend *b, const hstu_case *k, co
         fetch(b, &o);
         hstu_ref_problem p = {k->B, k->Sq, k->Sk, k->H, k->D, k->causal, {q.wide, {sq[0], sq[1], sq[2], 1}},
                               {kk.wide, {sk[0], sk[1], sk[2], 1}}, {v.wide, {sv[0], sv[1], sv[2], 1}},
-                              {r.wide, {sr[0], sr[1], sr[2], 1}}};
+                              {r.wide, {sr[0], sr[1], sr[2], 1}}, NULL};
         double *want = malloc((size_t)k->D * 3 * sizeof(double)), *mag = want + k->D, worst = 0;
         int64_t bad = 0, rows = k->B * k->Sq * k->H;
         for (int64_t e = 0; e < rows; e++) {
@@ -227,11 +228,12 @@ int main(void)
     };
     setenv("CUTEC_HSTU_BLOCK_M", "128", 1);
     run_on("interp", m128, (int)(sizeof m128 / sizeof m128[0]));
-    no_spills(&(cute_hstu_config){CUTE_F16, 128, true, false}, "sm_90a");
+    no_spills(&(cute_hstu_config){CUTE_F16, 128, true, false, false}, "sm_90a");
     unsetenv("CUTEC_HSTU_BLOCK_M");
     misuse();
-    no_spills(&(cute_hstu_config){CUTE_BF16, 128, true, false}, "sm_80");
-    no_spills(&(cute_hstu_config){CUTE_BF16, 128, true, false}, "sm_90a");
+    no_spills(&(cute_hstu_config){CUTE_BF16, 128, true, false, false}, "sm_80");
+    no_spills(&(cute_hstu_config){CUTE_BF16, 128, true, false, true}, "sm_80"); /* jagged */
+    no_spills(&(cute_hstu_config){CUTE_BF16, 128, true, false, false}, "sm_90a");
     static const hstu_case moderate[] = {
         {2, 1000, 1000, 4, 128, true, false, false, CUTE_BF16, 0},
         {3, 777, 1025, 2, 64, false, true, true, CUTE_F16, 0},
@@ -251,7 +253,8 @@ int main(void)
     };
     run_on("interp", hopper_small, (int)(sizeof hopper_small / sizeof hopper_small[0]));
     for (int i = 0; i < 4; i++)
-        no_spills(&(cute_hstu_config){i & 1 ? CUTE_F16 : CUTE_BF16, i < 2 ? 128 : 64, (i & 1) != 0, i == 2}, "sm_90a");
+        no_spills(&(cute_hstu_config){i & 1 ? CUTE_F16 : CUTE_BF16, i < 2 ? 128 : 64, (i & 1) != 0, i == 2, false},
+                  "sm_90a");
     if (sm90_here()) run_on("cuda", moderate, (int)(sizeof moderate / sizeof moderate[0]));
     unsetenv("CUTEC_HSTU_VARIANT");
     return CHECK_DONE("hstu_test");

@@ -210,6 +210,23 @@ int main(void)
     forward(lib, be, false, CUTE_F16, (shape_case){3, 16392, 8}, true, 0);
     forward(lib, be, false, CUTE_F16, (shape_case){3, 16392, 8}, false, 0);
     unsetenv("CUTEC_ROWS_TRIAL");
+    /* ln39's hexrow (rows_compile.c's row_plan_choose): LayerNorm's row with weight and bias
+     * that one block would stage, over a cluster of hex's parts (20000 with a residual: three,
+     * the last part 3616 elements; f16 3x24576 above too); under CUTEC_ROWS_HEX=0 one block's */
+    for (int t = 0; t < 2; t++) {
+        if (t) setenv("CUTEC_ROWS_HEX", "0", 1);
+        forward(lib, be, true, CUTE_BF16, (shape_case){2, 20000, 8}, true, 3000);
+    }
+    unsetenv("CUTEC_ROWS_HEX");
+    /* ln39's row128 (the default): LayerNorm's rows held in registers a row a block of 128
+     * threads (21x4096 padded, a residual, a mean 3000 times the spread; 7x1003 four rows a
+     * block), and the blocks of 256 it replaced (CUTEC_ROWS_TRIAL=no-row128) */
+    for (int t = 0; t < 2; t++) {
+        if (t) setenv("CUTEC_ROWS_TRIAL", "no-row128", 1);
+        forward(lib, be, true, CUTE_BF16, (shape_case){21, 4096, 8}, true, 3000);
+        forward(lib, be, true, CUTE_F16, (shape_case){7, 1003, 5}, true, 0);
+    }
+    unsetenv("CUTEC_ROWS_TRIAL");
     /* a residual at 262144: hex's 32 KB parts would take 32 blocks, so 64 KB parts of 256
      * threads (rows_compile.c's cluster_stage), copied chunk by chunk */
     forward(lib, be, true, CUTE_BF16, (shape_case){2, 262144, 0}, true, 0);

@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cutec/cuda_driver.h"
 #include "kernels/rows/rows_internal.h"
 
 static int64_t pow2_at_least(int64_t x)
@@ -35,6 +36,14 @@ int row_plan_slots(const row_plan *p, int role)
 
 static int row_inputs(const row_plan *p) { return row_plan_slots(p, ROW_IN); }
 
+/* The sm_90 forms (bulk copies with transaction counts, clusters of up to ROW_CLUSTER_MAX
+ * blocks, a block's 227 KB of shared memory): on sm_90 and sm_100, and on the interpreter
+ * (arch 0); sm_120's 99 KB a block, and older targets, take the SM80 forms (docs/cards.md) */
+static bool sm90_forms(const row_plan *p)
+{
+    return !p->arch || (p->arch >= 90 && cute_cuda_arch_smem_per_block(p->arch) >= 227 * 1024);
+}
+
 /* tiles of STAGE_THREADS K V columns that stage a row of n (0: the row is not staged: it
  * fits 256 threads' registers, its accesses are narrower than 16 bytes (a bulk copy moves
  * 16-byte units), the op has no row reduction, the target is older than sm_90, or the row
@@ -44,7 +53,7 @@ static int stage_chunks(const row_plan *p, int64_t n, int kmax)
     int esize = cute_dtype_bytes(p->dtype[0]);
     int64_t tile = (int64_t)STAGE_THREADS * kmax * p->vec, chunks = (n + tile - 1) / tile;
     if (n <= tile || p->vec * esize != 16 || p->op->stages == 0) return 0;
-    if (p->arch && p->arch < 90) return 0; /* bulk copies and transaction counts: sm_90 */
+    if (!sm90_forms(p)) return 0; /* bulk copies and transaction counts */
     return chunks * tile * esize * row_inputs(p) <= STAGE_BYTES ? (int)chunks : 0;
 }
 
@@ -77,7 +86,7 @@ static bool cluster_allowed(const row_plan *p)
 {
     bool writes = false; /* a write pass, which reads the row again in chunks */
     for (int s = 0; s < p->op->nslots; s++) writes |= p->has[s] && p->op->slot[s].role == ROW_OUT;
-    return !(p->arch && p->arch < 90) && p->op->stages > 0 && !(p->looped && p->op->stages + writes < 2);
+    return sm90_forms(p) && p->op->stages > 0 && !(p->looped && p->op->stages + writes < 2);
 }
 
 /* With 16-byte accesses each block of the cluster stages its part of the row in shared memory
@@ -255,6 +264,15 @@ void row_plan_choose(row_plan *p, int64_t n, int vec)
      * one block's tile does not cover the row */
     if (keeps_sums(p) && p->rows == 1 && cluster_allowed(p) && cluster_stage(p, n, kwalk)) return;
     p->stage_chunks = stage_chunks(p, n, kwalk);
+    /* ln39's "hexrow": a row one block would stage, with late column inputs (LayerNorm's
+     * forward at 4096x32768), split over a cluster of hex's 32 KB parts instead, as the row of
+     * 262144 is (two blocks of 128 threads, six an SM, each part copied chunk by chunk), where
+     * one block of 256 threads staged 64 KB, three an SM.  H200, 2026-11-28 (ln39's mid pass,
+     * % of the copy, bf16 4096x32768, two rounds): 86.2 / 86.1 -> 88.2 / 88.5; the one block's
+     * row copied chunk by chunk instead ("split1") 86.5 / 86.4, deleted.  CUTEC_ROWS_HEX=0
+     * stages the row in one block again */
+    bool hexrow = late_columns(p) && hex_parts(p) && cluster_allowed(p);
+    if (p->stage_chunks && hexrow && cluster_stage_at(p, n, kwalk, CLUSTER_STAGE_BYTES_HEX, STAGE_THREADS / 2, true)) return;
     if (p->stage_chunks) p->tpr = STAGE_THREADS, p->k = kwalk, p->rows = 1, p->looped = true;
     else if (p->tpr > 256 && cluster_allowed(p) && !cluster_stage(p, n, kwalk)) cluster_split(p, n, kmax);
 }
@@ -280,7 +298,7 @@ void row_plan_forms(row_plan *p, int64_t n)
 {
     int per = row_arrays(p) <= 2 ? 32 : 16, kmax = per / p->vec > 0 ? per / p->vec : 1;
     bool long_row = (n + p->vec - 1) / p->vec > (int64_t)STAGE_THREADS * kmax;
-    bool sm90 = !(p->arch && p->arch < 90);
+    bool sm90 = sm90_forms(p);
     p->words = long_row && sm90 && rows_env(ROWS_ENV_WORDS) == 0;
     p->pairs = long_row && p->cluster < 2 && rows_env(ROWS_ENV_PAIRS) == 0;
     bool held = p->cluster < 2 ? !p->looped || p->stage_chunks : p->stage_chunks > 0;
@@ -334,6 +352,16 @@ void row_plan_forms(row_plan *p, int64_t n)
      * its pairs; 16-bit inputs) */
     bool staged_row = p->cluster < 2 && p->stage_chunks > 1 && cute_dtype_bytes(p->dtype[0]) <= 2;
     p->cols_chain |= rows_trial("wchain1") && staged_row && one_col && !p->pipelined;
+    /* ln39's "row128" (the default since session 39's second pass): rows held in registers
+     * with late column inputs (LayerNorm's forward at 16384x4096 was two rows a block of 256
+     * threads, three an SM) in blocks of at most 128 threads, a row a block at 4096 (72
+     * registers, seven an SM), which load, reduce and write apart, as hex's parts do at 262144
+     * and 32768; each block still loads its row's columns.  H200: 16384x4096 86.8 -> 93.6% of
+     * the copy in both rounds; shorter rows (several a block of 128) untimed.
+     * `CUTEC_ROWS_TRIAL=no-row128` gives the blocks of 256 back.  (A persistent grid of such
+     * blocks holding the columns in shared memory, held1, lost 4.6) */
+    bool resident_row = !p->looped && p->cluster < 2 && !p->stage_chunks;
+    if (row_lnb_form("row128") && resident_row && late_cols && p->tpr <= 128 && p->tpr * p->rows > 128) p->rows = 128 / p->tpr;
 }
 
 bool row_lnb_form(const char *name)

@@ -227,7 +227,17 @@ static void occupancy(cute_runtime *rt)
         CHECK(l.cluster == 8 && l.per_sm == 3, "%s fwd 16x262144, CUTEC_ROWS_HEX=0: clusters of %d, %d blocks an SM (want 8, 3)",
               rp_op_name(fwd[i]), l.cluster, l.per_sm);
     }
-    rows_launch l = planned(rt, RP_XENT, true, 4096, &regs);
+    /* LayerNorm's forward at 32768 over clusters of two such blocks (ln39's hexrow), one block
+     * of 256 threads staging the row under CUTEC_ROWS_HEX=0 */
+    rows_launch l = planned(rt, RP_LAYERNORM, false, 32768, &regs);
+    CHECK(l.cluster == 2 && l.per_sm == 6 && l.threads == 128, "layernorm fwd 16x32768: clusters of %d, %d blocks of %d threads an SM",
+          l.cluster, l.per_sm, l.threads);
+    setenv("CUTEC_ROWS_HEX", "0", 1);
+    l = planned(rt, RP_LAYERNORM, false, 32768, &regs);
+    unsetenv("CUTEC_ROWS_HEX");
+    CHECK(l.cluster == 0 && l.threads == 256, "layernorm fwd 16x32768, CUTEC_ROWS_HEX=0: clusters of %d, blocks of %d threads",
+          l.cluster, l.threads);
+    l = planned(rt, RP_XENT, true, 4096, &regs);
     CHECK(l.per_sm == 3 && regs <= 65536 / (3 * 256), "cross-entropy bwd 16x4096: %d blocks an SM asked, %ld registers",
           l.per_sm, regs);
 }
