@@ -439,16 +439,16 @@ static bool streamk_fits(cute_alg *a, const gemm_plan *p)
     return true;
 }
 
-/* Programmatic dependent launch of a block a tile (CUTEC_GEMM_SM80_PDL=1, sm_90 targets;
- * opt-in: s8 4096^3 +1.25 and +0.46 points of the ceiling on the H200, not the rule's 1 in
- * both pairs, bench/RESULTS.md dec-s8; scripts/device-s16.sh times it again, the flip is
- * `by_default`): every block waits for the stream's previous grid before its first global
+/* Programmatic dependent launch of a block a tile (sm_90 targets; the default since session
+ * 39: ahead in all six of sm80_39's comparisons at 4096^3, by 0.1-1.55 points of the ceiling,
+ * f16 79.2 / 79.8 -> 80.0 / 80.1, s8 and bf16 alike, bench/RESULTS.md sm80_39;
+ * CUTEC_GEMM_SM80_PDL=0 the plain launch): every block waits for the stream's previous grid before its first global
  * access and lets the next grid in right after, so the next call's blocks are placed while
  * this one's last round runs (its 32 free slots at s8 4096^3, then each slot as it frees) and
  * start the moment it has drained, instead of after the launch that follows the drain. */
 static bool dependent_launch(cute_alg *a, gemm_plan *p, int arch)
 {
-    static const int by_default = 0;
+    static const int by_default = 1;
     int e = kernel_env_choice(a, "CUTEC_GEMM_SM80_PDL", "0|1", by_default);
     p->pdl = e == 1 && arch >= 90 && !p->persistent && !p->streamk && !p->dynamic;
     return !a->failed;

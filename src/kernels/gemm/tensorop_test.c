@@ -361,7 +361,7 @@ static void persistent_per_sm(void)
 
 /* A block a tile as a programmatic dependent launch (CUTEC_GEMM_SM80_PDL=1, plan_multistage.c):
  * s8 on sm_90a verified against float64 (two blocks, K of two k-tiles with a tail), its CUDA C
- * waiting first and letting the next grid in after; none of either with 0 or on sm_80; a
+ * waiting first and letting the next grid in after (with 1 and by default); none of either with 0 or on sm_80; a
  * setting outside 0|1 refused by name, and one of CUTEC_GEMM_SM80_DIAG outside none|nostore */
 static void sm80_pdl(void)
 {
@@ -380,10 +380,13 @@ static void sm80_pdl(void)
     static const struct {
         const char *arch, *pdl;
         bool waits;
-    } forms[] = {{"sm_90a", "1", true}, {"sm_90a", "0", false}, {"sm_80", "1", false}};
+    } forms[] = {{"sm_90a", "1", true}, {"sm_90a", "0", false}, {"sm_80", "1", false}, {"sm_90a", "", true}};
     for (size_t i = 0; i < sizeof forms / sizeof forms[0]; i++) {
         cute_runtime_set_target_arch(rt, forms[i].arch);
-        setenv("CUTEC_GEMM_SM80_PDL", forms[i].pdl, 1);
+        if (*forms[i].pdl)
+            setenv("CUTEC_GEMM_SM80_PDL", forms[i].pdl, 1);
+        else
+            unsetenv("CUTEC_GEMM_SM80_PDL"); /* "": the default */
         cute_gemm_config cfg = {.variant = CUTE_GEMM_TENSOROP_SMEM, .dtype = CUTE_I8, .c_dtype = CUTE_I32,
                                 .major = {1, 1, 0}, .align_bytes = 16, .index_bound = CUTE_GEMM_INDEX_BOUND,
                                 .tiling = t};
