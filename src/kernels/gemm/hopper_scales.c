@@ -33,50 +33,74 @@ cute_val gemm_scales_begin(cute_ctx *c, const gemm_plan *p, gemm_scales *s, cute
 /* How a piece raises the thread's amax: a tree of pairs, the running value raised once by its
  * root (CUTEC_GEMM_AMAX=tree, the default since session 38: depth log2 n, a level's pairs
  * independent), or the tree with no bounds select in pieces wholly inside C (=inside, opt-in,
- * session 38: a branch the warpgroup takes together; only edge pieces select).  One chain of n
- * dependent maxima through the running value (the form before) was measured slower on an H200
- * and deleted (8192^3 e4m3 per-tensor: +10.5% against +4.3% over the plain kernel;
- * bench/RESULTS.md "epi38"). */
-enum { AMAX_TREE, AMAX_INSIDE, AMAX_MOST = 64 /* (the elements a tree: a piece's 32 fit) */ };
+ * session 38: a branch the warpgroup takes together; only edge pieces select), or =edge
+ * (opt-in, session 39): as inside, but the bounds are computed in edge pieces only (the
+ * tree's and inside's are computed as each piece starts, before inside's branch: ptxas packs
+ * a piece's 32 predicates into registers, about 100 instructions, and the tree's first level
+ * of selects became 16 branches a piece), and an edge piece masks |x|'s bits (bits & (in ?
+ * 0x7fffffff : 0)) instead of selecting them.  Inner pieces by unsigned and signed maxima of
+ * x's bits (no |x|: 44 instructions against 57) were left out: too little to measure.  One chain of n dependent maxima through the running value (the form
+ * before) was measured slower on an H200 and deleted (8192^3 e4m3 per-tensor: +10.5%
+ * against +4.3% over the plain kernel; bench/RESULTS.md "epi38"). */
+enum { AMAX_TREE, AMAX_INSIDE, AMAX_EDGE, AMAX_MOST = 64 /* (the elements a tree: a piece's 32 fit) */ };
 static int amax_form(cute_ctx *c, const gemm_plan *p)
 {
     if (!p->cfg.amax) return AMAX_TREE;
-    return kernel_env_choice(cute_ctx_alg(c), "CUTEC_GEMM_AMAX", "tree|inside", AMAX_TREE);
+    return kernel_env_choice(cute_ctx_alg(c), "CUTEC_GEMM_AMAX", "tree|inside|edge", AMAX_TREE);
 }
 
-bool gemm_scales_inside(cute_ctx *c, const gemm_plan *p) { return amax_form(c, p) == AMAX_INSIDE; }
+bool gemm_scales_inside(cute_ctx *c, const gemm_plan *p) { return amax_form(c, p) != AMAX_TREE; }
 
-/* |x| of x's elements as f32 bits (those not `in`: 0, where select), most raised by them: a
- * tree of pairs for each AMAX_MOST of them */
-static cute_val raised(cute_ctx *c, cute_val most, cute_ssa x, cute_ssa in, bool select)
+/* the largest of n values v (bits), most raised by it: a tree of pairs */
+static cute_val tree(cute_ctx *c, cute_val most, cute_val *v, int n)
+{
+    for (int w = 1; w < n; w *= 2)
+        for (int i = 0; i + w < n; i += 2 * w) v[i] = cute_val_binop(c, CUTE_OP_MAX, v[i], v[i + w]);
+    return cute_val_binop(c, CUTE_OP_MAX, most, v[0]);
+}
+
+/* |x| of x's elements as f32 bits (those not `in`: 0; by a select, or where mask by an AND
+ * with in ? 0x7fffffff : 0; none where neither), most raised by them: a tree for each
+ * AMAX_MOST of them */
+static cute_val raised(cute_ctx *c, cute_val most, cute_ssa x, const cute_ssa *in, bool mask)
 {
     cute_val zero = cute_val_int(c, CUTE_U32, 0), v[AMAX_MOST];
+    cute_val low31 = mask ? cute_val_int(c, CUTE_U32, 0x7fffffff) : zero;
     for (int at = 0; at < x.n; at += AMAX_MOST) {
         int n = x.n - at < AMAX_MOST ? x.n - at : AMAX_MOST;
         for (int i = 0; i < n; i++) {
-            cute_val abs = cute_val_unop(c, CUTE_OP_ABS, cute_ssa_get(c, x, at + i));
-            v[i] = cute_val_bitcast(c, abs, cute_type_of(CUTE_U32));
-            if (select) v[i] = cute_val_select(c, cute_ssa_get(c, in, at + i), v[i], zero);
+            cute_val e = cute_ssa_get(c, x, at + i);
+            if (mask) {
+                cute_val m = cute_val_select(c, cute_ssa_get(c, *in, at + i), low31, zero);
+                v[i] = cute_val_binop(c, CUTE_OP_AND, cute_val_bitcast(c, e, cute_type_of(CUTE_U32)), m);
+                continue;
+            }
+            v[i] = cute_val_bitcast(c, cute_val_unop(c, CUTE_OP_ABS, e), cute_type_of(CUTE_U32));
+            if (in) v[i] = cute_val_select(c, cute_ssa_get(c, *in, at + i), v[i], zero);
         }
-        for (int w = 1; w < n; w *= 2)
-            for (int i = 0; i + w < n; i += 2 * w) v[i] = cute_val_binop(c, CUTE_OP_MAX, v[i], v[i + w]);
-        most = cute_val_binop(c, CUTE_OP_MAX, most, v[0]);
+        most = tree(c, most, v, n);
     }
     return most;
 }
 
-/* x (f32, after the fused epilogue) of elements `in` (inside C; all of them where `inside`
- * holds, gemm_scales_inside): the amax raised by them, then x times the output scale */
+/* x (f32, after the fused epilogue), its elements at kC in C (M, N) = MN, `in` those inside
+ * C (computed before): the amax raised by those inside C (all of them where `inside` holds,
+ * gemm_scales_inside), then x times the output scale.  =edge computes its own `in` from kC in
+ * edge pieces (the one before is then unused: nothing of it is left in the code). */
 cute_ssa gemm_scales_out(cute_ctx *c, const gemm_plan *p, const gemm_scales *s, cute_ssa x, cute_ssa in,
-                         const cute_val *inside)
+                         cute_tensor kC, cute_tuple MN, const cute_val *inside)
 {
     if (!s) return x;
     cute_val most = s->amax_bits;
+    bool edge = amax_form(c, p) == AMAX_EDGE;
     if (p->cfg.amax && inside) {
-        CUTE_IF(c, *inside) cute_val_assign(c, most, raised(c, most, x, in, false));
-        CUTE_ELSE(c) cute_val_assign(c, most, raised(c, most, x, in, true));
+        CUTE_IF(c, *inside) cute_val_assign(c, most, raised(c, most, x, NULL, false));
+        CUTE_ELSE(c) {
+            if (edge) in = cute_elem_less(c, kC, MN);
+            cute_val_assign(c, most, raised(c, most, x, &in, edge));
+        }
     } else if (p->cfg.amax) {
-        cute_val_assign(c, most, raised(c, most, x, in, true));
+        cute_val_assign(c, most, raised(c, most, x, &in, false));
     }
     if (!p->cfg.out_scale) return x;
     return cute_ssa_binop(c, CUTE_OP_MUL, x, cute_ssa_scalar(c, s->out_scale, x.shape));

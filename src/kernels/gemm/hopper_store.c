@@ -274,7 +274,8 @@ static cute_tensor piece_values(cute_ctx *c, const gemm_plan *p, const store_vie
     cute_tensor out = cute_make_rmem_tensor_like(c, f, cute_gemm_c_dtype(&p->cfg));
     cute_val inside, *whole = sc && gemm_scales_inside(c, p) ? &inside : NULL;
     if (whole) inside = piece_inside(c, p, t, j);
-    cute_ssa x = gemm_scales_out(c, p, sc, fused(c, p, q, cute_tensor_load(c, f), regs), q->in, whole);
+    cute_tuple MN = cute_tuple_fmt(cute_ctx_alg(c), "(%I,%I)", t->M, t->N);
+    cute_ssa x = gemm_scales_out(c, p, sc, fused(c, p, q, cute_tensor_load(c, f), regs), q->in, q->kC, MN, whole);
     cute_tensor_store(c, out, cute_ssa_cvt(c, x, (cute_dtype)out.dtype));
     return out;
 }
