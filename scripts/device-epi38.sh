@@ -8,17 +8,14 @@
 #    (hopper_store.c vector_regs; no spill).
 #  - amax: one register a thread, one shuffle tree and one atomicMax a warp at the block's end;
 #    a piece added a chain of 32 dependent maxima behind a select an element.  Now a tree of
-#    pairs a piece (the default); CUTEC_GEMM_AMAX=inside (opt-in): and no select in pieces
-#    wholly inside C.
+#    pairs a piece (the default); `inside` (no select in pieces wholly inside C) was measured
+#    no better in session 39 and deleted (bench/RESULTS.md "epi39"; device-epi39.sh has amax now).
 # The mid pass (H200, 06:34, separate processes, one round): bias +4.9% -> +1.0% over the plain
 # kernel, amax chain +10.5% -> tree +4.3%: both new forms the defaults, the old ones deleted.
 # This pass: `cutec run gemm` of every form against float64 on the GPU (every element; amax
 # against the float64 max |x|), then each cost at 8192^3 in turns with the plain kernel in one
 # process (`cutec bench gemm --epilogue-cost`, the median of the rounds' ratios).
-# The rule (amax inside against the tree, points of the plain kernel's time): the tree's cost
-# less inside's >= 1: "make inside default" (hopper_scales.c amax_form's default AMAX_TREE ->
-# AMAX_INSIDE, the tree deleted); <= -0.5: "delete inside"; else "keep opt-in".  A failed check:
-# "revert (wrong)".
+# A failed check: "revert (wrong)".
 #   ROUNDS=20 BUDGET_S=60 sh scripts/device-epi38.sh
 . scripts/device-common.sh
 log="$out/epi38.log"
@@ -65,32 +62,18 @@ cost()
     device_head
     if ! nvidia-smi >/dev/null 2>&1; then
         echo "== no GPU here: nothing checked or timed"
-        echo "decides: amax inside: keep opt-in (no GPU)"
     else
         echo "== the GPU against float64, every element $(el_s)"
         check - --dtype bf16 --epilogue bias --m 520 --n 1000 --k 264
         check - --dtype bf16 --epilogue bias --bias row --beta 0.5 --m 1000 --n 520 --k 264
         check - --dtype f16 --epilogue bias --bias col --alpha 1.5 --m 776 --n 1032 --k 200 --schedule pingpong
-        for e in - CUTEC_GEMM_AMAX=inside; do
-            check "$e" --dtype e4m3 --out-dtype bf16 --scale tensor --amax --m 520 --n 1000 --k 272
-            check "$e" --dtype e4m3 --out-dtype bf16 --scale block --amax --beta 0.5 --m 1000 --n 520 --k 512
-        done
+        check - --dtype e4m3 --out-dtype bf16 --scale tensor --amax --m 520 --n 1000 --k 272
+        check - --dtype e4m3 --out-dtype bf16 --scale block --amax --beta 0.5 --m 1000 --n 520 --k 512
         echo "== costs at 8192^3, each in turns with the plain kernel in one process, $rounds rounds $(el_s)"
         cost - --dtype bf16 --epilogue bias && cb=$pct
         cost - --dtype e4m3 --out-dtype bf16 --scale tensor --amax && ct=$pct
-        cost CUTEC_GEMM_AMAX=inside --dtype e4m3 --out-dtype bf16 --scale tensor --amax && ci=$pct
-        echo "figure: 8192^3 bias (read ahead) ${cb:-?}%, e4m3 per-tensor amax by the tree ${ct:-?}%, inside ${ci:-?}% over the plain kernel"
-        if [ "$wrong" = 1 ]; then
-            echo "decides: bias ahead and amax tree: revert (wrong)"
-            echo "decides: amax inside: delete (wrong)"
-        else
-            awk -v t="${ct:-}" -v i="${ci:-}" 'BEGIN {
-                if (t == "" || i == "") { print "decides: amax inside: keep opt-in (no figure)"; exit }
-                d = t - i
-                if (d >= 1) printf("decides: amax inside: make default (%.2f%% against the tree'"'"'s %.2f%%, %.2f points less): hopper_scales.c amax_form default AMAX_TREE -> AMAX_INSIDE, the tree deleted\n", i, t, d)
-                else if (d <= -0.5) printf("decides: amax inside: delete (%.2f%% against the tree'"'"'s %.2f%%)\n", i, t)
-                else printf("decides: amax inside: keep opt-in (%.2f%% against the tree'"'"'s %.2f%%)\n", i, t) }'
-        fi
+        echo "figure: 8192^3 bias (read ahead) ${cb:-?}%, e4m3 per-tensor amax by the tree ${ct:-?}% over the plain kernel"
+        [ "$wrong" = 1 ] && echo "decides: bias ahead and amax tree: revert (wrong)"
     fi
     echo "== done $(el_s)"
 } >"$log" 2>&1

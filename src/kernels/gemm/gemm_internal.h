@@ -288,7 +288,7 @@ cute_val gemm_scales_begin(cute_ctx *c, const gemm_plan *p, gemm_scales *s, cute
 cute_ssa gemm_scales_out(cute_ctx *c, const gemm_plan *p, const gemm_scales *s, cute_ssa x, cute_ssa in,
                          cute_tensor kC, cute_tuple MN, const cute_val *inside);
 /* whether gemm_scales_out takes `inside` (whether every element of x lies inside C, a value
- * the warp shares; else NULL): CUTEC_GEMM_AMAX=inside|edge */
+ * the warp shares; else NULL): CUTEC_GEMM_AMAX=edge */
 bool gemm_scales_inside(cute_ctx *c, const gemm_plan *p);
 void gemm_scales_end(cute_ctx *c, const gemm_plan *p, const gemm_scales *s);
 bool gemm_hopper_store_takes(const gemm_plan *p);

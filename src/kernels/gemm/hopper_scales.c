@@ -30,26 +30,25 @@ cute_val gemm_scales_begin(cute_ctx *c, const gemm_plan *p, gemm_scales *s, cute
     return cute_val_binop(c, CUTE_OP_MUL, cute_val_binop(c, CUTE_OP_MUL, alpha, scalar(c, s->sa)), scalar(c, s->sb));
 }
 
-/* How a piece raises the thread's amax: a tree of pairs, the running value raised once by its
- * root (CUTEC_GEMM_AMAX=tree, the default since session 38: depth log2 n, a level's pairs
- * independent), or the tree with no bounds select in pieces wholly inside C (=inside, opt-in,
- * session 38: a branch the warpgroup takes together; only edge pieces select), or =edge
- * (opt-in, session 39): as inside, but the bounds are computed in edge pieces only (the
- * tree's and inside's are computed as each piece starts, before inside's branch: ptxas packs
- * a piece's 32 predicates into registers, about 100 instructions, and the tree's first level
- * of selects became 16 branches a piece), and an edge piece masks |x|'s bits (bits & (in ?
- * 0x7fffffff : 0)) instead of selecting them.  Inner pieces by unsigned and signed maxima of
- * x's bits (no |x|: 44 instructions against 57) were left out: too little to measure.  One chain of n dependent maxima through the running value (the form
- * before) was measured slower on an H200 and deleted (8192^3 e4m3 per-tensor: +10.5%
- * against +4.3% over the plain kernel; bench/RESULTS.md "epi38"). */
-enum { AMAX_TREE, AMAX_INSIDE, AMAX_EDGE, AMAX_MOST = 64 /* (the elements a tree: a piece's 32 fit) */ };
+/* How a piece raises the thread's amax: a tree of pairs behind a bounds select an element,
+ * the running value raised once by its root (CUTEC_GEMM_AMAX=tree, the default since session
+ * 38: depth log2 n, a level's pairs independent), or =edge (opt-in, session 39, untimed): in
+ * a piece wholly inside C (a branch the warpgroup takes together) the tree with no bounds; an
+ * edge piece computes its bounds there and only there and masks |x|'s bits (bits & (in ?
+ * 0x7fffffff : 0)) instead of selecting them.  (The tree's bounds are computed as each piece
+ * starts: ptxas packs a piece's 32 predicates into registers and turns the first level of
+ * selects into 16 branches a piece.)  Measured slower on an H200 and deleted (8192^3 e4m3
+ * per-tensor, over the plain kernel; bench/RESULTS.md "epi38", "epi39"): one chain of n
+ * dependent maxima through the running value (+10.5% against the tree's +4.3%); the branch
+ * with every piece's bounds computed before it (=inside: +6.47% against +6.40%). */
+enum { AMAX_TREE, AMAX_EDGE, AMAX_MOST = 64 /* (the elements a tree: a piece's 32 fit) */ };
 static int amax_form(cute_ctx *c, const gemm_plan *p)
 {
     if (!p->cfg.amax) return AMAX_TREE;
-    return kernel_env_choice(cute_ctx_alg(c), "CUTEC_GEMM_AMAX", "tree|inside|edge", AMAX_TREE);
+    return kernel_env_choice(cute_ctx_alg(c), "CUTEC_GEMM_AMAX", "tree|edge", AMAX_TREE);
 }
 
-bool gemm_scales_inside(cute_ctx *c, const gemm_plan *p) { return amax_form(c, p) != AMAX_TREE; }
+bool gemm_scales_inside(cute_ctx *c, const gemm_plan *p) { return amax_form(c, p) == AMAX_EDGE; }
 
 /* the largest of n values v (bits), most raised by it: a tree of pairs */
 static cute_val tree(cute_ctx *c, cute_val most, cute_val *v, int n)
@@ -84,20 +83,19 @@ static cute_val raised(cute_ctx *c, cute_val most, cute_ssa x, const cute_ssa *i
 }
 
 /* x (f32, after the fused epilogue), its elements at kC in C (M, N) = MN, `in` those inside
- * C (computed before): the amax raised by those inside C (all of them where `inside` holds,
- * gemm_scales_inside), then x times the output scale.  =edge computes its own `in` from kC in
- * edge pieces (the one before is then unused: nothing of it is left in the code). */
+ * C (computed before): the amax raised by those inside C (=edge: all of them where `inside`
+ * holds, gemm_scales_inside, else by its own `in` from kC: the one before is then unused,
+ * nothing of it left in the code), then x times the output scale */
 cute_ssa gemm_scales_out(cute_ctx *c, const gemm_plan *p, const gemm_scales *s, cute_ssa x, cute_ssa in,
                          cute_tensor kC, cute_tuple MN, const cute_val *inside)
 {
     if (!s) return x;
     cute_val most = s->amax_bits;
-    bool edge = amax_form(c, p) == AMAX_EDGE;
     if (p->cfg.amax && inside) {
         CUTE_IF(c, *inside) cute_val_assign(c, most, raised(c, most, x, NULL, false));
         CUTE_ELSE(c) {
-            if (edge) in = cute_elem_less(c, kC, MN);
-            cute_val_assign(c, most, raised(c, most, x, &in, edge));
+            cute_ssa edge = cute_elem_less(c, kC, MN);
+            cute_val_assign(c, most, raised(c, most, x, &edge, true));
         }
     } else if (p->cfg.amax) {
         cute_val_assign(c, most, raised(c, most, x, &in, false));
