@@ -26,7 +26,6 @@ const char *const cute_env_known_names[] = {
     "CUTEC_CUOBJDUMP",
     "CUTEC_DUMP_DIR",
     "CUTEC_FOLD_DUMP",
-    "CUTEC_GEMM_AMAX",
     "CUTEC_GEMM_BLOCKSCALE_HALVES",
     "CUTEC_GEMM_BLOCKSCALE_REGS",
     "CUTEC_GEMM_BLOCKSCALE_ROWS",

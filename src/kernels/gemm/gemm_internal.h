@@ -272,7 +272,8 @@ typedef struct gemm_c_loads {
 /* fp8's scales in the Hopper kernel (hopper_scales.c): the call's f32 tensors and what a
  * consumer read of them.  begin: at the consumer's start, alpha with the per-tensor scales
  * folded in, the output scale read, amax's running maximum made; out: on x (f32, after the
- * fused epilogue; `in` its elements inside C) amax raised, then the output scale (s NULL:
+ * fused epilogue; its elements at kC in C's extent MN, *inside: whether all of them lie
+ * inside C, with amax) amax raised, then the output scale (s NULL:
  * x); end: after the last tile, amax raised by the thread's warp */
 typedef struct gemm_scales {
     cute_tensor sa, sb, out, amax;
@@ -284,11 +285,8 @@ typedef struct gemm_scales {
 cute_status gemm_scales_check(const cute_gemm_scales *s, const cute_call_arg *A, const cute_call_arg *B, char *err,
                               size_t n);
 cute_val gemm_scales_begin(cute_ctx *c, const gemm_plan *p, gemm_scales *s, cute_val alpha);
-cute_ssa gemm_scales_out(cute_ctx *c, const gemm_plan *p, const gemm_scales *s, cute_ssa x, cute_ssa in,
-                         const cute_val *inside);
-/* whether gemm_scales_out takes `inside` (whether every element of x lies inside C, a value
- * the warp shares; else NULL): CUTEC_GEMM_AMAX=inside */
-bool gemm_scales_inside(cute_ctx *c, const gemm_plan *p);
+cute_ssa gemm_scales_out(cute_ctx *c, const gemm_plan *p, const gemm_scales *s, cute_ssa x, cute_tensor kC,
+                         cute_tuple MN, const cute_val *inside);
 void gemm_scales_end(cute_ctx *c, const gemm_plan *p, const gemm_scales *s);
 bool gemm_hopper_store_takes(const gemm_plan *p);
 int64_t gemm_hopper_store_bytes(const gemm_plan *p);

@@ -12,7 +12,6 @@
 #include "cutec/notation.h"
 #include "cutec/reduce.h"
 #include "kernels/gemm/gemm_internal.h"
-#include "kernels/kernel_env.h"
 
 /* element 0 of a rank-1 f32 tensor of the call, as a value */
 static cute_val scalar(cute_ctx *c, cute_tensor t)
@@ -30,53 +29,62 @@ cute_val gemm_scales_begin(cute_ctx *c, const gemm_plan *p, gemm_scales *s, cute
     return cute_val_binop(c, CUTE_OP_MUL, cute_val_binop(c, CUTE_OP_MUL, alpha, scalar(c, s->sa)), scalar(c, s->sb));
 }
 
-/* How a piece raises the thread's amax: a tree of pairs, the running value raised once by its
- * root (CUTEC_GEMM_AMAX=tree, the default since session 38: depth log2 n, a level's pairs
- * independent), or the tree with no bounds select in pieces wholly inside C (=inside, opt-in,
- * session 38: a branch the warpgroup takes together; only edge pieces select).  One chain of n
- * dependent maxima through the running value (the form before) was measured slower on an H200
- * and deleted (8192^3 e4m3 per-tensor: +10.5% against +4.3% over the plain kernel;
- * bench/RESULTS.md "epi38"). */
-enum { AMAX_TREE, AMAX_INSIDE, AMAX_MOST = 64 /* (the elements a tree: a piece's 32 fit) */ };
-static int amax_form(cute_ctx *c, const gemm_plan *p)
+/* How a piece raises the thread's amax: a piece wholly inside C (a branch the warpgroup takes
+ * together: the piece's last element inside C decides) by a tree of pairs over its 32 |x|
+ * (depth 5, a level's pairs independent), the running value raised once by its root; an edge
+ * piece computes its bounds there and only there and masks |x|'s bits by an AND (bits &
+ * (in ? 0x7fffffff : 0)).  Measured slower on an H200 and deleted (8192^3 e4m3 per-tensor,
+ * over the plain kernel in turns; bench/RESULTS.md "epi38", "epi39"): one chain of 32
+ * dependent maxima a piece (+10.5% against +4.3%); the tree in every piece behind a select an
+ * element, its bounds computed as the piece starts (ptxas packed a piece's 32 predicates into
+ * registers and made the selects 16 branches a piece: +6.95% against this form's +2.47%); the
+ * branch with every piece's bounds computed before it (+6.47% against the tree's +6.40%). */
+enum { AMAX_MOST = 64 /* (the elements a tree: a piece's 32 fit) */ };
+
+/* the largest of n values v (bits), most raised by it: a tree of pairs */
+static cute_val tree(cute_ctx *c, cute_val most, cute_val *v, int n)
 {
-    if (!p->cfg.amax) return AMAX_TREE;
-    return kernel_env_choice(cute_ctx_alg(c), "CUTEC_GEMM_AMAX", "tree|inside", AMAX_TREE);
+    for (int w = 1; w < n; w *= 2)
+        for (int i = 0; i + w < n; i += 2 * w) v[i] = cute_val_binop(c, CUTE_OP_MAX, v[i], v[i + w]);
+    return cute_val_binop(c, CUTE_OP_MAX, most, v[0]);
 }
 
-bool gemm_scales_inside(cute_ctx *c, const gemm_plan *p) { return amax_form(c, p) == AMAX_INSIDE; }
-
-/* |x| of x's elements as f32 bits (those not `in`: 0, where select), most raised by them: a
- * tree of pairs for each AMAX_MOST of them */
-static cute_val raised(cute_ctx *c, cute_val most, cute_ssa x, cute_ssa in, bool select)
+/* |x| of x's elements as f32 bits (where `in` is given, those not in it 0: an AND with
+ * in ? 0x7fffffff : 0), most raised by them: a tree for each AMAX_MOST of them */
+static cute_val raised(cute_ctx *c, cute_val most, cute_ssa x, const cute_ssa *in)
 {
     cute_val zero = cute_val_int(c, CUTE_U32, 0), v[AMAX_MOST];
+    cute_val low31 = in ? cute_val_int(c, CUTE_U32, 0x7fffffff) : zero;
     for (int at = 0; at < x.n; at += AMAX_MOST) {
         int n = x.n - at < AMAX_MOST ? x.n - at : AMAX_MOST;
         for (int i = 0; i < n; i++) {
-            cute_val abs = cute_val_unop(c, CUTE_OP_ABS, cute_ssa_get(c, x, at + i));
-            v[i] = cute_val_bitcast(c, abs, cute_type_of(CUTE_U32));
-            if (select) v[i] = cute_val_select(c, cute_ssa_get(c, in, at + i), v[i], zero);
+            cute_val e = cute_ssa_get(c, x, at + i);
+            if (in) {
+                cute_val m = cute_val_select(c, cute_ssa_get(c, *in, at + i), low31, zero);
+                v[i] = cute_val_binop(c, CUTE_OP_AND, cute_val_bitcast(c, e, cute_type_of(CUTE_U32)), m);
+            } else {
+                v[i] = cute_val_bitcast(c, cute_val_unop(c, CUTE_OP_ABS, e), cute_type_of(CUTE_U32));
+            }
         }
-        for (int w = 1; w < n; w *= 2)
-            for (int i = 0; i + w < n; i += 2 * w) v[i] = cute_val_binop(c, CUTE_OP_MAX, v[i], v[i + w]);
-        most = cute_val_binop(c, CUTE_OP_MAX, most, v[0]);
+        most = tree(c, most, v, n);
     }
     return most;
 }
 
-/* x (f32, after the fused epilogue) of elements `in` (inside C; all of them where `inside`
- * holds, gemm_scales_inside): the amax raised by them, then x times the output scale */
-cute_ssa gemm_scales_out(cute_ctx *c, const gemm_plan *p, const gemm_scales *s, cute_ssa x, cute_ssa in,
-                         const cute_val *inside)
+/* x (f32, after the fused epilogue), its elements at kC in C (M, N) = MN: the amax raised by
+ * those inside C (all of them where *inside holds: a value the warpgroup shares), then x
+ * times the output scale */
+cute_ssa gemm_scales_out(cute_ctx *c, const gemm_plan *p, const gemm_scales *s, cute_ssa x, cute_tensor kC,
+                         cute_tuple MN, const cute_val *inside)
 {
     if (!s) return x;
     cute_val most = s->amax_bits;
-    if (p->cfg.amax && inside) {
-        CUTE_IF(c, *inside) cute_val_assign(c, most, raised(c, most, x, in, false));
-        CUTE_ELSE(c) cute_val_assign(c, most, raised(c, most, x, in, true));
-    } else if (p->cfg.amax) {
-        cute_val_assign(c, most, raised(c, most, x, in, true));
+    if (p->cfg.amax) {
+        CUTE_IF(c, *inside) cute_val_assign(c, most, raised(c, most, x, NULL));
+        CUTE_ELSE(c) {
+            cute_ssa in = cute_elem_less(c, kC, MN);
+            cute_val_assign(c, most, raised(c, most, x, &in));
+        }
     }
     if (!p->cfg.out_scale) return x;
     return cute_ssa_binop(c, CUTE_OP_MUL, x, cute_ssa_scalar(c, s->out_scale, x.shape));

@@ -105,7 +105,10 @@ void gemm_hopper_store_atom(cute_ctx *c, gemm_plan *p, cute_tensor mC, cute_tens
 static int copies(const gemm_plan *p) { return p->cfg.peer_mirror ? 2 : 1; }
 
 /* A piece of the tile (bm, 64) for one thread: its fragment of C, of C's coordinates, of
- * the epilogue's vector (broadcast over C), and which of them lie inside C */
+ * the epilogue's vector (broadcast over C), and which of them lie inside C (`in`: read by
+ * nothing since amax computes its own in edge pieces, session 39; NVRTC drops it, yet without
+ * it ptxas orders the bias and amax kernels' SASS otherwise, the same instructions: it stays
+ * until a pass times that) */
 typedef struct piece_of {
     cute_tensor gC, vC, kC; /* kC: the fragment's coordinates in C */
     cute_ssa in;
@@ -272,9 +275,10 @@ static cute_tensor piece_values(cute_ctx *c, const gemm_plan *p, const store_vie
         cute_tensor_store(c, f, cute_ssa_binop(c, CUTE_OP_ADD, cute_tensor_load(c, f), bc));
     }
     cute_tensor out = cute_make_rmem_tensor_like(c, f, cute_gemm_c_dtype(&p->cfg));
-    cute_val inside, *whole = sc && gemm_scales_inside(c, p) ? &inside : NULL;
-    if (whole) inside = piece_inside(c, p, t, j);
-    cute_ssa x = gemm_scales_out(c, p, sc, fused(c, p, q, cute_tensor_load(c, f), regs), q->in, whole);
+    cute_val inside = {0};
+    if (sc && p->cfg.amax) inside = piece_inside(c, p, t, j);
+    cute_tuple MN = cute_tuple_fmt(cute_ctx_alg(c), "(%I,%I)", t->M, t->N);
+    cute_ssa x = gemm_scales_out(c, p, sc, fused(c, p, q, cute_tensor_load(c, f), regs), q->kC, MN, &inside);
     cute_tensor_store(c, out, cute_ssa_cvt(c, x, (cute_dtype)out.dtype));
     return out;
 }

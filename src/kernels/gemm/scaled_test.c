@@ -7,8 +7,8 @@
  *    (block scales' main loop takes them in pairs, A's scales loaded two ahead), the
  *    earlier main loop (scales multiplied at the load), 256-row tiles (two waves a
  *    warpgroup), amax against the reference's
- *    max |x| (raised from a prior value, and never lowered; also with inner pieces
- *    unselected: CUTEC_GEMM_AMAX=inside); 256-row tiles with each thread
+ *    max |x| (raised from a prior value, and never lowered; edge and inner pieces);
+ *    256-row tiles with each thread
  *    loading its own rows' scales (CUTEC_GEMM_BLOCKSCALE_ROWS=own; by default shared by a
  *    warp), and shared rows asked of tiles they do not change; 256-row tiles with the
  *    consumers at 240 registers (CUTEC_GEMM_BLOCKSCALE_REGS=240) and with each wave's batch
@@ -256,25 +256,6 @@ static void interp_cases(cute_runtime *rt, cute_gemm_lib *lib)
     for (size_t i = 0; i < 2; i++) scaled(rt, lib, &tall[0][i], "interp");
 }
 
-/* amax with no bounds select in pieces wholly inside C (CUTEC_GEMM_AMAX=inside,
- * hopper_scales.c; read as the kernel is traced: a library of its own): per-tensor scales
- * with the output scale, edge and inner pieces (interpreter); on the GPU, per-tensor and
- * block scales */
-static void amax_inside_cases(cute_runtime *rt, const scase *k, size_t n, const char *where)
-{
-    setenv("CUTEC_GEMM_AMAX", "inside", 1);
-    cute_gemm_lib *lib = cute_gemm_lib_new(rt);
-    char at[64];
-    snprintf(at, sizeof at, "%s, amax with inner pieces unselected", where);
-    for (size_t i = 0; i < n; i++) scaled(rt, lib, &k[i], at);
-    cute_gemm_lib_free(lib);
-    unsetenv("CUTEC_GEMM_AMAX");
-}
-
-static const scase amax_interp[] = {
-    {136, 200, 272, CUTE_E4M3, CUTE_BF16, 0, 1.5, -0.5, CUTE_GEMM_SCALE_TENSOR, true, true, 0, 0, 0, 0, 0},
-};
-
 /* tall's cases with each thread loading its own rows' scales (CUTEC_GEMM_BLOCKSCALE_ROWS=own,
  * the form before shared rows), and on the interpreter shared rows asked where they change
  * nothing (128 x 128's two sets, 5 k-tiles; 160 wide) */
@@ -409,7 +390,6 @@ int main(void)
     if (gpu_only && *gpu_only && strcmp(gpu_only, "0")) SKIP("the interpreter's cases (CUTEC_TEST_GPU_ONLY)");
     else {
         interp_cases(rt, lib), own_rows_cases(rt, false), forms_cases(rt, false);
-        amax_inside_cases(rt, amax_interp, 1, "interp");
     }
     refused(rt, lib);
     cute_gemm_lib_free(lib);
@@ -439,7 +419,6 @@ int main(void)
     for (size_t i = 0; i < 2; i++) scaled(gpu, lib, &tall[1][i], "gpu");
     own_rows_cases(gpu, true);
     forms_cases(gpu, true);
-    amax_inside_cases(gpu, g, 2, "gpu");
     cute_gemm_lib_free(lib);
     cute_runtime_free(gpu);
     return CHECK_DONE("scaled_test");
