@@ -8,7 +8,7 @@
 # with the blocks a shape has (2,048 / 1,024 / 512: 89.8 / 91.8 / 94.3), not with the bytes in
 # flight (96 KB an SM, three times Little's law).  Predicted (bench/RESULTS.md, gemv39): bf16
 # +1.2 / +1.3 / +0.5 points at 16384x4096 / 8192x8192 / 4096x16384; NVFP4 (4096,7168,8) and
-# (7168,2048,4) +0 to +1.5 (the rounds unchanged: 2.6 and 2.3), (7168,16384,1) -1 to -4 (224
+# (7168,2048,4) -3 to +1.5 (the rounds unchanged: 2.6 and 2.3), (7168,16384,1) -1 to -4 (224
 # blocks of 32 rows two an SM: 40 SMs hold one).
 #  1. 8 warps on the GPU against float64 first (`cutec run gemv`, odd sizes: rows past a block,
 #     batches, split-K, NVFP4 two ahead (L=2: 514 blocks), one ahead, a k-tile at a time);
