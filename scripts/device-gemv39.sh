@@ -63,11 +63,10 @@ bench()
     dt=$1 round=$2 form=$3
     device_late "bench $dt $form round $round" && return
     echo "-- $dt $form round $round $(el_s)"
-    if [ "$form" = w8 ]; then
-        rows=$(CUTEC_GEMV_BLOCK_WARPS=8 GEMV_TIMEOUT=14 device_gemv --dtype "$dt")
-    else
-        rows=$(GEMV_TIMEOUT=14 device_gemv --dtype "$dt")
-    fi
+    # (the setting exported inside the command substitution's subshell only)
+    rows=$(GEMV_TIMEOUT=14
+        [ "$form" = w8 ] && export CUTEC_GEMV_BLOCK_WARPS=8
+        device_gemv --dtype "$dt")
     echo "$rows"
     echo "$rows" | grep -E "%|WRONG|failed" | awk -v d="$dt" -v r="$round" -v f="$form" '
         { s = ""; for (i = 1; i <= NF; i++) if ($i ~ /^[0-9]+x[0-9]+$/) { s = $i; break }
@@ -75,7 +74,7 @@ bench()
           v = $NF; if ($NF == "WRONG" || /failed/) v = "-"; sub("%", "", v)
           if (s != "") print d, r, f, s (l == "" || l == "L=1" ? "" : "," l), v }' >>"$out/gemv39.pairs"
 }
-run8() { echo "w8 $(CUTEC_GEMV_BLOCK_WARPS=8 device_gemv_run "$@")"; }
+run8() { echo "w8 $(export CUTEC_GEMV_BLOCK_WARPS=8; device_gemv_run "$@")"; }
 pass()
 {
     device_head
