@@ -92,10 +92,10 @@ typedef struct cute_gemv_config {
                             its first aligned 16 bytes, 16-byte vectors and a scalar tail, a
                             warp's rows alike in misalignment (the library's wherever it
                             applies; f32 keeps the rows kernel's narrower vectors) */
-    int block_warps;     /* warps a block, 4 or 8 (0: the library's, 4), of the forms that take
-                            8 (cute_gemv_block_warps_able): K-major rows of one vector through
-                            the ring, and NVFP4's register forms by consecutive rows.  Opt-in,
-                            CUTEC_GEMV_BLOCK_WARPS=8 (read where it is 0), until an H200 times it */
+    int block_warps;     /* warps a block, 4 or 8 (0: the library's, 4); 8 only for NVFP4's
+                            register forms by consecutive rows (cute_gemv_block_warps_able).
+                            Opt-in, CUTEC_GEMV_BLOCK_WARPS=8 (read where it is 0), until an
+                            H200 times it */
 } cute_gemv_config;
 
 #define CUTE_GEMV_MAX_AHEAD 2

@@ -81,26 +81,23 @@ static bool nvfp4_pipelined(const cute_gemv_config *cfg)
 }
 
 /* Blocks of 8 warps (cfg.block_warps): half the blocks of 4, at the same warps, registers and
- * bytes in flight an SM (docs/gemv.md, "Blocks of 8 warps").  The one-line flips of the
- * library's choice, 4 until an H200 times 8 faster (scripts/device-gemv39.sh decides): the
- * rows through the ring (bf16, f16), NVFP4's register forms */
-#define GEMV_BLOCK_WARPS_RING 4
+ * bytes in flight an SM (docs/gemv.md, "Blocks of 8 warps").  The one-line flip of the
+ * library's choice, 4 until an H200 times 8 faster (scripts/device-gemv39.sh decides).  (The
+ * bf16 ring's 8 warps were measured no faster and deleted: bench/RESULTS.md, gemv39.) */
 #define GEMV_BLOCK_WARPS_NVFP4 4
 
 bool cute_gemv_block_warps_able(const cute_gemv_config *cfg)
 {
-    if (cfg->a_major != 1 || cfg->mma || cfg->skew) return false;
-    if (cfg->sf_vec) /* (not by scale tile: a tile's 8 blocks of 16 rows, parts.c) */
-        return cfg->dtype == CUTE_E2M1 && cfg->sf_vec == 16 && !cfg->l2_prefetch && !cfg->smem_stages &&
-               !cfg->scale_rows_tiled;
-    return cfg->smem_stages > 0;
+    /* NVFP4's register forms by consecutive rows (by scale tile: a tile's 8 blocks of 16 rows,
+     * parts.c) */
+    return cfg->a_major == 1 && cfg->dtype == CUTE_E2M1 && cfg->sf_vec == 16 && !cfg->l2_prefetch &&
+           !cfg->smem_stages && !cfg->scale_rows_tiled;
 }
 
 bool gemv_block_warps_env(cute_gemv_config *cfg, char *err, size_t n)
 {
     if (cfg->block_warps || !cute_gemv_block_warps_able(cfg)) return true;
-    int dflt = cfg->sf_vec ? GEMV_BLOCK_WARPS_NVFP4 : GEMV_BLOCK_WARPS_RING;
-    int i = cute_env_choice_err("CUTEC_GEMV_BLOCK_WARPS", "4|8", dflt == 8, err, n);
+    int i = cute_env_choice_err("CUTEC_GEMV_BLOCK_WARPS", "4|8", GEMV_BLOCK_WARPS_NVFP4 == 8, err, n);
     if (i < 0) return false;
     if (i) cfg->block_warps = 8; /* (4 stays 0: the default's configuration) */
     return true;
@@ -254,8 +251,8 @@ static bool config_ok(const cute_gemv_config *cfg, char *err, size_t n)
     }
     if ((cfg->block_warps != 0 && cfg->block_warps != 4 && cfg->block_warps != 8) ||
         (gemv_block_warps(cfg) == 8 && !cute_gemv_block_warps_able(cfg))) {
-        snprintf(err, n, "gemv: blocks of %d warps (4, or 8 for the rows through the ring and NVFP4's "
-                 "register forms by consecutive rows)", cfg->block_warps);
+        snprintf(err, n, "gemv: blocks of %d warps (4, or 8 for NVFP4's register forms by consecutive rows)",
+                 cfg->block_warps);
         return false;
     }
     if (cfg->warp_rows && !cfg->sf_vec) {

@@ -268,33 +268,6 @@ static void ring_cases(cute_runtime *rt)
         CHECK(cfg.smem_stages == want, "the library's own (case %zu): a ring of %d (want %d)", i, cfg.smem_stages,
               want);
     }
-    /* blocks of 8 warps (CUTEC_GEMV_BLOCK_WARPS=8, cfg.block_warps): 16 rows a block through the
-     * library's ring of 4 (a partial last block over two, batches; 3 splits of f16 with a tail);
-     * not the register form (f32), refused asked for; a value not 4 or 8 refused by name */
-    setenv("CUTEC_GEMV_BLOCK_WARPS", "8", 1);
-    static const gemv_case w8[] = {
-        {CUTE_BF16, CUTE_BF16, 37, 1040, 2, 1, 0, 1, 0, 0, 0.5, 0},
-        {CUTE_F16, CUTE_F32, 21, 2056, 1, 1, 0, 1, 0, 3, 0, 0},
-        {CUTE_F32, CUTE_F32, 5, 2060, 1, 1, 0, 1, 0, 0, 0, 0},
-    };
-    for (size_t i = 0; i < sizeof w8 / sizeof w8[0]; i++) {
-        run_case(rt, lib, &w8[i]);
-        cute_gemv_lib_last(lib, &cfg, NULL);
-        int want = w8[i].d == CUTE_F32 ? 0 : 8;
-        CHECK(cfg.block_warps == want && cfg.smem_stages == (want ? 4 : 0), "8 warps case %zu: %d (want %d)", i,
-              cfg.block_warps, want);
-    }
-    char err[512] = "";
-    cute_gemv_config regs = {.dtype = CUTE_F32, .a_major = 1, .vec = 4, .vectors = 1, .block_warps = 8};
-    const cute_fn *f = cute_gemv_compile(rt, &regs, err, sizeof err);
-    CHECK(!f && strstr(err, "blocks of 8 warps"), "8 warps without the ring refused: %s", err);
-    cute_fn_free(f);
-    setenv("CUTEC_GEMV_BLOCK_WARPS", "6", 1);
-    regs.block_warps = 0, regs.smem_stages = 4;
-    f = cute_gemv_compile(rt, &regs, err, sizeof err);
-    CHECK(!f && strstr(err, "CUTEC_GEMV_BLOCK_WARPS=6: not one of 4|8"), "CUTEC_GEMV_BLOCK_WARPS=6: %s", err);
-    cute_fn_free(f);
-    unsetenv("CUTEC_GEMV_BLOCK_WARPS");
     /* the tensor-core form through the ring (mma.c: A's and X's k-tiles): 16, 8 and 40 vectors
      * of bf16, f32 and f16 in rings of 2 and 3 stages, a block of 64 rows in A (the ring) and
      * one past A's last row (registers), K past the last whole k-tile, batches, split-K, padded
