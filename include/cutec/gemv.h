@@ -92,18 +92,12 @@ typedef struct cute_gemv_config {
                             its first aligned 16 bytes, 16-byte vectors and a scalar tail, a
                             warp's rows alike in misalignment (the library's wherever it
                             applies; f32 keeps the rows kernel's narrower vectors) */
-    int block_warps;     /* warps a block, 4 or 8 (0: the library's, 4); 8 only for NVFP4's
-                            register forms by consecutive rows (cute_gemv_block_warps_able).
-                            Opt-in, CUTEC_GEMV_BLOCK_WARPS=8 (read where it is 0), until an
-                            H200 times it */
 } cute_gemv_config;
 
 #define CUTE_GEMV_MAX_AHEAD 2
 #define CUTE_GEMV_MAX_FMA_DECODE 1
 
 #define CUTE_GEMV_MAX_SMEM_STAGES 8
-/* whether a configuration may take blocks of 8 warps (cute_gemv_config.block_warps) */
-bool cute_gemv_block_warps_able(const cute_gemv_config *cfg);
 /* whether a configuration without scales may take the ring: one vector, or the tensor-core
  * form with vectors a multiple of 8, of K-major A in 16-byte vectors, no L2 prefetch, rows not
  * skewed (cfg.skew) */

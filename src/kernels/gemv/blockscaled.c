@@ -62,10 +62,9 @@ static cute_layout sf_quad_layout(cute_alg *a, cute_int rows, cute_int K, cute_i
 static int words_blocks(const gemv_plan *p)
 {
     if (p->cfg.smem_stages) return gemv_ring_blocks(p);
-    /* (8 rows a warp one ahead hold as many registers as 4 rows two ahead; blocks of 8 warps,
-     * half as many of the same registers) */
+    /* (8 rows a warp one ahead hold as many registers as 4 rows two ahead) */
     bool big = gemv_ahead(&p->cfg) > 1 || p->rows > 4;
-    return (big ? WORDS_BLOCKS_AHEAD : WORDS_BLOCKS) * 4 / gemv_block_warps(&p->cfg);
+    return big ? WORDS_BLOCKS_AHEAD : WORDS_BLOCKS;
 }
 
 /* the one element of t at coordinate crd, as a tensor of one element */

@@ -342,23 +342,6 @@ static void block_forms(cute_runtime *rt, cute_gemv_lib *lib)
                   last.scale_rows_tiled == cases[i].tiled,
               "case %zu: NVFP4's %d rows a warp when asked (ran %d)", i, cases[i].rows, last.warp_rows);
     }
-    /* blocks of 8 warps (CUTEC_GEMV_BLOCK_WARPS=8): two ahead over a partial block of 32 rows,
-     * 8 rows a warp (64 a block) one ahead, the library's k-tile at a time with batches */
-    static const struct {
-        int ahead, rows;
-        int64_t M, K, L;
-    } w8[] = {{2, 4, 45, 2048 + 32, 1}, {1, 8, 70, 2048, 1}, {0, 0, 9, 1024, 3}};
-    setenv("CUTEC_GEMV_BLOCK_WARPS", "8", 1);
-    cute_gemv_lib_scale_rows(lib, 0);
-    for (size_t i = 0; i < sizeof w8 / sizeof w8[0]; i++) {
-        cute_gemv_lib_warp_rows(lib, w8[i].rows);
-        cute_gemv_lib_ahead(lib, w8[i].ahead);
-        run_case(rt, lib, CUTE_E2M1, CUTE_F16, w8[i].M, w8[i].K, w8[i].L, 0);
-        cute_gemv_lib_last(lib, &last, NULL);
-        CHECK(last.block_warps == 8 && last.tile_at_a_time == !w8[i].ahead, "8 warps case %zu: blocks of %d warps",
-              i, last.block_warps);
-    }
-    unsetenv("CUTEC_GEMV_BLOCK_WARPS");
     every_scale = false;
     cute_gemv_lib_warp_rows(lib, 0);
     cute_gemv_lib_ahead(lib, 0);
@@ -380,20 +363,6 @@ static void block_forms(cute_runtime *rt, cute_gemv_lib *lib)
         CHECK(!f && strstr(err, "a warp"), "block forms refused (%zu): %s", i, err);
         cute_fn_free(f);
     }
-    /* blocks of 8 warps asked for by scale tile, through the ring, for bf16's ring (measured
-     * no faster and deleted), or of 6 warps; CUTEC_GEMV_BLOCK_WARPS=6 refused by name */
-    const cute_gemv_config ring = {.dtype = CUTE_BF16, .a_major = 1, .vec = 8, .vectors = 1, .smem_stages = 4};
-    for (int i = 0; i < 5; i++) {
-        char err[512] = "";
-        cute_gemv_config w = i == 3 ? ring : nv;
-        w.block_warps = i == 2 ? 6 : i == 4 ? 0 : 8, w.scale_rows_tiled = i == 0, w.smem_stages += i == 1 ? 4 : 0;
-        if (i == 4) setenv("CUTEC_GEMV_BLOCK_WARPS", "6", 1);
-        const cute_fn *f = cute_gemv_compile(rt, &w, err, sizeof err);
-        CHECK(!f && strstr(err, i == 4 ? "CUTEC_GEMV_BLOCK_WARPS=6: not one of 4|8" : "blocks of"),
-              "blocks of warps refused (%d): %s", i, err);
-        cute_fn_free(f);
-    }
-    unsetenv("CUTEC_GEMV_BLOCK_WARPS");
 }
 
 static void results(const char *arch)

@@ -6,7 +6,6 @@
 
 #include "cutec/atom_table.h"
 #include "cutec/notation.h"
-#include "env/env_choice.h"
 #include "kernels/gemv/gemv_internal.h"
 
 #define GEMV_THREADS 128
@@ -80,29 +79,6 @@ static bool nvfp4_pipelined(const cute_gemv_config *cfg)
     return cfg->dtype == CUTE_E2M1 && cfg->sf_vec && !cfg->tile_at_a_time && !cfg->l2_prefetch;
 }
 
-/* Blocks of 8 warps (cfg.block_warps): half the blocks of 4, at the same warps, registers and
- * bytes in flight an SM (docs/gemv.md, "Blocks of 8 warps").  The one-line flip of the
- * library's choice, 4 until an H200 times 8 faster (scripts/device-gemv39.sh decides).  (The
- * bf16 ring's 8 warps were measured no faster and deleted: bench/RESULTS.md, gemv39.) */
-#define GEMV_BLOCK_WARPS_NVFP4 4
-
-bool cute_gemv_block_warps_able(const cute_gemv_config *cfg)
-{
-    /* NVFP4's register forms by consecutive rows (by scale tile: a tile's 8 blocks of 16 rows,
-     * parts.c) */
-    return cfg->a_major == 1 && cfg->dtype == CUTE_E2M1 && cfg->sf_vec == 16 && !cfg->l2_prefetch &&
-           !cfg->smem_stages && !cfg->scale_rows_tiled;
-}
-
-bool gemv_block_warps_env(cute_gemv_config *cfg, char *err, size_t n)
-{
-    if (cfg->block_warps || !cute_gemv_block_warps_able(cfg)) return true;
-    int i = cute_env_choice_err("CUTEC_GEMV_BLOCK_WARPS", "4|8", GEMV_BLOCK_WARPS_NVFP4 == 8, err, n);
-    if (i < 0) return false;
-    if (i) cfg->block_warps = 8; /* (4 stays 0: the default's configuration) */
-    return true;
-}
-
 /* the ring's copies (ring.c): tc's layouts with cp.async atoms of 16 bytes (A around L1, x
  * through it) and a scale group's of 4 */
 static bool plan_ring(cute_alg *a, const cute_layout *thr, const cute_layout *val, gemv_plan *p)
@@ -125,7 +101,7 @@ static bool plan_make(cute_alg *a, const cute_gemv_config *cfg, int arch, gemv_p
     p->cfg = *cfg;
     p->nvec = gemv_nvec(cfg);
     if (cfg->mma) return gemv_plan_mma(a, cfg, p);
-    p->threads = 32 * gemv_block_warps(cfg); /* (GEMV_THREADS unless 8 warps) */
+    p->threads = GEMV_THREADS;
     /* e2m1 moves as whole words, decoded by sm_100a's cvt or, before it, bit operations */
     p->words = cfg->sf_vec && cfg->dtype == CUTE_E2M1;
     p->fp4_cvt = p->words && arch >= 100;
@@ -247,12 +223,6 @@ static bool config_ok(const cute_gemv_config *cfg, char *err, size_t n)
         (gemv_ahead(cfg) > 1 && (!nvfp4_pipelined(cfg) || cfg->smem_stages))) {
         snprintf(err, n, "gemv: %d k-tiles ahead (1 to %d) is NVFP4's register form, not with "
                  "tile_at_a_time, the L2 prefetch or the ring", cfg->ahead, CUTE_GEMV_MAX_AHEAD);
-        return false;
-    }
-    if ((cfg->block_warps != 0 && cfg->block_warps != 4 && cfg->block_warps != 8) ||
-        (gemv_block_warps(cfg) == 8 && !cute_gemv_block_warps_able(cfg))) {
-        snprintf(err, n, "gemv: blocks of %d warps (4, or 8 for NVFP4's register forms by consecutive rows)",
-                 cfg->block_warps);
         return false;
     }
     if (cfg->warp_rows && !cfg->sf_vec) {
@@ -391,10 +361,9 @@ static void make_blockscaled_specs(const cute_gemv_config *cfg, cute_arg_spec sp
     specs[6] = cute_spec_float(CUTE_F32);
 }
 
-const cute_fn *cute_gemv_compile(cute_runtime *rt, const cute_gemv_config *asked, char *err, size_t n)
+const cute_fn *cute_gemv_compile(cute_runtime *rt, const cute_gemv_config *cfg, char *err, size_t n)
 {
-    cute_gemv_config at = *asked, *cfg = &at;
-    if (!gemv_block_warps_env(cfg, err, n) || !config_ok(cfg, err, n)) return NULL;
+    if (!config_ok(cfg, err, n)) return NULL;
     cute_alg a;
     cute_alg_init(&a, NULL);
     gemv_plan *plan = malloc(sizeof *plan);
@@ -409,7 +378,7 @@ const cute_fn *cute_gemv_compile(cute_runtime *rt, const cute_gemv_config *asked
     else
         make_specs(cfg, specs);
     char name[128];
-    snprintf(name, sizeof name, "gemv_%s_%s_%s_v%d_n%d%s_pf%d%s_r%d_a%d%s_fd%d_wr%d%s",
+    snprintf(name, sizeof name, "gemv_%s_%s_%s_v%d_n%d%s_pf%d%s_r%d_a%d%s_fd%d_wr%d",
              cfg->sf_vec    ? "blockscaled"
              : cfg->skew    ? "skew"
              : cfg->mma     ? "mma"
@@ -423,7 +392,7 @@ const cute_fn *cute_gemv_compile(cute_runtime *rt, const cute_gemv_config *asked
                                 : "",
              cfg->l2_prefetch, cfg->tile_at_a_time ? "_tile" : "", cfg->smem_stages,
              gemv_ahead(cfg), cfg->scale_rows_tiled ? "_sft" : "", cfg->fma_decode,
-             gemv_rows_a_warp(cfg), gemv_block_warps(cfg) == 8 ? "_w8" : "");
+             gemv_rows_a_warp(cfg));
     cute_host_fn host = cfg->sf_vec    ? gemv_blockscaled_host
                         : cfg->skew    ? gemv_skew_host
                         : cfg->mma     ? gemv_mma_host

@@ -213,14 +213,6 @@ static inline int gemv_rows_a_warp(const cute_gemv_config *cfg)
 {
     return cfg->warp_rows > 0 ? cfg->warp_rows : 4;
 }
-/* a block's warps (cfg.block_warps; 4 where 0) */
-static inline int gemv_block_warps(const cute_gemv_config *cfg)
-{
-    return cfg->block_warps > 0 ? cfg->block_warps : 4;
-}
-/* cfg.block_warps where it is 0 and the form takes 8: CUTEC_GEMV_BLOCK_WARPS (4|8) if set,
- * else the library's (compile.c); false with the message in err for a value not 4 or 8 */
-bool gemv_block_warps_env(cute_gemv_config *cfg, char *err, size_t n);
 /* a configuration's k-tiles ahead in NVFP4's register form (cfg.ahead, at least 1) */
 static inline int gemv_ahead(const cute_gemv_config *cfg)
 {

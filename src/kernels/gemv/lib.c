@@ -52,7 +52,7 @@ static bool same_config(const void *x, const void *y)
            a->tile_at_a_time == b->tile_at_a_time && a->smem_stages == b->smem_stages &&
            gemv_ahead(a) == gemv_ahead(b) && a->scale_rows_tiled == b->scale_rows_tiled &&
            a->fma_decode == b->fma_decode && gemv_rows_a_warp(a) == gemv_rows_a_warp(b) &&
-           a->tf32_bits == b->tf32_bits && a->skew == b->skew && gemv_block_warps(a) == gemv_block_warps(b);
+           a->tf32_bits == b->tf32_bits && a->skew == b->skew;
 }
 
 /* fn_cache_compile for cute_gemv_config keys */
@@ -253,10 +253,8 @@ void cute_gemv_lib_last(cute_gemv_lib *lib, cute_gemv_config *cfg, int *splits)
     pthread_mutex_unlock(&lib->lock);
 }
 
-const cute_fn *gemv_lib_fn(cute_gemv_lib *lib, const cute_gemv_config *asked, char *err, size_t n)
+const cute_fn *gemv_lib_fn(cute_gemv_lib *lib, const cute_gemv_config *cfg, char *err, size_t n)
 {
-    cute_gemv_config at = *asked, *cfg = &at; /* the block's warps as CUTEC_GEMV_BLOCK_WARPS says */
-    if (!gemv_block_warps_env(cfg, err, n)) return NULL;
     pthread_mutex_lock(&lib->lock);
     const cute_fn *fn = fn_cache_fn(&lib->fns, lib->rt, cfg, compile_config, NULL, "gemv", err, n);
     lib->last = *cfg, lib->last_splits = 1;
@@ -484,7 +482,6 @@ static cute_status gemv_call(cute_gemv_lib *lib, const cute_call_arg *A, const c
     pthread_mutex_lock(&lib->lock);
     if (o.A.shape[1] == 0) s = zero_k(lib, &o, err, n);
     cute_gemv_config cfg = configure(lib, &o, &splits, &kchunk);
-    if (s == CUTE_OK && !gemv_block_warps_env(&cfg, err, n)) s = CUTE_ERR_INVALID;
     if (s == CUTE_OK) s = arguments(lib, &o, &cfg, splits, kchunk, alpha, beta, args, err, n);
     const fn_cache_entry *e =
         s == CUTE_OK ? fn_cache_get(&lib->fns, lib->rt, &cfg, compile_config, NULL) : NULL;
