@@ -104,6 +104,9 @@ typedef struct gemv_tiles {
 } gemv_tiles;
 gemv_tiles gemv_block_tiles(cute_ctx *c, const gemv_plan *p, cute_tensor mA, cute_tensor mX,
                             cute_int kchunk);
+/* ... its split and batch alone: s, l and the split's K range [k0, kend) of K (the skew form,
+ * which tiles no rows) */
+gemv_tiles gemv_block_split(cute_ctx *c, const gemv_plan *p, cute_int K, cute_int kchunk);
 
 /* A thread's start in a block's tiles: its slice of the TiledCopy, the partition of the
  * first tile's coordinates (its first row and column), and (acc) one f32 accumulator per

@@ -61,16 +61,23 @@ static cute_tensor block_row(cute_ctx *c, const gemv_plan *p, cute_tensor t, cut
     return cute_tensor_local_tile(c, from, p->tile, CUTE_CRD(mt, CUTE_ALL), NULL);
 }
 
+gemv_tiles gemv_block_split(cute_ctx *c, const gemv_plan *p, cute_int K, cute_int kchunk)
+{
+    cute_alg *a = cute_ctx_alg(c);
+    gemv_tiles t = {0};
+    /* unsplit, the one split is 0 (a known 0 folds k0 = s kchunk out of every address) */
+    t.s = p->cfg.split ? cute_block_idx(c, 1) : cute_i(0), t.l = cute_block_idx(c, 2);
+    t.k0 = cute_mul(a, t.s, kchunk), t.kend = cute_min(a, K, cute_add(a, t.k0, kchunk));
+    return t;
+}
+
 gemv_tiles gemv_block_tiles(cute_ctx *c, const gemv_plan *p, cute_tensor mA, cute_tensor mX,
                             cute_int kchunk)
 {
     cute_int mt = cute_block_idx(c, 0);
     cute_alg *a = cute_ctx_alg(c);
-    gemv_tiles t;
-    /* unsplit, the one split is 0 (a known 0 folds k0 = s kchunk out of every address) */
-    t.s = p->cfg.split ? cute_block_idx(c, 1) : cute_i(0), t.l = cute_block_idx(c, 2);
     cute_int M = mA.layout.shape.leaf[0], K = mA.layout.shape.leaf[1];
-    t.k0 = cute_mul(a, t.s, kchunk), t.kend = cute_min(a, K, cute_add(a, t.k0, kchunk));
+    gemv_tiles t = gemv_block_split(c, p, K, kchunk);
     t.bound = cute_tuple_fmt(a, "(%I,%I)", M, t.kend);
     t.gA = block_row(c, p, CUTE_SLICE(c, mA, CUTE_ALL, CUTE_ALL, t.l), t.k0, mt, M);
     for (int v = 0; v < p->nvec; v++)
@@ -298,11 +305,22 @@ static void reduce_end(cute_ctx *c, const gemv_plan *p, cute_tensor acc, cute_te
                           cute_ssa_fill(c, CUTE_F32, acc.layout.shape, 0.0));
 }
 
+/* output (row m, vector v, batch l) by a warp: lane i adds splits i, i + 32, ... in order
+ * (`unroll` loads in flight), the lanes meet in the butterfly, lane 0 ends it */
+static void warp_output(cute_ctx *c, const gemv_plan *p, cute_tensor mY, cute_tensor mW, cute_int m, cute_int v,
+                        cute_int l, int unroll, cute_val alpha, cute_val beta)
+{
+    cute_tensor acc = split_sum(c, mW, m, v, l, cute_lane_idx(c), 32, unroll);
+    cute_val sum = warp_sum(c, cute_ssa_get(c, cute_tensor_load(c, acc), 0));
+    cute_tensor_store(c, acc, cute_ssa_scalar(c, sum, acc.layout.shape));
+    CUTE_IF(c, cute_int_eq(c, cute_lane_idx(c), cute_i(0))) { reduce_end(c, p, acc, mY, mW, m, v, l, alpha, beta); }
+}
+
 /* The second kernel with many splits (cfg.many_splits, up to CUTE_GEMV_MAX_VECTORS vectors):
- * output o = r N + v (row r, vector v) is warp o of the grid's, lane i adding splits i, i + 32,
- * ... in order (8 loads in flight), the lanes meeting in the butterfly.  (A warp a row, adding
- * its vectors one after another, ran 3x5x100000 at 39.5% of the copy against 49.0: deleted,
- * bench/RESULTS.md, skinny38b.)  With p->pdl it waits for the whole splitting grid first. */
+ * output o = r N + v (row r, vector v) is warp o of the grid's (8 loads in flight).  (A warp a
+ * row, adding its vectors one after another, ran 3x5x100000 at 39.5% of the copy against 49.0:
+ * deleted, bench/RESULTS.md, skinny38b.)  With p->pdl it waits for the whole splitting grid
+ * first. */
 static void reduce_outputs(cute_ctx *c, cute_tensor mY, cute_tensor mW, cute_val alpha, cute_val beta)
 {
     const gemv_plan *p = cute_ctx_user(c);
@@ -311,50 +329,37 @@ static void reduce_outputs(cute_ctx *c, cute_tensor mY, cute_tensor mW, cute_val
     cute_int nv = cute_i(p->nvec), m = cute_div(a, o, nv), v = cute_mod(a, o, nv);
     cute_int l = cute_block_idx(c, 1), M = mY.layout.shape.leaf[0];
     if (p->pdl) cute_griddepcontrol_wait(c); /* the splitting kernel's W, all of it */
-    CUTE_IF(c, cute_int_lt(c, m, M))
-    {
-        cute_tensor acc = split_sum(c, mW, m, v, l, cute_lane_idx(c), 32, 8);
-        cute_val sum = warp_sum(c, cute_ssa_get(c, cute_tensor_load(c, acc), 0));
-        cute_tensor_store(c, acc, cute_ssa_scalar(c, sum, acc.layout.shape));
-        CUTE_IF(c, cute_int_eq(c, cute_lane_idx(c), cute_i(0))) { reduce_end(c, p, acc, mY, mW, m, v, l, alpha, beta); }
-    }
+    CUTE_IF(c, cute_int_lt(c, m, M)) { warp_output(c, p, mY, mW, m, v, l, 8, alpha, beta); }
 }
 
 /* Split-K's second kernel: for each vector, the sum of each row's splits, then y = alpha
  * sum + beta y.  One thread a row adds the splits in order; with many splits
- * (cfg.many_splits) a warp an output (reduce_outputs), or with the tensor-core form's vectors
- * (a block's third index) a warp a row, lane i adding splits i, i + 32, ... in order, the
- * lanes' sums meeting in a fixed butterfly: the same bits every run either way.  (One thread
- * a row waits a load's latency per split: by that count about 35 us of 3x5x100000's 39,
- * whose 391 splits it reduced.) */
+ * (cfg.many_splits) a warp an output (reduce_outputs; with the tensor-core form's vectors,
+ * a block's third index, a warp a row of that vector), lane i adding splits i, i + 32, ... in
+ * order, the lanes' sums meeting in a fixed butterfly: the same bits every run either way.
+ * (One thread a row waits a load's latency per split: by that count about 35 us of
+ * 3x5x100000's 39, whose 391 splits it reduced.) */
 static void gemv_reduce(cute_ctx *c, cute_tensor mY, cute_tensor mW, cute_val alpha, cute_val beta)
 {
     const gemv_plan *p = cute_ctx_user(c);
     cute_alg *a = cute_ctx_alg(c);
-    if (p->cfg.many_splits && !vector_per_block(p)) {
+    bool warps = p->cfg.many_splits, per_block = vector_per_block(p);
+    if (warps && !per_block) {
         reduce_outputs(c, mY, mW, alpha, beta);
         return;
     }
-    bool warps = p->cfg.many_splits, per_block = vector_per_block(p);
     cute_int row = cute_mul(a, cute_block_idx(c, 0), cute_i(warps ? REDUCE_THREADS / 32 : REDUCE_THREADS));
     cute_int m = cute_add(a, row, warps ? cute_warp_idx(c) : cute_thread_idx(c, 0));
     cute_int l = cute_block_idx(c, 1), M = mY.layout.shape.leaf[0];
     CUTE_IF(c, cute_int_lt(c, m, M))
     {
-        for (int i = 0; i < (per_block ? 1 : p->nvec); i++) {
-            cute_int v = per_block ? cute_block_idx(c, 2) : cute_i(i);
-            cute_tensor acc = split_sum(c, mW, m, v, l, warps ? cute_lane_idx(c) : cute_i(0), warps ? 32 : 1, warps ? 4 : 8);
-            if (!warps) {
-                reduce_end(c, p, acc, mY, mW, m, v, l, alpha, beta);
-                continue;
+        if (warps) /* a warp a row of the block's vector (the tensor-core form's) */
+            warp_output(c, p, mY, mW, m, cute_block_idx(c, 2), l, 4, alpha, beta);
+        else
+            for (int i = 0; i < (per_block ? 1 : p->nvec); i++) {
+                cute_int v = per_block ? cute_block_idx(c, 2) : cute_i(i);
+                reduce_end(c, p, split_sum(c, mW, m, v, l, cute_i(0), 1, 8), mY, mW, m, v, l, alpha, beta);
             }
-            cute_val sum = warp_sum(c, cute_ssa_get(c, cute_tensor_load(c, acc), 0));
-            cute_tensor_store(c, acc, cute_ssa_scalar(c, sum, acc.layout.shape));
-            CUTE_IF(c, cute_int_eq(c, cute_lane_idx(c), cute_i(0)))
-            {
-                reduce_end(c, p, acc, mY, mW, m, v, l, alpha, beta);
-            }
-        }
     }
 }
 

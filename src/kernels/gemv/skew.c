@@ -78,9 +78,7 @@ static void skew_kernel(cute_ctx *c, cute_tensor mA, cute_tensor mX, cute_tensor
     int vec = p->cfg.vec, warps = p->threads / 32, U = p->unroll;
     cute_int M = mA.layout.shape.leaf[0], K = mA.layout.shape.leaf[1];
     gemv_let_dependents_in(c, p);
-    gemv_tiles t = {0};
-    t.s = p->cfg.split ? cute_block_idx(c, 1) : cute_i(0), t.l = cute_block_idx(c, 2);
-    t.k0 = cute_mul(a, t.s, kchunk), t.kend = cute_min(a, K, cute_add(a, t.k0, kchunk));
+    gemv_tiles t = gemv_block_split(c, p, K, kchunk);
     skew_warp w = {.mA = mA, .mX = mX, .l = t.l};
     cute_int lane = cute_lane_idx(c), R = cute_i(warps * p->rows);
     cute_int row0 = cute_add(a, cute_mul(a, cute_block_idx(c, 0), R), cute_warp_idx(c));
@@ -97,9 +95,7 @@ static void skew_kernel(cute_ctx *c, cute_tensor mA, cute_tensor mX, cute_tensor
     CUTE_IF(c, cute_int_lt(c, row0, M))
     {
         /* the head: from k0 up to the row's first aligned element (the warp's rows alike) */
-        const cute_int *d = mA.layout.stride.leaf;
-        cute_int off = cute_add(a, cute_add(a, a0, cute_mul(a, row0, d[0])),
-                                cute_add(a, t.k0, cute_mul(a, t.l, d[2])));
+        cute_int off = cute_add(a, a0, cute_tensor_domain_offset(c, mA, CUTE_CRD(row0, t.k0, t.l)).offset);
         cute_int span = cute_sub(a, t.kend, t.k0);
         cute_int h = cute_min(a, cute_mod(a, cute_sub(a, cute_i(vec), cute_mod(a, off, cute_i(vec))), cute_i(vec)), span);
         cute_int body = cute_add(a, t.k0, h), nv = cute_div(a, cute_sub(a, span, h), cute_i(vec));
