@@ -352,16 +352,19 @@ void row_plan_forms(row_plan *p, int64_t n)
      * its pairs; 16-bit inputs) */
     bool staged_row = p->cluster < 2 && p->stage_chunks > 1 && cute_dtype_bytes(p->dtype[0]) <= 2;
     p->cols_chain |= rows_trial("wchain1") && staged_row && one_col && !p->pipelined;
-    /* ln39's "row128" (the default since session 39's second pass): rows held in registers
-     * with late column inputs (LayerNorm's forward at 16384x4096 was two rows a block of 256
-     * threads, three an SM) in blocks of at most 128 threads, a row a block at 4096 (72
-     * registers, seven an SM), which load, reduce and write apart, as hex's parts do at 262144
-     * and 32768; each block still loads its row's columns.  H200: 16384x4096 86.8 -> 93.6% of
-     * the copy in both rounds; shorter rows (several a block of 128) untimed.
-     * `CUTEC_ROWS_TRIAL=no-row128` gives the blocks of 256 back.  (A persistent grid of such
-     * blocks holding the columns in shared memory, held1, lost 4.6) */
+    /* ln39's "row128" (the default since session 39): rows held in registers with late column
+     * inputs (LayerNorm's forward at 16384x4096 was two rows a block of 256 threads, three an
+     * SM) of 64 or 128 threads a row in blocks of 128, a row a block at 4096 (72 registers,
+     * seven an SM), which load, reduce and write apart, as hex's parts do at 262144 and 32768;
+     * each block still loads its row's columns.  H200, bf16, % of the copy against the blocks
+     * of 256: 16384x4096 (128 threads a row) 86.8 -> 93.6 in two rounds, 16384x2048 (64) 84.4
+     * -> 88.6; at 32 and 16 threads a row (four and eight rows a block of 128) it lost:
+     * 16384x1024 93.2 / 93.4 -> 90.7 / 91.3, 65536x512 94.1 -> 91.6, so those keep theirs.
+     * `CUTEC_ROWS_TRIAL=no-row128` gives the blocks of 256 back everywhere.  (A persistent grid
+     * of such blocks holding the columns in shared memory, held1, lost 4.6) */
     bool resident_row = !p->looped && p->cluster < 2 && !p->stage_chunks;
-    if (row_lnb_form("row128") && resident_row && late_cols && p->tpr <= 128 && p->tpr * p->rows > 128) p->rows = 128 / p->tpr;
+    if (row_lnb_form("row128") && resident_row && late_cols && p->tpr >= 64 && p->tpr <= 128 && p->tpr * p->rows > 128)
+        p->rows = 128 / p->tpr;
 }
 
 bool row_lnb_form(const char *name)
