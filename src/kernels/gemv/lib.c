@@ -403,7 +403,8 @@ static cute_gemv_config configure(cute_gemv_lib *lib, const gemv_operands *o, in
     int stages = lib->smem_stages < 0 ? cute_gemv_ring_default(&cfg) : lib->smem_stages;
     if (stages > 0 && (!arch || arch >= 80) && cute_gemv_ring_able(&cfg)) cfg.smem_stages = stages;
     /* the tensor-core form's ring within what a block of the target may have (99 KB on sm_86,
-     * sm_89 and sm_120: docs/cards.md), by halving its stages; none if even one does not fit */
+     * sm_89 and sm_120: docs/cards.md), by halving its stages, the library's or those asked
+     * for (as a ring past 227 KB always was dropped); none if even one does not fit */
     int64_t ring_max = arch && cute_cuda_arch_smem_per_block(arch) ? cute_cuda_arch_smem_per_block(arch) : GEMV_MMA_RING_MAX;
     if (ring_max > GEMV_MMA_RING_MAX) ring_max = GEMV_MMA_RING_MAX;
     while (cfg.mma && cfg.smem_stages > 1 && gemv_mma_ring_bytes(&cfg) > ring_max) cfg.smem_stages /= 2;
