@@ -18,8 +18,8 @@
  * its own keys (Sq = Sk = its length).  RAB is padded, as the paper's jagged kernels take it:
  * (B, H, N, N), N >= the longest sequence, sequence b's bias at RAB[b, h, 0:len, 0:len] (the
  * rest never read by the SM80 kernel; the Hopper one's TMA boxes may read it, never using
- * it).  Both kernels take it; on sm_90 AUTO takes the SM80 one for it (hstu.c's
- * auto_hopper_jagged), CUTEC_HSTU_VARIANT=hopper the Hopper one.
+ * it).  Both kernels take it; on sm_90 AUTO takes the Hopper one for it (hstu.c's
+ * auto_hopper_jagged, since it ran on an H200), CUTEC_HSTU_VARIANT=sm80 the SM80 one.
  */
 #ifndef CUTEC_HSTU_H
 #define CUTEC_HSTU_H

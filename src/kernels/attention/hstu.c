@@ -127,8 +127,8 @@ static void tile_step(cute_ctx *c, const hstu_plan *hp, const attn_block *t, hst
  * SM80 forward's (Q tiles, H, B), one head's Q tiles together (sharing its K and V in L2).
  * Either way causal Q tiles run from the sequence's last (the longest) down, as the example's
  * do; non-causal ones from the first (the example reverses them too: like work either way, and
- * the reversed index cost 55 registers at d128 for sm_90a, 228 against 173).  Not timed
- * against each other yet (no GPU in session 39): the flip is this line. */
+ * the reversed index cost 55 registers at d128 for sm_90a, 228 against 173).  Timed once on
+ * an H200, not in turns with the old order (docs/attention.md): the flip is this line. */
 static const bool raster_bhq = true;
 
 /* the block's (batch or sequence, head, Q tile index: block_tiles reads it) */
@@ -208,9 +208,13 @@ attn_block hstu_jagged_tiles(cute_ctx *c, const attn_plan *p, const cute_tensor 
 {
     cute_int b, h, x, len;
     block_coords(c, &b, &h, &x);
-    attn_packed_rows(c, mOff, b, m[0].layout.shape.leaf[1], start, &len);
-    /* no longer than RAB's (N, N): bad offsets (unchecked on the device) read nothing past it */
+    /* the offsets clamped to the fewest rows of Q, K, V and O (the library checks they are
+     * alike; a caller of the compiled function alone may not), and no longer than RAB's (N,
+     * N): bad offsets (unchecked on the device) read and write nothing past any of them */
     cute_alg *a = cute_ctx_alg(c);
+    cute_int rows = m[0].layout.shape.leaf[1];
+    for (int i = 1; i < 4; i++) rows = cute_min(a, rows, m[i].layout.shape.leaf[1]);
+    attn_packed_rows(c, mOff, b, rows, start, &len);
     len = cute_min(a, len, cute_min(a, mR.layout.shape.leaf[2], mR.layout.shape.leaf[3]));
     attn_seq seq = {cute_i(0), cute_i(0), *start, *start, len, len};
     return block_tiles(c, p, true, m, &seq, b, h, x);
@@ -252,8 +256,8 @@ void hstu_arg_specs(const cute_hstu_config *cfg, cute_arg_spec specs[HSTU_JAGGED
     specs[HSTU_MAX_LEN] = cute_spec_int("?");
 }
 
-/* AUTO's choice on sm_90, by head dim: the SM80 kernel until the GPU pass times the Hopper
- * one (scripts/device-hstu2.sh decides; the flip is this line: 1 where Hopper's is faster) */
+/* AUTO's choice on sm_90, by head dim: the Hopper kernel at both (timed faster on an H200 by
+ * scripts/device-hstu2.sh's pass; the flip is this line) */
 static const bool auto_hopper[2] = {/* d64 */ 1, /* d128 */ 1};
 /* and for jagged input (session 39): the Hopper one's jagged form, since it ran on an H200
  * (hstu_jagged_test 33 passed; B=5 lengths 4000,1,8192,0,3000 d128 386.2 / causal 400.1

@@ -17,7 +17,8 @@
  * and silu(0) = 0 with no mask: only causal needs one.  RAB is read once (2 B H Sq Sk bytes:
  * 2.1 GB at 4 x 4 x 8192^2), its stages beside K's and V's: 128-key tiles (the forward's 160
  * leave no room for two stages of RAB at head dim 128).  A block a tile (no persistent
- * grid).  Opt-in: CUTEC_HSTU_VARIANT=hopper (hstu.c's hstu_takes_hopper: AUTO's flip there).
+ * grid).  AUTO's choice on sm_90 (hstu.c's hstu_takes_hopper); CUTEC_HSTU_VARIANT=sm80 the
+ * SM80 kernel.
  * Jagged batches (hh_jagged_kernel) in hstu.c's grid and tiles, the boxes from each
  * sequence's first row, the keys past it masked. */
 #include <stdio.h>
@@ -315,6 +316,9 @@ static bool plan(cute_alg *a, const cute_hstu_config *cfg, int arch, hh_plan *hp
                                 .block_m = 128, .block_n = RAB_KEYS};
     if (!attn_plan_hopper(a, &ac, arch, &hp->p)) return false;
     attn_plan *p = &hp->p;
+    /* the forward's uniform warpgroup index (CUTEC_ATTN_FWD_WGU) is its consume's, not this
+     * kernel's: the parts are rebuilt below without it */
+    p->wg_uniform = false;
     if (!attn_plan_hopper_extra(a, p, p->bm * p->bn * cute_dtype_bytes(cfg->dtype))) return false;
     hp->smem_r = attn_hop_tile(a, cfg->dtype, p->bm, p->bn, p->stages);
     hp->fast = cfg->fast_sigmoid, hp->jagged = cfg->jagged;
