@@ -61,6 +61,9 @@ bool attn_hbdq_plan(cute_alg *a, attn_hop_bwd_plan *hp)
     hp->fused_dq = true;
     /* post_kernel's store: its 256 threads 16 bytes each, D / piece of them a row */
     long long piece = 16 / cute_dtype_bytes(d), per_row = p->d / piece;
+    if (p->d % piece || CONSUMERS % per_row)
+        return cute_alg_fail(a, "attention backward hopper: dQ's 16-byte store at head dim %lld (%lld threads a "
+                             "row do not divide %d)", (long long)p->d, per_row, CONSUMERS);
     cute_copy_atom wide = cute_copy_atom_universal(a, d, 128);
     cute_layout thr = cute_layout_fmt(a, "(%lld,%lld):(%lld,1)", CONSUMERS / per_row, per_row, per_row);
     cute_layout val = cute_layout_fmt(a, "(1,%lld):(0,1)", piece);
