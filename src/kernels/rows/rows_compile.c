@@ -46,7 +46,7 @@ static bool sm90_forms(const row_plan *p)
 
 /* tiles of STAGE_THREADS K V columns that stage a row of n (0: the row is not staged: it
  * fits 256 threads' registers, its accesses are narrower than 16 bytes (a bulk copy moves
- * 16-byte units), the op has no row reduction, the target is older than sm_90, or the row
+ * 16-byte units), the op has no row reduction, the target lacks the sm_90 forms (sm90_forms), or the row
  * is too long) */
 static int stage_chunks(const row_plan *p, int64_t n, int kmax)
 {
@@ -363,7 +363,7 @@ void row_plan_forms(row_plan *p, int64_t n)
      * `CUTEC_ROWS_TRIAL=no-row128` gives the blocks of 256 back everywhere.  (A persistent grid
      * of such blocks holding the columns in shared memory, held1, lost 4.6) */
     bool resident_row = !p->looped && p->cluster < 2 && !p->stage_chunks;
-    if (row_lnb_form("row128") && resident_row && late_cols && p->tpr >= 64 && p->tpr <= 128 && p->tpr * p->rows > 128)
+    if (row_lnb_form("row128") && resident_row && late_cols && p->tpr >= 64 && p->tpr <= 128)
         p->rows = 128 / p->tpr;
 }
 
