@@ -80,6 +80,6 @@ size_t ffma_key_text(char *s, size_t n)
     int at = 0;
     if (n) s[0] = '\0';
     if (ffma_rewrite_from_env() != FFMA_KEEP) at = snprintf(s, n, "\nffma %.16s", ffma ? ffma : "");
-    if (ffma_yield_from_env() && at >= 0 && (size_t)at < n) at += snprintf(s + at, n - (size_t)at, "\nffma-yield 1");
+    if (ffma_yield_from_env() && at >= 0 && (size_t)at < n) at += snprintf(s + at, n - (size_t)at, "\nffma-yield qgmma");
     return at < 0 ? 0 : (size_t)at < n ? (size_t)at : n - 1;
 }

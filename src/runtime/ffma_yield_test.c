@@ -223,7 +223,7 @@ static void environment(void)
         setenv("CUTEC_SASS_FFMA_YIELD", cases[i].v, 1);
         CHECK(ffma_yield_from_env() == cases[i].on, "\"%s\"", cases[i].v);
         ffma_key_text(key, sizeof key);
-        CHECK((strstr(key, "ffma-yield 1") != NULL) == cases[i].on, "\"%s\": the key's options \"%s\"",
+        CHECK((strstr(key, "ffma-yield qgmma") != NULL) == cases[i].on, "\"%s\": the key's options \"%s\"",
               cases[i].v, key);
     }
     unsetenv("CUTEC_SASS_FFMA_YIELD");

@@ -450,7 +450,7 @@ static bool dependent_launch(cute_alg *a, gemm_plan *p, int arch)
 {
     static const int by_default = 1;
     int e = kernel_env_choice(a, "CUTEC_GEMM_SM80_PDL", "0|1", by_default);
-    p->pdl = e == 1 && arch >= 90 && !p->persistent && !p->streamk && !p->dynamic;
+    p->pdl = e == 1 && arch == 90 && !p->persistent && !p->streamk && !p->dynamic;
     return !a->failed;
 }
 
