@@ -237,10 +237,10 @@ cute_status cutec_hstu_attention_jagged(cute_hstu_lib *lib, const cute_call_arg 
     int64_t T = Q->shape[0], H = Q->shape[1], max_len;
     if (Q->shape[2] != 64 && Q->shape[2] != 128)
         return snprintf(err, n, "hstu attention: head dim %lld (64 or 128)", (long long)Q->shape[2]), CUTE_ERR_INVALID;
-    if (!offsets_tensor_ok(jagged, err, n) || !jagged_rab_ok(RAB, jagged->seq_offsets->shape[0] - 1, H, d, err, n) ||
-        !offsets_ok(jagged, T, RAB->shape[2], &max_len, err, n))
+    if (!offsets_tensor_ok(jagged, err, n) || !jagged_rab_ok(RAB, jagged->seq_offsets->shape[0] - 1, H, d, err, n))
         return CUTE_ERR_INVALID;
-    if (T == 0 || H == 0) return CUTE_OK;
+    if (T == 0 || H == 0) return CUTE_OK; /* nothing to do (the header's promise), whatever max_len says */
+    if (!offsets_ok(jagged, T, RAB->shape[2], &max_len, err, n)) return CUTE_ERR_INVALID;
     cute_hstu_config cfg = {.dtype = d, .head_dim = (int)Q->shape[2], .causal = causal, .fast_sigmoid = fast_sigmoid,
                             .jagged = true};
     args[3] = *RAB, args[5] = *jagged->seq_offsets, args[6] = cute_call_int(max_len);

@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "cutec/atom_table.h"
+#include "cutec/cuda_driver.h"
 #include "cutec/notation.h"
 #include "cutec/smem.h"
 #include "cutec/smem_atoms.h"
@@ -313,11 +314,12 @@ static void tc_c_tile(cute_alg *a, gemm_plan *p)
     c_tile(a, p, p->threads, p->bn, smem, along > 0 ? along : 1);
 }
 
-/* The shared memory a block may take on sm_<arch> (0: the interpreter, which has no limit:
- * Hopper's) */
+/* The shared memory a block may take on sm_<arch>: the driver's table (99 KB on sm_120 too);
+ * 0, the interpreter with no target, and a target the table lacks: Hopper's */
 static int64_t smem_per_block(int arch)
 {
-    return arch == 0 || arch >= 90 ? 227 * 1024 : arch == 80 || arch == 87 ? 163 * 1024 : 99 * 1024;
+    int known = arch ? cute_cuda_arch_smem_per_block(arch) : 0;
+    return known ? known : 227 * 1024;
 }
 
 /* the bytes of one k-tile of A and B together: a stage */
