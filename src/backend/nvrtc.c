@@ -131,9 +131,11 @@ static char *errors_first(const char *log)
         size_t k = strcspn(l, "\n");
         char line[512];
         snprintf(line, sizeof line, "%.*s", (int)(k < sizeof line - 1 ? k : sizeof line - 1), l);
-        if (strstr(line, "error") && l != log) memcpy(out + len, l, k), len += k, out[len++] = '\n';
+        if (strstr(line, "error")) memcpy(out + len, l, k), len += k, out[len++] = '\n';
     }
-    if (!len) return free(out), NULL;
+    /* nothing to move: no error line, or the errors lead the log already */
+    if (!len || (len <= n + 1 && !memcmp(out, log, len - 1) && (log[len - 1] == '\n' || log[len - 1] == 0)))
+        return free(out), NULL;
     memcpy(out + len, log, n + 1);
     return out;
 }
