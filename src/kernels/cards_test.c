@@ -81,13 +81,15 @@ static void gemm_case(cute_runtime *rt, const card *c, cute_dtype d, const char 
     snprintf(what, sizeof what, "gemm %s", cute_dtype_name(d));
     /* the table's refusals start "no " */
     expect(c, what, f, f ? cute_gemm_variant_name(cfg.variant) : "", why, want, strncmp(want, "no ", 3) != 0);
-    if (!f || d != CUTE_E4M3) return;
-    /* fp8's mma.sync: native from sm_89 on, but as f16 steps on sm_90 (plan_multistage.c) */
-    char *src = NULL;
-    const char *inst = c->sm == 90 ? "row.col.f32.f16.f16.f32" : "row.col.f32.e4m3.e4m3.f32";
-    CHECK(cute_fn_code(f, "cuda", c->arch, &src, one, sizeof one) == CUTE_OK && strstr(src, inst),
-          "%s (%s): e4m3's mma.sync is not %s (%s)", c->name, c->arch, inst, src ? "" : one);
-    free(src);
+    if (f && d == CUTE_E4M3) {
+        /* fp8's mma.sync: native from sm_89 on, but as f16 steps on sm_90 (plan_multistage.c) */
+        char *src = NULL;
+        const char *inst = c->sm == 90 ? "row.col.f32.f16.f16.f32" : "row.col.f32.e4m3.e4m3.f32";
+        CHECK(cute_fn_code(f, "cuda", c->arch, &src, one, sizeof one) == CUTE_OK && strstr(src, inst),
+              "%s (%s): e4m3's mma.sync is not %s (%s)", c->name, c->arch, inst, src ? "" : one);
+        free(src);
+    }
+    cute_fn_free(f);
 }
 
 /* AUTO's attention, bf16 at head dim 128: the forward's kernel (attn_variant: the backward
@@ -113,6 +115,7 @@ static void attention_case(cute_runtime *rt, const card *c, cute_attention_varia
                                     : cute_hstu_compile(rt, &hstu, why, sizeof why);
         expect(c, what[i], f, f ? cute_fn_kernel(f, 0)->name : "", why, c->sm < 80 ? "needs sm_80" : "",
                c->sm >= 80);
+        cute_fn_free(f);
     }
 }
 
@@ -186,7 +189,10 @@ static void too_big(cute_runtime *rt)
               strstr(why, "sm_86 allows 101376"),
           "a 144 KB kernel for sm_86: %s", f ? "compiled" : why);
     cute_runtime_set_target_arch(rt, "sm_80"); /* 163 KB: it fits */
-    CHECK(cute_gemm_compile(rt, &cfg, why, sizeof why) != NULL, "the same for sm_80: %s", why);
+    cute_fn_free(f);
+    f = cute_gemm_compile(rt, &cfg, why, sizeof why);
+    CHECK(f != NULL, "the same for sm_80: %s", why);
+    cute_fn_free(f);
 }
 
 int main(void)
