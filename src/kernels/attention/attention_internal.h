@@ -199,6 +199,15 @@ typedef struct attn_seq {
 attn_block attn_block_tiles_seq(cute_ctx *c, const attn_plan *p, const cute_tensor m[5], const attn_seq *seq);
 attn_block attn_block_tiles_at(cute_ctx *c, const attn_plan *p, const cute_tensor m[5], const attn_seq *seq, cute_int b,
                                cute_int h, cute_int m_block);
+/* the Q tile a block of Q tile index x computes for a sequence of sq rows: x, or (causal) the
+ * longest first (the last Q tile sees every key), so that the short ones fill the end of the
+ * grid instead of a long one running alone there; 0 past a packed sequence's end
+ * (fwd_kernel.c) */
+cute_int attn_q_tile(cute_ctx *c, const attn_plan *p, cute_int sq, cute_int x);
+/* a block of Q tile index x past the last tile of its packed sequence of `rows` rows (shorter
+ * than the longest the grid is sized for) visits no key tile and stores no row (fwd_varlen.c;
+ * the varlen forward's and HSTU's jagged kernels) */
+void attn_block_past_end(cute_ctx *c, const attn_plan *p, attn_block *t, cute_int rows, cute_int x);
 /* the LSE of the block's rows, (bm):(s) of LSE (B,H,Sq), seen as (bm,D):(s,0): shaped like
  * O, so that O's partition finds each row's value (the backward's D likewise) */
 cute_tensor attn_lse_tile(cute_ctx *c, const attn_plan *p, cute_tensor mL, cute_int b, cute_int h,

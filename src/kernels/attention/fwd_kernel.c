@@ -23,13 +23,9 @@ static cute_tensor rows_of(cute_ctx *c, cute_tensor t, cute_int b, cute_int h)
     return CUTE_SLICE(c, t, b, CUTE_ALL, h, CUTE_ALL);
 }
 
-/* the Q tile this block computes: by block index, or (causal) the longest first (the last
- * Q tile sees every key), so that the short ones fill the end of the grid instead of a long
- * one running alone there */
-static cute_int q_tile(cute_ctx *c, const attn_plan *p, cute_int sq)
+cute_int attn_q_tile(cute_ctx *c, const attn_plan *p, cute_int sq, cute_int x)
 {
     cute_alg *a = cute_ctx_alg(c);
-    cute_int x = cute_block_idx(c, 0);
     if (!p->cfg.causal) return x;
     /* (0 for a block past a packed sequence's end: fwd_varlen.c) */
     return cute_max(a, cute_i(0), cute_sub(a, cute_ceil_div(a, sq, cute_i(p->bm)), cute_add(a, x, cute_i(1))));
@@ -78,7 +74,8 @@ static cute_tensor seq_rows(cute_ctx *c, cute_tensor t, cute_int b, cute_int h, 
 
 attn_block attn_block_tiles_seq(cute_ctx *c, const attn_plan *p, const cute_tensor m[5], const attn_seq *seq)
 {
-    return attn_block_tiles_at(c, p, m, seq, cute_block_idx(c, 2), cute_block_idx(c, 1), q_tile(c, p, seq->sq));
+    return attn_block_tiles_at(c, p, m, seq, cute_block_idx(c, 2), cute_block_idx(c, 1),
+                               attn_q_tile(c, p, seq->sq, cute_block_idx(c, 0)));
 }
 
 attn_block attn_block_tiles_at(cute_ctx *c, const attn_plan *p, const cute_tensor m[5], const attn_seq *seq, cute_int b,

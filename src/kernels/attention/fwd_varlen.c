@@ -23,22 +23,26 @@ static void varlen_kernel(cute_ctx *c, cute_tensor mQ, cute_tensor mK, cute_tens
                           cute_tensor mCuQ, cute_tensor mCuK, cute_val scale_log2)
 {
     const attn_plan *p = cute_ctx_user(c);
-    cute_alg *a = cute_ctx_alg(c);
     cute_int b = cute_block_idx(c, 2);
     attn_seq seq = {cute_i(0), cute_i(0), cute_i(0), cute_i(0), cute_i(0), cute_i(0)};
     attn_packed_rows(c, mCuQ, b, mQ.layout.shape.leaf[1], &seq.q0, &seq.sq);
     attn_packed_rows(c, mCuK, b, mK.layout.shape.leaf[1], &seq.k0, &seq.sk);
     const cute_tensor m[5] = {mQ, mK, mV, mO, mL};
     attn_block t = attn_block_tiles_seq(c, p, m, &seq);
-    /* a block past its sequence's end visits no key tile and stores nothing: 1 inside, 0
-     * past: min(1, max(0, sq - x bm)).  Its rows count as none (sq 0), since causal's
-     * longest-first order gives it Q tile 0, which the sequence's own block computes: with
-     * its rows kept it stored zeros over that tile */
-    cute_int rows_left = cute_sub(a, seq.sq, cute_mul(a, cute_block_idx(c, 0), cute_i(p->bm)));
-    cute_int inside = cute_min(a, cute_i(1), cute_max(a, cute_i(0), rows_left));
-    t.n_end = cute_add(a, t.n_begin, cute_mul(a, cute_sub(a, t.n_end, t.n_begin), inside));
-    t.sq = cute_mul(a, t.sq, inside);
+    attn_block_past_end(c, p, &t, seq.sq, cute_block_idx(c, 0));
     attn_fwd_body(c, p, &t, scale_log2);
+}
+
+void attn_block_past_end(cute_ctx *c, const attn_plan *p, attn_block *t, cute_int rows, cute_int x)
+{
+    /* 1 inside, 0 past: min(1, max(0, rows - x bm)).  Its rows count as none (sq 0), since
+     * causal's longest-first order gives it Q tile 0, which the sequence's own block
+     * computes: with its rows kept it stored zeros over that tile */
+    cute_alg *a = cute_ctx_alg(c);
+    cute_int rows_left = cute_sub(a, rows, cute_mul(a, x, cute_i(p->bm)));
+    cute_int inside = cute_min(a, cute_i(1), cute_max(a, cute_i(0), rows_left));
+    t->n_end = cute_add(a, t->n_begin, cute_mul(a, cute_sub(a, t->n_end, t->n_begin), inside));
+    t->sq = cute_mul(a, t->sq, inside);
 }
 
 void attn_fwd_varlen_host(cute_ctx *c, const cute_arg *arg)

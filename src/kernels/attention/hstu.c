@@ -150,15 +150,8 @@ cute_launch_cfg hstu_grid(cute_alg *a, const attn_plan *p, cute_int batches, cut
 static attn_block block_tiles(cute_ctx *c, const attn_plan *p, bool jagged, const cute_tensor m[5], const attn_seq *seq,
                               cute_int b, cute_int h, cute_int x)
 {
-    cute_alg *a = cute_ctx_alg(c);
-    cute_int tiles = cute_ceil_div(a, seq->sq, cute_i(p->bm));
-    cute_int m_block = p->cfg.causal ? cute_max(a, cute_i(0), cute_sub(a, tiles, cute_add(a, x, cute_i(1)))) : x;
-    attn_block t = attn_block_tiles_at(c, p, m, seq, b, h, m_block);
-    if (!jagged) return t; /* the dense grid has no block past the last tile */
-    cute_int inside = cute_min(a, cute_i(1), cute_sub(a, tiles, x)); /* 1 inside, <= 0 past */
-    inside = cute_max(a, cute_i(0), inside);
-    t.n_end = cute_add(a, t.n_begin, cute_mul(a, cute_sub(a, t.n_end, t.n_begin), inside));
-    t.sq = cute_mul(a, t.sq, inside);
+    attn_block t = attn_block_tiles_at(c, p, m, seq, b, h, attn_q_tile(c, p, seq->sq, x));
+    if (jagged) attn_block_past_end(c, p, &t, seq->sq, x); /* the dense grid has no block past the last tile */
     return t;
 }
 
