@@ -260,13 +260,15 @@ int cute_gemm_auto_variants_for(cute_dtype d, int arch, cute_gemm_variant out[CU
  * (docs/gemm.md); all zero: the plan's defaults. */
 cute_gemm_tiling cute_gemm_default_tiling(cute_gemm_variant v, const cute_gemm_config *cfg, int64_t m, int64_t n,
                                           int64_t k, int64_t l);
-/* t (a cute_gemm_default_tiling) for variant v on a target of sm_`arch` (0: unknown, t as
- * it is): where t leaves the SM80 tensor-core kernels their 256 x 128 default (144 KB of
- * stages for 8-bit, 16-bit and tf32 inputs) and a block of the arch has less shared memory
- * (cute_cuda_arch_smem_per_block: 99 KB on sm_86, sm_89 and sm_120), 128 x 128 tiles of
- * 2 x 2 warps (96 KB); docs/cards.md */
-cute_gemm_tiling cute_gemm_tiling_for_arch(cute_gemm_variant v, const cute_gemm_config *cfg, cute_gemm_tiling t,
-                                           int arch);
+/* The library's tiling of variant v for cfg on a target of sm_`arch` (0: unknown) at an
+ * (M, N, K) call mnk of L batches (mnk NULL: the shape unknown, the plan's defaults):
+ * cute_gemm_default_tiling, fitted to the target: where it leaves the SM80 tensor-core
+ * kernels their 256 x 128 default (144 KB of stages for 8-bit, 16-bit and tf32 inputs) and a
+ * block of the arch has less shared memory (cute_cuda_arch_smem_per_block: 99 KB on sm_86,
+ * sm_89 and sm_120), 128 x 128 tiles of 2 x 2 warps (96 KB); docs/cards.md.  What AUTO, `cutec
+ * compile gemm` and the cards' test each compile with. */
+cute_gemm_tiling cute_gemm_library_tiling(cute_gemm_variant v, const cute_gemm_config *cfg, const int64_t mnk[3],
+                                          int64_t l, int arch);
 
 /* Compile one kernel; call it with (A, B, C, alpha, beta), and the epilogue's vector after
  * them where it has one. */

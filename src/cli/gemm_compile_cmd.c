@@ -47,8 +47,8 @@ static int usage(void)
 /* For export (`exportable`), AUTO passes over the kernels whose launch builds a tensor map
  * (TMA: hopper, blackwell), which a launcher without cutec cannot do yet (docs/export.md). */
 /* With no tiling given, each variant takes the library's tiling for it on the target
- * (cute_gemm_tiling_for_arch), of the shape where it is known (mnk[0] > 0:
- * cute_gemm_default_tiling), as a call of that shape would. */
+ * (cute_gemm_library_tiling), of the shape where it is known (mnk[0] > 0),
+ * as a call of that shape would. */
 static const cute_fn *compile_pick(cute_runtime *rt, cute_gemm_config *cfg, const int64_t mnk[3], bool exportable,
                                    char *err, size_t n)
 {
@@ -56,8 +56,7 @@ static const cute_fn *compile_pick(cute_runtime *rt, cute_gemm_config *cfg, cons
     bool unset = !memcmp(&cfg->tiling, &none, sizeof none), by_shape = mnk[0] > 0 && unset;
     int arch = cute_runtime_target_arch(rt);
     if (unset && cfg->variant != CUTE_GEMM_AUTO)
-        cfg->tiling = cute_gemm_tiling_for_arch(cfg->variant, cfg, by_shape ? cute_gemm_default_tiling(cfg->variant,
-                                                cfg, mnk[0], mnk[1], mnk[2], 1) : none, arch);
+        cfg->tiling = cute_gemm_library_tiling(cfg->variant, cfg, by_shape ? mnk : NULL, 1, arch);
     if (cfg->variant != CUTE_GEMM_AUTO) return cute_gemm_compile(rt, cfg, err, n);
     cute_gemm_variant order[CUTE_GEMM_VARIANT_COUNT];
     int count = cute_gemm_auto_variants_for(cfg->dtype, arch, order);
@@ -67,8 +66,7 @@ static const cute_fn *compile_pick(cute_runtime *rt, cute_gemm_config *cfg, cons
         if (exportable && (order[i] == CUTE_GEMM_HOPPER || order[i] == CUTE_GEMM_BLACKWELL)) continue;
         cfg->variant = order[i];
         if (unset)
-            cfg->tiling = cute_gemm_tiling_for_arch(order[i], cfg, by_shape ? cute_gemm_default_tiling(order[i], cfg,
-                                                    mnk[0], mnk[1], mnk[2], 1) : none, arch);
+            cfg->tiling = cute_gemm_library_tiling(order[i], cfg, by_shape ? mnk : NULL, 1, arch);
         char why[1024];
         const cute_fn *f = cute_gemm_compile(rt, cfg, why, sizeof why);
         if (f) return f;

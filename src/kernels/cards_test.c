@@ -71,8 +71,7 @@ static void gemm_case(cute_runtime *rt, const card *c, cute_dtype d, const char 
     size_t len = 0;
     for (int i = 0; i < count && !f; i++) {
         cfg.variant = order[i];
-        cfg.tiling = cute_gemm_tiling_for_arch(
-            order[i], &cfg, cute_gemm_default_tiling(order[i], &cfg, 4096, 4096, 4096, 1), c->sm);
+        cfg.tiling = cute_gemm_library_tiling(order[i], &cfg, (const int64_t[]){4096, 4096, 4096}, 1, c->sm);
         f = cute_gemm_compile(rt, &cfg, one, sizeof one);
         if (!f && len < sizeof why)
             len += (size_t)snprintf(why + len, sizeof why - len, "%s; ", one);

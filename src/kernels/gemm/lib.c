@@ -418,10 +418,12 @@ cute_gemm_tiling cute_gemm_default_tiling(cute_gemm_variant v, const cute_gemm_c
     return none;
 }
 
-cute_gemm_tiling cute_gemm_tiling_for_arch(cute_gemm_variant v, const cute_gemm_config *cfg, cute_gemm_tiling t,
-                                           int arch)
+cute_gemm_tiling cute_gemm_library_tiling(cute_gemm_variant v, const cute_gemm_config *cfg, const int64_t mnk[3],
+                                          int64_t l, int arch)
 {
     enum { SM80_DEFAULT_BYTES = 144 * 1024 }; /* plan_multistage.c's 256 x 128 rows in 3 stages */
+    static const cute_gemm_tiling none;
+    cute_gemm_tiling t = mnk ? cute_gemm_default_tiling(v, cfg, mnk[0], mnk[1], mnk[2], l) : none;
     int64_t room = cute_cuda_arch_smem_per_block(arch);
     bool sm80 = v == CUTE_GEMM_TENSOROP || v == CUTE_GEMM_TENSOROP_SMEM;
     if (!sm80 || cfg->dtype == CUTE_F64 || t.bm || t.bn || t.stages || t.warps_m || t.warps_n || !room ||
@@ -432,14 +434,13 @@ cute_gemm_tiling cute_gemm_tiling_for_arch(cute_gemm_variant v, const cute_gemm_
 }
 
 /* the tiling variant v compiles with for a call of (M, N, K) mnk, L batches: the caller's,
- * else the library's (cute_gemm_default_tiling) fitted to the target (cute_gemm_tiling_for_arch) */
+ * else the library's (cute_gemm_library_tiling) */
 static cute_gemm_tiling tiling_for(const cute_gemm_lib *lib, cute_gemm_variant v, const cute_gemm_config *cfg,
                                    const int64_t mnk[3], int64_t l)
 {
     static const cute_gemm_tiling none;
     if (memcmp(&lib->tiling, &none, sizeof none)) return lib->tiling;
-    return cute_gemm_tiling_for_arch(v, cfg, cute_gemm_default_tiling(v, cfg, mnk[0], mnk[1], mnk[2], l),
-                                     cute_runtime_target_arch(lib->rt));
+    return cute_gemm_library_tiling(v, cfg, mnk, l, cute_runtime_target_arch(lib->rt));
 }
 
 /* the variant's entry; AUTO: the most advanced kernel that compiles for the pattern, else
