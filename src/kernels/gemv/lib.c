@@ -405,8 +405,8 @@ static cute_gemv_config configure(cute_gemv_lib *lib, const gemv_operands *o, in
     /* the tensor-core form's ring within what a block of the target may have (99 KB on sm_86,
      * sm_89 and sm_120: docs/cards.md), by halving its stages, the library's or those asked
      * for, to no fewer than 2 (a ring's least); none if 2 do not fit */
-    int64_t ring_max = arch && cute_cuda_arch_smem_per_block(arch) ? cute_cuda_arch_smem_per_block(arch) : GEMV_MMA_RING_MAX;
-    if (ring_max > GEMV_MMA_RING_MAX) ring_max = GEMV_MMA_RING_MAX;
+    int known = arch ? cute_cuda_arch_smem_per_block(arch) : 0; /* at most GEMV_MMA_RING_MAX */
+    int64_t ring_max = known ? known : GEMV_MMA_RING_MAX;
     while (cfg.mma && cfg.smem_stages / 2 >= 2 && gemv_mma_ring_bytes(&cfg) > ring_max) cfg.smem_stages /= 2;
     if (cfg.mma && gemv_mma_ring_bytes(&cfg) > ring_max) cfg.smem_stages = 0; /* it does not fit */
     cfg.tf32_bits = lib->tf32_bits && cfg.mma && cfg.dtype == CUTE_F32;
