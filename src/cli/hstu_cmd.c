@@ -39,7 +39,7 @@ static int usage(const char *cmd)
             "  O = silu(Q K^T + RAB) V (causal: keys j <= query i; no softmax, no scale): Q and O\n"
             "  (B,Sq,H,D), K and V (B,Sk,H,D), RAB (B,H,Sq,Sk); Sk defaults to Sq;\n"
             "  --jagged: sequences of these lengths (0 or more) packed: Q, K, V, O (T,H,D),\n"
-            "  RAB (B,H,N,N) padded, N the longest (AUTO: the SM80 kernel; --variant hopper the Hopper one);\n"
+            "  RAB (B,H,N,N) padded, N the longest (AUTO on sm_90: the Hopper kernel; --variant sm80 the SM80 one);\n"
             "  --fast-sigmoid: sigmoid(x) = 0.5 (1 + tanh.approx(x/2)) (one MUFU a score);\n"
             "  --variant: the SM80 kernel or the Hopper one (TMA + wgmma, sm_90; $CUTEC_HSTU_VARIANT);\n"
             "  run: gaussian inputs, checked against float64 (every row up to 4096, else a sample);\n"
