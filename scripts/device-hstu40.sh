@@ -6,7 +6,8 @@
 # causal 189.4 TFLOP/s) against another session's old (172.6 / 154.3).  Each binary's kernel is
 # checked against float64 first (`cutec run hstu` at an odd size, causal and not), then
 # `cutec bench hstu --variant sm80` at the example's 4x4x8192 d128 and 16x4x4096 d64, causal and
-# not (each bench prints both), in turns, two rounds; torch's figure not taken (CUTEC_TORCH_HSTU=/dev/null).  Prints "decides:".
+# not (each bench prints both), in turns, two rounds; last, a jagged batch (AUTO) beside torch's
+# dense form padded to the longest; torch's figure not taken (CUTEC_TORCH_HSTU=/dev/null).  Prints "decides:".
 . scripts/device-common.sh
 command -v nvidia-smi >/dev/null 2>&1 || { echo "== device-hstu40: skipped: no GPU here"; exit 0; }
 log="$out/hstu40.log"
@@ -38,6 +39,9 @@ alt=/tmp/hstu40-alt
             done
         done
     done
+    echo "-- jagged (AUTO: the Hopper kernel) beside torch's dense form on the batch padded to the longest $(el_s)"
+    device_late "jagged" || timeout 40 build/cutec bench hstu --jagged 4000,1,8192,0,3000 --heads 4 --headdim 128 --iters 10 2>&1 |
+        grep -E "^bf16|^# torch|WRONG|rror"
     echo "decides: the (B, H, Q tile) grid stays where its rows lead the old order's in both rounds; else the flip (raster_bhq) goes back"
     device_end
 } 2>&1 | tee "$log"
