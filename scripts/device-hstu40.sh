@@ -12,6 +12,8 @@
 command -v nvidia-smi >/dev/null 2>&1 || { echo "== device-hstu40: skipped: no GPU here"; exit 0; }
 log="$out/hstu40.log"
 start=$(date +%s) budget=${BUDGET_S:-60}
+shapes=${HSTU_SHAPES:-"--batch 4 --heads 4 --seqlen 8192 --headdim 128|--batch 16 --heads 4 --seqlen 4096 --headdim 64"}
+rounds=${ROUNDS:-1 2}
 alt=/tmp/hstu40-alt
 {
     device_head
@@ -28,8 +30,8 @@ alt=/tmp/hstu40-alt
             timeout 15 $bin run hstu --variant sm80 --batch 3 --heads 2 --seqlen 1000 --headdim 128 $c 2>&1 | tail -n 1
         done
     done
-    for round in 1 2; do
-        for shape in "--batch 4 --heads 4 --seqlen 8192 --headdim 128" "--batch 16 --heads 4 --seqlen 4096 --headdim 64"; do
+    for round in $rounds; do
+        echo "$shapes" | tr '|' '\n' | while read -r shape; do
             for bin in build/cutec "$alt/build/cutec"; do
                 device_late "$bin $shape" && continue
                 echo "-- round $round $bin $shape (the rows: not causal, causal) $(el_s)"
