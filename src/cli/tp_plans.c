@@ -79,6 +79,8 @@ typedef struct tp_flags {
     const cute_buffer *wait, *signal;
     size_t wait_off, signal_off;
     bool one;
+    bool silent; /* the signal tensor only stands in (cutec_gemm_peer takes no call without one):
+                    value 0, no wait for the stores to land, no release */
     const cute_call_arg *mirror; /* a second C (row-major as C) the tiles are stored into, or NULL */
 } tp_flags;
 
@@ -111,7 +113,7 @@ static cute_status gemm_flagged(tp_group *g, int r, cute_gemm_lib *lib, cute_cal
     cute_call_arg sg = f && f->signal ? flags_for(f, f->signal, f->signal_off, &C) : C;
     cute_call_arg mirror = f && f->mirror ? (ours && g->swap ? transposed(*f->mirror) : *f->mirror) : C;
     cute_gemm_peer peer = {.wait = f && f->wait ? &w : NULL, .signal = f && f->signal ? &sg : NULL,
-                           .wait_value = g->epoch, .signal_value = g->epoch,
+                           .wait_value = g->epoch, .signal_value = f && f->silent ? 0 : g->epoch,
                            .mirror = f && f->mirror ? &mirror : NULL};
     cute_status s = !ours ? cute_ref_gemm(x->blas, &A, &B, &C, 1.0, beta, x->s0)
                     : f   ? cutec_gemm_peer(lib, &A, &B, &C, 1.0, beta, &peer, x->s0, g->err, sizeof g->err)
@@ -163,11 +165,18 @@ typedef struct row_piece {
 
 static row_piece row_piece_of(const tp_group *g, int r, int j)
 {
-    int64_t mc = g->m / g->chunks, kr = g->k / g->n;
-    size_t arow = (size_t)(j * mc * kr * g->es);
+    int64_t mc = g->rows[j], at = tp_chunk_start(g->rows, j), kr = g->k / g->n;
+    size_t arow = (size_t)(at * kr * g->es);
     return (row_piece){operand(g, &g->r[r].a, arow, mc, kr), operand(g, &g->r[r].b, 0, g->nn, kr), mc,
-                       (size_t)(j * mc * g->nn * 2), (size_t)(mc * g->nn * 2), cute_peer_buffer(g->sym, r),
+                       (size_t)(at * g->nn * 2), (size_t)(mc * g->nn * 2), cute_peer_buffer(g->sym, r),
                        cute_peer_buffer(g->sym, 1 - r)};
+}
+
+/* the tp_flags of a GEMM that stores its tiles into `mirror` too, with no flag to wait for or
+ * signal (the kernel with a mirror is the flag kernel; a flag of its own rank's stands in) */
+static tp_flags mirrored(const tp_group *g, int r, const cute_call_arg *mirror)
+{
+    return (tp_flags){.signal = cute_peer_buffer(g->flagbuf, r), .one = true, .silent = true, .mirror = mirror};
 }
 
 static cute_status row_step(tp_group *g, int r, int j, bool own)
@@ -176,8 +185,13 @@ static cute_status row_step(tp_group *g, int r, int j, bool own)
     tp_rank *x = &g->r[r];
     const cute_buffer *out = own ? c.mine : &x->p;
     cute_status s = own ? wait_for(g, r, x->s0, 1 - r, EV_PUSH + j) : CUTE_OK;
+    bool last = own && g->mirror_last && j >= g->chunks - 2; /* (the last two are the ranks' last owned) */
+    cute_call_arg theirs = matrix(c.theirs, c.crow, c.rows, g->nn);
+    tp_flags mirror = mirrored(g, r, &theirs);
     if (s == CUTE_OK)
-        s = gemm_flagged(g, r, pieces(g, r), c.A, c.B, matrix(out, c.crow, c.rows, g->nn), own ? 1.0 : 0.0, NULL);
+        s = gemm_flagged(g, r, pieces(g, r), c.A, c.B, matrix(out, c.crow, c.rows, g->nn), own ? 1.0 : 0.0,
+                         last ? &mirror : NULL);
+    if (last) return s; /* the finished chunk is in the other's C already */
     if (s == CUTE_OK) s = record(g, r, x->s0, EV_G + j);
     if (s == CUTE_OK) s = wait_for(g, r, x->s1, r, EV_G + j);
     if (s == CUTE_OK) s = copy(g, r, c.theirs, out, c.crow, c.bytes);
@@ -193,11 +207,19 @@ static size_t piece_flags(const tp_group *g, int pieces, int j)
     return (size_t)j * (size_t)(((mc + 63) / 64) * ((g->nn + 63) / 64)) * 4;
 }
 
-static size_t chunk_flags(const tp_group *g, int j) { return piece_flags(g, g->chunks, j); }
+/* the flags of row chunk j: one per 64 x 64 block of its C, after the chunks before it */
+static size_t chunk_flags(const tp_group *g, int j)
+{
+    size_t blocks = 0;
+    for (int i = 0; i < j; i++) blocks += (size_t)((g->rows[i] + 63) / 64);
+    return blocks * (size_t)((g->nn + 63) / 64) * 4;
+}
 
 size_t tp_flag_bytes(const tp_group *g)
 {
-    return g->mode == TP_ROW ? chunk_flags(g, g->chunks) : (size_t)g->n * 4;
+    /* any chunking: a chunk's partial 64-row block costs one more row of flags at most */
+    return g->mode == TP_ROW ? (size_t)((g->m + 63) / 64 + TP_MAX_CHUNKS) * (size_t)((g->nn + 63) / 64) * 4
+                             : (size_t)g->n * 4;
 }
 
 /* The same with flags, no events between the GPUs: the other's chunk is written straight
@@ -231,8 +253,17 @@ static cute_status half_gemm(tp_group *g, int r, int h)
     tp_flags push = {.signal = cute_peer_buffer(g->flagbuf, 1 - r), .signal_off = flags};
     tp_flags add = {.wait = cute_peer_buffer(g->flagbuf, r), .wait_off = flags, .mirror = &mirror};
     bool own = h == r;
-    return gemm_flagged(g, r, pieces(g, r), A, B, matrix(own ? mine : theirs, at, rows, g->nn), own ? 1.0 : 0.0,
-                        own ? &add : &push);
+    if (!g->scatter_event)
+        return gemm_flagged(g, r, pieces(g, r), A, B, matrix(own ? mine : theirs, at, rows, g->nn), own ? 1.0 : 0.0,
+                            own ? &add : &push);
+    /* an event instead of the flags: the other's half by a plain GEMM, then the event; the own
+     * half's GEMM after the other's event, its tiles mirrored with no flag to wait for */
+    tp_flags sum = mirrored(g, r, &mirror);
+    cute_status s = own ? wait_for(g, r, g->r[r].s0, 1 - r, EV_G) : CUTE_OK;
+    if (s == CUTE_OK)
+        s = gemm_flagged(g, r, pieces(g, r), A, B, matrix(own ? mine : theirs, at, rows, g->nn), own ? 1.0 : 0.0,
+                         own ? &sum : NULL);
+    return s == CUTE_OK && !own ? record(g, r, g->r[r].s0, EV_G) : s;
 }
 
 /* the fused schedule: both ranks' GEMMs of the other's half, then of their own.  A rank's C
@@ -401,5 +432,5 @@ cute_status tp_part(tp_group *g, tp_part_kind k)
 
 size_t tp_push_bytes(const tp_group *g)
 {
-    return g->mode == TP_ROW ? (size_t)(g->m / g->chunks * g->nn * 2) : (size_t)(g->m / g->n * g->k * g->es);
+    return g->mode == TP_ROW ? (size_t)(g->rows[0] * g->nn * 2) : (size_t)(g->m / g->n * g->k * g->es);
 }
