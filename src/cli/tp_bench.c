@@ -21,7 +21,7 @@
 #include "gpu_timing.h"
 #include "tp.h"
 
-enum { TP_FORMS = 10, TP_TURNS = 3 };
+enum { TP_FORMS = 12, TP_TURNS = 3 };
 
 /* one overlapped schedule's options: the command line's, and each --also's */
 typedef struct tp_form_opts {
