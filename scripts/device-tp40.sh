@@ -72,7 +72,8 @@ tp()
     done
     echo "== the decisions (each form's ratio to cuBLAS+NCCL in the turns of both processes)"
     # the turns' rows: "LABEL  ms  ratio  (model X)"; a form's mean ratio over the processes
-    awk '/^in turns/ { on = 1; next } on && /^(events|fused|flags), / {
+    grep "WRONG" "$out/turns.txt" | sed 's/^/decides: fix before anything: /'
+    awk '/^in turns/ { on = 1; next } on && /^(events|fused|flags), / && !/WRONG/ {
              line = $0; sub(/  \(model.*/, "", line); n = split(line, w, " "); r = w[n]; label = line;
              sub(/ +[0-9.]+ +[0-9.]+$/, "", label); sum[label] += r; cnt[label]++ }
          END { for (l in sum) printf "%.4f %d %s\n", sum[l] / cnt[l], cnt[l], l }' "$out/turns.txt" | sort -n >"$out/ranked.txt"
