@@ -17,7 +17,8 @@
 #   events with C row-major, 1024x8 and halving, copied and mirrored: the fused schedule led
 #       row-major in this session's first pass (0.856 against 0.932 column-major), where
 #       session 32 had it the other way round (0.965 / 0.943)
-# twice (the second process in the reverse order), then the GEMM alone on GPU 0 sustained.
+# twice (the second process in the reverse order), then the GEMM alone on GPU 0 sustained,
+# then the fused schedules with TMA stores piece by piece in a third process (if in budget).
 # The model's prediction (tp_model.c, fitted to the first schedule) is printed beside each.
 # No NCCL runs inside any overlapped schedule (the copies are the copy engines'), so there
 # is no channel cap to try (brief item 2; bench/RESULTS.md tp40).
@@ -64,6 +65,11 @@ tp()
         CUDA_VISIBLE_DEVICES=$first CUTEC_BENCH_SPAN_MS=100 timeout 20 build/cutec bench gemm --dtype bf16 \
             --layout tnt --variants hopper --sizes 8192 --iters 10 2>&1 | grep -E "^ *[0-9]|rror|refus"
     fi
+    # the fused schedule's stores piece by piece (two buffers a warpgroup, `--store tma`), with
+    # and without the cluster and the event (tp20: 2x1 piece stores 1.702 against 1.732 whole)
+    # shellcheck disable=SC2086
+    tp $fu --also "$fu --store tma" --also "$fu --cluster 2x1 --store tma" --also "$fu --scatter event --store tma" \
+        --also "$fu --scatter event --cluster 2x1 --store tma"
     kill "$smi" 2>/dev/null
     echo "== each GPU under load (samples over 300 W): mean SM clock (MHz), mean and peak power (W)"
     for i in $(cut -d, -f2 "$out/clocks.csv" | tr -d " " | sort -u | grep -E "^[0-9]+$"); do
