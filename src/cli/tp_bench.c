@@ -507,17 +507,12 @@ static cute_status form_libs(tp_group *g, tp_form *f)
     return CUTE_OK;
 }
 
+/* form f's words (g in its schedule: use_form): the order, C's layout, the chunks, the options */
 static void form_label(const tp_group *g, const tp_form *f, char *buf, size_t n)
 {
     char chunks[128] = "", tiling[256] = "";
     static const cute_gemm_tiling none;
-    if (g->mode == TP_ROW && !f->o.fused) {
-        int64_t rows[TP_MAX_CHUNKS];
-        int count = f->o.nrows ? f->o.nrows : f->o.chunks;
-        if (f->o.nrows) memcpy(rows, f->o.rows, sizeof rows);
-        else tp_chunks_equal(g->m, count, rows);
-        tp_chunks_text(rows, count, chunks, sizeof chunks);
-    }
+    if (g->mode == TP_ROW && !g->fused) tp_chunks_text(g->rows, g->chunks, chunks, sizeof chunks);
     if (memcmp(&f->o.tiling, &none, sizeof none)) cute_gemm_tune_config_text(CUTE_GEMM_HOPPER, &f->tiling, tiling, sizeof tiling);
     snprintf(buf, n, "%s, C %s-major%s%s%s%s%s%s%s", f->o.fused ? "fused" : f->o.flags ? "flags" : "events",
              f->o.swap ? "column" : "row", chunks[0] ? ", chunks " : "", chunks, f->o.mirror ? ", tail mirrored" : "",
