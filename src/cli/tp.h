@@ -36,14 +36,10 @@ typedef struct tp_group {
     int es;                  /* its bytes */
     int chunks;              /* row parallel: C's row chunks (a multiple of n) */
     int64_t rows[TP_MAX_CHUNKS]; /* row parallel: chunk j's rows of C (tp_chunks.c) */
-    bool mirror_last;        /* row, events: the last owned chunk's GEMM stores each tile into the
-                                other's C too (cutec_gemm_peer's mirror), no copy back at the end */
     bool flags;              /* the overlapped schedule's pieces ordered by flags that the kernels
                                 wait for and signal (cutec_gemm_peer), not by events */
     bool fused;              /* row: with flags, the whole all-reduce in the epilogues of two
                                 GEMMs a GPU (the halves of C; tp_plans.c) */
-    bool scatter_event;      /* fused: the other's half by a plain GEMM and an event after it, not
-                                a flag a tile (the own half's GEMM waits for the event) */
     bool swap;               /* cutec's GEMMs as C^T = B A^T (C column-major to the kernel) */
     cute_gemm_variant variant; /* cutec's kernel: hopper on sm_90 (for fp8 too), else AUTO */
     cute_gemm_tiling tiling; /* the overlapped schedule's GEMMs' tiling (zero: the kernels' own
@@ -82,11 +78,12 @@ cute_gemm_tiling tp_pieces_tiling(const tp_group *g, bool library, const cute_ge
 /* The row schedule's chunks (tp_chunks.c): `--chunk-rows` text ("2048x2,1024x2,512x4") into
  * rows (an even count, at most TP_MAX_CHUNKS), false with why; the rows of C a cluster of
  * tiles covers in tiling t (swap: the GEMMs run as C^T = B A^T); whether rows of count chunks
- * are whole such units summing to m; m in count equal chunks; where chunk j starts; rows as
- * text (runs as RxN) */
+ * are whole such units summing to m; the default, halving toward the end (false where M/16
+ * is not whole units); m in count equal chunks; where chunk j starts; rows as text (RxN runs) */
 bool tp_chunks_parse(const char *text, int64_t rows[TP_MAX_CHUNKS], int *count, char *why, size_t n);
 int64_t tp_tile_rows(const cute_gemm_tiling *t, bool swap);
 bool tp_chunks_check(const int64_t *rows, int count, int64_t m, int64_t unit, char *why, size_t n);
+bool tp_chunks_halving(int64_t m, int64_t unit, int64_t rows[TP_MAX_CHUNKS], int *count);
 void tp_chunks_equal(int64_t m, int count, int64_t rows[TP_MAX_CHUNKS]);
 int64_t tp_chunk_start(const int64_t *rows, int j);
 void tp_chunks_text(const int64_t *rows, int count, char *buf, size_t n);

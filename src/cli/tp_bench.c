@@ -1,12 +1,12 @@
 /* cutec bench tp-gemm [--mode row|column|both] [--m M] [--n N] [--k K] [--chunks J]
  *                     [--gpus N] [--iters N] [--dtype bf16|e4m3] [--order events|flags|fused]
  *                     [--c-major row|column] [--pieces plan|library] [--chunk-rows R[xN],...]
- *                     [--tail copy|mirror] [--scatter flags|event] [GEMM tiling options] [--also "SCHEDULE OPTIONS"]...
+ *                     [GEMM tiling options] [--also "SCHEDULE OPTIONS"]...
  * Tensor-parallel GEMM (bf16 or e4m3 in, f32 accumulation, bf16 out) over the GPUs of this host: the overlapped schedules of
  * tp_plans.c against cuBLAS GEMM then NCCL (and cutec's GEMM then NCCL) in the same run,
  * the overlapped result checked against the baseline's, and the scale model fitted to what
  * was measured (tp_model.c).  Row parallel: C = A B^T with K split and C all-reduced
- * (default 8192 x 8192 x 16384, 8 chunks); column parallel: A's rows all-gathered and B's
+ * (default 8192 x 8192 x 16384, chunks halving toward the end); column parallel: A's rows all-gathered and B's
  * rows split (default 8192 x 8192 x 8192).  Each --also is one more schedule, checked the
  * same way and timed in turns with the first and the baseline. */
 #include <math.h>
@@ -27,14 +27,11 @@ enum { TP_FORMS = 12, TP_TURNS = 3 };
 typedef struct tp_form_opts {
     bool flags;    /* --order flags: the overlapped pieces ordered in the kernels */
     bool fused;    /* --order fused: row parallel's all-reduce in the GEMMs' epilogues */
-    bool swap;     /* --c-major column: cutec's GEMMs as C^T = B A^T */
+    char c_major;  /* --c-major row|column ('r', 'c'; 0: column for the row schedule's events,
+                      row for the others): 'c' runs cutec's GEMMs as C^T = B A^T */
     bool library;  /* --pieces library (the default): the overlapped GEMMs in the library's
                       tiling for the whole local GEMM; plan: the kernels' own defaults */
-    bool scatter_event; /* --scatter event: the fused schedule's first GEMMs plain, an event
-                           between them and the other's second, no flags */
-    bool mirror;   /* --tail mirror: the events schedule's last owned chunks stored into the
-                      other's C by their GEMMs' epilogues, not copied after them */
-    int chunks;    /* --chunks: equal row chunks */
+    int chunks;    /* --chunks: equal row chunks (0: tp_chunks_halving's, where M has them) */
     int64_t rows[TP_MAX_CHUNKS]; /* --chunk-rows: these instead (nrows of them) */
     int nrows;
     cute_gemm_tiling tiling; /* --tile, --cluster, --store ... (gemm_tiling.c): on top of it */
@@ -49,7 +46,7 @@ typedef struct tp_opts {
     int forms;
 } tp_opts;
 
-static const tp_form_opts default_form = {.chunks = 8, .library = true};
+static const tp_form_opts default_form = {.library = true};
 
 /* an option of one schedule (into f); *known false where k is none */
 static bool form_option(const char *k, const char *v, tp_form_opts *f, bool *known, char *why, size_t n)
@@ -61,17 +58,11 @@ static bool form_option(const char *k, const char *v, tp_form_opts *f, bool *kno
         f->fused = !strcmp(v, "fused"), f->flags = f->fused || !strcmp(v, "flags");
         if (!(ok = f->flags || !strcmp(v, "events"))) snprintf(why, n, "--order %s: events, flags or fused", v);
     } else if (!strcmp(k, "--c-major")) {
-        f->swap = !strcmp(v, "column");
-        if (!(ok = f->swap || !strcmp(v, "row"))) snprintf(why, n, "--c-major %s: row or column", v);
+        f->c_major = !strcmp(v, "column") ? 'c' : !strcmp(v, "row") ? 'r' : 0;
+        if (!(ok = f->c_major != 0)) snprintf(why, n, "--c-major %s: row or column", v);
     } else if (!strcmp(k, "--pieces")) {
         f->library = !strcmp(v, "library");
         if (!(ok = f->library || !strcmp(v, "plan"))) snprintf(why, n, "--pieces %s: plan or library", v);
-    } else if (!strcmp(k, "--tail")) {
-        f->mirror = !strcmp(v, "mirror");
-        if (!(ok = f->mirror || !strcmp(v, "copy"))) snprintf(why, n, "--tail %s: copy or mirror", v);
-    } else if (!strcmp(k, "--scatter")) {
-        f->scatter_event = !strcmp(v, "event");
-        if (!(ok = f->scatter_event || !strcmp(v, "flags"))) snprintf(why, n, "--scatter %s: flags or event", v);
     } else if (!strcmp(k, "--chunks")) {
         ok = cli_int(v, 2, TP_MAX_CHUNKS, &x, why, n), f->chunks = (int)x;
     } else if (!strcmp(k, "--chunk-rows")) {
@@ -83,7 +74,7 @@ static bool form_option(const char *k, const char *v, tp_form_opts *f, bool *kno
 }
 
 /* --also "OPTS": one more schedule of the options in OPTS (words split at spaces), from the
- * defaults (events, C row-major, 8 chunks, the library's pieces), not the command line's */
+ * defaults (events, the default C layout and chunks, the library's pieces), not the command line's */
 static bool also(const char *text, tp_form_opts *f, char *why, size_t n)
 {
     char buf[512], *words[32];
@@ -445,10 +436,14 @@ static void report(const tp_group *g, const tp_times *t, double err)
 
 /* --- the schedules, timed in turns ------------------------------------------------------------- */
 
-/* a schedule of the bench: its options, the pieces' tiling they give, and each rank's GEMM
- * library in that tiling (NULL: none set, the kernels' own) */
+/* a schedule of the bench: its options, what they resolve to in a mode (C's layout, the
+ * chunks, the pieces' tiling), and each rank's GEMM library in that tiling (NULL: none set,
+ * the kernels' own) */
 typedef struct tp_form {
     tp_form_opts o;
+    bool swap;
+    int chunks;
+    int64_t rows[TP_MAX_CHUNKS];
     cute_gemm_tiling tiling;
     cute_gemm_lib *lib[TP_MAX];
 } tp_form;
@@ -457,19 +452,32 @@ typedef struct tp_form {
 static void use_form(tp_group *g, const tp_form *f)
 {
     bool row = g->mode == TP_ROW;
-    g->flags = f->o.flags, g->swap = f->o.swap;
+    g->flags = f->o.flags, g->swap = f->swap;
     g->fused = f->o.fused && row; /* (the column schedule has nothing to reduce: flags) */
-    g->mirror_last = f->o.mirror && row;
-    g->scatter_event = f->o.scatter_event && g->fused;
-    g->chunks = !row ? 1 : f->o.nrows ? f->o.nrows : f->o.chunks;
-    if (row && f->o.nrows) memcpy(g->rows, f->o.rows, sizeof g->rows);
-    else if (row) tp_chunks_equal(g->m, g->chunks, g->rows);
+    g->chunks = f->chunks;
+    memcpy(g->rows, f->rows, sizeof g->rows);
     g->tiling = f->tiling;
     for (int r = 0; r < g->n; r++) g->r[r].tiled = f->lib[r];
     g->tiled = f->lib[0] != NULL;
 }
 
-/* the problem of a mode, and every schedule's tiling and chunks checked (no GPU needed) */
+/* form f's chunks in g's row schedule (f->o's, else the halving ones where M has them in whole
+ * tiles, else 8 equal ones), checked; false with why */
+static bool form_chunks(const tp_group *g, tp_form *f, char *why, size_t n)
+{
+    int64_t unit = tp_tile_rows(&f->tiling, f->swap);
+    f->chunks = f->o.nrows ? f->o.nrows : f->o.chunks;
+    if (f->o.nrows) memcpy(f->rows, f->o.rows, sizeof f->rows);
+    else if (f->o.chunks || !tp_chunks_halving(g->m, unit, f->rows, &f->chunks))
+        f->chunks = f->chunks ? f->chunks : 8, tp_chunks_equal(g->m, f->chunks, f->rows);
+    if (f->o.nrows && g->fused) return snprintf(why, n, "--chunk-rows: the fused schedule has no chunks"), false;
+    if (f->o.nrows) return tp_chunks_check(f->rows, f->chunks, g->m, unit, why, n);
+    if (g->m % (g->n * f->chunks))
+        return snprintf(why, n, "M must divide into %d chunks of %d GPUs", f->chunks, g->n), false;
+    return true;
+}
+
+/* the problem of a mode, and every schedule's C layout, tiling and chunks (no GPU needed) */
 static bool plan_forms(const tp_opts *o, tp_mode mode, int gpus, tp_group *g, tp_form *forms, char *why, size_t n)
 {
     memset(g, 0, sizeof *g);
@@ -480,18 +488,12 @@ static bool plan_forms(const tp_opts *o, tp_mode mode, int gpus, tp_group *g, tp
         tp_form *f = &forms[i];
         memset(f, 0, sizeof *f);
         f->o = o->form[i];
+        /* C column-major where it measured best: the row schedule's events (bench/RESULTS.md tp40) */
+        f->swap = f->o.c_major ? f->o.c_major == 'c' : mode == TP_ROW && !f->o.flags;
+        f->chunks = 1;
         use_form(g, f);
         f->tiling = tp_pieces_tiling(g, f->o.library, &f->o.tiling);
-        if (mode != TP_ROW) continue;
-        if (f->o.mirror && g->flags)
-            return snprintf(why, n, "--tail mirror is the events schedule's (--order events)"), false;
-        if (f->o.scatter_event && !g->fused)
-            return snprintf(why, n, "--scatter event is the fused schedule's (--order fused)"), false;
-        if (f->o.nrows && g->fused) return snprintf(why, n, "--chunk-rows: the fused schedule has no chunks"), false;
-        if (f->o.nrows && !tp_chunks_check(g->rows, g->chunks, g->m, tp_tile_rows(&f->tiling, g->swap), why, n))
-            return false;
-        if (!f->o.nrows && g->m % (g->n * g->chunks))
-            return snprintf(why, n, "M must divide into %d chunks of %d GPUs", g->chunks, g->n), false;
+        if (mode == TP_ROW && !form_chunks(g, f, why, n)) return false;
     }
     return true;
 }
@@ -514,21 +516,29 @@ static void form_label(const tp_group *g, const tp_form *f, char *buf, size_t n)
     static const cute_gemm_tiling none;
     if (g->mode == TP_ROW && !g->fused) tp_chunks_text(g->rows, g->chunks, chunks, sizeof chunks);
     if (memcmp(&f->o.tiling, &none, sizeof none)) cute_gemm_tune_config_text(CUTE_GEMM_HOPPER, &f->tiling, tiling, sizeof tiling);
-    snprintf(buf, n, "%s, C %s-major%s%s%s%s%s%s%s", f->o.fused ? "fused" : f->o.flags ? "flags" : "events",
-             f->o.swap ? "column" : "row", chunks[0] ? ", chunks " : "", chunks, f->o.mirror ? ", tail mirrored" : "",
-             f->o.scatter_event ? ", scattered by events" : "",
-             f->lib[0] ? "" : ", the kernels' own tiling", tiling[0] ? ", " : "", tiling);
+    snprintf(buf, n, "%s, C %s-major%s%s%s%s%s", f->o.fused ? "fused" : f->o.flags ? "flags" : "events",
+             f->swap ? "column" : "row", chunks[0] ? ", chunks " : "", chunks, f->lib[0] ? "" : ", the kernels' own tiling",
+             tiling[0] ? ", " : "", tiling);
 }
 
-static double median3(double *t)
+/* the median of a schedule's turns, and each turn's ms as text (in the order run) */
+static double median3(const double *t, char *text, size_t n)
 {
-    qsort(t, TP_TURNS, sizeof *t, cmp_double);
-    return t[TP_TURNS / 2];
+    double s[TP_TURNS];
+    size_t at = (size_t)snprintf(text, n, "(turns:");
+    for (int k = 0; k < TP_TURNS; k++) {
+        s[k] = t[k];
+        if (at < n) at += (size_t)snprintf(text + at, n - at, " %.3f", t[k]);
+    }
+    if (at < n) snprintf(text + at, n - at, ")");
+    qsort(s, TP_TURNS, sizeof *s, cmp_double);
+    return s[TP_TURNS / 2];
 }
 
 /* TP_TURNS rounds, each cuBLAS + NCCL then every schedule whose C was right (errs), so that
  * the card's clock and heat drift alike over all of them; the medians, each against the
- * baseline's, and the model's pipeline for each chunked schedule (mc: fitted to the first) */
+ * baseline's, each turn's ms, and the model's pipeline for each chunked schedule (mc: fitted
+ * to the first) */
 static bool turns(tp_group *g, tp_form *forms, const double *errs, int nf, int iters, const tp_machine *mc)
 {
     double base[TP_TURNS], t[TP_FORMS][TP_TURNS];
@@ -540,10 +550,12 @@ static bool turns(tp_group *g, tp_form *forms, const double *errs, int nf, int i
             if ((t[f][k] = time_step(g, schedule, STEP_OVERLAPPED, iters)) < 0) return false;
         }
     }
-    double b = median3(base);
-    printf("in turns (%d rounds, each cuBLAS GEMM + NCCL then every schedule; medians):\n", TP_TURNS);
-    printf("%-72s %9.3f %8s\n", g->mode == TP_ROW ? "cuBLAS GEMM, then NCCL all-reduce" : "NCCL all-gather, then cuBLAS GEMM",
-           b, "1.000");
+    char each[128];
+    double b = median3(base, each, sizeof each);
+    printf("in turns (%d rounds, each cuBLAS GEMM + NCCL then every schedule; medians, then each turn's ms):\n",
+           TP_TURNS);
+    printf("%-72s %9.3f %8s  %s\n", g->mode == TP_ROW ? "cuBLAS GEMM, then NCCL all-reduce" : "NCCL all-gather, then cuBLAS GEMM",
+           b, "1.000", each);
     for (int f = 0; f < nf; f++) {
         char label[512], pred[64] = "";
         use_form(g, &forms[f]);
@@ -554,8 +566,8 @@ static bool turns(tp_group *g, tp_form *forms, const double *errs, int nf, int i
         }
         if (g->mode == TP_ROW && !g->fused)
             snprintf(pred, sizeof pred, "  (model %.3f)", tp_predict_rows(g->m, g->nn, g->k, g->chunks, g->rows, mc));
-        double ms = median3(t[f]);
-        printf("%-72s %9.3f %8.3f%s\n", label, ms, ms / b, pred);
+        double ms = median3(t[f], each, sizeof each);
+        printf("%-72s %9.3f %8.3f  %s%s\n", label, ms, ms / b, each, pred);
     }
     return true;
 }
@@ -568,7 +580,7 @@ static int run_mode(const tp_opts *o, tp_mode mode, int gpus)
     if (!plan_forms(o, mode, gpus, &g, forms, why, sizeof why))
         return fprintf(stderr, "cutec bench tp-gemm: %s\n", why), CLI_USAGE;
     bool flags = false;
-    for (int f = 0; f < o->forms; f++) flags = flags || forms[f].o.flags || (forms[f].o.mirror && mode == TP_ROW);
+    for (int f = 0; f < o->forms; f++) flags = flags || forms[f].o.flags;
     cute_status s = open_group(&g, flags);
     for (int f = 0; f < o->forms && s == CUTE_OK; f++) s = form_libs(&g, &forms[f]);
     double err = -1, errs[TP_FORMS];

@@ -1,7 +1,8 @@
 /* The row schedule's chunks of C (tp.h): their rows as `--chunk-rows` writes them
  * ("2048x2,1024x2,512x4": 2048 rows twice, then 1024 twice, then 512 four times), checked
  * against M and the pieces' tile (every chunk whole rows of cluster tiles, so that no chunk's
- * last round on the card is more ragged than the whole GEMM's), and where each starts. */
+ * last round on the card is more ragged than the whole GEMM's), the default halving ones,
+ * and where each starts. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -53,6 +54,17 @@ bool tp_chunks_check(const int64_t *rows, int count, int64_t m, int64_t unit, ch
         sum += rows[j];
     }
     if (sum != m) return snprintf(why, n, "the chunks hold %lld rows, C %lld", (long long)sum, (long long)m), false;
+    return true;
+}
+
+bool tp_chunks_halving(int64_t m, int64_t unit, int64_t rows[TP_MAX_CHUNKS], int *count)
+{
+    /* M/4 twice, M/8 twice, M/16 four times: 2048x2,1024x2,512x4 at 8192, where the last
+     * copy is 8 MiB and each chunk whole rounds of the library's 2x1 clusters (132 SMs) */
+    static const int sixteenths[] = {4, 4, 2, 2, 1, 1, 1, 1};
+    if (m % 16 || (m / 16) % unit) return false;
+    *count = 8;
+    for (int j = 0; j < 8; j++) rows[j] = m / 16 * sixteenths[j];
     return true;
 }
 

@@ -79,8 +79,6 @@ typedef struct tp_flags {
     const cute_buffer *wait, *signal;
     size_t wait_off, signal_off;
     bool one;
-    bool silent; /* the signal tensor only stands in (cutec_gemm_peer takes no call without one):
-                    value 0, no wait for the stores to land, no release */
     const cute_call_arg *mirror; /* a second C (row-major as C) the tiles are stored into, or NULL */
 } tp_flags;
 
@@ -113,7 +111,7 @@ static cute_status gemm_flagged(tp_group *g, int r, cute_gemm_lib *lib, cute_cal
     cute_call_arg sg = f && f->signal ? flags_for(f, f->signal, f->signal_off, &C) : C;
     cute_call_arg mirror = f && f->mirror ? (ours && g->swap ? transposed(*f->mirror) : *f->mirror) : C;
     cute_gemm_peer peer = {.wait = f && f->wait ? &w : NULL, .signal = f && f->signal ? &sg : NULL,
-                           .wait_value = g->epoch, .signal_value = f && f->silent ? 0 : g->epoch,
+                           .wait_value = g->epoch, .signal_value = g->epoch,
                            .mirror = f && f->mirror ? &mirror : NULL};
     cute_status s = !ours ? cute_ref_gemm(x->blas, &A, &B, &C, 1.0, beta, x->s0)
                     : f   ? cutec_gemm_peer(lib, &A, &B, &C, 1.0, beta, &peer, x->s0, g->err, sizeof g->err)
@@ -172,26 +170,14 @@ static row_piece row_piece_of(const tp_group *g, int r, int j)
                        cute_peer_buffer(g->sym, 1 - r)};
 }
 
-/* the tp_flags of a GEMM that stores its tiles into `mirror` too, with no flag to wait for or
- * signal (the kernel with a mirror is the flag kernel; a flag of its own rank's stands in) */
-static tp_flags mirrored(const tp_group *g, int r, const cute_call_arg *mirror)
-{
-    return (tp_flags){.signal = cute_peer_buffer(g->flagbuf, r), .one = true, .silent = true, .mirror = mirror};
-}
-
 static cute_status row_step(tp_group *g, int r, int j, bool own)
 {
     row_piece c = row_piece_of(g, r, j);
     tp_rank *x = &g->r[r];
     const cute_buffer *out = own ? c.mine : &x->p;
     cute_status s = own ? wait_for(g, r, x->s0, 1 - r, EV_PUSH + j) : CUTE_OK;
-    bool last = own && g->mirror_last && j >= g->chunks - 2; /* (the last two are the ranks' last owned) */
-    cute_call_arg theirs = matrix(c.theirs, c.crow, c.rows, g->nn);
-    tp_flags mirror = mirrored(g, r, &theirs);
     if (s == CUTE_OK)
-        s = gemm_flagged(g, r, pieces(g, r), c.A, c.B, matrix(out, c.crow, c.rows, g->nn), own ? 1.0 : 0.0,
-                         last ? &mirror : NULL);
-    if (last) return s; /* the finished chunk is in the other's C already */
+        s = gemm_flagged(g, r, pieces(g, r), c.A, c.B, matrix(out, c.crow, c.rows, g->nn), own ? 1.0 : 0.0, NULL);
     if (s == CUTE_OK) s = record(g, r, x->s0, EV_G + j);
     if (s == CUTE_OK) s = wait_for(g, r, x->s1, r, EV_G + j);
     if (s == CUTE_OK) s = copy(g, r, c.theirs, out, c.crow, c.bytes);
@@ -253,17 +239,8 @@ static cute_status half_gemm(tp_group *g, int r, int h)
     tp_flags push = {.signal = cute_peer_buffer(g->flagbuf, 1 - r), .signal_off = flags};
     tp_flags add = {.wait = cute_peer_buffer(g->flagbuf, r), .wait_off = flags, .mirror = &mirror};
     bool own = h == r;
-    if (!g->scatter_event)
-        return gemm_flagged(g, r, pieces(g, r), A, B, matrix(own ? mine : theirs, at, rows, g->nn), own ? 1.0 : 0.0,
-                            own ? &add : &push);
-    /* an event instead of the flags: the other's half by a plain GEMM, then the event; the own
-     * half's GEMM after the other's event, its tiles mirrored with no flag to wait for */
-    tp_flags sum = mirrored(g, r, &mirror);
-    cute_status s = own ? wait_for(g, r, g->r[r].s0, 1 - r, EV_G) : CUTE_OK;
-    if (s == CUTE_OK)
-        s = gemm_flagged(g, r, pieces(g, r), A, B, matrix(own ? mine : theirs, at, rows, g->nn), own ? 1.0 : 0.0,
-                         own ? &sum : NULL);
-    return s == CUTE_OK && !own ? record(g, r, g->r[r].s0, EV_G) : s;
+    return gemm_flagged(g, r, pieces(g, r), A, B, matrix(own ? mine : theirs, at, rows, g->nn), own ? 1.0 : 0.0,
+                        own ? &add : &push);
 }
 
 /* the fused schedule: both ranks' GEMMs of the other's half, then of their own.  A rank's C

@@ -72,6 +72,14 @@ static void chunks(void)
     CHECK(tp_chunks_check(rows, n, 8192, 256, why, sizeof why), "8192 rows in 256-row tiles: %s", why);
     CHECK(!tp_chunks_check(rows, n, 8192, 1024, why, sizeof why) && strstr(why, "chunk 4's 512 rows"), "1024-row tiles: %s", why);
     CHECK(!tp_chunks_check(rows, n, 16384, 256, why, sizeof why) && strstr(why, "8192 rows, C 16384"), "M 16384: %s", why);
+    /* the default: halving toward the end where M / 16 is whole tiles */
+    int64_t h[TP_MAX_CHUNKS];
+    int hn = 0;
+    CHECK(tp_chunks_halving(8192, 256, h, &hn) && hn == 8, "halving 8192: %d chunks", hn);
+    tp_chunks_text(h, hn, text, sizeof text);
+    CHECK(!strcmp(text, "2048x2,1024x2,512x4"), "halving 8192: %s", text);
+    CHECK(tp_chunks_check(h, hn, 8192, 256, why, sizeof why), "halving 8192: %s", why);
+    CHECK(!tp_chunks_halving(8192, 1024, h, &hn) && !tp_chunks_halving(1000, 1, h, &hn), "halving where it is not whole");
     const char *bad[] = {"", "1024x3", "1024,", "0x2", "1024x", "1024y2", "1x65"};
     for (int i = 0; i < 7; i++)
         CHECK(!tp_chunks_parse(bad[i], rows, &n, why, sizeof why) && strstr(why, "--chunk-rows"), "\"%s\" taken", bad[i]);
