@@ -6,9 +6,9 @@
  * tp_plans.c against cuBLAS GEMM then NCCL (and cutec's GEMM then NCCL) in the same run,
  * the overlapped result checked against the baseline's, and the scale model fitted to what
  * was measured (tp_model.c).  Row parallel: C = A B^T with K split and C all-reduced
- * (default 8192 x 8192 x 16384, chunks halving toward the end); column parallel: A's rows all-gathered and B's
- * rows split (default 8192 x 8192 x 8192).  Each --also is one more schedule, checked the
- * same way and timed in turns with the first and the baseline. */
+ * (default 8192 x 8192 x 16384, chunks halving toward the end); column parallel: A's rows
+ * all-gathered and B's rows split (default 8192 x 8192 x 8192).  Each --also is one more
+ * schedule, checked the same way and timed in turns with the first and the baseline. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
