@@ -11,6 +11,8 @@
 #   events, C column-major, 8 equal chunks (the best events schedule before)
 #   events, C row-major, 8 equal chunks (the bench's default before)
 #   fused, C row-major (the lead's first pass of this session: 0.856)
+#   events, C column-major, 2048x2,1536x2,512x2 (6 chunks, fewer launches, the same 8 MiB last
+#       copy; a candidate for the next session, not timed before)
 # each turn's ms printed, the ranking over all turns, and "decides:" lines; then the GEMM alone
 # on GPU 0 sustained over 100 ms spans (the floor).
 #   tests: kernels/gemm/peer_gemm_test, comm/peer_test, comm/comm_test, cli/tp_test
@@ -38,9 +40,13 @@ tp()
     eq="--chunks 8"
     er="--c-major row --chunks 8"
     fu="--order fused"
-    tp --also "$eq" --also "$er" --also "$fu"
-    tp $eq --also "$er" --also "$fu" --also ""
-    tp $fu --also "" --also "$eq" --also "$er"
+    six="--chunk-rows 2048x2,1536x2,512x2"
+    # shellcheck disable=SC2086
+    tp --also "$eq" --also "$er" --also "$fu" --also "$six"
+    # shellcheck disable=SC2086
+    tp $eq --also "$er" --also "$six" --also "$fu" --also ""
+    # shellcheck disable=SC2086
+    tp $fu --also "$six" --also "" --also "$eq" --also "$er"
     if ! device_late gemm; then
         echo "== the GEMM alone on GPU 0, sustained (100 ms spans) $(el_s)"
         first=$(echo "${CUDA_VISIBLE_DEVICES:-0,1}" | cut -d, -f1)
@@ -68,7 +74,7 @@ tp()
         echo "decides: nothing (no turns measured)"
     elif b=${best%% *} form=$(echo "$best" | cut -d' ' -f3-) &&
         awk -v b="$b" -v t="$base" 'BEGIN { exit !(b < t - 0.005) }'; then
-        echo "decides: the events schedule's default goes back to \"$form\" ($b against the halving chunks' $base)"
+        echo "decides: the events schedule's default becomes \"$form\" ($b against the halving chunks' $base)"
     else
         echo "decides: the halving chunks stay the events schedule's default ($base; best other events \"$form\" $b)"
     fi
