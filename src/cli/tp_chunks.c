@@ -16,7 +16,8 @@ bool tp_chunks_parse(const char *text, int64_t rows[TP_MAX_CHUNKS], int *count, 
     while (*p) {
         char *end;
         long long r = strtoll(p, &end, 10), times = 1;
-        if (end == p || r < 1) return snprintf(why, n, "--chunk-rows %s: \"%s\" is not a number of rows", text, p), false;
+        if (end == p || r < 1 || r > 1 << 24) /* (rows of any C the commands take) */
+            return snprintf(why, n, "--chunk-rows %s: \"%s\" is not a number of rows", text, p), false;
         p = end;
         if (*p == 'x') {
             times = strtoll(p + 1, &end, 10);

@@ -80,8 +80,8 @@ static void chunks(void)
     CHECK(!strcmp(text, "2048x2,1024x2,512x4"), "halving 8192: %s", text);
     CHECK(tp_chunks_check(h, hn, 8192, 256, why, sizeof why), "halving 8192: %s", why);
     CHECK(!tp_chunks_halving(8192, 1024, h, &hn) && !tp_chunks_halving(1000, 1, h, &hn), "halving where it is not whole");
-    const char *bad[] = {"", "1024x3", "1024,", "0x2", "1024x", "1024y2", "1x65"};
-    for (int i = 0; i < 7; i++)
+    const char *bad[] = {"", "1024x3", "1024,", "0x2", "1024x", "1024y2", "1x65", "99999999999999999999x2"};
+    for (int i = 0; i < 8; i++)
         CHECK(!tp_chunks_parse(bad[i], rows, &n, why, sizeof why) && strstr(why, "--chunk-rows"), "\"%s\" taken", bad[i]);
     /* the Hopper plan's 128 x 256 tile: 128 rows of C, 256 where the GEMMs run as C^T = B A^T;
      * a 2x1 cluster doubles the rows along M */
