@@ -35,6 +35,7 @@ typedef struct tp_group {
     cute_dtype in;           /* A's and B's dtype: bf16 or e4m3 (C is bf16) */
     int es;                  /* its bytes */
     int chunks;              /* row parallel: C's row chunks (a multiple of n) */
+    int64_t rows[TP_MAX_CHUNKS]; /* row parallel: chunk j's rows of C (tp_chunks.c) */
     bool flags;              /* the overlapped schedule's pieces ordered by flags that the kernels
                                 wait for and signal (cutec_gemm_peer), not by events */
     bool fused;              /* row: with flags, the whole all-reduce in the epilogues of two
@@ -74,7 +75,19 @@ size_t tp_push_bytes(const tp_group *g);
  * whole local GEMM (the fused schedule's without its cluster), `given`'s set fields on top;
  * zero: the kernels' own defaults */
 cute_gemm_tiling tp_pieces_tiling(const tp_group *g, bool library, const cute_gemm_tiling *given);
-/* the bytes of flags a rank needs (g->flagbuf) */
+/* The row schedule's chunks (tp_chunks.c): `--chunk-rows` text ("2048x2,1024x2,512x4") into
+ * rows (an even count, at most TP_MAX_CHUNKS), false with why; the rows of C a cluster of
+ * tiles covers in tiling t (swap: the GEMMs run as C^T = B A^T); whether rows of count chunks
+ * are whole such units summing to m; the default, halving toward the end (false where M/16
+ * is not whole units); m in count equal chunks; where chunk j starts; rows as text (RxN runs) */
+bool tp_chunks_parse(const char *text, int64_t rows[TP_MAX_CHUNKS], int *count, char *why, size_t n);
+int64_t tp_tile_rows(const cute_gemm_tiling *t, bool swap);
+bool tp_chunks_check(const int64_t *rows, int count, int64_t m, int64_t unit, char *why, size_t n);
+bool tp_chunks_halving(int64_t m, int64_t unit, int64_t rows[TP_MAX_CHUNKS], int *count);
+void tp_chunks_equal(int64_t m, int count, int64_t rows[TP_MAX_CHUNKS]);
+int64_t tp_chunk_start(const int64_t *rows, int j);
+void tp_chunks_text(const int64_t *rows, int count, char *buf, size_t n);
+/* the bytes of flags a rank needs (g->flagbuf), whatever the chunking */
 size_t tp_flag_bytes(const tp_group *g);
 /* every GPU's streams wait for GPU 0's s0 (fork), and GPU 0's s0 for everything (join) */
 cute_status tp_fork(tp_group *g);
@@ -95,6 +108,10 @@ typedef struct tp_prediction {
     int chunks; /* the pieces the overlapped schedule pipelines (row: C's chunks; column: shards) */
 } tp_prediction;
 tp_prediction tp_predict(tp_mode mode, int64_t m, int64_t n, int64_t k, int chunks, const tp_machine *mc);
+/* the row schedule's overlapped ms in chunks of the given rows (summing to m), unequal ones too:
+ * the GEMMs back to back, each chunk reduced once its GEMM has ended and the one before it
+ * is reduced; what is left after the last GEMM is the last chunk's collective */
+double tp_predict_rows(int64_t m, int64_t n, int64_t k, int chunks, const int64_t *rows, const tp_machine *mc);
 /* one row of the model's table (and its header) */
 void tp_model_header(void);
 void tp_model_print(tp_mode mode, int64_t m, int64_t n, int64_t k, int chunks, const tp_machine *mc);

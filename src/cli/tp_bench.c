@@ -1,12 +1,14 @@
 /* cutec bench tp-gemm [--mode row|column|both] [--m M] [--n N] [--k K] [--chunks J]
  *                     [--gpus N] [--iters N] [--dtype bf16|e4m3] [--order events|flags|fused]
- *                     [--c-major row|column] [--pieces plan|library] [GEMM tiling options]
+ *                     [--c-major row|column] [--pieces plan|library] [--chunk-rows R[xN],...]
+ *                     [GEMM tiling options] [--also "SCHEDULE OPTIONS"]...
  * Tensor-parallel GEMM (bf16 or e4m3 in, f32 accumulation, bf16 out) over the GPUs of this host: the overlapped schedules of
  * tp_plans.c against cuBLAS GEMM then NCCL (and cutec's GEMM then NCCL) in the same run,
  * the overlapped result checked against the baseline's, and the scale model fitted to what
  * was measured (tp_model.c).  Row parallel: C = A B^T with K split and C all-reduced
- * (default 8192 x 8192 x 16384, 8 chunks); column parallel: A's rows all-gathered and B's
- * rows split (default 8192 x 8192 x 8192). */
+ * (default 8192 x 8192 x 16384, chunks halving toward the end); column parallel: A's rows
+ * all-gathered and B's rows split (default 8192 x 8192 x 8192).  Each --also is one more
+ * schedule, checked the same way and timed in turns with the first and the baseline. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -19,22 +21,80 @@
 #include "gpu_timing.h"
 #include "tp.h"
 
+enum { TP_FORMS = 12, TP_TURNS = 3 };
+
+/* one overlapped schedule's options: the command line's, and each --also's */
+typedef struct tp_form_opts {
+    bool flags;    /* --order flags: the overlapped pieces ordered in the kernels */
+    bool fused;    /* --order fused: row parallel's all-reduce in the GEMMs' epilogues */
+    char c_major;  /* --c-major row|column ('r', 'c'; 0: column for the row schedule's events,
+                      row for the others): 'c' runs cutec's GEMMs as C^T = B A^T */
+    bool library;  /* --pieces library (the default): the overlapped GEMMs in the library's
+                      tiling for the whole local GEMM; plan: the kernels' own defaults */
+    int chunks;    /* --chunks: equal row chunks (0: tp_chunks_halving's, where M has them) */
+    int64_t rows[TP_MAX_CHUNKS]; /* --chunk-rows: these instead (nrows of them) */
+    int nrows;
+    cute_gemm_tiling tiling; /* --tile, --cluster, --store ... (gemm_tiling.c): on top of it */
+} tp_form_opts;
+
 typedef struct tp_opts {
     int modes; /* bit 0 row, bit 1 column */
     int64_t m, n, k; /* 0: the mode's default */
-    int chunks, gpus, iters;
+    int gpus, iters;
     cute_dtype in; /* A's and B's dtype */
-    bool flags;    /* --order flags: the overlapped pieces ordered in the kernels */
-    bool fused;    /* --order fused: row parallel's all-reduce in the GEMMs' epilogues */
-    bool swap;     /* --c-major column: cutec's GEMMs as C^T = B A^T */
-    bool library;  /* --pieces library (the default): the overlapped GEMMs in the library's
-                      tiling for the whole local GEMM; plan: the kernels' own defaults */
-    cute_gemm_tiling tiling; /* --tile, --cluster, --store ... (gemm_tiling.c): on top of it */
+    tp_form_opts form[TP_FORMS]; /* [0] the command line's; more, timed in turns with it */
+    int forms;
 } tp_opts;
+
+static const tp_form_opts default_form = {.library = true};
+
+/* an option of one schedule (into f); *known false where k is none */
+static bool form_option(const char *k, const char *v, tp_form_opts *f, bool *known, char *why, size_t n)
+{
+    int64_t x = 0;
+    bool ok = true;
+    *known = true;
+    if (!strcmp(k, "--order")) {
+        f->fused = !strcmp(v, "fused"), f->flags = f->fused || !strcmp(v, "flags");
+        if (!(ok = f->flags || !strcmp(v, "events"))) snprintf(why, n, "--order %s: events, flags or fused", v);
+    } else if (!strcmp(k, "--c-major")) {
+        f->c_major = !strcmp(v, "column") ? 'c' : !strcmp(v, "row") ? 'r' : 0;
+        if (!(ok = f->c_major != 0)) snprintf(why, n, "--c-major %s: row or column", v);
+    } else if (!strcmp(k, "--pieces")) {
+        f->library = !strcmp(v, "library");
+        if (!(ok = f->library || !strcmp(v, "plan"))) snprintf(why, n, "--pieces %s: plan or library", v);
+    } else if (!strcmp(k, "--chunks")) {
+        ok = cli_int(v, 2, TP_MAX_CHUNKS, &x, why, n), f->chunks = (int)x;
+    } else if (!strcmp(k, "--chunk-rows")) {
+        ok = tp_chunks_parse(v, f->rows, &f->nrows, why, n);
+    } else {
+        ok = cli_gemm_tiling_option(k, v, &f->tiling, known, why, n);
+    }
+    return ok;
+}
+
+/* --also "OPTS": one more schedule of the options in OPTS (words split at spaces), from the
+ * defaults (events, the default C layout and chunks, the library's pieces), not the command line's */
+static bool also(const char *text, tp_form_opts *f, char *why, size_t n)
+{
+    char buf[512], *words[32];
+    int count = 0;
+    snprintf(buf, sizeof buf, "%s", text);
+    for (char *w = strtok(buf, " "); w && count < 32; w = strtok(NULL, " ")) words[count++] = w;
+    *f = default_form;
+    for (int i = 0; i < count; i += 2) {
+        bool known;
+        if (i + 1 == count) return snprintf(why, n, "--also \"%s\": %s needs a value", text, words[i]), false;
+        bool ok = form_option(words[i], words[i + 1], f, &known, why, n);
+        if (!known) return snprintf(why, n, "--also \"%s\": %s is not a schedule's option", text, words[i]), false;
+        if (!ok) return false;
+    }
+    return true;
+}
 
 static int parse(int argc, char **argv, tp_opts *o)
 {
-    *o = (tp_opts){.modes = 3, .chunks = 8, .iters = 10, .in = CUTE_BF16, .library = true};
+    *o = (tp_opts){.modes = 3, .iters = 10, .in = CUTE_BF16, .form = {default_form}, .forms = 1};
     char why[256] = "";
     for (int i = 2; i < argc; i += 2) {
         const char *k = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
@@ -50,26 +110,18 @@ static int parse(int argc, char **argv, tp_opts *o)
         } else if (!strcmp(k, "--dtype")) {
             o->in = !strcmp(v, "bf16") ? CUTE_BF16 : !strcmp(v, "e4m3") ? CUTE_E4M3 : CUTE_VOID;
             if (!(ok = o->in != CUTE_VOID)) snprintf(why, sizeof why, "--dtype %s: bf16 or e4m3", v);
-        } else if (!strcmp(k, "--order")) {
-            o->fused = !strcmp(v, "fused"), o->flags = o->fused || !strcmp(v, "flags");
-            if (!(ok = o->flags || !strcmp(v, "events")))
-                snprintf(why, sizeof why, "--order %s: events, flags or fused", v);
-        } else if (!strcmp(k, "--c-major")) {
-            o->swap = !strcmp(v, "column");
-            if (!(ok = o->swap || !strcmp(v, "row"))) snprintf(why, sizeof why, "--c-major %s: row or column", v);
-        } else if (!strcmp(k, "--pieces")) {
-            o->library = !strcmp(v, "library");
-            if (!(ok = o->library || !strcmp(v, "plan"))) snprintf(why, sizeof why, "--pieces %s: plan or library", v);
-        } else if (!strcmp(k, "--chunks")) {
-            ok = cli_int(v, 2, TP_MAX_CHUNKS, &x, why, sizeof why), o->chunks = (int)x;
         } else if (!strcmp(k, "--gpus")) {
             ok = cli_int(v, 2, TP_MAX, &x, why, sizeof why), o->gpus = (int)x;
         } else if (!strcmp(k, "--iters")) {
             ok = cli_int(v, 1, 1000, &x, why, sizeof why), o->iters = (int)x;
+        } else if (!strcmp(k, "--also")) {
+            if (!(ok = o->forms < TP_FORMS)) snprintf(why, sizeof why, "--also: at most %d schedules", TP_FORMS);
+            else ok = also(v, &o->form[o->forms++], why, sizeof why);
         } else {
             bool known;
-            ok = cli_gemm_tiling_option(k, v, &o->tiling, &known, why, sizeof why);
+            ok = form_option(k, v, &o->form[0], &known, why, sizeof why);
             if (!known) snprintf(why, sizeof why, "unknown option %s", k);
+            ok = ok && known;
         }
         if (!ok) return fprintf(stderr, "cutec bench tp-gemm: %s\n", why), CLI_USAGE;
     }
@@ -121,7 +173,7 @@ static cute_status alloc(tp_rank *x, cute_buffer *b, int64_t elems, int es)
     return s;
 }
 
-/* rank r's runtime, libraries, streams, events and the mode's buffers */
+/* rank r's runtime, library, streams, events and the mode's buffers */
 static cute_status open_rank(tp_group *g, int r)
 {
     tp_rank *x = &g->r[r];
@@ -131,10 +183,6 @@ static cute_status open_rank(tp_group *g, int r)
     if (s != CUTE_OK) return s;
     x->cu = cute_cuda_backend_driver(cute_runtime_backend(x->rt));
     if (!(x->gemm = cute_gemm_lib_new(x->rt))) return snprintf(g->err, sizeof g->err, "no GEMM library"), CUTE_ERR_OOM;
-    static const cute_gemm_tiling none;
-    if (memcmp(&g->tiling, &none, sizeof none) && cute_runtime_target_arch(x->rt) == 90 &&
-        (!(x->tiled = cute_gemm_lib_new(x->rt)) || !cute_gemm_lib_tiling(x->tiled, &g->tiling)))
-        return snprintf(g->err, sizeof g->err, "no GEMM library in the pieces' tiling"), CUTE_ERR_OOM;
     if ((s = cute_cublas_open(x->cu, &x->blas, g->err, sizeof g->err)) != CUTE_OK) return s;
     s = cute_cuda_stream_new(x->cu, &x->s0);
     if (s == CUTE_OK) s = cute_cuda_stream_new(x->cu, &x->s1);
@@ -178,19 +226,19 @@ static void close_group(tp_group *g)
         if (x->s1) cute_cuda_stream_free(x->cu, x->s1);
         cute_cublas_close(x->blas);
         cute_gemm_lib_free(x->gemm);
-        cute_gemm_lib_free(x->tiled);
         cute_runtime_free(x->rt);
     }
 }
 
-static cute_status open_group(tp_group *g)
+/* every GPU, the peer buffers (flags where a schedule needs them), the communicator */
+static cute_status open_group(tp_group *g, bool flags)
 {
     cute_runtime *rts[TP_MAX];
     cute_status s = CUTE_OK;
     for (int r = 0; r < g->n && s == CUTE_OK; r++) s = open_rank(g, r), rts[r] = g->r[r].rt;
     size_t sym = (size_t)(g->mode == TP_ROW ? g->m * g->nn * 2 : g->m * g->k * g->es);
     if (s == CUTE_OK) s = cute_peer_alloc(g->n, rts, sym, &g->sym, g->err, sizeof g->err);
-    if (s == CUTE_OK && g->flags) s = cute_peer_alloc(g->n, rts, tp_flag_bytes(g), &g->flagbuf, g->err, sizeof g->err);
+    if (s == CUTE_OK && flags) s = cute_peer_alloc(g->n, rts, tp_flag_bytes(g), &g->flagbuf, g->err, sizeof g->err);
     /* the Hopper kernel on sm_90 for every dtype (AUTO takes it for 16-bit inputs only) */
     g->variant = cute_runtime_target_arch(g->r[0].rt) == 90 ? CUTE_GEMM_HOPPER : CUTE_GEMM_AUTO;
     if (s == CUTE_OK) s = cute_comm_open(g->n, rts, &g->comm, g->err, sizeof g->err);
@@ -342,12 +390,13 @@ static bool measure(tp_group *g, int iters, tp_times *t)
 
 /* the model fitted to this run (GEMM rate, copy bandwidth, slowdown under traffic), then
  * the same kernels on more GPUs and hosts */
-static void model(const tp_group *g, const tp_times *t)
+static tp_machine model(const tp_group *g, const tp_times *t)
 {
     tp_machine mc = {.gpus = g->n, .hosts = 1, .tflops = 2.0 * g->m * g->nn * g->k / g->n / (t->gemm * 1e9),
                      .link_gbs = (double)tp_push_bytes(g) / (t->push * 1e6), .link_us = 5, .net_gbs = 50,
                      .net_us = 15, .slowdown = 1};
     tp_prediction p = tp_predict(g->mode, g->m, g->nn, g->k, g->chunks, &mc);
+    if (g->mode == TP_ROW) p.overlapped_ms = tp_predict_rows(g->m, g->nn, g->k, g->chunks, g->rows, &mc);
     mc.slowdown = fmax(1.0, t->overlapped / p.overlapped_ms);
     printf("model fitted here: %.0f TFLOP/s a GPU, copies %.0f GB/s, GEMM %.3fx slower while overlapped; "
            "it predicts GEMM %.3f ms (measured %.3f), collective %.3f ms (NCCL measured %.3f)\n", mc.tflops,
@@ -358,6 +407,8 @@ static void model(const tp_group *g, const tp_times *t)
         mc.gpus = shapes[i][0], mc.hosts = shapes[i][1];
         tp_model_print(g->mode, g->m, g->nn, g->k, i == 0 ? g->chunks : 0, &mc);
     }
+    mc.gpus = g->n, mc.hosts = 1;
+    return mc;
 }
 
 static void report(const tp_group *g, const tp_times *t, double err)
@@ -383,23 +434,165 @@ static void report(const tp_group *g, const tp_times *t, double err)
            err >= 0 && err <= 2e-2 ? "ok" : "WRONG");
 }
 
+/* --- the schedules, timed in turns ------------------------------------------------------------- */
+
+/* a schedule of the bench: its options, what they resolve to in a mode (C's layout, the
+ * chunks, the pieces' tiling), and each rank's GEMM library in that tiling (NULL: none set,
+ * the kernels' own) */
+typedef struct tp_form {
+    tp_form_opts o;
+    bool swap;
+    int chunks;
+    int64_t rows[TP_MAX_CHUNKS];
+    cute_gemm_tiling tiling;
+    cute_gemm_lib *lib[TP_MAX];
+} tp_form;
+
+/* g's fields of form f's schedule (before the GPUs open, its libraries are none yet) */
+static void use_form(tp_group *g, const tp_form *f)
+{
+    bool row = g->mode == TP_ROW;
+    g->flags = f->o.flags, g->swap = f->swap;
+    g->fused = f->o.fused && row; /* (the column schedule has nothing to reduce: flags) */
+    g->chunks = f->chunks;
+    memcpy(g->rows, f->rows, sizeof g->rows);
+    g->tiling = f->tiling;
+    for (int r = 0; r < g->n; r++) g->r[r].tiled = f->lib[r];
+    g->tiled = f->lib[0] != NULL;
+}
+
+/* form f's chunks in g's row schedule (f->o's, else the halving ones where M has them in whole
+ * tiles, else 8 equal ones), checked; false with why */
+static bool form_chunks(const tp_group *g, tp_form *f, char *why, size_t n)
+{
+    int64_t unit = tp_tile_rows(&f->tiling, f->swap);
+    f->chunks = f->o.nrows ? f->o.nrows : f->o.chunks;
+    if (f->o.nrows) memcpy(f->rows, f->o.rows, sizeof f->rows);
+    else if (f->o.chunks || !tp_chunks_halving(g->m, unit, f->rows, &f->chunks))
+        f->chunks = f->chunks ? f->chunks : 8, tp_chunks_equal(g->m, f->chunks, f->rows);
+    if (f->o.nrows && g->fused) return snprintf(why, n, "--chunk-rows: the fused schedule has no chunks"), false;
+    if (f->o.nrows) return tp_chunks_check(f->rows, f->chunks, g->m, unit, why, n);
+    if (g->m % (g->n * f->chunks))
+        return snprintf(why, n, "M must divide into %d chunks of %d GPUs", f->chunks, g->n), false;
+    return true;
+}
+
+/* the problem of a mode, and every schedule's C layout, tiling and chunks (no GPU needed) */
+static bool plan_forms(const tp_opts *o, tp_mode mode, int gpus, tp_group *g, tp_form *forms, char *why, size_t n)
+{
+    memset(g, 0, sizeof *g);
+    g->mode = mode, g->n = gpus, g->in = o->in, g->es = cute_dtype_bytes(o->in);
+    g->m = o->m ? o->m : 8192, g->nn = o->n ? o->n : 8192, g->k = o->k ? o->k : mode == TP_ROW ? 16384 : 8192;
+    if (g->nn % g->n || g->k % g->n) return snprintf(why, n, "N and K must divide by the %d GPUs", g->n), false;
+    for (int i = 0; i < o->forms; i++) {
+        tp_form *f = &forms[i];
+        memset(f, 0, sizeof *f);
+        f->o = o->form[i];
+        /* C column-major where it measured best: the row schedule's events (bench/RESULTS.md tp40) */
+        f->swap = f->o.c_major ? f->o.c_major == 'c' : mode == TP_ROW && !f->o.flags;
+        f->chunks = 1;
+        use_form(g, f);
+        f->tiling = tp_pieces_tiling(g, f->o.library, &f->o.tiling);
+        if (mode == TP_ROW && !form_chunks(g, f, why, n)) return false;
+    }
+    return true;
+}
+
+/* each schedule's GEMM libraries in its tiling, on sm_90 */
+static cute_status form_libs(tp_group *g, tp_form *f)
+{
+    static const cute_gemm_tiling none;
+    if (!memcmp(&f->tiling, &none, sizeof none) || cute_runtime_target_arch(g->r[0].rt) != 90) return CUTE_OK;
+    for (int r = 0; r < g->n; r++)
+        if (!(f->lib[r] = cute_gemm_lib_new(g->r[r].rt)) || !cute_gemm_lib_tiling(f->lib[r], &f->tiling))
+            return snprintf(g->err, sizeof g->err, "no GEMM library in the pieces' tiling"), CUTE_ERR_OOM;
+    return CUTE_OK;
+}
+
+/* form f's words (g in its schedule: use_form): the order, C's layout, the chunks, the options */
+static void form_label(const tp_group *g, const tp_form *f, char *buf, size_t n)
+{
+    char chunks[128] = "", tiling[256] = "";
+    static const cute_gemm_tiling none;
+    if (g->mode == TP_ROW && !g->fused) tp_chunks_text(g->rows, g->chunks, chunks, sizeof chunks);
+    if (memcmp(&f->o.tiling, &none, sizeof none)) cute_gemm_tune_config_text(CUTE_GEMM_HOPPER, &f->tiling, tiling, sizeof tiling);
+    snprintf(buf, n, "%s, C %s-major%s%s%s%s%s", f->o.fused ? "fused" : f->o.flags ? "flags" : "events",
+             f->swap ? "column" : "row", chunks[0] ? ", chunks " : "", chunks, f->lib[0] ? "" : ", the kernels' own tiling",
+             tiling[0] ? ", " : "", tiling);
+}
+
+/* the median of a schedule's turns, and each turn's ms as text (in the order run) */
+static double median3(const double *t, char *text, size_t n)
+{
+    double s[TP_TURNS];
+    size_t at = (size_t)snprintf(text, n, "(turns:");
+    for (int k = 0; k < TP_TURNS; k++) {
+        s[k] = t[k];
+        if (at < n) at += (size_t)snprintf(text + at, n - at, " %.3f", t[k]);
+    }
+    if (at < n) snprintf(text + at, n - at, ")");
+    qsort(s, TP_TURNS, sizeof *s, cmp_double);
+    return s[TP_TURNS / 2];
+}
+
+/* TP_TURNS rounds, each cuBLAS + NCCL then every schedule whose C was right (errs), so that
+ * the card's clock and heat drift alike over all of them; the medians, each against the
+ * baseline's, each turn's ms, and the model's pipeline for each chunked schedule (mc: fitted
+ * to the first) */
+static bool turns(tp_group *g, tp_form *forms, const double *errs, int nf, int iters, const tp_machine *mc)
+{
+    double base[TP_TURNS], t[TP_FORMS][TP_TURNS];
+    for (int k = 0; k < TP_TURNS; k++) {
+        if ((base[k] = time_step(g, schedule, STEP_CUBLAS_NCCL, iters)) < 0) return false;
+        for (int f = 0; f < nf; f++) {
+            if (!(errs[f] <= 2e-2)) continue; /* (a wrong schedule is not timed) */
+            use_form(g, &forms[f]);
+            if ((t[f][k] = time_step(g, schedule, STEP_OVERLAPPED, iters)) < 0) return false;
+        }
+    }
+    char each[128];
+    double b = median3(base, each, sizeof each);
+    printf("in turns (%d rounds, each cuBLAS GEMM + NCCL then every schedule; medians, then each turn's ms):\n",
+           TP_TURNS);
+    printf("%-72s %9.3f %8s  %s\n", g->mode == TP_ROW ? "cuBLAS GEMM, then NCCL all-reduce" : "NCCL all-gather, then cuBLAS GEMM",
+           b, "1.000", each);
+    for (int f = 0; f < nf; f++) {
+        char label[512], pred[64] = "";
+        use_form(g, &forms[f]);
+        form_label(g, &forms[f], label, sizeof label);
+        if (!(errs[f] <= 2e-2)) {
+            printf("%s: WRONG: max |diff| / max |C| = %.2e against cuBLAS+NCCL's (not timed)\n", label, errs[f]);
+            continue;
+        }
+        if (g->mode == TP_ROW && !g->fused)
+            snprintf(pred, sizeof pred, "  (model %.3f)", tp_predict_rows(g->m, g->nn, g->k, g->chunks, g->rows, mc));
+        double ms = median3(t[f], each, sizeof each);
+        printf("%-72s %9.3f %8.3f  %s%s\n", label, ms, ms / b, each, pred);
+    }
+    return true;
+}
+
 static int run_mode(const tp_opts *o, tp_mode mode, int gpus)
 {
     static tp_group g;
-    memset(&g, 0, sizeof g);
-    g.mode = mode, g.n = gpus, g.chunks = mode == TP_ROW ? o->chunks : 1;
-    g.in = o->in, g.es = cute_dtype_bytes(o->in), g.flags = o->flags, g.swap = o->swap;
-    g.fused = o->fused && mode == TP_ROW; /* (the column schedule has nothing to reduce: flags) */
-    g.m = o->m ? o->m : 8192, g.nn = o->n ? o->n : 8192, g.k = o->k ? o->k : mode == TP_ROW ? 16384 : 8192;
-    if (g.m % (g.n * g.chunks) || g.nn % g.n || g.k % g.n) {
-        fprintf(stderr, "cutec bench tp-gemm: M must divide into %d chunks of %d GPUs, N and K by the GPUs\n",
-                g.chunks, g.n);
-        return CLI_USAGE;
+    static tp_form forms[TP_FORMS];
+    char why[256];
+    if (!plan_forms(o, mode, gpus, &g, forms, why, sizeof why))
+        return fprintf(stderr, "cutec bench tp-gemm: %s\n", why), CLI_USAGE;
+    bool flags = false;
+    for (int f = 0; f < o->forms; f++) flags = flags || forms[f].o.flags;
+    cute_status s = open_group(&g, flags);
+    for (int f = 0; f < o->forms && s == CUTE_OK; f++) s = form_libs(&g, &forms[f]);
+    double err = -1, errs[TP_FORMS];
+    bool wrong = false;
+    for (int f = 0; f < o->forms && s == CUTE_OK; f++) {
+        use_form(&g, &forms[f]); /* the first in the kernels' own tiling too (it is timed so) */
+        errs[f] = f == 0 ? verify(&g) : verify_once(&g);
+        if (errs[f] < 0) s = CUTE_ERR_INVALID; /* the GPU failed: nothing more to run */
+        wrong = wrong || !(errs[f] <= 2e-2);
     }
-    g.tiling = tp_pieces_tiling(&g, o->library, &o->tiling);
-    cute_status s = open_group(&g);
-    g.tiled = g.r[0].tiled != NULL;
-    double err = s == CUTE_OK ? verify(&g) : -1;
+    if (s == CUTE_OK) err = errs[0];
+    use_form(&g, &forms[0]);
     tp_times t;
     bool ok = s == CUTE_OK && err >= 0 && measure(&g, o->iters, &t);
     if (ok) {
@@ -414,20 +607,29 @@ static int run_mode(const tp_opts *o, tp_mode mode, int gpus)
                o->iters);
         printf("%-44s %9s %8s\n", "schedule", "ms", "vs cuBLAS+NCCL");
         report(&g, &t, err);
-        model(&g, &t);
-    } else {
-        fprintf(stderr, "cutec bench tp-gemm %s: %s\n", mode == TP_ROW ? "row" : "column", g.err[0] ? g.err : "failed");
+        tp_machine mc = model(&g, &t);
+        if (o->forms > 1) ok = turns(&g, forms, errs, o->forms, o->iters, &mc);
     }
+    if (!ok) fprintf(stderr, "cutec bench tp-gemm %s: %s\n", mode == TP_ROW ? "row" : "column", g.err[0] ? g.err : "failed");
+    for (int f = 0; f < o->forms; f++)
+        for (int r = 0; r < g.n; r++) cute_gemm_lib_free(forms[f].lib[r]), forms[f].lib[r] = NULL;
     close_group(&g);
-    return ok && err <= 2e-2 ? CLI_OK : CLI_FAIL;
+    return ok && !wrong ? CLI_OK : CLI_FAIL;
 }
 
 int cmd_bench_tp(int argc, char **argv)
 {
     tp_opts o;
     int rc = parse(argc, argv, &o);
-    if (rc || cli_parse_only()) return rc;
+    if (rc) return rc;
+    static tp_group g; /* every schedule checked before any GPU is opened */
+    static tp_form forms[TP_FORMS];
     char err[512] = "";
+    for (int mode = 0; mode < 2; mode++)
+        if ((o.modes & (1 << mode)) && !plan_forms(&o, (tp_mode)mode, mode == TP_ROW ? 2 : o.gpus ? o.gpus : 2, &g, forms,
+                                                   err, sizeof err))
+            return fprintf(stderr, "cutec bench tp-gemm: %s\n", err), CLI_USAGE;
+    if (cli_parse_only()) return CLI_OK;
     cute_cuda *cu = NULL;
     char clock[128] = "";
     int have = cute_cuda_open(NULL, &cu, err, sizeof err) == CUTE_OK ? cute_cuda_device_count(cu) : 0;

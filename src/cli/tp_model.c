@@ -31,6 +31,18 @@ static double arrival_ms(int i, double shard, const tp_machine *mc)
     return (L - 1) * xfer_ms(shard, mc->link_gbs, mc->link_us) + (i - L + 1) * xfer_ms(shard, mc->net_gbs, mc->net_us);
 }
 
+double tp_predict_rows(int64_t m, int64_t n, int64_t k, int chunks, const int64_t *rows, const tp_machine *mc)
+{
+    /* equal chunks of GEMM t and collective c give t + (J-1) max(t, c) + c */
+    double gemm = 2.0 * (double)m * (double)n * (double)k / mc->gpus / (mc->tflops * 1e9) * mc->slowdown;
+    double ended = 0, reduced = 0;
+    for (int j = 0; j < chunks; j++) {
+        ended += gemm * (double)rows[j] / (double)m;
+        reduced = fmax(reduced, ended) + all_reduce_ms((double)rows[j] * n * 2, mc);
+    }
+    return reduced;
+}
+
 tp_prediction tp_predict(tp_mode mode, int64_t m, int64_t n, int64_t k, int chunks, const tp_machine *mc)
 {
     tp_prediction p;
@@ -43,8 +55,10 @@ tp_prediction tp_predict(tp_mode mode, int64_t m, int64_t n, int64_t k, int chun
         p.comm_ms = all_reduce_ms((double)m * n * 2, mc);
         p.overlapped_ms = INFINITY;
         for (int J = chunks ? chunks : 2; J <= (chunks ? chunks : 64); J *= 2) {
-            double c = all_reduce_ms((double)m * n * 2 / J, mc), t = t_slow / J;
-            double o = t + (J - 1) * fmax(t, c) + c;
+            int64_t rows[TP_MAX_CHUNKS];
+            if (J > TP_MAX_CHUNKS) break;
+            for (int j = 0; j < J; j++) rows[j] = m / J; /* (the model's rows need not be whole) */
+            double o = tp_predict_rows(m, n, k, J, rows, mc);
             if (o < p.overlapped_ms) p.overlapped_ms = o, p.chunks = J;
         }
     } else { /* the own shard first, then each as it lands */
@@ -70,6 +84,8 @@ typedef struct model_opts {
     tp_machine mc;
     int64_t m, n, k;
     int chunks;
+    int64_t rows[TP_MAX_CHUNKS]; /* --chunk-rows: the row schedule in these chunks too */
+    int nrows;
 } model_opts;
 
 static bool number(const char *v, double lo, double *out, char *why, size_t n)
@@ -83,17 +99,18 @@ static bool number(const char *v, double lo, double *out, char *why, size_t n)
 static int parse(int argc, char **argv, model_opts *o)
 {
     *o = (model_opts){{.gpus = 8, .hosts = 1, .tflops = 700, .link_gbs = 370, .link_us = 5, .net_gbs = 50,
-                       .net_us = 15, .slowdown = 1.05}, 8192, 8192, 0, 0};
+                       .net_us = 15, .slowdown = 1.05}, 8192, 8192, 0, 0, {0}, 0};
     char why[256] = "";
     for (int i = 2; i < argc; i += 2) {
         const char *k = argv[i], *v = i + 1 < argc ? argv[i + 1] : "";
         int64_t x = 0;
         bool ok;
         if (!strcmp(k, "--gpus") || !strcmp(k, "--hosts") || !strcmp(k, "--chunks"))
-            ok = cli_int(v, 1, 4096, &x, why, sizeof why),
+            ok = cli_int(v, 1, k[2] == 'c' ? TP_MAX_CHUNKS : 4096, &x, why, sizeof why),
             *(k[2] == 'g' ? &o->mc.gpus : k[2] == 'h' ? &o->mc.hosts : &o->chunks) = (int)x;
         else if (!strcmp(k, "--m") || !strcmp(k, "--n") || !strcmp(k, "--k"))
             ok = cli_int(v, 1, 1 << 20, &x, why, sizeof why), *(k[2] == 'm' ? &o->m : k[2] == 'n' ? &o->n : &o->k) = x;
+        else if (!strcmp(k, "--chunk-rows")) ok = tp_chunks_parse(v, o->rows, &o->nrows, why, sizeof why);
         else if (!strcmp(k, "--tflops")) ok = number(v, 1e-3, &o->mc.tflops, why, sizeof why);
         else if (!strcmp(k, "--link-gbs")) ok = number(v, 1e-3, &o->mc.link_gbs, why, sizeof why);
         else if (!strcmp(k, "--link-us")) ok = number(v, 0, &o->mc.link_us, why, sizeof why);
@@ -106,6 +123,8 @@ static int parse(int argc, char **argv, model_opts *o)
     if (o->mc.gpus % o->mc.hosts || o->m % o->mc.gpus || o->n % o->mc.gpus || (o->k && o->k % o->mc.gpus))
         return fprintf(stderr, "cutec model tp-gemm: %d GPUs must spread evenly over %d hosts and divide "
                        "M, N and K\n", o->mc.gpus, o->mc.hosts), CLI_USAGE;
+    if (o->nrows && !tp_chunks_check(o->rows, o->nrows, o->m, 1, why, sizeof why))
+        return fprintf(stderr, "cutec model tp-gemm: --chunk-rows: %s\n", why), CLI_USAGE;
     return CLI_OK;
 }
 
@@ -124,7 +143,7 @@ void tp_model_header(void)
 }
 
 static const char model_usage[] =
-    "usage: cutec model tp-gemm [--gpus 8] [--hosts 1] [--m 8192] [--n 8192] [--k K] [--chunks J]\n"
+    "usage: cutec model tp-gemm [--gpus 8] [--hosts 1] [--m 8192] [--n 8192] [--k K] [--chunks J] [--chunk-rows R,...]\n"
     "         [--tflops 700] [--link-gbs 370] [--link-us 5] [--net-gbs 50] [--net-us 15] [--slowdown 1.05]\n"
     "       tensor-parallel GEMM (row: K split, C all-reduced; column: A gathered) on GPUs and hosts,\n"
     "       GEMM then collective against the overlapped schedules of `cutec bench tp-gemm` (docs/peer.md)\n";
@@ -144,5 +163,11 @@ int cmd_model(int argc, char **argv)
     tp_model_header();
     for (int mode = 0; mode < 2; mode++)
         tp_model_print((tp_mode)mode, o.m, o.n, o.k ? o.k : mode == TP_ROW ? 16384 : 8192, o.chunks, &o.mc);
+    if (o.nrows) {
+        char text[256];
+        tp_chunks_text(o.rows, o.nrows, text, sizeof text);
+        printf("row parallel in chunks of %s rows: overlapped %.3f ms\n", text,
+               tp_predict_rows(o.m, o.n, o.k ? o.k : 16384, o.nrows, o.rows, &o.mc));
+    }
     return CLI_OK;
 }

@@ -163,10 +163,10 @@ typedef struct row_piece {
 
 static row_piece row_piece_of(const tp_group *g, int r, int j)
 {
-    int64_t mc = g->m / g->chunks, kr = g->k / g->n;
-    size_t arow = (size_t)(j * mc * kr * g->es);
+    int64_t mc = g->rows[j], at = tp_chunk_start(g->rows, j), kr = g->k / g->n;
+    size_t arow = (size_t)(at * kr * g->es);
     return (row_piece){operand(g, &g->r[r].a, arow, mc, kr), operand(g, &g->r[r].b, 0, g->nn, kr), mc,
-                       (size_t)(j * mc * g->nn * 2), (size_t)(mc * g->nn * 2), cute_peer_buffer(g->sym, r),
+                       (size_t)(at * g->nn * 2), (size_t)(mc * g->nn * 2), cute_peer_buffer(g->sym, r),
                        cute_peer_buffer(g->sym, 1 - r)};
 }
 
@@ -193,11 +193,19 @@ static size_t piece_flags(const tp_group *g, int pieces, int j)
     return (size_t)j * (size_t)(((mc + 63) / 64) * ((g->nn + 63) / 64)) * 4;
 }
 
-static size_t chunk_flags(const tp_group *g, int j) { return piece_flags(g, g->chunks, j); }
+/* the flags of row chunk j: one per 64 x 64 block of its C, after the chunks before it */
+static size_t chunk_flags(const tp_group *g, int j)
+{
+    size_t blocks = 0;
+    for (int i = 0; i < j; i++) blocks += (size_t)((g->rows[i] + 63) / 64);
+    return blocks * (size_t)((g->nn + 63) / 64) * 4;
+}
 
 size_t tp_flag_bytes(const tp_group *g)
 {
-    return g->mode == TP_ROW ? chunk_flags(g, g->chunks) : (size_t)g->n * 4;
+    /* any chunking: a chunk's partial 64-row block costs one more row of flags at most */
+    return g->mode == TP_ROW ? (size_t)((g->m + 63) / 64 + TP_MAX_CHUNKS) * (size_t)((g->nn + 63) / 64) * 4
+                             : (size_t)g->n * 4;
 }
 
 /* The same with flags, no events between the GPUs: the other's chunk is written straight
@@ -401,5 +409,5 @@ cute_status tp_part(tp_group *g, tp_part_kind k)
 
 size_t tp_push_bytes(const tp_group *g)
 {
-    return g->mode == TP_ROW ? (size_t)(g->m / g->chunks * g->nn * 2) : (size_t)(g->m / g->n * g->k * g->es);
+    return g->mode == TP_ROW ? (size_t)(g->rows[0] * g->nn * 2) : (size_t)(g->m / g->n * g->k * g->es);
 }

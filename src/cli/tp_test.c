@@ -1,6 +1,7 @@
 /* The tensor-parallel GEMM's host side, without GPUs: the row schedule's order (every chunk
  * once a rank, each owned chunk's partial pushed by the other rank at least one GEMM step
- * before the owner needs it) and the scale model against hand-computed cases. */
+ * before the owner needs it), the chunks of C (`--chunk-rows`), the scale model against
+ * hand-computed cases and the pieces' tiling. */
 #include <math.h>
 #include <string.h>
 
@@ -56,6 +57,54 @@ static void model(void)
           "the best chunking");
 }
 
+/* the chunks of C: `--chunk-rows` text, its checks, where each chunk starts, and the model's
+ * pipeline of unequal chunks against a hand-computed case */
+static void chunks(void)
+{
+    int64_t rows[TP_MAX_CHUNKS];
+    int n = 0;
+    char why[256], text[128];
+    CHECK(tp_chunks_parse("2048x2,1024x2,512x4", rows, &n, why, sizeof why) && n == 8 && rows[1] == 2048 &&
+              rows[2] == 1024 && rows[7] == 512, "halving: %d chunks", n);
+    CHECK(tp_chunk_start(rows, 5) == 2 * 2048 + 2 * 1024 + 512, "chunk 5 starts at %lld", (long long)tp_chunk_start(rows, 5));
+    tp_chunks_text(rows, n, text, sizeof text);
+    CHECK(!strcmp(text, "2048x2,1024x2,512x4"), "as text: %s", text);
+    CHECK(tp_chunks_check(rows, n, 8192, 256, why, sizeof why), "8192 rows in 256-row tiles: %s", why);
+    CHECK(!tp_chunks_check(rows, n, 8192, 1024, why, sizeof why) && strstr(why, "chunk 4's 512 rows"), "1024-row tiles: %s", why);
+    CHECK(!tp_chunks_check(rows, n, 16384, 256, why, sizeof why) && strstr(why, "8192 rows, C 16384"), "M 16384: %s", why);
+    /* the default: halving toward the end where M / 16 is whole tiles */
+    int64_t h[TP_MAX_CHUNKS];
+    int hn = 0;
+    CHECK(tp_chunks_halving(8192, 256, h, &hn) && hn == 8, "halving 8192: %d chunks", hn);
+    tp_chunks_text(h, hn, text, sizeof text);
+    CHECK(!strcmp(text, "2048x2,1024x2,512x4"), "halving 8192: %s", text);
+    CHECK(tp_chunks_check(h, hn, 8192, 256, why, sizeof why), "halving 8192: %s", why);
+    CHECK(!tp_chunks_halving(8192, 1024, h, &hn) && !tp_chunks_halving(1000, 1, h, &hn), "halving where it is not whole");
+    const char *bad[] = {"", "1024x3", "1024,", "0x2", "1024x", "1024y2", "1x65", "99999999999999999999x2"};
+    for (int i = 0; i < 8; i++)
+        CHECK(!tp_chunks_parse(bad[i], rows, &n, why, sizeof why) && strstr(why, "--chunk-rows"), "\"%s\" taken", bad[i]);
+    /* the Hopper plan's 128 x 256 tile: 128 rows of C, 256 where the GEMMs run as C^T = B A^T;
+     * a 2x1 cluster doubles the rows along M */
+    cute_gemm_tiling t = {.cluster_m = 2, .cluster_n = 1};
+    CHECK(tp_tile_rows(&t, false) == 256 && tp_tile_rows(&t, true) == 256, "2x1: %lld / %lld",
+          (long long)tp_tile_rows(&t, false), (long long)tp_tile_rows(&t, true));
+    t = (cute_gemm_tiling){.bm = 192, .bn = 192, .cluster_n = 2};
+    CHECK(tp_tile_rows(&t, false) == 192 && tp_tile_rows(&t, true) == 384, "192 x 192 1x2");
+    /* 2 GPUs, M = N = 1000, K = 2000 at 1 TFLOP/s: 2 ms of GEMM a GPU; chunks of 500, 300, 100
+     * and 100 rows: GEMMs of 1, 0.6, 0.2, 0.2 ms; a chunk's all-reduce is its bytes (rows x
+     * 1000 x 2) at 100 GB/s plus 2 x 1 us (each GPU sends half, twice) */
+    tp_machine mc = {.gpus = 2, .hosts = 1, .tflops = 1, .link_gbs = 100, .link_us = 1, .net_gbs = 10, .slowdown = 1};
+    int64_t r4[4] = {500, 300, 100, 100};
+    double c[4], g[4] = {1, 0.6, 0.2, 0.2}, ended = 0, reduced = 0;
+    for (int j = 0; j < 4; j++) c[j] = r4[j] * 1000 * 2 / 100e6 + 2e-3;
+    for (int j = 0; j < 4; j++) ended += g[j], reduced = fmax(reduced, ended) + c[j];
+    double o = tp_predict_rows(1000, 1000, 2000, 4, r4, &mc);
+    CHECK(fabs(o - reduced) < 1e-9 && fabs(o - (2.0 + c[3])) < 1e-9, "unequal chunks %g, want %g", o, reduced);
+    int64_t eq[4] = {250, 250, 250, 250};
+    double t4 = 0.5, c4 = 250 * 1000 * 2 / 100e6 + 2e-3;
+    CHECK(fabs(tp_predict_rows(1000, 1000, 2000, 4, eq, &mc) - (t4 + 3 * fmax(t4, c4) + c4)) < 1e-9, "equal chunks");
+}
+
 /* the overlapped GEMMs' tiling: the library's pick for the whole local GEMM (8192^3 bf16 a
  * rank: 2x1 clusters, the whole tile's store), the fused schedule's without the cluster, fp8
  * (no row in the library's table) none, the given options on top, and none without library */
@@ -95,6 +144,7 @@ int main(void)
     int js[] = {2, 4, 6, 8, 16, 64};
     for (int i = 0; i < 6; i++) row_order(js[i]);
     model();
+    chunks();
     pieces();
     return CHECK_DONE("tp_test");
 }
