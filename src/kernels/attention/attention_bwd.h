@@ -84,6 +84,10 @@ typedef struct attn_hop_bwd_plan {
                      * FlashAttention 3's default) */
     cute_tiled_copy post_s2g; /* the last kernel's dQ tile, shared memory to dQ in rows, 16
                                * bytes a thread (hopper_bwd_dq.c's store_rows) */
+    bool pdl;       /* CUTEC_ATTN_BWD_PDL=1 (deterministic forms): each kernel after pre
+                     * launched as a programmatic dependent launch, so that it starts under
+                     * the last wave of the one before (hopper_bwd.c's pdl_enter, bwd_pre.c,
+                     * hopper_bwd_dq.c's post_wait_kernel) */
     cute_tiled_mma dq_mma;
     cute_composed smem_ds;
     cute_tma_atom tma_dq_store, tma_dq_add;
@@ -188,8 +192,9 @@ void attn_hbdq_counts(cute_ctx *c, const attn_hop_bwd_plan *hp, const attn_hbdq_
                       attn_hbdq_tile_of *tile_of, const void *job);
 
 /* the launches of the host function (bwd_pre.c, bwd_dq.c, bwd_dkdv.c), from its arguments */
-/* (counts: the fused dQ's counts of its sums back to zero too) */
-void attn_bwd_pre_launch(cute_ctx *c, const attn_plan *p, const cute_arg *arg, bool counts);
+/* (counts: the fused dQ's counts of its sums back to zero too; let: the next kernel, a
+ * programmatic dependent launch, let in as each block starts) */
+void attn_bwd_pre_launch(cute_ctx *c, const attn_plan *p, const cute_arg *arg, bool counts, bool let);
 void attn_bwd_dq_launch(cute_ctx *c, const attn_plan *p, const cute_arg *arg);
 void attn_bwd_dkdv_launch(cute_ctx *c, const attn_plan *p, const cute_arg *arg);
 

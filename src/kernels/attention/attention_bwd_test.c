@@ -357,6 +357,11 @@ static void on_gpu(void)
     setenv("CUTEC_ATTN_BWD_FORM", "fused-atomic", 1);
     ATTN_TEST_ON("cuda", "the attention backward (hopper, dQ fused, added in any order)", fused);
     unsetenv("CUTEC_ATTN_BWD_FORM");
+    /* the default forms (fused where not causal, two where causal) as dependent launches,
+     * the last kernel under the dK/dV kernel's last wave: on a GPU only they overlap */
+    setenv("CUTEC_ATTN_BWD_PDL", "1", 1);
+    ATTN_TEST_ON("cuda", "the attention backward (hopper, dependent launches)", fused);
+    unsetenv("CUTEC_ATTN_BWD_PDL");
     wanted = CUTE_ATTENTION_SM80;
     ATTN_TEST_ON("cuda", "the attention backward", moderate);
 }
@@ -403,7 +408,11 @@ int main(void)
     ATTN_TEST_ON("interp", "the attention backward", small);
     wanted = CUTE_ATTENTION_HOPPER;
     ATTN_TEST_ON("interp", "the attention backward (hopper)", hopper_small);
-    ATTN_TEST_ON("interp", "the attention backward (hopper)", hopper_d128);
+    /* (the d128 defaults, fused and two, as dependent launches: CUTEC_ATTN_BWD_PDL; the
+     * default launches at d128 by hopper_small's cases and fused's below) */
+    setenv("CUTEC_ATTN_BWD_PDL", "1", 1);
+    ATTN_TEST_ON("interp", "the attention backward (hopper, dependent launches)", hopper_d128);
+    unsetenv("CUTEC_ATTN_BWD_PDL");
     ATTN_TEST_ON("interp", "the attention backward (hopper)", hopper_d96);
     /* head dim 128 with dQ fused (CUTEC_ATTN_BWD_FORM=fused, read as the library compiles):
      * the hopper_d128 cases (three key tiles adding to each query tile in turn, the first
