@@ -362,6 +362,9 @@ static void on_gpu(void)
     setenv("CUTEC_ATTN_BWD_PDL", "1", 1);
     ATTN_TEST_ON("cuda", "the attention backward (hopper, dependent launches)", fused);
     unsetenv("CUTEC_ATTN_BWD_PDL");
+    setenv("CUTEC_ATTN_BWD_WGU", "1", 1); /* (the warpgroup index uniform) */
+    ATTN_TEST_ON("cuda", "the attention backward (hopper, uniform warpgroup)", fused);
+    unsetenv("CUTEC_ATTN_BWD_WGU");
     wanted = CUTE_ATTENTION_SM80;
     ATTN_TEST_ON("cuda", "the attention backward", moderate);
 }
@@ -408,10 +411,12 @@ int main(void)
     ATTN_TEST_ON("interp", "the attention backward", small);
     wanted = CUTE_ATTENTION_HOPPER;
     ATTN_TEST_ON("interp", "the attention backward (hopper)", hopper_small);
-    /* (the d128 defaults, fused and two, as dependent launches: CUTEC_ATTN_BWD_PDL; the
-     * default launches at d128 by hopper_small's cases and fused's below) */
+    /* (the d128 defaults, fused and two, as dependent launches, their warpgroup index
+     * uniform: CUTEC_ATTN_BWD_PDL, CUTEC_ATTN_BWD_WGU; the plain forms at d128 by
+     * hopper_small's cases and fused's below) */
     setenv("CUTEC_ATTN_BWD_PDL", "1", 1);
-    ATTN_TEST_ON("interp", "the attention backward (hopper, dependent launches)", hopper_d128);
+    setenv("CUTEC_ATTN_BWD_WGU", "1", 1);
+    ATTN_TEST_ON("interp", "the attention backward (hopper, dependent launches, uniform warpgroup)", hopper_d128);
     unsetenv("CUTEC_ATTN_BWD_PDL");
     ATTN_TEST_ON("interp", "the attention backward (hopper)", hopper_d96);
     /* head dim 128 with dQ fused (CUTEC_ATTN_BWD_FORM=fused, read as the library compiles):
@@ -423,8 +428,11 @@ int main(void)
         {1, 333, 270, 2, 1, 128, true, false, CUTE_BF16, 0},
     };
     setenv("CUTEC_ATTN_BWD_FORM", "fused", 1);
+    unsetenv("CUTEC_ATTN_BWD_WGU");
     ATTN_TEST_ON("interp", "the attention backward (hopper, dQ fused)", hopper_d128);
-    ATTN_TEST_ON("interp", "the attention backward (hopper, dQ fused)", fused_more);
+    setenv("CUTEC_ATTN_BWD_WGU", "1", 1); /* (and its warpgroup index uniform) */
+    ATTN_TEST_ON("interp", "the attention backward (hopper, dQ fused, uniform warpgroup)", fused_more);
+    unsetenv("CUTEC_ATTN_BWD_WGU");
     /* and added in no set order into zeroed sums (fused-atomic): three key tiles adding;
      * query tiles no key tile meets (zero, from the zeroing alone) */
     static const bwd_case fused_atomic[] = {
