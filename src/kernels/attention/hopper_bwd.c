@@ -638,8 +638,9 @@ static void produce(cute_ctx *c, void *arg, cute_int tid)
 /* With wg_uniform (CUTEC_ATTN_BWD_WGU=1; the plans' atoms then build their descriptors a
  * stage) the consumer's index rebuilt as its warpgroup read from lane 0, shifted, or'd with
  * its place in the warpgroup, all unsigned, as the forward's consume does: ptxas then holds
- * the partitions' tid / 128 uniform, and the descriptors of the tiles each warpgroup offsets
- * by it (K, V, dS^T: the wgmmas' A) on the uniform datapath */
+ * the partitions' tid / 128 uniform and more of the descriptors' arithmetic on the uniform
+ * datapath (a fused step's SASS 816 -> 744 instructions; K's descriptors, offset by the
+ * warpgroup, stay in vector registers: docs/attention.md) */
 static void consume(cute_ctx *c, void *arg, cute_int tid)
 {
     const hb_roles *r = arg;
