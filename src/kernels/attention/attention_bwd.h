@@ -88,9 +88,6 @@ typedef struct attn_hop_bwd_plan {
                      * launched as a programmatic dependent launch, so that it starts under
                      * the last wave of the one before (hopper_bwd.c's pdl_enter, bwd_pre.c,
                      * hopper_bwd_dq.c's post_wait_kernel) */
-    bool wg_uniform; /* CUTEC_ATTN_BWD_WGU=1: the consumers' warpgroup index read from lane 0
-                      * and the wgmma descriptors built once a stage (hopper_bwd.c's consume;
-                      * the forward's CUTEC_ATTN_FWD_WGU) */
     cute_tiled_mma dq_mma;
     cute_composed smem_ds;
     cute_tma_atom tma_dq_store, tma_dq_add;

@@ -635,22 +635,9 @@ static void produce(cute_ctx *c, void *arg, cute_int tid)
     producer(c, r->p, r->j, r->m, r->x);
 }
 
-/* With wg_uniform (CUTEC_ATTN_BWD_WGU=1; the plans' atoms then build their descriptors a
- * stage) the consumer's index rebuilt as its warpgroup read from lane 0, shifted, or'd with
- * its place in the warpgroup, all unsigned, as the forward's consume does: ptxas then holds
- * the partitions' tid / 128 uniform and more of the descriptors' arithmetic on the uniform
- * datapath (a fused step's SASS 816 -> 744 instructions; K's descriptors, offset by the
- * warpgroup, stay in vector registers: docs/attention.md) */
 static void consume(cute_ctx *c, void *arg, cute_int tid)
 {
     const hb_roles *r = arg;
-    if (r->j->hp->wg_uniform) {
-        cute_val t = cute_int_value(c, tid, CUTE_U32), shift = cute_val_int(c, CUTE_U32, 7);
-        cute_val wg = cute_val_shfl(c, cute_val_binop(c, CUTE_OP_SHR, t, shift), cute_val_int(c, CUTE_I32, 0),
-                                    CUTE_SHFL_IDX);
-        cute_val in_wg = cute_val_binop(c, CUTE_OP_AND, t, cute_val_int(c, CUTE_U32, WARPGROUP - 1));
-        tid = cute_int_from_val(c, cute_val_binop(c, CUTE_OP_OR, cute_val_binop(c, CUTE_OP_SHL, wg, shift), in_wg), 0);
-    }
     pdl_enter(c, r->j);
     consumer(c, r->p, r->j, r->m, r->mt, tid, r->scale_log2, r->scale);
 }
