@@ -88,6 +88,9 @@ typedef struct attn_hop_bwd_plan {
                      * launched as a programmatic dependent launch, so that it starts under
                      * the last wave of the one before (hopper_bwd.c's pdl_enter, bwd_pre.c,
                      * hopper_bwd_dq.c's post_wait_kernel) */
+    bool uniform_wg; /* CUTEC_ATTN_BWD_DESC=uniform: the shared operands' partitions by the
+                      * warpgroup read from lane 0 (attn_bwd_uniform_tid), the atoms'
+                      * descriptors built once a stage (=stage: those alone) */
     cute_tiled_mma dq_mma;
     cute_composed smem_ds;
     cute_tma_atom tma_dq_store, tma_dq_add;
@@ -190,6 +193,13 @@ void attn_hbdq_turns(cute_ctx *c, const attn_hop_bwd_plan *hp, const attn_hbdq_w
  * handed over its adds complete, so that the release's fence is not on the writer's path. */
 void attn_hbdq_counts(cute_ctx *c, const attn_hop_bwd_plan *hp, const attn_hbdq_writer *w, cute_int steps,
                       attn_hbdq_tile_of *tile_of, const void *job);
+
+/* CUTEC_ATTN_BWD_DESC=uniform (hopper_bwd.c): a consumer's index tid rebuilt from its
+ * warpgroup read from lane 0, shifted, or'd with its place in the warpgroup, all unsigned,
+ * for the partitions of the wgmma operands in shared memory that each warpgroup offsets (its
+ * rows of K and V, its columns of K^T): ptxas then builds their descriptors on the uniform
+ * datapath, where from tid it built them in vector registers, two R2UR a wgmma */
+cute_int attn_bwd_uniform_tid(cute_ctx *c, cute_int tid);
 
 /* the launches of the host function (bwd_pre.c, bwd_dq.c, bwd_dkdv.c), from its arguments */
 /* (counts: the fused dQ's counts of its sums back to zero too; let: the next kernel, a
