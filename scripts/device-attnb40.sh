@@ -7,30 +7,30 @@
 #        is complete, on the SMs the dK/dV kernel's last wave (4 blocks of 4,096 on 132 SMs)
 #        leaves idle, instead of after it.  Predicted +1.5-2% at 8x16x4096 (post_kernel's
 #        ~105 us and the launch gaps under the ~170 us tail), +0.5% at 2x16x16384.
-#   uni  CUTEC_ATTN_BWD_DESC=uniform: the backward's wgmma descriptors built once a stage, the
-#        shared operands each warpgroup offsets (K, V; K^T in dQ's) partitioned by the
-#        warpgroup read from lane 0, so that ptxas builds their descriptors on the uniform
-#        datapath: SASS a fused step 816 -> 639 instructions, R2UR 49 -> 1 (stage alone 690).
+#   lean CUTEC_ATTN_BWD_LEAN=1: fewer instructions a step: the wgmma descriptors built once a
+#        stage, the shared operands each warpgroup offsets (K, V; K^T in dQ's) partitioned by
+#        the warpgroup read from lane 0 (their descriptors on the uniform datapath), the fused
+#        dQ's dS^T by stmatrix: SASS a fused step 816 -> 623 instructions, R2UR 49 -> 1.
 #        Predicted +1-2%.
 # Steps, each skipped (saying so) once it would pass BUDGET_S (default 60 s on one H200, after
 # the lead's `make all tests`):
 #   1. both forms on the GPU against float64 FIRST (`cutec run attention --bwd`, one process
 #      not causal (fused), one causal (the two kernels): odd S, GQA, 17 key tiles a block);
 #   2. d128 8x16x4096 not causal, `cutec run attention --bwd --iters 20` (checked against
-#      float64 on 2,560 rows, then the median of 20 calls): the default, pdl, uni, the
-#      default, then uni, pdl (the budget cuts the last; a process ~10 s).
+#      float64 on 2,560 rows, then the median of 20 calls): the default, pdl, lean, the
+#      default, then lean, pdl (the budget cuts the last; a process ~10 s).
 #   Not run (past the budget): 2x16x16384, causal timings, SDPA (the final pass's bench).
 # Decides, a form at a time (its runs against every default run; 0 wrong in every run):
 #   ahead of every default run, by 0.3% or more on the mean -> "make default" (the flips:
-#     the 0 in bwd_compile.c's kernel_env_choice("CUTEC_ATTN_BWD_PDL", "0|1", 0); uni: the 0 in
-#     its kernel_env_choice("CUTEC_ATTN_BWD_DESC", "each|stage|uniform", 0), made 2);
+#     the 0 in bwd_compile.c's kernel_env_choice("CUTEC_ATTN_BWD_PDL", "0|1", 0), and in
+#     its kernel_env_choice("CUTEC_ATTN_BWD_LEAN", "0|1", 0));
 #   behind on the mean and 0.5% ahead of no default run -> "delete"; otherwise "keep opt-in".
 # Logs under $OUT (default build/device-out); the summary at the end.
 . scripts/device-common.sh
 command -v nvidia-smi >/dev/null 2>&1 || {
     echo "== device-attnb40: skipped: no GPU here"
     echo "decides: keep opt-in CUTEC_ATTN_BWD_PDL=1 (no GPU)"
-    echo "decides: keep opt-in CUTEC_ATTN_BWD_DESC=uniform (no GPU)"
+    echo "decides: keep opt-in CUTEC_ATTN_BWD_LEAN=1 (no GPU)"
     exit 0
 }
 log="$out/attnb40.log"
@@ -41,7 +41,7 @@ check="--variant hopper --headdim 128 --iters 1 --batch 4 --heads 16 --kv-heads 
 form_env() {
     case $1 in
     pdl) echo CUTEC_ATTN_BWD_PDL=1 ;;
-    uni) echo CUTEC_ATTN_BWD_DESC=uniform ;;
+    lean) echo CUTEC_ATTN_BWD_LEAN=1 ;;
     *) echo CUTEC_ATTN_BWD_PDL=0 ;;
     esac
 }
@@ -56,18 +56,18 @@ one() {
 tops() { sed -n 's/.*verified against float64 (0 wrong.*, \([0-9.]*\) TFLOP\/s.*/\1/p' "$out/$1.txt" 2>/dev/null | head -n 1; }
 {
     device_gpu_head "$(date -u +%F) $(git log --oneline -1 2>/dev/null | cut -c1-100)"
-    echo "== 1. pdl and uni on the GPU against float64, not causal (fused) and causal (two kernels)"
+    echo "== 1. pdl and lean on the GPU against float64, not causal (fused) and causal (two kernels)"
     # shellcheck disable=SC2086
     {
-        device_step 12 env CUTEC_ATTN_BWD_PDL=1 CUTEC_ATTN_BWD_DESC=uniform build/cutec run attention --bwd $check
-        device_step 12 env CUTEC_ATTN_BWD_PDL=1 CUTEC_ATTN_BWD_DESC=uniform build/cutec run attention --bwd $check --causal
+        device_step 12 env CUTEC_ATTN_BWD_PDL=1 CUTEC_ATTN_BWD_LEAN=1 build/cutec run attention --bwd $check
+        device_step 12 env CUTEC_ATTN_BWD_PDL=1 CUTEC_ATTN_BWD_LEAN=1 build/cutec run attention --bwd $check --causal
     } | tee "$out/check.txt"
-    echo "== 2. d128 8x16x4096 not causal: the default, pdl, uni, the default, uni, pdl"
+    echo "== 2. d128 8x16x4096 not causal: the default, pdl, lean, the default, lean, pdl"
     one d1 c
     one pdl1 pdl
-    one uni1 uni
+    one lean1 lean
     one d2 c
-    one uni2 uni
+    one lean2 lean
     one pdl2 pdl
     device_stamp "done; clocks after"
     nvidia-smi --query-gpu=clocks.sm,clocks.mem,power.draw,temperature.gpu --format=csv 2>&1
@@ -106,4 +106,4 @@ decide() {
     fi
 }
 decide pdl CUTEC_ATTN_BWD_PDL=1
-decide uni CUTEC_ATTN_BWD_DESC=uniform
+decide lean CUTEC_ATTN_BWD_LEAN=1

@@ -362,9 +362,9 @@ static void on_gpu(void)
     setenv("CUTEC_ATTN_BWD_PDL", "1", 1);
     ATTN_TEST_ON("cuda", "the attention backward (hopper, dependent launches)", fused);
     unsetenv("CUTEC_ATTN_BWD_PDL");
-    setenv("CUTEC_ATTN_BWD_DESC", "uniform", 1); /* (the descriptors uniform, built once a stage) */
-    ATTN_TEST_ON("cuda", "the attention backward (hopper, uniform descriptors)", fused);
-    unsetenv("CUTEC_ATTN_BWD_DESC");
+    setenv("CUTEC_ATTN_BWD_LEAN", "1", 1); /* (the lean step) */
+    ATTN_TEST_ON("cuda", "the attention backward (hopper, lean steps)", fused);
+    unsetenv("CUTEC_ATTN_BWD_LEAN");
     wanted = CUTE_ATTENTION_SM80;
     ATTN_TEST_ON("cuda", "the attention backward", moderate);
 }
@@ -411,12 +411,12 @@ int main(void)
     ATTN_TEST_ON("interp", "the attention backward", small);
     wanted = CUTE_ATTENTION_HOPPER;
     ATTN_TEST_ON("interp", "the attention backward (hopper)", hopper_small);
-    /* (the d128 defaults, fused and two, as dependent launches, their wgmma descriptors
-     * uniform: CUTEC_ATTN_BWD_PDL, CUTEC_ATTN_BWD_DESC; the plain forms at d128 by
-     * hopper_small's cases and fused's below) */
+    /* (the d128 defaults, fused and two, as dependent launches with lean steps:
+     * CUTEC_ATTN_BWD_PDL, CUTEC_ATTN_BWD_LEAN; the plain forms at d128 by hopper_small's
+     * cases and fused's below) */
     setenv("CUTEC_ATTN_BWD_PDL", "1", 1);
-    setenv("CUTEC_ATTN_BWD_DESC", "uniform", 1);
-    ATTN_TEST_ON("interp", "the attention backward (hopper, dependent launches, uniform descriptors)", hopper_d128);
+    setenv("CUTEC_ATTN_BWD_LEAN", "1", 1);
+    ATTN_TEST_ON("interp", "the attention backward (hopper, dependent launches, lean steps)", hopper_d128);
     unsetenv("CUTEC_ATTN_BWD_PDL");
     ATTN_TEST_ON("interp", "the attention backward (hopper)", hopper_d96);
     /* head dim 128 with dQ fused (CUTEC_ATTN_BWD_FORM=fused, read as the library compiles):
@@ -428,11 +428,11 @@ int main(void)
         {1, 333, 270, 2, 1, 128, true, false, CUTE_BF16, 0},
     };
     setenv("CUTEC_ATTN_BWD_FORM", "fused", 1);
-    unsetenv("CUTEC_ATTN_BWD_DESC");
+    unsetenv("CUTEC_ATTN_BWD_LEAN");
     ATTN_TEST_ON("interp", "the attention backward (hopper, dQ fused)", hopper_d128);
-    setenv("CUTEC_ATTN_BWD_DESC", "stage", 1); /* (and its descriptors built once a stage) */
-    ATTN_TEST_ON("interp", "the attention backward (hopper, dQ fused, stage descriptors)", fused_more);
-    unsetenv("CUTEC_ATTN_BWD_DESC");
+    setenv("CUTEC_ATTN_BWD_LEAN", "1", 1); /* (and its steps lean) */
+    ATTN_TEST_ON("interp", "the attention backward (hopper, dQ fused, lean steps)", fused_more);
+    unsetenv("CUTEC_ATTN_BWD_LEAN");
     /* and added in no set order into zeroed sums (fused-atomic): three key tiles adding;
      * query tiles no key tile meets (zero, from the zeroing alone) */
     static const bwd_case fused_atomic[] = {

@@ -41,15 +41,14 @@ static bool make_plan(cute_alg *a, cute_runtime *rt, const cute_attention_config
     int form = kernel_env_choice(a, "CUTEC_ATTN_BWD_FORM", ATTN_BWD_FORMS, attn_bwd_form_default(cfg->causal));
     /* (fused-atomic: post_kernel has no counts to wait on; not taken) */
     hp->pdl = kernel_env_choice(a, "CUTEC_ATTN_BWD_PDL", "0|1", 0) == 1 && form != ATTN_BWD_FORM_ATOMIC;
-    /* (each: the atoms' descriptors for each wgmma; CUTEC_WGMMA_DESC, when set, decides that
+    /* (0: the atoms' descriptors for each wgmma; CUTEC_WGMMA_DESC, when set, decides that
      * part for every atom) */
-    int desc = kernel_env_choice(a, "CUTEC_ATTN_BWD_DESC", "each|stage|uniform", 0);
-    hp->uniform_wg = desc == 2;
+    hp->lean = kernel_env_choice(a, "CUTEC_ATTN_BWD_LEAN", "0|1", 0) == 1;
     if (a->failed) return false;
     if (attn_bwd_fuses(form, cfg->head_dim) && !attn_hbdq_plan(a, hp)) return false;
     hp->dq_atomic = hp->fused_dq && form == ATTN_BWD_FORM_ATOMIC;
     cute_tiled_mma *mmas[5] = {&hp->dq.mma, &hp->dq.pv, &hp->kv.mma, &hp->kv.pv, &hp->dq_mma};
-    for (int i = 0; i < (hp->fused_dq ? 5 : 4); i++) mmas[i]->atom.desc_stage = desc != 0;
+    for (int i = 0; i < (hp->fused_dq ? 5 : 4); i++) mmas[i]->atom.desc_stage = hp->lean;
     return true;
 }
 
@@ -68,9 +67,9 @@ const cute_fn *cute_attention_bwd_compile(cute_runtime *rt, const cute_attention
     make_specs(cfg, specs);
     char name[80];
     const char *dq = !hopper || !plan->fused_dq ? "" : plan->dq_atomic ? "_dqatomic" : "_dqfused";
-    const char *desc = !hopper || !plan->kv.mma.atom.desc_stage ? "" : plan->uniform_wg ? "_uniform" : "_stage";
     snprintf(name, sizeof name, "attention_bwd%s_%s_d%d%s%s%s%s", hopper ? "_hopper" : "", cute_dtype_name(cfg->dtype),
-             cfg->head_dim, cfg->causal ? "_causal" : "", dq, hopper && plan->pdl ? "_pdl" : "", desc);
+             cfg->head_dim, cfg->causal ? "_causal" : "", dq, hopper && plan->pdl ? "_pdl" : "",
+             hopper && plan->lean ? "_lean" : "");
     /* (the SM80 host reads the user pointer as an attn_plan: hp->pre, the struct's first member) */
     const cute_fn *f = cute_compile(rt, name, hopper ? attn_hop_bwd_host : bwd_host, plan, ATTN_BWD_NARGS, specs, err, n);
     free(plan); /* only needed while tracing */
