@@ -88,7 +88,7 @@ typedef struct attn_hop_bwd_plan {
                      * launched as a programmatic dependent launch, so that it starts under
                      * the last wave of the one before (hopper_bwd.c's pdl_enter, bwd_pre.c,
                      * hopper_bwd_dq.c's post_wait_kernel) */
-    bool lean;      /* CUTEC_ATTN_BWD_LEAN=1: a step's instructions cut: the atoms'
+    bool lean;      /* (the default; CUTEC_ATTN_BWD_LEAN=0 not) a step's instructions cut: the atoms'
                      * descriptors built once a stage, the shared operands each warpgroup
                      * offsets partitioned by the warpgroup read from lane 0
                      * (attn_bwd_uniform_tid), and the fused dQ's dS^T written by stmatrix */

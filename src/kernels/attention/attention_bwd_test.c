@@ -362,8 +362,8 @@ static void on_gpu(void)
     setenv("CUTEC_ATTN_BWD_PDL", "1", 1);
     ATTN_TEST_ON("cuda", "the attention backward (hopper, dependent launches)", fused);
     unsetenv("CUTEC_ATTN_BWD_PDL");
-    setenv("CUTEC_ATTN_BWD_LEAN", "1", 1); /* (the lean step) */
-    ATTN_TEST_ON("cuda", "the attention backward (hopper, lean steps)", fused);
+    setenv("CUTEC_ATTN_BWD_LEAN", "0", 1); /* (the steps before the lean ones) */
+    ATTN_TEST_ON("cuda", "the attention backward (hopper, steps not lean)", fused);
     unsetenv("CUTEC_ATTN_BWD_LEAN");
     wanted = CUTE_ATTENTION_SM80;
     ATTN_TEST_ON("cuda", "the attention backward", moderate);
@@ -411,12 +411,10 @@ int main(void)
     ATTN_TEST_ON("interp", "the attention backward", small);
     wanted = CUTE_ATTENTION_HOPPER;
     ATTN_TEST_ON("interp", "the attention backward (hopper)", hopper_small);
-    /* (the d128 defaults, fused and two, as dependent launches with lean steps:
-     * CUTEC_ATTN_BWD_PDL, CUTEC_ATTN_BWD_LEAN; the plain forms at d128 by hopper_small's
-     * cases and fused's below) */
+    /* (the d128 defaults, fused and two, as dependent launches: CUTEC_ATTN_BWD_PDL; the
+     * plain launches at d128 by hopper_small's cases and fused's below) */
     setenv("CUTEC_ATTN_BWD_PDL", "1", 1);
-    setenv("CUTEC_ATTN_BWD_LEAN", "1", 1);
-    ATTN_TEST_ON("interp", "the attention backward (hopper, dependent launches, lean steps)", hopper_d128);
+    ATTN_TEST_ON("interp", "the attention backward (hopper, dependent launches)", hopper_d128);
     unsetenv("CUTEC_ATTN_BWD_PDL");
     ATTN_TEST_ON("interp", "the attention backward (hopper)", hopper_d96);
     /* head dim 128 with dQ fused (CUTEC_ATTN_BWD_FORM=fused, read as the library compiles):
@@ -428,10 +426,9 @@ int main(void)
         {1, 333, 270, 2, 1, 128, true, false, CUTE_BF16, 0},
     };
     setenv("CUTEC_ATTN_BWD_FORM", "fused", 1);
-    unsetenv("CUTEC_ATTN_BWD_LEAN");
     ATTN_TEST_ON("interp", "the attention backward (hopper, dQ fused)", hopper_d128);
-    setenv("CUTEC_ATTN_BWD_LEAN", "1", 1); /* (and its steps lean) */
-    ATTN_TEST_ON("interp", "the attention backward (hopper, dQ fused, lean steps)", fused_more);
+    setenv("CUTEC_ATTN_BWD_LEAN", "0", 1); /* (and its steps as before the lean ones) */
+    ATTN_TEST_ON("interp", "the attention backward (hopper, dQ fused, steps not lean)", fused_more);
     unsetenv("CUTEC_ATTN_BWD_LEAN");
     /* and added in no set order into zeroed sums (fused-atomic): three key tiles adding;
      * query tiles no key tile meets (zero, from the zeroing alone) */

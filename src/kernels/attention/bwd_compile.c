@@ -41,9 +41,13 @@ static bool make_plan(cute_alg *a, cute_runtime *rt, const cute_attention_config
     int form = kernel_env_choice(a, "CUTEC_ATTN_BWD_FORM", ATTN_BWD_FORMS, attn_bwd_form_default(cfg->causal));
     /* (fused-atomic: post_kernel has no counts to wait on; not taken) */
     hp->pdl = kernel_env_choice(a, "CUTEC_ATTN_BWD_PDL", "0|1", 0) == 1 && form != ATTN_BWD_FORM_ATOMIC;
-    /* (0: the atoms' descriptors for each wgmma; CUTEC_WGMMA_DESC, when set, decides that
-     * part for every atom) */
-    hp->lean = kernel_env_choice(a, "CUTEC_ATTN_BWD_LEAN", "0|1", 0) == 1;
+    /* the lean steps, the default since session 40's mid pass (H200, 8x16x4096 not causal:
+     * 500.9 TFLOP/s against the default's 497.2, one process each; bench/RESULTS.md,
+     * attnb40); CUTEC_ATTN_BWD_LEAN=0 the steps before, until scripts/device-attnb40.sh's
+     * final pass decides (0: the atoms' descriptors for each wgmma; CUTEC_WGMMA_DESC, when
+     * set, decides that part for every atom).  Head dims 96 and up only: at 64 (its
+     * overlapped steps) causal's dK/dV kernel spills 32 bytes with them */
+    hp->lean = kernel_env_choice(a, "CUTEC_ATTN_BWD_LEAN", "0|1", 1) == 1 && cfg->head_dim >= 96;
     if (a->failed) return false;
     if (attn_bwd_fuses(form, cfg->head_dim) && !attn_hbdq_plan(a, hp)) return false;
     hp->dq_atomic = hp->fused_dq && form == ATTN_BWD_FORM_ATOMIC;
@@ -69,7 +73,7 @@ const cute_fn *cute_attention_bwd_compile(cute_runtime *rt, const cute_attention
     const char *dq = !hopper || !plan->fused_dq ? "" : plan->dq_atomic ? "_dqatomic" : "_dqfused";
     snprintf(name, sizeof name, "attention_bwd%s_%s_d%d%s%s%s%s", hopper ? "_hopper" : "", cute_dtype_name(cfg->dtype),
              cfg->head_dim, cfg->causal ? "_causal" : "", dq, hopper && plan->pdl ? "_pdl" : "",
-             hopper && plan->lean ? "_lean" : "");
+             hopper && !plan->lean ? "_nolean" : "");
     /* (the SM80 host reads the user pointer as an attn_plan: hp->pre, the struct's first member) */
     const cute_fn *f = cute_compile(rt, name, hopper ? attn_hop_bwd_host : bwd_host, plan, ATTN_BWD_NARGS, specs, err, n);
     free(plan); /* only needed while tracing */
