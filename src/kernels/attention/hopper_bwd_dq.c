@@ -441,7 +441,8 @@ static cute_int contributions(cute_ctx *c, const attn_hop_bwd_plan *hp, cute_int
 
 /* PDL (attn_hop_bwd_plan.pdl): post_kernel launched under the fused dK/dV kernel's last wave,
  * each block going on once its own chunk is complete, not once the whole grid is (a
- * griddepcontrol.wait).  One thread waits until the chunk's count reaches the number of key
+ * griddepcontrol.wait, which only the last KV head's query heads take).  One thread waits
+ * until the chunk's count reaches the number of key
  * tiles that add to it (each released once its add is complete: attn_hbdq_counts), then
  * copies the chunk into shared memory by one bulk copy: in the async proxy the adds were made
  * in, after the acquire, as the next block in turn reads it (await_turn); and not by the
@@ -462,8 +463,14 @@ static void post_wait_kernel(cute_ctx *c, cute_tensor mAcc, cute_tensor mSem, cu
     cute_pipeline pipe = cute_pipeline_tma_async_create(c, &al, 1, CONSUMERS, bytes);
     cute_int n = contributions(c, hp, mK.layout.shape.leaf[1], yt);
     cute_pipeline_state fill = cute_make_pipeline_state(c, CUTE_PIPELINE_PRODUCER, 1);
+    /* the query heads of the last KV head, whose chunks the dK/dV grid completes last, wait
+     * for its end (griddepcontrol.wait, no polling), so that no block spins on their counts
+     * beside the last blocks' turns at them */
+    const cute_int *ek = mK.layout.shape.leaf, *eq = mdQ.layout.shape.leaf; /* (B, S, heads, D) */
+    cute_val last = cute_int_lt(c, cute_sub(a, eq[2], cute_div(a, eq[2], ek[2])), cute_add(a, h, cute_i(1)));
     CUTE_IF(c, cute_int_eq(c, tid, cute_i(0))) {
-        cute_grid_flag_wait(c, CUTE_SLICE(c, mSem, b, h, CUTE_ALL), yt, n);
+        CUTE_IF(c, last) { cute_griddepcontrol_wait(c); }
+        CUTE_ELSE(c) { cute_grid_flag_wait(c, CUTE_SLICE(c, mSem, b, h, CUTE_ALL), yt, n); }
         cute_fence_proxy_async(c); /* (the acquire, then the copy's reads in the async proxy) */
         cute_pipeline_producer_acquire(c, &pipe, &fill, (cute_val){0});
         cute_tensor chunk = CUTE_SLICE(c, mAcc, CUTE_ALL, CUTE_ALL, yt, h, b);
