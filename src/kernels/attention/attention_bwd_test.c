@@ -357,6 +357,14 @@ static void on_gpu(void)
     setenv("CUTEC_ATTN_BWD_FORM", "fused-atomic", 1);
     ATTN_TEST_ON("cuda", "the attention backward (hopper, dQ fused, added in any order)", fused);
     unsetenv("CUTEC_ATTN_BWD_FORM");
+    /* the default forms (fused where not causal, two where causal) as dependent launches,
+     * the last kernel under the dK/dV kernel's last wave: on a GPU only they overlap */
+    setenv("CUTEC_ATTN_BWD_PDL", "1", 1);
+    ATTN_TEST_ON("cuda", "the attention backward (hopper, dependent launches)", fused);
+    unsetenv("CUTEC_ATTN_BWD_PDL");
+    setenv("CUTEC_ATTN_BWD_LEAN", "0", 1); /* (the steps before the lean ones) */
+    ATTN_TEST_ON("cuda", "the attention backward (hopper, steps not lean)", fused);
+    unsetenv("CUTEC_ATTN_BWD_LEAN");
     wanted = CUTE_ATTENTION_SM80;
     ATTN_TEST_ON("cuda", "the attention backward", moderate);
 }
@@ -403,7 +411,11 @@ int main(void)
     ATTN_TEST_ON("interp", "the attention backward", small);
     wanted = CUTE_ATTENTION_HOPPER;
     ATTN_TEST_ON("interp", "the attention backward (hopper)", hopper_small);
-    ATTN_TEST_ON("interp", "the attention backward (hopper)", hopper_d128);
+    /* (the d128 defaults, fused and two, as dependent launches: CUTEC_ATTN_BWD_PDL; the
+     * plain launches at d128 by hopper_small's cases and fused's below) */
+    setenv("CUTEC_ATTN_BWD_PDL", "1", 1);
+    ATTN_TEST_ON("interp", "the attention backward (hopper, dependent launches)", hopper_d128);
+    unsetenv("CUTEC_ATTN_BWD_PDL");
     ATTN_TEST_ON("interp", "the attention backward (hopper)", hopper_d96);
     /* head dim 128 with dQ fused (CUTEC_ATTN_BWD_FORM=fused, read as the library compiles):
      * the hopper_d128 cases (three key tiles adding to each query tile in turn, the first
@@ -415,7 +427,9 @@ int main(void)
     };
     setenv("CUTEC_ATTN_BWD_FORM", "fused", 1);
     ATTN_TEST_ON("interp", "the attention backward (hopper, dQ fused)", hopper_d128);
-    ATTN_TEST_ON("interp", "the attention backward (hopper, dQ fused)", fused_more);
+    setenv("CUTEC_ATTN_BWD_LEAN", "0", 1); /* (and its steps as before the lean ones) */
+    ATTN_TEST_ON("interp", "the attention backward (hopper, dQ fused, steps not lean)", fused_more);
+    unsetenv("CUTEC_ATTN_BWD_LEAN");
     /* and added in no set order into zeroed sums (fused-atomic): three key tiles adding;
      * query tiles no key tile meets (zero, from the zeroing alone) */
     static const bwd_case fused_atomic[] = {

@@ -10,7 +10,7 @@
 static void bwd_host(cute_ctx *c, const cute_arg *arg)
 {
     const attn_plan *p = cute_ctx_user(c);
-    attn_bwd_pre_launch(c, p, arg, false);
+    attn_bwd_pre_launch(c, p, arg, false, false);
     attn_bwd_dq_launch(c, p, arg);
     attn_bwd_dkdv_launch(c, p, arg);
 }
@@ -39,10 +39,20 @@ static bool make_plan(cute_alg *a, cute_runtime *rt, const cute_attention_config
     /* (head dim 64: K^T in 32-column halves is no GMMA layout; 96: not built; their two
      * kernels stay) */
     int form = kernel_env_choice(a, "CUTEC_ATTN_BWD_FORM", ATTN_BWD_FORMS, attn_bwd_form_default(cfg->causal));
+    /* (fused-atomic: post_kernel has no counts to wait on; not taken) */
+    hp->pdl = kernel_env_choice(a, "CUTEC_ATTN_BWD_PDL", "0|1", 0) == 1 && form != ATTN_BWD_FORM_ATOMIC;
+    /* the lean steps, the default since session 40's mid pass (H200, 8x16x4096 not causal:
+     * 500.9 TFLOP/s against the default's 497.2, one process each; bench/RESULTS.md,
+     * attnb40); CUTEC_ATTN_BWD_LEAN=0 the steps before, until scripts/device-attnb40.sh's
+     * final pass decides (0: the atoms' descriptors for each wgmma; CUTEC_WGMMA_DESC, when
+     * set, decides that part for every atom).  Head dims 96 and up only: at 64 (its
+     * overlapped steps) causal's dK/dV kernel spills 32 bytes with them */
+    hp->lean = kernel_env_choice(a, "CUTEC_ATTN_BWD_LEAN", "0|1", 1) == 1 && cfg->head_dim >= 96;
     if (a->failed) return false;
-    if (!attn_bwd_fuses(form, cfg->head_dim)) return true;
-    if (!attn_hbdq_plan(a, hp)) return false;
-    hp->dq_atomic = form == ATTN_BWD_FORM_ATOMIC;
+    if (attn_bwd_fuses(form, cfg->head_dim) && !attn_hbdq_plan(a, hp)) return false;
+    hp->dq_atomic = hp->fused_dq && form == ATTN_BWD_FORM_ATOMIC;
+    cute_tiled_mma *mmas[5] = {&hp->dq.mma, &hp->dq.pv, &hp->kv.mma, &hp->kv.pv, &hp->dq_mma};
+    for (int i = 0; i < (hp->fused_dq ? 5 : 4); i++) mmas[i]->atom.desc_stage = hp->lean;
     return true;
 }
 
@@ -61,8 +71,9 @@ const cute_fn *cute_attention_bwd_compile(cute_runtime *rt, const cute_attention
     make_specs(cfg, specs);
     char name[80];
     const char *dq = !hopper || !plan->fused_dq ? "" : plan->dq_atomic ? "_dqatomic" : "_dqfused";
-    snprintf(name, sizeof name, "attention_bwd%s_%s_d%d%s%s", hopper ? "_hopper" : "", cute_dtype_name(cfg->dtype),
-             cfg->head_dim, cfg->causal ? "_causal" : "", dq);
+    snprintf(name, sizeof name, "attention_bwd%s_%s_d%d%s%s%s%s", hopper ? "_hopper" : "", cute_dtype_name(cfg->dtype),
+             cfg->head_dim, cfg->causal ? "_causal" : "", dq, hopper && plan->pdl ? "_pdl" : "",
+             hopper && !plan->lean ? "_nolean" : "");
     /* (the SM80 host reads the user pointer as an attn_plan: hp->pre, the struct's first member) */
     const cute_fn *f = cute_compile(rt, name, hopper ? attn_hop_bwd_host : bwd_host, plan, ATTN_BWD_NARGS, specs, err, n);
     free(plan); /* only needed while tracing */

@@ -7,6 +7,7 @@
 #include "cutec/notation.h"
 #include "cutec/peer.h"
 #include "cutec/reduce.h"
+#include "cutec/sync.h"
 #include "kernels/attention/attention_bwd.h"
 
 /* D's tile of block (blk, h, b); sem: with the fused dQ's turns (hopper_bwd_dq.c), the
@@ -58,15 +59,33 @@ static void pre_counts_kernel(cute_ctx *c, cute_tensor mO, cute_tensor mdO, cute
     pre_body(c, mO, mdO, mD, &mSem);
 }
 
-void attn_bwd_pre_launch(cute_ctx *c, const attn_plan *p, const cute_arg *arg, bool counts)
+/* the two with PDL (the Hopper kernels' attn_hop_bwd_plan.pdl): the next kernel let in as
+ * each block starts (it waits for this grid's end before it reads D or the counts) */
+static void pre_let_kernel(cute_ctx *c, cute_tensor mO, cute_tensor mdO, cute_tensor mD)
+{
+    cute_griddepcontrol_launch_dependents(c);
+    pre_body(c, mO, mdO, mD, NULL);
+}
+
+static void pre_counts_let_kernel(cute_ctx *c, cute_tensor mO, cute_tensor mdO, cute_tensor mD, cute_tensor mSem)
+{
+    cute_griddepcontrol_launch_dependents(c);
+    pre_body(c, mO, mdO, mD, &mSem);
+}
+
+void attn_bwd_pre_launch(cute_ctx *c, const attn_plan *p, const cute_arg *arg, bool counts, bool let)
 {
     cute_alg *a = cute_ctx_alg(c);
     const cute_int *e = arg[ATTN_BWD_O].tensor.layout.shape.leaf; /* (B, Sq, H, D) */
     cute_launch_cfg cfg = {.grid = {cute_ceil_div(a, e[1], cute_i(p->threads / 4)), e[2], e[0]},
                            .block = {cute_i(p->threads)}};
-    if (counts)
-        CUTE_LAUNCH(c, pre_counts_kernel, cfg, arg[ATTN_BWD_O].tensor, arg[ATTN_BWD_DO].tensor, arg[ATTN_BWD_D].tensor,
-                    arg[ATTN_BWD_SEM].tensor);
+    cute_tensor o = arg[ATTN_BWD_O].tensor, d_o = arg[ATTN_BWD_DO].tensor, d = arg[ATTN_BWD_D].tensor;
+    if (counts && let)
+        CUTE_LAUNCH(c, pre_counts_let_kernel, cfg, o, d_o, d, arg[ATTN_BWD_SEM].tensor);
+    else if (counts)
+        CUTE_LAUNCH(c, pre_counts_kernel, cfg, o, d_o, d, arg[ATTN_BWD_SEM].tensor);
+    else if (let)
+        CUTE_LAUNCH(c, pre_let_kernel, cfg, o, d_o, d);
     else
-        CUTE_LAUNCH(c, pre_kernel, cfg, arg[ATTN_BWD_O].tensor, arg[ATTN_BWD_DO].tensor, arg[ATTN_BWD_D].tensor);
+        CUTE_LAUNCH(c, pre_kernel, cfg, o, d_o, d);
 }

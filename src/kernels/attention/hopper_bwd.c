@@ -59,6 +59,7 @@ typedef struct hb_job {
     cute_val any;            /* whether any X row meets any Y row (else the one step is empty) */
     int line_bar[2];         /* staged_lines: warpgroup w's named barrier (its 128 threads) */
     attn_hbdq_bars dq_bar;   /* fused dQ's */
+    bool pdl_mid;            /* PDL, the kernel after pre that a dependent follows: pdl_enter */
 } hb_job;
 
 /* The kernel's named barriers (kernels/warp_roles.h): the ping-pong ring's (attn_hop_ring_*,
@@ -88,6 +89,7 @@ static hb_job job_of(cute_ctx *c, const attn_hop_bwd_plan *hp, const attn_plan *
     hb_job j = {.kv = kv, .fused = kv && hp->fused_dq, .hp = hp, .b = cute_block_idx(c, 2), .xh = cute_block_idx(c, 1)};
     cute_int bx = cute_block_idx(c, 0);
     j.dq_split = !kv && wide(p);
+    j.pdl_mid = hp->pdl && (j.fused || !kv);
     if (j.fused) /* the grid (B, key tiles, KV heads): launch's */
         j.b = cute_block_idx(c, 0), bx = cute_block_idx(c, 1), j.xh = cute_block_idx(c, 2);
     const cute_int *ex = m[X1].layout.shape.leaf, *ey = m[Y1].layout.shape.leaf; /* (B, S, heads, D) */
@@ -238,13 +240,22 @@ static void lines_of_thread(cute_ctx *c, const attn_plan *p, const hb_smem *m, c
     f->sd = cute_partition_C(c, f->ss, cute_tensor_compose(c, CUTE_SLICE(c, copy, CUTE_ALL, 1), &bt));
 }
 
+cute_int attn_bwd_uniform_tid(cute_ctx *c, cute_int tid)
+{
+    cute_val t = cute_int_value(c, tid, CUTE_U32), shift = cute_val_int(c, CUTE_U32, 7);
+    cute_val wg = cute_val_shfl(c, cute_val_binop(c, CUTE_OP_SHR, t, shift), cute_val_int(c, CUTE_I32, 0), CUTE_SHFL_IDX);
+    cute_val in_wg = cute_val_binop(c, CUTE_OP_AND, t, cute_val_int(c, CUTE_U32, WARPGROUP - 1));
+    return cute_int_from_val(c, cute_val_binop(c, CUTE_OP_OR, cute_val_binop(c, CUTE_OP_SHL, wg, shift), in_wg), 0);
+}
+
 static hb_frag fragments(cute_ctx *c, const attn_plan *p, const hb_job *j, const hb_smem *m, cute_int tid)
 {
     cute_alg *a = cute_ctx_alg(c);
     hb_frag f = {0};
     if (j->fused) f.q = attn_hbdq_consumer(c, j->hp, &m->dq, m->x1, tid, &j->dq_bar);
     f.ss = cute_tiled_mma_slice(&p->mma, tid), f.rs = cute_tiled_mma_slice(&p->pv, tid);
-    f.sx1 = cute_partition_A(c, f.ss, m->x1), f.sx2 = cute_partition_A(c, f.ss, m->x2);
+    cute_thr_mma xs = j->hp->lean ? cute_tiled_mma_slice(&p->mma, attn_bwd_uniform_tid(c, tid)) : f.ss;
+    f.sx1 = cute_partition_A(c, xs, m->x1), f.sx2 = cute_partition_A(c, xs, m->x2);
     f.sy1 = cute_partition_B(c, f.ss, m->y1), f.sy2 = cute_partition_B(c, f.ss, m->y2);
     f.sy1t = cute_partition_B(c, f.rs, m->y1t), f.sy2t = cute_partition_B(c, f.rs, m->y2t);
     long long bm = p->bm, bn = p->bn, d = p->d;
@@ -613,6 +624,19 @@ typedef struct hb_roles {
     attn_hbdq_writer w; /* fused dQ */
 } hb_roles;
 
+/* PDL (attn_hop_bwd_plan.pdl), pre's dependent, the fused dK/dV kernel or the dQ kernel
+ * (pdl_mid): every role but the producer waits for pre's end (D, and the counts it zeroes)
+ * here; the producer's loads read nothing pre writes, so the first stages fill under pre's
+ * last wave.  Then this kernel lets its own dependent in: post_wait_kernel, or the dK/dV
+ * kernel of the two kernels, which reads D without a wait of its own: every block of this
+ * grid has seen pre's end before that grid may start. */
+static void pdl_enter(cute_ctx *c, const hb_job *j)
+{
+    if (!j->pdl_mid) return;
+    cute_griddepcontrol_wait(c);
+    cute_griddepcontrol_launch_dependents(c);
+}
+
 static void produce(cute_ctx *c, void *arg, cute_int tid)
 {
     const hb_roles *r = arg;
@@ -623,6 +647,7 @@ static void produce(cute_ctx *c, void *arg, cute_int tid)
 static void consume(cute_ctx *c, void *arg, cute_int tid)
 {
     const hb_roles *r = arg;
+    pdl_enter(c, r->j);
     consumer(c, r->p, r->j, r->m, r->mt, tid, r->scale_log2, r->scale);
 }
 
@@ -648,6 +673,9 @@ static void roles(cute_ctx *c, hb_roles *r)
          * interpreter keeps no such pool) */
         cute_setmaxregister_decrease(c, REGS_WRITER);
         cute_int warp = cute_warp_idx(c);
+        if (r->j->pdl_mid) {
+            CUTE_IF(c, cute_int_lt(c, cute_i(0), warp)) { pdl_enter(c, r->j); }
+        }
         CUTE_IF(c, cute_int_eq(c, warp, cute_i(0))) {
             CUTE_IF(c, cute_elect_one(c)) produce(c, r, tid);
         }
@@ -726,7 +754,8 @@ static void launch(cute_ctx *c, attn_hop_bwd_plan *hp, attn_plan *p, const cute_
     for (int i = 0; i < 4; i++) at[i] = attn_hop_box_atom(c, p, arg[x[i]].tensor, i < 2 ? p->bm : p->bn);
     p->tma_q = at[0], p->tma_k = at[2]; /* (X2's and Y2's boxes are X1's and Y1's) */
     const cute_int *e = arg[x[0]].tensor.layout.shape.leaf; /* (B, S, heads, D) */
-    cute_launch_cfg cfg = {.grid = {cute_ceil_div(a, e[1], cute_i(p->bm)), e[2], e[0]}, .block = {cute_i(p->threads)}};
+    cute_launch_cfg cfg = {.grid = {cute_ceil_div(a, e[1], cute_i(p->bm)), e[2], e[0]}, .block = {cute_i(p->threads)},
+                           .pdl = hp->pdl}; /* (after pre, or the dQ kernel: pdl_enter) */
     const cute_arg *A = arg;
     if (kv && hp->fused_dq) {
         /* the batch entries' blocks interleave in launch order, so that a head's consecutive
@@ -752,7 +781,7 @@ static void launch(cute_ctx *c, attn_hop_bwd_plan *hp, attn_plan *p, const cute_
 void attn_hop_bwd_host(cute_ctx *c, const cute_arg *arg)
 {
     attn_hop_bwd_plan *hp = cute_ctx_user(c); /* the atoms join the plans: the kernels read them */
-    attn_bwd_pre_launch(c, &hp->pre, arg, hp->fused_dq && !hp->dq_atomic);
+    attn_bwd_pre_launch(c, &hp->pre, arg, hp->fused_dq && !hp->dq_atomic, hp->pdl);
     if (!hp->fused_dq) launch(c, hp, &hp->dq, arg, (const int[4]){ATTN_BWD_Q, ATTN_BWD_DO, ATTN_BWD_K, ATTN_BWD_V}, false);
     if (hp->fused_dq && hp->dq_atomic) attn_hbdq_zero_launch(c, hp, arg);
     launch(c, hp, &hp->kv, arg, (const int[4]){ATTN_BWD_K, ATTN_BWD_V, ATTN_BWD_Q, ATTN_BWD_DO}, true);

@@ -26,6 +26,7 @@
 #include "cutec/atom_table.h"
 #include "cutec/notation.h"
 #include "cutec/peer.h"
+#include "cutec/pipeline.h"
 #include "cutec/smem.h"
 #include "cutec/sync.h"
 #include "kernels/attention/attention_bwd.h"
@@ -59,6 +60,9 @@ bool attn_hbdq_plan(cute_alg *a, attn_hop_bwd_plan *hp)
     cute_tuple kv = cute_tuple_fmt(a, "(%lld,%lld,%d)", (long long)p->bn, (long long)p->d, p->stages);
     p->smem_kv = cute_smem_layout_staged(a, &k_major, &kv);
     hp->fused_dq = true;
+    cute_copy_atom stsm;
+    if (!cute_copy_atom_named(a, "SM90_U32x4_STSM_N", d, &stsm)) return false;
+    hp->ds_r2s = cute_make_tiled_copy_mma(a, &stsm, &p->mma, CUTE_MMA_C);
     /* post_kernel's store: its 256 threads 16 bytes each, D / piece of them a row */
     long long piece = 16 / cute_dtype_bytes(d), per_row = p->d / piece;
     if (p->d % piece || CONSUMERS % per_row)
@@ -133,9 +137,11 @@ attn_hbdq attn_hbdq_consumer(cute_ctx *c, const attn_hop_bwd_plan *hp, const att
     cute_tensor sds = composed(c, sdst, cute_layout_fmt(a, "(%lld,%lld,2):(%lld,1,%lld)", queries, keys, keys,
                                                         keys * queries));
     q.ads = cute_partition_A(c, t, sds);
-    q.bk = cute_partition_B(c, t, composed(c, sk, cute_layout_fmt(a, "(%lld,%lld):(%lld,1)", D, keys, keys)));
+    cute_thr_mma kt = hp->lean ? cute_tiled_mma_slice(&hp->dq_mma, attn_bwd_uniform_tid(c, tid)) : t;
+    q.bk = cute_partition_B(c, kt, composed(c, sk, cute_layout_fmt(a, "(%lld,%lld):(%lld,1)", D, keys, keys)));
     q.acc = cute_partition_fragment_C(c, t, cute_make_identity_tensor(c, cute_tuple_fmt(a, "(%lld,%lld)", queries, D)));
     q.slot = slot_of(c, sdq, tid, q.acc.layout.shape, D);
+    if (hp->lean) q.r2s = cute_tiled_copy_slice(&hp->ds_r2s, tid), q.sds_d = cute_partition_D(c, q.r2s, sdst);
     return q;
 }
 
@@ -148,8 +154,17 @@ static cute_int stage_of(cute_ctx *c, const cute_pipeline_state *s)
 static void stage(cute_ctx *c, const attn_hop_bwd_plan *hp, attn_hbdq *q, cute_ssa v)
 {
     cute_pipeline_producer_acquire(c, &q->ds, &q->staged, (cute_val){0});
-    cute_tensor buf = cute_tensor_slice(c, q->sdst, cute_tuple_fmt(cute_ctx_alg(c), "(_,_,%I)", stage_of(c, &q->staged)));
-    cute_tensor_store(c, cute_partition_C(c, q->ss, buf), cute_ssa_cvt(c, v, hp->kv.cfg.dtype));
+    cute_alg *a = cute_ctx_alg(c);
+    if (hp->lean) { /* (4 stmatrix.x4 a step for 16 4-byte stores) */
+        cute_tensor r = cute_make_rmem_tensor_like(c, cute_partition_C(c, q->ss, cute_tensor_slice(c, q->sdst,
+                                                   cute_tuple_parse(a, "(_,_,0)"))), hp->kv.cfg.dtype);
+        cute_tensor_store(c, r, cute_ssa_cvt(c, v, hp->kv.cfg.dtype));
+        cute_tensor dst = cute_tensor_slice(c, q->sds_d, cute_tuple_fmt(a, "(_,_,_,%I)", stage_of(c, &q->staged)));
+        cute_copy(c, &hp->ds_r2s.atom, cute_retile_S(c, q->r2s, r), dst);
+    } else {
+        cute_tensor buf = cute_tensor_slice(c, q->sdst, cute_tuple_fmt(a, "(_,_,%I)", stage_of(c, &q->staged)));
+        cute_tensor_store(c, cute_partition_C(c, q->ss, buf), cute_ssa_cvt(c, v, hp->kv.cfg.dtype));
+    }
     cute_fence_proxy_async_shared_cta(c); /* the threads' stores, then wgmma's reads (the async proxy) */
     cute_pipeline_producer_commit(c, &q->ds, &q->staged);
     cute_pipeline_state_advance(c, &q->staged);
@@ -205,12 +220,19 @@ void attn_hbdq_handoff(cute_ctx *c, attn_hbdq *q)
     at_half(c, q, q->bar.full, false);
 }
 
+/* the key tiles [first, end) that meet query tile yt (sk keys): those adding to its chunks */
+static void key_tiles(cute_ctx *c, const attn_hop_bwd_plan *hp, cute_int sk, cute_int yt, cute_int *first,
+                      cute_int *end)
+{
+    attn_band_range(c, attn_cfg_band(&hp->kv.cfg), hp->kv.bn, hp->kv.bm, sk, yt, first, end);
+}
+
 /* the chunk's turn of key tile xt: the key tiles that meet query tile yt, highest first */
 static cute_int rank_of(cute_ctx *c, const attn_hop_bwd_plan *hp, const attn_hbdq_writer *w, cute_int yt)
 {
     cute_alg *a = cute_ctx_alg(c);
     cute_int first, end;
-    attn_band_range(c, attn_cfg_band(&hp->kv.cfg), hp->kv.bn, hp->kv.bm, w->sx, yt, &first, &end);
+    key_tiles(c, hp, w->sx, yt, &first, &end);
     return cute_sub(a, cute_sub(a, end, cute_i(1)), w->xt);
 }
 
@@ -350,13 +372,12 @@ void attn_hbdq_counts(cute_ctx *c, const attn_hop_bwd_plan *hp, const attn_hbdq_
  * bench/RESULTS.md.)  The rows are padded by 16 bytes, so that a warp's C-layout stores (8
  * rows x 4 pairs) and a quarter warp's 16-byte reads (128 bytes of a row) each meet every
  * bank once. */
-static void store_rows(cute_ctx *c, const attn_hop_bwd_plan *hp, cute_thr_mma t, cute_ssa v, cute_tensor g,
-                       cute_tensor id, cute_int sq)
+static void store_rows(cute_ctx *c, const attn_hop_bwd_plan *hp, cute_smem_allocator *al, cute_thr_mma t, cute_ssa v,
+                       cute_tensor g, cute_tensor id, cute_int sq)
 {
     cute_alg *a = cute_ctx_alg(c);
     long long D = hp->kv.d, rows = hp->kv.bn, piece = 16 / cute_dtype_bytes(hp->kv.cfg.dtype);
-    cute_smem_allocator al = cute_smem_allocator_new(c);
-    cute_tensor s = cute_smem_alloc_tensor(c, &al, hp->kv.cfg.dtype,
+    cute_tensor s = cute_smem_alloc_tensor(c, al, hp->kv.cfg.dtype,
                                            cute_layout_fmt(a, "(%lld,%lld):(%lld,1)", rows, D, D + piece), 16);
     cute_tensor_store(c, cute_partition_C(c, t, s), v);
     cute_barrier(c);
@@ -365,6 +386,22 @@ static void store_rows(cute_ctx *c, const attn_hop_bwd_plan *hp, cute_thr_mma t,
     cute_copy(c, &hp->post_s2g.atom, src, r);
     cute_ssa in = cute_elem_less(c, cute_partition_D(c, thr, id), cute_tuple_fmt(a, "(%I,%lld)", sq, D));
     cute_copy_if_whole(c, &hp->post_s2g.atom, in, r, cute_partition_D(c, thr, g));
+}
+
+/* v (the thread's sums times the scale), or zeros where not `any`, as dQ's tile yt of head h,
+ * batch b, through shared memory from al */
+static void post_store(cute_ctx *c, const attn_hop_bwd_plan *hp, cute_smem_allocator *al, cute_thr_mma t, cute_ssa v,
+                       cute_val any, cute_tensor mdQ, cute_int b, cute_int h, cute_int yt)
+{
+    cute_alg *a = cute_ctx_alg(c);
+    long long D = hp->kv.d, rows = hp->kv.bn;
+    cute_int sq = mdQ.layout.shape.leaf[1];
+    cute_tensor ids = cute_make_identity_tensor(c, cute_tuple_fmt(a, "(%I,%lld)", sq, D));
+    cute_tuple tile = cute_tuple_fmt(a, "(%lld,%lld)", rows, D);
+    if (any.r)
+        v = cute_ssa_select(c, cute_ssa_scalar(c, any, v.shape), v, cute_ssa_scalar(c, cute_val_const(c, CUTE_F32, 0), v.shape));
+    store_rows(c, hp, al, t, cute_ssa_cvt(c, v, hp->kv.cfg.dtype), attn_bwd_rows_tile(c, &hp->kv, mdQ, b, h, yt, rows),
+               cute_tensor_local_tile(c, ids, tile, CUTE_CRD(yt, 0), NULL), sq);
 }
 
 /* one block of 256 threads a (query tile, head, batch): dQ = scale x the chunk's sums, zero
@@ -383,15 +420,74 @@ static void post_kernel(cute_ctx *c, cute_tensor mAcc, cute_tensor mSem, cute_te
     cute_tensor chunk = CUTE_SLICE(c, mAcc, CUTE_ALL, CUTE_ALL, yt, h, b);
     cute_ssa v = cute_tensor_load(c, slot_of(c, chunk, tid, tc.layout.shape, D));
     v = cute_ssa_binop(c, CUTE_OP_MUL, v, cute_ssa_scalar(c, scale, v.shape));
+    cute_val any = {0};
     if (!hp->dq_atomic) { /* (atomic: the chunks were zeroed, zero_kernel) */
         cute_tensor count = cute_tensor_local_tile(c, CUTE_SLICE(c, mSem, b, h, CUTE_ALL), cute_tuple_parse(a, "(1)"),
                                                    CUTE_CRD(yt), NULL);
-        cute_val any = cute_val_cmp(c, CUTE_OP_NE, cute_ssa_get(c, cute_tensor_load(c, count), 0),
-                                    cute_val_const(c, CUTE_U32, 0));
-        v = cute_ssa_select(c, cute_ssa_scalar(c, any, v.shape), v, cute_ssa_scalar(c, cute_val_const(c, CUTE_F32, 0), v.shape));
+        any = cute_val_cmp(c, CUTE_OP_NE, cute_ssa_get(c, cute_tensor_load(c, count), 0), cute_val_const(c, CUTE_U32, 0));
     }
-    store_rows(c, hp, t, cute_ssa_cvt(c, v, hp->kv.cfg.dtype), attn_bwd_rows_tile(c, &hp->kv, mdQ, b, h, yt, rows),
-               cute_tensor_local_tile(c, ids, tile, CUTE_CRD(yt, 0), NULL), sq);
+    cute_smem_allocator al = cute_smem_allocator_new(c);
+    post_store(c, hp, &al, t, v, any, mdQ, b, h, yt);
+}
+
+/* how many key tiles add to query tile yt's chunks (sk keys): their count when complete */
+static cute_int contributions(cute_ctx *c, const attn_hop_bwd_plan *hp, cute_int sk, cute_int yt)
+{
+    cute_alg *a = cute_ctx_alg(c);
+    cute_int first, end;
+    key_tiles(c, hp, sk, yt, &first, &end);
+    return cute_max(a, cute_i(0), cute_sub(a, end, first));
+}
+
+/* PDL (attn_hop_bwd_plan.pdl): post_kernel launched under the fused dK/dV kernel's last wave,
+ * each block going on once its own chunk is complete, not once the whole grid is (a
+ * griddepcontrol.wait, which only the last KV head's query heads take).  One thread waits
+ * until the chunk's count reaches the number of key
+ * tiles that add to it (each released once its add is complete: attn_hbdq_counts), then
+ * copies the chunk into shared memory by one bulk copy: in the async proxy the adds were made
+ * in, after the acquire, as the next block in turn reads it (await_turn); and not by the
+ * read-only path post_kernel's loads take, which a grid still writing the sums rules out.
+ * Each thread takes its values there.  The grid is (Mt, B, H), heads last, the order in
+ * which the dK/dV grid completes its chunks (its heads go last too), so that the blocks of
+ * the chunks completed last do not hold the slots that free first.  sk: K's rows. */
+static void post_wait_kernel(cute_ctx *c, cute_tensor mAcc, cute_tensor mSem, cute_tensor mdQ, cute_tensor mK,
+                             cute_val scale)
+{
+    const attn_hop_bwd_plan *hp = cute_ctx_user(c);
+    cute_alg *a = cute_ctx_alg(c);
+    long long D = hp->kv.d, rows = hp->kv.bn;
+    cute_int yt = cute_block_idx(c, 0), b = cute_block_idx(c, 1), h = cute_block_idx(c, 2), tid = cute_thread_idx(c, 0);
+    cute_smem_allocator al = cute_smem_allocator_new(c);
+    cute_tensor sums = cute_smem_alloc_tensor(c, &al, CUTE_F32, cute_layout_fmt(a, "(256,%lld):(1,256)", D / 4), 128);
+    int64_t bytes = rows * D * 4;
+    cute_pipeline pipe = cute_pipeline_tma_async_create(c, &al, 1, CONSUMERS, bytes);
+    cute_int n = contributions(c, hp, mK.layout.shape.leaf[1], yt);
+    cute_pipeline_state fill = cute_make_pipeline_state(c, CUTE_PIPELINE_PRODUCER, 1);
+    /* the query heads of the last KV head, whose chunks the dK/dV grid completes last, wait
+     * for its end (griddepcontrol.wait, no polling), so that no block spins on their counts
+     * beside the last blocks' turns at them */
+    const cute_int *ek = mK.layout.shape.leaf, *eq = mdQ.layout.shape.leaf; /* (B, S, heads, D) */
+    cute_val last = cute_int_lt(c, cute_sub(a, eq[2], cute_div(a, eq[2], ek[2])), cute_add(a, h, cute_i(1)));
+    CUTE_IF(c, cute_int_eq(c, tid, cute_i(0))) {
+        CUTE_IF(c, last) { cute_griddepcontrol_wait(c); }
+        CUTE_ELSE(c) { cute_grid_flag_wait(c, CUTE_SLICE(c, mSem, b, h, CUTE_ALL), yt, n); }
+        cute_fence_proxy_async(c); /* (the acquire, then the copy's reads in the async proxy) */
+        cute_pipeline_producer_acquire(c, &pipe, &fill, (cute_val){0});
+        cute_tensor chunk = CUTE_SLICE(c, mAcc, CUTE_ALL, CUTE_ALL, yt, h, b);
+        cute_cp_async_bulk_g2s(c, cute_tensor_ptr(c, sums, cute_i(0)), cute_tensor_ptr(c, chunk, cute_i(0)),
+                               cute_val_int(c, CUTE_U32, bytes), cute_pipeline_producer_barrier(c, &pipe, &fill));
+    }
+    cute_pipeline_state use = cute_make_pipeline_state(c, CUTE_PIPELINE_CONSUMER, 1);
+    cute_pipeline_consumer_wait(c, &pipe, &use, (cute_val){0});
+    cute_thr_mma t = cute_tiled_mma_slice(&hp->dq_mma, tid);
+    cute_tensor ids = cute_make_identity_tensor(c, cute_tuple_fmt(a, "(%I,%lld)", mdQ.layout.shape.leaf[1], D));
+    cute_tensor tc = cute_partition_C(c, t, cute_tensor_local_tile(c, ids, cute_tuple_fmt(a, "(%lld,%lld)", rows, D),
+                                                                   CUTE_CRD(yt, 0), NULL));
+    cute_ssa v = cute_tensor_load(c, slot_of(c, sums, tid, tc.layout.shape, D));
+    v = cute_ssa_binop(c, CUTE_OP_MUL, v, cute_ssa_scalar(c, scale, v.shape));
+    cute_barrier(c); /* every thread's sums read: dQ's tile goes over them */
+    cute_smem_allocator over = cute_smem_allocator_overlay(c, &al);
+    post_store(c, hp, &over, t, v, cute_int_lt(c, cute_i(0), n), mdQ, b, h, yt);
 }
 
 /* the grid of a block of 256 threads a (64-query tile, head, batch) */
@@ -404,6 +500,14 @@ static cute_launch_cfg chunks_cfg(cute_ctx *c, const attn_hop_bwd_plan *hp, cons
 
 void attn_hbdq_post_launch(cute_ctx *c, const attn_hop_bwd_plan *hp, const cute_arg *arg)
 {
+    if (hp->pdl) {
+        cute_launch_cfg cfg = chunks_cfg(c, hp, arg);
+        cute_int heads = cfg.grid[1];
+        cfg.grid[1] = cfg.grid[2], cfg.grid[2] = heads, cfg.pdl = true; /* (Mt, B, H) */
+        CUTE_LAUNCH(c, post_wait_kernel, cfg, arg[ATTN_BWD_DQACC].tensor, arg[ATTN_BWD_SEM].tensor,
+                    arg[ATTN_BWD_DQ].tensor, arg[ATTN_BWD_K].tensor, arg[ATTN_BWD_SCALE].f);
+        return;
+    }
     CUTE_LAUNCH(c, post_kernel, chunks_cfg(c, hp, arg), arg[ATTN_BWD_DQACC].tensor, arg[ATTN_BWD_SEM].tensor,
                 arg[ATTN_BWD_DQ].tensor, arg[ATTN_BWD_SCALE].f);
 }
