@@ -240,9 +240,14 @@ int main(void)
     setenv("CUTEC_ROWS_TRIAL", "ahead", 1);
     backward(lib, be, false, CUTE_BF16, (shape_case){3, 20001, 0}, true);
     backward(lib, be, true, CUTE_F32, (shape_case){5, 40000, 3}, true);
+    /* (these two under rows40's slim too: the cluster exchange's slots sized to the op's one
+     * stage and its values, one or two, row after row by parity; with one value for
+     * LayerNorm's two, 4x70000's exchange wrote past the block's shared memory) */
+    setenv("CUTEC_ROWS_TRIAL", "ahead,slim", 1);
     backward(lib, be, true, CUTE_BF16, (shape_case){4, 70000, 8}, true);
     /* four staging buffers, seven rows: each buffer filled and released twice */
     backward(lib, be, false, CUTE_BF16, (shape_case){7, 33000, 8}, true);
+    setenv("CUTEC_ROWS_TRIAL", "ahead", 1);
     /* a 1024-thread tile of the row a block (9 blocks, the last one 8 elements), walked by 512
      * threads in tiles with column sums of their own, in registers (RMSNorm's dw: two tiles,
      * LayerNorm's dw and db: four; the last block's past the row's end), three buffers, the

@@ -378,6 +378,9 @@ void row_plan_forms(row_plan *p, int64_t n)
      * `CUTEC_ROWS_TRIAL=no-row128` gives the blocks of 256 back everywhere.  (A persistent grid
      * of such blocks holding the columns in shared memory, held1, lost 4.6) */
     bool resident_row = !p->looped && p->cluster < 2 && !p->stage_chunks;
+    /* rows40's "slim" (rows_cluster.c's row_cluster_alloc): a cluster's exchange slots sized to
+     * the op's stages and values */
+    p->slots_slim = rows_trial("slim") && p->cluster > 1;
     if (row_lnb_form("row128") && resident_row && late_cols && p->tpr >= 64 && p->tpr <= 128)
         p->rows = 128 / p->tpr;
 }
