@@ -39,10 +39,11 @@ row_cluster row_cluster_alloc(cute_ctx *c, cute_smem_allocator *A, const row_pla
     if (p->cluster < 2) return cl;
     int n = p->cluster, values = 4;
     cl.stages = ROW_STAGES;
-    /* rows40's "slim": RMSNorm's one stage of one value at 64 KB parts takes 64 bytes of slots
-     * where 512 held 4 values of 2 stages, so that three blocks an SM (65,664 bytes each and
-     * the runtime's 1 KB) fit the 196 KB carveout (L1 60 KB) where 66,128 passed it (228 KB:
-     * L1 28 KB) */
+    /* rows40's "slim" (the plan's slots_slim, the default): RMSNorm's one stage of one value at
+     * 64 KB parts takes 64 bytes of slots where 512 held 4 values of 2 stages, so that three
+     * blocks an SM (65,664 bytes each and the runtime's 1 KB) fit the 196 KB carveout (L1 60
+     * KB) where 66,128 passed it (228 KB: L1 28 KB for the write pass's weight loads): H200,
+     * RMSNorm bf16 1024x262144 86.8 / 87.4 -> 89.4 / 88.8% of the copy */
     if (p->slots_slim) {
         cl.stages = p->op->stages, values = 1;
         for (int st = 0; st < p->op->stages; st++)

@@ -138,23 +138,8 @@ static bool split_parts(const row_plan *p)
  * residual at 262144, whose 64 KB parts of 128 threads would leave 12 warps an SM) */
 static bool cluster_stage_at(row_plan *p, int64_t n, int kmax, int64_t part, int threads0, bool exact);
 
-/* rows40's "p48" (CUTEC_ROWS_TRIAL=p48, opt-in until a GPU times it): a norm forward's parts
- * (column inputs, no column sums) of 48 KB from blocks of 256 threads, three chunks (clusters
- * of 11 at 262144), still three blocks an SM.  The count: a 64 KB part's block takes 66,128
- * bytes of shared memory, with the runtime's 1 KB a block three pass 196 KB (by 752 bytes), so
- * the SM's carveout is 228 KB and L1 keeps 28 KB, where the write pass's column loads want 48
- * KB in flight (RMSNorm's weight a chunk ahead: 16 KB a block) and hex's six LayerNorm blocks
- * 96 KB (weight and bias, 16 KB a chunk); three 48 KB parts fit the 164 KB carveout: L1 92 KB
- * (if the driver takes the smallest carveout that holds the blocks: what the trial tests).
- * The costs: clusters of 11 pack a GPC's 48 or 54 slots (16 or 18 SMs) worse than 8 (four
- * where six: ~83% of the slots against prof39's 91%), and 144 KB staged an SM against 192
- * (Little's law: half of 4.2 TB/s over 132 SMs for ~1.5 us is ~24 KB of reads in flight). */
-#define CLUSTER_STAGE_BYTES_P48 (48 * 1024)
-static bool p48_parts(const row_plan *p) { return !keeps_sums(p) && row_plan_slots(p, COL_IN) && rows_trial("p48"); }
-
 static bool cluster_stage(row_plan *p, int64_t n, int kmax)
 {
-    if (p48_parts(p) && cluster_stage_at(p, n, kmax, CLUSTER_STAGE_BYTES_P48, STAGE_THREADS, true)) return true;
     if (hex_parts(p) && cluster_stage_at(p, n, kmax, CLUSTER_STAGE_BYTES_HEX, STAGE_THREADS / 2, true)) return true;
     return cluster_stage_at(p, n, kmax, CLUSTER_STAGE_BYTES, STAGE_THREADS, false);
 }
@@ -378,9 +363,14 @@ void row_plan_forms(row_plan *p, int64_t n)
      * `CUTEC_ROWS_TRIAL=no-row128` gives the blocks of 256 back everywhere.  (A persistent grid
      * of such blocks holding the columns in shared memory, held1, lost 4.6) */
     bool resident_row = !p->looped && p->cluster < 2 && !p->stage_chunks;
-    /* rows40's "slim" (rows_cluster.c's row_cluster_alloc): a cluster's exchange slots sized to
-     * the op's stages and values */
-    p->slots_slim = rows_trial("slim") && p->cluster > 1;
+    /* rows40's "slim" (the default; rows_cluster.c's row_cluster_alloc): a cluster's exchange
+     * slots sized to the op's stages and values, so that RMSNorm's three 64 KB blocks an SM fit
+     * the 196 KB carveout (L1 60 KB where 28).  H200, bf16 1024x262144, % of the copy, two
+     * rounds (rows40's mid pass): 86.8 / 87.4 -> 89.4 / 88.8.  CUTEC_ROWS_TRIAL=no-slim gives
+     * every plan 4 values of 2 stages again.  (48 KB parts of 256 threads, three an SM in the
+     * 164 KB carveout, "p48": RMSNorm 80.1 / 79.8, LayerNorm 69.7 / 69.4 against 81.2 / 81.3,
+     * deleted) */
+    p->slots_slim = row_lnb_form("slim") && p->cluster > 1;
     if (row_lnb_form("row128") && resident_row && late_cols && p->tpr >= 64 && p->tpr <= 128)
         p->rows = 128 / p->tpr;
 }

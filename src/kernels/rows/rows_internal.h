@@ -160,7 +160,8 @@ typedef struct row_plan {
                               without row reductions over rows longer than a tile, or a
                               cluster's blocks */
     bool slots_slim;       /* the cluster exchange's slots sized to the op's stages and values
-                              (rows40's trial "slim": rows_cluster.c), not 4 values of 2 */
+                              (rows40's "slim", the default: rows_cluster.c), not 4 values of 2
+                              stages (CUTEC_ROWS_TRIAL=no-slim) */
     int cluster;           /* > 1: a row is split over a cluster of that many blocks (grid.y,
                               each a tile of it in registers), their partial reductions
                               exchanged through distributed shared memory (rows_cluster.c) */
@@ -269,10 +270,10 @@ void row_stage_release(cute_ctx *c, row_stage *st);
 typedef struct row_cluster {
     bool on;
     int n;             /* blocks in the cluster */
-    int stages;        /* the slot sets a row parity: ROW_STAGES (the plan's slots_slim: the
-                          op's stages) */
+    int stages;        /* the slot sets a row parity: the op's stages (without the plan's
+                          slots_slim: ROW_STAGES) */
     cute_tensor slots; /* f32 (cluster, values, 2 stages): (rank, value, parity and stage);
-                          4 values (slots_slim: the op's reducers' most) */
+                          the op's reducers' most values (without slots_slim: 4) */
     cute_tensor bars;  /* u64 (2 stages): the mbarrier of each slot set (st.async's
                           stores complete on it: rows_cluster.c) */
 } row_cluster;
