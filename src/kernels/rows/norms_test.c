@@ -202,6 +202,10 @@ int main(void)
     forward(lib, be, false, CUTE_F16, (shape_case){2, 100000, 8}, true, 1000);
     forward(lib, be, false, CUTE_F32, (shape_case){2, 40008, 0}, true, 0);
     forward(lib, be, false, CUTE_BF16, (shape_case){3, 262152, 0}, true, 0);
+    /* rows40's hex5: LayerNorm's hex parts padded to five blocks an SM (2x65544: clusters of 5,
+     * the last part ending inside a chunk; a residual, a mean 3000 times the spread) */
+    setenv("CUTEC_ROWS_TRIAL", "hex5", 1);
+    forward(lib, be, true, CUTE_BF16, (shape_case){2, 65544, 8}, true, 3000);
     /* wchain1: the same write for rows one block stages (2x33000 padded, f16 3x16392 with
      * and without weight, a mean 1000 times the spread) */
     setenv("CUTEC_ROWS_TRIAL", "wchain1", 1);
@@ -233,21 +237,26 @@ int main(void)
     setenv("CUTEC_ROWS_TRIAL", "ahead", 1);
     backward(lib, be, false, CUTE_BF16, (shape_case){3, 20001, 0}, true);
     backward(lib, be, true, CUTE_F32, (shape_case){5, 40000, 3}, true);
+    /* (these two also without rows40's slim, the default: the cluster exchange's slots of 4
+     * values and 2 stages, CUTEC_ROWS_TRIAL=no-slim; slim's, sized to the op's one stage and
+     * its one or two values, are every other case's, row after row by parity: with one value
+     * for LayerNorm's two, 4x70000's exchange wrote past the block's shared memory) */
+    setenv("CUTEC_ROWS_TRIAL", "ahead,no-slim", 1);
     backward(lib, be, true, CUTE_BF16, (shape_case){4, 70000, 8}, true);
     /* four staging buffers, seven rows: each buffer filled and released twice */
     backward(lib, be, false, CUTE_BF16, (shape_case){7, 33000, 8}, true);
+    setenv("CUTEC_ROWS_TRIAL", "ahead", 1);
     /* a 1024-thread tile of the row a block (9 blocks, the last one 8 elements), walked by 512
      * threads in tiles with column sums of their own, in registers (RMSNorm's dw: two tiles,
      * LayerNorm's dw and db: four; the last block's past the row's end), three buffers, the
      * pipelined exchange, seven rows through them; padded rows, f16 and f32, rows whose mean
      * is 3000 times their spread; clusters of 16 whose last part is 8 elements short (its
      * last tile 8184 or 4088); an odd stride (no 16-byte access: not staged).  (The default's
-     * 7x131080, LayerNorm's 3x262136 and f16 3x131080 without weight are lnb's default form
-     * below: the same plans) */
+     * 7x131080, 262136 (RMSNorm's four rows: its third buffer's refill) and f16 3x131080
+     * without weight are lnb's default form below: the same plans) */
     backward_shifted(lib, be, true, CUTE_BF16, (shape_case){4, 131080, 0}, true, 3000);
     backward_shifted(lib, be, false, CUTE_F16, (shape_case){4, 131080, 8}, true, 3000);
     backward(lib, be, true, CUTE_F32, (shape_case){3, 131080, 4}, true);
-    backward(lib, be, false, CUTE_BF16, (shape_case){4, 262136, 0}, true);
     backward(lib, be, true, CUTE_BF16, (shape_case){3, 131080, 3}, true);
     /* lnb's forms of the backward (the defaults: lean, idx32, wf32, nopred, wstage; xfma
      * LayerNorm's for 16-bit inputs, lean's passes for f32) on every plan: rows in registers
@@ -269,7 +278,7 @@ int main(void)
         backward(lib, be, layer, CUTE_BF16, (shape_case){4, 70000, 8}, true);
         /* the 1024-thread parts (nopred's and wstage's) */
         backward(lib, be, layer, CUTE_BF16, (shape_case){7, 131080, 8}, true);
-        backward(lib, be, layer, CUTE_BF16, (shape_case){3, 262136, 8}, true);
+        backward(lib, be, layer, CUTE_BF16, (shape_case){layer ? 3 : 4, 262136, 8}, true);
         backward_shifted(lib, be, layer, CUTE_BF16, (shape_case){2, 262144, 0}, true, 3000);
         backward(lib, be, layer, CUTE_F16, (shape_case){3, 131080, 0}, false);
         backward(lib, be, layer, CUTE_BF16, (shape_case){7, 33000, 8}, true);

@@ -159,6 +159,12 @@ typedef struct row_plan {
     bool column_grid;      /* blocks tile the columns too (grid.y), each its chunk: an op
                               without row reductions over rows longer than a tile, or a
                               cluster's blocks */
+    int64_t smem_to;       /* > 0: the block's shared memory padded to this many bytes, so that
+                              an SM holds five hex blocks, not six, under the 196 KB carveout
+                              (rows40's trial "hex5": L1 60 KB where 28) */
+    bool slots_slim;       /* the cluster exchange's slots sized to the op's stages and values
+                              (rows40's "slim", the default: rows_cluster.c), not 4 values of 2
+                              stages (CUTEC_ROWS_TRIAL=no-slim) */
     int cluster;           /* > 1: a row is split over a cluster of that many blocks (grid.y,
                               each a tile of it in registers), their partial reductions
                               exchanged through distributed shared memory (rows_cluster.c) */
@@ -267,8 +273,11 @@ void row_stage_release(cute_ctx *c, row_stage *st);
 typedef struct row_cluster {
     bool on;
     int n;             /* blocks in the cluster */
-    cute_tensor slots; /* f32 (cluster, 4, 2 ROW_STAGES): (rank, value, parity and stage) */
-    cute_tensor bars;  /* u64 (2 ROW_STAGES): the mbarrier of each slot set (st.async's
+    int stages;        /* the slot sets a row parity: the op's stages (without the plan's
+                          slots_slim: ROW_STAGES) */
+    cute_tensor slots; /* f32 (cluster, values, 2 stages): (rank, value, parity and stage);
+                          the op's reducers' most values (without slots_slim: 4) */
+    cute_tensor bars;  /* u64 (2 stages): the mbarrier of each slot set (st.async's
                           stores complete on it: rows_cluster.c) */
 } row_cluster;
 row_cluster row_cluster_alloc(cute_ctx *c, cute_smem_allocator *A, const row_plan *p);
