@@ -71,6 +71,12 @@ static const struct {
  * against 101.4, 102.6; 8192x4096x14336 (8 against 8) 90.9, 89.7 against 100.0, 99.1; 4096^3
  * 92.2, 92.5 against 100.7, 100.9.  The flip: by_count_192. */
 static const bool by_count_192 = true;
+
+/* Elsewhere in the many-tiles row: stream-K in its 2x1 clusters (the hybrid's units are the
+ * clusters, streamk.c), for the last of 8192^3's 16 rounds, 34 of 66 cluster slots busy:
+ * 15.52 rounds' work, +2.9% on paper, +1.0 point over coop 2x1 predicted (hop20 realized a
+ * third of the paper's gain without clusters).  scripts/device-hop40.sh decides; the flip. */
+static const bool streamk_2x1 = false;
 enum { CARD_SMS = 132 };
 
 /* rounds of bm x bn tiles in clusters of cm x cn on CARD_SMS SMs */
@@ -84,6 +90,16 @@ static int64_t rounds(const int64_t mnk[3], int64_t bm, int64_t bn, int64_t cm, 
 static bool fills_192(const int64_t mnk[3])
 {
     return by_count_192 && rounds(mnk, 192, 192, 1, 2) * 9 * 100 <= rounds(mnk, 128, 256, 2, 1) * 8 * 101;
+}
+
+/* the many-tiles row's kernel: 192 x 192 where its rounds fill as well, else the row's (2x1),
+ * in stream-K's schedule where streamk_2x1 says */
+static cute_gemm_tiling many_tiles(const int64_t mnk[3], cute_gemm_tiling t)
+{
+    if (fills_192(mnk))
+        return (cute_gemm_tiling){.bm = 192, .bn = 192, .c_store = CUTE_GEMM_STORE_TILE, .cluster_m = 1, .cluster_n = 2};
+    if (streamk_2x1) t.schedule = CUTE_GEMM_SCHEDULE_STREAMK;
+    return t;
 }
 
 /* the rows were measured on plain 16-bit GEMMs: fp8, an f32 C (ping-pong stores it from the
@@ -158,8 +174,6 @@ cute_gemm_tiling gemm_hopper_auto_tiling(const cute_gemm_config *cfg, const int6
     for (size_t i = 0; i < sizeof by_shape / sizeof by_shape[0]; i++)
         if (mnk[2] <= by_shape[i].k_up_to && mnk[0] * mnk[1] >= by_shape[i].mn_from &&
             mnk[0] * mnk[1] <= by_shape[i].mn_up_to && mnk[0] >= by_shape[i].side_from && mnk[1] >= by_shape[i].side_from)
-            return by_shape[i].many && fills_192(mnk) ? (cute_gemm_tiling){.bm = 192, .bn = 192, .c_store = CUTE_GEMM_STORE_TILE,
-                                                                              .cluster_m = 1, .cluster_n = 2}
-                                                       : by_shape[i].t;
+            return by_shape[i].many ? many_tiles(mnk, by_shape[i].t) : by_shape[i].t;
     return none;
 }
