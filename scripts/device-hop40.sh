@@ -9,30 +9,36 @@
 #  2. 8192^3 bf16, two processes, the four rows (coop / stream-K x 2x1 / 1x1, whole-tile store)
 #     in one order and then the other, cuBLAS beside in each;
 #  3. f16 8192^3 and bf16 8192x4096x14336 (the 2x1 row's long-K LLM shape), coop / stream-K 2x1;
-#  4. what decides: stream-K 2x1 minus coop 2x1 in points of cuBLAS, each process a figure.
+#  4. bf16 8192^3 again in 100 ms spans (the clock under sustained load), both orders;
+#  5. what decides: stream-K 2x1 minus coop 2x1 in points of cuBLAS, each process a figure (the
+#     2 ms spans' at 8192^3; the 100 ms ones and the long-K shape's printed beside).
 # Predicted (RESULTS.md, hop40): +1.0 point at 8192^3 (+0.5 to +1.5).
 . scripts/device-common.sh
 log="$out/hop40.log" rows="$out/hop40-rows.txt"
 start=$(date +%s) budget=${BUDGET_S:-60}
 : >"$rows"
 # bench SECONDS DTYPE SIZES ARGS: a `cutec bench gemm` process (tn, the hopper variant, whole-tile
-# store), its rows and SM clock line kept in $rows under "-- DTYPE SIZES ARGS"
+# store), its rows and SM clock line kept in $rows under "-- DTYPE SIZES ARGS" ("SIZES@100ms"
+# where $span is 100: timings of 100 ms spans, the clock under sustained load)
+span=2
 bench()
 {
     lim=$1 d=$2 s=$3
     shift 3
-    device_late "$d $s $*" && return
-    echo "-- $d $s $* $(el_s)" | tee -a "$rows"
+    late "$lim" "$d $s $*" && return
+    echo "-- $d $s$([ "$span" = 2 ] || echo "@${span}ms") $* $(el_s)" | tee -a "$rows"
     # shellcheck disable=SC2068
-    timeout "$lim" stdbuf -oL build/cutec bench gemm --dtype "$d" --layout tn --variants hopper --iters 10 --store tile \
-        --sizes "$s" $@ 2>&1 | grep -E "^(8192) |SM clock|rror|WRONG" | tee -a "$rows"
+    CUTEC_BENCH_SPAN_MS=$span timeout "$lim" stdbuf -oL build/cutec bench gemm --dtype "$d" --layout tn --variants hopper \
+        --iters 10 --store tile --sizes "$s" $@ 2>&1 | grep -E "^(8192) |SM clock|rror|WRONG" | tee -a "$rows"
 }
+# late SECONDS TEXT: true, saying "-- skipped", where a step of SECONDS would end past the budget
+late() { [ $(($(el) + $1)) -gt "$budget" ] && echo "-- skipped (past BUDGET_S): $2"; }
 # check SECONDS ARGS: every element of `cutec run gemm ARGS` against float64
 check()
 {
     lim=$1
     shift
-    device_late "run $*" && return
+    late "$lim" "run $*" && return
     echo "run $*: $(timeout "$lim" build/cutec run gemm --variant hopper "$@" 2>&1 | grep -iE "verified|wrong|rror|refus" |
         head -n 2 | tr '\n' ' ')"
 }
@@ -57,14 +63,19 @@ gains()
         echo "== 3. f16 8192^3, bf16 8192x4096x14336 $(el_s)"
         bench 10 f16 8192 --cluster 2x1 --schedule coop,streamk
         bench 10 bf16 8192x4096x14336 --cluster 2x1 --schedule streamk,coop
-        echo "== 4. stream-K 2x1 minus coop 2x1, points of cuBLAS, a process each $(el_s)"
+        echo "== 4. bf16 8192^3 sustained (100 ms spans), both orders $(el_s)"
+        span=100
+        bench 12 bf16 8192 --cluster 2x1 --schedule coop,streamk
+        bench 12 bf16 8192 --cluster 2x1 --schedule streamk,coop
+        echo "== 5. stream-K 2x1 minus coop 2x1, points of cuBLAS, a process each $(el_s)"
         g=$(gains)
         echo "$g"
         # (the flip: hopper_auto.c's streamk_2x1, the 2x1 row's kernel; where the long-K shape
         # loses, the row would need a bound on K first)
-        echo "$g" | awk '$1 ~ /8192$/ { t += $2; n++; if (n == 1 || $2 < lo) lo = $2 } $1 ~ /14336$/ { lk = $2 }
+        echo "$g" | awk '$1 ~ /8192$/ { t += $2; n++; if (n == 1 || $2 < lo) lo = $2 } $1 ~ /14336$/ { lk = $2 } $1 ~ /@100ms$/ { st += $2; sn++ }
             END { if (n == 0) { print "decides: nothing (no pair of rows at 8192^3: see the log)"; exit }
-                  m = t / n; f = sprintf("8192^3 mean %+.2f, least %+.2f over %d; 8192x4096x14336 %s", m, lo, n, lk == "" ? "-" : lk)
+                  m = t / n; f = sprintf("8192^3 mean %+.2f, least %+.2f over %d; 8192x4096x14336 %s; 100 ms spans %s", m, lo, n,
+                                         lk == "" ? "-" : lk, sn ? sprintf("%+.2f over %d", st / sn, sn) : "-")
                   if (m >= 0.5 && lo >= 0 && lk != "" && lk >= -0.3) print "decides: streamk_2x1 true (the 2x1 row runs stream-K in clusters): " f
                   else if (m >= 0.5 && lo >= 0) print "decides: streamk_2x1 stays false: 8192^3 leads but the long-K shape does not (" f "): a row bounded by K next"
                   else print "decides: streamk_2x1 stays false, stream-K 2x1 opt-in (" f "; +0.5 at 8192^3 and none behind asked)" }'
