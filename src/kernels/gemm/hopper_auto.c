@@ -74,10 +74,21 @@ static const bool by_count_192 = true;
 
 /* Elsewhere in the many-tiles row: stream-K in its 2x1 clusters (the hybrid's units are the
  * clusters, streamk.c), for the last of 8192^3's 16 rounds, 34 of 66 cluster slots busy:
- * 15.52 rounds' work, +2.9% on paper, +1.0 point over coop 2x1 predicted (hop20 realized a
- * third of the paper's gain without clusters).  scripts/device-hop40.sh decides; the flip. */
+ * 15.52 rounds' work, +2.9% on paper, where the runs (the last partial round and the full one
+ * before it) hold at most a tenth of the pairs.  hop20's figures without clusters read as the
+ * paper's gain less ~0.2 point per % of the work in the runs (8192^3 9.8%: +1.0 measured;
+ * 8192x6144x4096 14%: -0.4; 8192x4096x14336 23%: -5.0), so +1.0 is predicted at 8192^3 and
+ * the bound keeps the LLM shapes out.  scripts/device-hop40.sh decides; the flip. */
 static const bool streamk_2x1 = false;
 enum { CARD_SMS = 132 };
+
+/* whether the hybrid's runs, G + R of T pairs on G = CARD_SMS / 2 cluster slots, are at most a
+ * tenth of the pairs (none where the pairs fill the rounds: R = 0) */
+static bool runs_few(const int64_t mnk[3])
+{
+    int64_t pairs = (mnk[0] + 255) / 256 * ((mnk[1] + 255) / 256), slots = CARD_SMS / 2, r = pairs % slots;
+    return r && (slots + r) * 10 <= pairs;
+}
 
 /* rounds of bm x bn tiles in clusters of cm x cn on CARD_SMS SMs */
 static int64_t rounds(const int64_t mnk[3], int64_t bm, int64_t bn, int64_t cm, int64_t cn)
@@ -93,12 +104,12 @@ static bool fills_192(const int64_t mnk[3])
 }
 
 /* the many-tiles row's kernel: 192 x 192 where its rounds fill as well, else the row's (2x1),
- * in stream-K's schedule where streamk_2x1 says */
+ * in stream-K's schedule where streamk_2x1 says and its runs are few */
 static cute_gemm_tiling many_tiles(const int64_t mnk[3], cute_gemm_tiling t)
 {
     if (fills_192(mnk))
         return (cute_gemm_tiling){.bm = 192, .bn = 192, .c_store = CUTE_GEMM_STORE_TILE, .cluster_m = 1, .cluster_n = 2};
-    if (streamk_2x1) t.schedule = CUTE_GEMM_SCHEDULE_STREAMK;
+    if (streamk_2x1 && runs_few(mnk)) t.schedule = CUTE_GEMM_SCHEDULE_STREAMK;
     return t;
 }
 
