@@ -394,12 +394,10 @@ void gemm_sched_tile(cute_ctx *c, const gemm_sched *s, cute_int w, cute_int *tm,
 /* ... that of place idx of the order (its cluster's place; the block's in it) */
 void gemm_sched_tile_at(cute_ctx *c, const gemm_sched *s, cute_int idx, cute_int *tm, cute_int *tn);
 
-/* Stream-K (streamk.c; CUTE_GEMM_SCHEDULE_STREAMK): of T tiles of K k-tiles on G units (blocks,
- * or clusters: tiles, runs and units then the clusters', each block of a cluster taking the
- * same k-tiles of its own tile), the whole waves but the last full one are data-parallel
- * (each tile whole, the scheduler's order); the rest, the last partial wave and the full wave
- * before it (all of them where T < G), are split into G equal runs of k-tiles, unit b's run
- * the b-th.  A
+/* Stream-K (streamk.c; CUTE_GEMM_SCHEDULE_STREAMK, clusters of 1x1): of T tiles of K k-tiles
+ * on G blocks, the whole waves but the last full one are data-parallel (each tile whole, the
+ * scheduler's order); the rest, the last partial wave and the full wave before it (all of
+ * them where T < G), are split into G equal runs of k-tiles, block b's run the b-th.  A
  * block's work: its data-parallel tiles, then the pieces of its run, one a tile it touches,
  * the last tile's first.  A piece that ends before its tile's last k-tile leaves its partial
  * sums in the block's workspace slot and raises its flag; the piece that ends the tile (the
@@ -408,13 +406,11 @@ void gemm_sched_tile_at(cute_ctx *c, const gemm_sched *s, cute_int idx, cute_int
 typedef struct gemm_streamk {
     cute_int dp, iters, k_tiles, units; /* data-parallel tiles, k-tiles of the runs, K, G */
     cute_int dp_mine, g0, g1, items;    /* the block's data-parallel tiles, run, work items */
-    int cluster;                        /* blocks a unit (a cluster's take the same k-tiles) */
 } gemm_streamk;
 typedef struct gemm_work {
     cute_int tile;   /* place in the scheduler's order */
     cute_int k0, k1; /* the k-tiles [k0, k1) */
-    cute_int first;  /* the lowest block with a piece of the tile (this block: no partials; in
-                      * clusters the block of this one's rank in the lowest cluster) */
+    cute_int first;  /* the lowest block with a piece of the tile (this block: no partials) */
     cute_val partial; /* k1 < K: the partial sums go to the workspace */
 } gemm_work;
 gemm_streamk gemm_streamk_make(cute_ctx *c, const gemm_sched *s, cute_int k_tiles);

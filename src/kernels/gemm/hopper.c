@@ -205,9 +205,8 @@ static gemm_tiles work_tiles(cute_ctx *c, const hopper_args *g, const gemm_work 
 }
 
 /* The stream-K producer: the block's whole tiles as the cooperative kernel's producer loads
- * them (the scheduler's tile w of the block is stream-K's data-parallel item w: both count
- * in the grid's clusters), then the pieces of its run (streamk.c; a cluster's blocks load the
- * same k-tiles of their tiles, so the multicast holds) */
+ * them (the scheduler's tile w of the block is stream-K's data-parallel item w: no
+ * clusters, and the grid is the scheduler's blocks), then the pieces of its run (streamk.c) */
 static void producer_streamk(cute_ctx *c, const gemm_plan *p, const hopper_args *g, const gemm_hopper_smem *m,
                              cute_val mapA, const cute_val *mapB)
 {
@@ -222,7 +221,6 @@ static void producer_streamk(cute_ctx *c, const gemm_plan *p, const hopper_args 
         CUTE_FOR(c, kt, w.k0, w.k1) gemm_hopper_load_ktile(c, p, m, &s, mapA, mapB, &t, kt, to);
     }
     let_next_grid_in(c, p);
-    if (clustered(p)) cute_pipeline_producer_tail(c, &m->pipe, &s);
 }
 
 /* the next full stage, multiplied into the accumulators as one wgmma batch (not waited for);

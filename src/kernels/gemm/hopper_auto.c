@@ -71,24 +71,7 @@ static const struct {
  * against 101.4, 102.6; 8192x4096x14336 (8 against 8) 90.9, 89.7 against 100.0, 99.1; 4096^3
  * 92.2, 92.5 against 100.7, 100.9.  The flip: by_count_192. */
 static const bool by_count_192 = true;
-
-/* Elsewhere in the many-tiles row: stream-K in its 2x1 clusters (the hybrid's units are the
- * clusters, streamk.c), for the last of 8192^3's 16 rounds, 34 of 66 cluster slots busy:
- * 15.52 rounds' work, +2.9% on paper, where the runs (the last partial round and the full one
- * before it) hold at most a tenth of the pairs.  hop20's figures without clusters read as the
- * paper's gain less ~0.2 point per % of the work in the runs (8192^3 9.8%: +1.0 measured;
- * 8192x6144x4096 14%: -0.4; 8192x4096x14336 23%: -5.0), so +1.0 is predicted at 8192^3 and
- * the bound keeps the LLM shapes out.  scripts/device-hop40.sh decides; the flip. */
-static const bool streamk_2x1 = false;
 enum { CARD_SMS = 132 };
-
-/* whether the hybrid's runs, G + R of T pairs on G = CARD_SMS / 2 cluster slots, are at most a
- * tenth of the pairs (none where the pairs fill the rounds: R = 0) */
-static bool runs_few(const int64_t mnk[3])
-{
-    int64_t pairs = (mnk[0] + 255) / 256 * ((mnk[1] + 255) / 256), slots = CARD_SMS / 2, r = pairs % slots;
-    return r && (slots + r) * 10 <= pairs;
-}
 
 /* rounds of bm x bn tiles in clusters of cm x cn on CARD_SMS SMs */
 static int64_t rounds(const int64_t mnk[3], int64_t bm, int64_t bn, int64_t cm, int64_t cn)
@@ -101,16 +84,6 @@ static int64_t rounds(const int64_t mnk[3], int64_t bm, int64_t bn, int64_t cm, 
 static bool fills_192(const int64_t mnk[3])
 {
     return by_count_192 && rounds(mnk, 192, 192, 1, 2) * 9 * 100 <= rounds(mnk, 128, 256, 2, 1) * 8 * 101;
-}
-
-/* the many-tiles row's kernel: 192 x 192 where its rounds fill as well, else the row's (2x1),
- * in stream-K's schedule where streamk_2x1 says and its runs are few */
-static cute_gemm_tiling many_tiles(const int64_t mnk[3], cute_gemm_tiling t)
-{
-    if (fills_192(mnk))
-        return (cute_gemm_tiling){.bm = 192, .bn = 192, .c_store = CUTE_GEMM_STORE_TILE, .cluster_m = 1, .cluster_n = 2};
-    if (streamk_2x1 && runs_few(mnk)) t.schedule = CUTE_GEMM_SCHEDULE_STREAMK;
-    return t;
 }
 
 /* the rows were measured on plain 16-bit GEMMs: fp8, an f32 C (ping-pong stores it from the
@@ -185,6 +158,8 @@ cute_gemm_tiling gemm_hopper_auto_tiling(const cute_gemm_config *cfg, const int6
     for (size_t i = 0; i < sizeof by_shape / sizeof by_shape[0]; i++)
         if (mnk[2] <= by_shape[i].k_up_to && mnk[0] * mnk[1] >= by_shape[i].mn_from &&
             mnk[0] * mnk[1] <= by_shape[i].mn_up_to && mnk[0] >= by_shape[i].side_from && mnk[1] >= by_shape[i].side_from)
-            return by_shape[i].many ? many_tiles(mnk, by_shape[i].t) : by_shape[i].t;
+            return by_shape[i].many && fills_192(mnk) ? (cute_gemm_tiling){.bm = 192, .bn = 192, .c_store = CUTE_GEMM_STORE_TILE,
+                                                                              .cluster_m = 1, .cluster_n = 2}
+                                                       : by_shape[i].t;
     return none;
 }

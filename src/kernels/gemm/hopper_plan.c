@@ -116,6 +116,9 @@ static bool tiling(cute_alg *a, const cute_gemm_config *cfg, gemm_plan *p)
     if (!power_of_2_upto(p->cluster_m, 4) || !power_of_2_upto(p->cluster_n, 4) || p->cluster_m * p->cluster_n > 4)
         return cute_alg_fail(a, "gemm hopper: cluster %dx%d (1, 2 or 4 blocks along M and along N, at most 4 in "
                              "all)", t->cluster_m, t->cluster_n);
+    if (p->streamk && p->cluster_m * p->cluster_n > 1) /* a unit is one block's run of k-tiles */
+        return cute_alg_fail(a, "gemm hopper: stream-K runs without clusters (cluster %dx%d asked)", p->cluster_m,
+                             p->cluster_n);
     if (cfg->dual && p->cluster_m * p->cluster_n > 1) /* B's multicast would split B0's and B1's boxes: untried */
         return cute_alg_fail(a, "gemm hopper: the dual GEMM runs without clusters (cluster %dx%d asked)",
                              p->cluster_m, p->cluster_n);

@@ -659,10 +659,7 @@ static cute_status streamk_workspace(cute_gemm_lib *lib, void *stream, size_t by
 static cute_status streamk_args(cute_gemm_lib *lib, const cute_gemm_config *cfg, cute_call_arg *args, int *nargs,
                                 void *stream, cute_buffer *ws, char *err, size_t n)
 {
-    /* a slot a resident block (in clusters on the interpreter: 2 clusters' blocks, not 2) */
-    int cs = (cfg->tiling.cluster_m > 1 ? cfg->tiling.cluster_m : 1) * (cfg->tiling.cluster_n > 1 ? cfg->tiling.cluster_n : 1);
-    int blocks = gemm_resident_blocks(lib->rt, 1, 384), in_clusters = gemm_resident_blocks(lib->rt, cs, 384);
-    if (in_clusters > blocks) blocks = in_clusters;
+    int blocks = gemm_resident_blocks(lib->rt, 1, 384);
     size_t flags_at, bytes = gemm_streamk_workspace_bytes(&cfg->tiling, blocks, &flags_at);
     cute_dtype wd = CUTE_F32;
     if (cfg->variant != CUTE_GEMM_HOPPER) { /* SM80: up to two blocks an SM, slots of the accumulators' type */

@@ -1,7 +1,7 @@
 /* Stream-K's division of the work (the hybrid of CUTLASS's SM90 stream-K scheduler: whole
  * tiles for the full waves, equal runs of k-tiles for the rest; gemm_internal.h says who
- * does what).  Of T tiles of K k-tiles on G units (W = T / G full waves, R = T % G tiles
- * left over; a unit is a block, or in clusters a cluster, T then the clusters' tiles):
+ * does what).  Of T tiles of K k-tiles on G blocks (W = T / G full waves, R = T % G tiles
+ * left over):
  *   R = 0       every tile whole (no runs; likewise where the runs would not pay, below);
  *   W = 0       every tile in the runs (a block's run: T K / G k-tiles, under one tile);
  *   otherwise   the first (W - 1) G tiles whole, the last G + R in the runs (a block's run:
@@ -36,25 +36,15 @@ static cute_int runs_pay(cute_alg *a, cute_int K, cute_int R, cute_int G)
     return positive(a, cute_max(a, cute_sub(a, saved, cute_i(FIXUP_K_TILES)), cute_i(0)));
 }
 
-/* the blocks of a cluster (a unit of the division: its blocks take the same k-tiles of their
- * tiles, which multicast needs), and the block's cluster */
-static int cluster_size(const gemm_sched *s) { return s->cluster_m * s->cluster_n; }
-static cute_int unit_of_block(cute_ctx *c, int cs)
-{
-    return cute_div(cute_ctx_alg(c), cute_block_idx(c, 0), cute_i(cs));
-}
-
-/* the division of the work with `runs` of the T tiles in the runs (the last ones); units,
- * tiles and runs are clusters' */
+/* the division of the work with `runs` of the T tiles in the runs (the last ones) */
 static gemm_streamk make(cute_ctx *c, const gemm_sched *s, cute_int k_tiles, cute_int runs)
 {
     cute_alg *a = cute_ctx_alg(c);
-    int cs = cluster_size(s);
-    gemm_streamk k = {.k_tiles = k_tiles, .units = cute_div(a, cute_grid_dim(c, 0), cute_i(cs)), .cluster = cs};
+    gemm_streamk k = {.k_tiles = k_tiles, .units = cute_grid_dim(c, 0)};
     cute_int T = s->count, G = k.units;
     k.dp = cute_int_now(c, cute_sub(a, T, runs));
     k.iters = cute_int_now(c, cute_mul(a, runs, k_tiles));
-    cute_int me = unit_of_block(c, cs);
+    cute_int me = cute_block_idx(c, 0);
     k.dp_mine = cute_int_now(c, cute_ceil_div(a, cute_max(a, cute_sub(a, k.dp, me), cute_i(0)), G));
     k.g0 = cute_int_now(c, cute_div(a, cute_mul(a, me, k.iters), G));
     k.g1 = cute_int_now(c, cute_div(a, cute_mul(a, cute_add(a, me, cute_i(1)), k.iters), G));
@@ -68,8 +58,7 @@ static gemm_streamk make(cute_ctx *c, const gemm_sched *s, cute_int k_tiles, cut
 gemm_streamk gemm_streamk_make(cute_ctx *c, const gemm_sched *s, cute_int k_tiles)
 {
     cute_alg *a = cute_ctx_alg(c);
-    cute_int T = s->count, G = cute_div(a, cute_grid_dim(c, 0), cute_i(cluster_size(s)));
-    cute_int W = cute_div(a, T, G), R = cute_mod(a, T, G);
+    cute_int T = s->count, G = cute_grid_dim(c, 0), W = cute_div(a, T, G), R = cute_mod(a, T, G);
     /* (W = 0 keeps whole tiles: runs under a tile would need more than one partial a tile) */
     cute_int runs = cute_mul(a, cute_mul(a, positive(a, R), positive(a, W)), cute_add(a, R, G));
     return make(c, s, k_tiles, cute_mul(a, runs, runs_pay(a, k_tiles, R, G)));
@@ -94,8 +83,7 @@ static cute_int run_of(cute_alg *a, const gemm_streamk *k, cute_int g)
 gemm_work gemm_streamk_work(cute_ctx *c, const gemm_streamk *k, cute_int i)
 {
     cute_alg *a = cute_ctx_alg(c);
-    cute_int K = k->k_tiles, me = unit_of_block(c, k->cluster);
-    cute_int rank = cute_mod(a, cute_block_idx(c, 0), cute_i(k->cluster)); /* (the same in every unit) */
+    cute_int K = k->k_tiles, me = cute_block_idx(c, 0);
     cute_val dp = cute_int_lt(c, i, k->dp_mine);
     cute_int j = cute_max(a, cute_sub(a, i, k->dp_mine), cute_i(0)); /* the piece, from the run's end */
     cute_int last = cute_div(a, cute_sub(a, cute_max(a, k->g1, cute_i(1)), cute_i(1)), K);
@@ -106,7 +94,7 @@ gemm_work gemm_streamk_work(cute_ctx *c, const gemm_streamk *k, cute_int i)
     w.tile = pick(c, dp, cute_add(a, me, cute_mul(a, i, k->units)), cute_add(a, k->dp, t));
     w.k0 = pick(c, dp, cute_i(0), k0);
     w.k1 = pick(c, dp, K, k1);
-    w.first = cute_add(a, cute_mul(a, pick(c, dp, me, run_of(a, k, base)), cute_i(k->cluster)), rank);
+    w.first = pick(c, dp, me, run_of(a, k, base));
     w.partial = cute_int_lt(c, w.k1, K);
     return w;
 }
@@ -114,11 +102,8 @@ gemm_work gemm_streamk_work(cute_ctx *c, const gemm_streamk *k, cute_int i)
 cute_launch_cfg gemm_streamk_launch_cfg(cute_ctx *c, const gemm_plan *p, const gemm_sched *s, cute_int k_tiles)
 {
     cute_alg *a = cute_ctx_alg(c);
-    int cs = cluster_size(s), units = p->sms / cs > 0 ? p->sms / cs : 1;
-    cute_int grid = cute_mul(a, cute_min(a, cute_mul(a, s->count, k_tiles), cute_i(units)), cute_i(cs));
-    cute_launch_cfg cfg = {.grid = {grid}, .block = {cute_i(p->threads)}, .smem_bytes = cute_i(0)};
-    if (cs > 1) cfg.cluster[0] = cute_i(cs);
-    return cfg;
+    cute_int grid = cute_min(a, cute_mul(a, s->count, k_tiles), cute_i(p->sms > 0 ? p->sms : 1));
+    return (cute_launch_cfg){.grid = {grid}, .block = {cute_i(p->threads)}, .smem_bytes = cute_i(0)};
 }
 
 cute_launch_cfg gemm_streamk_all_launch_cfg(cute_ctx *c, const gemm_plan *p, const gemm_sched *s)

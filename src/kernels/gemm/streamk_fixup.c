@@ -1,16 +1,16 @@
-/* Stream-K's fixup (streamk.c divides the work): a piece that leaves its tile unfinished writes
- * its accumulators to its block's workspace slot and raises the block's flag; the piece that
- * finishes the tile (a tile spans at most two runs) waits for the flag of the block below (in
- * clusters: of its rank in the cluster below), lowers it again (so the next kernel finds it
- * down) and starts its accumulators from that block's partial instead of zeros, its wgmmas
- * adding on: no second set of registers for the partial beside the accumulators (added after
- * the main loop, it made ptxas spill 556 bytes, in the main loop too). A slot holds each
- * consumer thread's accumulators in runs of 4 floats, the threads' runs side by side, so a
- * warp's 16-byte stores and loads of one run are 512 contiguous bytes; the finishing piece's
+/* Stream-K's fixup (streamk.c divides the work): a piece that leaves its tile unfinished
+ * writes its accumulators to its block's workspace slot and raises the block's flag; the
+ * piece that finishes the tile (a tile spans at most two runs) waits for the flag of the
+ * block below, lowers it again (so the next kernel finds it down) and starts its
+ * accumulators from that block's partial instead of zeros, its wgmmas adding on: no second
+ * set of registers for the partial beside the accumulators (added after the main loop, it
+ * made ptxas spill 556 bytes, in the main loop too).  A slot holds each consumer thread's accumulators in runs of 4 floats, the threads'
+ * runs side by side, so a warp's 16-byte stores and loads of one run are 512 contiguous
+ * bytes; the finishing piece's
  * threads hold the same elements of the tile as the writers' did (one MMA partition), so no
- * coordinate of C is needed. Publication as CUTLASS's stream-K does it: every consumer stores,
- * the consumers meet, one thread stores the flag with release semantics; one thread waits with
- * acquires, the consumers meet, every one loads. */
+ * coordinate of C is needed.  Publication as CUTLASS's stream-K does it: every consumer
+ * stores, the consumers meet, one thread stores the flag with release semantics; one thread
+ * waits with acquires, the consumers meet, every one loads. */
 #include "cutec/notation.h"
 #include "cutec/peer.h"
 #include "cutec/sync.h"
@@ -69,17 +69,10 @@ void gemm_streamk_store_partial(cute_ctx *c, const gemm_plan *p, cute_tensor ws,
     CUTE_IF(c, cute_int_eq(c, tid, cute_i(0))) cute_peer_release(c, flags, me, cute_i(1));
 }
 
-/* the block below: of this block's rank in the cluster below (a unit is a cluster) */
-static cute_int block_below(cute_ctx *c, const gemm_plan *p, cute_int me)
-{
-    int cs = p->cluster_m * p->cluster_n > 1 ? p->cluster_m * p->cluster_n : 1; /* (SM80 plans say 0) */
-    return cute_sub(cute_ctx_alg(c), me, cute_i(cs));
-}
-
 void gemm_streamk_start_from_partial(cute_ctx *c, const gemm_plan *p, cute_tensor ws, cute_tensor flags, cute_int tid,
                                      cute_tensor acc, cute_int first)
 {
-    cute_int me = cute_block_idx(c, 0), below = block_below(c, p, me);
+    cute_int me = cute_block_idx(c, 0), below = cute_sub(cute_ctx_alg(c), me, cute_i(1));
     cute_val some = cute_int_lt(c, first, me);
     CUTE_IF(c, some) {
         if (!(p->broken & GEMM_BREAK_FIXUP_WAIT)) {
