@@ -250,6 +250,7 @@ static bool config_ok(const cute_gemv_config *cfg, char *err, size_t n)
                  GEMV_MMA_RING_MAX / 1024);
         return false;
     }
+    if (gemv_wgmma_env(err, n) < 0) return false;
     if (cfg->sf_vec) return blockscaled_ok(cfg, err, n);
     if (cfg->mma && !mma_ok(cfg, err, n)) return false;
     cute_dtype d = cfg->dtype, y = cute_gemv_y_dtype(cfg);
@@ -381,6 +382,7 @@ const cute_fn *cute_gemv_compile(cute_runtime *rt, const cute_gemv_config *cfg, 
     snprintf(name, sizeof name, "gemv_%s_%s_%s_v%d_n%d%s_pf%d%s_r%d_a%d%s_fd%d_wr%d",
              cfg->sf_vec    ? "blockscaled"
              : cfg->skew    ? "skew"
+             : gemv_wgmma(cfg) ? "wgmma"
              : cfg->mma     ? "mma"
              : cfg->a_major ? "rows"
                             : "cols",
@@ -395,6 +397,7 @@ const cute_fn *cute_gemv_compile(cute_runtime *rt, const cute_gemv_config *cfg, 
              gemv_rows_a_warp(cfg));
     cute_host_fn host = cfg->sf_vec    ? gemv_blockscaled_host
                         : cfg->skew    ? gemv_skew_host
+                        : gemv_wgmma(cfg) ? gemv_wgmma_host
                         : cfg->mma     ? gemv_mma_host
                         : cfg->a_major ? gemv_rows_host
                                        : gemv_cols_host;

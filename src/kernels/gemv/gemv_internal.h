@@ -67,6 +67,39 @@ bool gemv_plan_mma(cute_alg *a, const cute_gemv_config *cfg, gemv_plan *p);
 void gemv_mma_host(cute_ctx *c, const cute_arg *arg);
 /* the mma form's k-tile */
 int64_t gemv_mma_k_tile(const cute_gemv_config *cfg);
+/* A thread's MMA partition (V,M|N,K) regrouped as ((the leaves vec[0..nv): one row's 16
+ * contiguous bytes), rest): the copy atom's vector first */
+cute_tensor gemv_mma_by_vector(cute_ctx *c, cute_tensor t, const int *vec, int nv);
+/* The tensor-core forms' block view of its split: A's row of tiles (bm, bk, k-tiles), X's as
+ * (N,K) tiles (bn, bkx, k-tiles), their coordinates, the bounds (M, kend) and (N, kend). */
+typedef struct gemv_mma_tiles {
+    cute_tensor gA, gX, cA, cX;
+    cute_tuple boundA, boundX;
+    cute_int k0, kend, l, s;
+} gemv_mma_tiles;
+gemv_mma_tiles gemv_mma_block_tiles(cute_ctx *c, const gemv_plan *p, cute_tensor mA, cute_tensor mX,
+                                    cute_int kchunk);
+/* f32 values x as the two tf32 halves of 3xTF32 by bits (docs/gemv.md, "f32 as 3xTF32"):
+ * big (x rounded to tf32, its low 13 bits clear, in u32 registers) and small (x - big, exact,
+ * in f32 registers, or u32 ones where `words`: wgmma reads u32 words in place, where f32
+ * ones would be moved and fenced before each instruction), both as TF32 views */
+void gemv_split_tf32_bits(cute_ctx *c, cute_tensor x, cute_tensor *big, cute_tensor *small, bool words);
+/* the end of a tensor-core form: thread thr's accumulators acc (its partition of the block's
+ * (bm, bn) tile of Y) inside (M, N) to the workspace's split (ordered reduction), added to
+ * its one sum (atomic), or scaled into Y */
+void gemv_mma_finish(cute_ctx *c, const gemv_plan *p, cute_thr_mma thr, cute_tensor acc, const gemv_mma_tiles *t,
+                     cute_tensor mY, cute_tensor mW, cute_val alpha, cute_val beta);
+/* f32 on sm_90's wgmma (wgmma.c): CUTEC_GEMV_WGMMA=1 (opt-in, strict: a value other than 0 or
+ * 1 fails the compile) where the tensor-core form of f32 runs through registers (no ring)
+ * with vectors a multiple of 8, up to GEMV_WGMMA_MAX_VECTORS */
+#define GEMV_WGMMA_MAX_VECTORS 128
+bool gemv_wgmma(const cute_gemv_config *cfg);
+/* the opt-in's value (0 or 1), or -1 and why in err */
+int gemv_wgmma_env(char *err, size_t n);
+bool gemv_plan_wgmma(cute_alg *a, const cute_gemv_config *cfg, gemv_plan *p);
+void gemv_wgmma_host(cute_ctx *c, const cute_arg *arg);
+/* its blocks an SM (shared memory and registers) */
+int gemv_wgmma_blocks(const cute_gemv_config *cfg);
 /* the mma form's rows a block (16 a warp), and its blocks an SM: 16 warps up to 64 vectors
  * (registers), 8 past; fewer where its ring (cfg.smem_stages) leaves too little shared memory */
 int gemv_mma_rows(const cute_gemv_config *cfg);

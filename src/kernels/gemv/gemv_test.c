@@ -9,6 +9,7 @@
 
 #include "check.h"
 #include "check_interp.h"
+#include "kernels/gemv/gemv_internal.h"
 #include "kernels/gemv/refusal_testkit.h"
 #include "cutec/gemv.h"
 #include "cutec/kernels.h"
@@ -297,6 +298,20 @@ static void ring_cases(cute_runtime *rt)
         CHECK(cfg.mma && cfg.tf32_bits && cfg.smem_stages == d, "mma f32 by bits: ring of %d (want %d)",
               cfg.smem_stages, d);
     }
+    /* f32 on sm_90's wgmma (CUTEC_GEMV_WGMMA=1, wgmma.c): 32 vectors, a block of 64 rows in A
+     * (A two k-tiles ahead) and one past A's last row, K past the last whole k-tile, padded
+     * rows, a batch, split-K; then a value other than 0 or 1 refused by name */
+    setenv("CUTEC_GEMV_WGMMA", "1", 1);
+    cute_gemv_lib_smem_stages(lib, 0);
+    run_case(rt, lib, &(gemv_case){CUTE_F32, CUTE_F32, 70, 300, 2, 1, 4, 1, 0, 2, 0.5, 32});
+    cute_gemv_lib_last(lib, &cfg, NULL);
+    CHECK(cfg.mma && !cfg.smem_stages && gemv_wgmma(&cfg), "f32 on wgmma: not the wgmma form");
+    setenv("CUTEC_GEMV_WGMMA", "yes", 1);
+    char err[256] = "";
+    const cute_fn *f = cute_gemv_compile(rt, &cfg, err, sizeof err);
+    CHECK(!f && strstr(err, "CUTEC_GEMV_WGMMA=yes"), "CUTEC_GEMV_WGMMA=yes: %s", f ? "compiled" : err);
+    cute_fn_free(f);
+    unsetenv("CUTEC_GEMV_WGMMA");
     cute_gemv_lib_free(lib);
 }
 

@@ -1,0 +1,105 @@
+#!/bin/sh
+# The pass of branch skinny40 on a GPU machine (issue 17: f32's skinny GEMM at M = 64, N = K =
+# 8192 asks 85% of the copy; session 38's final pass: 36.1%, mma.sync 3xTF32 by bits), at most
+# 60 s on one H200 after `make all tests`.
+# The count (bench/RESULTS.md, skinny40): 256 MiB of f32 A at the copy's ~4.1 TB/s is ~65 us;
+# 8.6 GFLOP in 3xTF32 is 25.8 GFLOP of tf32: at mma.sync's ~316 TFLOP/s 82 us (81% of the
+# copy at best), at wgmma's ~490 53 us.  The new form (wgmma.c, CUTEC_GEMV_WGMMA=1, opt-in):
+# a warpgroup on 64 rows of A, A's fragments from global memory into registers two k-tiles
+# ahead (wgmma's A from registers, split there), X's k-tile split and staged in shared memory
+# (wgmma's B), twelve wgmma a k-tile of 32 columns.
+# This pass: `cutec run gemv` under the new form against float64 first (odd sizes, rows past
+# M, K past the last k-tile, split-K ordered and atomic, 16 / 32 / 64 / 128 vectors); then
+# `cutec bench gemv` at 8192x8192 f32 with 64 vectors, the default (mma.sync) and the new
+# form in turns (a process each, twice; each beside a device copy of the same bytes), the new
+# form also in one split; 32 and 128 vectors once each; torch.mm f32 at 64x8192x8192.
+# The rule (points of the copy, means of the two turns, 64 vectors): the new form leading
+# the default by >= 2 with every check right -> "make default" (gemv_wgmma in wgmma.c: the
+# opt-in's default 1), behind -> "delete", else "keep opt-in"; one split against the
+# library's splits likewise ("one split" in gemv_wgmma_blocks).
+#   BUDGET=55 sh scripts/device-skinny40.sh
+. scripts/device-common.sh
+log="$out/skinny40.log"
+start=$(date +%s)
+budget=${BUDGET:-55}
+GEMV_TIMEOUT=15
+# wg ARGS: `cutec run gemv --dtype f32 ARGS` under the new form (checked against float64)
+wg() { CUTEC_GEMV_WGMMA=1 device_gemv_run --dtype f32 "$@"; }
+# tb NAME ENV ARGS: the bench row of f32 8192x8192 ARGS under CUTEC_GEMV_WGMMA=ENV, appended to
+# $out/tb_NAME.rows
+tb()
+{
+    name=$1 e=$2
+    shift 2
+    r=$(CUTEC_GEMV_WGMMA=$e device_gemv --dtype f32 --shape 8192x8192 "$@" | grep -E '%|failed' | tail -n 1)
+    echo "$name: $r"
+    echo "$r" >>"$out/tb_$name.rows"
+}
+# pm NAME: the mean of NAME's rows' % of the copy ("W" if one is WRONG)
+pm()
+{
+    a=$(sed -n 1p "$out/tb_$1.rows" 2>/dev/null) b=$(sed -n 2p "$out/tb_$1.rows" 2>/dev/null)
+    case "$a$b" in *WRONG*|*failed*) echo W; return;; esac
+    mean2 "$(copy_pct "$a")" "$(copy_pct "$b")"
+}
+ge() { awk -v a="$1" -v t="$2" 'BEGIN { exit !(a != "" && a !~ /W/ && a >= t) }'; }
+{
+    device_head
+    rm -f "$out"/tb_*.rows
+    if ! nvidia-smi >/dev/null 2>&1; then
+        echo "== no GPU here: nothing timed"
+        echo "decides: f32 skinny GEMM on wgmma (CUTEC_GEMV_WGMMA): keep opt-in (no GPU)"
+    else
+        echo "== at $(el) s: the new form against float64 on the GPU"
+        wg --shape 1000x1000 --vectors 64
+        wg --shape 331x2052 --vectors 64 --splits 3
+        wg --shape 200x1004 --vectors 32 --reduction atomic --splits 2
+        wg --shape 130x4100 --vectors 128
+        wg --shape 4097x516 --vectors 16 --smem-stages 0
+        grep -E "^run " "$log" | grep -q "FAILED\|rror\|WRONG\|cutec:" && checked=no
+        grep -cE "^run .*verified" "$log" | grep -q "^5$" || checked=no
+        echo "== at $(el) s: 8192x8192 f32, 64 vectors (GB/s of A + X + Y; copy: those bytes D2D), in turns"
+        for turn in 1 2; do
+            tb lib 0 --vectors 64
+            tb wg 1 --vectors 64
+            tb wg1 1 --vectors 64 --splits 1
+        done
+        echo "== at $(el) s: 32 and 128 vectors"
+        tb lib32 0 --vectors 32
+        tb wg32 1 --vectors 32
+        tb lib128 0 --vectors 128
+        tb wg128 1 --vectors 128
+        if device_late torch; then :; else
+            echo "== at $(el) s: torch.mm f32 64x8192x8192"
+            timeout 15 python3 -c '
+import sys; sys.path.insert(0, "bench")
+import torch
+from torch_timing import median_ms
+A = torch.rand(64, 8192, device="cuda") * 4 - 2; B = torch.rand(8192, 8192, device="cuda") * 4 - 2
+ms = median_ms(lambda: torch.mm(A, B.t()))
+print(f"torch.mm float32 64x8192x8192: {ms:.4f} ms {(64 * 8192 + 8192 * 8192 + 64 * 8192) * 4 / ms / 1e6:.1f} GB/s")' 2>&1 | tail -n 2
+        fi
+        echo "== at $(el) s: % of the copy, means of two turns: lib $(pm lib), wg $(pm wg), wg one split $(pm wg1)"
+        d=$(diff2 "$(pm wg)" "$(pm lib)") d1=$(diff2 "$(pm wg1)" "$(pm wg)")
+        if [ "${checked:-yes}" = no ]; then
+            echo "decides: f32 skinny GEMM on wgmma (CUTEC_GEMV_WGMMA): keep opt-in (wrong or unchecked): a run above failed"
+        elif ge "$d" 2; then
+            echo "decides: f32 skinny GEMM on wgmma (CUTEC_GEMV_WGMMA): make default ($d points over mma.sync at 64 vectors): wgmma.c's gemv_wgmma"
+        elif [ -n "$d" ] && ! ge "$d" 0; then
+            echo "decides: f32 skinny GEMM on wgmma (CUTEC_GEMV_WGMMA): delete ($d points at 64 vectors)"
+        else
+            echo "decides: f32 skinny GEMM on wgmma (CUTEC_GEMV_WGMMA): keep opt-in ($d points at 64 vectors)"
+        fi
+        if ge "$d1" 2; then
+            echo "decides: the wgmma form's splits: one split ($d1 points over the library's splits)"
+        else
+            echo "decides: the wgmma form's splits: keep the library's ($d1 points for one split)"
+        fi
+    fi
+    echo "== registers and spills (ptxas, sm_90a), the new form"
+    for n in 32 64 128; do
+        echo "f32 --vectors $n: $(CUTEC_GEMV_WGMMA=1 build/cutec compile gemv --dtype f32 --vectors $n --arch sm_90a --emit usage 2>&1 | grep -E 'registers|spill' | tr '\n' ' ')"
+    done
+    device_end
+} >"$log" 2>&1
+grep -vE "^(make|cc |  CC|ar )" "$log" | tail -n 80

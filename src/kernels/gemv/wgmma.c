@@ -1,0 +1,263 @@
+/* f32's skinny GEMM on sm_90's wgmma, 3xTF32 (CUTEC_GEMV_WGMMA=1, opt-in; docs/gemv.md, "f32 on
+ * wgmma").  Y(M,N) = alpha A(M,K) X(K,N) + beta Y with 16 to GEMV_WGMMA_MAX_VECTORS vectors
+ * (a multiple of 16), K-major A in 16-byte vectors: the register form of mma.c's f32 at 32
+ * vectors and past, whose mma.sync 3xTF32 tops out near a third of tf32's mma.sync rate.
+ *
+ * A block is one warpgroup on 64 rows of A, the weight, as wgmma's A from registers (the
+ * RS atom m64nNk8 tf32, N the vectors), one split of K in k-tiles of 32 columns.  A's
+ * fragments come straight from global memory: the product over a k-tile may take its 32
+ * columns in any order A and X agree on, so logical column i = q + 4 v + 8 j (q the lane's
+ * column in an atom, v its two values' half, j the atom) is A's column 8 q + v + 2 j, which
+ * makes lane q's 8 values of a row 8 contiguous columns (two 16-byte loads).  X's k-tile goes
+ * through shared memory, as wgmma's B must: each thread loads 16-byte vectors of it, splits
+ * them into their tf32 halves by bits and stores both halves at the logical columns of the
+ * same permutation (the view `perm_inv` below), in two stages (one barrier a k-tile).  The
+ * A fragment is split in registers, then twelve wgmma (4 atoms x small big', big small',
+ * big big') run on the accumulators, and the warpgroup waits for them before the next
+ * k-tile.  The accumulators end as mma.c's (gemv_mma_finish). */
+#include <stdio.h>
+
+#include "cutec/atom_table.h"
+#include "cutec/notation.h"
+#include "cutec/smem.h"
+#include "cutec/smem_atoms.h"
+#include "cutec/sync.h"
+#include "env/env_choice.h"
+#include "kernels/gemv/gemv_internal.h"
+
+enum { WG_BK = 32, WG_AHEAD = 2 };
+
+int gemv_wgmma_env(char *err, size_t n)
+{
+    return cute_env_choice_err("CUTEC_GEMV_WGMMA", "0|1", 0, err, n);
+}
+
+bool gemv_wgmma(const cute_gemv_config *cfg)
+{
+    char err[160];
+    int n = gemv_nvec(cfg);
+    return cfg->mma && cfg->dtype == CUTE_F32 && !cfg->smem_stages && n % 16 == 0 && n <= GEMV_WGMMA_MAX_VECTORS &&
+           gemv_wgmma_env(err, sizeof err) == 1;
+}
+
+/* X's k-tile, big and small halves, two stages */
+static int64_t smem_bytes(const cute_gemv_config *cfg)
+{
+    return 4 * (int64_t)gemv_nvec(cfg) * WG_BK * 4;
+}
+
+int gemv_wgmma_blocks(const cute_gemv_config *cfg)
+{
+    return gemv_smem_blocks(smem_bytes(cfg), 2);
+}
+
+bool gemv_plan_wgmma(cute_alg *a, const cute_gemv_config *cfg, gemv_plan *p)
+{
+    char name[64];
+    snprintf(name, sizeof name, "SM90_64x%dx8_F32TF32TF32_RS_TN", gemv_nvec(cfg));
+    cute_mma_atom atom;
+    if (!cute_mma_atom_named(a, name, &atom)) return false;
+    cute_layout one = cute_layout_parse(a, "(1,1,1):(0,0,0)");
+    p->mma = cute_make_tiled_mma(a, &atom, &one, NULL, NULL, NULL);
+    p->threads = 128;
+    p->bm = 64, p->bn = gemv_nvec(cfg), p->bk = WG_BK, p->bkx = WG_BK, p->ktile = WG_BK;
+    return !a->failed;
+}
+
+/* a (rows, 32) k-tile by logical column: logical i = (q, v, j) is column 8 q + v + 2 j */
+static cute_tensor by_logical(cute_ctx *c, cute_tensor t, int64_t rows)
+{
+    cute_alg *a = cute_ctx_alg(c);
+    long long r = rows;
+    cute_layout P = cute_layout_fmt(a, "(%lld,(4,2,4)):(1,(%lld,%lld,%lld))", r, 8 * r, r, 2 * r);
+    t.layout = cute_compose(a, &t.layout, &P);
+    return t;
+}
+
+/* a (rows, 32) k-tile by physical column (the inverse): column p = (v, j, q) is logical
+ * q + 4 v + 8 j */
+static cute_tensor perm_inv(cute_ctx *c, cute_tensor t, int64_t rows)
+{
+    cute_alg *a = cute_ctx_alg(c);
+    long long r = rows;
+    cute_layout P = cute_layout_fmt(a, "(%lld,(2,4,4)):(1,(%lld,%lld,%lld))", r, 4 * r, 8 * r, r);
+    t.layout = cute_compose(a, &t.layout, &P);
+    return t;
+}
+
+/* thread t's part of X's (bn, 32) k-tile: 16-byte vectors along K, 8 threads a vector's 32
+ * columns, 16 vectors at a time: ((4 columns), bn / 16 vectors) */
+static cute_tensor x_part(cute_ctx *c, cute_tensor t, int64_t bn)
+{
+    cute_alg *a = cute_ctx_alg(c);
+    long long n = bn;
+    cute_layout T = cute_layout_fmt(a, "((8,16),(4,%lld)):((%lld,1),(%lld,16))", n / 16, 4 * n, n);
+    t.layout = cute_compose(a, &t.layout, &T);
+    return CUTE_SLICE(c, t, cute_thread_idx(c, 0), CUTE_ALL);
+}
+
+typedef struct wg_thread {
+    cute_thr_mma thr;
+    cute_tensor acc; /* (V,M,N) f32 */
+    cute_copy_atom vec16;
+    cute_tensor sX; /* (bn, 32, (half, stage)) tf32: X's big and small halves by logical column */
+} wg_thread;
+
+static const int vec_a[2] = {1, 3}; /* a fragment's leaves (v, j): a row's 8 contiguous columns */
+
+/* A's fragments of k-tile kt in f32 registers (pred: bounds-checked by coordinates) */
+static cute_tensor load_a(cute_ctx *c, const gemv_plan *p, const wg_thread *th, const gemv_mma_tiles *t, cute_int kt,
+                          bool pred)
+{
+    cute_tensor gA = CUTE_SLICE(c, t->gA, CUTE_ALL, CUTE_ALL, kt);
+    cute_tensor frag = cute_make_rmem_tensor_like(c, cute_partition_fragment_A(c, th->thr, gA), CUTE_F32);
+    cute_tensor src = gemv_mma_by_vector(c, cute_partition_A(c, th->thr, by_logical(c, gA, p->bm)), vec_a, 2);
+    cute_tensor dst = gemv_mma_by_vector(c, frag, vec_a, 2);
+    if (!pred) {
+        cute_copy(c, &th->vec16, src, dst);
+        return frag;
+    }
+    cute_clear(c, frag);
+    cute_tensor cA = by_logical(c, CUTE_SLICE(c, t->cA, CUTE_ALL, CUTE_ALL, kt), p->bm);
+    cute_tensor pc = gemv_mma_by_vector(c, cute_partition_A(c, th->thr, cA), vec_a, 2);
+    cute_copy_if_whole(c, &th->vec16, cute_elem_less(c, pc, t->boundA), src, dst);
+    return frag;
+}
+
+/* a k-tile's operands in f32 registers: A's fragments and the thread's part of X's k-tile */
+typedef struct wg_regs {
+    cute_tensor rA, rX;
+} wg_regs;
+
+/* k-tile kt's loads (predA / predX: bounds-checked by coordinates, X along K) */
+static wg_regs load_tile(cute_ctx *c, const gemv_plan *p, const wg_thread *th, const gemv_mma_tiles *t, cute_int kt,
+                         bool predA, bool predX)
+{
+    wg_regs r = {.rA = load_a(c, p, th, t, kt, predA)};
+    cute_tensor src = x_part(c, CUTE_SLICE(c, t->gX, CUTE_ALL, CUTE_ALL, kt), p->bn);
+    r.rX = cute_make_rmem_tensor_like(c, src, CUTE_F32);
+    if (!predX) {
+        cute_copy(c, &th->vec16, src, r.rX);
+        return r;
+    }
+    cute_clear(c, r.rX);
+    cute_tensor crd = x_part(c, CUTE_SLICE(c, t->cX, CUTE_ALL, CUTE_ALL, kt), p->bn);
+    cute_copy_if_whole(c, &th->vec16, cute_elem_less(c, crd, t->boundX), src, r.rX);
+    return r;
+}
+
+static void assign(cute_ctx *c, const wg_regs *dst, const wg_regs *src)
+{
+    cute_tensor_store(c, dst->rA, cute_tensor_load(c, src->rA));
+    cute_tensor_store(c, dst->rX, cute_tensor_load(c, src->rX));
+}
+
+/* acc += A's k-tile times X's in 3xTF32, X's halves through stage kt % 2 */
+static void products(cute_ctx *c, const gemv_plan *p, const wg_thread *th, cute_int kt, const wg_regs *r)
+{
+    cute_alg *a = cute_ctx_alg(c);
+    cute_int s2 = cute_mul(a, cute_mod(a, kt, cute_i(2)), cute_i(2));
+    cute_tensor xb, xs;
+    gemv_split_tf32_bits(c, r->rX, &xb, &xs, true);
+    cute_tensor halves[2] = {xb, xs}, stage[2];
+    for (int h = 0; h < 2; h++) {
+        stage[h] = CUTE_SLICE(c, th->sX, CUTE_ALL, CUTE_ALL, cute_add(a, s2, cute_i(h)));
+        cute_tensor dst = x_part(c, perm_inv(c, cute_tensor_recast(c, stage[h], CUTE_F32), p->bn), p->bn);
+        cute_tensor_store(c, dst, cute_tensor_load(c, cute_tensor_recast(c, halves[h], CUTE_F32)));
+    }
+    cute_fence_proxy_async_shared_cta(c); /* the halves' stores, read by wgmma (the async proxy) */
+    cute_barrier(c);
+    cute_tensor aB, aS;
+    gemv_split_tf32_bits(c, r->rA, &aB, &aS, true);
+    cute_tensor bB = cute_partition_B(c, th->thr, stage[0]), bS = cute_partition_B(c, th->thr, stage[1]);
+    cute_warpgroup_arrive(c);
+    cute_gemm(c, &p->mma, th->acc, aS, bB, th->acc);
+    cute_gemm(c, &p->mma, th->acc, aB, bS, th->acc);
+    cute_gemm(c, &p->mma, th->acc, aB, bB, th->acc);
+    cute_warpgroup_commit_batch(c);
+    /* before the stage is written again (two k-tiles on, after the next barrier) and the
+     * registers are reused */
+    cute_warpgroup_wait(c, 0);
+}
+
+/* the in-bounds block's `full` whole k-tiles, each one's loads issued WG_AHEAD k-tiles before
+ * its products (the last k-tiles load the last again: no branch) */
+static void whole(cute_ctx *c, const gemv_plan *p, const wg_thread *th, const gemv_mma_tiles *t, cute_int full)
+{
+    cute_alg *a = cute_ctx_alg(c);
+    CUTE_IF(c, cute_int_lt(c, cute_i(0), full))
+    {
+        cute_int last = cute_max(a, cute_sub(a, full, cute_i(1)), cute_i(0));
+        wg_regs buf[WG_AHEAD + 1]; /* buf[0] this k-tile's, buf[i] i ahead */
+        for (int i = 0; i < WG_AHEAD; i++)
+            buf[i] = load_tile(c, p, th, t, i ? cute_min(a, cute_i(i), last) : cute_i(0), false, false);
+        CUTE_FOR(c, kt, cute_i(0), full)
+        {
+            buf[WG_AHEAD] = load_tile(c, p, th, t, cute_min(a, cute_add(a, kt, cute_i(WG_AHEAD)), last), false, false);
+            products(c, p, th, kt, &buf[0]);
+            for (int i = 0; i < WG_AHEAD; i++) assign(c, &buf[i], &buf[i + 1]);
+        }
+    }
+}
+
+/* the split's full k-tiles (through `whole`, or, where `rows_out` (the block reaches past
+ * A's last row), one at a time with A predicated), then the partial last one, predicated */
+static void walk(cute_ctx *c, const gemv_plan *p, const wg_thread *th, const gemv_mma_tiles *t, bool rows_out)
+{
+    cute_alg *a = cute_ctx_alg(c);
+    cute_int full = cute_div(a, cute_sub(a, t->kend, t->k0), cute_i(p->bk));
+    if (!rows_out) {
+        whole(c, p, th, t, full);
+    } else {
+        CUTE_FOR(c, kt, cute_i(0), full)
+        {
+            wg_regs r = load_tile(c, p, th, t, kt, true, false);
+            products(c, p, th, kt, &r);
+        }
+    }
+    CUTE_IF(c, cute_int_lt(c, cute_add(a, t->k0, cute_mul(a, full, cute_i(p->bk))), t->kend))
+    {
+        wg_regs r = load_tile(c, p, th, t, full, true, true);
+        products(c, p, th, full, &r);
+    }
+}
+
+static void wg_kernel(cute_ctx *c, cute_tensor mA, cute_tensor mX, cute_tensor mY, cute_tensor mW, cute_int kchunk,
+                      cute_val alpha, cute_val beta)
+{
+    const gemv_plan *p = cute_ctx_user(c);
+    cute_alg *a = cute_ctx_alg(c);
+    cute_kernel_min_blocks(c, gemv_wgmma_blocks(&p->cfg));
+    gemv_mma_tiles t = gemv_mma_block_tiles(c, p, mA, mX, kchunk);
+    wg_thread th = {.thr = cute_tiled_mma_slice(&p->mma, cute_thread_idx(c, 0)),
+                    .vec16 = cute_copy_atom_universal(a, CUTE_F32, 128)};
+    cute_composed atom;
+    cute_smem_atom_gmma(a, "Layout_K_SW128_Atom", CUTE_TF32, &atom);
+    cute_tuple shape = cute_tuple_fmt(a, "(%lld,%d,4)", (long long)p->bn, WG_BK);
+    cute_composed L = cute_smem_layout_staged(a, &atom, &shape);
+    cute_smem_allocator al = cute_smem_allocator_new(c);
+    th.sX = cute_smem_alloc_tensor_composed(c, &al, CUTE_TF32, L, 16);
+    cute_tensor gY = CUTE_SLICE(c, mY, CUTE_ALL, CUTE_ALL, t.l);
+    cute_tuple tile = cute_tuple_fmt(a, "(%lld,%lld)", (long long)p->bm, (long long)p->bn);
+    th.acc = cute_partition_fragment_C(c, th.thr, cute_tensor_local_tile(c, gY, tile, CUTE_CRD(0, 0), NULL));
+    cute_clear(c, th.acc);
+    cute_int M = mA.layout.shape.leaf[0];
+    cute_int end = cute_mul(a, cute_add(a, cute_block_idx(c, 0), cute_i(1)), cute_i(p->bm));
+    CUTE_IF(c, cute_int_lt(c, M, end)) /* the block reaches past A's last row */
+    {
+        walk(c, p, &th, &t, true);
+    }
+    CUTE_ELSE(c)
+    {
+        walk(c, p, &th, &t, false);
+    }
+    gemv_mma_finish(c, p, th.thr, th.acc, &t, mY, mW, alpha, beta);
+}
+
+void gemv_wgmma_host(cute_ctx *c, const cute_arg *arg)
+{
+    const gemv_plan *p = cute_ctx_user(c);
+    gemv_host_args g = gemv_host_unpack(c, arg, p->bm);
+    CUTE_LAUNCH(c, wg_kernel, g.launch, g.mA, arg[1].tensor, g.mY, g.mW, g.kchunk, g.alpha, g.beta);
+    gemv_reduce_launch(c, p, g.mY, g.mW, g.alpha, g.beta);
+}
