@@ -152,11 +152,12 @@ static void assign(cute_ctx *c, const wg_regs *dst, const wg_regs *src)
     cute_tensor_store(c, dst->rX, cute_tensor_load(c, src->rX));
 }
 
-/* acc += A's k-tile times X's in 3xTF32, X's halves through stage kt % 2 */
-static void products(cute_ctx *c, const gemv_plan *p, const wg_thread *th, cute_int kt, const wg_regs *r)
+/* acc += A's k-tile times X's in 3xTF32, X's halves through stage n % 2 (n: the batch's place
+ * in the block's sequence of them, so that consecutive batches alternate stages) */
+static void products(cute_ctx *c, const gemv_plan *p, const wg_thread *th, cute_int n, const wg_regs *r)
 {
     cute_alg *a = cute_ctx_alg(c);
-    cute_int s2 = cute_mul(a, cute_mod(a, kt, cute_i(2)), cute_i(2));
+    cute_int s2 = cute_mul(a, cute_mod(a, n, cute_i(2)), cute_i(2));
     cute_tensor xb, xs;
     gemv_split_tf32_bits(c, r->rX, &xb, &xs, true);
     cute_tensor halves[2] = {xb, xs}, stage[2];
@@ -175,27 +176,58 @@ static void products(cute_ctx *c, const gemv_plan *p, const wg_thread *th, cute_
     cute_gemm(c, &p->mma, th->acc, aB, bS, th->acc);
     cute_gemm(c, &p->mma, th->acc, aB, bB, th->acc);
     cute_warpgroup_commit_batch(c);
-    /* before the stage is written again (two k-tiles on, after the next barrier) and the
-     * registers are reused */
-    cute_warpgroup_wait(c, 0);
+    /* the previous k-tile's batch done (its stage is written again next), this one's left to
+     * run while the next k-tile's halves are made (ptxas keeps its A registers until then) */
+    cute_warpgroup_wait(c, 1);
 }
 
-/* the in-bounds block's `full` whole k-tiles, each one's loads issued WG_AHEAD k-tiles before
- * its products (the last k-tiles load the last again: no branch) */
-static void whole(cute_ctx *c, const gemv_plan *p, const wg_thread *th, const gemv_mma_tiles *t, cute_int full)
+/* the in-bounds block's `full` whole k-tiles (batches 0 to *issued - 1), each one's loads issued WG_AHEAD k-tiles before
+ * its products (the last k-tiles load the last again: no branch), in steps of WG_AHEAD + 1
+ * k-tiles whose registers rotate at trace time (a loop that copied them each k-tile, or
+ * one unrolled by the compiler, moved registers that ptxas then kept the wgmma from
+ * overlapping), then the last full % (WG_AHEAD + 1), already loaded */
+static void whole(cute_ctx *c, const gemv_plan *p, const wg_thread *th, const gemv_mma_tiles *t, cute_int full,
+                  cute_int *issued)
 {
     cute_alg *a = cute_ctx_alg(c);
+    enum { R = WG_AHEAD + 1 };
+    /* full > 0: R floor(full / R) + WG_AHEAD batches; none else (the next batch's stage
+     * parity is the same either way when it is 0) */
+    *issued = cute_add(a, cute_mul(a, cute_div(a, full, cute_i(R)), cute_i(R)), cute_i(WG_AHEAD));
     CUTE_IF(c, cute_int_lt(c, cute_i(0), full))
     {
         cute_int last = cute_max(a, cute_sub(a, full, cute_i(1)), cute_i(0));
-        wg_regs buf[WG_AHEAD + 1]; /* buf[0] this k-tile's, buf[i] i ahead */
+        wg_regs buf[R]; /* k-tile kt's in buf[kt % R] */
         for (int i = 0; i < WG_AHEAD; i++)
             buf[i] = load_tile(c, p, th, t, i ? cute_min(a, cute_i(i), last) : cute_i(0), false, false);
-        CUTE_FOR(c, kt, cute_i(0), full)
+        buf[WG_AHEAD] = buf[0];
+        buf[WG_AHEAD].rA = cute_make_rmem_tensor_like(c, buf[0].rA, CUTE_F32);
+        buf[WG_AHEAD].rX = cute_make_rmem_tensor_like(c, buf[0].rX, CUTE_F32);
+        cute_int steps = cute_div(a, full, cute_i(R));
+        CUTE_FOR(c, st, cute_i(0), steps)
         {
-            buf[WG_AHEAD] = load_tile(c, p, th, t, cute_min(a, cute_add(a, kt, cute_i(WG_AHEAD)), last), false, false);
-            products(c, p, th, kt, &buf[0]);
-            for (int i = 0; i < WG_AHEAD; i++) assign(c, &buf[i], &buf[i + 1]);
+            for (int i = 0; i < R; i++) {
+                cute_int kt = cute_add(a, cute_mul(a, st, cute_i(R)), cute_i(i));
+                wg_regs next = load_tile(c, p, th, t, cute_min(a, cute_add(a, kt, cute_i(WG_AHEAD)), last), false, false);
+                assign(c, &buf[(i + WG_AHEAD) % R], &next);
+                products(c, p, th, kt, &buf[i]);
+            }
+        }
+        cute_int done = cute_mul(a, steps, cute_i(R));
+        for (int i = 0; i < WG_AHEAD; i++) { /* the rest: at most WG_AHEAD, in buf[0 ..]; */
+            /* each one's products run, on zeros past the last (wgmma under a branch made
+             * ptxas serialize them all) */
+            cute_int kt = cute_add(a, done, cute_i(i));
+            wg_regs z = {cute_make_rmem_tensor_like(c, buf[i].rA, CUTE_F32),
+                         cute_make_rmem_tensor_like(c, buf[i].rX, CUTE_F32)};
+            cute_val in = cute_int_lt(c, kt, full);
+            cute_tensor from[2] = {buf[i].rA, buf[i].rX}, to[2] = {z.rA, z.rX};
+            for (int o = 0; o < 2; o++) {
+                cute_ssa v = cute_tensor_load(c, from[o]);
+                cute_ssa zero = cute_ssa_fill(c, CUTE_F32, v.shape, 0);
+                cute_tensor_store(c, to[o], cute_ssa_select(c, cute_ssa_scalar(c, in, v.shape), v, zero));
+            }
+            products(c, p, th, kt, &z);
         }
     }
 }
@@ -205,9 +237,9 @@ static void whole(cute_ctx *c, const gemv_plan *p, const wg_thread *th, const ge
 static void walk(cute_ctx *c, const gemv_plan *p, const wg_thread *th, const gemv_mma_tiles *t, bool rows_out)
 {
     cute_alg *a = cute_ctx_alg(c);
-    cute_int full = cute_div(a, cute_sub(a, t->kend, t->k0), cute_i(p->bk));
+    cute_int full = cute_div(a, cute_sub(a, t->kend, t->k0), cute_i(p->bk)), issued = full;
     if (!rows_out) {
-        whole(c, p, th, t, full);
+        whole(c, p, th, t, full, &issued);
     } else {
         CUTE_FOR(c, kt, cute_i(0), full)
         {
@@ -218,8 +250,9 @@ static void walk(cute_ctx *c, const gemv_plan *p, const wg_thread *th, const gem
     CUTE_IF(c, cute_int_lt(c, cute_add(a, t->k0, cute_mul(a, full, cute_i(p->bk))), t->kend))
     {
         wg_regs r = load_tile(c, p, th, t, full, true, true);
-        products(c, p, th, full, &r);
+        products(c, p, th, issued, &r);
     }
+    cute_warpgroup_wait(c, 0);
 }
 
 static void wg_kernel(cute_ctx *c, cute_tensor mA, cute_tensor mX, cute_tensor mY, cute_tensor mW, cute_int kchunk,
