@@ -7,16 +7,17 @@
 # copy at best), at wgmma's ~490 53 us.  The new form (wgmma.c, CUTEC_GEMV_WGMMA=1, opt-in):
 # a warpgroup on 64 rows of A, A's fragments from global memory into registers two k-tiles
 # ahead (wgmma's A from registers, split there), X's k-tile split and staged in shared memory
-# (wgmma's B), twelve wgmma a k-tile of 32 columns.
+# (wgmma's B), twelve wgmma a k-tile of 32 columns; =ahead1 / =ahead3: 1 or 3 k-tiles ahead.
 # This pass: `cutec run gemv` under the new form against float64 first (odd sizes, rows past
 # M, K past the last k-tile, split-K ordered and atomic, 16 / 32 / 64 / 128 vectors); then
 # `cutec bench gemv` at 8192x8192 f32 with 64 vectors, the default (mma.sync) and the new
 # form in turns (a process each, twice; each beside a device copy of the same bytes), the new
-# form also in one split; 32 and 128 vectors once each; torch.mm f32 at 64x8192x8192.
-# The rule (points of the copy, means of the two turns, 64 vectors): the new form leading
-# the default by >= 2 with every check right -> "make default" (gemv_wgmma in wgmma.c: the
-# opt-in's default 1), behind -> "delete", else "keep opt-in"; one split against the
-# library's splits likewise ("one split" in gemv_wgmma_blocks).
+# form also in one split and 1 / 3 k-tiles ahead; 32 and 128 vectors once each; torch.mm f32
+# at 64x8192x8192.
+# The rules (points of the copy, means of the two turns, 64 vectors): the best of the new
+# forms leading the default by >= 2 with every check right -> "make default" with that form
+# (gemv_wgmma in wgmma.c), all behind -> "delete", else "keep opt-in"; the others of the new
+# forms are deleted where the best leads them by >= 1.
 #   BUDGET=55 sh scripts/device-skinny40.sh
 . scripts/device-common.sh
 log="$out/skinny40.log"
@@ -63,6 +64,8 @@ ge() { awk -v a="$1" -v t="$2" 'BEGIN { exit !(a != "" && a !~ /W/ && a >= t) }'
             tb lib 0 --vectors 64
             tb wg 1 --vectors 64
             tb wg1 1 --vectors 64 --splits 1
+            tb a1 ahead1 --vectors 64
+            tb a3 ahead3 --vectors 64
         done
         echo "== at $(el) s: 32 and 128 vectors"
         tb lib32 0 --vectors 32
@@ -79,22 +82,26 @@ A = torch.rand(64, 8192, device="cuda") * 4 - 2; B = torch.rand(8192, 8192, devi
 ms = median_ms(lambda: torch.mm(A, B.t()))
 print(f"torch.mm float32 64x8192x8192: {ms:.4f} ms {(64 * 8192 + 8192 * 8192 + 64 * 8192) * 4 / ms / 1e6:.1f} GB/s")' 2>&1 | tail -n 2
         fi
-        echo "== at $(el) s: % of the copy, means of two turns: lib $(pm lib), wg $(pm wg), wg one split $(pm wg1)"
-        d=$(diff2 "$(pm wg)" "$(pm lib)") d1=$(diff2 "$(pm wg1)" "$(pm wg)")
+        echo "== at $(el) s: % of the copy, means of two turns (64 vectors): lib $(pm lib), wg $(pm wg)," \
+            "wg one split $(pm wg1), 1 ahead $(pm a1), 3 ahead $(pm a3)"
+        best="" bv=-1
+        for f in wg wg1 a1 a3; do ge "$(pm $f)" "$bv" && best=$f bv=$(pm $f); done
+        d=$(diff2 "$bv" "$(pm lib)")
         if [ "${checked:-yes}" = no ]; then
             echo "decides: f32 skinny GEMM on wgmma (CUTEC_GEMV_WGMMA): keep opt-in (wrong or unchecked): a run above failed"
+        elif [ -z "$best" ]; then
+            echo "decides: f32 skinny GEMM on wgmma (CUTEC_GEMV_WGMMA): keep opt-in (not timed)"
         elif ge "$d" 2; then
-            echo "decides: f32 skinny GEMM on wgmma (CUTEC_GEMV_WGMMA): make default ($d points over mma.sync at 64 vectors): wgmma.c's gemv_wgmma"
-        elif [ -n "$d" ] && ! ge "$d" 0; then
-            echo "decides: f32 skinny GEMM on wgmma (CUTEC_GEMV_WGMMA): delete ($d points at 64 vectors)"
+            echo "decides: f32 skinny GEMM on wgmma (CUTEC_GEMV_WGMMA): make default as $best ($bv% of the copy, $d points over mma.sync at 64 vectors): wgmma.c's gemv_wgmma"
+        elif ! ge "$d" 0; then
+            echo "decides: f32 skinny GEMM on wgmma (CUTEC_GEMV_WGMMA): delete (its best, $best, $d points at 64 vectors)"
         else
-            echo "decides: f32 skinny GEMM on wgmma (CUTEC_GEMV_WGMMA): keep opt-in ($d points at 64 vectors)"
+            echo "decides: f32 skinny GEMM on wgmma (CUTEC_GEMV_WGMMA): keep opt-in (its best, $best, $d points at 64 vectors)"
         fi
-        if ge "$d1" 2; then
-            echo "decides: the wgmma form's splits: one split ($d1 points over the library's splits)"
-        else
-            echo "decides: the wgmma form's splits: keep the library's ($d1 points for one split)"
-        fi
+        for f in wg wg1 a1 a3; do
+            [ "$f" = "$best" ] && continue
+            ge "$(diff2 "$bv" "$(pm $f)")" 1 && echo "decides: the wgmma form $f: delete ($(pm $f) against $best's $bv)"
+        done
     fi
     echo "== registers and spills (ptxas, sm_90a), the new form"
     for n in 32 64 128; do

@@ -25,11 +25,20 @@
 #include "env/env_choice.h"
 #include "kernels/gemv/gemv_internal.h"
 
-enum { WG_BK = 32, WG_AHEAD = 2 };
+enum { WG_BK = 32, WG_MAX_AHEAD = 3 };
 
 int gemv_wgmma_env(char *err, size_t n)
 {
-    return cute_env_choice_err("CUTEC_GEMV_WGMMA", "0|1", 0, err, n);
+    return cute_env_choice_err("CUTEC_GEMV_WGMMA", "0|1|ahead1|ahead3", 0, err, n);
+}
+
+/* the k-tiles ahead whose loads a warpgroup has in flight: 2 (CUTEC_GEMV_WGMMA=1), 1 or 3
+ * (=ahead1, =ahead3: measured against 2 by scripts/device-skinny40.sh) */
+static int ahead(void)
+{
+    char err[160];
+    int v = gemv_wgmma_env(err, sizeof err);
+    return v == 2 ? 1 : v == 3 ? 3 : 2;
 }
 
 bool gemv_wgmma(const cute_gemv_config *cfg)
@@ -37,7 +46,7 @@ bool gemv_wgmma(const cute_gemv_config *cfg)
     char err[160];
     int n = gemv_nvec(cfg);
     return cfg->mma && cfg->dtype == CUTE_F32 && !cfg->smem_stages && n % 16 == 0 && n <= GEMV_WGMMA_MAX_VECTORS &&
-           gemv_wgmma_env(err, sizeof err) == 1;
+           gemv_wgmma_env(err, sizeof err) >= 1;
 }
 
 /* X's k-tile, big and small halves, two stages */
@@ -181,40 +190,39 @@ static void products(cute_ctx *c, const gemv_plan *p, const wg_thread *th, cute_
     cute_warpgroup_wait(c, 1);
 }
 
-/* the in-bounds block's `full` whole k-tiles (batches 0 to *issued - 1), each one's loads issued WG_AHEAD k-tiles before
- * its products (the last k-tiles load the last again: no branch), in steps of WG_AHEAD + 1
- * k-tiles whose registers rotate at trace time (a loop that copied them each k-tile, or
- * one unrolled by the compiler, moved registers that ptxas then kept the wgmma from
- * overlapping), then the last full % (WG_AHEAD + 1), already loaded */
+/* the in-bounds block's `full` whole k-tiles (batches 0 to *issued - 1), each one's loads
+ * issued `ahead()` k-tiles before its products (the last k-tiles load the last again: no
+ * branch), in steps of ahead() + 1 k-tiles whose registers rotate at trace time (a loop that
+ * copied them each k-tile, or one unrolled by the compiler, moved registers that ptxas then
+ * kept the wgmma from overlapping), then the last full % (ahead() + 1), already loaded */
 static void whole(cute_ctx *c, const gemv_plan *p, const wg_thread *th, const gemv_mma_tiles *t, cute_int full,
                   cute_int *issued)
 {
     cute_alg *a = cute_ctx_alg(c);
-    enum { R = WG_AHEAD + 1 };
-    /* full > 0: R floor(full / R) + WG_AHEAD batches; none else (the next batch's stage
+    int d = ahead(), R = d + 1;
+    /* full > 0: R floor(full / R) + d batches; none else (the next batch's stage
      * parity is the same either way when it is 0) */
-    *issued = cute_add(a, cute_mul(a, cute_div(a, full, cute_i(R)), cute_i(R)), cute_i(WG_AHEAD));
+    *issued = cute_add(a, cute_mul(a, cute_div(a, full, cute_i(R)), cute_i(R)), cute_i(d));
     CUTE_IF(c, cute_int_lt(c, cute_i(0), full))
     {
         cute_int last = cute_max(a, cute_sub(a, full, cute_i(1)), cute_i(0));
-        wg_regs buf[R]; /* k-tile kt's in buf[kt % R] */
-        for (int i = 0; i < WG_AHEAD; i++)
+        wg_regs buf[WG_MAX_AHEAD + 1]; /* k-tile kt's in buf[kt % R] */
+        for (int i = 0; i < d; i++)
             buf[i] = load_tile(c, p, th, t, i ? cute_min(a, cute_i(i), last) : cute_i(0), false, false);
-        buf[WG_AHEAD] = buf[0];
-        buf[WG_AHEAD].rA = cute_make_rmem_tensor_like(c, buf[0].rA, CUTE_F32);
-        buf[WG_AHEAD].rX = cute_make_rmem_tensor_like(c, buf[0].rX, CUTE_F32);
+        buf[d].rA = cute_make_rmem_tensor_like(c, buf[0].rA, CUTE_F32);
+        buf[d].rX = cute_make_rmem_tensor_like(c, buf[0].rX, CUTE_F32);
         cute_int steps = cute_div(a, full, cute_i(R));
         CUTE_FOR(c, st, cute_i(0), steps)
         {
             for (int i = 0; i < R; i++) {
                 cute_int kt = cute_add(a, cute_mul(a, st, cute_i(R)), cute_i(i));
-                wg_regs next = load_tile(c, p, th, t, cute_min(a, cute_add(a, kt, cute_i(WG_AHEAD)), last), false, false);
-                assign(c, &buf[(i + WG_AHEAD) % R], &next);
+                wg_regs next = load_tile(c, p, th, t, cute_min(a, cute_add(a, kt, cute_i(d)), last), false, false);
+                assign(c, &buf[(i + d) % R], &next);
                 products(c, p, th, kt, &buf[i]);
             }
         }
         cute_int done = cute_mul(a, steps, cute_i(R));
-        for (int i = 0; i < WG_AHEAD; i++) { /* the rest: at most WG_AHEAD, in buf[0 ..]; */
+        for (int i = 0; i < d; i++) { /* the rest: at most d, in buf[0 ..]; */
             /* each one's products run, on zeros past the last (wgmma under a branch made
              * ptxas serialize them all) */
             cute_int kt = cute_add(a, done, cute_i(i));
