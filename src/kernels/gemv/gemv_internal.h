@@ -98,8 +98,9 @@ bool gemv_wgmma(const cute_gemv_config *cfg);
 int gemv_wgmma_env(char *err, size_t n);
 bool gemv_plan_wgmma(cute_alg *a, const cute_gemv_config *cfg, gemv_plan *p);
 void gemv_wgmma_host(cute_ctx *c, const cute_arg *arg);
-/* its blocks an SM (shared memory and registers) */
+/* its blocks an SM (shared memory and registers), and its rows a block */
 int gemv_wgmma_blocks(const cute_gemv_config *cfg);
+int gemv_wgmma_rows(const cute_gemv_config *cfg);
 /* the mma form's rows a block (16 a warp), and its blocks an SM: 16 warps up to 64 vectors
  * (registers), 8 past; fewer where its ring (cfg.smem_stages) leaves too little shared memory */
 int gemv_mma_rows(const cute_gemv_config *cfg);

@@ -31,7 +31,7 @@ static int mma_warps(const cute_gemv_config *cfg)
 
 int gemv_mma_rows(const cute_gemv_config *cfg)
 {
-    return gemv_wgmma(cfg) ? 64 : 16 * mma_warps(cfg);
+    return gemv_wgmma(cfg) ? gemv_wgmma_rows(cfg) : 16 * mma_warps(cfg);
 }
 
 /* One input dtype's form: the atom, the K permutation that makes a lane's columns of a

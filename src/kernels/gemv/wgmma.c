@@ -29,7 +29,21 @@ enum { WG_BK = 32, WG_MAX_AHEAD = 3 };
 
 int gemv_wgmma_env(char *err, size_t n)
 {
-    return cute_env_choice_err("CUTEC_GEMV_WGMMA", "0|1|ahead1|ahead3", 0, err, n);
+    return cute_env_choice_err("CUTEC_GEMV_WGMMA", "0|1|ahead1|ahead3|rows128", 0, err, n);
+}
+
+/* the warpgroups a block, each on 64 rows: 2 under CUTEC_GEMV_WGMMA=rows128 (X's halves made
+ * once for 128 rows: half the X a byte of A, from L2 and split) where the vectors are a
+ * multiple of 32 (X's k-tile a thread's whole vectors), else 1 */
+static int groups(const cute_gemv_config *cfg)
+{
+    char err[160];
+    return gemv_wgmma_env(err, sizeof err) == 4 && gemv_nvec(cfg) % 32 == 0 ? 2 : 1;
+}
+
+int gemv_wgmma_rows(const cute_gemv_config *cfg)
+{
+    return 64 * groups(cfg);
 }
 
 /* the k-tiles ahead whose loads a warpgroup has in flight: 2 (CUTEC_GEMV_WGMMA=1), 1 or 3
@@ -57,7 +71,7 @@ static int64_t smem_bytes(const cute_gemv_config *cfg)
 
 int gemv_wgmma_blocks(const cute_gemv_config *cfg)
 {
-    return gemv_smem_blocks(smem_bytes(cfg), 2);
+    return gemv_smem_blocks(smem_bytes(cfg), groups(cfg) == 2 ? 1 : 2);
 }
 
 bool gemv_plan_wgmma(cute_alg *a, const cute_gemv_config *cfg, gemv_plan *p)
@@ -66,10 +80,11 @@ bool gemv_plan_wgmma(cute_alg *a, const cute_gemv_config *cfg, gemv_plan *p)
     snprintf(name, sizeof name, "SM90_64x%dx8_F32TF32TF32_RS_TN", gemv_nvec(cfg));
     cute_mma_atom atom;
     if (!cute_mma_atom_named(a, name, &atom)) return false;
-    cute_layout one = cute_layout_parse(a, "(1,1,1):(0,0,0)");
-    p->mma = cute_make_tiled_mma(a, &atom, &one, NULL, NULL, NULL);
-    p->threads = 128;
-    p->bm = 64, p->bn = gemv_nvec(cfg), p->bk = WG_BK, p->bkx = WG_BK, p->ktile = WG_BK;
+    int g = groups(cfg);
+    cute_layout wgs = cute_layout_fmt(a, "(%d,1,1):(1,0,0)", g);
+    p->mma = cute_make_tiled_mma(a, &atom, &wgs, NULL, NULL, NULL);
+    p->threads = 128 * g;
+    p->bm = 64 * g, p->bn = gemv_nvec(cfg), p->bk = WG_BK, p->bkx = WG_BK, p->ktile = WG_BK;
     return !a->failed;
 }
 
@@ -95,12 +110,12 @@ static cute_tensor perm_inv(cute_ctx *c, cute_tensor t, int64_t rows)
 }
 
 /* thread t's part of X's (bn, 32) k-tile: 16-byte vectors along K, 8 threads a vector's 32
- * columns, 16 vectors at a time: ((4 columns), bn / 16 vectors) */
-static cute_tensor x_part(cute_ctx *c, cute_tensor t, int64_t bn)
+ * columns, threads / 8 vectors at a time: ((4 columns), bn / (threads / 8) vectors) */
+static cute_tensor x_part(cute_ctx *c, const gemv_plan *p, cute_tensor t)
 {
     cute_alg *a = cute_ctx_alg(c);
-    long long n = bn;
-    cute_layout T = cute_layout_fmt(a, "((8,16),(4,%lld)):((%lld,1),(%lld,16))", n / 16, 4 * n, n);
+    long long n = p->bn, v = p->threads / 8;
+    cute_layout T = cute_layout_fmt(a, "((8,%lld),(4,%lld)):((%lld,1),(%lld,%lld))", v, n / v, 4 * n, n, v);
     t.layout = cute_compose(a, &t.layout, &T);
     return CUTE_SLICE(c, t, cute_thread_idx(c, 0), CUTE_ALL);
 }
@@ -143,14 +158,14 @@ static wg_regs load_tile(cute_ctx *c, const gemv_plan *p, const wg_thread *th, c
                          bool predA, bool predX)
 {
     wg_regs r = {.rA = load_a(c, p, th, t, kt, predA)};
-    cute_tensor src = x_part(c, CUTE_SLICE(c, t->gX, CUTE_ALL, CUTE_ALL, kt), p->bn);
+    cute_tensor src = x_part(c, p, CUTE_SLICE(c, t->gX, CUTE_ALL, CUTE_ALL, kt));
     r.rX = cute_make_rmem_tensor_like(c, src, CUTE_F32);
     if (!predX) {
         cute_copy(c, &th->vec16, src, r.rX);
         return r;
     }
     cute_clear(c, r.rX);
-    cute_tensor crd = x_part(c, CUTE_SLICE(c, t->cX, CUTE_ALL, CUTE_ALL, kt), p->bn);
+    cute_tensor crd = x_part(c, p, CUTE_SLICE(c, t->cX, CUTE_ALL, CUTE_ALL, kt));
     cute_copy_if_whole(c, &th->vec16, cute_elem_less(c, crd, t->boundX), src, r.rX);
     return r;
 }
@@ -172,7 +187,7 @@ static void products(cute_ctx *c, const gemv_plan *p, const wg_thread *th, cute_
     cute_tensor halves[2] = {xb, xs}, stage[2];
     for (int h = 0; h < 2; h++) {
         stage[h] = CUTE_SLICE(c, th->sX, CUTE_ALL, CUTE_ALL, cute_add(a, s2, cute_i(h)));
-        cute_tensor dst = x_part(c, perm_inv(c, cute_tensor_recast(c, stage[h], CUTE_F32), p->bn), p->bn);
+        cute_tensor dst = x_part(c, p, perm_inv(c, cute_tensor_recast(c, stage[h], CUTE_F32), p->bn));
         cute_tensor_store(c, dst, cute_tensor_load(c, cute_tensor_recast(c, halves[h], CUTE_F32)));
     }
     cute_fence_proxy_async_shared_cta(c); /* the halves' stores, read by wgmma (the async proxy) */
