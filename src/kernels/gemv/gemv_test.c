@@ -298,14 +298,21 @@ static void ring_cases(cute_runtime *rt)
         CHECK(cfg.mma && cfg.tf32_bits && cfg.smem_stages == d, "mma f32 by bits: ring of %d (want %d)",
               cfg.smem_stages, d);
     }
-    /* f32 on sm_90's wgmma (CUTEC_GEMV_WGMMA=1, wgmma.c): 32 vectors, a block of 64 rows in A
-     * (A two k-tiles ahead) and one past A's last row, K past the last whole k-tile, padded
-     * rows, a batch, split-K; then a value other than 0 or 1 refused by name */
-    setenv("CUTEC_GEMV_WGMMA", "1", 1);
-    cute_gemv_lib_smem_stages(lib, 0);
-    run_case(rt, lib, &(gemv_case){CUTE_F32, CUTE_F32, 70, 300, 2, 1, 4, 1, 0, 2, 0.5, 32});
-    cute_gemv_lib_last(lib, &cfg, NULL);
-    CHECK(cfg.mma && !cfg.smem_stages && gemv_wgmma(&cfg), "f32 on wgmma: not the wgmma form");
+    /* f32 on sm_90's wgmma (CUTEC_GEMV_WGMMA, wgmma.c): 16 and 32 vectors, a block of rows in A (its
+     * loads 1 to 3 k-tiles ahead) and one past A's last row, K past the last whole k-tile,
+     * padded rows, a batch, split-K; blocks of 64 and (rows128) 128 rows; then a value not
+     * in the list refused by name */
+    static const char *const wg_forms[] = {"1", "ahead1", "ahead3", "rows128"};
+    for (int i = 0; i < 4; i++) { /* a library each: its functions are kept by configuration */
+        setenv("CUTEC_GEMV_WGMMA", wg_forms[i], 1);
+        cute_gemv_lib *wl = cute_gemv_lib_new(rt);
+        cute_gemv_lib_smem_stages(wl, 0);
+        int64_t M = i == 3 ? 130 : 70, L = 1 + (i == 0);
+        run_case(rt, wl, &(gemv_case){CUTE_F32, CUTE_F32, M, 228, L, 1, 4, 1, 0, 2, 0.5, i == 3 ? 32 : 16});
+        cute_gemv_lib_last(wl, &cfg, NULL);
+        CHECK(cfg.mma && !cfg.smem_stages && gemv_wgmma(&cfg), "f32 on wgmma (%s): not the wgmma form", wg_forms[i]);
+        cute_gemv_lib_free(wl);
+    }
     setenv("CUTEC_GEMV_WGMMA", "yes", 1);
     char err[256] = "";
     const cute_fn *f = cute_gemv_compile(rt, &cfg, err, sizeof err);
