@@ -7,8 +7,9 @@
  * RS atom m64nNk8 tf32, N the vectors), one split of K in k-tiles of 32 columns.  A's
  * fragments come straight from global memory: the product over a k-tile may take its 32
  * columns in any order A and X agree on, so logical column i = q + 4 v + 8 j (q the lane's
- * column in an atom, v its two values' half, j the atom) is A's column 8 q + v + 2 j, which
- * makes lane q's 8 values of a row 8 contiguous columns (two 16-byte loads).  X's k-tile goes
+ * column in an atom, v its two values' half, j = j0 + 2 j1 the atom) is A's column
+ * 4 q + v + 2 j0 + 16 j1: lane q's 8 values of a row are two 16-byte vectors, and the four
+ * lanes of a row read 64 contiguous bytes a load.  X's k-tile goes
  * through shared memory, as wgmma's B must: each thread loads 16-byte vectors of it, splits
  * them into their tf32 halves by bits and stores both halves at the logical columns of the
  * same permutation (the view `perm_inv` below), in two stages (one barrier a k-tile).  The
@@ -88,23 +89,24 @@ bool gemv_plan_wgmma(cute_alg *a, const cute_gemv_config *cfg, gemv_plan *p)
     return !a->failed;
 }
 
-/* a (rows, 32) k-tile by logical column: logical i = (q, v, j) is column 8 q + v + 2 j */
+/* a (rows, 32) k-tile by logical column: logical i = (q, v, j0, j1) is column
+ * 4 q + v + 2 j0 + 16 j1 */
 static cute_tensor by_logical(cute_ctx *c, cute_tensor t, int64_t rows)
 {
     cute_alg *a = cute_ctx_alg(c);
     long long r = rows;
-    cute_layout P = cute_layout_fmt(a, "(%lld,(4,2,4)):(1,(%lld,%lld,%lld))", r, 8 * r, r, 2 * r);
+    cute_layout P = cute_layout_fmt(a, "(%lld,(4,2,2,2)):(1,(%lld,%lld,%lld,%lld))", r, 4 * r, r, 2 * r, 16 * r);
     t.layout = cute_compose(a, &t.layout, &P);
     return t;
 }
 
-/* a (rows, 32) k-tile by physical column (the inverse): column p = (v, j, q) is logical
- * q + 4 v + 8 j */
+/* a (rows, 32) k-tile by physical column (the inverse): column p = (v, j0, q, j1) is logical
+ * q + 4 v + 8 j0 + 16 j1 */
 static cute_tensor perm_inv(cute_ctx *c, cute_tensor t, int64_t rows)
 {
     cute_alg *a = cute_ctx_alg(c);
     long long r = rows;
-    cute_layout P = cute_layout_fmt(a, "(%lld,(2,4,4)):(1,(%lld,%lld,%lld))", r, 4 * r, 8 * r, r);
+    cute_layout P = cute_layout_fmt(a, "(%lld,(2,2,4,2)):(1,(%lld,%lld,%lld,%lld))", r, 4 * r, 8 * r, r, 16 * r);
     t.layout = cute_compose(a, &t.layout, &P);
     return t;
 }
@@ -127,7 +129,7 @@ typedef struct wg_thread {
     cute_tensor sX; /* (bn, 32, (half, stage)) tf32: X's big and small halves by logical column */
 } wg_thread;
 
-static const int vec_a[2] = {1, 3}; /* a fragment's leaves (v, j): a row's 8 contiguous columns */
+static const int vec_a[2] = {1, 3}; /* a fragment's leaves (v, j0) by_logical: 4 contiguous columns */
 
 /* A's fragments of k-tile kt in f32 registers (pred: bounds-checked by coordinates) */
 static cute_tensor load_a(cute_ctx *c, const gemv_plan *p, const wg_thread *th, const gemv_mma_tiles *t, cute_int kt,
@@ -136,7 +138,9 @@ static cute_tensor load_a(cute_ctx *c, const gemv_plan *p, const wg_thread *th, 
     cute_tensor gA = CUTE_SLICE(c, t->gA, CUTE_ALL, CUTE_ALL, kt);
     cute_tensor frag = cute_make_rmem_tensor_like(c, cute_partition_fragment_A(c, th->thr, gA), CUTE_F32);
     cute_tensor src = gemv_mma_by_vector(c, cute_partition_A(c, th->thr, by_logical(c, gA, p->bm)), vec_a, 2);
-    cute_tensor dst = gemv_mma_by_vector(c, frag, vec_a, 2);
+    cute_tensor dst = frag; /* the fragment ((2,2),1,4) with its atoms as (j0, j1) */
+    dst.layout = cute_layout_parse(cute_ctx_alg(c), "((2,2),1,(2,2)):((1,2),0,(4,8))");
+    dst = gemv_mma_by_vector(c, dst, vec_a, 2);
     if (!pred) {
         cute_copy(c, &th->vec16, src, dst);
         return frag;
