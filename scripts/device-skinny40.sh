@@ -7,13 +7,15 @@
 # copy at best), at wgmma's ~490 53 us.  The new form (wgmma.c, CUTEC_GEMV_WGMMA=1, opt-in):
 # a warpgroup on 64 rows of A, A's fragments from global memory into registers two k-tiles
 # ahead (wgmma's A from registers, split there), X's k-tile split and staged in shared memory
-# (wgmma's B), twelve wgmma a k-tile of 32 columns; =ahead1 / =ahead3: 1 or 3 k-tiles ahead;
-# =rows128: blocks of two warpgroups on 128 rows sharing X's halves (half the X a byte of A).
+# (wgmma's B), twelve wgmma a k-tile of 32 columns, the loads weak (ptxas keeps them above each
+# k-tile's barrier); =ahead1: 1 k-tile ahead; =nc: read-only loads (ptxas may sink them to their
+# use: 184 registers against 244); =rows128: blocks of two warpgroups on 128 rows sharing X's
+# halves (half the X a byte of A).
 # This pass: `cutec run gemv` under the new form against float64 first (odd sizes, rows past
 # M, K past the last k-tile, split-K ordered and atomic, 16 / 32 / 64 / 128 vectors); then
 # `cutec bench gemv` at 8192x8192 f32 with 64 vectors, the default (mma.sync) and the new
 # form in turns (a process each, twice; each beside a device copy of the same bytes), the new
-# form also 1 / 3 k-tiles ahead and on 128 rows a block; 32 and 128 vectors once each; torch.mm f32
+# form also 1 k-tile ahead, by read-only loads and on 128 rows a block; 32 and 128 vectors once each; torch.mm f32
 # at 64x8192x8192.
 # The rules (points of the copy, means of the two turns, 64 vectors): the best of the new
 # forms leading the default by >= 2 with every check right -> "make default" with that form
@@ -66,7 +68,7 @@ ge() { awk -v a="$1" -v t="$2" 'BEGIN { exit !(a != "" && a !~ /W/ && a >= t) }'
             tb wg 1 --vectors 64
             tb r128 rows128 --vectors 64
             tb a1 ahead1 --vectors 64
-            tb a3 ahead3 --vectors 64
+            tb nc nc --vectors 64
         done
         echo "== at $(el) s: 32 and 128 vectors"
         tb lib32 0 --vectors 32
@@ -74,6 +76,7 @@ ge() { awk -v a="$1" -v t="$2" 'BEGIN { exit !(a != "" && a !~ /W/ && a >= t) }'
         tb r32 rows128 --vectors 32
         tb lib128 0 --vectors 128
         tb wg128 1 --vectors 128
+        tb a1_128 ahead1 --vectors 128
         tb r128_128 rows128 --vectors 128
         if device_late torch; then :; else
             echo "== at $(el) s: torch.mm f32 64x8192x8192"
@@ -86,9 +89,9 @@ ms = median_ms(lambda: torch.mm(A, B.t()))
 print(f"torch.mm float32 64x8192x8192: {ms:.4f} ms {(64 * 8192 + 8192 * 8192 + 64 * 8192) * 4 / ms / 1e6:.1f} GB/s")' 2>&1 | tail -n 2
         fi
         echo "== at $(el) s: % of the copy, means of two turns (64 vectors): lib $(pm lib), wg $(pm wg)," \
-            "1 ahead $(pm a1), 3 ahead $(pm a3), 128 rows $(pm r128)"
+            "1 ahead $(pm a1), read-only $(pm nc), 128 rows $(pm r128)"
         best="" bv=-1
-        for f in wg a1 a3 r128; do ge "$(pm $f)" "$bv" && best=$f bv=$(pm $f); done
+        for f in wg a1 nc r128; do ge "$(pm $f)" "$bv" && best=$f bv=$(pm $f); done
         d=$(diff2 "$bv" "$(pm lib)")
         if [ "${checked:-yes}" = no ]; then
             echo "decides: f32 skinny GEMM on wgmma (CUTEC_GEMV_WGMMA): keep opt-in (wrong or unchecked): a run above failed"
@@ -101,15 +104,23 @@ print(f"torch.mm float32 64x8192x8192: {ms:.4f} ms {(64 * 8192 + 8192 * 8192 + 6
         else
             echo "decides: f32 skinny GEMM on wgmma (CUTEC_GEMV_WGMMA): keep opt-in (its best, $best, $d points at 64 vectors)"
         fi
-        for f in wg a1 a3 r128; do
+        for f in wg a1 nc r128; do
             [ "$f" = "$best" ] && continue
             ge "$(diff2 "$bv" "$(pm $f)")" 1 && echo "decides: the wgmma form $f: delete ($(pm $f) against $best's $bv)"
         done
     fi
     echo "== registers and spills (ptxas, sm_90a), the new form"
     for n in 32 64 128; do
+        for f in ahead1 nc; do
+            echo "f32 --vectors $n, $f: $(CUTEC_GEMV_WGMMA=$f build/cutec compile gemv --dtype f32 --vectors $n --arch sm_90a --emit usage 2>&1 | grep -E 'registers|spill' | tr '\n' ' ')"
+        done
         echo "f32 --vectors $n, rows128: $(CUTEC_GEMV_WGMMA=rows128 build/cutec compile gemv --dtype f32 --vectors $n --arch sm_90a --emit usage 2>&1 | grep -E 'registers|spill' | tr '\n' ' ')"
         echo "f32 --vectors $n: $(CUTEC_GEMV_WGMMA=1 build/cutec compile gemv --dtype f32 --vectors $n --arch sm_90a --emit usage 2>&1 | grep -E 'registers|spill' | tr '\n' ' ')"
+    done
+    echo "== the SASS's order of loads, barriers and wgmma (runs of each), forms 1 and nc at 64 vectors"
+    for f in 1 nc; do
+        echo "$f: $(CUTEC_GEMV_WGMMA=$f build/cutec compile gemv --dtype f32 --vectors 64 --arch sm_90a --emit sass 2>&1 |
+            grep -oE 'LDG[.A-Z0-9]*|HGMMA|BAR\.SYNC|WARPGROUP\.[A-Z]*|cuobjdump' | uniq -c | tr -s ' \n' ' ' | cut -c1-700)"
     done
     device_end
 } >"$log" 2>&1

@@ -329,6 +329,10 @@ static void make_specs(const cute_gemv_config *cfg, cute_arg_spec specs[8])
     specs[4] = cute_spec_int(kt);
     specs[5] = cute_spec_float(CUTE_F32);
     specs[6] = cute_spec_float(CUTE_F32);
+    /* the wgmma form's loads k-tiles ahead: weak ones (no __restrict__), which ptxas keeps
+     * above the barrier of each k-tile between (read-only ones it may sink to their use: 184
+     * registers at 64 vectors against 244) */
+    specs[2].may_alias = gemv_wgmma_weak_loads(cfg);
     if (!cfg->skew) return;
     /* rows and vectors start anywhere: A's and x's elements aligned, no more; then A[0,0,0]'s
      * misalignment in elements */

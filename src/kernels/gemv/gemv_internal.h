@@ -89,13 +89,15 @@ void gemv_split_tf32_bits(cute_ctx *c, cute_tensor x, cute_tensor *big, cute_ten
  * its one sum (atomic), or scaled into Y */
 void gemv_mma_finish(cute_ctx *c, const gemv_plan *p, cute_thr_mma thr, cute_tensor acc, const gemv_mma_tiles *t,
                      cute_tensor mY, cute_tensor mW, cute_val alpha, cute_val beta);
-/* f32 on sm_90's wgmma (wgmma.c): CUTEC_GEMV_WGMMA=1 (opt-in, strict: a value other than 0 or
- * 1 fails the compile) where the tensor-core form of f32 runs through registers (no ring)
+/* f32 on sm_90's wgmma (wgmma.c): CUTEC_GEMV_WGMMA=1|ahead1|nc|rows128 (opt-in, strict: another
+ * value fails the compile) where the tensor-core form of f32 runs through registers (no ring)
  * with vectors a multiple of 8, up to GEMV_WGMMA_MAX_VECTORS */
 #define GEMV_WGMMA_MAX_VECTORS 128
 bool gemv_wgmma(const cute_gemv_config *cfg);
-/* the opt-in's value (0 or 1), or -1 and why in err */
+/* the opt-in's value (its index in 0|1|ahead1|nc|rows128), or -1 and why in err */
 int gemv_wgmma_env(char *err, size_t n);
+/* its A and X loaded by weak loads (the y argument may alias: no __restrict__), all but =nc */
+bool gemv_wgmma_weak_loads(const cute_gemv_config *cfg);
 bool gemv_plan_wgmma(cute_alg *a, const cute_gemv_config *cfg, gemv_plan *p);
 void gemv_wgmma_host(cute_ctx *c, const cute_arg *arg);
 /* its blocks an SM (shared memory and registers), and its rows a block */

@@ -298,11 +298,11 @@ static void ring_cases(cute_runtime *rt)
         CHECK(cfg.mma && cfg.tf32_bits && cfg.smem_stages == d, "mma f32 by bits: ring of %d (want %d)",
               cfg.smem_stages, d);
     }
-    /* f32 on sm_90's wgmma (CUTEC_GEMV_WGMMA, wgmma.c): 16 and 32 vectors, a block of rows in A (its
-     * loads 1 to 3 k-tiles ahead) and one past A's last row, K past the last whole k-tile,
-     * padded rows, a batch, split-K; blocks of 64 and (rows128) 128 rows; then a value not
-     * in the list refused by name */
-    static const char *const wg_forms[] = {"1", "ahead1", "ahead3", "rows128"};
+    /* f32 on sm_90's wgmma (CUTEC_GEMV_WGMMA, wgmma.c): 16 and 32 vectors, a block of rows in
+     * A (its loads 1 or 2 k-tiles ahead, weak or read-only) and one past A's last row, K past
+     * the last whole k-tile, padded rows, a batch, split-K; blocks of 64 and (rows128) 128
+     * rows; then a value not in the list refused by name */
+    static const char *const wg_forms[] = {"1", "ahead1", "nc", "rows128"};
     for (int i = 0; i < 4; i++) { /* a library each: its functions are kept by configuration */
         setenv("CUTEC_GEMV_WGMMA", wg_forms[i], 1);
         cute_gemv_lib *wl = cute_gemv_lib_new(rt);

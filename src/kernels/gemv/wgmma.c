@@ -26,11 +26,26 @@
 #include "env/env_choice.h"
 #include "kernels/gemv/gemv_internal.h"
 
-enum { WG_BK = 32, WG_MAX_AHEAD = 3 };
+enum { WG_BK = 32, WG_MAX_AHEAD = 2 };
+
+/* CUTEC_GEMV_WGMMA's forms (opt-in; scripts/device-skinny40.sh times them against mma.sync) */
+enum { WG_OFF, WG_ON, WG_AHEAD1, WG_NC, WG_ROWS128 };
 
 int gemv_wgmma_env(char *err, size_t n)
 {
-    return cute_env_choice_err("CUTEC_GEMV_WGMMA", "0|1|ahead1|ahead3|rows128", 0, err, n);
+    return cute_env_choice_err("CUTEC_GEMV_WGMMA", "0|1|ahead1|nc|rows128", WG_OFF, err, n);
+}
+
+static int form(void)
+{
+    char err[160];
+    int v = gemv_wgmma_env(err, sizeof err);
+    return v < 0 ? WG_OFF : v;
+}
+
+bool gemv_wgmma_weak_loads(const cute_gemv_config *cfg)
+{
+    return gemv_wgmma(cfg) && form() != WG_NC;
 }
 
 /* the warpgroups a block, each on 64 rows: 2 under CUTEC_GEMV_WGMMA=rows128 (X's halves made
@@ -38,8 +53,7 @@ int gemv_wgmma_env(char *err, size_t n)
  * multiple of 32 (X's k-tile a thread's whole vectors), else 1 */
 static int groups(const cute_gemv_config *cfg)
 {
-    char err[160];
-    return gemv_wgmma_env(err, sizeof err) == 4 && gemv_nvec(cfg) % 32 == 0 ? 2 : 1;
+    return form() == WG_ROWS128 && gemv_nvec(cfg) % 32 == 0 ? 2 : 1;
 }
 
 int gemv_wgmma_rows(const cute_gemv_config *cfg)
@@ -47,21 +61,17 @@ int gemv_wgmma_rows(const cute_gemv_config *cfg)
     return 64 * groups(cfg);
 }
 
-/* the k-tiles ahead whose loads a warpgroup has in flight: 2 (CUTEC_GEMV_WGMMA=1), 1 or 3
- * (=ahead1, =ahead3: measured against 2 by scripts/device-skinny40.sh) */
+/* the k-tiles ahead whose loads a warpgroup has in flight: 2, or 1 (=ahead1) */
 static int ahead(void)
 {
-    char err[160];
-    int v = gemv_wgmma_env(err, sizeof err);
-    return v == 2 ? 1 : v == 3 ? 3 : 2;
+    return form() == WG_AHEAD1 ? 1 : 2;
 }
 
 bool gemv_wgmma(const cute_gemv_config *cfg)
 {
-    char err[160];
     int n = gemv_nvec(cfg);
     return cfg->mma && cfg->dtype == CUTE_F32 && !cfg->smem_stages && n % 16 == 0 && n <= GEMV_WGMMA_MAX_VECTORS &&
-           gemv_wgmma_env(err, sizeof err) >= 1;
+           form() != WG_OFF;
 }
 
 /* X's k-tile, big and small halves, two stages */
