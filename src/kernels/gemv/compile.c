@@ -401,7 +401,6 @@ const cute_fn *cute_gemv_compile(cute_runtime *rt, const cute_gemv_config *cfg, 
              gemv_rows_a_warp(cfg));
     cute_host_fn host = cfg->sf_vec    ? gemv_blockscaled_host
                         : cfg->skew    ? gemv_skew_host
-                        : gemv_wgmma(cfg) ? gemv_wgmma_host
                         : cfg->mma     ? gemv_mma_host
                         : cfg->a_major ? gemv_rows_host
                                        : gemv_cols_host;

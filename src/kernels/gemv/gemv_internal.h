@@ -89,6 +89,16 @@ void gemv_split_tf32_bits(cute_ctx *c, cute_tensor x, cute_tensor *big, cute_ten
  * its one sum (atomic), or scaled into Y */
 void gemv_mma_finish(cute_ctx *c, const gemv_plan *p, cute_thr_mma thr, cute_tensor acc, const gemv_mma_tiles *t,
                      cute_tensor mY, cute_tensor mW, cute_val alpha, cute_val beta);
+/* A tensor-core form's block: its accumulators (*acc, its partition of the block's (bm, bn)
+ * tile of Y) zeroed, `walk(rows_out)` (rows_out: the block reaches past A's last row), then
+ * gemv_mma_finish with e */
+typedef struct gemv_mma_ends {
+    cute_tensor mY, mW;
+    cute_val alpha, beta;
+} gemv_mma_ends;
+typedef void (*gemv_mma_walk_fn)(cute_ctx *c, bool rows_out, void *user);
+void gemv_mma_block(cute_ctx *c, const gemv_plan *p, cute_thr_mma thr, cute_tensor *acc, const gemv_mma_tiles *t,
+                    cute_tensor mA, gemv_mma_ends e, gemv_mma_walk_fn walk, void *user);
 /* f32 on sm_90's wgmma (wgmma.c): CUTEC_GEMV_WGMMA=1|ahead1|nc|rows128 (opt-in, strict: another
  * value fails the compile) where the tensor-core form of f32 runs through registers (no ring)
  * with vectors a multiple of 8, up to GEMV_WGMMA_MAX_VECTORS */
@@ -99,7 +109,9 @@ int gemv_wgmma_env(char *err, size_t n);
 /* its A and X loaded by weak loads (the y argument may alias: no __restrict__), all but =nc */
 bool gemv_wgmma_weak_loads(const cute_gemv_config *cfg);
 bool gemv_plan_wgmma(cute_alg *a, const cute_gemv_config *cfg, gemv_plan *p);
-void gemv_wgmma_host(cute_ctx *c, const cute_arg *arg);
+/* its kernel (mma.c's launches it: the same arguments and second kernel) */
+void gemv_wgmma_kernel(cute_ctx *c, cute_tensor mA, cute_tensor mX, cute_tensor mY, cute_tensor mW, cute_int kchunk,
+                       cute_val alpha, cute_val beta);
 /* its blocks an SM (shared memory and registers), and its rows a block */
 int gemv_wgmma_blocks(const cute_gemv_config *cfg);
 int gemv_wgmma_rows(const cute_gemv_config *cfg);

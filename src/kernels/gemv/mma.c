@@ -415,32 +415,56 @@ void gemv_mma_finish(cute_ctx *c, const gemv_plan *p, cute_thr_mma thr, cute_ten
         }
 }
 
+void gemv_mma_block(cute_ctx *c, const gemv_plan *p, cute_thr_mma thr, cute_tensor *acc, const gemv_mma_tiles *t,
+                    cute_tensor mA, gemv_mma_ends e, gemv_mma_walk_fn walk, void *user)
+{
+    cute_alg *a = cute_ctx_alg(c);
+    cute_tensor gY = CUTE_SLICE(c, e.mY, CUTE_ALL, CUTE_ALL, t->l);
+    cute_tuple tile = cute_tuple_fmt(a, "(%lld,%lld)", (long long)p->bm, (long long)p->bn);
+    *acc = cute_partition_fragment_C(c, thr, cute_tensor_local_tile(c, gY, tile, CUTE_CRD(0, 0), NULL));
+    cute_clear(c, *acc);
+    cute_int M = mA.layout.shape.leaf[0];
+    cute_int end = cute_mul(a, cute_add(a, cute_block_idx(c, 0), cute_i(1)), cute_i(p->bm));
+    CUTE_IF(c, cute_int_lt(c, M, end)) /* the block reaches past A's last row */
+    {
+        walk(c, true, user);
+    }
+    CUTE_ELSE(c)
+    {
+        walk(c, false, user);
+    }
+    gemv_mma_finish(c, p, thr, *acc, t, e.mY, e.mW, e.alpha, e.beta);
+}
+
+typedef struct mma_block {
+    const gemv_plan *p;
+    const mma_thread *th;
+    const gemv_mma_tiles *t;
+} mma_block;
+
+static void block_walk(cute_ctx *c, bool rows_out, void *user)
+{
+    const mma_block *b = user;
+    walk(c, b->p, b->th, b->t, rows_out);
+}
+
 static void mma_kernel(cute_ctx *c, cute_tensor mA, cute_tensor mX, cute_tensor mY, cute_tensor mW,
                        cute_int kchunk, cute_val alpha, cute_val beta)
 {
     const gemv_plan *p = cute_ctx_user(c);
     cute_alg *a = cute_ctx_alg(c);
+    if (gemv_wgmma(&p->cfg)) {
+        gemv_wgmma_kernel(c, mA, mX, mY, mW, kchunk, alpha, beta);
+        return;
+    }
     /* 16 warps an SM up to 64 vectors (through registers 64 KB of A in flight): 128 registers */
     cute_kernel_min_blocks(c, gemv_mma_blocks(&p->cfg));
     gemv_mma_tiles t = gemv_mma_block_tiles(c, p, mA, mX, kchunk);
     mma_thread th = {.thr = cute_tiled_mma_slice(&p->mma, cute_thread_idx(c, 0)),
                      .vec16 = cute_copy_atom_universal(a, p->cfg.dtype, 128)};
     if (p->cfg.smem_stages) ring_make(c, p, &th);
-    cute_tensor gY = CUTE_SLICE(c, mY, CUTE_ALL, CUTE_ALL, t.l);
-    cute_tuple tile = cute_tuple_fmt(a, "(%lld,%lld)", (long long)p->bm, (long long)p->bn);
-    th.acc = cute_partition_fragment_C(c, th.thr, cute_tensor_local_tile(c, gY, tile, CUTE_CRD(0, 0), NULL));
-    cute_clear(c, th.acc);
-    cute_int M = mA.layout.shape.leaf[0];
-    cute_int end = cute_mul(a, cute_add(a, cute_block_idx(c, 0), cute_i(1)), cute_i(p->bm));
-    CUTE_IF(c, cute_int_lt(c, M, end)) /* the block reaches past A's last row */
-    {
-        walk(c, p, &th, &t, true);
-    }
-    CUTE_ELSE(c)
-    {
-        walk(c, p, &th, &t, false);
-    }
-    gemv_mma_finish(c, p, th.thr, th.acc, &t, mY, mW, alpha, beta);
+    mma_block b = {p, &th, &t};
+    gemv_mma_block(c, p, th.thr, &th.acc, &t, mA, (gemv_mma_ends){mY, mW, alpha, beta}, block_walk, &b);
 }
 
 void gemv_mma_host(cute_ctx *c, const cute_arg *arg)

@@ -292,8 +292,20 @@ static void walk(cute_ctx *c, const gemv_plan *p, const wg_thread *th, const gem
     cute_warpgroup_wait(c, 0);
 }
 
-static void wg_kernel(cute_ctx *c, cute_tensor mA, cute_tensor mX, cute_tensor mY, cute_tensor mW, cute_int kchunk,
-                      cute_val alpha, cute_val beta)
+typedef struct wg_block {
+    const gemv_plan *p;
+    const wg_thread *th;
+    const gemv_mma_tiles *t;
+} wg_block;
+
+static void block_walk(cute_ctx *c, bool rows_out, void *user)
+{
+    const wg_block *b = user;
+    walk(c, b->p, b->th, b->t, rows_out);
+}
+
+void gemv_wgmma_kernel(cute_ctx *c, cute_tensor mA, cute_tensor mX, cute_tensor mY, cute_tensor mW, cute_int kchunk,
+                       cute_val alpha, cute_val beta)
 {
     const gemv_plan *p = cute_ctx_user(c);
     cute_alg *a = cute_ctx_alg(c);
@@ -307,27 +319,6 @@ static void wg_kernel(cute_ctx *c, cute_tensor mA, cute_tensor mX, cute_tensor m
     cute_composed L = cute_smem_layout_staged(a, &atom, &shape);
     cute_smem_allocator al = cute_smem_allocator_new(c);
     th.sX = cute_smem_alloc_tensor_composed(c, &al, CUTE_TF32, L, 16);
-    cute_tensor gY = CUTE_SLICE(c, mY, CUTE_ALL, CUTE_ALL, t.l);
-    cute_tuple tile = cute_tuple_fmt(a, "(%lld,%lld)", (long long)p->bm, (long long)p->bn);
-    th.acc = cute_partition_fragment_C(c, th.thr, cute_tensor_local_tile(c, gY, tile, CUTE_CRD(0, 0), NULL));
-    cute_clear(c, th.acc);
-    cute_int M = mA.layout.shape.leaf[0];
-    cute_int end = cute_mul(a, cute_add(a, cute_block_idx(c, 0), cute_i(1)), cute_i(p->bm));
-    CUTE_IF(c, cute_int_lt(c, M, end)) /* the block reaches past A's last row */
-    {
-        walk(c, p, &th, &t, true);
-    }
-    CUTE_ELSE(c)
-    {
-        walk(c, p, &th, &t, false);
-    }
-    gemv_mma_finish(c, p, th.thr, th.acc, &t, mY, mW, alpha, beta);
-}
-
-void gemv_wgmma_host(cute_ctx *c, const cute_arg *arg)
-{
-    const gemv_plan *p = cute_ctx_user(c);
-    gemv_host_args g = gemv_host_unpack(c, arg, p->bm);
-    CUTE_LAUNCH(c, wg_kernel, g.launch, g.mA, arg[1].tensor, g.mY, g.mW, g.kchunk, g.alpha, g.beta);
-    gemv_reduce_launch(c, p, g.mY, g.mW, g.alpha, g.beta);
+    wg_block b = {p, &th, &t};
+    gemv_mma_block(c, p, th.thr, &th.acc, &t, mA, (gemv_mma_ends){mY, mW, alpha, beta}, block_walk, &b);
 }
