@@ -100,6 +100,7 @@ static bool plan_make(cute_alg *a, const cute_gemv_config *cfg, int arch, gemv_p
     memset(p, 0, sizeof *p);
     p->cfg = *cfg;
     p->nvec = gemv_nvec(cfg);
+    p->arch = arch;
     if (cfg->mma) return gemv_plan_mma(a, cfg, p);
     p->threads = GEMV_THREADS;
     /* e2m1 moves as whole words, decoded by sm_100a's cvt or, before it, bit operations */
@@ -304,7 +305,7 @@ static const char *dyn(int v, char *buf, size_t n)
     return buf;
 }
 
-static void make_specs(const cute_gemv_config *cfg, cute_arg_spec specs[8])
+static void make_specs(const cute_gemv_config *cfg, int arch, cute_arg_spec specs[8])
 {
     char t[160], d[24];
     int v = cfg->vec, es = cute_dtype_bytes(cfg->dtype);
@@ -332,7 +333,7 @@ static void make_specs(const cute_gemv_config *cfg, cute_arg_spec specs[8])
     /* the wgmma form's loads k-tiles ahead: weak ones (no __restrict__), which ptxas keeps
      * above the barrier of each k-tile between (read-only ones it may sink to their use: 184
      * registers at 64 vectors against 244) */
-    specs[2].may_alias = gemv_wgmma_weak_loads(cfg);
+    specs[2].may_alias = gemv_wgmma_weak_loads(cfg, arch);
     if (!cfg->skew) return;
     /* rows and vectors start anywhere: A's and x's elements aligned, no more; then A[0,0,0]'s
      * misalignment in elements */
@@ -381,12 +382,12 @@ const cute_fn *cute_gemv_compile(cute_runtime *rt, const cute_gemv_config *cfg, 
     if (cfg->sf_vec)
         make_blockscaled_specs(cfg, specs);
     else
-        make_specs(cfg, specs);
+        make_specs(cfg, cute_runtime_target_arch(rt), specs);
     char name[128];
     snprintf(name, sizeof name, "gemv_%s_%s_%s_v%d_n%d%s_pf%d%s_r%d_a%d%s_fd%d_wr%d",
              cfg->sf_vec    ? "blockscaled"
              : cfg->skew    ? "skew"
-             : gemv_wgmma(cfg) ? "wgmma"
+             : gemv_wgmma(cfg, cute_runtime_target_arch(rt)) ? "wgmma"
              : cfg->mma     ? "mma"
              : cfg->a_major ? "rows"
                             : "cols",

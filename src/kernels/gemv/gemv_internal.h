@@ -20,6 +20,7 @@ typedef struct gemv_plan {
     bool fp4_cvt;       /* ... decoded by sm_100a's cvt.rn.f16x2.e2m1x2, not bit operations */
     bool pdl;           /* the second kernel a programmatic dependent launch (sm_90 on, with
                            cfg.many_splits): let in as the first kernel's blocks start */
+    int arch;           /* the compile target's SM version (0: not known) */
     /* the tensor-core form (cfg.mma, mma.c): A's rows on mma.sync's 16-row side, the
      * vectors on its 8-column side; a block's tile (bm rows, bn vectors, bk columns) */
     cute_tiled_mma mma;
@@ -99,15 +100,15 @@ typedef struct gemv_mma_ends {
 typedef void (*gemv_mma_walk_fn)(cute_ctx *c, bool rows_out, void *user);
 void gemv_mma_block(cute_ctx *c, const gemv_plan *p, cute_thr_mma thr, cute_tensor *acc, const gemv_mma_tiles *t,
                     cute_tensor mA, gemv_mma_ends e, gemv_mma_walk_fn walk, void *user);
-/* f32 on sm_90's wgmma (wgmma.c): CUTEC_GEMV_WGMMA=1|ahead1|nc|rows128 (opt-in, strict: another
- * value fails the compile) where the tensor-core form of f32 runs through registers (no ring)
+/* f32 on sm_90's wgmma (wgmma.c), for target `arch` (90 only): CUTEC_GEMV_WGMMA=1|ahead1|nc|rows128
+ * (opt-in, strict: another value fails the compile) where the tensor-core form of f32 runs through registers (no ring)
  * with vectors a multiple of 8, up to GEMV_WGMMA_MAX_VECTORS */
 #define GEMV_WGMMA_MAX_VECTORS 128
-bool gemv_wgmma(const cute_gemv_config *cfg);
+bool gemv_wgmma(const cute_gemv_config *cfg, int arch);
 /* the opt-in's value (its index in 0|1|ahead1|nc|rows128), or -1 and why in err */
 int gemv_wgmma_env(char *err, size_t n);
 /* its A and X loaded by weak loads (the y argument may alias: no __restrict__), all but =nc */
-bool gemv_wgmma_weak_loads(const cute_gemv_config *cfg);
+bool gemv_wgmma_weak_loads(const cute_gemv_config *cfg, int arch);
 bool gemv_plan_wgmma(cute_alg *a, const cute_gemv_config *cfg, gemv_plan *p);
 /* its kernel (mma.c's launches it: the same arguments and second kernel) */
 void gemv_wgmma_kernel(cute_ctx *c, cute_tensor mA, cute_tensor mX, cute_tensor mY, cute_tensor mW, cute_int kchunk,
@@ -117,11 +118,11 @@ int gemv_wgmma_blocks(const cute_gemv_config *cfg);
 int gemv_wgmma_rows(const cute_gemv_config *cfg);
 /* the mma form's rows a block (16 a warp), and its blocks an SM: 16 warps up to 64 vectors
  * (registers), 8 past; fewer where its ring (cfg.smem_stages) leaves too little shared memory */
-int gemv_mma_rows(const cute_gemv_config *cfg);
+int gemv_mma_rows(const cute_gemv_config *cfg, int arch);
 /* a block's bytes of the mma form's ring (0: none); at most GEMV_MMA_RING_MAX */
 int64_t gemv_mma_ring_bytes(const cute_gemv_config *cfg);
 #define GEMV_MMA_RING_MAX (227 * 1024)
-int gemv_mma_blocks(const cute_gemv_config *cfg);
+int gemv_mma_blocks(const cute_gemv_config *cfg, int arch);
 
 /* The rows and cols host functions' arguments, A (M,K,L), x (K,N,L), y, the split-K
  * workspace W, kchunk, alpha, beta, with x broadcast as A (gemv_broadcast_x), and their

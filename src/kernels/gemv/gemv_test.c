@@ -298,20 +298,33 @@ static void ring_cases(cute_runtime *rt)
         CHECK(cfg.mma && cfg.tf32_bits && cfg.smem_stages == d, "mma f32 by bits: ring of %d (want %d)",
               cfg.smem_stages, d);
     }
-    /* f32 on sm_90's wgmma (CUTEC_GEMV_WGMMA, wgmma.c): 16 and 32 vectors, a block of rows in
-     * A (its loads 1 or 2 k-tiles ahead, weak or read-only) and one past A's last row, K past
-     * the last whole k-tile, padded rows, a batch, split-K; blocks of 64 and (rows128) 128
-     * rows; then a value not in the list refused by name */
-    static const char *const wg_forms[] = {"1", "ahead1", "nc", "rows128"};
+    cute_gemv_lib_free(lib);
+}
+
+/* f32 on sm_90's wgmma (CUTEC_GEMV_WGMMA, wgmma.c), on the GPU where it is an sm_90 one, else
+ * on the interpreter for sm_90a: 16 and 32 vectors, a block of rows in A (its loads 1 or 2
+ * k-tiles ahead, weak or read-only) and one past A's last row, K past the last whole k-tile,
+ * padded rows, a batch, split-K; blocks of 64 and (rows128) 128 rows; then a value not in the
+ * list refused by name */
+static void wgmma_cases(cute_runtime *rt)
+{
+    cute_runtime *own = NULL;
+    if (cute_runtime_target_arch(rt) != 90) {
+        if (!(own = check_interp())) return;
+        cute_runtime_set_target_arch(own, "sm_90a");
+        rt = own;
+    }
+    static const char *const forms[] = {"1", "ahead1", "nc", "rows128"};
+    cute_gemv_config cfg;
     for (int i = 0; i < 4; i++) { /* a library each: its functions are kept by configuration */
-        setenv("CUTEC_GEMV_WGMMA", wg_forms[i], 1);
-        cute_gemv_lib *wl = cute_gemv_lib_new(rt);
-        cute_gemv_lib_smem_stages(wl, 0);
+        setenv("CUTEC_GEMV_WGMMA", forms[i], 1);
+        cute_gemv_lib *lib = cute_gemv_lib_new(rt);
+        cute_gemv_lib_smem_stages(lib, 0);
         int64_t M = i == 3 ? 130 : 70, L = 1 + (i == 0);
-        run_case(rt, wl, &(gemv_case){CUTE_F32, CUTE_F32, M, 228, L, 1, 4, 1, 0, 2, 0.5, i == 3 ? 32 : 16});
-        cute_gemv_lib_last(wl, &cfg, NULL);
-        CHECK(cfg.mma && !cfg.smem_stages && gemv_wgmma(&cfg), "f32 on wgmma (%s): not the wgmma form", wg_forms[i]);
-        cute_gemv_lib_free(wl);
+        run_case(rt, lib, &(gemv_case){CUTE_F32, CUTE_F32, M, 228, L, 1, 4, 1, 0, 2, 0.5, i == 3 ? 32 : 16});
+        cute_gemv_lib_last(lib, &cfg, NULL);
+        CHECK(cfg.mma && !cfg.smem_stages && gemv_wgmma(&cfg, 90), "f32 on wgmma (%s): not the wgmma form", forms[i]);
+        cute_gemv_lib_free(lib);
     }
     setenv("CUTEC_GEMV_WGMMA", "yes", 1);
     char err[256] = "";
@@ -319,7 +332,7 @@ static void ring_cases(cute_runtime *rt)
     CHECK(!f && strstr(err, "CUTEC_GEMV_WGMMA=yes"), "CUTEC_GEMV_WGMMA=yes: %s", f ? "compiled" : err);
     cute_fn_free(f);
     unsetenv("CUTEC_GEMV_WGMMA");
-    cute_gemv_lib_free(lib);
+    if (own) cute_runtime_free(own);
 }
 
 /* Past 32 splits the second kernel a warp an output (row, vector): K-major with 1, 3 and 8
@@ -630,6 +643,7 @@ int main(void)
     ring_cases(rt);
     skew_cases(rt);
     many_splits_cases(rt);
+    wgmma_cases(rt);
     machine_code(rt);
     mma_code(rt);
     skinny(rt);

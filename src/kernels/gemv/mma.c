@@ -29,9 +29,9 @@ static int mma_warps(const cute_gemv_config *cfg)
     return cfg->smem_stages ? 4 : 8;
 }
 
-int gemv_mma_rows(const cute_gemv_config *cfg)
+int gemv_mma_rows(const cute_gemv_config *cfg, int arch)
 {
-    return gemv_wgmma(cfg) ? gemv_wgmma_rows(cfg) : 16 * mma_warps(cfg);
+    return gemv_wgmma(cfg, arch) ? gemv_wgmma_rows(cfg) : 16 * mma_warps(cfg);
 }
 
 /* One input dtype's form: the atom, the K permutation that makes a lane's columns of a
@@ -80,9 +80,9 @@ int64_t gemv_mma_ring_bytes(const cute_gemv_config *cfg)
     return cfg->smem_stages ? mma_warps(cfg) * cfg->smem_stages * ring_stage_bytes(cfg) : 0;
 }
 
-int gemv_mma_blocks(const cute_gemv_config *cfg)
+int gemv_mma_blocks(const cute_gemv_config *cfg, int arch)
 {
-    if (gemv_wgmma(cfg)) return gemv_wgmma_blocks(cfg);
+    if (gemv_wgmma(cfg, arch)) return gemv_wgmma_blocks(cfg);
     /* 16 warps an SM up to 64 vectors (128 registers a thread), 8 past */
     int blocks = (gemv_nvec(cfg) <= 64 ? 16 : 8) / mma_warps(cfg);
     return cfg->smem_stages ? gemv_smem_blocks(gemv_mma_ring_bytes(cfg), blocks) : blocks;
@@ -90,7 +90,7 @@ int gemv_mma_blocks(const cute_gemv_config *cfg)
 
 bool gemv_plan_mma(cute_alg *a, const cute_gemv_config *cfg, gemv_plan *p)
 {
-    if (gemv_wgmma(cfg)) return gemv_plan_wgmma(a, cfg, p);
+    if (gemv_wgmma(cfg, p->arch)) return gemv_plan_wgmma(a, cfg, p);
     const mma_form *f = form_of(cfg->dtype);
     cute_mma_atom atom;
     if (!cute_mma_atom_named(a, f->atom, &atom)) return false;
@@ -453,12 +453,12 @@ static void mma_kernel(cute_ctx *c, cute_tensor mA, cute_tensor mX, cute_tensor 
 {
     const gemv_plan *p = cute_ctx_user(c);
     cute_alg *a = cute_ctx_alg(c);
-    if (gemv_wgmma(&p->cfg)) {
+    if (gemv_wgmma(&p->cfg, p->arch)) {
         gemv_wgmma_kernel(c, mA, mX, mY, mW, kchunk, alpha, beta);
         return;
     }
     /* 16 warps an SM up to 64 vectors (through registers 64 KB of A in flight): 128 registers */
-    cute_kernel_min_blocks(c, gemv_mma_blocks(&p->cfg));
+    cute_kernel_min_blocks(c, gemv_mma_blocks(&p->cfg, p->arch));
     gemv_mma_tiles t = gemv_mma_block_tiles(c, p, mA, mX, kchunk);
     mma_thread th = {.thr = cute_tiled_mma_slice(&p->mma, cute_thread_idx(c, 0)),
                      .vec16 = cute_copy_atom_universal(a, p->cfg.dtype, 128)};

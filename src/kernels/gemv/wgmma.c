@@ -43,9 +43,9 @@ static int form(void)
     return v < 0 ? WG_OFF : v;
 }
 
-bool gemv_wgmma_weak_loads(const cute_gemv_config *cfg)
+bool gemv_wgmma_weak_loads(const cute_gemv_config *cfg, int arch)
 {
-    return gemv_wgmma(cfg) && form() != WG_NC;
+    return gemv_wgmma(cfg, arch) && form() != WG_NC;
 }
 
 /* the warpgroups a block, each on 64 rows: 2 under CUTEC_GEMV_WGMMA=rows128 (X's halves made
@@ -67,11 +67,11 @@ static int ahead(void)
     return form() == WG_AHEAD1 ? 1 : 2;
 }
 
-bool gemv_wgmma(const cute_gemv_config *cfg)
+bool gemv_wgmma(const cute_gemv_config *cfg, int arch)
 {
     int n = gemv_nvec(cfg);
-    return cfg->mma && cfg->dtype == CUTE_F32 && !cfg->smem_stages && n % 16 == 0 && n <= GEMV_WGMMA_MAX_VECTORS &&
-           form() != WG_OFF;
+    return arch == 90 && cfg->mma && cfg->dtype == CUTE_F32 && !cfg->smem_stages && n % 16 == 0 &&
+           n <= GEMV_WGMMA_MAX_VECTORS && form() != WG_OFF;
 }
 
 /* X's k-tile, big and small halves, two stages */
