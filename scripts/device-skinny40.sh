@@ -88,6 +88,10 @@ A = torch.rand(64, 8192, device="cuda") * 4 - 2; B = torch.rand(8192, 8192, devi
 ms = median_ms(lambda: torch.mm(A, B.t()))
 print(f"torch.mm float32 64x8192x8192: {ms:.4f} ms {(64 * 8192 + 8192 * 8192 + 64 * 8192) * 4 / ms / 1e6:.1f} GB/s")' 2>&1 | tail -n 2
         fi
+        echo "== at $(el) s: for the next session: 4097x3x8191 bf16 (the skew form) by its splits (library's: 4)"
+        for sp in 0 2 8; do
+            echo "splits $sp: $(device_gemv --dtype bf16 --shape 4097x8191 --vectors 3 --splits $sp | grep -E '%|failed' | tail -n 1)"
+        done
         echo "== at $(el) s: % of the copy, means of two turns (64 vectors): lib $(pm lib), wg $(pm wg)," \
             "1 ahead $(pm a1), read-only $(pm nc), 128 rows $(pm r128)"
         best="" bv=-1
