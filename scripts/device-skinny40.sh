@@ -4,7 +4,7 @@
 # 60 s on one H200 after `make all tests`.
 # The count (bench/RESULTS.md, skinny40): 256 MiB of f32 A at the copy's ~4.1 TB/s is ~65 us;
 # 8.6 GFLOP in 3xTF32 is 25.8 GFLOP of tf32: at mma.sync's ~316 TFLOP/s 82 us (81% of the
-# copy at best), at wgmma's ~490 53 us.  The new form (wgmma.c, CUTEC_GEMV_WGMMA=1, opt-in):
+# copy at best), at wgmma's ~480 54 us.  The new form (wgmma.c, CUTEC_GEMV_WGMMA=1, opt-in):
 # a warpgroup on 64 rows of A, A's fragments from global memory into registers two k-tiles
 # ahead (wgmma's A from registers, split there), X's k-tile split and staged in shared memory
 # (wgmma's B), twelve wgmma a k-tile of 32 columns, the loads weak (ptxas keeps them above each
@@ -15,8 +15,9 @@
 # M, K past the last k-tile, split-K ordered and atomic, 16 / 32 / 64 / 128 vectors); then
 # `cutec bench gemv` at 8192x8192 f32 with 64 vectors, the default (mma.sync) and the new
 # form in turns (a process each, twice; each beside a device copy of the same bytes), the new
-# form also 1 k-tile ahead, by read-only loads and on 128 rows a block; 32 and 128 vectors once each; torch.mm f32
-# at 64x8192x8192.
+# form also 1 k-tile ahead, by read-only loads and on 128 rows a block; 32 and 128 vectors
+# once each; torch.mm f32 at 64x8192x8192; 4097x3x8191 bf16 by its splits (the next session's);
+# ptxas's registers and the SASS's order of loads and wgmma.
 # The rules (points of the copy, means of the two turns, 64 vectors): the best of the new
 # forms leading the default by >= 2 with every check right -> "make default" with that form
 # (gemv_wgmma in wgmma.c), all behind -> "delete", else "keep opt-in"; the others of the new
