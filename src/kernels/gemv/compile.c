@@ -106,7 +106,10 @@ static bool plan_make(cute_alg *a, const cute_gemv_config *cfg, int arch, gemv_p
     /* e2m1 moves as whole words, decoded by sm_100a's cvt or, before it, bit operations */
     p->words = cfg->sf_vec && cfg->dtype == CUTE_E2M1;
     p->fp4_cvt = p->words && arch >= 100;
-    p->pdl = cfg->many_splits && arch >= 90; /* (the tensor-core form returned above) */
+    /* (the tensor-core form returned above) past 32 splits, or at any split count under
+     * CUTEC_GEMV_SPLIT_PDL=1 (opt-in: 4097x3x8191's 4 splits) */
+    char e[160];
+    p->pdl = (cfg->many_splits || (cfg->split && gemv_split_pdl_env(e, sizeof e) == 1)) && arch >= 90;
     int bits = cfg->vec * cute_dtype_bits(cfg->dtype);
     cute_copy_atom atom = p->words ? cute_copy_atom_universal(a, CUTE_U32, bits)
                                    : cute_copy_atom_universal(a, cfg->dtype, bits);
@@ -251,7 +254,7 @@ static bool config_ok(const cute_gemv_config *cfg, char *err, size_t n)
                  GEMV_MMA_RING_MAX / 1024);
         return false;
     }
-    if (gemv_wgmma_env(err, n) < 0) return false;
+    if (gemv_wgmma_env(err, n) < 0 || gemv_split_pdl_env(err, n) < 0) return false;
     if (cfg->sf_vec) return blockscaled_ok(cfg, err, n);
     if (cfg->mma && !mma_ok(cfg, err, n)) return false;
     cute_dtype d = cfg->dtype, y = cute_gemv_y_dtype(cfg);

@@ -212,6 +212,10 @@ void gemv_scale_into(cute_ctx *c, cute_tensor acc, cute_tensor y, cute_ssa pred,
 void gemv_finish_warp(cute_ctx *c, const gemv_plan *p, const cute_val *sums, cute_int row,
                       cute_tensor mY, cute_tensor mW, const gemv_tiles *t, cute_val alpha,
                       cute_val beta);
+/* CUTEC_GEMV_SPLIT_PDL (opt-in, strict): 1 makes split-K's second kernel a programmatic dependent
+ * launch on sm_90 and later at any split count (p->pdl; else past CUTE_GEMV_FEW_SPLITS only);
+ * -1 and why in err for a value other than 0 or 1 */
+int gemv_split_pdl_env(char *err, size_t n);
 /* the splitting kernel's blocks letting the second kernel in (p->pdl: it then waits for the
  * whole grid before it reads W); nothing otherwise */
 void gemv_let_dependents_in(cute_ctx *c, const gemv_plan *p);

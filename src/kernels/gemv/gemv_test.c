@@ -366,6 +366,12 @@ static void many_splits_cases(cute_runtime *rt)
     lib = cute_gemv_lib_new(h);
     CHECK(run_case(h, lib, &cases[1]).many_splits, "sm_90a: many splits");
     cute_gemv_lib_free(lib);
+    setenv("CUTEC_GEMV_SPLIT_PDL", "1", 1); /* a few splits, a dependent launch too (opt-in) */
+    lib = cute_gemv_lib_new(h);
+    gemv_case few = {CUTE_BF16, CUTE_BF16, 37, 1009, 1, 1, 0, 1, 0, 2, 0, 3};
+    CHECK(run_case(h, lib, &few).split, "sm_90a, CUTEC_GEMV_SPLIT_PDL=1: split");
+    cute_gemv_lib_free(lib);
+    unsetenv("CUTEC_GEMV_SPLIT_PDL");
     cute_runtime_free(h);
 }
 
