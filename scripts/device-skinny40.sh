@@ -12,7 +12,7 @@
 # use: 184 registers against 244); =rows128: blocks of two warpgroups on 128 rows sharing X's
 # halves (half the X a byte of A).
 # This pass: `cutec run gemv` under the new form against float64 first (odd sizes, rows past
-# M, K past the last k-tile, split-K ordered and atomic, 16 / 32 / 64 / 128 vectors); then
+# M, K past the last k-tile, split-K ordered and atomic, 32 / 64 / 128 vectors); then
 # `cutec bench gemv` at 8192x8192 f32 with 64 vectors, the default (mma.sync) and the new
 # form in turns (a process each, twice; each beside a device copy of the same bytes), the new
 # form also 1 k-tile ahead, by read-only loads and on 128 rows a block; 32 and 128 vectors
@@ -63,9 +63,8 @@ ge() { awk -v a="$1" -v t="$2" 'BEGIN { exit !(a != "" && a !~ /W/ && a >= t) }'
         wg --shape 331x2052 --vectors 64 --splits 3
         wg --shape 200x1004 --vectors 32 --reduction atomic --splits 2
         wg --shape 130x4100 --vectors 128
-        wg --shape 4097x516 --vectors 16 --smem-stages 0
         grep -E "^run " "$log" | grep -q "FAILED\|rror\|WRONG\|cutec:" && checked=no
-        grep -cE "^run .*verified" "$log" | grep -q "^5$" || checked=no
+        grep -cE "^run .*verified" "$log" | grep -q "^4$" || checked=no
         echo "== at $(el) s: 8192x8192 f32, 64 vectors (GB/s of A + X + Y; copy: those bytes D2D), in turns"
         for turn in 1 2; do
             tb lib 0 --vectors 64
@@ -74,6 +73,12 @@ ge() { awk -v a="$1" -v t="$2" 'BEGIN { exit !(a != "" && a !~ /W/ && a >= t) }'
             tb a1 ahead1 --vectors 64
             tb nc nc --vectors 64
         done
+        echo "== at $(el) s: 128 and 32 vectors"
+        tb lib128 0 --vectors 128
+        tb wg128 1 --vectors 128
+        tb a1_128 ahead1 --vectors 128
+        tb lib32 0 --vectors 32
+        tb wg32 1 --vectors 32
         echo "== at $(el) s: 4097x3x8191 (A 4097x8191, 3 vectors): split-K's second kernel as a dependent launch or not, in turns"
         for turn in 1 2; do
             for e in 0 1; do
@@ -85,14 +90,6 @@ ge() { awk -v a="$1" -v t="$2" 'BEGIN { exit !(a != "" && a !~ /W/ && a >= t) }'
         for e in 0 1; do
             echo "f32 pdl$e: $(CUTEC_GEMV_SPLIT_PDL=$e device_gemv --dtype f32 --shape 4097x8191 --vectors 3 | grep -E '%|failed' | tail -n 1)"
         done
-        echo "== at $(el) s: 32 and 128 vectors"
-        tb lib32 0 --vectors 32
-        tb wg32 1 --vectors 32
-        tb r32 rows128 --vectors 32
-        tb lib128 0 --vectors 128
-        tb wg128 1 --vectors 128
-        tb a1_128 ahead1 --vectors 128
-        tb r128_128 rows128 --vectors 128
         if device_late torch; then :; else
             echo "== at $(el) s: torch.mm f32 64x8192x8192"
             timeout 15 python3 -c '
