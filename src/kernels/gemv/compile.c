@@ -106,10 +106,9 @@ static bool plan_make(cute_alg *a, const cute_gemv_config *cfg, int arch, gemv_p
     /* e2m1 moves as whole words, decoded by sm_100a's cvt or, before it, bit operations */
     p->words = cfg->sf_vec && cfg->dtype == CUTE_E2M1;
     p->fp4_cvt = p->words && arch >= 100;
-    /* (the tensor-core form returned above) past 32 splits, or at any split count under
-     * CUTEC_GEMV_SPLIT_PDL=1 (opt-in: 4097x3x8191's 4 splits) */
-    char e[160];
-    p->pdl = (cfg->many_splits || (cfg->split && gemv_split_pdl_env(e, sizeof e) == 1)) && arch >= 90;
+    /* (the tensor-core form returned above) at any split count (past 32 splits since session
+     * 38; at 4097x3x8191's 4 splits 63.1% of the copy against 61.3 on an H200, session 40) */
+    p->pdl = cfg->split && arch >= 90;
     int bits = cfg->vec * cute_dtype_bits(cfg->dtype);
     cute_copy_atom atom = p->words ? cute_copy_atom_universal(a, CUTE_U32, bits)
                                    : cute_copy_atom_universal(a, cfg->dtype, bits);
@@ -254,7 +253,7 @@ static bool config_ok(const cute_gemv_config *cfg, char *err, size_t n)
                  GEMV_MMA_RING_MAX / 1024);
         return false;
     }
-    if (gemv_wgmma_env(err, n) < 0 || gemv_split_pdl_env(err, n) < 0) return false;
+    if (gemv_wgmma_env(err, n) < 0) return false;
     if (cfg->sf_vec) return blockscaled_ok(cfg, err, n);
     if (cfg->mma && !mma_ok(cfg, err, n)) return false;
     cute_dtype d = cfg->dtype, y = cute_gemv_y_dtype(cfg);
@@ -334,9 +333,9 @@ static void make_specs(const cute_gemv_config *cfg, int arch, cute_arg_spec spec
     specs[5] = cute_spec_float(CUTE_F32);
     specs[6] = cute_spec_float(CUTE_F32);
     /* the wgmma form's loads k-tiles ahead: weak ones (no __restrict__), which ptxas keeps
-     * above the barrier of each k-tile between (read-only ones it may sink to their use: 184
-     * registers at 64 vectors against 244) */
-    specs[2].may_alias = gemv_wgmma_weak_loads(cfg, arch);
+     * above the barrier of each k-tile between (read-only ones it sank to their use: 49.7% of
+     * the copy at 64 vectors against 58.6 on an H200) */
+    specs[2].may_alias = gemv_wgmma(cfg, arch);
     if (!cfg->skew) return;
     /* rows and vectors start anywhere: A's and x's elements aligned, no more; then A[0,0,0]'s
      * misalignment in elements */

@@ -18,8 +18,9 @@ typedef struct gemv_plan {
     cute_tuple tile;    /* a block's step: rows (warps, 32 x vec x unroll); cols tc's tile */
     bool words;         /* NVFP4: A and x move and decode as u32 words of 8 e2m1 */
     bool fp4_cvt;       /* ... decoded by sm_100a's cvt.rn.f16x2.e2m1x2, not bit operations */
-    bool pdl;           /* the second kernel a programmatic dependent launch (sm_90 on, with
-                           cfg.many_splits): let in as the first kernel's blocks start */
+    bool pdl;           /* the second kernel a programmatic dependent launch (sm_90 on, split
+                           K; not the tensor-core forms'): let in as the first kernel's blocks
+                           start */
     int arch;           /* the compile target's SM version (0: not known) */
     /* the tensor-core form (cfg.mma, mma.c): A's rows on mma.sync's 16-row side, the
      * vectors on its 8-column side; a block's tile (bm rows, bn vectors, bk columns) */
@@ -100,15 +101,13 @@ typedef struct gemv_mma_ends {
 typedef void (*gemv_mma_walk_fn)(cute_ctx *c, bool rows_out, void *user);
 void gemv_mma_block(cute_ctx *c, const gemv_plan *p, cute_thr_mma thr, cute_tensor *acc, const gemv_mma_tiles *t,
                     cute_tensor mA, gemv_mma_ends e, gemv_mma_walk_fn walk, void *user);
-/* f32 on sm_90's wgmma (wgmma.c), for target `arch` (90 only): CUTEC_GEMV_WGMMA=1|ahead1|nc|rows128
- * (opt-in, strict: another value fails the compile) where the tensor-core form of f32 runs through registers (no ring)
- * with vectors a multiple of 8, up to GEMV_WGMMA_MAX_VECTORS */
+/* f32 on sm_90's wgmma (wgmma.c), for target `arch` (90 only): CUTEC_GEMV_WGMMA=1 (opt-in,
+ * strict: another value fails the compile) where the tensor-core form of f32 runs through
+ * registers (no ring) with vectors a multiple of 16, up to GEMV_WGMMA_MAX_VECTORS */
 #define GEMV_WGMMA_MAX_VECTORS 128
 bool gemv_wgmma(const cute_gemv_config *cfg, int arch);
-/* the opt-in's value (its index in 0|1|ahead1|nc|rows128), or -1 and why in err */
+/* the opt-in's value (0 or 1), or -1 and why in err */
 int gemv_wgmma_env(char *err, size_t n);
-/* its A and X loaded by weak loads (the y argument may alias: no __restrict__), all but =nc */
-bool gemv_wgmma_weak_loads(const cute_gemv_config *cfg, int arch);
 bool gemv_plan_wgmma(cute_alg *a, const cute_gemv_config *cfg, gemv_plan *p);
 /* its kernel (mma.c's launches it: the same arguments and second kernel) */
 void gemv_wgmma_kernel(cute_ctx *c, cute_tensor mA, cute_tensor mX, cute_tensor mY, cute_tensor mW, cute_int kchunk,
@@ -212,10 +211,6 @@ void gemv_scale_into(cute_ctx *c, cute_tensor acc, cute_tensor y, cute_ssa pred,
 void gemv_finish_warp(cute_ctx *c, const gemv_plan *p, const cute_val *sums, cute_int row,
                       cute_tensor mY, cute_tensor mW, const gemv_tiles *t, cute_val alpha,
                       cute_val beta);
-/* CUTEC_GEMV_SPLIT_PDL (opt-in, strict): 1 makes split-K's second kernel a programmatic dependent
- * launch on sm_90 and later at any split count (p->pdl; else past CUTE_GEMV_FEW_SPLITS only);
- * -1 and why in err for a value other than 0 or 1 */
-int gemv_split_pdl_env(char *err, size_t n);
 /* the splitting kernel's blocks letting the second kernel in (p->pdl: it then waits for the
  * whole grid before it reads W); nothing otherwise */
 void gemv_let_dependents_in(cute_ctx *c, const gemv_plan *p);

@@ -301,11 +301,12 @@ static void ring_cases(cute_runtime *rt)
     cute_gemv_lib_free(lib);
 }
 
-/* f32 on sm_90's wgmma (CUTEC_GEMV_WGMMA, wgmma.c), on the GPU where it is an sm_90 one, else
- * on the interpreter for sm_90a: 16 and 32 vectors, a block of rows in A (its loads 1 or 2
- * k-tiles ahead, weak or read-only) and one past A's last row, K past the last whole k-tile,
- * padded rows, a batch, split-K; blocks of 64 and (rows128) 128 rows; then a value not in the
- * list refused by name */
+/* f32 on sm_90's wgmma (CUTEC_GEMV_WGMMA=1, wgmma.c), on the GPU where it is an sm_90 one (the
+ * interpreter's wgmma reads its registers at once: a batch left running while a loop wrote its
+ * A registers again was wrong only on the GPU), else on the interpreter for sm_90a: blocks of
+ * one warpgroup (16 vectors, loads two k-tiles ahead; 80 vectors, one ahead) and of two (32
+ * vectors), a block of rows in A and one past A's last row, K past the last whole k-tile,
+ * padded rows, a batch, split-K; then a value other than 0 or 1 refused by name */
 static void wgmma_cases(cute_runtime *rt)
 {
     cute_runtime *own = NULL;
@@ -314,18 +315,20 @@ static void wgmma_cases(cute_runtime *rt)
         cute_runtime_set_target_arch(own, "sm_90a");
         rt = own;
     }
-    static const char *const forms[] = {"1", "ahead1", "nc", "rows128"};
+    setenv("CUTEC_GEMV_WGMMA", "1", 1);
+    cute_gemv_lib *lib = cute_gemv_lib_new(rt);
+    cute_gemv_lib_smem_stages(lib, 0);
+    static const gemv_case cases[] = {
+        {CUTE_F32, CUTE_F32, 70, 228, 2, 1, 4, 1, 0, 2, 0.5, 16},
+        {CUTE_F32, CUTE_F32, 130, 228, 1, 1, 4, 1, 0, 2, 0.5, 32},
+        {CUTE_F32, CUTE_F32, 130, 164, 1, 1, 0, 1, 0, 1, 0, 80},
+    };
     cute_gemv_config cfg;
-    for (int i = 0; i < 4; i++) { /* a library each: its functions are kept by configuration */
-        setenv("CUTEC_GEMV_WGMMA", forms[i], 1);
-        cute_gemv_lib *lib = cute_gemv_lib_new(rt);
-        cute_gemv_lib_smem_stages(lib, 0);
-        int64_t M = i == 3 ? 130 : 70, L = 1 + (i == 0);
-        run_case(rt, lib, &(gemv_case){CUTE_F32, CUTE_F32, M, 228, L, 1, 4, 1, 0, 2, 0.5, i == 3 ? 32 : 16});
-        cute_gemv_lib_last(lib, &cfg, NULL);
-        CHECK(cfg.mma && !cfg.smem_stages && gemv_wgmma(&cfg, 90), "f32 on wgmma (%s): not the wgmma form", forms[i]);
-        cute_gemv_lib_free(lib);
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        cfg = run_case(rt, lib, &cases[i]);
+        CHECK(cfg.mma && !cfg.smem_stages && gemv_wgmma(&cfg, 90), "f32 on wgmma (case %zu): not the wgmma form", i);
     }
+    cute_gemv_lib_free(lib);
     setenv("CUTEC_GEMV_WGMMA", "yes", 1);
     char err[256] = "";
     const cute_fn *f = cute_gemv_compile(rt, &cfg, err, sizeof err);
@@ -338,8 +341,8 @@ static void wgmma_cases(cute_runtime *rt)
 /* Past 32 splits the second kernel a warp an output (row, vector): K-major with 1, 3 and 8
  * vectors, odd K, a batch; M-major; y poisoned (beta 0) in some; each twice on the same
  * inputs, the same bits; and traced for sm_90a, where the second kernel is a programmatic
- * dependent launch (its wait and the first kernel's launch_dependents: no-ops on the
- * interpreter, which runs grids in order). */
+ * dependent launch, as at any split count (its wait and the first kernel's
+ * launch_dependents: no-ops on the interpreter, which runs grids in order). */
 static void many_splits_cases(cute_runtime *rt)
 {
     cute_gemv_lib *lib = cute_gemv_lib_new(rt);
@@ -366,12 +369,10 @@ static void many_splits_cases(cute_runtime *rt)
     lib = cute_gemv_lib_new(h);
     CHECK(run_case(h, lib, &cases[1]).many_splits, "sm_90a: many splits");
     cute_gemv_lib_free(lib);
-    setenv("CUTEC_GEMV_SPLIT_PDL", "1", 1); /* a few splits, a dependent launch too (opt-in) */
-    lib = cute_gemv_lib_new(h);
+    lib = cute_gemv_lib_new(h); /* a few splits: a dependent launch too */
     gemv_case few = {CUTE_BF16, CUTE_BF16, 37, 1009, 1, 1, 0, 1, 0, 2, 0, 3};
-    CHECK(run_case(h, lib, &few).split, "sm_90a, CUTEC_GEMV_SPLIT_PDL=1: split");
+    CHECK(run_case(h, lib, &few).split, "sm_90a: two splits");
     cute_gemv_lib_free(lib);
-    unsetenv("CUTEC_GEMV_SPLIT_PDL");
     cute_runtime_free(h);
 }
 

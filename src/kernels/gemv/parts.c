@@ -4,7 +4,6 @@
  * run, whatever order the splits' blocks ran in). */
 #include "cutec/notation.h"
 #include "cutec/sync.h"
-#include "env/env_choice.h"
 #include "kernels/gemv/gemv_internal.h"
 
 cute_int gemv_splits(cute_ctx *c, cute_int K, cute_int kchunk)
@@ -349,7 +348,7 @@ static void gemv_reduce(cute_ctx *c, cute_tensor mY, cute_tensor mW, cute_val al
         reduce_outputs(c, mY, mW, alpha, beta);
         return;
     }
-    if (p->pdl) cute_griddepcontrol_wait(c); /* (CUTEC_GEMV_SPLIT_PDL=1) the splitting kernel's W */
+    if (p->pdl) cute_griddepcontrol_wait(c); /* the splitting kernel's W, all of it */
     cute_int row = cute_mul(a, cute_block_idx(c, 0), cute_i(warps ? REDUCE_THREADS / 32 : REDUCE_THREADS));
     cute_int m = cute_add(a, row, warps ? cute_warp_idx(c) : cute_thread_idx(c, 0));
     cute_int l = cute_block_idx(c, 1), M = mY.layout.shape.leaf[0];
@@ -363,11 +362,6 @@ static void gemv_reduce(cute_ctx *c, cute_tensor mY, cute_tensor mW, cute_val al
                 reduce_end(c, p, split_sum(c, mW, m, v, l, cute_i(0), 1, 8), mY, mW, m, v, l, alpha, beta);
             }
     }
-}
-
-int gemv_split_pdl_env(char *err, size_t n)
-{
-    return cute_env_choice_err("CUTEC_GEMV_SPLIT_PDL", "0|1", 0, err, n);
 }
 
 void gemv_let_dependents_in(cute_ctx *c, const gemv_plan *p)

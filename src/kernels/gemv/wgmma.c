@@ -3,8 +3,9 @@
  * (a multiple of 16), K-major A in 16-byte vectors: the register form of mma.c's f32 at 32
  * vectors and past, whose mma.sync 3xTF32 tops out near a third of tf32's mma.sync rate.
  *
- * A block is one warpgroup on 64 rows of A, the weight, as wgmma's A from registers (the
- * RS atom m64nNk8 tf32, N the vectors), one split of K in k-tiles of 32 columns.  A's
+ * A block is two warpgroups on 128 rows of A (one on 64 where the vectors are not a multiple
+ * of 32), the weight, as wgmma's A from registers (the RS atom m64nNk8 tf32, N the vectors),
+ * one split of K in k-tiles of 32 columns.  A's
  * fragments come straight from global memory: the product over a k-tile may take its 32
  * columns in any order A and X agree on, so logical column i = q + 4 v + 8 j (q the lane's
  * column in an atom, v its two values' half, j = j0 + 2 j1 the atom) is A's column
@@ -14,8 +15,8 @@
  * them into their tf32 halves by bits and stores both halves at the logical columns of the
  * same permutation (the view `perm_inv` below), in two stages (one barrier a k-tile).  The
  * A fragment is split in registers, then twelve wgmma (4 atoms x small big', big small',
- * big big') run on the accumulators, and the warpgroup waits for them before the next
- * k-tile.  The accumulators end as mma.c's (gemv_mma_finish). */
+ * big big') run on the accumulators, left running while the next k-tile's halves are made.
+ * The accumulators end as mma.c's (gemv_mma_finish). */
 #include <stdio.h>
 
 #include "cutec/atom_table.h"
@@ -28,32 +29,17 @@
 
 enum { WG_BK = 32, WG_MAX_AHEAD = 2 };
 
-/* CUTEC_GEMV_WGMMA's forms (opt-in; scripts/device-skinny40.sh times them against mma.sync) */
-enum { WG_OFF, WG_ON, WG_AHEAD1, WG_NC, WG_ROWS128 };
-
 int gemv_wgmma_env(char *err, size_t n)
 {
-    return cute_env_choice_err("CUTEC_GEMV_WGMMA", "0|1|ahead1|nc|rows128", WG_OFF, err, n);
+    return cute_env_choice_err("CUTEC_GEMV_WGMMA", "0|1", 0, err, n);
 }
 
-static int form(void)
-{
-    char err[160];
-    int v = gemv_wgmma_env(err, sizeof err);
-    return v < 0 ? WG_OFF : v;
-}
-
-bool gemv_wgmma_weak_loads(const cute_gemv_config *cfg, int arch)
-{
-    return gemv_wgmma(cfg, arch) && form() != WG_NC;
-}
-
-/* the warpgroups a block, each on 64 rows: 2 under CUTEC_GEMV_WGMMA=rows128 (X's halves made
- * once for 128 rows: half the X a byte of A, from L2 and split) where the vectors are a
- * multiple of 32 (X's k-tile a thread's whole vectors), else 1 */
+/* the warpgroups a block, each on 64 rows: 2 (X's halves made once for 128 rows: half the X a
+ * byte of A, from L2 and split; 61.2% of the copy at 64 vectors against one's 58.6 on an H200)
+ * where the vectors are a multiple of 32 (X's k-tile a thread's whole vectors), else 1 */
 static int groups(const cute_gemv_config *cfg)
 {
-    return form() == WG_ROWS128 && gemv_nvec(cfg) % 32 == 0 ? 2 : 1;
+    return gemv_nvec(cfg) % 32 == 0 ? 2 : 1;
 }
 
 int gemv_wgmma_rows(const cute_gemv_config *cfg)
@@ -61,17 +47,19 @@ int gemv_wgmma_rows(const cute_gemv_config *cfg)
     return 64 * groups(cfg);
 }
 
-/* the k-tiles ahead whose loads a warpgroup has in flight: 2, or 1 (=ahead1) */
-static int ahead(void)
+/* the k-tiles ahead whose loads a warpgroup has in flight: 2 (at 64 vectors 58.6% of the copy
+ * against one's 52.7), 1 past 64 vectors (at 128 two spilled: 27.9% against 35.9) */
+static int ahead(const cute_gemv_config *cfg)
 {
-    return form() == WG_AHEAD1 ? 1 : 2;
+    return gemv_nvec(cfg) > 64 ? 1 : 2;
 }
 
 bool gemv_wgmma(const cute_gemv_config *cfg, int arch)
 {
+    char err[160];
     int n = gemv_nvec(cfg);
     return arch == 90 && cfg->mma && cfg->dtype == CUTE_F32 && !cfg->smem_stages && n % 16 == 0 &&
-           n <= GEMV_WGMMA_MAX_VECTORS && form() != WG_OFF;
+           n <= GEMV_WGMMA_MAX_VECTORS && gemv_wgmma_env(err, sizeof err) == 1;
 }
 
 /* X's k-tile, big and small halves, two stages */
@@ -191,8 +179,12 @@ static void assign(cute_ctx *c, const wg_regs *dst, const wg_regs *src)
 }
 
 /* acc += A's k-tile times X's in 3xTF32, X's halves through stage n % 2 (n: the batch's place
- * in the block's sequence of them, so that consecutive batches alternate stages) */
-static void products(cute_ctx *c, const gemv_plan *p, const wg_thread *th, cute_int n, const wg_regs *r)
+ * in the block's sequence of them, so that consecutive batches alternate stages); `left` of
+ * the batches (0 or 1) left running after it: 1 only where the next batch's A halves are other
+ * registers than this one's (another place in the code: the same place in a loop writes the
+ * same registers while wgmma still reads them, which the GPU showed and the interpreter, whose
+ * wgmma reads its registers at once, does not) */
+static void products(cute_ctx *c, const gemv_plan *p, const wg_thread *th, cute_int n, const wg_regs *r, int left)
 {
     cute_alg *a = cute_ctx_alg(c);
     cute_int s2 = cute_mul(a, cute_mod(a, n, cute_i(2)), cute_i(2));
@@ -214,21 +206,21 @@ static void products(cute_ctx *c, const gemv_plan *p, const wg_thread *th, cute_
     cute_gemm(c, &p->mma, th->acc, aB, bS, th->acc);
     cute_gemm(c, &p->mma, th->acc, aB, bB, th->acc);
     cute_warpgroup_commit_batch(c);
-    /* the previous k-tile's batch done (its stage is written again next), this one's left to
-     * run while the next k-tile's halves are made (ptxas keeps its A registers until then) */
-    cute_warpgroup_wait(c, 1);
+    /* (1) the previous k-tile's batch done (its stage is written again next), this one's left
+     * to run while the next k-tile's halves are made */
+    cute_warpgroup_wait(c, left);
 }
 
 /* the in-bounds block's `full` whole k-tiles (batches 0 to *issued - 1), each one's loads
- * issued `ahead()` k-tiles before its products (the last k-tiles load the last again: no
- * branch), in steps of ahead() + 1 k-tiles whose registers rotate at trace time (a loop that
+ * issued `ahead` k-tiles before its products (the last k-tiles load the last again: no
+ * branch), in steps of ahead + 1 k-tiles whose registers rotate at trace time (a loop that
  * copied them each k-tile, or one unrolled by the compiler, moved registers that ptxas then
- * kept the wgmma from overlapping), then the last full % (ahead() + 1), already loaded */
+ * kept the wgmma from overlapping), then the last full % (ahead + 1), already loaded */
 static void whole(cute_ctx *c, const gemv_plan *p, const wg_thread *th, const gemv_mma_tiles *t, cute_int full,
                   cute_int *issued)
 {
     cute_alg *a = cute_ctx_alg(c);
-    int d = ahead(), R = d + 1;
+    int d = ahead(&p->cfg), R = d + 1;
     /* full > 0: R floor(full / R) + d batches; none else (the next batch's stage
      * parity is the same either way when it is 0) */
     *issued = cute_add(a, cute_mul(a, cute_div(a, full, cute_i(R)), cute_i(R)), cute_i(d));
@@ -247,7 +239,7 @@ static void whole(cute_ctx *c, const gemv_plan *p, const wg_thread *th, const ge
                 cute_int kt = cute_add(a, cute_mul(a, st, cute_i(R)), cute_i(i));
                 wg_regs next = load_tile(c, p, th, t, cute_min(a, cute_add(a, kt, cute_i(d)), last), false, false);
                 assign(c, &buf[(i + d) % R], &next);
-                products(c, p, th, kt, &buf[i]);
+                products(c, p, th, kt, &buf[i], 1); /* the R places of the step: other registers */
             }
         }
         cute_int done = cute_mul(a, steps, cute_i(R));
@@ -264,7 +256,7 @@ static void whole(cute_ctx *c, const gemv_plan *p, const wg_thread *th, const ge
                 cute_ssa zero = cute_ssa_fill(c, CUTE_F32, v.shape, 0);
                 cute_tensor_store(c, to[o], cute_ssa_select(c, cute_ssa_scalar(c, in, v.shape), v, zero));
             }
-            products(c, p, th, kt, &z);
+            products(c, p, th, kt, &z, 1);
         }
     }
 }
@@ -281,13 +273,13 @@ static void walk(cute_ctx *c, const gemv_plan *p, const wg_thread *th, const gem
         CUTE_FOR(c, kt, cute_i(0), full)
         {
             wg_regs r = load_tile(c, p, th, t, kt, true, false);
-            products(c, p, th, kt, &r);
+            products(c, p, th, kt, &r, 0); /* one place in the loop: its registers again next */
         }
     }
     CUTE_IF(c, cute_int_lt(c, cute_add(a, t->k0, cute_mul(a, full, cute_i(p->bk))), t->kend))
     {
         wg_regs r = load_tile(c, p, th, t, full, true, true);
-        products(c, p, th, issued, &r);
+        products(c, p, th, issued, &r, 0);
     }
     cute_warpgroup_wait(c, 0);
 }
