@@ -321,7 +321,7 @@ static void wgmma_cases(cute_runtime *rt)
     static const gemv_case cases[] = {
         {CUTE_F32, CUTE_F32, 70, 228, 2, 1, 4, 1, 0, 2, 0.5, 16},
         {CUTE_F32, CUTE_F32, 130, 228, 1, 1, 4, 1, 0, 2, 0.5, 32},
-        {CUTE_F32, CUTE_F32, 130, 164, 1, 1, 0, 1, 0, 1, 0, 80},
+        {CUTE_F32, CUTE_F32, 130, 100, 1, 1, 0, 1, 0, 1, 0, 80},
     };
     cute_gemv_config cfg;
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
