@@ -39,7 +39,7 @@ static int usage(const char *cmd)
             "  O = silu(Q K^T + RAB) V (causal: keys j <= query i; no softmax, no scale): Q and O\n"
             "  (B,Sq,H,D), K and V (B,Sk,H,D), RAB (B,H,Sq,Sk); Sk defaults to Sq;\n"
             "  --jagged: sequences of these lengths (0 or more) packed: Q, K, V, O (T,H,D),\n"
-            "  RAB (B,H,N,N) padded, N the longest (AUTO: the SM80 kernel; --variant hopper the Hopper one);\n"
+            "  RAB (B,H,N,N) padded, N the longest (AUTO on sm_90: the Hopper kernel; --variant sm80 the SM80 one);\n"
             "  --fast-sigmoid: sigmoid(x) = 0.5 (1 + tanh.approx(x/2)) (one MUFU a score);\n"
             "  --variant: the SM80 kernel or the Hopper one (TMA + wgmma, sm_90; $CUTEC_HSTU_VARIANT);\n"
             "  run: gaussian inputs, checked against float64 (every row up to 4096, else a sample);\n"
@@ -379,11 +379,15 @@ static int bench(const hstu_opts *base)
     if (!cli_interp_fits("bench hstu", rt, 2 * interp_work(&o), CLI_INTERP_ATTENTION)) /* causal and not */
         return cute_runtime_free(rt), CLI_USAGE;
     double torch[2] = {-1, -1};
-    if (cu && !o.jagged) torch_ms(&o, torch); /* (torch's form is the dense one) */
+    /* jagged: torch's dense form over the batch padded to the longest sequence (B x N), what a
+     * PyTorch user without a jagged kernel runs (it does the padding's work too) */
+    if (cu) torch_ms(&o, torch);
     const cute_device_info *dev = cu ? cute_cuda_device(cu) : NULL;
     gpu_sm_clock(cu, clock, sizeof clock);
     printf("# %s, %d SMs, %s; gaussian inputs; TFLOP/s = 4 H D sum Sq Sk / t (half causal); RAB %.3f GB read once\n",
            dev ? dev->name : "interpreter", dev ? dev->sm_count : 0, clock, 2.0 * (double)o.H * scores(&o) / 1e9);
+    if (o.jagged) printf("# torch ms: its unfused dense form on the batch padded to the longest (%lld x %lld)\n",
+                         (long long)o.B, (long long)o.Sq);
     printf("%-48s %9s %9s %8s %9s %9s\n", "hstu attention", "ms", "TFLOP/s", "checked", "torch ms", "speedup");
     problem p = {.rt = rt, .lib = cute_hstu_lib_new(rt)};
     uint64_t seed = (uint64_t)time(NULL) | 1;
