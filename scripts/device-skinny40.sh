@@ -8,30 +8,37 @@
 # blocks of two warpgroups on 128 rows of A (one on 64 where the vectors are not a multiple of
 # 32), A's fragments from global memory into registers by weak loads two k-tiles ahead (one
 # past 64 vectors), split there (wgmma's A), X's k-tile split and staged in shared memory
-# (wgmma's B), twelve wgmma a k-tile of 32 columns.
+# (wgmma's B), twelve wgmma a k-tile of 32 columns; =ahead3: three k-tiles ahead up to 64
+# vectors (48 KB of A in flight an SM instead of 32: the mid pass's forms went by their bytes
+# in flight).
 # The mid pass (11:43 UTC): 61.2% of the copy at 64 vectors (mma.sync 35.9), but wrong in the
 # blocks past A's last row, whose loop left a batch running while it wrote that batch's A
 # registers again (the interpreter's wgmma reads them at once): such loops now wait for each
 # batch.  So this pass checks the form against float64 on the GPU first (odd sizes, rows past
 # M, K past the last k-tile, split-K ordered and atomic, 32 / 64 / 128 vectors), then times it
-# against the default at 8192x8192 in turns (64 vectors twice, 128 and 32 once; a process
-# each, beside a device copy of the same bytes), then the issue's other skinny shapes under the
+# and =ahead3 against the default at 8192x8192 in turns (64 vectors twice; 128 and 32 once, the
+# form alone: mma.sync read 18.0 / 64.2 in the mid pass; a process each, beside a device copy
+# of the same bytes), then the issue's other skinny shapes under the
 # library's defaults (split-K's second kernel a dependent launch at any split count since the
 # mid pass), torch.mm f32 at 64x8192x8192, ptxas's registers.
-# The rule (points of the copy, 64 vectors, means of two turns): every check right and >= 2
+# The rules (points of the copy, 64 vectors, means of two turns): every check right and >= 2
 # points over mma.sync -> "make default" (wgmma.c's gemv_wgmma: on sm_90 without the variable),
-# wrong -> "keep opt-in", behind -> "delete".
+# wrong -> "keep opt-in", behind -> "delete"; =ahead3 ahead of =1 by >= 1 -> "its loads three
+# k-tiles ahead" (wgmma.c's ahead), else delete it.
 #   BUDGET=55 sh scripts/device-skinny40.sh
 . scripts/device-common.sh
 log="$out/skinny40.log"
 start=$(date +%s)
 budget=${BUDGET:-55}
 GEMV_TIMEOUT=15
-# wg ARGS: `cutec run gemv --dtype f32 ARGS` under the new form (checked against float64)
+# wg FORM ARGS: `cutec run gemv --dtype f32 ARGS` under CUTEC_GEMV_WGMMA=FORM (checked against
+# float64)
 wg()
 {
+    f=$1
+    shift
     device_late run "$@" && return
-    echo "run [CUTEC_GEMV_WGMMA=1] $*: $(CUTEC_GEMV_WGMMA=1 timeout 10 build/cutec run gemv --iters 5 --dtype f32 "$@" 2>&1 | tail -n 1)"
+    echo "run [CUTEC_GEMV_WGMMA=$f] $*: $(CUTEC_GEMV_WGMMA=$f timeout 10 build/cutec run gemv --iters 5 --dtype f32 "$@" 2>&1 | tail -n 1)"
 }
 # tb NAME ENV ARGS: the bench row of f32 8192x8192 ARGS under CUTEC_GEMV_WGMMA=ENV, appended to
 # $out/tb_NAME.rows
@@ -59,21 +66,23 @@ ge() { awk -v a="$1" -v t="$2" 'BEGIN { exit !(a != "" && a !~ /W/ && a >= t) }'
         echo "decides: f32 skinny GEMM on wgmma (CUTEC_GEMV_WGMMA): keep opt-in (no GPU)"
     else
         echo "== at $(el) s: the new form against float64 on the GPU"
-        wg --shape 1000x1000 --vectors 64
-        wg --shape 331x2052 --vectors 64 --splits 3
-        wg --shape 200x1004 --vectors 32 --reduction atomic --splits 2
-        wg --shape 130x4100 --vectors 128
-        wg --shape 4097x516 --vectors 48 --splits 2
-        grep -E "^run " "$log" | grep -q "FAILED\|rror\|WRONG\|cutec:\|skipped" && checked=no
-        grep -cE "^run .*verified" "$log" | grep -q "^5$" || checked=no
+        wg 1 --shape 1000x1000 --vectors 64
+        wg 1 --shape 331x2052 --vectors 64 --splits 3
+        wg 1 --shape 200x1004 --vectors 32 --reduction atomic --splits 2
+        wg 1 --shape 130x4100 --vectors 128
+        wg 1 --shape 4097x516 --vectors 48 --splits 2
+        wg ahead3 --shape 1000x1000 --vectors 64
+        wg ahead3 --shape 4097x516 --vectors 48 --splits 2
+        grep -E "^run \[CUTEC_GEMV_WGMMA=1\]" "$log" | grep -q "FAILED\|rror\|WRONG\|cutec:\|skipped" && checked=no
+        grep -cE "^run \[CUTEC_GEMV_WGMMA=1\].*verified" "$log" | grep -q "^5$" || checked=no
+        grep -E "^run \[CUTEC_GEMV_WGMMA=ahead3\]" "$log" | grep -q "FAILED\|rror\|WRONG\|cutec:\|skipped" && checked3=no
         echo "== at $(el) s: 8192x8192 f32 (GB/s of A + X + Y; copy: those bytes D2D), in turns"
         for turn in 1 2; do
             tb lib 0 --vectors 64
             tb wg 1 --vectors 64
+            tb a3 ahead3 --vectors 64
         done
-        tb lib128 0 --vectors 128
         tb wg128 1 --vectors 128
-        tb lib32 0 --vectors 32
         tb wg32 1 --vectors 32
         echo "== at $(el) s: the issue's other skinny shapes, the library's defaults (beside a copy of the same bytes)"
         for a in "bf16 4097x8191 3" "f32 4097x8191 3" "bf16 5x100000 3" "f32 5x100000 3"; do
@@ -91,7 +100,7 @@ ms = median_ms(lambda: torch.mm(A, B.t()))
 print(f"torch.mm float32 64x8192x8192: {ms:.4f} ms {(64 * 8192 + 8192 * 8192 + 64 * 8192) * 4 / ms / 1e6:.1f} GB/s")' 2>&1 | tail -n 2
         fi
         d=$(diff2 "$(pm wg)" "$(pm lib)")
-        echo "== at $(el) s: % of the copy, 64 vectors, means of two turns: mma.sync $(pm lib), wgmma $(pm wg)"
+        echo "== at $(el) s: % of the copy, 64 vectors, means of two turns: mma.sync $(pm lib), wgmma $(pm wg), three ahead $(pm a3)"
         if [ "${checked:-yes}" = no ]; then
             echo "decides: f32 skinny GEMM on wgmma (CUTEC_GEMV_WGMMA): keep opt-in (wrong or unchecked): a run above failed"
         elif [ -z "$d" ] || [ "$(pm wg)" = W ]; then
@@ -103,10 +112,24 @@ print(f"torch.mm float32 64x8192x8192: {ms:.4f} ms {(64 * 8192 + 8192 * 8192 + 6
         else
             echo "decides: f32 skinny GEMM on wgmma (CUTEC_GEMV_WGMMA): keep opt-in ($d points at 64 vectors)"
         fi
+        d3=$(diff2 "$(pm a3)" "$(pm wg)")
+        if [ "${checked3:-yes}" != no ] && [ "$(pm a3)" != W ] && ge "$d3" 1; then
+            echo "decides: the wgmma form's loads three k-tiles ahead up to 64 vectors ($d3 points over two): wgmma.c's ahead"
+        else
+            echo "decides: CUTEC_GEMV_WGMMA=ahead3: delete ($d3 points over two ahead${checked3:+, wrong})"
+        fi
     fi
     echo "== registers and spills (ptxas, sm_90a), the new form"
+    for n in 32 64; do
+        echo "f32 --vectors $n, ahead3: $(CUTEC_GEMV_WGMMA=ahead3 build/cutec compile gemv --dtype f32 --vectors $n --arch sm_90a --emit usage 2>&1 | grep -E 'registers|spill' | tr '\n' ' ')"
+    done
     for n in 32 64 128; do
         echo "f32 --vectors $n: $(CUTEC_GEMV_WGMMA=1 build/cutec compile gemv --dtype f32 --vectors $n --arch sm_90a --emit usage 2>&1 | grep -E 'registers|spill' | tr '\n' ' ')"
+    done
+    echo "== the SASS's order of loads, barriers and wgmma (runs of each) at 64 vectors"
+    for f in 1 ahead3; do
+        echo "$f: $(CUTEC_GEMV_WGMMA=$f build/cutec compile gemv --dtype f32 --vectors 64 --arch sm_90a --emit sass 2>&1 |
+            grep -oE 'LDG[.A-Z0-9]*|HGMMA|BAR\.SYNC|WARPGROUP\.[A-Z]*|cuobjdump' | uniq -c | tr -s ' \n' ' ' | cut -c1-600)"
     done
     device_end
 } >"$log" 2>&1

@@ -306,7 +306,8 @@ static void ring_cases(cute_runtime *rt)
  * A registers again was wrong only on the GPU), else on the interpreter for sm_90a: blocks of
  * one warpgroup (16 vectors, loads two k-tiles ahead; 80 vectors, one ahead) and of two (32
  * vectors), a block of rows in A and one past A's last row, K past the last whole k-tile,
- * padded rows, a batch, split-K; then a value other than 0 or 1 refused by name */
+ * padded rows, a batch, split-K; three k-tiles ahead (=ahead3); then a value not in the list
+ * refused by name */
 static void wgmma_cases(cute_runtime *rt)
 {
     cute_runtime *own = NULL;
@@ -328,6 +329,12 @@ static void wgmma_cases(cute_runtime *rt)
         cfg = run_case(rt, lib, &cases[i]);
         CHECK(cfg.mma && !cfg.smem_stages && gemv_wgmma(&cfg, 90), "f32 on wgmma (case %zu): not the wgmma form", i);
     }
+    cute_gemv_lib_free(lib);
+    setenv("CUTEC_GEMV_WGMMA", "ahead3", 1); /* three k-tiles ahead (opt-in), a library of its own */
+    lib = cute_gemv_lib_new(rt);
+    cute_gemv_lib_smem_stages(lib, 0);
+    cfg = run_case(rt, lib, &cases[1]);
+    CHECK(gemv_wgmma(&cfg, 90), "f32 on wgmma, three ahead: not the wgmma form");
     cute_gemv_lib_free(lib);
     setenv("CUTEC_GEMV_WGMMA", "yes", 1);
     char err[256] = "";

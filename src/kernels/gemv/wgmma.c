@@ -27,11 +27,11 @@
 #include "env/env_choice.h"
 #include "kernels/gemv/gemv_internal.h"
 
-enum { WG_BK = 32, WG_MAX_AHEAD = 2 };
+enum { WG_BK = 32, WG_MAX_AHEAD = 3 };
 
 int gemv_wgmma_env(char *err, size_t n)
 {
-    return cute_env_choice_err("CUTEC_GEMV_WGMMA", "0|1", 0, err, n);
+    return cute_env_choice_err("CUTEC_GEMV_WGMMA", "0|1|ahead3", 0, err, n);
 }
 
 /* the warpgroups a block, each on 64 rows: 2 (X's halves made once for 128 rows: half the X a
@@ -48,10 +48,13 @@ int gemv_wgmma_rows(const cute_gemv_config *cfg)
 }
 
 /* the k-tiles ahead whose loads a warpgroup has in flight: 2 (at 64 vectors 58.6% of the copy
- * against one's 52.7), 1 past 64 vectors (at 128 two spilled: 27.9% against 35.9) */
+ * against one's 52.7: bytes in flight set the pace), 1 past 64 vectors (at 128 two spilled:
+ * 27.9% against 35.9); CUTEC_GEMV_WGMMA=ahead3: 3 up to 64 vectors (opt-in: not measured) */
 static int ahead(const cute_gemv_config *cfg)
 {
-    return gemv_nvec(cfg) > 64 ? 1 : 2;
+    char err[160];
+    if (gemv_nvec(cfg) > 64) return 1;
+    return gemv_wgmma_env(err, sizeof err) == 2 ? 3 : 2;
 }
 
 bool gemv_wgmma(const cute_gemv_config *cfg, int arch)
@@ -59,7 +62,7 @@ bool gemv_wgmma(const cute_gemv_config *cfg, int arch)
     char err[160];
     int n = gemv_nvec(cfg);
     return arch == 90 && cfg->mma && cfg->dtype == CUTE_F32 && !cfg->smem_stages && n % 16 == 0 &&
-           n <= GEMV_WGMMA_MAX_VECTORS && gemv_wgmma_env(err, sizeof err) == 1;
+           n <= GEMV_WGMMA_MAX_VECTORS && gemv_wgmma_env(err, sizeof err) >= 1;
 }
 
 /* X's k-tile, big and small halves, two stages */
