@@ -35,6 +35,10 @@ bool atom_operand_in(cute_ctx *c, cute_dtype d, const cute_tensor *t, int n, cut
 /* true, with its words in `words`, when fragment t is a packed one whose words hold the
  * instruction's n values of d in order (used in place: no register is written for it) */
 bool atom_operand_in_place(cute_ctx *c, cute_dtype d, const cute_tensor *t, int n, cute_vreg *words);
+/* ... an operand of one value a word (tf32) whose registers already have the word's type (a
+ * view of u32 registers): those registers, read as they are (nothing is written for the
+ * instruction); false otherwise */
+bool atom_words_in_place(cute_ctx *c, cute_dtype d, const cute_tensor *t, int n, cute_vreg *words);
 void atom_operand_out(cute_ctx *c, cute_dtype d, const cute_tensor *t, int n, const cute_vreg *regs);
 /* n new registers of type t, for an instruction's outputs */
 void atom_new_regs(cute_ctx *c, cute_type t, int n, cute_vreg *out);

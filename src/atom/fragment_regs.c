@@ -55,6 +55,21 @@ bool atom_operand_in_place(cute_ctx *c, cute_dtype d, const cute_tensor *t, int 
     return want.dtype == have.dtype && want.lanes == have.lanes;
 }
 
+bool atom_words_in_place(cute_ctx *c, cute_dtype d, const cute_tensor *t, int n, cute_vreg *words)
+{
+    if (atom_vals_per_reg(d) != 1 || t->kind != CUTE_TENSOR_RMEM || t->pack > 1 ||
+        !statically_indexed(c, t, n, "an instruction's operand"))
+        return false;
+    cute_type want = atom_reg_type(d);
+    for (int i = 0; i < n; i++) {
+        cute_int o = cute_add(&c->alg, t->offset, cute_layout_eval(&c->alg, &t->layout, cute_i(i)));
+        cute_type have = cute_ir_type(c->fn, t->regs[o.v]);
+        if (have.dtype != want.dtype || have.lanes != want.lanes) return false;
+        words[i] = t->regs[o.v];
+    }
+    return true;
+}
+
 bool atom_operand_in(cute_ctx *c, cute_dtype d, const cute_tensor *t, int n, cute_vreg *regs,
                      const char *who)
 {

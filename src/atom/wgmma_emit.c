@@ -142,7 +142,7 @@ static bool a_registers(cute_ctx *c, const cute_mma_atom *atom, cute_tensor A, c
     if (!cute_is_static(sz) || sz.v != n)
         return cute_ctx_fail(c, "%s: operand A holds %lld values per thread; the atom takes %d", atom->name,
                              (long long)sz.v, n);
-    *wrote = !atom_operand_in_place(c, d, &A, n, in);
+    *wrote = !atom_operand_in_place(c, d, &A, n, in) && !atom_words_in_place(c, d, &A, n, in);
     return !*wrote || atom_operand_in(c, d, &A, n, in, atom->name);
 }
 

@@ -100,12 +100,15 @@ static bool plan_make(cute_alg *a, const cute_gemv_config *cfg, int arch, gemv_p
     memset(p, 0, sizeof *p);
     p->cfg = *cfg;
     p->nvec = gemv_nvec(cfg);
+    p->arch = arch;
     if (cfg->mma) return gemv_plan_mma(a, cfg, p);
     p->threads = GEMV_THREADS;
     /* e2m1 moves as whole words, decoded by sm_100a's cvt or, before it, bit operations */
     p->words = cfg->sf_vec && cfg->dtype == CUTE_E2M1;
     p->fp4_cvt = p->words && arch >= 100;
-    p->pdl = cfg->many_splits && arch >= 90; /* (the tensor-core form returned above) */
+    /* (the tensor-core form returned above) at any split count (past 32 splits since session
+     * 38; at 4097x3x8191's 4 splits 63.1% of the copy against 61.3 on an H200, session 40) */
+    p->pdl = cfg->split && arch >= 90;
     int bits = cfg->vec * cute_dtype_bits(cfg->dtype);
     cute_copy_atom atom = p->words ? cute_copy_atom_universal(a, CUTE_U32, bits)
                                    : cute_copy_atom_universal(a, cfg->dtype, bits);
@@ -250,6 +253,7 @@ static bool config_ok(const cute_gemv_config *cfg, char *err, size_t n)
                  GEMV_MMA_RING_MAX / 1024);
         return false;
     }
+    if (gemv_wgmma_env(err, n) < 0) return false;
     if (cfg->sf_vec) return blockscaled_ok(cfg, err, n);
     if (cfg->mma && !mma_ok(cfg, err, n)) return false;
     cute_dtype d = cfg->dtype, y = cute_gemv_y_dtype(cfg);
@@ -303,7 +307,7 @@ static const char *dyn(int v, char *buf, size_t n)
     return buf;
 }
 
-static void make_specs(const cute_gemv_config *cfg, cute_arg_spec specs[8])
+static void make_specs(const cute_gemv_config *cfg, int arch, cute_arg_spec specs[8])
 {
     char t[160], d[24];
     int v = cfg->vec, es = cute_dtype_bytes(cfg->dtype);
@@ -328,6 +332,10 @@ static void make_specs(const cute_gemv_config *cfg, cute_arg_spec specs[8])
     specs[4] = cute_spec_int(kt);
     specs[5] = cute_spec_float(CUTE_F32);
     specs[6] = cute_spec_float(CUTE_F32);
+    /* the wgmma form's loads k-tiles ahead: weak ones (no __restrict__), which ptxas keeps
+     * above the barrier of each k-tile between (read-only ones it sank to their use: 49.7% of
+     * the copy at 64 vectors against 58.6 on an H200) */
+    specs[2].may_alias = gemv_wgmma(cfg, arch);
     if (!cfg->skew) return;
     /* rows and vectors start anywhere: A's and x's elements aligned, no more; then A[0,0,0]'s
      * misalignment in elements */
@@ -376,11 +384,12 @@ const cute_fn *cute_gemv_compile(cute_runtime *rt, const cute_gemv_config *cfg, 
     if (cfg->sf_vec)
         make_blockscaled_specs(cfg, specs);
     else
-        make_specs(cfg, specs);
+        make_specs(cfg, cute_runtime_target_arch(rt), specs);
     char name[128];
     snprintf(name, sizeof name, "gemv_%s_%s_%s_v%d_n%d%s_pf%d%s_r%d_a%d%s_fd%d_wr%d",
              cfg->sf_vec    ? "blockscaled"
              : cfg->skew    ? "skew"
+             : gemv_wgmma(cfg, cute_runtime_target_arch(rt)) ? "wgmma"
              : cfg->mma     ? "mma"
              : cfg->a_major ? "rows"
                             : "cols",

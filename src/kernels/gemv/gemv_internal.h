@@ -18,8 +18,10 @@ typedef struct gemv_plan {
     cute_tuple tile;    /* a block's step: rows (warps, 32 x vec x unroll); cols tc's tile */
     bool words;         /* NVFP4: A and x move and decode as u32 words of 8 e2m1 */
     bool fp4_cvt;       /* ... decoded by sm_100a's cvt.rn.f16x2.e2m1x2, not bit operations */
-    bool pdl;           /* the second kernel a programmatic dependent launch (sm_90 on, with
-                           cfg.many_splits): let in as the first kernel's blocks start */
+    bool pdl;           /* the second kernel a programmatic dependent launch (sm_90 on, split
+                           K; not the tensor-core forms'): let in as the first kernel's blocks
+                           start */
+    int arch;           /* the compile target's SM version (0: not known) */
     /* the tensor-core form (cfg.mma, mma.c): A's rows on mma.sync's 16-row side, the
      * vectors on its 8-column side; a block's tile (bm rows, bn vectors, bk columns) */
     cute_tiled_mma mma;
@@ -67,13 +69,59 @@ bool gemv_plan_mma(cute_alg *a, const cute_gemv_config *cfg, gemv_plan *p);
 void gemv_mma_host(cute_ctx *c, const cute_arg *arg);
 /* the mma form's k-tile */
 int64_t gemv_mma_k_tile(const cute_gemv_config *cfg);
+/* A thread's MMA partition (V,M|N,K) regrouped as ((the leaves vec[0..nv): one row's 16
+ * contiguous bytes), rest): the copy atom's vector first */
+cute_tensor gemv_mma_by_vector(cute_ctx *c, cute_tensor t, const int *vec, int nv);
+/* The tensor-core forms' block view of its split: A's row of tiles (bm, bk, k-tiles), X's as
+ * (N,K) tiles (bn, bkx, k-tiles), their coordinates, the bounds (M, kend) and (N, kend). */
+typedef struct gemv_mma_tiles {
+    cute_tensor gA, gX, cA, cX;
+    cute_tuple boundA, boundX;
+    cute_int k0, kend, l, s;
+} gemv_mma_tiles;
+gemv_mma_tiles gemv_mma_block_tiles(cute_ctx *c, const gemv_plan *p, cute_tensor mA, cute_tensor mX,
+                                    cute_int kchunk);
+/* f32 values x as the two tf32 halves of 3xTF32 by bits (docs/gemv.md, "f32 as 3xTF32"):
+ * big (x rounded to tf32, its low 13 bits clear, in u32 registers) and small (x - big, exact,
+ * in f32 registers, or u32 ones where `words`: wgmma reads u32 words in place, where f32
+ * ones would be moved and fenced before each instruction), both as TF32 views */
+void gemv_split_tf32_bits(cute_ctx *c, cute_tensor x, cute_tensor *big, cute_tensor *small, bool words);
+/* the end of a tensor-core form: thread thr's accumulators acc (its partition of the block's
+ * (bm, bn) tile of Y) inside (M, N) to the workspace's split (ordered reduction), added to
+ * its one sum (atomic), or scaled into Y */
+void gemv_mma_finish(cute_ctx *c, const gemv_plan *p, cute_thr_mma thr, cute_tensor acc, const gemv_mma_tiles *t,
+                     cute_tensor mY, cute_tensor mW, cute_val alpha, cute_val beta);
+/* A tensor-core form's block: its accumulators (*acc, its partition of the block's (bm, bn)
+ * tile of Y) zeroed, `walk(rows_out)` (rows_out: the block reaches past A's last row), then
+ * gemv_mma_finish with e */
+typedef struct gemv_mma_ends {
+    cute_tensor mY, mW;
+    cute_val alpha, beta;
+} gemv_mma_ends;
+typedef void (*gemv_mma_walk_fn)(cute_ctx *c, bool rows_out, void *user);
+void gemv_mma_block(cute_ctx *c, const gemv_plan *p, cute_thr_mma thr, cute_tensor *acc, const gemv_mma_tiles *t,
+                    cute_tensor mA, gemv_mma_ends e, gemv_mma_walk_fn walk, void *user);
+/* f32 on sm_90's wgmma (wgmma.c), for target `arch` (90 only): CUTEC_GEMV_WGMMA=1 (opt-in,
+ * strict: another value fails the compile) where the tensor-core form of f32 runs through
+ * registers (no ring) with vectors a multiple of 16, up to GEMV_WGMMA_MAX_VECTORS */
+#define GEMV_WGMMA_MAX_VECTORS 128
+bool gemv_wgmma(const cute_gemv_config *cfg, int arch);
+/* the opt-in's value (0 or 1), or -1 and why in err */
+int gemv_wgmma_env(char *err, size_t n);
+bool gemv_plan_wgmma(cute_alg *a, const cute_gemv_config *cfg, gemv_plan *p);
+/* its kernel (mma.c's launches it: the same arguments and second kernel) */
+void gemv_wgmma_kernel(cute_ctx *c, cute_tensor mA, cute_tensor mX, cute_tensor mY, cute_tensor mW, cute_int kchunk,
+                       cute_val alpha, cute_val beta);
+/* its blocks an SM (shared memory and registers), and its rows a block */
+int gemv_wgmma_blocks(const cute_gemv_config *cfg);
+int gemv_wgmma_rows(const cute_gemv_config *cfg);
 /* the mma form's rows a block (16 a warp), and its blocks an SM: 16 warps up to 64 vectors
  * (registers), 8 past; fewer where its ring (cfg.smem_stages) leaves too little shared memory */
-int gemv_mma_rows(const cute_gemv_config *cfg);
+int gemv_mma_rows(const cute_gemv_config *cfg, int arch);
 /* a block's bytes of the mma form's ring (0: none); at most GEMV_MMA_RING_MAX */
 int64_t gemv_mma_ring_bytes(const cute_gemv_config *cfg);
 #define GEMV_MMA_RING_MAX (227 * 1024)
-int gemv_mma_blocks(const cute_gemv_config *cfg);
+int gemv_mma_blocks(const cute_gemv_config *cfg, int arch);
 
 /* The rows and cols host functions' arguments, A (M,K,L), x (K,N,L), y, the split-K
  * workspace W, kchunk, alpha, beta, with x broadcast as A (gemv_broadcast_x), and their

@@ -9,6 +9,7 @@
 
 #include "check.h"
 #include "check_interp.h"
+#include "kernels/gemv/gemv_internal.h"
 #include "kernels/gemv/refusal_testkit.h"
 #include "cutec/gemv.h"
 #include "cutec/kernels.h"
@@ -300,11 +301,55 @@ static void ring_cases(cute_runtime *rt)
     cute_gemv_lib_free(lib);
 }
 
+/* f32 on sm_90's wgmma (CUTEC_GEMV_WGMMA=1, wgmma.c), on the GPU where it is an sm_90 one (the
+ * interpreter's wgmma reads its registers at once: a batch left running while a loop wrote its
+ * A registers again was wrong only on the GPU), else on the interpreter for sm_90a: blocks of
+ * one warpgroup (16 vectors, loads two k-tiles ahead; 80 vectors, one ahead) and of two (32
+ * vectors), a block of rows in A and one past A's last row, K past the last whole k-tile,
+ * padded rows, a batch, split-K; three k-tiles ahead (=ahead3); then a value not in the list
+ * refused by name */
+static void wgmma_cases(cute_runtime *rt)
+{
+    cute_runtime *own = NULL;
+    if (cute_runtime_target_arch(rt) != 90) {
+        if (!(own = check_interp())) return;
+        cute_runtime_set_target_arch(own, "sm_90a");
+        rt = own;
+    }
+    setenv("CUTEC_GEMV_WGMMA", "1", 1);
+    cute_gemv_lib *lib = cute_gemv_lib_new(rt);
+    cute_gemv_lib_smem_stages(lib, 0);
+    static const gemv_case cases[] = {
+        {CUTE_F32, CUTE_F32, 70, 228, 2, 1, 4, 1, 0, 2, 0.5, 16},
+        {CUTE_F32, CUTE_F32, 130, 228, 1, 1, 4, 1, 0, 2, 0.5, 32},
+        {CUTE_F32, CUTE_F32, 130, 100, 1, 1, 0, 1, 0, 1, 0, 80},
+    };
+    cute_gemv_config cfg;
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        cfg = run_case(rt, lib, &cases[i]);
+        CHECK(cfg.mma && !cfg.smem_stages && gemv_wgmma(&cfg, 90), "f32 on wgmma (case %zu): not the wgmma form", i);
+    }
+    cute_gemv_lib_free(lib);
+    setenv("CUTEC_GEMV_WGMMA", "ahead3", 1); /* three k-tiles ahead (opt-in), a library of its own */
+    lib = cute_gemv_lib_new(rt);
+    cute_gemv_lib_smem_stages(lib, 0);
+    cfg = run_case(rt, lib, &cases[1]);
+    CHECK(gemv_wgmma(&cfg, 90), "f32 on wgmma, three ahead: not the wgmma form");
+    cute_gemv_lib_free(lib);
+    setenv("CUTEC_GEMV_WGMMA", "yes", 1);
+    char err[256] = "";
+    const cute_fn *f = cute_gemv_compile(rt, &cfg, err, sizeof err);
+    CHECK(!f && strstr(err, "CUTEC_GEMV_WGMMA=yes"), "CUTEC_GEMV_WGMMA=yes: %s", f ? "compiled" : err);
+    cute_fn_free(f);
+    unsetenv("CUTEC_GEMV_WGMMA");
+    if (own) cute_runtime_free(own);
+}
+
 /* Past 32 splits the second kernel a warp an output (row, vector): K-major with 1, 3 and 8
  * vectors, odd K, a batch; M-major; y poisoned (beta 0) in some; each twice on the same
  * inputs, the same bits; and traced for sm_90a, where the second kernel is a programmatic
- * dependent launch (its wait and the first kernel's launch_dependents: no-ops on the
- * interpreter, which runs grids in order). */
+ * dependent launch, as at any split count (its wait and the first kernel's
+ * launch_dependents: no-ops on the interpreter, which runs grids in order). */
 static void many_splits_cases(cute_runtime *rt)
 {
     cute_gemv_lib *lib = cute_gemv_lib_new(rt);
@@ -330,6 +375,10 @@ static void many_splits_cases(cute_runtime *rt)
     cute_runtime_set_target_arch(h, "sm_90a");
     lib = cute_gemv_lib_new(h);
     CHECK(run_case(h, lib, &cases[1]).many_splits, "sm_90a: many splits");
+    cute_gemv_lib_free(lib);
+    lib = cute_gemv_lib_new(h); /* a few splits: a dependent launch too */
+    gemv_case few = {CUTE_BF16, CUTE_BF16, 37, 1009, 1, 1, 0, 1, 0, 2, 0, 3};
+    CHECK(run_case(h, lib, &few).split, "sm_90a: two splits");
     cute_gemv_lib_free(lib);
     cute_runtime_free(h);
 }
@@ -608,6 +657,7 @@ int main(void)
     ring_cases(rt);
     skew_cases(rt);
     many_splits_cases(rt);
+    wgmma_cases(rt);
     machine_code(rt);
     mma_code(rt);
     skinny(rt);

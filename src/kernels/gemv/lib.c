@@ -330,13 +330,13 @@ static int64_t ceil_div(int64_t a, int64_t b)
  * 64), 16 warps an SM up to 64 vectors (8 past: registers; fewer where the ring's shared
  * memory holds fewer: gemv_mma_blocks), in one wave (a second, partial wave would leave SMs
  * idle for as long as the first took) */
-static int64_t mma_splits(int64_t units, int64_t tiles, const cute_gemv_config *cfg, int sms)
+static int64_t mma_splits(int64_t units, int64_t tiles, const cute_gemv_config *cfg, int sms, int arch)
 {
     /* 16-bit through the ring: one split where the blocks of rows alone reach nine SMs in ten
      * (H200, 8192 rows, 8 vectors: 90.5% of the copy in one split, 71.5% in 2; split-K's second
      * kernel and workspace cost more than the SMs it leaves idle) */
     if (cfg->smem_stages && cfg->dtype != CUTE_F32 && units * 10 >= (int64_t)sms * 9) return 1;
-    int64_t slots = (int64_t)sms * gemv_mma_blocks(cfg), s = slots / units;
+    int64_t slots = (int64_t)sms * gemv_mma_blocks(cfg, arch), s = slots / units;
     return s < 1 ? 1 : s < tiles ? s : tiles;
 }
 
@@ -344,13 +344,13 @@ static int64_t mma_splits(int64_t units, int64_t tiles, const cute_gemv_config *
  * K-major kernel wants about 16 warps an SM (each a few KB of loads in flight: about what
  * keeps an SM's share of the memory's bandwidth busy), splitting only below half that, as a
  * split costs a second kernel; the M-major kernel about 16 blocks of 128 threads an SM. */
-static int64_t choose_splits(const gemv_operands *o, const cute_gemv_config *cfg, int sms)
+static int64_t choose_splits(const gemv_operands *o, const cute_gemv_config *cfg, int sms, int arch)
 {
     int64_t M = o->A.shape[0], K = o->A.shape[1], L = o->A.shape[2];
     int64_t rows_per_unit = o->major == 1 ? gemv_rows_per_warp(cfg) : 128 * (int64_t)o->vec;
     int64_t units = ceil_div(M, rows_per_unit) * L, want = (int64_t)sms * 16;
     int64_t tiles = ceil_div(K, cute_gemv_k_tile(cfg));
-    if (cfg->mma) return mma_splits(ceil_div(M, gemv_mma_rows(cfg)) * L, tiles, cfg, sms);
+    if (cfg->mma) return mma_splits(ceil_div(M, gemv_mma_rows(cfg, arch)) * L, tiles, cfg, sms, arch);
     if (units >= want / 2 || tiles <= 1) return 1;
     /* the skew form's blocks of 8 warps take up to 105 registers a thread (3 vectors: 2
      * blocks an SM): its splits stop at 16 warps an SM, so that they run in one wave */
@@ -411,7 +411,7 @@ static cute_gemv_config configure(cute_gemv_lib *lib, const gemv_operands *o, in
     if (cfg.mma && gemv_mma_ring_bytes(&cfg) > ring_max) cfg.smem_stages = 0; /* it does not fit */
     cfg.tf32_bits = lib->tf32_bits && cfg.mma && cfg.dtype == CUTE_F32;
     int64_t K = o->A.shape[1], tk = cute_gemv_k_tile(&cfg);
-    int64_t s = lib->splits ? lib->splits : choose_splits(o, &cfg, sm_count(lib->rt));
+    int64_t s = lib->splits ? lib->splits : choose_splits(o, &cfg, sm_count(lib->rt), arch);
     int64_t tiles = ceil_div(K, tk);
     if (s > tiles) s = tiles;
     *kchunk = tiles ? ceil_div(tiles, s ? s : 1) * tk : tk;

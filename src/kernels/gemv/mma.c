@@ -29,9 +29,9 @@ static int mma_warps(const cute_gemv_config *cfg)
     return cfg->smem_stages ? 4 : 8;
 }
 
-int gemv_mma_rows(const cute_gemv_config *cfg)
+int gemv_mma_rows(const cute_gemv_config *cfg, int arch)
 {
-    return 16 * mma_warps(cfg);
+    return gemv_wgmma(cfg, arch) ? gemv_wgmma_rows(cfg) : 16 * mma_warps(cfg);
 }
 
 /* One input dtype's form: the atom, the K permutation that makes a lane's columns of a
@@ -80,8 +80,9 @@ int64_t gemv_mma_ring_bytes(const cute_gemv_config *cfg)
     return cfg->smem_stages ? mma_warps(cfg) * cfg->smem_stages * ring_stage_bytes(cfg) : 0;
 }
 
-int gemv_mma_blocks(const cute_gemv_config *cfg)
+int gemv_mma_blocks(const cute_gemv_config *cfg, int arch)
 {
+    if (gemv_wgmma(cfg, arch)) return gemv_wgmma_blocks(cfg);
     /* 16 warps an SM up to 64 vectors (128 registers a thread), 8 past */
     int blocks = (gemv_nvec(cfg) <= 64 ? 16 : 8) / mma_warps(cfg);
     return cfg->smem_stages ? gemv_smem_blocks(gemv_mma_ring_bytes(cfg), blocks) : blocks;
@@ -89,6 +90,7 @@ int gemv_mma_blocks(const cute_gemv_config *cfg)
 
 bool gemv_plan_mma(cute_alg *a, const cute_gemv_config *cfg, gemv_plan *p)
 {
+    if (gemv_wgmma(cfg, p->arch)) return gemv_plan_wgmma(a, cfg, p);
     const mma_form *f = form_of(cfg->dtype);
     cute_mma_atom atom;
     if (!cute_mma_atom_named(a, f->atom, &atom)) return false;
@@ -103,9 +105,7 @@ bool gemv_plan_mma(cute_alg *a, const cute_gemv_config *cfg, gemv_plan *p)
     return !a->failed;
 }
 
-/* A thread's MMA partition (V,M|N,K) regrouped as ((one row's 16 contiguous bytes), rest):
- * the copy atom's vector first */
-static cute_tensor by_vector(cute_ctx *c, cute_tensor t, const int *vec, int nv)
+cute_tensor gemv_mma_by_vector(cute_ctx *c, cute_tensor t, const int *vec, int nv)
 {
     cute_alg *a = cute_ctx_alg(c);
     cute_layout f = cute_flatten(a, &t.layout);
@@ -120,13 +120,6 @@ static cute_tensor by_vector(cute_ctx *c, cute_tensor t, const int *vec, int nv)
     return t;
 }
 
-/* The block's view of its split: A's row of tiles (bm, bk, k-tiles), X's as (N,K) tiles
- * (bn, bk, k-tiles), their coordinates, the bounds (M, kend) and (N, kend). */
-typedef struct mma_tiles {
-    cute_tensor gA, gX, cA, cX;
-    cute_tuple boundA, boundX;
-    cute_int k0, kend, l, s;
-} mma_tiles;
 
 static cute_tensor ktiles(cute_ctx *c, cute_tensor t, int64_t rows, int64_t bk, cute_int k0, cute_int blk)
 {
@@ -136,10 +129,10 @@ static cute_tensor ktiles(cute_ctx *c, cute_tensor t, int64_t rows, int64_t bk, 
     return cute_tensor_local_tile(c, from, tile, CUTE_CRD(blk, CUTE_ALL), NULL);
 }
 
-static mma_tiles block_tiles(cute_ctx *c, const gemv_plan *p, cute_tensor mA, cute_tensor mX, cute_int kchunk)
+gemv_mma_tiles gemv_mma_block_tiles(cute_ctx *c, const gemv_plan *p, cute_tensor mA, cute_tensor mX, cute_int kchunk)
 {
     cute_alg *a = cute_ctx_alg(c);
-    mma_tiles t;
+    gemv_mma_tiles t;
     t.s = cute_block_idx(c, 1), t.l = cute_block_idx(c, 2);
     cute_int M = mA.layout.shape.leaf[0], K = mA.layout.shape.leaf[1], N = cute_i(p->nvec);
     t.k0 = cute_mul(a, t.s, kchunk), t.kend = cute_min(a, K, cute_add(a, t.k0, kchunk));
@@ -172,7 +165,7 @@ static cute_tensor operand_part(cute_ctx *c, const gemv_plan *p, const mma_threa
     const mma_form *f = form_of(p->cfg.dtype);
     bool isA = op == CUTE_MMA_A;
     cute_tensor part = isA ? cute_partition_A(c, th->thr, g) : cute_partition_B(c, th->thr, g);
-    return by_vector(c, part, isA ? f->vec_a : f->vec_b, f->vec_leaves);
+    return gemv_mma_by_vector(c, part, isA ? f->vec_a : f->vec_b, f->vec_leaves);
 }
 
 /* a register fragment for operand op's tile g, of the operand's dtype (f32: not yet split
@@ -195,13 +188,13 @@ static cute_tensor load_operand(cute_ctx *c, const gemv_plan *p, const mma_threa
     const int *vec = isA ? f->vec_a : f->vec_b;
     int nv = f->vec_leaves;
     cute_tensor frag = operand_frag(c, p, th, op, g);
-    cute_tensor src = operand_part(c, p, th, op, g), dst = by_vector(c, frag, vec, nv);
+    cute_tensor src = operand_part(c, p, th, op, g), dst = gemv_mma_by_vector(c, frag, vec, nv);
     if (!pred) {
         cute_copy(c, &th->vec16, src, dst);
         return frag;
     }
     cute_tensor pc = isA ? cute_partition_A(c, th->thr, crd) : cute_partition_B(c, th->thr, crd);
-    cute_copy_if_whole(c, &th->vec16, cute_elem_less(c, by_vector(c, pc, vec, nv), bound), src, dst);
+    cute_copy_if_whole(c, &th->vec16, cute_elem_less(c, gemv_mma_by_vector(c, pc, vec, nv), bound), src, dst);
     return frag;
 }
 
@@ -217,16 +210,17 @@ static void split_tf32(cute_ctx *c, cute_tensor x, cute_tensor *big, cute_tensor
     cute_tensor_store(c, *small, cute_ssa_cvt(c, r, CUTE_TF32));
 }
 
-/* ... by bits (cfg.tf32_bits): big = x rounded to tf32 by adding half its last place to the
+/* ... by bits (cfg.tf32_bits; gemv_internal.h): big = x rounded to tf32 by adding half its last place to the
  * bits and clearing the low 13 (inf and NaN stay so: the half never carries past their
  * mantissa), small = x - big (exact), both handed to mma.sync as f32 bits, whose low 13 bits
  * it ignores (small's are cut off there): each product within ~1.25 x 2^-20 of x y (3xTF32 by
  * cvt.rna: ~2^-22), in three instructions a value where cvt.rna.tf32.f32 takes four or five
  * for each half on sm_90 */
-static void split_tf32_bits(cute_ctx *c, cute_tensor x, cute_tensor *big, cute_tensor *small)
+void gemv_split_tf32_bits(cute_ctx *c, cute_tensor x, cute_tensor *big, cute_tensor *small, bool words)
 {
     cute_ssa v = cute_tensor_load(c, x);
     cute_tensor bits = cute_make_rmem_tensor_like(c, x, CUTE_U32), rest = cute_make_rmem_tensor_like(c, x, CUTE_F32);
+    if (words) rest = cute_tensor_recast(c, cute_make_rmem_tensor_like(c, x, CUTE_U32), CUTE_F32);
     cute_ssa half = cute_ssa_fill(c, CUTE_U32, v.shape, (double)0x1000u);
     cute_ssa top = cute_ssa_fill(c, CUTE_U32, v.shape, (double)0xffffe000u);
     cute_ssa up = cute_ssa_binop(c, CUTE_OP_ADD, cute_tensor_load(c, cute_tensor_recast(c, x, CUTE_U32)), half);
@@ -245,7 +239,7 @@ static void products(cute_ctx *c, const gemv_plan *p, const mma_thread *th, cute
     }
     cute_tensor aB, aS, xB, xS;
     if (p->cfg.tf32_bits)
-        split_tf32_bits(c, rA, &aB, &aS), split_tf32_bits(c, rX, &xB, &xS);
+        gemv_split_tf32_bits(c, rA, &aB, &aS, false), gemv_split_tf32_bits(c, rX, &xB, &xS, false);
     else
         split_tf32(c, rA, &aB, &aS), split_tf32(c, rX, &xB, &xS);
     cute_gemm(c, &p->mma, th->acc, aS, xB, th->acc);
@@ -299,7 +293,7 @@ static cute_tensor ring_lane(cute_ctx *c, cute_tensor ring, cute_tensor like, in
 
 /* acc += rA (A's fragments of k-tile kt) times X's, X a TiledMMA k-tile (bkx) at a time from
  * global memory (predX: bounds-checked), or where `stage` from that stage of the ring */
-static void ktile_products(cute_ctx *c, const gemv_plan *p, const mma_thread *th, const mma_tiles *t, cute_int kt,
+static void ktile_products(cute_ctx *c, const gemv_plan *p, const mma_thread *th, const gemv_mma_tiles *t, cute_int kt,
                            cute_tensor rA, bool predX, const cute_int *stage)
 {
     cute_alg *a = cute_ctx_alg(c);
@@ -311,7 +305,7 @@ static void ktile_products(cute_ctx *c, const gemv_plan *p, const mma_thread *th
         cute_tensor rX;
         if (stage) {
             rX = operand_frag(c, p, th, CUTE_MMA_B, gX);
-            cute_tensor dst = by_vector(c, rX, f->vec_b, f->vec_leaves);
+            cute_tensor dst = gemv_mma_by_vector(c, rX, f->vec_b, f->vec_leaves);
             cute_copy(c, &th->vec16, ring_lane(c, th->ring_x, dst, i, *stage), dst);
         } else {
             rX = load_operand(c, p, th, CUTE_MMA_B, gX, cX, t->boundX, predX);
@@ -323,7 +317,7 @@ static void ktile_products(cute_ctx *c, const gemv_plan *p, const mma_thread *th
 
 /* acc += A's k-tile kt times X's, A loaded from global memory; predA / predX: bounds-check
  * that operand's vectors */
-static void ktile_mma(cute_ctx *c, const gemv_plan *p, const mma_thread *th, const mma_tiles *t, cute_int kt,
+static void ktile_mma(cute_ctx *c, const gemv_plan *p, const mma_thread *th, const gemv_mma_tiles *t, cute_int kt,
                       bool predA, bool predX)
 {
     cute_alg *a = cute_ctx_alg(c);
@@ -334,7 +328,7 @@ static void ktile_mma(cute_ctx *c, const gemv_plan *p, const mma_thread *th, con
 }
 
 /* k-tile kt of A and X into stage s */
-static void ring_issue(cute_ctx *c, const gemv_plan *p, const mma_thread *th, const mma_tiles *t, cute_int kt,
+static void ring_issue(cute_ctx *c, const gemv_plan *p, const mma_thread *th, const gemv_mma_tiles *t, cute_int kt,
                        cute_int s)
 {
     cute_alg *a = cute_ctx_alg(c);
@@ -349,7 +343,7 @@ static void ring_issue(cute_ctx *c, const gemv_plan *p, const mma_thread *th, co
 }
 
 /* the split's `full` whole k-tiles through the ring (the block's rows all in A) */
-static void ring_walk(cute_ctx *c, const gemv_plan *p, const mma_thread *th, const mma_tiles *t, cute_int full)
+static void ring_walk(cute_ctx *c, const gemv_plan *p, const mma_thread *th, const gemv_mma_tiles *t, cute_int full)
 {
     cute_alg *a = cute_ctx_alg(c);
     const mma_form *f = form_of(p->cfg.dtype);
@@ -365,7 +359,7 @@ static void ring_walk(cute_ctx *c, const gemv_plan *p, const mma_thread *th, con
         cute_cp_async_commit_group(c);
         cute_cp_async_wait_group(c, d - 1); /* k-tile kt has landed */
         cute_tensor gA = CUTE_SLICE(c, t->gA, CUTE_ALL, CUTE_ALL, kt);
-        cute_tensor rA = operand_frag(c, p, th, CUTE_MMA_A, gA), dst = by_vector(c, rA, f->vec_a, f->vec_leaves);
+        cute_tensor rA = operand_frag(c, p, th, CUTE_MMA_A, gA), dst = gemv_mma_by_vector(c, rA, f->vec_a, f->vec_leaves);
         cute_int s = cute_mod(a, kt, cute_i(d));
         cute_copy(c, &th->vec16, ring_lane(c, th->ring, dst, 0, s), dst);
         ktile_products(c, p, th, t, kt, rA, false, &s);
@@ -375,7 +369,7 @@ static void ring_walk(cute_ctx *c, const gemv_plan *p, const mma_thread *th, con
 /* the split's full k-tiles (A predicated where `rows_out`: the block reaches past A's last
  * row; X where its vectors do not fill bn; through the ring where there is one and A is not
  * predicated), then the partial last one, all predicated */
-static void walk(cute_ctx *c, const gemv_plan *p, const mma_thread *th, const mma_tiles *t, bool rows_out)
+static void walk(cute_ctx *c, const gemv_plan *p, const mma_thread *th, const gemv_mma_tiles *t, bool rows_out)
 {
     cute_alg *a = cute_ctx_alg(c);
     bool x_short = p->nvec < p->bn;
@@ -393,34 +387,65 @@ static void walk(cute_ctx *c, const gemv_plan *p, const mma_thread *th, const mm
     }
 }
 
-/* the end: each accumulator inside (M, N) to the workspace's split (ordered reduction),
- * added to its one sum (atomic), or scaled into Y */
-static void finish(cute_ctx *c, const gemv_plan *p, const mma_thread *th, const mma_tiles *t, cute_tensor mY,
-                   cute_tensor mW, cute_val alpha, cute_val beta)
+void gemv_mma_finish(cute_ctx *c, const gemv_plan *p, cute_thr_mma thr, cute_tensor acc, const gemv_mma_tiles *t,
+                     cute_tensor mY, cute_tensor mW, cute_val alpha, cute_val beta)
 {
     cute_alg *a = cute_ctx_alg(c);
     cute_int M = mY.layout.shape.leaf[0], b = cute_block_idx(c, 0);
     cute_tuple tile = cute_tuple_fmt(a, "(%lld,%lld)", (long long)p->bm, (long long)p->bn);
     cute_tuple bound = cute_tuple_fmt(a, "(%I,%d)", M, p->nvec);
     cute_tensor id = cute_make_identity_tensor(c, bound);
-    cute_tensor crd = cute_partition_C(c, th->thr, cute_tensor_local_tile(c, id, tile, CUTE_CRD(b, 0), NULL));
+    cute_tensor crd = cute_partition_C(c, thr, cute_tensor_local_tile(c, id, tile, CUTE_CRD(b, 0), NULL));
     cute_ssa in = cute_elem_less(c, crd, bound);
     cute_tensor out = !p->cfg.split ? CUTE_SLICE(c, mY, CUTE_ALL, CUTE_ALL, t->l)
                       : CUTE_SLICE(c, mW, CUTE_ALL, CUTE_ALL, t->l, p->cfg.atomic ? cute_i(0) : t->s);
-    cute_tensor part = cute_partition_C(c, th->thr, cute_tensor_local_tile(c, out, tile, CUTE_CRD(b, 0), NULL));
+    cute_tensor part = cute_partition_C(c, thr, cute_tensor_local_tile(c, out, tile, CUTE_CRD(b, 0), NULL));
     if (!p->cfg.split) {
-        gemv_scale_into(c, th->acc, part, in, alpha, beta);
+        gemv_scale_into(c, acc, part, in, alpha, beta);
         return;
     }
     if (!p->cfg.atomic) {
-        cute_tensor_store_if(c, part, cute_tensor_load(c, th->acc), in);
+        cute_tensor_store_if(c, part, cute_tensor_load(c, acc), in);
         return;
     }
-    cute_ssa sums = cute_tensor_load(c, th->acc);
+    cute_ssa sums = cute_tensor_load(c, acc);
     for (int i = 0; i < sums.n; i++) CUTE_IF(c, cute_ssa_get(c, in, i))
         {
             cute_val_atomic(c, cute_tensor_ptr(c, part, cute_i(i)), cute_ssa_get(c, sums, i), CUTE_ATOMIC_ADD);
         }
+}
+
+void gemv_mma_block(cute_ctx *c, const gemv_plan *p, cute_thr_mma thr, cute_tensor *acc, const gemv_mma_tiles *t,
+                    cute_tensor mA, gemv_mma_ends e, gemv_mma_walk_fn walk, void *user)
+{
+    cute_alg *a = cute_ctx_alg(c);
+    cute_tensor gY = CUTE_SLICE(c, e.mY, CUTE_ALL, CUTE_ALL, t->l);
+    cute_tuple tile = cute_tuple_fmt(a, "(%lld,%lld)", (long long)p->bm, (long long)p->bn);
+    *acc = cute_partition_fragment_C(c, thr, cute_tensor_local_tile(c, gY, tile, CUTE_CRD(0, 0), NULL));
+    cute_clear(c, *acc);
+    cute_int M = mA.layout.shape.leaf[0];
+    cute_int end = cute_mul(a, cute_add(a, cute_block_idx(c, 0), cute_i(1)), cute_i(p->bm));
+    CUTE_IF(c, cute_int_lt(c, M, end)) /* the block reaches past A's last row */
+    {
+        walk(c, true, user);
+    }
+    CUTE_ELSE(c)
+    {
+        walk(c, false, user);
+    }
+    gemv_mma_finish(c, p, thr, *acc, t, e.mY, e.mW, e.alpha, e.beta);
+}
+
+typedef struct mma_block {
+    const gemv_plan *p;
+    const mma_thread *th;
+    const gemv_mma_tiles *t;
+} mma_block;
+
+static void block_walk(cute_ctx *c, bool rows_out, void *user)
+{
+    const mma_block *b = user;
+    walk(c, b->p, b->th, b->t, rows_out);
 }
 
 static void mma_kernel(cute_ctx *c, cute_tensor mA, cute_tensor mX, cute_tensor mY, cute_tensor mW,
@@ -428,27 +453,18 @@ static void mma_kernel(cute_ctx *c, cute_tensor mA, cute_tensor mX, cute_tensor 
 {
     const gemv_plan *p = cute_ctx_user(c);
     cute_alg *a = cute_ctx_alg(c);
+    if (gemv_wgmma(&p->cfg, p->arch)) {
+        gemv_wgmma_kernel(c, mA, mX, mY, mW, kchunk, alpha, beta);
+        return;
+    }
     /* 16 warps an SM up to 64 vectors (through registers 64 KB of A in flight): 128 registers */
-    cute_kernel_min_blocks(c, gemv_mma_blocks(&p->cfg));
-    mma_tiles t = block_tiles(c, p, mA, mX, kchunk);
+    cute_kernel_min_blocks(c, gemv_mma_blocks(&p->cfg, p->arch));
+    gemv_mma_tiles t = gemv_mma_block_tiles(c, p, mA, mX, kchunk);
     mma_thread th = {.thr = cute_tiled_mma_slice(&p->mma, cute_thread_idx(c, 0)),
                      .vec16 = cute_copy_atom_universal(a, p->cfg.dtype, 128)};
     if (p->cfg.smem_stages) ring_make(c, p, &th);
-    cute_tensor gY = CUTE_SLICE(c, mY, CUTE_ALL, CUTE_ALL, t.l);
-    cute_tuple tile = cute_tuple_fmt(a, "(%lld,%lld)", (long long)p->bm, (long long)p->bn);
-    th.acc = cute_partition_fragment_C(c, th.thr, cute_tensor_local_tile(c, gY, tile, CUTE_CRD(0, 0), NULL));
-    cute_clear(c, th.acc);
-    cute_int M = mA.layout.shape.leaf[0];
-    cute_int end = cute_mul(a, cute_add(a, cute_block_idx(c, 0), cute_i(1)), cute_i(p->bm));
-    CUTE_IF(c, cute_int_lt(c, M, end)) /* the block reaches past A's last row */
-    {
-        walk(c, p, &th, &t, true);
-    }
-    CUTE_ELSE(c)
-    {
-        walk(c, p, &th, &t, false);
-    }
-    finish(c, p, &th, &t, mY, mW, alpha, beta);
+    mma_block b = {p, &th, &t};
+    gemv_mma_block(c, p, th.thr, &th.acc, &t, mA, (gemv_mma_ends){mY, mW, alpha, beta}, block_walk, &b);
 }
 
 void gemv_mma_host(cute_ctx *c, const cute_arg *arg)

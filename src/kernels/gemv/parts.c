@@ -348,6 +348,7 @@ static void gemv_reduce(cute_ctx *c, cute_tensor mY, cute_tensor mW, cute_val al
         reduce_outputs(c, mY, mW, alpha, beta);
         return;
     }
+    if (p->pdl) cute_griddepcontrol_wait(c); /* the splitting kernel's W, all of it */
     cute_int row = cute_mul(a, cute_block_idx(c, 0), cute_i(warps ? REDUCE_THREADS / 32 : REDUCE_THREADS));
     cute_int m = cute_add(a, row, warps ? cute_warp_idx(c) : cute_thread_idx(c, 0));
     cute_int l = cute_block_idx(c, 1), M = mY.layout.shape.leaf[0];

@@ -1,0 +1,319 @@
+/* f32's skinny GEMM on sm_90's wgmma, 3xTF32 (CUTEC_GEMV_WGMMA=1, opt-in; docs/gemv.md, "f32 on
+ * wgmma").  Y(M,N) = alpha A(M,K) X(K,N) + beta Y with 16 to GEMV_WGMMA_MAX_VECTORS vectors
+ * (a multiple of 16), K-major A in 16-byte vectors: the register form of mma.c's f32 at 32
+ * vectors and past, whose mma.sync 3xTF32 tops out near a third of tf32's mma.sync rate.
+ *
+ * A block is two warpgroups on 128 rows of A (one on 64 where the vectors are not a multiple
+ * of 32), the weight, as wgmma's A from registers (the RS atom m64nNk8 tf32, N the vectors),
+ * one split of K in k-tiles of 32 columns.  A's
+ * fragments come straight from global memory: the product over a k-tile may take its 32
+ * columns in any order A and X agree on, so logical column i = q + 4 v + 8 j (q the lane's
+ * column in an atom, v its two values' half, j = j0 + 2 j1 the atom) is A's column
+ * 4 q + v + 2 j0 + 16 j1: lane q's 8 values of a row are two 16-byte vectors, and the four
+ * lanes of a row read 64 contiguous bytes a load.  X's k-tile goes
+ * through shared memory, as wgmma's B must: each thread loads 16-byte vectors of it, splits
+ * them into their tf32 halves by bits and stores both halves at the logical columns of the
+ * same permutation (the view `perm_inv` below), in two stages (one barrier a k-tile).  The
+ * A fragment is split in registers, then twelve wgmma (4 atoms x small big', big small',
+ * big big') run on the accumulators, left running while the next k-tile's halves are made.
+ * The accumulators end as mma.c's (gemv_mma_finish). */
+#include <stdio.h>
+
+#include "cutec/atom_table.h"
+#include "cutec/notation.h"
+#include "cutec/smem.h"
+#include "cutec/smem_atoms.h"
+#include "cutec/sync.h"
+#include "env/env_choice.h"
+#include "kernels/gemv/gemv_internal.h"
+
+enum { WG_BK = 32, WG_MAX_AHEAD = 3 };
+
+int gemv_wgmma_env(char *err, size_t n)
+{
+    return cute_env_choice_err("CUTEC_GEMV_WGMMA", "0|1|ahead3", 0, err, n);
+}
+
+/* the warpgroups a block, each on 64 rows: 2 (X's halves made once for 128 rows: half the X a
+ * byte of A, from L2 and split; 61.2% of the copy at 64 vectors against one's 58.6 on an H200)
+ * where the vectors are a multiple of 32 (X's k-tile a thread's whole vectors), else 1 */
+static int groups(const cute_gemv_config *cfg)
+{
+    return gemv_nvec(cfg) % 32 == 0 ? 2 : 1;
+}
+
+int gemv_wgmma_rows(const cute_gemv_config *cfg)
+{
+    return 64 * groups(cfg);
+}
+
+/* the k-tiles ahead whose loads a warpgroup has in flight: 2 (at 64 vectors 58.6% of the copy
+ * against one's 52.7: bytes in flight set the pace), 1 past 64 vectors (at 128 two spilled:
+ * 27.9% against 35.9); CUTEC_GEMV_WGMMA=ahead3: 3 up to 64 vectors (opt-in: not measured) */
+static int ahead(const cute_gemv_config *cfg)
+{
+    char err[160];
+    if (gemv_nvec(cfg) > 64) return 1;
+    return gemv_wgmma_env(err, sizeof err) == 2 ? 3 : 2;
+}
+
+bool gemv_wgmma(const cute_gemv_config *cfg, int arch)
+{
+    char err[160];
+    int n = gemv_nvec(cfg);
+    return arch == 90 && cfg->mma && cfg->dtype == CUTE_F32 && !cfg->smem_stages && n % 16 == 0 &&
+           n <= GEMV_WGMMA_MAX_VECTORS && gemv_wgmma_env(err, sizeof err) >= 1;
+}
+
+/* X's k-tile, big and small halves, two stages */
+static int64_t smem_bytes(const cute_gemv_config *cfg)
+{
+    return 4 * (int64_t)gemv_nvec(cfg) * WG_BK * 4;
+}
+
+int gemv_wgmma_blocks(const cute_gemv_config *cfg)
+{
+    return gemv_smem_blocks(smem_bytes(cfg), groups(cfg) == 2 ? 1 : 2);
+}
+
+bool gemv_plan_wgmma(cute_alg *a, const cute_gemv_config *cfg, gemv_plan *p)
+{
+    char name[64];
+    snprintf(name, sizeof name, "SM90_64x%dx8_F32TF32TF32_RS_TN", gemv_nvec(cfg));
+    cute_mma_atom atom;
+    if (!cute_mma_atom_named(a, name, &atom)) return false;
+    int g = groups(cfg);
+    cute_layout wgs = cute_layout_fmt(a, "(%d,1,1):(1,0,0)", g);
+    p->mma = cute_make_tiled_mma(a, &atom, &wgs, NULL, NULL, NULL);
+    p->threads = 128 * g;
+    p->bm = 64 * g, p->bn = gemv_nvec(cfg), p->bk = WG_BK, p->bkx = WG_BK, p->ktile = WG_BK;
+    return !a->failed;
+}
+
+/* a (rows, 32) k-tile by logical column: logical i = (q, v, j0, j1) is column
+ * 4 q + v + 2 j0 + 16 j1 */
+static cute_tensor by_logical(cute_ctx *c, cute_tensor t, int64_t rows)
+{
+    cute_alg *a = cute_ctx_alg(c);
+    long long r = rows;
+    cute_layout P = cute_layout_fmt(a, "(%lld,(4,2,2,2)):(1,(%lld,%lld,%lld,%lld))", r, 4 * r, r, 2 * r, 16 * r);
+    t.layout = cute_compose(a, &t.layout, &P);
+    return t;
+}
+
+/* a (rows, 32) k-tile by physical column (the inverse): column p = (v, j0, q, j1) is logical
+ * q + 4 v + 8 j0 + 16 j1 */
+static cute_tensor perm_inv(cute_ctx *c, cute_tensor t, int64_t rows)
+{
+    cute_alg *a = cute_ctx_alg(c);
+    long long r = rows;
+    cute_layout P = cute_layout_fmt(a, "(%lld,(2,2,4,2)):(1,(%lld,%lld,%lld,%lld))", r, 4 * r, 8 * r, r, 16 * r);
+    t.layout = cute_compose(a, &t.layout, &P);
+    return t;
+}
+
+/* thread t's part of X's (bn, 32) k-tile: 16-byte vectors along K, 8 threads a vector's 32
+ * columns, threads / 8 vectors at a time: ((4 columns), bn / (threads / 8) vectors) */
+static cute_tensor x_part(cute_ctx *c, const gemv_plan *p, cute_tensor t)
+{
+    cute_alg *a = cute_ctx_alg(c);
+    long long n = p->bn, v = p->threads / 8;
+    cute_layout T = cute_layout_fmt(a, "((8,%lld),(4,%lld)):((%lld,1),(%lld,%lld))", v, n / v, 4 * n, n, v);
+    t.layout = cute_compose(a, &t.layout, &T);
+    return CUTE_SLICE(c, t, cute_thread_idx(c, 0), CUTE_ALL);
+}
+
+typedef struct wg_thread {
+    cute_thr_mma thr;
+    cute_tensor acc; /* (V,M,N) f32 */
+    cute_copy_atom vec16;
+    cute_tensor sX; /* (bn, 32, (half, stage)) tf32: X's big and small halves by logical column */
+} wg_thread;
+
+static const int vec_a[2] = {1, 3}; /* a fragment's leaves (v, j0) by_logical: 4 contiguous columns */
+
+/* A's fragments of k-tile kt in f32 registers (pred: bounds-checked by coordinates) */
+static cute_tensor load_a(cute_ctx *c, const gemv_plan *p, const wg_thread *th, const gemv_mma_tiles *t, cute_int kt,
+                          bool pred)
+{
+    cute_tensor gA = CUTE_SLICE(c, t->gA, CUTE_ALL, CUTE_ALL, kt);
+    cute_tensor frag = cute_make_rmem_tensor_like(c, cute_partition_fragment_A(c, th->thr, gA), CUTE_F32);
+    cute_tensor src = gemv_mma_by_vector(c, cute_partition_A(c, th->thr, by_logical(c, gA, p->bm)), vec_a, 2);
+    cute_tensor dst = frag; /* the fragment ((2,2),1,4) with its atoms as (j0, j1) */
+    dst.layout = cute_layout_parse(cute_ctx_alg(c), "((2,2),1,(2,2)):((1,2),0,(4,8))");
+    dst = gemv_mma_by_vector(c, dst, vec_a, 2);
+    if (!pred) {
+        cute_copy(c, &th->vec16, src, dst);
+        return frag;
+    }
+    cute_clear(c, frag);
+    cute_tensor cA = by_logical(c, CUTE_SLICE(c, t->cA, CUTE_ALL, CUTE_ALL, kt), p->bm);
+    cute_tensor pc = gemv_mma_by_vector(c, cute_partition_A(c, th->thr, cA), vec_a, 2);
+    cute_copy_if_whole(c, &th->vec16, cute_elem_less(c, pc, t->boundA), src, dst);
+    return frag;
+}
+
+/* a k-tile's operands in f32 registers: A's fragments and the thread's part of X's k-tile */
+typedef struct wg_regs {
+    cute_tensor rA, rX;
+} wg_regs;
+
+/* k-tile kt's loads (predA / predX: bounds-checked by coordinates, X along K) */
+static wg_regs load_tile(cute_ctx *c, const gemv_plan *p, const wg_thread *th, const gemv_mma_tiles *t, cute_int kt,
+                         bool predA, bool predX)
+{
+    wg_regs r = {.rA = load_a(c, p, th, t, kt, predA)};
+    cute_tensor src = x_part(c, p, CUTE_SLICE(c, t->gX, CUTE_ALL, CUTE_ALL, kt));
+    r.rX = cute_make_rmem_tensor_like(c, src, CUTE_F32);
+    if (!predX) {
+        cute_copy(c, &th->vec16, src, r.rX);
+        return r;
+    }
+    cute_clear(c, r.rX);
+    cute_tensor crd = x_part(c, p, CUTE_SLICE(c, t->cX, CUTE_ALL, CUTE_ALL, kt));
+    cute_copy_if_whole(c, &th->vec16, cute_elem_less(c, crd, t->boundX), src, r.rX);
+    return r;
+}
+
+static void assign(cute_ctx *c, const wg_regs *dst, const wg_regs *src)
+{
+    cute_tensor_store(c, dst->rA, cute_tensor_load(c, src->rA));
+    cute_tensor_store(c, dst->rX, cute_tensor_load(c, src->rX));
+}
+
+/* acc += A's k-tile times X's in 3xTF32, X's halves through stage n % 2 (n: the batch's place
+ * in the block's sequence of them, so that consecutive batches alternate stages); `left` of
+ * the batches (0 or 1) left running after it: 1 only where the next batch's A halves are other
+ * registers than this one's (another place in the code: the same place in a loop writes the
+ * same registers while wgmma still reads them, which the GPU showed and the interpreter, whose
+ * wgmma reads its registers at once, does not) */
+static void products(cute_ctx *c, const gemv_plan *p, const wg_thread *th, cute_int n, const wg_regs *r, int left)
+{
+    cute_alg *a = cute_ctx_alg(c);
+    cute_int s2 = cute_mul(a, cute_mod(a, n, cute_i(2)), cute_i(2));
+    cute_tensor xb, xs;
+    gemv_split_tf32_bits(c, r->rX, &xb, &xs, true);
+    cute_tensor halves[2] = {xb, xs}, stage[2];
+    for (int h = 0; h < 2; h++) {
+        stage[h] = CUTE_SLICE(c, th->sX, CUTE_ALL, CUTE_ALL, cute_add(a, s2, cute_i(h)));
+        cute_tensor dst = x_part(c, p, perm_inv(c, cute_tensor_recast(c, stage[h], CUTE_F32), p->bn));
+        cute_tensor_store(c, dst, cute_tensor_load(c, cute_tensor_recast(c, halves[h], CUTE_F32)));
+    }
+    cute_fence_proxy_async_shared_cta(c); /* the halves' stores, read by wgmma (the async proxy) */
+    cute_barrier(c);
+    cute_tensor aB, aS;
+    gemv_split_tf32_bits(c, r->rA, &aB, &aS, true);
+    cute_tensor bB = cute_partition_B(c, th->thr, stage[0]), bS = cute_partition_B(c, th->thr, stage[1]);
+    cute_warpgroup_arrive(c);
+    cute_gemm(c, &p->mma, th->acc, aS, bB, th->acc);
+    cute_gemm(c, &p->mma, th->acc, aB, bS, th->acc);
+    cute_gemm(c, &p->mma, th->acc, aB, bB, th->acc);
+    cute_warpgroup_commit_batch(c);
+    /* (1) the previous k-tile's batch done (its stage is written again next), this one's left
+     * to run while the next k-tile's halves are made */
+    cute_warpgroup_wait(c, left);
+}
+
+/* the in-bounds block's `full` whole k-tiles (batches 0 to *issued - 1), each one's loads
+ * issued `ahead` k-tiles before its products (the last k-tiles load the last again: no
+ * branch), in steps of ahead + 1 k-tiles whose registers rotate at trace time (a loop that
+ * copied them each k-tile, or one unrolled by the compiler, moved registers that ptxas then
+ * kept the wgmma from overlapping), then the last full % (ahead + 1), already loaded */
+static void whole(cute_ctx *c, const gemv_plan *p, const wg_thread *th, const gemv_mma_tiles *t, cute_int full,
+                  cute_int *issued)
+{
+    cute_alg *a = cute_ctx_alg(c);
+    int d = ahead(&p->cfg), R = d + 1;
+    /* full > 0: R floor(full / R) + d batches; none else (the next batch's stage
+     * parity is the same either way when it is 0) */
+    *issued = cute_add(a, cute_mul(a, cute_div(a, full, cute_i(R)), cute_i(R)), cute_i(d));
+    CUTE_IF(c, cute_int_lt(c, cute_i(0), full))
+    {
+        cute_int last = cute_max(a, cute_sub(a, full, cute_i(1)), cute_i(0));
+        wg_regs buf[WG_MAX_AHEAD + 1]; /* k-tile kt's in buf[kt % R] */
+        for (int i = 0; i < d; i++)
+            buf[i] = load_tile(c, p, th, t, i ? cute_min(a, cute_i(i), last) : cute_i(0), false, false);
+        buf[d].rA = cute_make_rmem_tensor_like(c, buf[0].rA, CUTE_F32);
+        buf[d].rX = cute_make_rmem_tensor_like(c, buf[0].rX, CUTE_F32);
+        cute_int steps = cute_div(a, full, cute_i(R));
+        CUTE_FOR(c, st, cute_i(0), steps)
+        {
+            for (int i = 0; i < R; i++) {
+                cute_int kt = cute_add(a, cute_mul(a, st, cute_i(R)), cute_i(i));
+                wg_regs next = load_tile(c, p, th, t, cute_min(a, cute_add(a, kt, cute_i(d)), last), false, false);
+                assign(c, &buf[(i + d) % R], &next);
+                products(c, p, th, kt, &buf[i], 1); /* the R places of the step: other registers */
+            }
+        }
+        cute_int done = cute_mul(a, steps, cute_i(R));
+        for (int i = 0; i < d; i++) { /* the rest: at most d, in buf[0 ..]; */
+            /* each one's products run, on zeros past the last (wgmma under a branch made
+             * ptxas serialize them all) */
+            cute_int kt = cute_add(a, done, cute_i(i));
+            wg_regs z = {cute_make_rmem_tensor_like(c, buf[i].rA, CUTE_F32),
+                         cute_make_rmem_tensor_like(c, buf[i].rX, CUTE_F32)};
+            cute_val in = cute_int_lt(c, kt, full);
+            cute_tensor from[2] = {buf[i].rA, buf[i].rX}, to[2] = {z.rA, z.rX};
+            for (int o = 0; o < 2; o++) {
+                cute_ssa v = cute_tensor_load(c, from[o]);
+                cute_ssa zero = cute_ssa_fill(c, CUTE_F32, v.shape, 0);
+                cute_tensor_store(c, to[o], cute_ssa_select(c, cute_ssa_scalar(c, in, v.shape), v, zero));
+            }
+            products(c, p, th, kt, &z, 1);
+        }
+    }
+}
+
+/* the split's full k-tiles (through `whole`, or, where `rows_out` (the block reaches past
+ * A's last row), one at a time with A predicated), then the partial last one, predicated */
+static void walk(cute_ctx *c, const gemv_plan *p, const wg_thread *th, const gemv_mma_tiles *t, bool rows_out)
+{
+    cute_alg *a = cute_ctx_alg(c);
+    cute_int full = cute_div(a, cute_sub(a, t->kend, t->k0), cute_i(p->bk)), issued = full;
+    if (!rows_out) {
+        whole(c, p, th, t, full, &issued);
+    } else {
+        CUTE_FOR(c, kt, cute_i(0), full)
+        {
+            wg_regs r = load_tile(c, p, th, t, kt, true, false);
+            products(c, p, th, kt, &r, 0); /* one place in the loop: its registers again next */
+        }
+    }
+    CUTE_IF(c, cute_int_lt(c, cute_add(a, t->k0, cute_mul(a, full, cute_i(p->bk))), t->kend))
+    {
+        wg_regs r = load_tile(c, p, th, t, full, true, true);
+        products(c, p, th, issued, &r, 0);
+    }
+    cute_warpgroup_wait(c, 0);
+}
+
+typedef struct wg_block {
+    const gemv_plan *p;
+    const wg_thread *th;
+    const gemv_mma_tiles *t;
+} wg_block;
+
+static void block_walk(cute_ctx *c, bool rows_out, void *user)
+{
+    const wg_block *b = user;
+    walk(c, b->p, b->th, b->t, rows_out);
+}
+
+void gemv_wgmma_kernel(cute_ctx *c, cute_tensor mA, cute_tensor mX, cute_tensor mY, cute_tensor mW, cute_int kchunk,
+                       cute_val alpha, cute_val beta)
+{
+    const gemv_plan *p = cute_ctx_user(c);
+    cute_alg *a = cute_ctx_alg(c);
+    cute_kernel_min_blocks(c, gemv_wgmma_blocks(&p->cfg));
+    gemv_mma_tiles t = gemv_mma_block_tiles(c, p, mA, mX, kchunk);
+    wg_thread th = {.thr = cute_tiled_mma_slice(&p->mma, cute_thread_idx(c, 0)),
+                    .vec16 = cute_copy_atom_universal(a, CUTE_F32, 128)};
+    cute_composed atom;
+    cute_smem_atom_gmma(a, "Layout_K_SW128_Atom", CUTE_TF32, &atom);
+    cute_tuple shape = cute_tuple_fmt(a, "(%lld,%d,4)", (long long)p->bn, WG_BK);
+    cute_composed L = cute_smem_layout_staged(a, &atom, &shape);
+    cute_smem_allocator al = cute_smem_allocator_new(c);
+    th.sX = cute_smem_alloc_tensor_composed(c, &al, CUTE_TF32, L, 16);
+    wg_block b = {p, &th, &t};
+    gemv_mma_block(c, p, th.thr, &th.acc, &t, mA, (gemv_mma_ends){mY, mW, alpha, beta}, block_walk, &b);
+}
