@@ -18,6 +18,7 @@
 #include "cutec/kernels.h"
 #include "cutec/row_kernels.h"
 #include "kernels/attention/attention_internal.h"
+#include "kernels/gemm/gemm_internal.h"
 #include "kernels/rows/rows_lib.h"
 
 typedef struct card {
@@ -191,6 +192,12 @@ static void too_big(cute_runtime *rt)
     cute_fn_free(f);
     f = cute_gemm_compile(rt, &cfg, why, sizeof why);
     CHECK(f != NULL, "the same for sm_80: %s", why);
+    /* the bytes the library's tiling weighs against a card's (gemm_tensorop_default_smem) are
+     * this default's own, as planned */
+    CHECK(f && smem_of(f) == gemm_tensorop_default_smem(CUTE_BF16, 80) &&
+              gemm_tensorop_default_smem(CUTE_BF16, 86) == 147456,
+          "the SM80 default's shared memory: planned %lld, gemm_tensorop_default_smem %lld",
+          f ? (long long)smem_of(f) : -1LL, (long long)gemm_tensorop_default_smem(CUTE_BF16, 80));
     cute_fn_free(f);
 }
 
