@@ -9,7 +9,8 @@
 #    missing summary line is one more failure of that program;
 # 2. BUILD_DIR/cutec layout check on ../shared/oracle/*.public.jsonl (last line
 #    "N passed, N failed"); no oracle beside the repository is one skip;
-# 3. docs/check_docs.sh: every transcript in docs/*.md re-run against BUILD_DIR/cutec.
+# 3. docs/check_docs.sh: every transcript in docs/*.md re-run against BUILD_DIR/cutec (in
+#    1.'s pool of jobs, beside the programs).
 # Before the total, the list of skipped checks and why: each program's "skipped: WHY" lines
 # (tests/check.h's SKIP prints them on stderr), one line per check, named by program.
 # The last line is "N passed, N failed, N skipped"; the exit status is 1 if anything failed.
@@ -111,21 +112,32 @@ fi
 [ -n "$progs" ] || { echo "FAIL  no test programs under $build/tests"; failed=$((failed + 1)); }
 jobs=${CUTEC_TEST_JOBS:-$(getconf _NPROCESSORS_ONLN 2>/dev/null || echo 1)}
 mkdir -p "$tmp/runs"
+# the docs' transcripts (3.) run in the same pool, its first job: one process of 30 to 40 s
+# under the sanitizers (a whole core, idle beside it when they ran after the programs)
+docs=
+if [ "$part_k" -eq 0 ] && [ -x "$build/cutec" ]; then
+    docs="$tmp/docs-check"
+    printf '#!/bin/sh\nexec sh docs/check_docs.sh %s\n' "'$build/cutec'" >"$docs" && chmod +x "$docs"
+fi
 i=0
-for prog in $progs; do
+for prog in $docs $progs; do
     i=$((i + 1))
     echo "$i $prog"
 done | xargs -P "$jobs" -n 2 sh -c '
     b=$1$2
     if command -v timeout >/dev/null 2>&1; then timeout "$0" "$3" >"$b.out" 2>"$b.err"; else "$3" >"$b.out" 2>"$b.err"; fi
     echo $? >"$b.rc"' "$limit" "$tmp/runs/X"
+# job i's output into $tmp/out and $tmp/err, its exit status into $rc
+take() {
+    mv "$tmp/runs/X$1.out" "$tmp/out" 2>/dev/null || : >"$tmp/out"
+    mv "$tmp/runs/X$1.err" "$tmp/err" 2>/dev/null || : >"$tmp/err"
+    rc=$(cat "$tmp/runs/X$1.rc" 2>/dev/null || echo 127)
+}
 i=0
+[ -n "$docs" ] && i=1
 for prog in $progs; do
     i=$((i + 1))
-    base="$tmp/runs/X$i"
-    mv "$base.out" "$tmp/out" 2>/dev/null || : >"$tmp/out"
-    mv "$base.err" "$tmp/err" 2>/dev/null || : >"$tmp/err"
-    rc=$(cat "$base.rc" 2>/dev/null || echo 127)
+    take $i
     tally "${prog#"$build/tests/"}"
 done
 
@@ -144,9 +156,9 @@ else
     tally "oracle (cutec layout check)"
 fi
 
-# 3. the documentation's transcripts, re-run against this build
-if [ "$part_k" -eq 0 ] && [ -x "$build/cutec" ]; then
-    run sh docs/check_docs.sh "$build/cutec"
+# 3. the documentation's transcripts, re-run against this build (run in 1.'s pool)
+if [ -n "$docs" ]; then
+    take 1
     tally "docs (docs/check_docs.sh)"
 fi
 

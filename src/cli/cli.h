@@ -94,9 +94,13 @@ typedef struct cli_kernel_opts {
     const char *emit, *arch, *backend;
 } cli_kernel_opts;
 bool cli_kernel_option(cli_kernel_opts *o, const char *k, const char *v, bool *ok, char *why, size_t n);
-/* --arch's value: sm_XX (XX >= 70, as NVRTC's path takes) with an optional a or f; else false,
- * why in why[n] */
+/* --arch's value: a target's name (cute_cuda_arch_sm: sm_XX from sm_70, sm_XXa from sm_90a,
+ * sm_XXf from sm_100f), not a portable one from sm_90 on (sm_90: wgmma's kernels do not
+ * compile for it); else false, why in why[n] naming the names to use */
 bool cli_arch(const char *v, char *why, size_t n);
+/* CUTEC_ARCH's value by the same rule (unset or empty: true); why is "CUTEC_ARCH=v: ..."
+ * (main refuses it for the commands that compile) */
+bool cli_env_arch(char *why, size_t n);
 int cli_emit_compiled(const char *kernel, cli_compile_fn compile, const void *cfg, const char *emit,
                       const char *arch);
 /* compile_timing.c: the phases of f's cold compile for arch (an sm_XX) after tracing */

@@ -3,11 +3,15 @@
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
 #include <unistd.h>
 
 #include "check.h"
 #include "cli.h"
 #include "cli/cli_torch.h"
+#include "cutec/cuda_driver.h"
+#include "cutec/jit.h"
 
 /* what the process writes to fd 1 or 2 between capture_begin and capture_end, into a file */
 typedef struct capture {
@@ -170,10 +174,15 @@ static void ignored_values(void)
     /* a card's plain target from 9.0 on lacks what its kernels use (wgmma, tcgen05): the
      * arch-specific one, as the driver names the card, instead of ptxas's refusal */
     refused(cmd_compile, (const char *const[]){"compile", "gemm", "--dtype", "bf16", "--arch", "sm_90", NULL},
-            "--arch sm_90a");
+            "sm_90a names the card");
     refused(cmd_run, (const char *const[]){"run", "softmax", "--backend", "interp", "--shape", "4x64", "--arch", "sm_120",
                                            NULL},
-            "--arch sm_120a");
+            "sm_120a names the card");
+    /* 'a' targets exist from sm_90 on, 'f' ones from sm_100 on (there is no sm_80a) */
+    refused(cmd_compile, (const char *const[]){"compile", "gemm", "--dtype", "bf16", "--arch", "sm_80a", NULL},
+            "sm_80 names the card ('a' targets: sm_90a, sm_100a, sm_103a, sm_110a, sm_120a, sm_121a)");
+    refused(cmd_run, (const char *const[]){"run", "softmax", "--backend", "interp", "--arch", "sm_90f", NULL},
+            "sm_90a names the card ('f' targets: sm_100f");
     refused(cmd_compile, (const char *const[]){"compile", "gemm", "--m", "8", "--n", "8", "--k", "8", "--card", "h200:-1",
                                                "--emit", "config", NULL}, "--card h200:-1");
     refused(cmd_compile, (const char *const[]){"compile", "gemm", "--m", "8", "--n", "8", "--k", "8", "--card", "h200:x",
@@ -203,6 +212,44 @@ static void ignored_values(void)
           err);
     gemv[12] = NULL; /* the library's ring */
     CHECK(run_captured(cmd_run, 12, gemv, err, sizeof err) == CLI_OK, "cutec run gemv --arch sm_86: %s", err);
+}
+
+/* CUTEC_ARCH is read by the rule of --arch: the CLI refuses what --arch refuses, in the same
+ * words (cli_env_arch, main's check); the library warns once (a name that is no target is no
+ * target; a portable one stays, its kernels not compiling for it) */
+static void env_arch(void)
+{
+    static const struct {
+        const char *name;
+        int sm;
+        bool note; /* valid, with words of why (a portable target) */
+    } names[] = {{"sm_80", 80, false},   {"sm_90a", 90, false},  {"sm_100f", 100, false}, {"sm_110a", 110, false},
+                 {"sm_121f", 121, false}, {"sm_90", 90, true},   {"sm_103", 103, true},   {"sm_80a", 0, false},
+                 {"sm_89f", 0, false},   {"sm_90af", 0, false},  {"sm_090a", 0, false},   {"sm_69", 0, false}};
+    char why[640];
+    for (size_t i = 0; i < sizeof names / sizeof *names; i++) {
+        int sm = cute_cuda_arch_sm(names[i].name, why, sizeof why);
+        CHECK(sm == names[i].sm && (why[0] != 0) == (names[i].note || !sm), "%s: %d (want %d), \"%s\"",
+              names[i].name, sm, names[i].sm, why);
+    }
+    setenv("CUTEC_ARCH", "sm_90", 1);
+    CHECK(!cli_env_arch(why, sizeof why) && strstr(why, "CUTEC_ARCH=sm_90: ") && strstr(why, "wgmma") &&
+              strstr(why, "sm_90a names the card"), "CUTEC_ARCH=sm_90: %s", why);
+    setenv("CUTEC_ARCH", "sm_80a", 1);
+    CHECK(!cli_env_arch(why, sizeof why) && strstr(why, "'a' targets: sm_90a"), "CUTEC_ARCH=sm_80a: %s", why);
+    char err[1024];
+    capture c;
+    capture_begin(&c, 2);
+    cute_runtime *rt = NULL;
+    bool opened = cute_runtime_new("interp", &rt, err, sizeof err) == CUTE_OK;
+    capture_end(&c, err, sizeof err);
+    CHECK(opened && cute_runtime_target_arch(rt) == 0 && strstr(err, "CUTEC_ARCH=sm_80a") && strstr(err, "sm_80 names the card"),
+          "the library's CUTEC_ARCH=sm_80a: target %d, \"%s\"", rt ? cute_runtime_target_arch(rt) : -1, err);
+    cute_runtime_free(rt);
+    setenv("CUTEC_ARCH", "sm_100a", 1);
+    CHECK(cli_env_arch(why, sizeof why), "CUTEC_ARCH=sm_100a: %s", why);
+    unsetenv("CUTEC_ARCH");
+    CHECK(cli_env_arch(why, sizeof why), "CUTEC_ARCH unset: %s", why);
 }
 
 /* `cutec bench gemm`'s --ceiling and --epilogue-cost: refused where they mean nothing, taken
@@ -295,6 +342,7 @@ int main(void)
     nothing_compiled();
     ignored_values();
     bench_gemm_measures();
+    env_arch();
     torch_lines();
     return CHECK_DONE("cli_args_test");
 }

@@ -4,16 +4,21 @@
 #include <string.h>
 
 #include "cli.h"
+#include "cutec/cuda_driver.h"
 
 bool cli_arch(const char *v, char *why, size_t n)
 {
-    char *end = NULL;
-    long sm = !strncmp(v, "sm_", 3) && v[3] >= '0' && v[3] <= '9' ? strtol(v + 3, &end, 10) : 0;
-    if (sm >= 90 && sm < 10000 && !*end) /* the portable target: no wgmma, tcgen05, e2m1 cvt */
-        return snprintf(why, n, "\"%s\" is the portable target, without the instructions the library uses "
-                        "there: --arch %sa, as the driver names the card (docs/cards.md)", v, v), false;
-    if (sm >= 70 && sm < 10000 && (!*end || !strcmp(end, "a") || !strcmp(end, "f"))) return true;
-    return snprintf(why, n, "\"%s\" is not a target like sm_80, sm_90a or sm_100a (sm_70 or newer)", v), false;
+    /* a name cute_cuda_arch_sm takes and says nothing of: a portable target (sm_90) is refused,
+     * its 'a' named */
+    return cute_cuda_arch_sm(v, why, n) && !why[0];
+}
+
+bool cli_env_arch(char *why, size_t n)
+{
+    const char *v = getenv("CUTEC_ARCH");
+    char one[512];
+    if (!v || !*v || cli_arch(v, one, sizeof one)) return true;
+    return snprintf(why, n, "CUTEC_ARCH=%s: %s", v, one), false;
 }
 
 bool cli_kernel_option(cli_kernel_opts *o, const char *k, const char *v, bool *ok, char *why, size_t n)

@@ -88,8 +88,18 @@ static void final_tier_for_timing(const char *command)
         if (!strcmp(command, timing[i])) setenv("CUTEC_TIER", "0", 0);
 }
 
+/* the commands that compile kernels, for CUTEC_ARCH's target as for --arch's */
+static bool compiles(const char *command)
+{
+    static const char *compiling[] = {"compile", "export", "run", "bench", "tune"};
+    for (size_t i = 0; i < sizeof compiling / sizeof *compiling; i++)
+        if (!strcmp(command, compiling[i])) return true;
+    return false;
+}
+
 int main(int argc, char **argv)
 {
+    char why[640];
     cute_env_warn_unknown();
     argc = take_codegen(argc, argv);
     if (argc < 2) return print_usage(stderr), CLI_USAGE;
@@ -102,5 +112,6 @@ int main(int argc, char **argv)
         print_usage(stderr);
         return CLI_USAGE;
     }
+    if (compiles(name) && !cli_env_arch(why, sizeof why)) return fprintf(stderr, "cutec %s: %s\n", name, why), CLI_USAGE;
     return cmd->run(argc - 1, argv + 1);
 }

@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "cutec/cuda_driver.h"
+#include "env/env_choice.h"
 #include "jit_internal.h"
 
 const char *cute_status_name(cute_status s)
@@ -22,13 +23,30 @@ static int arch_sm(const char *arch)
     return sm;
 }
 
+/* CUTEC_ARCH's SM version (cute_cuda_arch_sm), 0 when unset.  As `--arch` would refuse them,
+ * a name that is no target (sm_80a) warns once and is none, a portable one (sm_90) warns once
+ * that the library's kernels for that card do not compile for it (docs/cards.md). */
+static int env_arch_sm(void)
+{
+    const char *v = getenv("CUTEC_ARCH");
+    char why[512], msg[600];
+    if (!v || !*v) return 0;
+    int sm = cute_cuda_arch_sm(v, why, sizeof why);
+    if (why[0]) {
+        snprintf(msg, sizeof msg, "CUTEC_ARCH=%s: %s", v, why);
+        cute_env_warn_once("CUTEC_ARCH", msg, sm ? "it (its kernels run on the interpreter; NVRTC's compile of them fails)"
+                                                 : "no target (the interpreter runs every atom)");
+    }
+    return sm;
+}
+
 /* the SM version kernels are compiled for: the device's on the CUDA backend; elsewhere
  * CUTEC_ARCH's, or 0 (the interpreter runs every atom) */
 static int target_sm(const cute_backend *b)
 {
     cute_cuda *cu = cute_cuda_backend_driver(b);
     if (cu) return cute_cuda_device(cu)->cc_major * 10 + cute_cuda_device(cu)->cc_minor;
-    return arch_sm(getenv("CUTEC_ARCH"));
+    return env_arch_sm();
 }
 
 cute_runtime *cute_runtime_wrap(cute_backend b)

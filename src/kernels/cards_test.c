@@ -18,6 +18,7 @@
 #include "cutec/kernels.h"
 #include "cutec/row_kernels.h"
 #include "kernels/attention/attention_internal.h"
+#include "kernels/gemm/gemm_internal.h"
 #include "kernels/rows/rows_lib.h"
 
 typedef struct card {
@@ -191,11 +192,34 @@ static void too_big(cute_runtime *rt)
     cute_fn_free(f);
     f = cute_gemm_compile(rt, &cfg, why, sizeof why);
     CHECK(f != NULL, "the same for sm_80: %s", why);
+    /* the bytes the library's tiling weighs against a card's (gemm_tensorop_default_smem) are
+     * this default's own, as planned */
+    CHECK(f && smem_of(f) == gemm_tensorop_default_smem(CUTE_BF16, 80) &&
+              gemm_tensorop_default_smem(CUTE_BF16, 86) == 147456,
+          "the SM80 default's shared memory: planned %lld, gemm_tensorop_default_smem %lld",
+          f ? (long long)smem_of(f) : -1LL, (long long)gemm_tensorop_default_smem(CUTE_BF16, 80));
     cute_fn_free(f);
+}
+
+/* The driver's shared-memory table against the CUDA programming guide's (KB a block / an SM):
+ * every architecture NVRTC 13 compiles for, and sm_101 (CUDA 12's name for sm_110) */
+static void smem_table(void)
+{
+    static const struct {
+        int sm, block_kb, sm_kb;
+    } t[] = {{75, 64, 64},    {80, 163, 164},  {86, 99, 100},   {87, 163, 164},  {89, 99, 100},
+             {90, 227, 228},  {100, 227, 228}, {101, 227, 228}, {103, 227, 228}, {110, 227, 228},
+             {120, 99, 100},  {121, 99, 100},  {70, 96, 96},    {60, 0, 0},      {130, 0, 0}};
+    for (size_t i = 0; i < sizeof t / sizeof t[0]; i++)
+        CHECK(cute_cuda_arch_smem_per_block(t[i].sm) == t[i].block_kb * 1024 &&
+                  cute_cuda_arch_smem_per_sm(t[i].sm) == t[i].sm_kb * 1024,
+              "sm_%d: %d / %d bytes a block / an SM, want %d / %d KB", t[i].sm, cute_cuda_arch_smem_per_block(t[i].sm),
+              cute_cuda_arch_smem_per_sm(t[i].sm), t[i].block_kb, t[i].sm_kb);
 }
 
 int main(void)
 {
+    smem_table();
     char err[256];
     for (int i = 0; i < NCARDS; i++) {
         cute_runtime *rt = NULL;

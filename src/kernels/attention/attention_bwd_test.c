@@ -401,7 +401,7 @@ int main(void)
     /* head dim 96 (64-byte swizzled tiles, three TMA boxes a row): odd sizes both ways,
      * causal with key tiles no query sees, grouped */
     static const bwd_case hopper_d96[] = {
-        {1, 131, 203, 4, 2, 96, false, false, CUTE_BF16, 0},
+        {1, 131, 203, 2, 1, 96, false, false, CUTE_BF16, 0}, /* (grouped 2:1; 4 on 2 until session 40) */
         {1, 75, 301, 2, 2, 96, true, true, CUTE_F16, 0},
         {2, 201, 67, 4, 1, 96, true, false, CUTE_BF16, 0.2},
     };
@@ -422,7 +422,7 @@ int main(void)
      * storing, grouped; causal with key tiles no query sees, whose blocks add nothing and are
      * no one's turn; one key tile), odd sizes, two batches */
     static const bwd_case fused_more[] = {
-        {2, 70, 150, 4, 2, 128, false, true, CUTE_F16, 0},
+        {2, 70, 150, 2, 1, 128, false, true, CUTE_F16, 0}, /* (grouped 2:1; 4 on 2 until session 40) */
         {1, 333, 270, 2, 1, 128, true, false, CUTE_BF16, 0},
     };
     setenv("CUTEC_ATTN_BWD_FORM", "fused", 1);

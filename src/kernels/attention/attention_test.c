@@ -418,7 +418,7 @@ int main(void)
      * (CUTEC_ATTN_FWD_SPLIT=0), with the epilogue's approximate 1 / l and log2 l everywhere
      * (CUTEC_ATTN_FWD_FINISH=fast; the default not causal) and IEEE everywhere (=ieee) */
     static const attn_case split[] = {
-        {1, 400, 400, 2, 1, 64, true, false, CUTE_BF16, 0},
+        {1, 400, 400, 1, 1, 64, true, false, CUTE_BF16, 0}, /* (one head: two until session 40) */
         {1, 200, 131, 4, 2, 64, true, true, CUTE_F16, 0},
         {1, 131, 300, 2, 2, 128, true, false, CUTE_BF16, 0.2},
         {1, 70, 300, 2, 1, 128, false, true, CUTE_F16, 0},
@@ -443,7 +443,7 @@ int main(void)
      * snake order with Sq < Sk and with one Q stage, the large scores (a row max left from the
      * tile before would show there), f16 and bf16 */
     static const attn_case joined[] = {
-        {1, 300, 400, 4, 2, 128, false, true, CUTE_BF16, 0},
+        {1, 170, 400, 4, 2, 128, false, true, CUTE_BF16, 0}, /* (8 tiles, 3 to a block: 300 rows until session 40) */
         {2, 250, 170, 3, 1, 64, false, true, CUTE_F16, 0},
         {1, 131, 300, 4, 2, 128, true, false, CUTE_BF16, 0.2},
         {1, 200, 200, 5, 5, 64, true, true, CUTE_BF16, 0},

@@ -195,6 +195,9 @@ cute_gemm_tiling gemm_lib_caller_tiling(cute_gemm_lib *lib);
 bool gemm_plan_multistage(cute_alg *a, const cute_gemm_config *cfg, int arch, gemm_plan *p);
 bool gemm_plan_tensorop(cute_alg *a, const cute_gemm_config *cfg, int arch, gemm_plan *p,
                         bool smem_epilogue);
+/* the shared memory of the tensor-core kernels' default stages for dtype d on sm_<arch> (0
+ * unknown), their tiling's own (256 x 128 in 3 stages: 144 KB); 0 where d has none there */
+int64_t gemm_tensorop_default_smem(cute_dtype d, int arch);
 /* C's tile (bm, cols) in shared memory, p->smem_c (swizzled like the operands: 16-byte
  * chunks of 8 lines apart), and p->copy_c, which `threads` threads read it back with in
  * 16-byte runs of C's unit-stride mode (plan_multistage.c) */

@@ -421,13 +421,12 @@ cute_gemm_tiling cute_gemm_default_tiling(cute_gemm_variant v, const cute_gemm_c
 cute_gemm_tiling cute_gemm_library_tiling(cute_gemm_variant v, const cute_gemm_config *cfg, const int64_t mnk[3],
                                           int64_t l, int arch)
 {
-    enum { SM80_DEFAULT_BYTES = 144 * 1024 }; /* plan_multistage.c's 256 x 128 rows in 3 stages */
     static const cute_gemm_tiling none;
     cute_gemm_tiling t = mnk ? cute_gemm_default_tiling(v, cfg, mnk[0], mnk[1], mnk[2], l) : none;
     int64_t room = cute_cuda_arch_smem_per_block(arch);
     bool sm80 = v == CUTE_GEMM_TENSOROP || v == CUTE_GEMM_TENSOROP_SMEM;
     if (!sm80 || cfg->dtype == CUTE_F64 || t.bm || t.bn || t.stages || t.warps_m || t.warps_n || !room ||
-        room >= SM80_DEFAULT_BYTES)
+        room >= gemm_tensorop_default_smem(cfg->dtype, arch)) /* its 256 x 128 rows in 3 stages fit */
         return t;
     t.bm = t.bn = 128, t.warps_m = t.warps_n = 2; /* by_size's s8 form: 96 KB for every dtype's k */
     return t;

@@ -314,6 +314,12 @@ static void tc_c_tile(cute_alg *a, gemm_plan *p)
     c_tile(a, p, p->threads, p->bn, smem, along > 0 ? along : 1);
 }
 
+int64_t gemm_tensorop_default_smem(cute_dtype d, int arch)
+{
+    const tc_shape *s = tc_shape_of(d, arch);
+    return s ? s->stages * (s->bm + s->bn) * s->bk * cute_dtype_bytes(d) : 0;
+}
+
 /* The shared memory a block may take on sm_<arch>: the driver's table (99 KB on sm_120 too);
  * 0, the interpreter with no target, and a target the table lacks: Hopper's */
 static int64_t smem_per_block(int arch)

@@ -9,6 +9,7 @@
  * that later refill it.  A goes around L1 (.cg), x and the scales through it (.ca: every
  * warp of a batch reads the same x; a scale sector holds neighbouring rows'). */
 #include "cutec/atom_table.h"
+#include "cutec/cuda_driver.h"
 #include "cutec/notation.h"
 #include "cutec/smem.h"
 #include "kernels/gemv/gemv_internal.h"
@@ -43,7 +44,10 @@ int64_t gemv_ring_bytes(const gemv_plan *p)
 
 int gemv_smem_blocks(int64_t bytes, int most)
 {
-    int64_t fit = 228 * 1024 / (bytes + 1024);
+    /* an H100's or H200's SM, as the driver's table has it (the config names no target): a
+     * block's bytes and the 1 KB the hardware keeps for it, the SM's less a block's limit */
+    int64_t sm = cute_cuda_arch_smem_per_sm(90), kept = sm - cute_cuda_arch_smem_per_block(90);
+    int64_t fit = sm / (bytes + kept);
     return fit < 1 ? 1 : fit > most ? most : (int)fit;
 }
 
