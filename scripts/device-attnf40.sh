@@ -21,7 +21,7 @@
 # the default's 723.8 (x1.020), 4k tail 699.1 and 702.4 (the default's SDPA process ran past
 # its 14 s and printed no row; the second round was cut by the budget).
 # Rule (non-causal rows, R = tail's TFLOP/s over the default's in the same round, the mean over
-# the rounds with both; no row or check WRONG): "make default" (TAIL_RUNS = true in
+# the rounds with both; no row or check WRONG): "make default" (TAIL_RUNS_D128 = true in
 # hopper_plan.c) when R4k and R16k average >= 1.008 and neither is under 0.998; else "delete"
 # (the form and its code, the figures stay in bench/RESULTS.md); a check or row WRONG, or no
 # 4k or 16k pair: "keep as is".
@@ -69,7 +69,7 @@ decide()
     elif [ -z "$n4" ] || [ -z "$n16" ]; then
         echo "decides: tail: keep as is (no 4k or 16k pair; $what): time it again"
     elif at_least "$mean" 1.008 && at_least "$n4" 0.998 && at_least "$n16" 0.998; then
-        echo "decides: tail: make default ($what, mean x$mean): TAIL_RUNS = true in hopper_plan.c"
+        echo "decides: tail: make default ($what, mean x$mean): TAIL_RUNS_D128 = true in hopper_plan.c (d64 stays off, untimed)"
     else
         echo "decides: tail: delete ($what, mean x$mean): CUTEC_ATTN_FWD_TAIL and its code; the figures stay in RESULTS.md"
     fi

@@ -88,7 +88,7 @@ static attn_block tile_at(cute_ctx *c, const hop_job *j, cute_int w)
     return tile_mhb(c, j, m, h, b);
 }
 
-/* The tail in runs (p->tail, hopper_plan.c's TAIL_RUNS; not causal, the persistent grid):
+/* The tail in runs (p->tail, hopper_plan.c's TAIL_RUNS_D128; not causal, the persistent grid):
  * of the grid's T tiles of K key tiles, on G blocks, T = W G + R, the last round's R tiles
  * kept 128 SMs idle for a whole tile (at issue 18's shapes 4,096 tiles: 31 rounds of 132
  * and 4).  Stream-K's hybrid division (streamk.c, the GEMM's: its division, unchanged) gives
