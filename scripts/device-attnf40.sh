@@ -29,7 +29,7 @@
 command -v nvidia-smi >/dev/null 2>&1 && nvidia-smi -L >/dev/null 2>&1 || { echo "== device-attnf40: skipped: no GPU here"; exit 0; }
 log="$out/attnf40.log"
 t0=$(date +%s)
-budget=${BUDGET_S:-90}
+budget=${BUDGET_S:-105}
 s4k="--batch 8 --heads 16 --seqlen 4096 --headdim 128 --iters 10"
 s16k="--batch 2 --heads 16 --seqlen 16384 --headdim 128 --iters 5"
 nosdpa="CUTEC_TORCH_ATTENTION=/nonexistent/no-sdpa.py"

@@ -11,7 +11,7 @@
 . scripts/device-common.sh
 command -v nvidia-smi >/dev/null 2>&1 || { echo "== device-hstu40: skipped: no GPU here"; exit 0; }
 log="$out/hstu40.log"
-start=$(date +%s) budget=${BUDGET_S:-60}
+start=$(date +%s) budget=${BUDGET_S:-95}
 shapes=${HSTU_SHAPES:-"--batch 4 --heads 4 --seqlen 8192 --headdim 128|--batch 16 --heads 4 --seqlen 4096 --headdim 64"}
 rounds=${ROUNDS:-1 2}
 alt=/tmp/hstu40-alt
