@@ -60,10 +60,7 @@ enum { CUTE_ATTENTION_GRID_AUTO, CUTE_ATTENTION_GRID_TILES, CUTE_ATTENTION_GRID_
 /* Compile one configuration.  The function's arguments: Q (B,Sq,H,D), K (B,Sk,G,D),
  * V (B,Sk,G,D), O (B,Sq,H,D), every stride but D's a multiple of 8 elements and the data
  * 16-byte aligned; scale_log2 (f32: the softmax scale times log2(e)); with cfg->lse, then
- * LSE (B,H,Sq) f32; with CUTEC_ATTN_FWD_TAIL=1 (the Hopper forward's tail in runs, not
- * causal on the persistent grid: docs/attention.md) then a workspace (f32, 1-D) and flags
- * (u32, 1-D, zeros, left so), which cutec_attention_fwd passes.  NULL and the reason in err
- * for a configuration it cannot take. */
+ * LSE (B,H,Sq) f32.  NULL and the reason in err for a configuration it cannot take. */
 const cute_fn *cute_attention_compile(cute_runtime *rt, const cute_attention_config *cfg,
                                       char *err, size_t n);
 

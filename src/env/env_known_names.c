@@ -16,7 +16,6 @@ const char *const cute_env_known_names[] = {
     "CUTEC_ATTN_FWD_ORDER",
     "CUTEC_ATTN_FWD_QSTAGES",
     "CUTEC_ATTN_FWD_SPLIT",
-    "CUTEC_ATTN_FWD_TAIL",
     "CUTEC_ATTN_FWD_WGU",
     "CUTEC_BACKEND",
     "CUTEC_BANK_CONFLICTS",

@@ -161,7 +161,6 @@ static void kernels(void)
     /* the Hopper forward's opt-in forms and diagnostics (hopper_plan.c): a value, a misspelt one */
     const char *fwd[][4] = {{"CUTEC_ATTN_FWD_JOIN", "1", "yes", "not one of 0|1"},
                             {"CUTEC_ATTN_FWD_WGU", "1", "on", "not one of 0|1"},
-                            {"CUTEC_ATTN_FWD_TAIL", "1", "on", "not one of 0|1"},
                             {"CUTEC_ATTN_FWD_DIAG", "noexp", "nosoft", "not one of none|nosoftmax|norescale|noexp|nosum"}};
     for (int i = 0; i < (int)(sizeof fwd / sizeof *fwd); i++) {
         good(fwd[i][0], fwd[i][1], attention, 1);

@@ -19,8 +19,6 @@ enum {
 const cute_fn *attn_lib_decode_fn(cute_attention_lib *lib, const cute_attention_config *cfg, char *err, size_t n);
 int attn_lib_splits(cute_attention_lib *lib);
 cute_status attn_lib_workspace(cute_attention_lib *lib, size_t bytes, cute_buffer *ws, char *err, size_t n);
-/* the forward tail's flags (hopper_fwd.c), at least `bytes` of them, zeros between kernels */
-cute_status attn_lib_flags(cute_attention_lib *lib, size_t bytes, cute_buffer *flags, char *err, size_t n);
 cute_runtime *attn_lib_runtime(const cute_attention_lib *lib);
 
 #endif

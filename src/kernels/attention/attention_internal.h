@@ -55,11 +55,6 @@ typedef struct attn_plan {
                                 lane 0 and its wgmma descriptors built once a stage, so that
                                 ptxas keeps Q's descriptors on the uniform datapath (hopper_fwd.c,
                                 the atoms' desc_stage; CUTEC_ATTN_FWD_WGU=0|1: hopper_plan.c) */
-    bool tail;               /* the Hopper forward's last G + R tiles (of T = W G + R on G
-                                blocks) in equal runs of key tiles, stream-K's hybrid, a tile's
-                                softmax state handed from block to block (hopper_fwd.c's
-                                item_at; not causal, the persistent grid; CUTEC_ATTN_FWD_TAIL:
-                                hopper_plan.c); the function takes a workspace and flags */
     int diag;                /* a diagnostic, wrong by design (ATTN_DIAG_*): the Hopper
                                 forward's key tiles after the first without their softmax and
                                 O's rescale (P = S), or without O's rescale alone, so that a
@@ -97,14 +92,6 @@ cute_attention_variant attn_variant(cute_runtime *rt, const cute_attention_confi
 bool attn_plan_make(cute_alg *a, const cute_attention_config *cfg, attn_plan *p);
 /* the Hopper forward on its persistent grid (p->sms set): two Q stages where asked and they fit */
 bool attn_plan_hopper_stage_q(cute_alg *a, attn_plan *p);
-/* whether cfg's Hopper forward on the persistent grid runs its tail in runs (p->tail:
- * CUTEC_ATTN_FWD_TAIL, not causal) */
-bool attn_hopper_tail(cute_alg *a, const cute_attention_config *cfg);
-/* compile.c: the tail's arguments of cfg's compiled forward on rt, after the LSE (or the
- * scale): 0 where it takes none, else the blocks they are sized for (a workspace of
- * attn_fwd_tail_values f32 a block, a u32 flag a block, 0 between kernels) */
-int attn_fwd_tail_blocks(cute_runtime *rt, const cute_attention_config *cfg);
-int64_t attn_fwd_tail_values(const cute_attention_config *cfg);
 /* hopper_plan.c: `extra` bytes more a K and V stage (HSTU's RAB tile): the stages that fit
  * then, at least two; (rows, D[, stages]) of 128-byte K-major GMMA atoms (64-byte at D % 64),
  * atoms down the rows first, so that the (rows, 64) block j (columns 64 j ..) is one TMA box */
@@ -182,10 +169,6 @@ cute_int attn_hop_sched_grid(cute_ctx *c, const attn_plan *p, const attn_hop_sch
 cute_int attn_hop_sched_mine(cute_ctx *c, const attn_hop_sched *s);
 void attn_hop_sched_tile(cute_ctx *c, const attn_plan *p, const attn_hop_sched *s, cute_int w, cute_int *m,
                          cute_int *h, cute_int *b);
-/* ... the tile at place idx of the order (attn_hop_sched_tile's of round w: place x + w grid,
- * or with the snake its reversed place in odd rounds) */
-void attn_hop_sched_at(cute_ctx *c, const attn_plan *p, const attn_hop_sched *s, cute_int idx, cute_int *m,
-                       cute_int *h, cute_int *b);
 /* the columns of one TMA box: the swizzle atom's row (64 elements, or 32 at head dim 96) */
 int64_t attn_hop_box_cols(const attn_plan *p);
 /* the boxes of a tile's row: a pipeline stage's bytes are this many boxes' (hopper_fwd.c) */

@@ -468,16 +468,6 @@ int main(void)
     setenv("CUTEC_ATTN_FWD_WGU", "1", 1);
     ATTN_TEST_ON("interp", "attention (the warpgroup index uniform, descriptors a stage)", wgu);
     unsetenv("CUTEC_ATTN_FWD_WGU");
-    /* the tail in runs (CUTEC_ATTN_FWD_TAIL=1, not causal on the persistent grid; 64-key
-     * tiles, 5 a tile, Sk's last partial): on 3 blocks, 7 tiles, 3 whole, then runs of 6 and
-     * 7 key tiles over the last 4 (a head and a tail, a tail and a head, a tail and a whole
-     * tile), at scale 0.2 */
-    static const attn_case tail[] = {{1, 777, 300, 1, 1, 128, false, false, CUTE_BF16, 0.2}};
-    setenv("CUTEC_ATTN_FWD_TAIL", "1", 1);
-    block_n = 64;
-    ATTN_TEST_ON("interp", "attention (the tail in runs)", tail);
-    block_n = 0;
-    unsetenv("CUTEC_ATTN_FWD_TAIL");
     unsplit_chains();
     register_reports();
     static const attn_case moderate[] = {

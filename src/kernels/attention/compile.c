@@ -4,13 +4,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "cutec/cuda_driver.h"
 #include "kernels/attention/attention_internal.h"
 #include "kernels/resident.h"
 
 /* the specs and their count: varlen's cu_seqlens (i32, contiguous) and longest query
  * sequence come before the LSE */
-static int make_specs(const cute_attention_config *cfg, bool tail, cute_arg_spec specs[ATTN_VARLEN_NARGS])
+static int make_specs(const cute_attention_config *cfg, cute_arg_spec specs[ATTN_VARLEN_NARGS])
 {
     char t[160];
     snprintf(t, sizeof t, "(?,?,?,%d):(?{div=8},?{div=8},?{div=8},1)", cfg->head_dim);
@@ -18,12 +17,6 @@ static int make_specs(const cute_attention_config *cfg, bool tail, cute_arg_spec
     specs[2].strides_of = 1 + 1; /* the kernels address V with K's offsets (fwd_kernel.c) */
     specs[4] = cute_spec_float(CUTE_F32);
     cute_arg_spec lse = cute_spec_tensor(CUTE_F32, "(?,?,?):(?,?,?)", 4);
-    if (!cfg->varlen && tail) { /* the tail's workspace and flags (hopper_fwd.c) */
-        int at = cfg->lse ? 6 : 5;
-        specs[5] = lse, specs[at] = cute_spec_tensor(CUTE_F32, "(?):(1)", 16);
-        specs[at + 1] = cute_spec_tensor(CUTE_U32, "(?):(1)", 4);
-        return at + 2;
-    }
     if (!cfg->varlen) return specs[5] = lse, cfg->lse ? 6 : 5;
     specs[ATTN_VARLEN_CU_Q] = specs[ATTN_VARLEN_CU_K] = cute_spec_tensor(CUTE_I32, "(?):(1)", 4);
     specs[ATTN_VARLEN_MAX_SQ] = cute_spec_int("?");
@@ -38,34 +31,6 @@ cute_attention_variant attn_variant(cute_runtime *rt, const cute_attention_confi
     bool hopper = cute_runtime_target_arch(rt) == 90 && !cfg->window && !cfg->varlen &&
                   attn_hopper_head_dim(cfg->head_dim); /* what it takes */
     return hopper ? CUTE_ATTENTION_HOPPER : CUTE_ATTENTION_SM80;
-}
-
-/* the persistent grid at head dims 64 and 128 (causal tiles in the snake order, Q in two
- * stages: hopper_sched.c, hopper_plan.c); d128 non-causal since the H200 pass of
- * 2026-11-27 13:35, with 160-key tiles (hopper_plan.c); d256 a block a tile */
-static bool persistent_grid(const cute_attention_config *cfg)
-{
-    bool automatic = cfg->head_dim == 64 || cfg->head_dim == 128;
-    return cfg->grid == CUTE_ATTENTION_GRID_PERSISTENT || (cfg->grid == CUTE_ATTENTION_GRID_AUTO && automatic);
-}
-
-/* the persistent grid's blocks at most: one an SM (3 on the interpreter, as below) */
-int attn_fwd_tail_blocks(cute_runtime *rt, const cute_attention_config *cfg)
-{
-    cute_alg a;
-    cute_alg_init(&a, NULL);
-    if (attn_variant(rt, cfg) != CUTE_ATTENTION_HOPPER || !persistent_grid(cfg) || !attn_hopper_tail(&a, cfg))
-        return 0;
-    cute_cuda *cu = cute_cuda_backend_driver(cute_runtime_backend(rt));
-    const cute_device_info *d = cu ? cute_cuda_device(cu) : NULL;
-    return d && d->sm_count > 0 ? d->sm_count : 3;
-}
-
-/* a consumer thread's state (hopper_fwd.c's tail_slot): O's 64 x D / 128 accumulators and
- * two rows' m and l; three consumer warpgroups at most */
-int64_t attn_fwd_tail_values(const cute_attention_config *cfg)
-{
-    return 3 * 128 * (cfg->head_dim / 2 + 4);
 }
 
 const cute_fn *cute_attention_compile(cute_runtime *rt, const cute_attention_config *cfg, char *err,
@@ -84,10 +49,14 @@ const cute_fn *cute_attention_compile(cute_runtime *rt, const cute_attention_con
         free(plan);
         return NULL;
     }
-    if (hopper && persistent_grid(cfg)) { /* the persistent grid: a block an SM (3 on the interpreter) */
+    /* the persistent grid at head dims 64 and 128 (causal tiles in the snake order, Q in two
+     * stages: hopper_sched.c, hopper_plan.c); d128 non-causal since the H200 pass of
+     * 2026-11-27 13:35, with 160-key tiles (hopper_plan.c); d256 a block a tile */
+    bool automatic = cfg->head_dim == 64 || cfg->head_dim == 128;
+    bool persistent = cfg->grid == CUTE_ATTENTION_GRID_PERSISTENT || (cfg->grid == CUTE_ATTENTION_GRID_AUTO && automatic);
+    if (hopper && persistent) { /* the persistent grid: a block an SM (3 on the interpreter) */
         int resident = kernels_resident_clusters(rt, 1, plan->threads, 1);
         plan->sms = resident > 0 ? resident : 3;
-        plan->tail = attn_hopper_tail(&a, cfg);
         if (!attn_plan_hopper_stage_q(&a, plan)) {
             snprintf(err, n, "%s", a.error);
             free(plan);
@@ -95,10 +64,10 @@ const cute_fn *cute_attention_compile(cute_runtime *rt, const cute_attention_con
         }
     }
     cute_arg_spec specs[ATTN_VARLEN_NARGS];
-    int nargs = make_specs(cfg, plan->tail, specs);
+    int nargs = make_specs(cfg, specs);
     char name[192];
     static const char *const diag_names[] = {"", "_diagnosm", "_diagnorsc", "_diagnoexp", "_diagnosum"};
-    int len = snprintf(name, sizeof name, "attention_fwd%s_%s_d%dx%lld%s%s%s%s%s%s%s%s%s%s%s%s%s%s%s%s", hopper ? "_hopper" : "",
+    int len = snprintf(name, sizeof name, "attention_fwd%s_%s_d%dx%lld%s%s%s%s%s%s%s%s%s%s%s%s%s%s%s", hopper ? "_hopper" : "",
                        cute_dtype_name(cfg->dtype), cfg->head_dim, (long long)plan->bn,
                        !hopper && plan->step_n < plan->bn ? "_steps32" : "", !hopper && plan->stages > 1 ? "_kv2" : "",
                        plan->rescale_lazy ? "_lazy" : "",
@@ -106,7 +75,7 @@ const cute_fn *cute_attention_compile(cute_runtime *rt, const cute_attention_con
                        hopper && !plan->sms ? "_tiles" : "", hopper && plan->q_stages > 1 ? "_q2" : "",
                        hopper && plan->sms && plan->snake && cfg->causal ? "_snake" : "",
                        hopper && plan->split_mask ? "_split" : "", hopper && plan->fast_finish ? "_ffin" : "",
-                       hopper && plan->sms && plan->join ? "_join" : "", hopper && plan->wg_uniform ? "_wgu" : "", plan->tail ? "_tail" : "",
+                       hopper && plan->sms && plan->join ? "_join" : "", hopper && plan->wg_uniform ? "_wgu" : "",
                        !hopper ? "" : diag_names[plan->diag],
                        cfg->causal ? "_causal" : "",
                        cfg->lse ? "_lse" : "", cfg->varlen ? "_varlen" : "");
@@ -139,7 +108,7 @@ const cute_fn *attn_blackwell_compile_broken(cute_runtime *rt, const cute_attent
     cute_arg_spec specs[ATTN_VARLEN_NARGS];
     char name[64];
     snprintf(name, sizeof name, "attention_fwd_blackwell_broken%u", broken);
-    const cute_fn *f = cute_compile(rt, name, attn_blackwell_host, plan, make_specs(cfg, false, specs), specs, err, n);
+    const cute_fn *f = cute_compile(rt, name, attn_blackwell_host, plan, make_specs(cfg, specs), specs, err, n);
     free(plan);
     return f;
 }

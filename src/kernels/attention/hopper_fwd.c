@@ -20,21 +20,12 @@
 
 #include "cutec/atom_table.h"
 #include "cutec/notation.h"
-#include "cutec/peer.h"
 #include "cutec/pipeline.h"
 #include "cutec/smem.h"
 #include "cutec/sync.h"
 #include "kernels/attention/attention_internal.h"
-#include "kernels/gemm/gemm_internal.h" /* stream-K's division of the work (streamk.c) */
 
-/* TAIL_MEET: the consumers' named barrier around the tail's state (the ring's are 1 ..
- * consumers) */
-enum { WARPGROUP = 128, TAIL_MEET = 4 };
-/* The runs taken where they save the busiest block more key tiles than this: what they add
- * to it, about one key tile's state written and read (68 KB a block at d128: ~1 us at L2's
- * share of an SM, against ~2 us a key tile of 160 at ~5.3 TFLOP/s an SM) and one tile start
- * more (its first S alone, its last P V alone) */
-enum { TAIL_FIXUP = 2 };
+enum { WARPGROUP = 128 };
 
 typedef attn_hop_smem hop_smem;
 
@@ -53,29 +44,13 @@ typedef struct hop_job {
     cute_tensor t[5];
     attn_hop_sched sched;
     cute_val scale_log2;
-    /* the tail in runs (p->tail): the division of the tiles' key tiles, the states' slots
-     * (f32) and the blocks' flags (u32, 0 between kernels) */
-    gemm_streamk sk;
-    cute_tensor ws, flags;
 } hop_job;
 
 /* the tiles the block computes: the persistent grid's (hopper_sched.c), or with a block a
  * tile (p->sms 0) one */
 static cute_int tiles_mine(cute_ctx *c, const hop_job *j)
 {
-    if (j->p->tail) return j->sk.items;
     return j->p->sms ? attn_hop_sched_mine(c, &j->sched) : cute_i(1);
-}
-
-/* Q tile m of head h of batch b */
-static attn_block tile_mhb(cute_ctx *c, const hop_job *j, cute_int m, cute_int h, cute_int b)
-{
-    const cute_tensor *t = j->t;
-    /* with the fast finish, divided once here: the epilogue, after the key-tile loop (a
-     * scope of its own), would divide again, on its way to O's addresses */
-    if (j->p->fast_finish) m = cute_int_now(c, m), h = cute_int_now(c, h), b = cute_int_now(c, b);
-    attn_seq seq = {b, b, cute_i(0), cute_i(0), t[0].layout.shape.leaf[1], t[1].layout.shape.leaf[1]};
-    return attn_block_tiles_at(c, j->p, t, &seq, b, h, m);
 }
 
 /* the block's w-th tile */
@@ -85,30 +60,11 @@ static attn_block tile_at(cute_ctx *c, const hop_job *j, cute_int w)
     if (!j->p->sms) return attn_block_tiles(c, j->p, t[0], t[1], t[2], t[3], t[4]);
     cute_int m, h, b;
     attn_hop_sched_tile(c, j->p, &j->sched, w, &m, &h, &b);
-    return tile_mhb(c, j, m, h, b);
-}
-
-/* The tail in runs (p->tail, hopper_plan.c's TAIL_RUNS_D128; not causal, the persistent grid):
- * of the grid's T tiles of K key tiles, on G blocks, T = W G + R, the last round's R tiles
- * kept 128 SMs idle for a whole tile (at issue 18's shapes 4,096 tiles: 31 rounds of 132
- * and 4).  Stream-K's hybrid division (streamk.c, the GEMM's: its division, unchanged) gives
- * every block W - 1 whole tiles, then a run of (G + R) K / G key tiles of the last G + R
- * tiles, so that every block ends together (at those shapes 30 tiles and 26.8 of 26 key
- * tiles, or of 103: 31.03 tiles' time, not 32).  A run's pieces go last tile first: the
- * head of its last tile (k1 < K), which the next block finishes, is done first and leaves
- * the softmax's state, O unnormalized and each row's m and l as the thread holds them, in
- * the block's slot with its flag up; the tail of its first tile (k0 > 0) is done last, once
- * the block below's flag is up, starting from that state as if the keys before k0 had been
- * its own: the same arithmetic in the same order as the whole tile (O bit for bit). */
-static attn_block item_at(cute_ctx *c, const hop_job *j, cute_int w, gemm_work *wk)
-{
-    if (!j->p->tail) return tile_at(c, j, w);
-    *wk = gemm_streamk_work(c, &j->sk, w);
-    cute_int m, h, b;
-    attn_hop_sched_at(c, j->p, &j->sched, wk->tile, &m, &h, &b);
-    attn_block t = tile_mhb(c, j, m, h, b);
-    t.n_begin = wk->k0, t.n_end = wk->k1; /* (not causal: every tile's keys are [0, K)) */
-    return t;
+    /* with the fast finish, divided once here: the epilogue, after the key-tile loop (a
+     * scope of its own), would divide again, on its way to O's addresses */
+    if (j->p->fast_finish) m = cute_int_now(c, m), h = cute_int_now(c, h), b = cute_int_now(c, b);
+    attn_seq seq = {b, b, cute_i(0), cute_i(0), t[0].layout.shape.leaf[1], t[1].layout.shape.leaf[1]};
+    return attn_block_tiles_at(c, j->p, t, &seq, b, h, m);
 }
 
 /* Q's tile, or its stage of the state's (a staged tile has one mode more: `modes` counts the
@@ -152,8 +108,7 @@ static void producer(cute_ctx *c, const hop_job *j)
     cute_pipeline_state sq = cute_make_pipeline_state(c, CUTE_PIPELINE_PRODUCER, p->q_stages);
     cute_pipeline_state skv = cute_make_pipeline_state(c, CUTE_PIPELINE_PRODUCER, p->stages);
     CUTE_FOR(c, w, cute_i(0), tiles_mine(c, j)) {
-        gemm_work wk;
-        attn_block t = item_at(c, j, w, &wk);
+        attn_block t = tile_at(c, j, w);
         produce_tile(c, p, &t, j->m, j->x, &sq, &skv);
     }
 }
@@ -317,98 +272,20 @@ static void key_tiles(cute_ctx *c, const attn_plan *p, const attn_block *t, cons
     CUTE_FOR(c, n, mid, end) { key_tile(c, p, t, m, f, r, rp, st, n, MASK_EVERY, scale_log2); }
 }
 
-/* The tail's state (item_at): block u's slot as consumer thread tid sees it, its values (O's
- * accumulators, then its rows' m and l) side by side; O's part shaped as acc_o */
-static cute_tensor tail_slot(cute_ctx *c, const hop_job *j, cute_int tid, cute_int u, int64_t values)
-{
-    cute_alg *a = cute_ctx_alg(c);
-    long long v = values, threads = j->p->consumers * WARPGROUP;
-    cute_layout slots = cute_layout_fmt(a, "(%lld,%lld,%I):(1,%lld,%lld)", v, threads, cute_grid_dim(c, 0), v, v * threads);
-    cute_tiler by_slot = cute_tiler_layout(&slots);
-    return cute_tensor_slice(c, cute_tensor_compose(c, j->ws, &by_slot), cute_tuple_fmt(a, "(_,%I,%I)", tid, u));
-}
-
-static cute_tensor slot_o(cute_ctx *c, cute_tensor x, cute_tensor acc_o)
-{
-    cute_layout like = cute_make_layout_like(cute_ctx_alg(c), &acc_o.layout);
-    cute_tiler as_acc = cute_tiler_layout(&like);
-    return cute_tensor_compose(c, x, &as_acc);
-}
-
-static int64_t o_values(cute_ctx *c, const hop_frag *f)
-{
-    return cute_size(cute_ctx_alg(c), &f->acc_o.layout).v;
-}
-
-/* the consumers meet: every thread's slot stored before the flag, or read after it */
-static void tail_meet(cute_ctx *c, const attn_plan *p)
-{
-    cute_named_barrier_sync(c, TAIL_MEET, p->consumers * WARPGROUP);
-}
-
-/* a head's end: the state into this block's slot, then its flag up */
-static void tail_stash(cute_ctx *c, const hop_job *j, cute_int tid, const hop_frag *f, const attn_rows *r)
-{
-    int64_t n = o_values(c, f);
-    cute_tensor x = tail_slot(c, j, tid, cute_block_idx(c, 0), n + 2 * r->n);
-    cute_tensor_store(c, slot_o(c, x, f->acc_o), cute_tensor_load(c, f->acc_o));
-    for (int i = 0; i < r->n; i++) {
-        cute_tensor m = CUTE_SLICE(c, x, cute_i(n + i)), l = CUTE_SLICE(c, x, cute_i(n + r->n + i));
-        cute_tensor_store(c, m, cute_ssa_scalar(c, r->m[i], m.layout.shape));
-        cute_tensor_store(c, l, cute_ssa_scalar(c, r->l[i], l.layout.shape));
-    }
-    tail_meet(c, j->p);
-    CUTE_IF(c, cute_int_eq(c, tid, cute_i(0))) cute_grid_flag_release(c, j->flags, cute_block_idx(c, 0), cute_i(1));
-}
-
-/* a tail's start: once block `below`'s flag is up (then down again for the next kernel),
- * its state in place of O's zeros and the rows' (-inf, 0) */
-static void tail_resume(cute_ctx *c, const hop_job *j, cute_int tid, cute_int below, const hop_frag *f, attn_rows *r)
-{
-    CUTE_IF(c, cute_int_eq(c, tid, cute_i(0))) {
-        cute_grid_flag_wait(c, j->flags, below, cute_i(1));
-        cute_grid_flag_release(c, j->flags, below, cute_i(0));
-    }
-    tail_meet(c, j->p);
-    int64_t n = o_values(c, f);
-    cute_tensor x = tail_slot(c, j, tid, below, n + 2 * r->n);
-    cute_tensor_store(c, f->acc_o, cute_tensor_load(c, slot_o(c, x, f->acc_o)));
-    for (int i = 0; i < r->n; i++) {
-        cute_val_assign(c, r->m[i], cute_ssa_get(c, cute_tensor_load(c, CUTE_SLICE(c, x, cute_i(n + i))), 0));
-        cute_val_assign(c, r->l[i], cute_ssa_get(c, cute_tensor_load(c, CUTE_SLICE(c, x, cute_i(n + r->n + i))), 0));
-    }
-}
-
-/* 1 where the value (i1) holds, else 0: a loop of one trip or none, not a branch (under a
- * branch on a run-time value the trace cannot prove which threads reach the epilogue's
- * partitions: the GEMM's stream-K, hopper.c) */
-static cute_int trips(cute_ctx *c, cute_val holds)
-{
-    return cute_int_from_val(c, cute_val_cvt(c, holds, CUTE_I32), 0);
-}
-
 /* One tile.  S(n) = Q K(n)^T and O += P(n-1) V(n-1) are issued together, then the softmax
  * of S(n) and O's rescale (after_softmax: ptxas waits for both GEMMs first); the consumer
  * warpgroups take turns issuing (attn_hop_ring_turn: hopper_roles.c), so that one's softmax
  * runs while another's GEMMs do.  Q's stage is released after the tile's last softmax. */
-static void consume_tile(cute_ctx *c, const hop_job *j, const attn_block *t, cute_int tid, hop_states *st,
-                         const gemm_work *piece)
+static void consume_tile(cute_ctx *c, const attn_plan *p, const attn_block *t, const hop_smem *m, cute_int tid,
+                         hop_states *st, cute_val scale_log2)
 {
     cute_alg *a = cute_ctx_alg(c);
-    const attn_plan *p = j->p;
-    const hop_smem *m = j->m;
-    cute_val scale_log2 = j->scale_log2;
     hop_frag f = fragments(c, p, t, m, tid);
     cute_fill(c, f.acc_o, 0);
     cute_layout rows_mode = cute_get(a, &f.acc_o.layout, 1);
     attn_rows r = attn_rows_start(c, 2 * (int)cute_size(a, &rows_mode).v);
     /* P(n-1), shaped as S's accumulators: the RS wgmma's A operand, in its packed words */
     cute_tensor rp = cute_make_fragment_A(c, &p->pv, f.acc_s);
-    if (piece) /* a tail: the state of the block with the tile's head */
-        CUTE_FOR(c, once, cute_i(0), trips(c, cute_int_lt(c, piece->first, cute_block_idx(c, 0)))) {
-            (void)once;
-            tail_resume(c, j, tid, piece->first, &f, &r);
-        }
     cute_pipeline_consumer_wait(c, &m->pq, &st->q, (cute_val){0});
     int ring = p->consumers;
     cute_val corr[8];
@@ -417,7 +294,6 @@ static void consume_tile(cute_ctx *c, const hop_job *j, const attn_block *t, cut
     attn_hop_ring_pass(c, st->wg, ring);
     retire(c, 0, &m->pk, &st->k);
     softmax(c, p, t, &f, &r, t->n_begin, MASK_WHERE_NEEDED, scale_log2, corr); /* (O is 0: no rescale) */
-    if (piece) attn_rescale(c, &r, f.acc_o, corr); /* (a tail's O is its head's) */
     to_p(c, p, &f, rp);
     key_tiles(c, p, t, m, &f, &r, rp, st, scale_log2);
     cute_pipeline_consumer_release(c, &m->pq, &st->q); /* every S of the tile has retired */
@@ -426,19 +302,7 @@ static void consume_tile(cute_ctx *c, const hop_job *j, const attn_block *t, cut
     issue_attend(c, p, m, &f, rp, &st->v);
     attn_hop_ring_pass(c, st->wg, ring);
     retire(c, 0, &m->pv, &st->v);
-    if (!piece) {
-        attn_epilogue(c, p, f.pv, t, &r, f.acc_o, scale_log2);
-        return;
-    }
-    cute_int head = trips(c, piece->partial); /* 1: a head, 0: the tile's end */
-    CUTE_FOR(c, once, cute_i(0), cute_sub(a, cute_i(1), head)) {
-        (void)once;
-        attn_epilogue(c, p, f.pv, t, &r, f.acc_o, scale_log2);
-    }
-    CUTE_FOR(c, once, cute_i(0), head) {
-        (void)once;
-        tail_stash(c, j, tid, &f, &r);
-    }
+    attn_epilogue(c, p, f.pv, t, &r, f.acc_o, scale_log2);
 }
 
 /* The tiles joined (p->join, the persistent grid only; CUTEC_ATTN_FWD_JOIN, hopper_plan.c):
@@ -537,13 +401,12 @@ static void consumer(cute_ctx *c, const hop_job *j, cute_int tid)
                      cute_make_pipeline_state(c, CUTE_PIPELINE_CONSUMER, j->p->stages),
                      cute_make_pipeline_state(c, CUTE_PIPELINE_CONSUMER, j->p->stages),
                      attn_hop_ring_start(c, tid, j->p->consumers)};
-    if (j->p->join && j->p->sms && !j->p->tail) /* (the tail's items are not joined) */
+    if (j->p->join && j->p->sms)
         consume_joined(c, j, tid, &st);
     else
         CUTE_FOR(c, w, cute_i(0), tiles_mine(c, j)) {
-            gemm_work wk;
-            attn_block t = item_at(c, j, w, &wk);
-            consume_tile(c, j, &t, tid, &st, j->p->tail ? &wk : NULL);
+            attn_block t = tile_at(c, j, w);
+            consume_tile(c, j->p, &t, j->m, tid, &st, j->scale_log2);
         }
     attn_hop_ring_end(c, st.wg);
 }
@@ -590,10 +453,8 @@ static void consume(cute_ctx *c, void *arg, cute_int tid)
     consumer(c, arg, tid);
 }
 
-/* ws and flags: the tail's (p->tail), else unused */
-static void hopper_body(cute_ctx *c, cute_tensor mQ, cute_tensor mK, cute_tensor mV, cute_tensor mO, cute_tensor mL,
-                        cute_val scale_log2, cute_val map_q, cute_val map_k, cute_val map_v, cute_tensor ws,
-                        cute_tensor flags)
+static void hopper_kernel(cute_ctx *c, cute_tensor mQ, cute_tensor mK, cute_tensor mV, cute_tensor mO,
+                          cute_tensor mL, cute_val scale_log2, cute_val map_q, cute_val map_k, cute_val map_v)
 {
     const attn_plan *p = cute_ctx_user(c);
     cute_kernel_min_blocks(c, 1);
@@ -601,28 +462,8 @@ static void hopper_body(cute_ctx *c, cute_tensor mQ, cute_tensor mK, cute_tensor
     hop_smem m = attn_hop_shared_memory(c, p, &al);
     hop_maps x = {map_q, map_k, map_v, cute_make_identity_tensor(c, mQ.layout.shape),
                   cute_make_identity_tensor(c, mK.layout.shape)};
-    hop_job j = {.p = p, .m = &m, .x = &x, .t = {mQ, mK, mV, mO, mL}, .sched = attn_hop_sched_make(c, p, mQ),
-                 .scale_log2 = scale_log2};
-    if (p->tail) {
-        gemm_sched tiles = {.count = j.sched.count}; /* (the division reads the count alone) */
-        cute_int keys = cute_ceil_div(cute_ctx_alg(c), mK.layout.shape.leaf[1], cute_i(p->bn));
-        j.sk = gemm_streamk_make_fixup(c, &tiles, keys, TAIL_FIXUP);
-        j.ws = ws, j.flags = flags;
-    }
+    hop_job j = {p, &m, &x, {mQ, mK, mV, mO, mL}, attn_hop_sched_make(c, p, mQ), scale_log2};
     attn_hop_roles_n(c, p->consumers, produce, consume, &j);
-}
-
-static void hopper_kernel(cute_ctx *c, cute_tensor mQ, cute_tensor mK, cute_tensor mV, cute_tensor mO,
-                          cute_tensor mL, cute_val scale_log2, cute_val map_q, cute_val map_k, cute_val map_v)
-{
-    hopper_body(c, mQ, mK, mV, mO, mL, scale_log2, map_q, map_k, map_v, (cute_tensor){0}, (cute_tensor){0});
-}
-
-static void hopper_tail_kernel(cute_ctx *c, cute_tensor mQ, cute_tensor mK, cute_tensor mV, cute_tensor mO,
-                               cute_tensor mL, cute_val scale_log2, cute_val map_q, cute_val map_k, cute_val map_v,
-                               cute_tensor ws, cute_tensor flags)
-{
-    hopper_body(c, mQ, mK, mV, mO, mL, scale_log2, map_q, map_k, map_v, ws, flags);
 }
 
 void attn_hopper_host(cute_ctx *c, const cute_arg *arg)
@@ -637,11 +478,6 @@ void attn_hopper_host(cute_ctx *c, const cute_arg *arg)
     attn_hop_sched s = attn_hop_sched_make(c, p, mQ);
     cute_launch_cfg cfg = {.grid = {cute_ceil_div(a, e[1], cute_i(p->bm)), e[2], e[0]}, .block = {cute_i(p->threads)}};
     if (p->sms) cfg.grid[0] = attn_hop_sched_grid(c, p, &s), cfg.grid[1] = cfg.grid[2] = cute_i(1);
-    int tail = p->cfg.lse ? 6 : 5; /* the tail's workspace and flags, after the LSE (compile.c) */
-    if (p->tail)
-        CUTE_LAUNCH(c, hopper_tail_kernel, cfg, mQ, arg[1].tensor, arg[2].tensor, arg[3].tensor, mL, arg[4].f,
-                    p->tma_q.map, p->tma_k.map, p->tma_v.map, arg[tail].tensor, arg[tail + 1].tensor);
-    else
-        CUTE_LAUNCH(c, hopper_kernel, cfg, mQ, arg[1].tensor, arg[2].tensor, arg[3].tensor, mL, arg[4].f,
-                    p->tma_q.map, p->tma_k.map, p->tma_v.map);
+    CUTE_LAUNCH(c, hopper_kernel, cfg, mQ, arg[1].tensor, arg[2].tensor, arg[3].tensor, mL, arg[4].f,
+                p->tma_q.map, p->tma_k.map, p->tma_v.map);
 }

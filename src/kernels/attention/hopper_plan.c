@@ -74,23 +74,6 @@ static const bool JOIN_TILES[2] = {false, false};
 static const bool WG_UNIFORM[2] = {false, false};
 static const bool WG_UNIFORM_D256[2] = {true, false};
 
-/* The tail in runs (hopper_fwd.c's item_at: the last G + R of T = W G + R tiles on G blocks
- * in G equal runs of key tiles, each tile's softmax state handed on from block to block),
- * not causal on the persistent grid (d64, d128), unless CUTEC_ATTN_FWD_TAIL says 0 or 1.  At
- * issue 18's d128 shapes (4,096 tiles on 132 SMs, 26 or 103 key tiles a tile) the busiest
- * block's key tiles: 32 tiles' 832 -> 807, 3,296 -> 3,197, both x0.970.  Session 40's mid pass
- * (H200, one round): 2x16x16384 738.4 TFLOP/s against 723.8 (x1.020).  Opt-in at d128 until
- * scripts/device-attnf40.sh's "decides:" line says whether to write true in TAIL_RUNS_D128;
- * d64 16x32x2048 (5,632 tiles of 192 rows: 42 rounds and 88) would gain at most x0.993 of its
- * busiest block's key tiles, less the state's store and load: untimed, off. */
-static const bool TAIL_RUNS_D128 = false;
-
-bool attn_hopper_tail(cute_alg *a, const cute_attention_config *cfg)
-{
-    bool dflt = cfg->head_dim == 128 && TAIL_RUNS_D128;
-    return kernel_env_choice(a, "CUTEC_ATTN_FWD_TAIL", "0|1", dflt) == 1 && !cfg->causal;
-}
-
 /* the consumer warpgroups down M: warpgroup w computes rows 64 w .. 64 w + 63; stage: the
  * descriptors built once a stage (the atom's desc_stage) */
 static bool make_mma(cute_alg *a, cute_dtype d, int64_t n, bool rs, int consumers, bool stage, cute_tiled_mma *out)

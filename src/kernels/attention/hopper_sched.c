@@ -58,13 +58,7 @@ void attn_hop_sched_tile(cute_ctx *c, const attn_plan *p, const attn_hop_sched *
                          cute_int *h, cute_int *b)
 {
     cute_alg *a = cute_ctx_alg(c);
-    attn_hop_sched_at(c, p, s, cute_add(a, place(c, s, w), cute_mul(a, w, cute_grid_dim(c, 0))), m, h, b);
-}
-
-void attn_hop_sched_at(cute_ctx *c, const attn_plan *p, const attn_hop_sched *s, cute_int idx, cute_int *m,
-                       cute_int *h, cute_int *b)
-{
-    cute_alg *a = cute_ctx_alg(c);
+    cute_int idx = cute_add(a, place(c, s, w), cute_mul(a, w, cute_grid_dim(c, 0)));
     /* the linear order to (Q tile, head, batch): Q tiles fastest, or (causal, but with the
      * snake) slowest */
     bool across = p->cfg.causal && !s->snake;

@@ -29,8 +29,6 @@ struct cute_attention_lib {
     size_t ws_bytes;
     cute_buffer *retired; /* smaller workspaces that kernels in flight may still use */
     int nretired;
-    cute_buffer flags;    /* the forward's tail flags (hopper_fwd.c): zeros between kernels */
-    size_t flags_bytes;
 };
 
 cute_attention_lib *cute_attention_lib_new(cute_runtime *rt)
@@ -53,7 +51,6 @@ void cute_attention_lib_free(cute_attention_lib *lib)
     fn_cache_free(&lib->dec);
     cute_backend *b = cute_runtime_backend(lib->rt);
     if (lib->ws_bytes) b->vt->free(b->self, &lib->ws);
-    if (lib->flags_bytes) b->vt->free(b->self, &lib->flags);
     for (int i = 0; i < lib->nretired; i++) b->vt->free(b->self, &lib->retired[i]);
     free(lib->retired);
     pthread_mutex_destroy(&lib->lock);
@@ -224,16 +221,6 @@ cute_status cutec_attention_fwd_options(cute_attention_lib *lib, const cute_call
         args[nargs++] = *opt->cu_seqlens_q, args[nargs++] = *opt->cu_seqlens_k,
         args[nargs++] = cute_call_int(opt->max_seqlen_q);
     if (lse) args[nargs++] = *lse;
-    cute_buffer ws, flags; /* the tail's (the arguments point at them) */
-    int blocks = cfg.varlen ? 0 : attn_fwd_tail_blocks(lib->rt, &cfg);
-    if (blocks) {
-        size_t values = (size_t)blocks * (size_t)attn_fwd_tail_values(&cfg);
-        cute_status s2 = attn_lib_workspace(lib, values * 4, &ws, err, n);
-        if (s2 == CUTE_OK) s2 = attn_lib_flags(lib, (size_t)blocks * 4, &flags, err, n);
-        if (s2 != CUTE_OK) return s2;
-        args[nargs++] = cute_call_tensor(&ws, 0, CUTE_F32, 1, (int64_t[]){(int64_t)values}, (int64_t[]){1});
-        args[nargs++] = cute_call_tensor(&flags, 0, CUTE_U32, 1, (int64_t[]){blocks}, (int64_t[]){1});
-    }
     char why[4096];
     cute_status st = cute_call(f, stream, nargs, args, why, sizeof why);
     if (st != CUTE_OK) snprintf(err, n, "attention: %s", why);
@@ -271,48 +258,29 @@ int attn_lib_splits(cute_attention_lib *lib)
     return s;
 }
 
-/* grows *buf (*have bytes, lock held) to `bytes`, zeroed where asked; the smaller one is kept
- * until the library is freed, as kernels in flight may still use it */
-static cute_status grow(cute_attention_lib *lib, cute_buffer *buf, size_t *have, size_t bytes, bool zeroed)
+/* grows the workspace (lock held); the smaller one is kept until the library is freed, as
+ * kernels in flight may still use it */
+static cute_status grow(cute_attention_lib *lib, size_t bytes)
 {
     cute_backend *b = cute_runtime_backend(lib->rt);
     cute_buffer fresh;
     cute_buffer *r = realloc(lib->retired, (size_t)(lib->nretired + 1) * sizeof *r);
     if (!r) return CUTE_ERR_OOM;
     lib->retired = r;
-    void *zeros = zeroed ? calloc(1, bytes) : NULL;
-    cute_status s = zeroed && !zeros ? CUTE_ERR_OOM : b->vt->alloc(b->self, bytes, &fresh);
-    if (s == CUTE_OK && zeroed) s = b->vt->upload(b->self, &fresh, 0, zeros, bytes);
-    free(zeros);
+    cute_status s = b->vt->alloc(b->self, bytes, &fresh);
     if (s != CUTE_OK) return s;
-    if (*have) lib->retired[lib->nretired++] = *buf;
-    *buf = fresh, *have = bytes;
+    if (lib->ws_bytes) lib->retired[lib->nretired++] = lib->ws;
+    lib->ws = fresh, lib->ws_bytes = bytes;
     return CUTE_OK;
-}
-
-/* *buf of at least `bytes` into *out */
-static cute_status at_least(cute_attention_lib *lib, cute_buffer *buf, size_t *have, size_t bytes, bool zeroed,
-                            cute_buffer *out)
-{
-    pthread_mutex_lock(&lib->lock);
-    cute_status s = bytes > *have ? grow(lib, buf, have, bytes, zeroed) : CUTE_OK;
-    *out = *buf;
-    pthread_mutex_unlock(&lib->lock);
-    return s;
 }
 
 cute_status attn_lib_workspace(cute_attention_lib *lib, size_t bytes, cute_buffer *ws, char *err, size_t n)
 {
-    cute_status s = at_least(lib, &lib->ws, &lib->ws_bytes, bytes, false, ws);
+    pthread_mutex_lock(&lib->lock);
+    cute_status s = bytes > lib->ws_bytes ? grow(lib, bytes) : CUTE_OK;
+    *ws = lib->ws;
+    pthread_mutex_unlock(&lib->lock);
     if (s != CUTE_OK) snprintf(err, n, "attention decode: a workspace of %zu bytes: %s", bytes, cute_status_name(s));
-    return s;
-}
-
-/* (zeros at first; the kernels leave them so) */
-cute_status attn_lib_flags(cute_attention_lib *lib, size_t bytes, cute_buffer *flags, char *err, size_t n)
-{
-    cute_status s = at_least(lib, &lib->flags, &lib->flags_bytes, bytes, true, flags);
-    if (s != CUTE_OK) snprintf(err, n, "attention: %zu bytes of flags: %s", bytes, cute_status_name(s));
     return s;
 }
 

@@ -417,9 +417,6 @@ typedef struct gemm_work {
     cute_val partial; /* k1 < K: the partial sums go to the workspace */
 } gemm_work;
 gemm_streamk gemm_streamk_make(cute_ctx *c, const gemm_sched *s, cute_int k_tiles);
-/* ... the runs taken where they save the busiest block more than `fixup` k-tiles (the
- * GEMM's: 4; the Hopper attention forward's tail, hopper_fwd.c, in key tiles) */
-gemm_streamk gemm_streamk_make_fixup(cute_ctx *c, const gemm_sched *s, cute_int k_tiles, int fixup);
 /* ... or, the SM80 kernel's (multistage.c), every tile in the runs, on a grid of at most one
  * block a tile (gemm_streamk_all_launch_cfg): plain stream-K, each block one contiguous run
  * of (tile, k-tile) iterations, so the blocks' epilogues fall at different moments */

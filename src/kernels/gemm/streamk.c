@@ -30,10 +30,10 @@ static cute_int positive(cute_alg *a, cute_int x) { return cute_min(a, x, cute_i
  * FIXUP_K_TILES (a 128 KB slot written by one block and read by another at some 126 GB/s an
  * SM, against a k-tile's 0.7 us at 128 x 256) */
 enum { FIXUP_K_TILES = 4 };
-static cute_int runs_pay(cute_alg *a, cute_int K, cute_int R, cute_int G, int fixup)
+static cute_int runs_pay(cute_alg *a, cute_int K, cute_int R, cute_int G)
 {
     cute_int saved = cute_sub(a, K, cute_ceil_div(a, cute_mul(a, R, K), G));
-    return positive(a, cute_max(a, cute_sub(a, saved, cute_i(fixup)), cute_i(0)));
+    return positive(a, cute_max(a, cute_sub(a, saved, cute_i(FIXUP_K_TILES)), cute_i(0)));
 }
 
 /* the division of the work with `runs` of the T tiles in the runs (the last ones) */
@@ -57,16 +57,11 @@ static gemm_streamk make(cute_ctx *c, const gemm_sched *s, cute_int k_tiles, cut
 
 gemm_streamk gemm_streamk_make(cute_ctx *c, const gemm_sched *s, cute_int k_tiles)
 {
-    return gemm_streamk_make_fixup(c, s, k_tiles, FIXUP_K_TILES);
-}
-
-gemm_streamk gemm_streamk_make_fixup(cute_ctx *c, const gemm_sched *s, cute_int k_tiles, int fixup)
-{
     cute_alg *a = cute_ctx_alg(c);
     cute_int T = s->count, G = cute_grid_dim(c, 0), W = cute_div(a, T, G), R = cute_mod(a, T, G);
     /* (W = 0 keeps whole tiles: runs under a tile would need more than one partial a tile) */
     cute_int runs = cute_mul(a, cute_mul(a, positive(a, R), positive(a, W)), cute_add(a, R, G));
-    return make(c, s, k_tiles, cute_mul(a, runs, runs_pay(a, k_tiles, R, G, fixup)));
+    return make(c, s, k_tiles, cute_mul(a, runs, runs_pay(a, k_tiles, R, G)));
 }
 
 /* Every tile in the runs, on at most as many blocks as tiles (gemm_streamk_all_launch_cfg):
