@@ -39,12 +39,15 @@ static bool make_plan(cute_alg *a, cute_runtime *rt, const cute_attention_config
     /* (head dim 64: K^T in 32-column halves is no GMMA layout; 96: not built; their two
      * kernels stay) */
     int form = kernel_env_choice(a, "CUTEC_ATTN_BWD_FORM", ATTN_BWD_FORMS, attn_bwd_form_default(cfg->causal));
-    /* (fused-atomic: post_kernel has no counts to wait on; not taken) */
-    hp->pdl = kernel_env_choice(a, "CUTEC_ATTN_BWD_PDL", "0|1", 0) == 1 && form != ATTN_BWD_FORM_ATOMIC;
-    /* the lean steps, the default since session 40's mid pass (H200, 8x16x4096 not causal:
-     * 500.9 TFLOP/s against the default's 497.2, one process each; bench/RESULTS.md,
-     * attnb40); CUTEC_ATTN_BWD_LEAN=0 the steps before, until scripts/device-attnb40.sh's
-     * final pass decides (0: the atoms' descriptors for each wgmma; CUTEC_WGMMA_DESC, when
+    /* the kernels after pre as dependent launches, the default since session 40's final pass
+     * (H200, 8x16x4096 not causal, in turns: 511.2 / 518.1 TFLOP/s against 508.0 / 510.0;
+     * bench/RESULTS.md, attnb40); CUTEC_ATTN_BWD_PDL=0 the plain launches (fused-atomic:
+     * post_kernel has no counts to wait on; not taken) */
+    hp->pdl = kernel_env_choice(a, "CUTEC_ATTN_BWD_PDL", "0|1", 1) == 1 && form != ATTN_BWD_FORM_ATOMIC;
+    /* the lean steps, the default since session 40's mid pass (H200, 8x16x4096 not causal, the
+     * final pass in turns: 508.0 / 510.0 TFLOP/s against the steps before's 479.4 / 481.0;
+     * bench/RESULTS.md, attnb40); CUTEC_ATTN_BWD_LEAN=0 the steps before (measured slower:
+     * to be deleted) (0: the atoms' descriptors for each wgmma; CUTEC_WGMMA_DESC, when
      * set, decides that part for every atom).  Head dims 96 and up only: at 64 (its
      * overlapped steps) causal's dK/dV kernel spills 32 bytes with them */
     hp->lean = kernel_env_choice(a, "CUTEC_ATTN_BWD_LEAN", "0|1", 1) == 1 && cfg->head_dim >= 96;
