@@ -9,21 +9,19 @@
 # copy, two rounds): 86.8 / 87.4 -> 89.4 / 88.8: now the default; CUTEC_ROWS_TRIAL=no-slim
 # gives the old slots (the old kernels: md5 of the emitted CUDA).  p48 (48 KB parts, clusters
 # of 11) lost 7.15 and 11.7 points and is deleted.
-# And a trial: CUTEC_ROWS_TRIAL=hex5, LayerNorm's hex parts at 262144 padded to 38,400 bytes,
-# five blocks an SM in the 196 KB carveout (L1 60 KB) where six took 228 (L1 28).
+# (The trial hex5, LayerNorm's hex parts padded to five blocks an SM, was timed here in the
+# final pass, -2.40 points, and deleted: bench/RESULTS.md's rows40 section.)
 # This pass: `cutec run` on the GPU against float64 (every element) of the defaults slim moved
-# under 196 KB (the mid pass checked RMSNorm bf16 and LayerNorm's backward) and of hex5, then at
-# 1024x262144 RMSNorm default / no-slim and LayerNorm default / hex5 in two rounds (the second
-# reversed), and softmax's backward (its blocks also fall under 196 KB with slim: not timed
+# under 196 KB (the mid pass checked RMSNorm bf16 and LayerNorm's backward), then at
+# 1024x262144 RMSNorm default / no-slim in two rounds (the second reversed) and LayerNorm's
+# default in each, and softmax's backward (its blocks also fall under 196 KB with slim: not timed
 # before) default / no-slim once.  No step starts past $BUDGET (50) s, a bench under 8 s (~4.5
 # each).
 # The rule for slim (points of the copy, d = default - no-slim, each round's pair): mean d >=
 # 0.5 and d > 0 in both rounds -> "keep (confirmed)"; mean d < -0.5 -> "revert" (row_plan_forms's
 # slots_slim behind `rows_trial("slim") &&`); else "keep (within the spread)"; softmax's
-# backward (one pair): d < -1 -> "revert for it", else "keep".  hex5 (d = hex5 - default):
-# mean d >= 0.5 and d > 0 in both rounds -> "make default" (row_plan_forms: drop
-# `rows_trial("hex5") &&`); mean d < -0.5 -> "delete"; else "keep opt-in".  A failed check
-# decides "revert (wrong)" / "delete (wrong)".
+# backward (one pair): d < -1 -> "revert for it", else "keep".  A failed check decides
+# "revert (wrong)".
 #   BUDGET=50 ITERS=10 sh scripts/device-rows40.sh
 . scripts/device-common.sh
 log="$out/rows40.log"
@@ -66,20 +64,17 @@ checked()
     if nvidia-smi >/dev/null 2>&1; then
         echo "== the GPU against float64 (every element) $(el_s)"
         checked 0 rmsnorm f32 3x70000 && checked 0 softmax bf16 4x262152 --backward || bad=1
-        checked hex5 layernorm bf16 4x262152 || bad5=1
         echo "== the benches $(el_s)"
         pct_of 0 rmsnorm fwd && r0=$pct
         pct_of no-slim rmsnorm fwd && rn=$pct
         pct_of 0 layernorm fwd && l0=$pct
-        pct_of hex5 layernorm fwd && l5=$pct
         pct_of 0 softmax bwd --backward && s0=$pct
         pct_of no-slim softmax bwd --backward && sn=$pct
         pct_of no-slim rmsnorm fwd && rn2=$pct
         pct_of 0 rmsnorm fwd && r02=$pct
-        pct_of hex5 layernorm fwd && l52=$pct
         pct_of 0 layernorm fwd && l02=$pct
         echo "== at $(el) s: % of the copy at $L: RMSNorm default (slim) $r0 / $r02, no-slim $rn / $rn2;" \
-            "LayerNorm default $l0 / $l02, hex5 $l5 / $l52; softmax bwd default $s0, no-slim $sn"
+            "LayerNorm default $l0 / $l02; softmax bwd default $s0, no-slim $sn"
         if [ -n "${bad:-}" ]; then
             echo "decides: slim: revert (wrong): a check against float64 above failed"
         else
@@ -89,16 +84,10 @@ checked()
                 if (d == "" || d ~ /W/) { print "decides: slim for softmax'"'"'s backward: keep (" (d == "" ? "not timed" : "WRONG") ")"; exit }
                 printf "decides: slim for softmax'"'"'s backward: %s (%+.2f points)\n", d < -1 ? "revert for it" : "keep", d }'
         fi
-        if [ -n "${bad5:-}" ]; then
-            echo "decides: hex5: delete (wrong): a check against float64 above failed"
-        else
-            decide hex5 "$(diff2 "$l5" "$l0")" "$(diff2 "$l52" "$l02")" "make default" delete "keep opt-in"
-        fi
     else
         echo "== no GPU here: nothing timed"
         echo "decides: slim for RMSNorm: keep (no GPU)"
         echo "decides: slim for softmax's backward: keep (no GPU)"
-        echo "decides: hex5: keep opt-in (no GPU)"
     fi
     device_end
     echo "== WRONG lines (rows against float64): $(grep -c WRONG "$log")"

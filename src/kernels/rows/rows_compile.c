@@ -240,7 +240,6 @@ int row_plan_blocks_per_sm(const row_plan *p)
     if (p->cluster < 2 && !(p->stage_chunks && sums)) return 0;
     /* a staged cluster block walks its part with 80 registers (at 64 cross-entropy's backward
      * spilled 8 bytes, f32 softmax's 12); one holding its tile in registers, 64 */
-    if (p->smem_to) return 5; /* (hex5's) */
     int blocks = (sums ? 512 : p->stage_chunks ? 768 : 1024) / (p->tpr * p->rows);
     return blocks > 0 ? blocks : 1;
 }
@@ -372,15 +371,6 @@ void row_plan_forms(row_plan *p, int64_t n)
      * 164 KB carveout, "p48": RMSNorm 80.1 / 79.8, LayerNorm 69.7 / 69.4 against 81.2 / 81.3,
      * deleted) */
     p->slots_slim = row_lnb_form("slim") && p->cluster > 1;
-    /* rows40's "hex5": LayerNorm's hex parts (32 KB, 128 threads) padded to 38,400 bytes a
-     * block: six (with the runtime's 1 KB each, 236,544 bytes) no longer fit 228 KB, five
-     * (197,120) fit the 196 KB carveout, so L1 holds 60 KB where 28 (what slim's carveout gave
-     * RMSNorm: +2 points), for five blocks' weight and bias in flight (80 KB) where six wanted
-     * 96; against it one block an SM in six (hex's f^6 -> f^5).  Not hexrow's (a row one block
-     * would stage: 4096x32768, whose blocks share two slices of the columns) */
-    bool hex_part = p->cluster > 1 && p->tpr == STAGE_THREADS / 2 && p->stage_chunks && !keeps_sums(p) &&
-                    n * cute_dtype_bytes(p->dtype[0]) * row_inputs(p) > STAGE_BYTES;
-    p->smem_to = rows_trial("hex5") && hex_part && late_cols ? 38400 : 0;
     if (row_lnb_form("row128") && resident_row && late_cols && p->tpr >= 64 && p->tpr <= 128)
         p->rows = 128 / p->tpr;
 }

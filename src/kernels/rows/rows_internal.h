@@ -159,9 +159,6 @@ typedef struct row_plan {
     bool column_grid;      /* blocks tile the columns too (grid.y), each its chunk: an op
                               without row reductions over rows longer than a tile, or a
                               cluster's blocks */
-    int64_t smem_to;       /* > 0: the block's shared memory padded to this many bytes, so that
-                              an SM holds five hex blocks, not six, under the 196 KB carveout
-                              (rows40's trial "hex5": L1 60 KB where 28) */
     bool slots_slim;       /* the cluster exchange's slots sized to the op's stages and values
                               (rows40's "slim", the default: rows_cluster.c), not 4 values of 2
                               stages (CUTEC_ROWS_TRIAL=no-slim) */

@@ -705,7 +705,6 @@ static void rows_body(cute_ctx *c, const row_kargs *k)
     }
     th.stage = row_stage_alloc(c, &A, p);
     th.cluster = row_cluster_alloc(c, &A, p);
-    if (p->smem_to > A.bytes) (void)cute_smem_alloc_bytes(c, &A, p->smem_to - A.bytes, 16); /* (hex5's) */
     row_io io = io_start(c, &th);
     column_sums_begin(c, &th);
     zero_staged(c, &th);
