@@ -101,13 +101,11 @@ typedef struct gemv_mma_ends {
 typedef void (*gemv_mma_walk_fn)(cute_ctx *c, bool rows_out, void *user);
 void gemv_mma_block(cute_ctx *c, const gemv_plan *p, cute_thr_mma thr, cute_tensor *acc, const gemv_mma_tiles *t,
                     cute_tensor mA, gemv_mma_ends e, gemv_mma_walk_fn walk, void *user);
-/* f32 on sm_90's wgmma (wgmma.c), for target `arch` (90 only): CUTEC_GEMV_WGMMA=1 (opt-in,
- * strict: another value fails the compile) where the tensor-core form of f32 runs through
- * registers (no ring) with vectors a multiple of 16, up to GEMV_WGMMA_MAX_VECTORS */
+/* f32 on sm_90's wgmma (wgmma.c), for target `arch` (90 only; the default there) where the
+ * tensor-core form of f32 runs through registers (no ring) with vectors a multiple of 16, up
+ * to GEMV_WGMMA_MAX_VECTORS */
 #define GEMV_WGMMA_MAX_VECTORS 128
 bool gemv_wgmma(const cute_gemv_config *cfg, int arch);
-/* the opt-in's value (0 or 1), or -1 and why in err */
-int gemv_wgmma_env(char *err, size_t n);
 bool gemv_plan_wgmma(cute_alg *a, const cute_gemv_config *cfg, gemv_plan *p);
 /* its kernel (mma.c's launches it: the same arguments and second kernel) */
 void gemv_wgmma_kernel(cute_ctx *c, cute_tensor mA, cute_tensor mX, cute_tensor mY, cute_tensor mW, cute_int kchunk,

@@ -301,13 +301,12 @@ static void ring_cases(cute_runtime *rt)
     cute_gemv_lib_free(lib);
 }
 
-/* f32 on sm_90's wgmma (CUTEC_GEMV_WGMMA=1, wgmma.c), on the GPU where it is an sm_90 one (the
- * interpreter's wgmma reads its registers at once: a batch left running while a loop wrote its
- * A registers again was wrong only on the GPU), else on the interpreter for sm_90a: blocks of
- * one warpgroup (16 vectors, loads two k-tiles ahead; 80 vectors, one ahead) and of two (32
- * vectors), a block of rows in A and one past A's last row, K past the last whole k-tile,
- * padded rows, a batch, split-K; three k-tiles ahead (=ahead3); then a value not in the list
- * refused by name */
+/* f32 on sm_90's wgmma (wgmma.c, the default on sm_90 targets), on the GPU where it is an sm_90
+ * one (the interpreter's wgmma reads its registers at once: a batch left running while a loop
+ * wrote its A registers again was wrong only on the GPU), else on the interpreter for sm_90a:
+ * blocks of one warpgroup (16 vectors, loads two k-tiles ahead; 80 vectors, one ahead) and of
+ * two (32 vectors), a block of rows in A and one past A's last row, K past the last whole
+ * k-tile, padded rows, a batch, split-K; then 32 vectors for sm_80, mma.sync's form */
 static void wgmma_cases(cute_runtime *rt)
 {
     cute_runtime *own = NULL;
@@ -316,7 +315,6 @@ static void wgmma_cases(cute_runtime *rt)
         cute_runtime_set_target_arch(own, "sm_90a");
         rt = own;
     }
-    setenv("CUTEC_GEMV_WGMMA", "1", 1);
     cute_gemv_lib *lib = cute_gemv_lib_new(rt);
     cute_gemv_lib_smem_stages(lib, 0);
     static const gemv_case cases[] = {
@@ -330,19 +328,18 @@ static void wgmma_cases(cute_runtime *rt)
         CHECK(cfg.mma && !cfg.smem_stages && gemv_wgmma(&cfg, 90), "f32 on wgmma (case %zu): not the wgmma form", i);
     }
     cute_gemv_lib_free(lib);
-    setenv("CUTEC_GEMV_WGMMA", "ahead3", 1); /* three k-tiles ahead (opt-in), a library of its own */
-    lib = cute_gemv_lib_new(rt);
-    cute_gemv_lib_smem_stages(lib, 0);
-    cfg = run_case(rt, lib, &cases[1]);
-    CHECK(gemv_wgmma(&cfg, 90), "f32 on wgmma, three ahead: not the wgmma form");
-    cute_gemv_lib_free(lib);
-    setenv("CUTEC_GEMV_WGMMA", "yes", 1);
-    char err[256] = "";
-    const cute_fn *f = cute_gemv_compile(rt, &cfg, err, sizeof err);
-    CHECK(!f && strstr(err, "CUTEC_GEMV_WGMMA=yes"), "CUTEC_GEMV_WGMMA=yes: %s", f ? "compiled" : err);
-    cute_fn_free(f);
-    unsetenv("CUTEC_GEMV_WGMMA");
     if (own) cute_runtime_free(own);
+    /* not sm_90: mma.sync's 3xTF32 through registers at the same vector counts */
+    cute_runtime *r80 = check_interp();
+    if (!r80) return;
+    cute_runtime_set_target_arch(r80, "sm_80");
+    lib = cute_gemv_lib_new(r80);
+    cute_gemv_lib_smem_stages(lib, 0);
+    cfg = run_case(r80, lib, &cases[1]);
+    CHECK(cfg.mma && !cfg.smem_stages && !gemv_wgmma(&cfg, cute_runtime_target_arch(r80)),
+          "f32 at 32 vectors for sm_80: not mma.sync's form");
+    cute_gemv_lib_free(lib);
+    cute_runtime_free(r80);
 }
 
 /* Past 32 splits the second kernel a warp an output (row, vector): K-major with 1, 3 and 8

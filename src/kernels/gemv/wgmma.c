@@ -1,5 +1,5 @@
-/* f32's skinny GEMM on sm_90's wgmma, 3xTF32 (CUTEC_GEMV_WGMMA=1, opt-in; docs/gemv.md, "f32 on
- * wgmma").  Y(M,N) = alpha A(M,K) X(K,N) + beta Y with 16 to GEMV_WGMMA_MAX_VECTORS vectors
+/* f32's skinny GEMM on sm_90's wgmma, 3xTF32 (the default on sm_90 targets; docs/gemv.md, "f32
+ * on wgmma").  Y(M,N) = alpha A(M,K) X(K,N) + beta Y with 16 to GEMV_WGMMA_MAX_VECTORS vectors
  * (a multiple of 16), K-major A in 16-byte vectors: the register form of mma.c's f32 at 32
  * vectors and past, whose mma.sync 3xTF32 tops out near a third of tf32's mma.sync rate.
  *
@@ -24,15 +24,9 @@
 #include "cutec/smem.h"
 #include "cutec/smem_atoms.h"
 #include "cutec/sync.h"
-#include "env/env_choice.h"
 #include "kernels/gemv/gemv_internal.h"
 
-enum { WG_BK = 32, WG_MAX_AHEAD = 3 };
-
-int gemv_wgmma_env(char *err, size_t n)
-{
-    return cute_env_choice_err("CUTEC_GEMV_WGMMA", "0|1|ahead3", 0, err, n);
-}
+enum { WG_BK = 32, WG_MAX_AHEAD = 2 };
 
 /* the warpgroups a block, each on 64 rows: 2 (X's halves made once for 128 rows: half the X a
  * byte of A, from L2 and split; 61.2% of the copy at 64 vectors against one's 58.6 on an H200)
@@ -49,20 +43,17 @@ int gemv_wgmma_rows(const cute_gemv_config *cfg)
 
 /* the k-tiles ahead whose loads a warpgroup has in flight: 2 (at 64 vectors 58.6% of the copy
  * against one's 52.7: bytes in flight set the pace), 1 past 64 vectors (at 128 two spilled:
- * 27.9% against 35.9); CUTEC_GEMV_WGMMA=ahead3: 3 up to 64 vectors (opt-in: not measured) */
+ * 27.9% against 35.9; three up to 64 vectors measured 3.10 points behind two) */
 static int ahead(const cute_gemv_config *cfg)
 {
-    char err[160];
-    if (gemv_nvec(cfg) > 64) return 1;
-    return gemv_wgmma_env(err, sizeof err) == 2 ? 3 : 2;
+    return gemv_nvec(cfg) > 64 ? 1 : 2;
 }
 
 bool gemv_wgmma(const cute_gemv_config *cfg, int arch)
 {
-    char err[160];
     int n = gemv_nvec(cfg);
     return arch == 90 && cfg->mma && cfg->dtype == CUTE_F32 && !cfg->smem_stages && n % 16 == 0 &&
-           n <= GEMV_WGMMA_MAX_VECTORS && gemv_wgmma_env(err, sizeof err) >= 1;
+           n <= GEMV_WGMMA_MAX_VECTORS;
 }
 
 /* X's k-tile, big and small halves, two stages */
