@@ -7,10 +7,8 @@
 #          chunk once its count is complete, on the SMs the dK/dV kernel's last wave (4
 #          blocks of 4,096 on 132 SMs) leaves idle, instead of after it.  Predicted +1.5-2%.
 #          The mid pass: 485.4 TFLOP/s against the default's 497.2 (one process each).
-#   nolean CUTEC_ATTN_BWD_LEAN=0: the steps before the lean ones, the default since the mid
-#          pass (lean: stage descriptors, the uniform warpgroup's operands, dS^T by
-#          stmatrix; SASS a fused step 816 -> 623 instructions; the mid pass 500.9 against
-#          497.2, one process each).
+#   (nolean, the steps before the lean ones, timed here in the final pass: 479.4 / 481.0
+#          against 508.0 / 510.0; deleted, and its runs with it)
 # Steps, each skipped (saying so) once it would pass BUDGET_S (default 90 s on one H200, after
 # the lead's `make all tests`):
 #   1. pdl on the GPU against float64 FIRST (`cutec run attention --bwd`, one process not
@@ -18,20 +16,18 @@
 #   2. d128 8x16x4096 not causal, `cutec run attention --bwd --iters 20` (checked against
 #      float64 on 2,560 rows, then the median of 20 calls; a process ~10 s): a warm-up
 #      process (the default, not counted: the mid pass's first process ran 5% slow), then
-#      the default, pdl, nolean; nolean, pdl, the default.
+#      the default, pdl; pdl, the default.
 #   Not run (past the budget): 2x16x16384, causal timings, SDPA (the final pass's bench).
 # Decides, a form at a time (its runs against every default run; 0 wrong in every run):
 #   ahead of every default run, by 0.3% or more on the mean -> "make default" (pdl: the 0 in
-#     bwd_compile.c's kernel_env_choice("CUTEC_ATTN_BWD_PDL", "0|1", 0); nolean: the lean
-#     steps lost, the 1 in its kernel_env_choice("CUTEC_ATTN_BWD_LEAN", "0|1", 1) made 0);
-#   behind on the mean and 0.5% ahead of no default run -> "delete" (pdl: its code; nolean:
-#     the steps before, lean the only form); otherwise "keep opt-in".
+#     bwd_compile.c's kernel_env_choice("CUTEC_ATTN_BWD_PDL", "0|1", 0));
+#   behind on the mean and 0.5% ahead of no default run -> "delete" (pdl: its code);
+#   otherwise "keep opt-in".
 # Logs under $OUT (default build/device-out); the summary at the end.
 . scripts/device-common.sh
 command -v nvidia-smi >/dev/null 2>&1 || {
     echo "== device-attnb40: skipped: no GPU here"
     echo "decides: keep opt-in CUTEC_ATTN_BWD_PDL=1 (no GPU)"
-    echo "decides: keep opt-in CUTEC_ATTN_BWD_LEAN=0 (no GPU)"
     exit 0
 }
 log="$out/attnb40.log"
@@ -42,7 +38,6 @@ check="--variant hopper --headdim 128 --iters 1 --batch 4 --heads 16 --kv-heads 
 form_env() {
     case $1 in
     pdl) echo CUTEC_ATTN_BWD_PDL=1 ;;
-    nolean) echo CUTEC_ATTN_BWD_LEAN=0 ;;
     *) echo CUTEC_ATTN_BWD_PDL=0 ;;
     esac
 }
@@ -63,13 +58,11 @@ tops() { sed -n 's/.*verified against float64 (0 wrong.*, \([0-9.]*\) TFLOP\/s.*
         device_step 12 env CUTEC_ATTN_BWD_PDL=1 build/cutec run attention --bwd $check
         device_step 12 env CUTEC_ATTN_BWD_PDL=1 build/cutec run attention --bwd $check --causal
     } | tee "$out/check.txt"
-    echo "== 2. d128 8x16x4096 not causal: a warm-up (not counted), then the default, pdl, nolean;"
-    echo "     nolean, pdl, the default"
+    echo "== 2. d128 8x16x4096 not causal: a warm-up (not counted), then the default, pdl;"
+    echo "     pdl, the default"
     one warm c
     one d1 c
     one pdl1 pdl
-    one nolean1 nolean
-    one nolean2 nolean
     one pdl2 pdl
     one d2 c
     device_stamp "done; clocks after"
@@ -109,4 +102,3 @@ decide() {
     fi
 }
 decide pdl CUTEC_ATTN_BWD_PDL=1
-decide nolean CUTEC_ATTN_BWD_LEAN=0

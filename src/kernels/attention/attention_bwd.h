@@ -88,12 +88,12 @@ typedef struct attn_hop_bwd_plan {
                      * launched as a programmatic dependent launch, so that it starts under
                      * the last wave of the one before (hopper_bwd.c's pdl_enter, bwd_pre.c,
                      * hopper_bwd_dq.c's post_wait_kernel) */
-    bool lean;      /* (the default; CUTEC_ATTN_BWD_LEAN=0 not) a step's instructions cut: the atoms'
+    bool lean;      /* (head dims 96 and up; 64 not) a step's instructions cut: the atoms'
                      * descriptors built once a stage, the shared operands each warpgroup
                      * offsets partitioned by the warpgroup read from lane 0
                      * (attn_bwd_uniform_tid), and the fused dQ's dS^T written by stmatrix */
     cute_tiled_mma dq_mma;
-    cute_tiled_copy ds_r2s; /* lean: dS^T's stmatrix (the scores' C layout into smem_ds) */
+    cute_tiled_copy ds_r2s; /* dS^T's stmatrix (the scores' C layout into smem_ds) */
     cute_composed smem_ds;
     cute_tma_atom tma_dq_store, tma_dq_add;
 } attn_hop_bwd_plan;
@@ -154,7 +154,7 @@ typedef struct attn_hbdq {
     cute_tensor acc;      /* (64, D / 2) f32 a warpgroup */
     cute_tensor slot;     /* the accumulator's values' places in sdq */
     cute_thr_mma ss;      /* the scores' partition (dS^T's accumulator) */
-    cute_thr_copy r2s;    /* lean: the thread's stmatrix of dS^T, and its part of sdst */
+    cute_thr_copy r2s;    /* the thread's stmatrix of dS^T, and its part of sdst */
     cute_tensor sds_d;
     cute_int wg;          /* the thread's warpgroup: its half of sdq */
     attn_hbdq_bars bar;
@@ -198,7 +198,7 @@ void attn_hbdq_turns(cute_ctx *c, const attn_hop_bwd_plan *hp, const attn_hbdq_w
 void attn_hbdq_counts(cute_ctx *c, const attn_hop_bwd_plan *hp, const attn_hbdq_writer *w, cute_int steps,
                       attn_hbdq_tile_of *tile_of, const void *job);
 
-/* CUTEC_ATTN_BWD_LEAN=1 (hopper_bwd.c): a consumer's index tid rebuilt from its
+/* the lean steps (hopper_bwd.c, hopper_bwd_dq.c): a consumer's index tid rebuilt from its
  * warpgroup read from lane 0, shifted, or'd with its place in the warpgroup, all unsigned,
  * for the partitions of the wgmma operands in shared memory that each warpgroup offsets (its
  * rows of K and V, its columns of K^T): ptxas then builds their descriptors on the uniform

@@ -362,9 +362,6 @@ static void on_gpu(void)
     setenv("CUTEC_ATTN_BWD_PDL", "1", 1);
     ATTN_TEST_ON("cuda", "the attention backward (hopper, dependent launches)", fused);
     unsetenv("CUTEC_ATTN_BWD_PDL");
-    setenv("CUTEC_ATTN_BWD_LEAN", "0", 1); /* (the steps before the lean ones) */
-    ATTN_TEST_ON("cuda", "the attention backward (hopper, steps not lean)", fused);
-    unsetenv("CUTEC_ATTN_BWD_LEAN");
     wanted = CUTE_ATTENTION_SM80;
     ATTN_TEST_ON("cuda", "the attention backward", moderate);
 }
@@ -427,9 +424,7 @@ int main(void)
     };
     setenv("CUTEC_ATTN_BWD_FORM", "fused", 1);
     ATTN_TEST_ON("interp", "the attention backward (hopper, dQ fused)", hopper_d128);
-    setenv("CUTEC_ATTN_BWD_LEAN", "0", 1); /* (and its steps as before the lean ones) */
-    ATTN_TEST_ON("interp", "the attention backward (hopper, dQ fused, steps not lean)", fused_more);
-    unsetenv("CUTEC_ATTN_BWD_LEAN");
+    ATTN_TEST_ON("interp", "the attention backward (hopper, dQ fused, odd sizes)", fused_more);
     /* and added in no set order into zeroed sums (fused-atomic): three key tiles adding;
      * query tiles no key tile meets (zero, from the zeroing alone) */
     static const bwd_case fused_atomic[] = {

@@ -44,13 +44,12 @@ static bool make_plan(cute_alg *a, cute_runtime *rt, const cute_attention_config
      * bench/RESULTS.md, attnb40); CUTEC_ATTN_BWD_PDL=0 the plain launches (fused-atomic:
      * post_kernel has no counts to wait on; not taken) */
     hp->pdl = kernel_env_choice(a, "CUTEC_ATTN_BWD_PDL", "0|1", 1) == 1 && form != ATTN_BWD_FORM_ATOMIC;
-    /* the lean steps, the default since session 40's mid pass (H200, 8x16x4096 not causal, the
-     * final pass in turns: 508.0 / 510.0 TFLOP/s against the steps before's 479.4 / 481.0;
-     * bench/RESULTS.md, attnb40); CUTEC_ATTN_BWD_LEAN=0 the steps before (measured slower:
-     * to be deleted) (0: the atoms' descriptors for each wgmma; CUTEC_WGMMA_DESC, when
-     * set, decides that part for every atom).  Head dims 96 and up only: at 64 (its
-     * overlapped steps) causal's dK/dV kernel spills 32 bytes with them */
-    hp->lean = kernel_env_choice(a, "CUTEC_ATTN_BWD_LEAN", "0|1", 1) == 1 && cfg->head_dim >= 96;
+    /* the lean steps at head dims 96 and up (session 40's final pass, H200, 8x16x4096 not
+     * causal, in turns: 508.0 / 510.0 TFLOP/s against the steps before's 479.4 / 481.0, which
+     * were deleted; bench/RESULTS.md, attnb40).  Not at 64 (its overlapped steps): causal's
+     * dK/dV kernel spills 32 bytes with them, so its atoms build their descriptors for each
+     * wgmma (CUTEC_WGMMA_DESC, when set, decides that part for every atom) */
+    hp->lean = cfg->head_dim >= 96;
     if (a->failed) return false;
     if (attn_bwd_fuses(form, cfg->head_dim) && !attn_hbdq_plan(a, hp)) return false;
     hp->dq_atomic = hp->fused_dq && form == ATTN_BWD_FORM_ATOMIC;

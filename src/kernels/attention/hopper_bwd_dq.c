@@ -137,11 +137,11 @@ attn_hbdq attn_hbdq_consumer(cute_ctx *c, const attn_hop_bwd_plan *hp, const att
     cute_tensor sds = composed(c, sdst, cute_layout_fmt(a, "(%lld,%lld,2):(%lld,1,%lld)", queries, keys, keys,
                                                         keys * queries));
     q.ads = cute_partition_A(c, t, sds);
-    cute_thr_mma kt = hp->lean ? cute_tiled_mma_slice(&hp->dq_mma, attn_bwd_uniform_tid(c, tid)) : t;
+    cute_thr_mma kt = cute_tiled_mma_slice(&hp->dq_mma, attn_bwd_uniform_tid(c, tid));
     q.bk = cute_partition_B(c, kt, composed(c, sk, cute_layout_fmt(a, "(%lld,%lld):(%lld,1)", D, keys, keys)));
     q.acc = cute_partition_fragment_C(c, t, cute_make_identity_tensor(c, cute_tuple_fmt(a, "(%lld,%lld)", queries, D)));
     q.slot = slot_of(c, sdq, tid, q.acc.layout.shape, D);
-    if (hp->lean) q.r2s = cute_tiled_copy_slice(&hp->ds_r2s, tid), q.sds_d = cute_partition_D(c, q.r2s, sdst);
+    q.r2s = cute_tiled_copy_slice(&hp->ds_r2s, tid), q.sds_d = cute_partition_D(c, q.r2s, sdst);
     return q;
 }
 
@@ -155,16 +155,12 @@ static void stage(cute_ctx *c, const attn_hop_bwd_plan *hp, attn_hbdq *q, cute_s
 {
     cute_pipeline_producer_acquire(c, &q->ds, &q->staged, (cute_val){0});
     cute_alg *a = cute_ctx_alg(c);
-    if (hp->lean) { /* (4 stmatrix.x4 a step for 16 4-byte stores) */
-        cute_tensor r = cute_make_rmem_tensor_like(c, cute_partition_C(c, q->ss, cute_tensor_slice(c, q->sdst,
-                                                   cute_tuple_parse(a, "(_,_,0)"))), hp->kv.cfg.dtype);
-        cute_tensor_store(c, r, cute_ssa_cvt(c, v, hp->kv.cfg.dtype));
-        cute_tensor dst = cute_tensor_slice(c, q->sds_d, cute_tuple_fmt(a, "(_,_,_,%I)", stage_of(c, &q->staged)));
-        cute_copy(c, &hp->ds_r2s.atom, cute_retile_S(c, q->r2s, r), dst);
-    } else {
-        cute_tensor buf = cute_tensor_slice(c, q->sdst, cute_tuple_fmt(a, "(_,_,%I)", stage_of(c, &q->staged)));
-        cute_tensor_store(c, cute_partition_C(c, q->ss, buf), cute_ssa_cvt(c, v, hp->kv.cfg.dtype));
-    }
+    /* (4 stmatrix.x4 a step for 16 4-byte stores) */
+    cute_tensor r = cute_make_rmem_tensor_like(c, cute_partition_C(c, q->ss, cute_tensor_slice(c, q->sdst,
+                                               cute_tuple_parse(a, "(_,_,0)"))), hp->kv.cfg.dtype);
+    cute_tensor_store(c, r, cute_ssa_cvt(c, v, hp->kv.cfg.dtype));
+    cute_tensor dst = cute_tensor_slice(c, q->sds_d, cute_tuple_fmt(a, "(_,_,_,%I)", stage_of(c, &q->staged)));
+    cute_copy(c, &hp->ds_r2s.atom, cute_retile_S(c, q->r2s, r), dst);
     cute_fence_proxy_async_shared_cta(c); /* the threads' stores, then wgmma's reads (the async proxy) */
     cute_pipeline_producer_commit(c, &q->ds, &q->staged);
     cute_pipeline_state_advance(c, &q->staged);
