@@ -56,8 +56,7 @@ tp_prediction tp_predict(tp_mode mode, int64_t m, int64_t n, int64_t k, int chun
         p.overlapped_ms = INFINITY;
         for (int J = chunks ? chunks : 2; J <= (chunks ? chunks : 64); J *= 2) {
             int64_t rows[TP_MAX_CHUNKS];
-            if (J > TP_MAX_CHUNKS) break;
-            for (int j = 0; j < J; j++) rows[j] = m / J; /* (the model's rows need not be whole) */
+            tp_chunks_equal(m, J, rows);
             double o = tp_predict_rows(m, n, k, J, rows, mc);
             if (o < p.overlapped_ms) p.overlapped_ms = o, p.chunks = J;
         }
