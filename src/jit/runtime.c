@@ -15,14 +15,6 @@ const char *cute_status_name(cute_status s)
     return (unsigned)s < sizeof names / sizeof *names ? names[s] : "?";
 }
 
-/* "sm_90a" -> 90; 0 for anything else */
-static int arch_sm(const char *arch)
-{
-    int sm = 0;
-    if (!arch || sscanf(arch, "sm_%d", &sm) != 1 || sm < 0) sm = 0;
-    return sm;
-}
-
 /* CUTEC_ARCH's SM version (cute_cuda_arch_sm), 0 when unset.  As `--arch` would refuse them,
  * a name that is no target (sm_80a) warns once and is none, a portable one (sm_90) warns once
  * that the library's kernels for that card do not compile for it (docs/cards.md). */
@@ -121,5 +113,5 @@ bool cute_runtime_interprets(const cute_runtime *rt)
 int cute_runtime_target_arch(const cute_runtime *rt) { return rt ? rt->target_sm : 0; }
 void cute_runtime_set_target_arch(cute_runtime *rt, const char *arch)
 {
-    if (rt && arch) rt->target_sm = arch_sm(arch);
+    if (rt && arch) rt->target_sm = cute_cuda_arch_sm(arch, NULL, 0); /* (0: no target's name) */
 }
