@@ -86,11 +86,6 @@ gemv_mma_tiles gemv_mma_block_tiles(cute_ctx *c, const gemv_plan *p, cute_tensor
  * in f32 registers, or u32 ones where `words`: wgmma reads u32 words in place, where f32
  * ones would be moved and fenced before each instruction), both as TF32 views */
 void gemv_split_tf32_bits(cute_ctx *c, cute_tensor x, cute_tensor *big, cute_tensor *small, bool words);
-/* the end of a tensor-core form: thread thr's accumulators acc (its partition of the block's
- * (bm, bn) tile of Y) inside (M, N) to the workspace's split (ordered reduction), added to
- * its one sum (atomic), or scaled into Y */
-void gemv_mma_finish(cute_ctx *c, const gemv_plan *p, cute_thr_mma thr, cute_tensor acc, const gemv_mma_tiles *t,
-                     cute_tensor mY, cute_tensor mW, cute_val alpha, cute_val beta);
 /* A tensor-core form's block: its accumulators (*acc, its partition of the block's (bm, bn)
  * tile of Y) zeroed, `walk(rows_out)` (rows_out: the block reaches past A's last row), then
  * gemv_mma_finish with e */

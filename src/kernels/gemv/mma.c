@@ -387,8 +387,11 @@ static void walk(cute_ctx *c, const gemv_plan *p, const mma_thread *th, const ge
     }
 }
 
-void gemv_mma_finish(cute_ctx *c, const gemv_plan *p, cute_thr_mma thr, cute_tensor acc, const gemv_mma_tiles *t,
-                     cute_tensor mY, cute_tensor mW, cute_val alpha, cute_val beta)
+/* the end of a tensor-core form: thread thr's accumulators acc (its partition of the block's
+ * (bm, bn) tile of Y) inside (M, N) to the workspace's split (ordered reduction), added to
+ * its one sum (atomic), or scaled into Y */
+static void gemv_mma_finish(cute_ctx *c, const gemv_plan *p, cute_thr_mma thr, cute_tensor acc, const gemv_mma_tiles *t,
+                            cute_tensor mY, cute_tensor mW, cute_val alpha, cute_val beta)
 {
     cute_alg *a = cute_ctx_alg(c);
     cute_int M = mY.layout.shape.leaf[0], b = cute_block_idx(c, 0);
