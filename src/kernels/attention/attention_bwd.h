@@ -91,7 +91,7 @@ typedef struct attn_hop_bwd_plan {
     bool lean;      /* (head dims 96 and up; 64 not) a step's instructions cut: the atoms'
                      * descriptors built once a stage, the shared operands each warpgroup
                      * offsets partitioned by the warpgroup read from lane 0
-                     * (attn_bwd_uniform_tid), and the fused dQ's dS^T written by stmatrix */
+                     * (attn_hop_uniform_tid), and the fused dQ's dS^T written by stmatrix */
     cute_tiled_mma dq_mma;
     cute_tiled_copy ds_r2s; /* dS^T's stmatrix (the scores' C layout into smem_ds) */
     cute_composed smem_ds;
@@ -198,12 +198,6 @@ void attn_hbdq_turns(cute_ctx *c, const attn_hop_bwd_plan *hp, const attn_hbdq_w
 void attn_hbdq_counts(cute_ctx *c, const attn_hop_bwd_plan *hp, const attn_hbdq_writer *w, cute_int steps,
                       attn_hbdq_tile_of *tile_of, const void *job);
 
-/* the lean steps (hopper_bwd.c, hopper_bwd_dq.c): a consumer's index tid rebuilt from its
- * warpgroup read from lane 0, shifted, or'd with its place in the warpgroup, all unsigned,
- * for the partitions of the wgmma operands in shared memory that each warpgroup offsets (its
- * rows of K and V, its columns of K^T): ptxas then builds their descriptors on the uniform
- * datapath, where from tid it built them in vector registers, two R2UR a wgmma */
-cute_int attn_bwd_uniform_tid(cute_ctx *c, cute_int tid);
 
 /* the launches of the host function (bwd_pre.c, bwd_dq.c, bwd_dkdv.c), from its arguments */
 /* (counts: the fused dQ's counts of its sums back to zero too; let: the next kernel, a

@@ -336,6 +336,14 @@ enum { HSTU_OFFSETS = 5, HSTU_MAX_LEN = 6, HSTU_JAGGED_NARGS = 7 };
 void hstu_arg_specs(const cute_hstu_config *cfg, cute_arg_spec specs[HSTU_JAGGED_NARGS]);
 bool hstu_takes_hopper(cute_runtime *rt, const cute_hstu_config *cfg);
 /* hstu.c's grid, (B, H, Q tiles) (raster_bhq), of a block of p's rows */
+/* hopper_roles.c: a consumer's index tid rebuilt from its warpgroup read from lane 0, shifted,
+ * or'd with its place in the warpgroup, all unsigned, for the partitions of the wgmma operands
+ * in shared memory that each warpgroup offsets (the forward's Q, the backward's K, V and K^T):
+ * ptxas then folds tid / 128 back to the shuffled value and builds their descriptors on the
+ * uniform datapath, where from tid (in signed 64 bits: the sum's sign unknown) it built them in
+ * vector registers, two R2UR a wgmma */
+cute_int attn_hop_uniform_tid(cute_ctx *c, cute_int tid);
+
 cute_launch_cfg hstu_grid(cute_alg *a, const attn_plan *p, cute_int batches, cute_int heads, cute_int rows);
 /* a jagged block's tiles in hstu_grid: sequence b of the packed m = {Q, K, V, O, O} (rows
  * mOff[b] .. mOff[b+1] - 1, clamped into [0, T] and to RAB's N), t.b = b; *start its first row */

@@ -240,21 +240,13 @@ static void lines_of_thread(cute_ctx *c, const attn_plan *p, const hb_smem *m, c
     f->sd = cute_partition_C(c, f->ss, cute_tensor_compose(c, CUTE_SLICE(c, copy, CUTE_ALL, 1), &bt));
 }
 
-cute_int attn_bwd_uniform_tid(cute_ctx *c, cute_int tid)
-{
-    cute_val t = cute_int_value(c, tid, CUTE_U32), shift = cute_val_int(c, CUTE_U32, 7);
-    cute_val wg = cute_val_shfl(c, cute_val_binop(c, CUTE_OP_SHR, t, shift), cute_val_int(c, CUTE_I32, 0), CUTE_SHFL_IDX);
-    cute_val in_wg = cute_val_binop(c, CUTE_OP_AND, t, cute_val_int(c, CUTE_U32, WARPGROUP - 1));
-    return cute_int_from_val(c, cute_val_binop(c, CUTE_OP_OR, cute_val_binop(c, CUTE_OP_SHL, wg, shift), in_wg), 0);
-}
-
 static hb_frag fragments(cute_ctx *c, const attn_plan *p, const hb_job *j, const hb_smem *m, cute_int tid)
 {
     cute_alg *a = cute_ctx_alg(c);
     hb_frag f = {0};
     if (j->fused) f.q = attn_hbdq_consumer(c, j->hp, &m->dq, m->x1, tid, &j->dq_bar);
     f.ss = cute_tiled_mma_slice(&p->mma, tid), f.rs = cute_tiled_mma_slice(&p->pv, tid);
-    cute_thr_mma xs = j->hp->lean ? cute_tiled_mma_slice(&p->mma, attn_bwd_uniform_tid(c, tid)) : f.ss;
+    cute_thr_mma xs = j->hp->lean ? cute_tiled_mma_slice(&p->mma, attn_hop_uniform_tid(c, tid)) : f.ss;
     f.sx1 = cute_partition_A(c, xs, m->x1), f.sx2 = cute_partition_A(c, xs, m->x2);
     f.sy1 = cute_partition_B(c, f.ss, m->y1), f.sy2 = cute_partition_B(c, f.ss, m->y2);
     f.sy1t = cute_partition_B(c, f.rs, m->y1t), f.sy2t = cute_partition_B(c, f.rs, m->y2t);

@@ -137,7 +137,7 @@ attn_hbdq attn_hbdq_consumer(cute_ctx *c, const attn_hop_bwd_plan *hp, const att
     cute_tensor sds = composed(c, sdst, cute_layout_fmt(a, "(%lld,%lld,2):(%lld,1,%lld)", queries, keys, keys,
                                                         keys * queries));
     q.ads = cute_partition_A(c, t, sds);
-    cute_thr_mma kt = cute_tiled_mma_slice(&hp->dq_mma, attn_bwd_uniform_tid(c, tid));
+    cute_thr_mma kt = cute_tiled_mma_slice(&hp->dq_mma, attn_hop_uniform_tid(c, tid));
     q.bk = cute_partition_B(c, kt, composed(c, sk, cute_layout_fmt(a, "(%lld,%lld):(%lld,1)", D, keys, keys)));
     q.acc = cute_partition_fragment_C(c, t, cute_make_identity_tensor(c, cute_tuple_fmt(a, "(%lld,%lld)", queries, D)));
     q.slot = slot_of(c, sdq, tid, q.acc.layout.shape, D);

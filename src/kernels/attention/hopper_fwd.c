@@ -436,21 +436,11 @@ static void produce(cute_ctx *c, void *arg, cute_int tid)
 }
 
 /* With p->wg_uniform (hopper_plan.c's WG_UNIFORM; the plan's atoms then build their
- * descriptors a stage) the consumer's index is rebuilt as its
- * warpgroup read from lane 0, shifted, or'd with its place in the warpgroup, all unsigned:
- * ptxas folds the partitions' tid / 128 back to the shuffled value and holds it uniform (with
- * tid / 128 * 128 + tid % 128 in signed 64 bits it did not: the sum's sign unknown) */
+ * descriptors a stage) the consumer's index is attn_hop_uniform_tid's, held uniform */
 static void consume(cute_ctx *c, void *arg, cute_int tid)
 {
     const hop_job *j = arg;
-    if (j->p->wg_uniform) {
-        cute_val t = cute_int_value(c, tid, CUTE_U32), shift = cute_val_int(c, CUTE_U32, 7);
-        cute_val wg = cute_val_binop(c, CUTE_OP_SHR, t, shift);
-        wg = cute_val_shfl(c, wg, cute_val_int(c, CUTE_I32, 0), CUTE_SHFL_IDX);
-        cute_val in_wg = cute_val_binop(c, CUTE_OP_AND, t, cute_val_int(c, CUTE_U32, WARPGROUP - 1));
-        tid = cute_int_from_val(c, cute_val_binop(c, CUTE_OP_OR, cute_val_binop(c, CUTE_OP_SHL, wg, shift), in_wg), 0);
-    }
-    consumer(c, arg, tid);
+    consumer(c, arg, j->p->wg_uniform ? attn_hop_uniform_tid(c, tid) : tid);
 }
 
 static void hopper_kernel(cute_ctx *c, cute_tensor mQ, cute_tensor mK, cute_tensor mV, cute_tensor mO,

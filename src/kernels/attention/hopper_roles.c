@@ -78,3 +78,11 @@ void attn_hop_ring_end(cute_ctx *c, cute_val wg)
 {
     CUTE_IF(c, cute_val_cmp(c, CUTE_OP_EQ, wg, cute_val_int(c, CUTE_I32, 0))) { cute_named_barrier_sync(c, 1, PAIR); }
 }
+
+cute_int attn_hop_uniform_tid(cute_ctx *c, cute_int tid)
+{
+    cute_val t = cute_int_value(c, tid, CUTE_U32), shift = cute_val_int(c, CUTE_U32, 7);
+    cute_val wg = cute_val_shfl(c, cute_val_binop(c, CUTE_OP_SHR, t, shift), cute_val_int(c, CUTE_I32, 0), CUTE_SHFL_IDX);
+    cute_val in_wg = cute_val_binop(c, CUTE_OP_AND, t, cute_val_int(c, CUTE_U32, WARPGROUP - 1));
+    return cute_int_from_val(c, cute_val_binop(c, CUTE_OP_OR, cute_val_binop(c, CUTE_OP_SHL, wg, shift), in_wg), 0);
+}
