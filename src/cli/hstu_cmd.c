@@ -34,7 +34,7 @@ static int usage(const char *cmd)
     fprintf(stderr,
             "usage: cutec %s hstu [--batch B] [--heads H] [--seqlen Sq] [--seqlen-k Sk] [--headdim 64|128]\n"
             "         [--jagged L0,L1,...] [--causal] [--fast-sigmoid] [--dtype bf16|f16]\n"
-            "         [--variant auto|sm80|hopper] [--iters N]"
+            "         [--variant auto|sm80|hopper] [--iters N]\n"
             "         [--emit ir|cuda|ptx|sass|usage|time] [--arch sm_80|sm_90a] [--backend cuda|interp]\n"
             "  O = silu(Q K^T + RAB) V (causal: keys j <= query i; no softmax, no scale): Q and O\n"
             "  (B,Sq,H,D), K and V (B,Sk,H,D), RAB (B,H,Sq,Sk); Sk defaults to Sq;\n"
