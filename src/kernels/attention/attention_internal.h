@@ -345,6 +345,8 @@ bool hstu_takes_hopper(cute_runtime *rt, const cute_hstu_config *cfg);
 cute_int attn_hop_uniform_tid(cute_ctx *c, cute_int tid);
 
 cute_launch_cfg hstu_grid(cute_alg *a, const attn_plan *p, cute_int batches, cute_int heads, cute_int rows);
+/* hstu_grid for a jagged call's arguments: the sequences (offsets - 1), Q's heads, the longest */
+cute_launch_cfg hstu_jagged_grid(cute_alg *a, const attn_plan *p, const cute_arg *arg);
 /* a jagged block's tiles in hstu_grid: sequence b of the packed m = {Q, K, V, O, O} (rows
  * mOff[b] .. mOff[b+1] - 1, clamped into [0, T] and to RAB's N), t.b = b; *start its first row */
 attn_block hstu_jagged_tiles(cute_ctx *c, const attn_plan *p, const cute_tensor m[5], cute_tensor mR, cute_tensor mOff,

@@ -145,6 +145,12 @@ cute_launch_cfg hstu_grid(cute_alg *a, const attn_plan *p, cute_int batches, cut
                              .block = {cute_i(p->threads)}};
 }
 
+cute_launch_cfg hstu_jagged_grid(cute_alg *a, const attn_plan *p, const cute_arg *arg)
+{
+    cute_int seqs = cute_sub(a, arg[HSTU_OFFSETS].tensor.layout.shape.leaf[0], cute_i(1));
+    return hstu_grid(a, p, seqs, arg[0].tensor.layout.shape.leaf[2], arg[HSTU_MAX_LEN].i);
+}
+
 /* the block's tiles of sequence seq (m: Q, K, V, O, O for the LSE, which HSTU has not):
  * Q tile x (causal: x counted from the sequence's last); a block past its sequence's last
  * tile (jagged: a sequence shorter than the longest) visits no key tile and stores no row */
@@ -235,8 +241,7 @@ static void hstu_host(cute_ctx *c, const cute_arg *arg)
                     arg[3].tensor, arg[4].tensor);
         return;
     }
-    cute_int seqs = cute_sub(a, arg[HSTU_OFFSETS].tensor.layout.shape.leaf[0], cute_i(1));
-    CUTE_LAUNCH(c, hstu_jagged_kernel, hstu_grid(a, &hp->p, seqs, e[2], arg[HSTU_MAX_LEN].i), arg[0].tensor,
+    CUTE_LAUNCH(c, hstu_jagged_kernel, hstu_jagged_grid(a, &hp->p, arg), arg[0].tensor,
                 arg[1].tensor, arg[2].tensor, arg[3].tensor, arg[4].tensor, arg[HSTU_OFFSETS].tensor);
 }
 

@@ -296,8 +296,7 @@ static void hh_host(cute_ctx *c, const cute_arg *arg)
     hp->tma_r = cute_make_tma_atom(c, CUTE_TMA_OP_LOAD, arg[3].tensor, box, hp->smem_r.sw, 1);
     const cute_int *e = arg[0].tensor.layout.shape.leaf; /* (B, Sq, H, D); jagged (1, T, H, D) */
     if (hp->jagged) {
-        cute_int seqs = cute_sub(a, arg[HSTU_OFFSETS].tensor.layout.shape.leaf[0], cute_i(1));
-        CUTE_LAUNCH(c, hh_jagged_kernel, hstu_grid(a, p, seqs, e[2], arg[HSTU_MAX_LEN].i), arg[0].tensor,
+        CUTE_LAUNCH(c, hh_jagged_kernel, hstu_jagged_grid(a, p, arg), arg[0].tensor,
                     arg[1].tensor, arg[2].tensor, arg[3].tensor, arg[4].tensor, arg[HSTU_OFFSETS].tensor, p->tma_q.map,
                     p->tma_k.map, p->tma_v.map, hp->tma_r.map);
         return;
