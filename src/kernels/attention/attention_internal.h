@@ -345,6 +345,9 @@ bool hstu_takes_hopper(cute_runtime *rt, const cute_hstu_config *cfg);
 cute_int attn_hop_uniform_tid(cute_ctx *c, cute_int tid);
 
 cute_launch_cfg hstu_grid(cute_alg *a, const attn_plan *p, cute_int batches, cute_int heads, cute_int rows);
+/* options.c: a sequences' offsets tensor (cu_seqlens, HSTU's seq_offsets): (B + 1) i32,
+ * contiguous, B >= 1; err names who and the tensor */
+bool attn_offsets_ok(const cute_call_arg *cu, const char *who, const char *name, char *err, size_t n);
 /* hstu_grid for a jagged call's arguments: the sequences (offsets - 1), Q's heads, the longest */
 cute_launch_cfg hstu_jagged_grid(cute_alg *a, const attn_plan *p, const cute_arg *arg);
 /* a jagged block's tiles in hstu_grid: sequence b of the packed m = {Q, K, V, O, O} (rows

@@ -154,18 +154,6 @@ static bool packed(const cute_call_arg *t, const char *name, cute_call_arg *as4,
     return true;
 }
 
-/* the offsets' tensor: (B + 1) i32 contiguous, B >= 1 */
-static bool offsets_tensor_ok(const cute_hstu_jagged *j, char *err, size_t n)
-{
-    const cute_call_arg *o = j ? j->seq_offsets : NULL;
-    if (!o || o->kind != CUTE_ARG_TENSOR || o->ndim != 1 || o->dtype != CUTE_I32)
-        return snprintf(err, n, "hstu attention: seq_offsets is not a 1-D i32 tensor of B + 1 offsets"), false;
-    if (o->shape[0] < 2 || o->stride[0] != 1)
-        return snprintf(err, n, "hstu attention: seq_offsets has %lld offsets with stride %lld (2 or more, "
-                        "contiguous)", (long long)o->shape[0], (long long)o->stride[0]), false;
-    return true;
-}
-
 /* host offsets: 0 first, T last, never decreasing, and the longest length from them where
  * max_len is 0; max_len 1 to RAB's N (rab_n) */
 static bool offsets_ok(const cute_hstu_jagged *j, int64_t total, int64_t rab_n, int64_t *max_len, char *err, size_t n)
@@ -237,7 +225,8 @@ cute_status cutec_hstu_attention_jagged(cute_hstu_lib *lib, const cute_call_arg 
     int64_t T = Q->shape[0], H = Q->shape[1], max_len;
     if (Q->shape[2] != 64 && Q->shape[2] != 128)
         return snprintf(err, n, "hstu attention: head dim %lld (64 or 128)", (long long)Q->shape[2]), CUTE_ERR_INVALID;
-    if (!offsets_tensor_ok(jagged, err, n) || !jagged_rab_ok(RAB, jagged->seq_offsets->shape[0] - 1, H, d, err, n))
+    if (!attn_offsets_ok(jagged ? jagged->seq_offsets : NULL, "hstu attention", "seq_offsets", err, n) ||
+        !jagged_rab_ok(RAB, jagged->seq_offsets->shape[0] - 1, H, d, err, n))
         return CUTE_ERR_INVALID;
     if (T == 0 || H == 0) return CUTE_OK; /* nothing to do (the header's promise), whatever max_len says */
     if (!offsets_ok(jagged, T, RAB->shape[2], &max_len, err, n)) return CUTE_ERR_INVALID;

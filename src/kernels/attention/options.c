@@ -4,20 +4,20 @@
 
 #include "kernels/attention/attention_internal.h"
 
-/* one of cu_seqlens_q, cu_seqlens_k: (B + 1) i32, contiguous, B >= 1 */
-static bool offsets_ok(const cute_call_arg *cu, const char *name, char *err, size_t n)
+bool attn_offsets_ok(const cute_call_arg *cu, const char *who, const char *name, char *err, size_t n)
 {
     if (!cu || cu->kind != CUTE_ARG_TENSOR || cu->ndim != 1 || cu->dtype != CUTE_I32)
-        return snprintf(err, n, "attention: %s is not a 1-D i32 tensor of B + 1 offsets", name), false;
+        return snprintf(err, n, "%s: %s is not a 1-D i32 tensor of B + 1 offsets", who, name), false;
     if (cu->shape[0] < 2 || (cu->stride[0] != 1))
-        return snprintf(err, n, "attention: %s has %lld offsets with stride %lld (2 or more, contiguous)", name,
+        return snprintf(err, n, "%s: %s has %lld offsets with stride %lld (2 or more, contiguous)", who, name,
                         (long long)cu->shape[0], (long long)cu->stride[0]), false;
     return true;
 }
 
 static bool varlen_ok(const cute_call_arg *const t[4], const cute_attention_options *o, char *err, size_t n)
 {
-    if (!offsets_ok(o->cu_seqlens_q, "cu_seqlens_q", err, n) || !offsets_ok(o->cu_seqlens_k, "cu_seqlens_k", err, n))
+    if (!attn_offsets_ok(o->cu_seqlens_q, "attention", "cu_seqlens_q", err, n) ||
+        !attn_offsets_ok(o->cu_seqlens_k, "attention", "cu_seqlens_k", err, n))
         return false;
     if (o->cu_seqlens_q->shape[0] != o->cu_seqlens_k->shape[0])
         return snprintf(err, n, "attention: cu_seqlens_q has %lld offsets, cu_seqlens_k %lld (one each a sequence, "
