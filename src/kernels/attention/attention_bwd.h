@@ -88,10 +88,6 @@ typedef struct attn_hop_bwd_plan {
                      * launched as a programmatic dependent launch, so that it starts under
                      * the last wave of the one before (hopper_bwd.c's pdl_enter, bwd_pre.c,
                      * hopper_bwd_dq.c's post_wait_kernel) */
-    bool lean;      /* (head dims 96 and up; 64 not) a step's instructions cut: the atoms'
-                     * descriptors built once a stage, the shared operands each warpgroup
-                     * offsets partitioned by the warpgroup read from lane 0
-                     * (attn_hop_uniform_tid), and the fused dQ's dS^T written by stmatrix */
     cute_tiled_mma dq_mma;
     cute_tiled_copy ds_r2s; /* dS^T's stmatrix (the scores' C layout into smem_ds) */
     cute_composed smem_ds;

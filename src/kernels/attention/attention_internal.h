@@ -54,7 +54,9 @@ typedef struct attn_plan {
     bool wg_uniform;         /* the Hopper forward's consumer warpgroup index broadcast from
                                 lane 0 and its wgmma descriptors built once a stage, so that
                                 ptxas keeps Q's descriptors on the uniform datapath (hopper_fwd.c,
-                                the atoms' desc_stage; CUTEC_ATTN_FWD_WGU=0|1: hopper_plan.c) */
+                                the atoms' desc_stage; CUTEC_ATTN_FWD_WGU=0|1: hopper_plan.c);
+                                the backward's lean steps likewise at head dims 96 and up
+                                (attn_plan_hopper_bwd; its K, V and K^T) */
     int diag;                /* a diagnostic, wrong by design (ATTN_DIAG_*): the Hopper
                                 forward's key tiles after the first without their softmax and
                                 O's rescale (P = S), or without O's rescale alone, so that a

@@ -44,17 +44,9 @@ static bool make_plan(cute_alg *a, cute_runtime *rt, const cute_attention_config
      * bench/RESULTS.md, attnb40); CUTEC_ATTN_BWD_PDL=0 the plain launches (fused-atomic:
      * post_kernel has no counts to wait on; not taken) */
     hp->pdl = kernel_env_choice(a, "CUTEC_ATTN_BWD_PDL", "0|1", 1) == 1 && form != ATTN_BWD_FORM_ATOMIC;
-    /* the lean steps at head dims 96 and up (session 40's final pass, H200, 8x16x4096 not
-     * causal, in turns: 508.0 / 510.0 TFLOP/s against the steps before's 479.4 / 481.0, which
-     * were deleted; bench/RESULTS.md, attnb40).  Not at 64 (its overlapped steps): causal's
-     * dK/dV kernel spills 32 bytes with them, so its atoms build their descriptors for each
-     * wgmma (CUTEC_WGMMA_DESC, when set, decides that part for every atom) */
-    hp->lean = cfg->head_dim >= 96;
     if (a->failed) return false;
     if (attn_bwd_fuses(form, cfg->head_dim) && !attn_hbdq_plan(a, hp)) return false;
     hp->dq_atomic = hp->fused_dq && form == ATTN_BWD_FORM_ATOMIC;
-    cute_tiled_mma *mmas[5] = {&hp->dq.mma, &hp->dq.pv, &hp->kv.mma, &hp->kv.pv, &hp->dq_mma};
-    for (int i = 0; i < (hp->fused_dq ? 5 : 4); i++) mmas[i]->atom.desc_stage = hp->lean;
     return true;
 }
 
@@ -73,7 +65,7 @@ const cute_fn *cute_attention_bwd_compile(cute_runtime *rt, const cute_attention
     make_specs(cfg, specs);
     char name[80];
     const char *dq = !hopper || !plan->fused_dq ? "" : plan->dq_atomic ? "_dqatomic" : "_dqfused";
-    /* (the lean steps follow the head dim, already in the name) */
+    /* (the lean steps follow the head dim, already in the name: attn_plan_hopper_bwd) */
     snprintf(name, sizeof name, "attention_bwd%s_%s_d%d%s%s%s", hopper ? "_hopper" : "", cute_dtype_name(cfg->dtype),
              cfg->head_dim, cfg->causal ? "_causal" : "", dq, hopper && plan->pdl ? "_pdl" : "");
     /* (the SM80 host reads the user pointer as an attn_plan: hp->pre, the struct's first member) */

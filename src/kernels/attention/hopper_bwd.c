@@ -246,7 +246,7 @@ static hb_frag fragments(cute_ctx *c, const attn_plan *p, const hb_job *j, const
     hb_frag f = {0};
     if (j->fused) f.q = attn_hbdq_consumer(c, j->hp, &m->dq, m->x1, tid, &j->dq_bar);
     f.ss = cute_tiled_mma_slice(&p->mma, tid), f.rs = cute_tiled_mma_slice(&p->pv, tid);
-    cute_thr_mma xs = j->hp->lean ? cute_tiled_mma_slice(&p->mma, attn_hop_uniform_tid(c, tid)) : f.ss;
+    cute_thr_mma xs = p->wg_uniform ? cute_tiled_mma_slice(&p->mma, attn_hop_uniform_tid(c, tid)) : f.ss;
     f.sx1 = cute_partition_A(c, xs, m->x1), f.sx2 = cute_partition_A(c, xs, m->x2);
     f.sy1 = cute_partition_B(c, f.ss, m->y1), f.sy2 = cute_partition_B(c, f.ss, m->y2);
     f.sy1t = cute_partition_B(c, f.rs, m->y1t), f.sy2t = cute_partition_B(c, f.rs, m->y2t);

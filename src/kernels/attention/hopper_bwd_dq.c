@@ -46,6 +46,7 @@ bool attn_hbdq_plan(cute_alg *a, attn_hop_bwd_plan *hp)
     cute_mma_atom atom;
     if (!cute_mma_atom_named(a, name, &atom)) return false;
     cute_layout along_n = cute_layout_parse(a, "(1,2,1):(0,1,0)");
+    atom.desc_stage = p->wg_uniform; /* (the lean steps: attn_plan_hopper_bwd) */
     hp->dq_mma = cute_make_tiled_mma(a, &atom, &along_n, NULL, NULL, NULL);
     cute_composed k_major;
     cute_smem_atom_gmma(a, "Layout_K_SW128_Atom", d, &k_major);

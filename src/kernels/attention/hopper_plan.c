@@ -221,5 +221,12 @@ bool attn_plan_hopper_bwd(cute_alg *a, const cute_attention_config *cfg, int arc
     int64_t es = 2, x = 2 * p->bm * p->d * es, stage = 2 * p->bn * p->d * es;
     int64_t fit = (ATTN_HOP_SMEM_BYTES - x) / stage;
     p->stages = (int)(fit < MAX_STAGES ? fit : MAX_STAGES);
+    /* the lean steps at head dims 96 and up: the atoms' descriptors built once a stage, the
+     * operands each warpgroup offsets partitioned by attn_hop_uniform_tid (hopper_bwd.c,
+     * hopper_bwd_dq.c); session 40's final pass (H200, 8x16x4096 not causal, in turns): 508.0 /
+     * 510.0 TFLOP/s against the steps before's 479.4 / 481.0, which were deleted (bench/
+     * RESULTS.md, attnb40).  Not at 64 (its overlapped steps): causal's dK/dV kernel spills
+     * 32 bytes with them */
+    p->wg_uniform = cfg->head_dim >= 96;
     return hopper_parts(a, cfg, p);
 }
