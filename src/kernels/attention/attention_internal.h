@@ -346,7 +346,6 @@ bool hstu_takes_hopper(cute_runtime *rt, const cute_hstu_config *cfg);
  * vector registers, two R2UR a wgmma */
 cute_int attn_hop_uniform_tid(cute_ctx *c, cute_int tid);
 
-cute_launch_cfg hstu_grid(cute_alg *a, const attn_plan *p, cute_int batches, cute_int heads, cute_int rows);
 /* options.c: a sequences' offsets tensor (cu_seqlens, HSTU's seq_offsets): (B + 1) i32,
  * contiguous, B >= 1; err names who and the tensor */
 bool attn_offsets_ok(const cute_call_arg *cu, const char *who, const char *name, char *err, size_t n);

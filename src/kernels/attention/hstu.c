@@ -121,34 +121,52 @@ static void tile_step(cute_ctx *c, const hstu_plan *hp, const attn_block *t, hst
     attn_gemm_rs(c, p, l->acc_s, &l->ovt, l->acc_o);
 }
 
-/* The block rasterization of CuTe DSL's example (its enable_block_rasterization, which it says
- * raises L2's hit rate): the grid (B, H, Q tiles), the batch fastest, so the blocks in flight
- * together share a Q tile index across sequences and heads (causal: like work); false: the
- * SM80 forward's (Q tiles, H, B), one head's Q tiles together (sharing its K and V in L2).
+/* The grid's order.  Causal: the block rasterization of CuTe DSL's example (its
+ * enable_block_rasterization, which it says raises L2's hit rate): the grid (B, H, Q tiles),
+ * the batch fastest, so the blocks in flight together share a Q tile index across sequences
+ * and heads, i.e. like work (timed in turns against the order below, session 40: +8-10%).
+ * Not causal: one head's Q tiles together, sharing its K and V in L2, then the heads, then the
+ * batches (the SM80 forward's order; the example's lost 3.7% at d64, tied at d128), all folded
+ * into x (Q tiles, H, B) so that no grid dimension limits the batch (y and z stop at 65,535).
  * Either way causal Q tiles run from the sequence's last (the longest) down, as the example's
  * do; non-causal ones from the first (the example reverses them too: like work either way, and
- * the reversed index cost 55 registers at d128 for sm_90a, 228 against 173).  Timed in turns
- * with the old order (session 40, docs/attention.md): causal +8-10%, non-causal d128 a tie and
- * d64 -3.7%; the flip is this line. */
-static const bool raster_bhq = true;
-
-/* the block's (batch or sequence, head, Q tile index: block_tiles reads it) */
-static void block_coords(cute_ctx *c, cute_int *b, cute_int *h, cute_int *x)
+ * the reversed index cost 55 registers at d128 for sm_90a, 228 against 173).  Jagged batches
+ * keep the example's order (the kernel does not know the longest sequence's tile count). */
+static bool raster_bhq(const attn_plan *p, bool jagged)
 {
-    *b = cute_block_idx(c, raster_bhq ? 0 : 2), *h = cute_block_idx(c, 1), *x = cute_block_idx(c, raster_bhq ? 2 : 0);
+    return p->cfg.causal || jagged;
 }
 
-cute_launch_cfg hstu_grid(cute_alg *a, const attn_plan *p, cute_int batches, cute_int heads, cute_int rows)
+/* the block's (batch or sequence, head, Q tile index: block_tiles reads it) of a grid for
+ * `heads` heads of `rows` query rows (hstu_grid's) */
+static void block_coords(cute_ctx *c, const attn_plan *p, bool jagged, cute_int heads, cute_int rows, cute_int *b,
+                         cute_int *h, cute_int *x)
+{
+    if (raster_bhq(p, jagged)) {
+        *b = cute_block_idx(c, 0), *h = cute_block_idx(c, 1), *x = cute_block_idx(c, 2);
+        return;
+    }
+    cute_alg *a = cute_ctx_alg(c);
+    const cute_tuple modes[3] = {cute_tuple_int(cute_ceil_div(a, rows, cute_i(p->bm))), cute_tuple_int(heads),
+                                 cute_tuple_int(cute_i(1))}; /* the last mode takes the rest: the batch */
+    cute_tuple shape = cute_tuple_of(a, 3, modes);
+    cute_tuple crd = cute_idx2crd(a, cute_block_idx(c, 0), &shape);
+    *x = crd.leaf[0], *h = crd.leaf[1], *b = crd.leaf[2];
+}
+
+static cute_launch_cfg hstu_grid(cute_alg *a, const attn_plan *p, bool jagged, cute_int batches, cute_int heads,
+                                 cute_int rows)
 {
     cute_int tiles = cute_ceil_div(a, rows, cute_i(p->bm));
-    return (cute_launch_cfg){.grid = {raster_bhq ? batches : tiles, heads, raster_bhq ? tiles : batches},
-                             .block = {cute_i(p->threads)}};
+    cute_launch_cfg cfg = {.grid = {batches, heads, tiles}, .block = {cute_i(p->threads)}};
+    if (!raster_bhq(p, jagged)) cfg.grid[0] = cute_mul(a, cute_mul(a, tiles, heads), batches), cfg.grid[1] = cfg.grid[2] = cute_i(1);
+    return cfg;
 }
 
 cute_launch_cfg hstu_jagged_grid(cute_alg *a, const attn_plan *p, const cute_arg *arg)
 {
     cute_int seqs = cute_sub(a, arg[HSTU_OFFSETS].tensor.layout.shape.leaf[0], cute_i(1));
-    return hstu_grid(a, p, seqs, arg[0].tensor.layout.shape.leaf[2], arg[HSTU_MAX_LEN].i);
+    return hstu_grid(a, p, true, seqs, arg[0].tensor.layout.shape.leaf[2], arg[HSTU_MAX_LEN].i);
 }
 
 /* the block's tiles of sequence seq (m: Q, K, V, O, O for the LSE, which HSTU has not):
@@ -195,11 +213,11 @@ static void hstu_body(cute_ctx *c, const hstu_plan *hp, attn_block t, cute_tenso
 /* dense: batch b's rows of Q, K, V and O */
 static void hstu_kernel(cute_ctx *c, cute_tensor mQ, cute_tensor mK, cute_tensor mV, cute_tensor mR, cute_tensor mO)
 {
+    const hstu_plan *hp = cute_ctx_user(c);
     cute_int b, h, x;
-    block_coords(c, &b, &h, &x);
+    block_coords(c, &hp->p, false, mQ.layout.shape.leaf[2], mQ.layout.shape.leaf[1], &b, &h, &x);
     attn_seq seq = {b, b, cute_i(0), cute_i(0), mQ.layout.shape.leaf[1], mK.layout.shape.leaf[1]};
     const cute_tensor m[5] = {mQ, mK, mV, mO, mO};
-    const hstu_plan *hp = cute_ctx_user(c);
     hstu_body(c, hp, block_tiles(c, &hp->p, false, m, &seq, b, h, x), mR);
 }
 
@@ -207,7 +225,7 @@ attn_block hstu_jagged_tiles(cute_ctx *c, const attn_plan *p, const cute_tensor 
                              cute_int *start)
 {
     cute_int b, h, x, len;
-    block_coords(c, &b, &h, &x);
+    block_coords(c, p, true, cute_i(0), cute_i(0), &b, &h, &x); /* the example's order: no sizes needed */
     /* the offsets clamped to the fewest rows of Q, K, V and O (the library checks they are
      * alike; a caller of the compiled function alone may not), and no longer than RAB's (N,
      * N): bad offsets (unchecked on the device) read and write nothing past any of them */
@@ -237,7 +255,7 @@ static void hstu_host(cute_ctx *c, const cute_arg *arg)
     /* V keeps its own strides: the forward's V-with-K's-layout saves no register here (within
      * 2 at every configuration) and would trust every caller of the compiled function */
     if (!hp->jagged) {
-        CUTE_LAUNCH(c, hstu_kernel, hstu_grid(a, &hp->p, e[0], e[2], e[1]), arg[0].tensor, arg[1].tensor, arg[2].tensor,
+        CUTE_LAUNCH(c, hstu_kernel, hstu_grid(a, &hp->p, false, e[0], e[2], e[1]), arg[0].tensor, arg[1].tensor, arg[2].tensor,
                     arg[3].tensor, arg[4].tensor);
         return;
     }
