@@ -1,5 +1,5 @@
 /* cutec bench tp-gemm [--mode row|column|both] [--m M] [--n N] [--k K] [--chunks J]
- *                     [--gpus N] [--iters N] [--dtype bf16|e4m3] [--order events|flags|fused]
+ *                     [--gpus N] [--iters N] [--rest MS] [--dtype bf16|e4m3] [--order events|flags|fused]
  *                     [--c-major row|column] [--pieces plan|library] [--chunk-rows R[xN],...]
  *                     [GEMM tiling options] [--also "SCHEDULE OPTIONS"]...
  * Tensor-parallel GEMM (bf16 or e4m3 in, f32 accumulation, bf16 out) over the GPUs of this host: the overlapped schedules of
@@ -9,9 +9,12 @@
  * (default 8192 x 8192 x 16384, chunks halving toward the end); column parallel: A's rows
  * all-gathered and B's rows split (default 8192 x 8192 x 8192).  Each --also is one more
  * schedule, checked the same way; every schedule is timed in turns with the baseline (alone:
- * the two alternate). */
+ * the two alternate).  --rest MS: every timing of the turns starts after MS ms of idle GPUs,
+ * so that both sides run as bursts on a rested card (boost clocks) instead of on a card held
+ * at its power cap by the timing before. */
 #include <math.h>
 #include <stdio.h>
+#include <time.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -42,6 +45,7 @@ typedef struct tp_opts {
     int modes; /* bit 0 row, bit 1 column */
     int64_t m, n, k; /* 0: the mode's default */
     int gpus, iters;
+    int rest_ms;   /* --rest: idle ms before each timing of the turns (0: none) */
     cute_dtype in; /* A's and B's dtype */
     tp_form_opts form[TP_FORMS]; /* [0] the command line's; more, timed in turns with it */
     int forms;
@@ -115,6 +119,8 @@ static int parse(int argc, char **argv, tp_opts *o)
             ok = cli_int(v, 2, TP_MAX, &x, why, sizeof why), o->gpus = (int)x;
         } else if (!strcmp(k, "--iters")) {
             ok = cli_int(v, 1, 1000, &x, why, sizeof why), o->iters = (int)x;
+        } else if (!strcmp(k, "--rest")) {
+            ok = cli_int(v, 0, 10000, &x, why, sizeof why), o->rest_ms = (int)x;
         } else if (!strcmp(k, "--also")) {
             if (!(ok = o->forms < TP_FORMS)) snprintf(why, sizeof why, "--also: at most %d schedules", TP_FORMS);
             else ok = also(v, &o->form[o->forms++], why, sizeof why);
@@ -536,25 +542,39 @@ static double median3(const double *t, char *text, size_t n)
     return s[TP_TURNS / 2];
 }
 
+/* one timing of the turns: after rest_ms of idle GPUs (every stream drained first), if any */
+static double turn(tp_group *g, int which, int iters, int rest_ms)
+{
+    if (rest_ms) {
+        if (sync_all(g) != CUTE_OK) return -1;
+        struct timespec d = {rest_ms / 1000, (long)(rest_ms % 1000) * 1000000L};
+        while (nanosleep(&d, &d) != 0) {} /* (interrupted: the rest of it) */
+    }
+    return time_step(g, schedule, which, iters);
+}
+
 /* TP_TURNS rounds, each cuBLAS + NCCL then every schedule whose C was right (errs), so that
- * the card's clock and heat drift alike over all of them; the medians, each against the
- * baseline's, each turn's ms, and the model's pipeline for each chunked schedule (mc: fitted
- * to the first) */
-static bool turns(tp_group *g, tp_form *forms, const double *errs, int nf, int iters, const tp_machine *mc)
+ * the card's clock and heat drift alike over all of them (rest_ms: each timing after that
+ * much idle time); the medians, each against the baseline's, each turn's ms, and the model's
+ * pipeline for each chunked schedule (mc: fitted to the first) */
+static bool turns(tp_group *g, tp_form *forms, const double *errs, int nf, int iters, int rest_ms,
+                  const tp_machine *mc)
 {
     double base[TP_TURNS], t[TP_FORMS][TP_TURNS];
     for (int k = 0; k < TP_TURNS; k++) {
-        if ((base[k] = time_step(g, schedule, STEP_CUBLAS_NCCL, iters)) < 0) return false;
+        if ((base[k] = turn(g, STEP_CUBLAS_NCCL, iters, rest_ms)) < 0) return false;
         for (int f = 0; f < nf; f++) {
             if (!(errs[f] <= 2e-2)) continue; /* (a wrong schedule is not timed) */
             use_form(g, &forms[f]);
-            if ((t[f][k] = time_step(g, schedule, STEP_OVERLAPPED, iters)) < 0) return false;
+            if ((t[f][k] = turn(g, STEP_OVERLAPPED, iters, rest_ms)) < 0) return false;
         }
     }
     char each[128];
     double b = median3(base, each, sizeof each);
-    printf("in turns (%d rounds, each cuBLAS GEMM + NCCL then every schedule; medians, then each turn's ms):\n",
-           TP_TURNS);
+    char rested[64] = "";
+    if (rest_ms) snprintf(rested, sizeof rested, ", each after %d ms of idle GPUs", rest_ms);
+    printf("in turns (%d rounds, each cuBLAS GEMM + NCCL then every schedule%s; medians, then each turn's ms):\n",
+           TP_TURNS, rested);
     printf("%-72s %9.3f %8s  %s\n", g->mode == TP_ROW ? "cuBLAS GEMM, then NCCL all-reduce" : "NCCL all-gather, then cuBLAS GEMM",
            b, "1.000", each);
     for (int f = 0; f < nf; f++) {
@@ -612,7 +632,7 @@ static int run_mode(const tp_opts *o, tp_mode mode, int gpus)
         /* in turns even for one schedule: the baseline and it alternate (B S B S B S), each
          * run after the other, so neither has the cooler card (the first timing above
          * does: its baseline runs first) */
-        ok = turns(&g, forms, errs, o->forms, o->iters, &mc);
+        ok = turns(&g, forms, errs, o->forms, o->iters, o->rest_ms, &mc);
     }
     if (!ok) fprintf(stderr, "cutec bench tp-gemm %s: %s\n", mode == TP_ROW ? "row" : "column", g.err[0] ? g.err : "failed");
     for (int f = 0; f < o->forms; f++)
