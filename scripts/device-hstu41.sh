@@ -20,8 +20,8 @@ alt=/tmp/hstu41-alt
     device_head
     rm -rf "$alt" && mkdir -p "$alt"
     tar --exclude=./build --exclude=./build-cache --exclude=./.wt -cf - . | tar -C "$alt" -xf -
-    sed -i 's/^    return p->cfg.causal || jagged;/    return true;/' "$alt/src/kernels/attention/hstu.c"
-    grep -c "^    return true;" "$alt/src/kernels/attention/hstu.c" | sed 's/^/lines returning true (one is the flip): /'
+    sed -i 's/^    return p->cfg.causal || jagged;/    return (void)p, (void)jagged, true;/' "$alt/src/kernels/attention/hstu.c"
+    grep -c "^    return (void)p, (void)jagged, true;" "$alt/src/kernels/attention/hstu.c" | sed 's/^/flipped lines: /'
     (cd "$alt" && make -j16 build/cutec 2>&1 | grep -E "error|warning" | head)
     echo "== built the example's order everywhere $(el_s)"
     for bin in build/cutec "$alt/build/cutec"; do
