@@ -8,7 +8,8 @@
 # part).  Builds `make all tests` once first (NO_BUILD=1: not).  A part whose name has a patch
 # .wt/<name>.patch (an engineer's branch: `git diff --binary BASE BRANCH`, sent with carry: .wt)
 # runs in a copy of this tree with the patch applied: it builds that copy and runs the copy's
-# scripts/device-<name>.sh (the build within the part's limit).  Brings back $OUT/laneN.txt (each lane's
+# scripts/device-<name>.sh (the build within the part's limit; PREBUILD=1: every branch's tree is built
+# first, side by side, before any lane starts, so that no build runs beside another lane's timings).  Brings back $OUT/laneN.txt (each lane's
 # transcript) and $OUT/lanes.tgz (every part's logs); prints the lanes' tails.
 set -u
 OUT=${OUT:-build/device-out}
@@ -27,6 +28,14 @@ reap() # lane: kill what is left of its parts
     done
 }
 
+patched_tree() # name: the commands that make /tmp/trees/<name>, this tree with .wt/<name>.patch applied, built
+{
+    echo "tree=/tmp/trees/$1; rm -rf \$tree && mkdir -p \$tree &&
+        tar -C . --exclude=./build --exclude=./build-cache --exclude=./.wt -cf - . | tar -C \$tree -xf - &&
+        cd \$tree && { git apply --binary '$PWD/.wt/$1.patch' || patch -p1 <'$PWD/.wt/$1.patch'; } && echo '== $1: patch applied' &&
+        make -k -j16 all tests 2>&1 | grep -E 'error|warning' | head -20"
+}
+
 lane() # index, "name:seconds ..."
 {
     for spec in $2; do
@@ -37,11 +46,8 @@ lane() # index, "name:seconds ..."
         mkdir -p "$W/$name"
         if [ -e ".wt/$script.patch" ]; then # an engineer's branch: this tree with its patch applied
             tree="/tmp/trees/$script"
-            rm -rf "$tree" && mkdir -p "$tree"
-            tar -C . --exclude=./build --exclude=./build-cache --exclude=./.wt -cf - . | tar -C "$tree" -xf -
-            (cd "$tree" && { git apply --binary "$OLDPWD/.wt/$script.patch" || patch -p1 <"$OLDPWD/.wt/$script.patch"; } && echo "== $script's patch applied" &&
-             CUTEC_LANE_PART=$1 timeout "$lim" sh -c "make -k -j16 all tests 2>&1 | grep -E 'error|warning' | head -20;
-             OUT='$W/$name' PART='$sub' sh scripts/device-$script.sh" 2>&1)
+            [ -e "$tree/.prebuilt" ] || CUTEC_LANE_PART=$1 timeout "$lim" sh -c "$(patched_tree "$script")" 2>&1
+            (cd "$tree" && CUTEC_LANE_PART=$1 timeout "$lim" sh -c "OUT='$W/$name' PART='$sub' sh scripts/device-$script.sh" 2>&1)
         else
             OUT="$W/$name" PART=$sub CUTEC_LANE_PART=$1 timeout "$lim" sh "scripts/device-$script.sh" 2>&1
         fi
@@ -57,6 +63,16 @@ nvidia-smi --query-gpu=index,name,clocks.sm,clocks.max.sm,clocks.mem,power.draw,
 cc --version | head -n 1
 [ -n "${NO_BUILD:-}" ] || make -k -j"$(nproc)" all tests 2>&1 | grep -E "error|warning" | head -40
 echo "== built at $(el) s"
+if [ -n "${PREBUILD:-}" ]; then # every branch's tree built now, side by side, so no build runs beside a timing
+    for p in .wt/*.patch; do
+        [ -e "$p" ] || continue
+        n=$(basename "$p" .patch)
+        (sh -c "$(patched_tree "$n")" && touch "/tmp/trees/$n/.prebuilt") >"$W/prebuild-$n.txt" 2>&1 &
+    done
+    wait
+    cat "$W"/prebuild-*.txt 2>/dev/null
+    echo "== the branches' trees built at $(el) s"
+fi
 for i in 0 1 2 3; do
     eval "spec=\${LANE$i:-}"
     eval "gpus=\${LANE${i}_GPUS:-$i}" # LANEi_GPUS=2,3: a lane of two GPUs (multi-GPU scripts)
