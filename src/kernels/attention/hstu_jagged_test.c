@@ -4,8 +4,8 @@
  * fast sigmoid, RAB padded past the longest sequence; every row of O, poisoned first; on a
  * GPU, where there is one, at moderate lengths; the Hopper kernel (CUTEC_HSTU_VARIANT=hopper)
  * likewise, on the interpreter traced for sm_90a and on an sm_90 GPU.  Beside them: the
- * misuses the library refuses (host offsets checked, shapes), and bad device offsets
- * (unchecked) running without a fault. */
+ * misuses the library refuses (host offsets checked, shapes, the dtype, the head dim), and
+ * bad device offsets (unchecked) running without a fault. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -159,7 +159,14 @@ static void misuse(void)
     c.a[3] = keep, keep = c.a[0];
     c.a[0].ndim = 4, refused(lib, &c, &j, "jagged Q is not a (T, H, D) tensor");
     c.a[0] = keep, c.a[0].shape[0] = 13, refused(lib, &c, &j, "jagged K is (14, 1, 64) but Q (13, 1, 64)");
+    c.a[0] = keep, c.a[0].dtype = CUTE_F32, refused(lib, &c, &j, "Q is f32 (f16 or bf16)");
     c.a[0] = keep;
+    cute_call_arg was[6]; /* Q, K, V and O at head dim 96, one shape */
+    memcpy(was, c.a, sizeof was);
+    for (int i = 0; i < 5; i++)
+        if (i != 3) c.a[i].shape[2] = 96, c.a[i].stride[0] = 96;
+    refused(lib, &c, &j, "head dim 96 (64 or 128)");
+    memcpy(c.a, was, sizeof was);
     j.seq_offsets = NULL, refused(lib, &c, &j, "seq_offsets is not");
     j.seq_offsets = &c.a[5];
     /* bad device offsets (unchecked: no host copy) give wrong rows, never a fault */
