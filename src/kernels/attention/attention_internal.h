@@ -124,6 +124,9 @@ const cute_fn *attn_blackwell_compile_broken(cute_runtime *rt, const cute_attent
 /* the Hopper kernel's plan and host function (hopper_plan.c, hopper_fwd.c) */
 /* arch: the compile target (cute_runtime_target_arch; 0 unknown) */
 bool attn_plan_hopper(cute_alg *a, const cute_attention_config *cfg, int arch, attn_plan *p);
+/* its tiles alone (bm, bn, d, consumers, threads, stages): no atom built, none of the
+ * forward's own choices read (CUTEC_ATTN_FWD_*); HSTU's Hopper plan starts from them */
+bool attn_plan_hopper_tiles(cute_alg *a, const cute_attention_config *cfg, int arch, attn_plan *p);
 void attn_hopper_host(cute_ctx *c, const cute_arg *arg);
 /* the Hopper backward's kernels (hopper_bwd.c): 128 resident rows of two tensors (smem_q,
  * tma_q), 64-row tiles of two others streamed in `stages` (smem_kv, tma_k); mma: the scores
