@@ -269,6 +269,11 @@ cute_gemm_tiling cute_gemm_default_tiling(cute_gemm_variant v, const cute_gemm_c
  * compile gemm` and the cards' test each compile with. */
 cute_gemm_tiling cute_gemm_library_tiling(cute_gemm_variant v, const cute_gemm_config *cfg, const int64_t mnk[3],
                                           int64_t l, int arch);
+/* The Hopper kernel's (CUTE_GEMM_HOPPER) tile of C a block, (rows, columns), and its cluster,
+ * (blocks along M, along N), for cfg: cfg->tiling's, its zero fields the plan's defaults (128
+ * x 256; 128 x 128 ping-pong or with fp8 block scales; clusters of 2 x 1 with block scales,
+ * else 1 x 1): what the plan takes before it checks them. */
+void cute_gemm_hopper_tile(const cute_gemm_config *cfg, int64_t tile[2], int cluster[2]);
 
 /* Compile one kernel; call it with (A, B, C, alpha, beta), and the epilogue's vector after
  * them where it has one. */

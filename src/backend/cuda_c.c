@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "cuda_c_internal.h"
+#include "cutec/cuda_arch.h"
 
 static bool block(cc_fn *e, const cute_ir_block *b);
 static bool inst(cc_fn *e, const cute_ir_block *b, uint32_t i);
@@ -268,14 +269,9 @@ static bool kernel(cc_module *m, const cute_ir_func *f)
 
 int cc_arch_number(const char *a)
 {
-    const char *p = strncmp(a, "sm_", 3) == 0        ? a + 3
-                    : strncmp(a, "compute_", 8) == 0 ? a + 8
-                                                     : NULL;
-    if (!p || *p < '0' || *p > '9') return 0;
-    char *end;
-    long n = strtol(p, &end, 10);
-    if (*end && strcmp(end, "a") != 0 && strcmp(end, "f") != 0) return 0;
-    return n > 0 && n < 10000 ? (int)n : 0;
+    char real[32]; /* a virtual target (compute_90a) is numbered as its real one (sm_90a) */
+    if (!strncmp(a, "compute_", 8) && snprintf(real, sizeof real, "sm_%s", a + 8) < (int)sizeof real) a = real;
+    return cute_cuda_arch_sm(a, NULL, 0);
 }
 
 static cute_status check_args(const cute_ir_func *const *k, int n, const cute_cuda_c_opts *o,

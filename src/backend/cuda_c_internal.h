@@ -142,7 +142,8 @@ bool cc_mem(cc_fn *e, const cute_ir_inst *in);
 typedef enum { CC_ASM_OUT, CC_ASM_INOUT, CC_ASM_IN } cc_asm_dir;
 bool cc_asm(cc_fn *e, const char *text, const cute_vreg *var, const cc_asm_dir *dir,
             const bool *raw, int n, bool memory);
-/* "sm_90a", "sm_80", "compute_90": the number, or 0 */
+/* "sm_90a", "sm_80", "compute_90": the number by cute_cuda_arch_sm's rule (a compute_ name
+ * as its sm_ one), or 0 */
 int cc_arch_number(const char *arch);
 /* an INST op: its row's PTX (cuda_c_inst.c) */
 bool cc_inst(cc_fn *e, const cute_ir_inst *in);

@@ -647,6 +647,9 @@ static void test_refusals(void)
     refuses(cute_ir_func_new("not-an-identifier"), CUTE_ERR_INVALID, "not a C identifier", NULL);
     refuses(cute_ir_func_new("ok"), CUTE_ERR_INVALID, "arch sm_60", "sm_60");
     refuses(cute_ir_func_new("ok"), CUTE_ERR_INVALID, "arch gfx90a", "gfx90a");
+    /* the target's name by cute_cuda_arch_sm's rule: no 'a' below sm_90, no leading 0 */
+    refuses(cute_ir_func_new("ok"), CUTE_ERR_INVALID, "arch sm_80a", "sm_80a");
+    refuses(cute_ir_func_new("ok"), CUTE_ERR_INVALID, "arch sm_99999999999", "sm_99999999999");
     cute_ir_func *two[2] = {cute_ir_func_new("same"), cute_ir_func_new("same")};
     char err[256], *src;
     CHECK(cute_cuda_c_emit((const cute_ir_func *const *)two, 2, NULL, &src, err, sizeof err) ==
@@ -781,6 +784,15 @@ static void test_nvrtc(cute_nvrtc *nv)
     CHECK(s == CUTE_ERR_UNSUPPORTED && o.log && strstr(o.log, "does not compile for sm_1"),
           "a bad arch is refused with a log naming it: status %d, %s", (int)s, o.log ? o.log : "(no log)");
     cute_nvrtc_output_free(&o);
+    /* an sm_ name that is no target's (cute_cuda_arch_sm) likewise, its words beside NVRTC's list */
+    static const char *const no_target[] = {"sm_", "sm_x", "sm_99999999999", "sm_80a"};
+    for (int i = 0; i < 4; i++) {
+        s = cute_nvrtc_compile(nv, "__global__ void k() {}", &(cute_nvrtc_opts){.arch = no_target[i]}, &o);
+        CHECK(s == CUTE_ERR_UNSUPPORTED && o.log && strstr(o.log, "does not compile for") &&
+                  strstr(o.log, "is not a target"),
+              "%s: status %d, %s", no_target[i], (int)s, o.log ? o.log : "(no log)");
+        cute_nvrtc_output_free(&o);
+    }
     /* $CUTEC_NVRTC_OPTIONS joins every compile's options: ptxas's level, or a bad one refused */
     setenv("CUTEC_NVRTC_OPTIONS", " --ptxas-options=-O2\t-lineinfo ", 1);
     s = cute_nvrtc_compile(nv, "__global__ void k(int *p) { *p = 1; }", &(cute_nvrtc_opts){.arch = "sm_90a"}, &o);

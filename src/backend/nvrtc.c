@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cutec/cuda_arch.h"
 #include "cutec/nvrtc.h"
 #include "runtime/cubin_text.h"
 #include "runtime/dynlib.h"
@@ -233,20 +234,22 @@ static cute_status cubin_passes(const cute_nvrtc_opts *o, cute_nvrtc_output *out
     return changed < 0 ? CUTE_ERR_COMPILE : CUTE_OK;
 }
 
-/* A target this NVRTC does not compile for (CUDA 13 dropped sm_70, a V100's), refused in
- * words rather than as "invalid value for --gpu-architecture": true and out->log set */
+/* A target this NVRTC does not compile for (CUDA 13 dropped sm_70, a V100's), or an sm_ name
+ * that is no target's (cute_cuda_arch_sm), refused in words rather than as "invalid value for
+ * --gpu-architecture": true and out->log set.  Other names (compute_90) are NVRTC's to judge. */
 static bool arch_unknown(cute_nvrtc *nv, const char *arch, cute_nvrtc_output *out)
 {
-    int sm = 0, count = 0, archs[64];
-    if (sscanf(arch, "sm_%d", &sm) != 1 || !nv->GetNumSupportedArchs || !nv->GetSupportedArchs ||
+    char why[256];
+    int count = 0, archs[64], sm = cute_cuda_arch_sm(arch, why, sizeof why);
+    if ((!sm && strncmp(arch, "sm_", 3)) || !nv->GetNumSupportedArchs || !nv->GetSupportedArchs ||
         nv->GetNumSupportedArchs(&count) != 0 || count <= 0 || count > 64 || nv->GetSupportedArchs(archs) != 0)
         return false;
-    for (int i = 0; i < count; i++)
+    for (int i = 0; sm && i < count; i++)
         if (archs[i] == sm) return false;
-    char line[256];
-    snprintf(line, sizeof line, "NVRTC %d.%d does not compile for %s: its targets are sm_%d to sm_%d "
-             "(an older card needs an older CUDA toolkit's NVRTC: docs/cards.md)",
-             nv->major, nv->minor, arch, archs[0], archs[count - 1]);
+    char line[512];
+    snprintf(line, sizeof line, "NVRTC %d.%d does not compile for %s: its targets are sm_%d to sm_%d%s%s",
+             nv->major, nv->minor, arch, archs[0], archs[count - 1],
+             sm ? " (an older card needs an older CUDA toolkit's NVRTC: docs/cards.md)" : "; ", sm ? "" : why);
     out->log = strdup(line);
     return true;
 }

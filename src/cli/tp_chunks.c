@@ -38,11 +38,13 @@ bool tp_chunks_parse(const char *text, int64_t rows[TP_MAX_CHUNKS], int *count, 
 
 int64_t tp_tile_rows(const cute_gemm_tiling *t, bool swap)
 {
-    /* zero fields: the Hopper plan's 128 x 256 tile, no cluster (hopper_plan.c); C's rows are
-     * the kernel's N where it runs C^T = B A^T */
-    int64_t bm = t->bm ? t->bm : 128, bn = t->bn ? t->bn : 256;
-    int64_t cm = t->cluster_m ? t->cluster_m : 1, cn = t->cluster_n ? t->cluster_n : 1;
-    return swap ? bn * cn : bm * cm;
+    /* the Hopper plan's tile and cluster for t (its defaults where t leaves a field 0); C's
+     * rows are the kernel's N where it runs C^T = B A^T */
+    cute_gemm_config cfg = {.tiling = *t};
+    int64_t tile[2];
+    int cluster[2];
+    cute_gemm_hopper_tile(&cfg, tile, cluster);
+    return swap ? tile[1] * cluster[1] : tile[0] * cluster[0];
 }
 
 bool tp_chunks_check(const int64_t *rows, int count, int64_t m, int64_t unit, char *why, size_t n)

@@ -90,6 +90,10 @@ static void chunks(void)
           (long long)tp_tile_rows(&t, false), (long long)tp_tile_rows(&t, true));
     t = (cute_gemm_tiling){.bm = 192, .bn = 192, .cluster_n = 2};
     CHECK(tp_tile_rows(&t, false) == 192 && tp_tile_rows(&t, true) == 384, "192 x 192 1x2");
+    /* ping-pong's default tile is 128 x 128 (the plan's, through cute_gemm_hopper_tile) */
+    t = (cute_gemm_tiling){.schedule = CUTE_GEMM_SCHEDULE_PINGPONG};
+    CHECK(tp_tile_rows(&t, false) == 128 && tp_tile_rows(&t, true) == 128, "ping-pong: %lld / %lld",
+          (long long)tp_tile_rows(&t, false), (long long)tp_tile_rows(&t, true));
     /* 2 GPUs, M = N = 1000, K = 2000 at 1 TFLOP/s: 2 ms of GEMM a GPU; chunks of 500, 300, 100
      * and 100 rows: GEMMs of 1, 0.6, 0.2, 0.2 ms; a chunk's all-reduce is its bytes (rows x
      * 1000 x 2) at 100 GB/s plus 2 x 1 us (each GPU sends half, twice) */

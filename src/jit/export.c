@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "cutec/cache.h" /* CUTEC_VERSION */
+#include "cutec/cuda_arch.h"
 #include "cutec/export.h"
 #include "export_internal.h"
 #include "export_launcher_text.h" /* made by the Makefile from src/jit/export_types.inc
@@ -94,8 +95,7 @@ static cute_status write_images(FILE *o, const cute_fn *f, const cute_export_opt
     }
     fprintf(o, "static const aot_image %s_images[%d] = {\n", name, x->narchs);
     for (int a = 0; a < x->narchs; a++) {
-        int sm = 0;
-        sscanf(x->archs[a], "sm_%d", &sm);
+        int sm = cute_cuda_arch_sm(x->archs[a], NULL, 0);
         fprintf(o, "    {%d, \"%s\", %s_image%d, sizeof %s_image%d},\n", sm, x->archs[a], name, a,
                 name, a);
     }

@@ -79,6 +79,11 @@ static plan_fn build_launcher(const cute_fn *f)
                                 err, sizeof err);
     if (s == CUTE_ERR_NO_NVRTC) return skip("no NVRTC: cute_export not tried");
     CHECK(s == CUTE_OK, "cute_export: %s", err);
+    snprintf(cmd, sizeof cmd, "%s/axpy.c", dir);
+    char *text = check_read_file(cmd); /* the images' table: each arch's number and name */
+    CHECK(text && strstr(text, "{90, \"sm_90a\", axpy_image0,") && strstr(text, "{80, \"sm_80\", axpy_image1,"),
+          "%s: no table of sm_90a's and sm_80's images", cmd);
+    free(text);
     const char *cuda = getenv("CUDA_HOME") ? getenv("CUDA_HOME") : "/usr/local/cuda";
     snprintf(cmd, sizeof cmd, "%s/include/cuda.h", cuda);
     if (s != CUTE_OK || access(cmd, R_OK) != 0) return skip("no cuda.h: the launcher not compiled");

@@ -5,6 +5,7 @@
 
 #include "cutec/attention.h"
 #include "cutec/copy.h"
+#include "cutec/cuda_arch.h"
 #include "cutec/hstu.h"
 #include "cutec/pipeline.h"
 #include "cutec/smem.h"
@@ -82,9 +83,9 @@ static inline bool attn_hopper_head_dim(int64_t d) { return attn_head_dim_ok(d) 
 /* the backward's: both kernels hold dK's and dV's f32 (64, D) accumulators in a block of four
  * warps, which past 128 spill (ptxas: 572 bytes at 192, 2.4 KB at 256) */
 #define ATTN_BWD_HEAD_DIMS "a multiple of 32 from 32 to 128"
-/* the Hopper kernels' shared memory a block: sm_90's opt-in 227 KB, less room for the barriers
- * and the alignment */
-enum { ATTN_HOP_SMEM_BYTES = 227 * 1024 - 2048 };
+/* the Hopper kernels' shared memory a block: sm_90's opt-in (the architecture's table: 227
+ * KB), less room for the barriers and the alignment */
+#define ATTN_HOP_SMEM_BYTES (cute_cuda_arch_smem_per_block(90) - 2048)
 static inline bool attn_bwd_head_dim_ok(int64_t d) { return attn_head_dim_ok(d) && d <= 128; }
 /* the Hopper backward's: 64, 96 and 128, every head dim the Hopper forward takes that a
  * backward takes at all, so AUTO resolves the backward by the forward's rule (attn_variant) */
@@ -124,6 +125,9 @@ const cute_fn *attn_blackwell_compile_broken(cute_runtime *rt, const cute_attent
 /* the Hopper kernel's plan and host function (hopper_plan.c, hopper_fwd.c) */
 /* arch: the compile target (cute_runtime_target_arch; 0 unknown) */
 bool attn_plan_hopper(cute_alg *a, const cute_attention_config *cfg, int arch, attn_plan *p);
+/* its tiles alone (bm, bn, d, consumers, threads, stages): no atom built, none of the
+ * forward's own choices read (CUTEC_ATTN_FWD_*); HSTU's Hopper plan starts from them */
+bool attn_plan_hopper_tiles(cute_alg *a, const cute_attention_config *cfg, int arch, attn_plan *p);
 void attn_hopper_host(cute_ctx *c, const cute_arg *arg);
 /* the Hopper backward's kernels (hopper_bwd.c): 128 resident rows of two tensors (smem_q,
  * tma_q), 64-row tiles of two others streamed in `stages` (smem_kv, tma_k); mma: the scores

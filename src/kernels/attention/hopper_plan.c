@@ -123,7 +123,7 @@ static bool hopper_parts(cute_alg *a, const cute_attention_config *cfg, attn_pla
     return !a->failed;
 }
 
-bool attn_plan_hopper(cute_alg *a, const cute_attention_config *cfg, int arch, attn_plan *p)
+bool attn_plan_hopper_tiles(cute_alg *a, const cute_attention_config *cfg, int arch, attn_plan *p)
 {
     memset(p, 0, sizeof *p);
     p->cfg = *cfg, p->hopper = true;
@@ -140,19 +140,6 @@ bool attn_plan_hopper(cute_alg *a, const cute_attention_config *cfg, int arch, a
         return cute_alg_fail(a, "attention hopper: %d query rows a tile at head dim %d (128, or 192 at head dim 64: "
                              "three warpgroups' accumulators fit their registers there)", bm, cfg->head_dim);
     p->d = cfg->head_dim, p->bm = bm, p->consumers = bm / 64, p->threads = (p->consumers + 1) * 128, p->q_stages = 1;
-    /* the persistent grid's causal order (hopper_sched.c): the snake, or across every head
-     * with CUTEC_ATTN_FWD_ORDER=across (H200, session 30's mid pass, d128 8x16x4096 with two
-     * Q stages: 597.8 TFLOP/s against a block a tile's 583.4; across, 469.2) */
-    p->snake = kernel_env_choice(a, "CUTEC_ATTN_FWD_ORDER", "snake|across", 0) == 0;
-    const bool *split = cfg->head_dim == 256 ? SPLIT_MASK_D256 : SPLIT_MASK;
-    const bool *wgu = cfg->head_dim == 256 ? WG_UNIFORM_D256 : WG_UNIFORM;
-    p->split_mask = kernel_env_choice(a, "CUTEC_ATTN_FWD_SPLIT", "0|1", split[cfg->causal]) == 1;
-    p->fast_finish = kernel_env_choice(a, "CUTEC_ATTN_FWD_FINISH", "ieee|fast", FAST_FINISH[cfg->causal]) == 1;
-    p->join = kernel_env_choice(a, "CUTEC_ATTN_FWD_JOIN", "0|1", JOIN_TILES[cfg->causal]) == 1;
-    p->wg_uniform = kernel_env_choice(a, "CUTEC_ATTN_FWD_WGU", "0|1", wgu[cfg->causal]) == 1;
-    /* a diagnostic only (wrong outputs): how fast the key-tile loop runs without its softmax,
-     * or without O's rescale; or the unmasked tiles' softmax without its exp2s, or its row sums */
-    p->diag = kernel_env_choice(a, "CUTEC_ATTN_FWD_DIAG", "none|nosoftmax|norescale|noexp|nosum", ATTN_DIAG_NONE);
     /* S's 64 x bn and O's 64 x D accumulators a consumer thread: bn / 2 + D / 2 registers
      * (and P's bn / 4); FlashAttention 3's tiles, but for causal head dim 256 (80 keys spill
      * 20 bytes there: 64), at 192 rows (160 registers a consumer: 144 keys spill 64 bytes
@@ -172,7 +159,31 @@ bool attn_plan_hopper(cute_alg *a, const cute_attention_config *cfg, int arch, a
         return cute_alg_fail(a, "attention hopper: %lld keys a tile at head dim %lld (a multiple of 16, 64 "
                              "to 256, whose K and V tiles fit twice in shared memory beside Q's)",
                              (long long)p->bn, (long long)p->d);
-    return hopper_parts(a, cfg, p);
+    return true;
+}
+
+/* the forward's own choices, by its tables unless the environment says otherwise */
+static bool forward_choices(cute_alg *a, const cute_attention_config *cfg, attn_plan *p)
+{
+    /* the persistent grid's causal order (hopper_sched.c): the snake, or across every head
+     * with CUTEC_ATTN_FWD_ORDER=across (H200, session 30's mid pass, d128 8x16x4096 with two
+     * Q stages: 597.8 TFLOP/s against a block a tile's 583.4; across, 469.2) */
+    p->snake = kernel_env_choice(a, "CUTEC_ATTN_FWD_ORDER", "snake|across", 0) == 0;
+    const bool *split = cfg->head_dim == 256 ? SPLIT_MASK_D256 : SPLIT_MASK;
+    const bool *wgu = cfg->head_dim == 256 ? WG_UNIFORM_D256 : WG_UNIFORM;
+    p->split_mask = kernel_env_choice(a, "CUTEC_ATTN_FWD_SPLIT", "0|1", split[cfg->causal]) == 1;
+    p->fast_finish = kernel_env_choice(a, "CUTEC_ATTN_FWD_FINISH", "ieee|fast", FAST_FINISH[cfg->causal]) == 1;
+    p->join = kernel_env_choice(a, "CUTEC_ATTN_FWD_JOIN", "0|1", JOIN_TILES[cfg->causal]) == 1;
+    p->wg_uniform = kernel_env_choice(a, "CUTEC_ATTN_FWD_WGU", "0|1", wgu[cfg->causal]) == 1;
+    /* a diagnostic only (wrong outputs): how fast the key-tile loop runs without its softmax,
+     * or without O's rescale; or the unmasked tiles' softmax without its exp2s, or its row sums */
+    p->diag = kernel_env_choice(a, "CUTEC_ATTN_FWD_DIAG", "none|nosoftmax|norescale|noexp|nosum", ATTN_DIAG_NONE);
+    return !a->failed;
+}
+
+bool attn_plan_hopper(cute_alg *a, const cute_attention_config *cfg, int arch, attn_plan *p)
+{
+    return attn_plan_hopper_tiles(a, cfg, arch, p) && forward_choices(a, cfg, p) && hopper_parts(a, cfg, p);
 }
 
 /* On the persistent grid Q's tile in two stages where two K and V stages still fit beside

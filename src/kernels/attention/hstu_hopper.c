@@ -306,18 +306,16 @@ static void hh_host(cute_ctx *c, const cute_arg *arg)
                 p->tma_q.map, p->tma_k.map, p->tma_v.map, hp->tma_r.map);
 }
 
-/* the Hopper forward's plan with 128-row Q tiles (two consumer warpgroups; the forward's 192
- * rows at d64 spill 4 bytes here, its three warpgroups at 160 registers) and 128-key tiles,
- * RAB's (128, 128) tile in each stage */
+/* the Hopper forward's tiles (not its own choices: the uniform warpgroup index, the mask's
+ * split, the epilogue's, ... are its consume's), 128-row Q tiles (two consumer warpgroups;
+ * the forward's 192 rows at d64 spill 4 bytes here, its three warpgroups at 160 registers)
+ * and 128-key tiles, RAB's (128, 128) tile in each stage */
 static bool plan(cute_alg *a, const cute_hstu_config *cfg, int arch, hh_plan *hp)
 {
     cute_attention_config ac = {.dtype = cfg->dtype, .head_dim = cfg->head_dim, .causal = cfg->causal,
                                 .block_m = 128, .block_n = RAB_KEYS};
-    if (!attn_plan_hopper(a, &ac, arch, &hp->p)) return false;
+    if (!attn_plan_hopper_tiles(a, &ac, arch, &hp->p)) return false;
     attn_plan *p = &hp->p;
-    /* the forward's uniform warpgroup index (CUTEC_ATTN_FWD_WGU) is its consume's, not this
-     * kernel's: the parts are rebuilt below without it */
-    p->wg_uniform = false;
     if (!attn_plan_hopper_extra(a, p, p->bm * p->bn * cute_dtype_bytes(cfg->dtype))) return false;
     hp->smem_r = attn_hop_tile(a, cfg->dtype, p->bm, p->bn, p->stages);
     hp->fast = cfg->fast_sigmoid, hp->jagged = cfg->jagged;

@@ -4,8 +4,8 @@
  * fast sigmoid, RAB padded past the longest sequence; every row of O, poisoned first; on a
  * GPU, where there is one, at moderate lengths; the Hopper kernel (CUTEC_HSTU_VARIANT=hopper)
  * likewise, on the interpreter traced for sm_90a and on an sm_90 GPU.  Beside them: the
- * misuses the library refuses (host offsets checked, shapes), and bad device offsets
- * (unchecked) running without a fault. */
+ * misuses the library refuses (host offsets checked, shapes, the dtype, the head dim), and
+ * bad device offsets (unchecked) running without a fault. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -14,6 +14,7 @@
 #include "cutec/hstu.h"
 #include "kernels/attention/attention_testbuf.h"
 #include "kernels/attention/hstu_ref.h"
+#include "kernels/attention/hstu_testkit.h"
 
 static uint64_t seed;
 
@@ -97,8 +98,9 @@ static void jagged_check(cute_backend *b, const jagged_case *k, jagged_call *c, 
     free(want);
 }
 
-static void run_case(cute_hstu_lib *lib, cute_backend *b, const jagged_case *k, const char *backend)
+static void run_case(cute_hstu_lib *lib, cute_backend *b, const void *kase, const char *backend)
 {
+    const jagged_case *k = kase;
     jagged_call c;
     jagged_make(b, k, &c);
     char what[256], err[1024];
@@ -118,33 +120,14 @@ static void run_case(cute_hstu_lib *lib, cute_backend *b, const jagged_case *k, 
 
 static void run_on(const char *backend, const jagged_case *cases, int n)
 {
-    char err[512];
-    cute_runtime *rt;
-    if (cute_runtime_new(backend, &rt, err, sizeof err) != CUTE_OK) {
-        printf("%s: %s\nno GPU: jagged hstu attention ran on the interpreter only\n", backend, err);
-        SKIP("no GPU");
-        return;
-    }
-    if (getenv("CUTEC_HSTU_VARIANT")) { /* the Hopper kernel: traced for sm_90a, on a GPU an sm_90 one's */
-        if (!strcmp(backend, "interp")) cute_runtime_set_target_arch(rt, "sm_90a");
-        else if (cute_runtime_target_arch(rt) != 90) {
-            SKIP("not an sm_90 GPU: the jagged Hopper hstu ran on the interpreter only");
-            cute_runtime_free(rt);
-            return;
-        }
-    }
-    cute_hstu_lib *lib = cute_hstu_lib_new(rt);
-    for (int i = 0; i < n; i++) run_case(lib, cute_runtime_backend(rt), &cases[i], backend);
-    cute_hstu_lib_free(lib);
-    cute_runtime_free(rt);
+    hstu_test_run_on(backend, "jagged hstu attention", run_case, cases, sizeof cases[0], n);
 }
 
 /* a call refused with words naming `want` */
 static void refused(cute_hstu_lib *lib, jagged_call *c, const cute_hstu_jagged *j, const char *want)
 {
     char err[512] = "";
-    cute_status s = jagged_run(lib, c, j, false, false, err, sizeof err);
-    CHECK(s == CUTE_ERR_INVALID && strstr(err, want), "refused (%s): status %d, '%s'", want, (int)s, err);
+    hstu_test_refused(jagged_run(lib, c, j, false, false, err, sizeof err), err, want);
 }
 
 static void misuse(void)
@@ -176,7 +159,14 @@ static void misuse(void)
     c.a[3] = keep, keep = c.a[0];
     c.a[0].ndim = 4, refused(lib, &c, &j, "jagged Q is not a (T, H, D) tensor");
     c.a[0] = keep, c.a[0].shape[0] = 13, refused(lib, &c, &j, "jagged K is (14, 1, 64) but Q (13, 1, 64)");
+    c.a[0] = keep, c.a[0].dtype = CUTE_F32, refused(lib, &c, &j, "Q is f32 (f16 or bf16)");
     c.a[0] = keep;
+    cute_call_arg was[6]; /* Q, K, V and O at head dim 96, one shape */
+    memcpy(was, c.a, sizeof was);
+    for (int i = 0; i < 5; i++)
+        if (i != 3) c.a[i].shape[2] = 96, c.a[i].stride[0] = 96;
+    refused(lib, &c, &j, "head dim 96 (64 or 128)");
+    memcpy(c.a, was, sizeof was);
     j.seq_offsets = NULL, refused(lib, &c, &j, "seq_offsets is not");
     j.seq_offsets = &c.a[5];
     /* bad device offsets (unchecked: no host copy) give wrong rows, never a fault */

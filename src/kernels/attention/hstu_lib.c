@@ -79,16 +79,32 @@ static bool rab_ok(const cute_call_arg *r, const int64_t want[4], cute_dtype d, 
     return true;
 }
 
-static bool call_ok(const cute_call_arg *const t[4], const cute_call_arg *rab, bool causal, char *err, size_t n)
+static const char *const operand_names[4] = {"Q", "K", "V", "O"};
+
+/* Q, K, V and O (t, each (B, S, H, D) or a jagged one's (1, T, H, D)): Q a tensor of f16 or
+ * bf16, the four by the attention's rules in its dtype */
+static bool operands_ok(const cute_call_arg *const t[4], char *err, size_t n)
 {
-    static const char *const names[] = {"Q", "K", "V", "O"};
     if (!t[0] || t[0]->kind != CUTE_ARG_TENSOR)
         return snprintf(err, n, "hstu attention: Q is not a (B, Sq, H, D) tensor"), false;
     cute_dtype d = (cute_dtype)t[0]->dtype;
     if (d != CUTE_F16 && d != CUTE_BF16)
         return snprintf(err, n, "hstu attention: Q is %s (f16 or bf16)", cute_dtype_name(d)), false;
     for (int i = 0; i < 4; i++)
-        if (!operand_ok(t[i], names[i], d, err, n)) return false;
+        if (!operand_ok(t[i], operand_names[i], d, err, n)) return false;
+    return true;
+}
+
+static bool head_dim_ok(int64_t D, char *err, size_t n)
+{
+    if (D == 64 || D == 128) return true;
+    return snprintf(err, n, "hstu attention: head dim %lld (64 or 128)", (long long)D), false;
+}
+
+static bool call_ok(const cute_call_arg *const t[4], const cute_call_arg *rab, bool causal, char *err, size_t n)
+{
+    if (!operands_ok(t, err, n)) return false;
+    cute_dtype d = (cute_dtype)t[0]->dtype;
     const int64_t *q = t[0]->shape, *k = t[1]->shape;
     for (int m = 0; m < 4; m++) {
         if (t[3]->shape[m] != q[m] || t[2]->shape[m] != k[m])
@@ -100,8 +116,7 @@ static bool call_ok(const cute_call_arg *const t[4], const cute_call_arg *rab, b
                             "D=%lld)", (long long)k[0], (long long)k[2], (long long)k[3], (long long)q[0],
                             (long long)q[2], (long long)q[3]), false;
     }
-    if (q[3] != 64 && q[3] != 128)
-        return snprintf(err, n, "hstu attention: head dim %lld (64 or 128)", (long long)q[3]), false;
+    if (!head_dim_ok(q[3], err, n)) return false;
     if (k[1] == 0)
         return snprintf(err, n, "hstu attention: Sk = 0 (K and V hold no keys)"), false;
     if (causal && k[1] < q[1])
@@ -204,27 +219,22 @@ cute_status cutec_hstu_attention_jagged(cute_hstu_lib *lib, const cute_call_arg 
     if (!err || !n) err = scratch, n = sizeof scratch;
     err[0] = 0;
     if (!lib) return snprintf(err, n, "hstu attention: no library"), CUTE_ERR_INVALID;
-    static const char *const names[] = {"Q", "K", "V", "O"};
     const cute_call_arg *in[4] = {Q, K, V, O};
     cute_call_arg args[7];
     const cute_call_arg *t[4] = {&args[0], &args[1], &args[2], &args[4]};
     for (int i = 0; i < 4; i++)
-        if (!packed(in[i], names[i], &args[i < 3 ? i : 4], err, n)) return CUTE_ERR_INVALID;
+        if (!packed(in[i], operand_names[i], &args[i < 3 ? i : 4], err, n)) return CUTE_ERR_INVALID;
+    if (!operands_ok(t, err, n)) return CUTE_ERR_INVALID;
     cute_dtype d = (cute_dtype)Q->dtype;
-    if (d != CUTE_F16 && d != CUTE_BF16)
-        return snprintf(err, n, "hstu attention: Q is %s (f16 or bf16)", cute_dtype_name(d)), CUTE_ERR_INVALID;
-    for (int i = 0; i < 4; i++)
-        if (!operand_ok(t[i], names[i], d, err, n)) return CUTE_ERR_INVALID;
     for (int i = 1; i < 4; i++)
         for (int m = 1; m < 4; m++)
             if (t[i]->shape[m] != t[0]->shape[m])
                 return snprintf(err, n, "hstu attention: jagged %s is (%lld, %lld, %lld) but Q (%lld, %lld, %lld) "
-                                "(one shape (T, H, D) for all four)", names[i], (long long)t[i]->shape[1],
+                                "(one shape (T, H, D) for all four)", operand_names[i], (long long)t[i]->shape[1],
                                 (long long)t[i]->shape[2], (long long)t[i]->shape[3], (long long)t[0]->shape[1],
                                 (long long)t[0]->shape[2], (long long)t[0]->shape[3]), CUTE_ERR_INVALID;
     int64_t T = Q->shape[0], H = Q->shape[1], max_len;
-    if (Q->shape[2] != 64 && Q->shape[2] != 128)
-        return snprintf(err, n, "hstu attention: head dim %lld (64 or 128)", (long long)Q->shape[2]), CUTE_ERR_INVALID;
+    if (!head_dim_ok(Q->shape[2], err, n)) return CUTE_ERR_INVALID;
     if (!attn_offsets_ok(jagged ? jagged->seq_offsets : NULL, "hstu attention", "seq_offsets", err, n) ||
         !jagged_rab_ok(RAB, jagged->seq_offsets->shape[0] - 1, H, d, err, n))
         return CUTE_ERR_INVALID;

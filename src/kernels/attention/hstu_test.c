@@ -15,6 +15,7 @@
 #include "cutec/hstu.h"
 #include "kernels/attention/attention_testbuf.h"
 #include "kernels/attention/hstu_ref.h"
+#include "kernels/attention/hstu_testkit.h"
 
 static uint64_t seed;
 
@@ -32,8 +33,9 @@ static void rab_strides(const hstu_case *k, int64_t st[4])
     st[3] = 1, st[2] = row, st[1] = k->Sq * row, st[0] = k->H * k->Sq * row;
 }
 
-static void run_case(cute_hstu_lib *lib, cute_backend *b, const hstu_case *k, const char *backend)
+static void run_case(cute_hstu_lib *lib, cute_backend *b, const void *kase, const char *backend)
 {
+    const hstu_case *k = kase;
     int64_t sq[4], sk[4], sv[4], sr[4];
     strides(k->Sq, k->H, k->D, k->sdpa, sq);
     strides(k->Sk, k->H, k->D, false, sk);
@@ -90,27 +92,15 @@ static void run_case(cute_hstu_lib *lib, cute_backend *b, const hstu_case *k, co
 
 static void run_on(const char *backend, const hstu_case *cases, int n)
 {
-    char err[512];
-    cute_runtime *rt;
-    if (cute_runtime_new(backend, &rt, err, sizeof err) != CUTE_OK) {
-        printf("%s: %s\nno GPU: hstu attention ran on the interpreter only\n", backend, err);
-        SKIP("no GPU");
-        return;
-    }
-    /* the Hopper kernel's interpreter runs traced for the card it is for */
-    if (getenv("CUTEC_HSTU_VARIANT") && !strcmp(backend, "interp")) cute_runtime_set_target_arch(rt, "sm_90a");
-    cute_hstu_lib *lib = cute_hstu_lib_new(rt);
-    for (int i = 0; i < n; i++) run_case(lib, cute_runtime_backend(rt), &cases[i], backend);
-    cute_hstu_lib_free(lib);
-    cute_runtime_free(rt);
+    hstu_test_run_on(backend, "hstu attention", run_case, cases, sizeof cases[0], n);
 }
 
 /* a call that must be refused with words naming `want` */
 static void refused(cute_hstu_lib *lib, const cute_call_arg *t[5], bool causal, const char *want)
 {
     char err[512] = "";
-    cute_status s = cutec_hstu_attention(lib, t[0], t[1], t[2], t[3], t[4], causal, false, NULL, err, sizeof err);
-    CHECK(s == CUTE_ERR_INVALID && strstr(err, want), "refused (%s): status %d, '%s'", want, (int)s, err);
+    hstu_test_refused(cutec_hstu_attention(lib, t[0], t[1], t[2], t[3], t[4], causal, false, NULL, err, sizeof err),
+                      err, want);
 }
 
 static void misuse(void)
@@ -193,21 +183,6 @@ static void no_spills(const cute_hstu_config *cfg, const char *arch)
     cute_runtime_free(rt);
 }
 
-/* an sm_90 GPU, where the Hopper kernel runs; else a visible skip */
-static bool sm90_here(void)
-{
-    char err[512];
-    cute_runtime *rt;
-    if (cute_runtime_new("cuda", &rt, err, sizeof err) != CUTE_OK) {
-        SKIP("no GPU: the Hopper hstu ran on the interpreter only");
-        return false;
-    }
-    bool yes = cute_runtime_target_arch(rt) == 90;
-    cute_runtime_free(rt);
-    if (!yes) SKIP("not an sm_90 GPU: the Hopper hstu ran on the interpreter only");
-    return yes;
-}
-
 int main(void)
 {
     seed = check_seed("hstu_test");
@@ -255,7 +230,7 @@ int main(void)
     for (int i = 0; i < 4; i++)
         no_spills(&(cute_hstu_config){i & 1 ? CUTE_F16 : CUTE_BF16, i < 2 ? 128 : 64, (i & 1) != 0, i == 2, false},
                   "sm_90a");
-    if (sm90_here()) run_on("cuda", moderate, (int)(sizeof moderate / sizeof moderate[0]));
+    run_on("cuda", moderate, (int)(sizeof moderate / sizeof moderate[0]));
     unsetenv("CUTEC_HSTU_VARIANT");
     return CHECK_DONE("hstu_test");
 }

@@ -21,8 +21,34 @@ static bool plan_takes(const cute_gemm_config *cfg)
     return ok;
 }
 
+/* the plan's tile and cluster where the tiling leaves them 0 (cute_gemm_hopper_tile, which
+ * `cutec bench tp`'s chunks read too): 128 x 256 1 x 1; ping-pong 128 x 128; fp8 block
+ * scales 128 x 128 in 2 x 1 clusters unless a cluster is asked; a field set is kept */
+static void default_tiles(void)
+{
+    static const struct {
+        cute_gemm_scale_kind scale;
+        cute_gemm_tiling t;
+        int64_t bm, bn;
+        int cm, cn;
+    } want[] = {{CUTE_GEMM_SCALE_NONE, {0}, 128, 256, 1, 1},
+                {CUTE_GEMM_SCALE_NONE, {.schedule = CUTE_GEMM_SCHEDULE_PINGPONG}, 128, 128, 1, 1},
+                {CUTE_GEMM_SCALE_BLOCK, {0}, 128, 128, 2, 1},
+                {CUTE_GEMM_SCALE_BLOCK, {.cluster_n = 2}, 128, 128, 1, 2},
+                {CUTE_GEMM_SCALE_NONE, {.bm = 192, .bn = 192, .cluster_n = 2}, 192, 192, 1, 2}};
+    for (size_t i = 0; i < sizeof want / sizeof want[0]; i++) {
+        cute_gemm_config cfg = {.dtype = CUTE_BF16, .scale = want[i].scale, .tiling = want[i].t};
+        int64_t tile[2];
+        int cluster[2];
+        cute_gemm_hopper_tile(&cfg, tile, cluster);
+        CHECK(tile[0] == want[i].bm && tile[1] == want[i].bn && cluster[0] == want[i].cm && cluster[1] == want[i].cn,
+              "default tile %zu: %lldx%lld %dx%d", i, (long long)tile[0], (long long)tile[1], cluster[0], cluster[1]);
+    }
+}
+
 int main(void)
 {
+    default_tiles();
     /* K up to 512: ping-pong; up to 1024: the cooperative kernel with the whole tile's store, no
      * cluster (8192x8192x1024 too, though the 2x1 row's bounds take it); past 1024 the rows by
      * tiles; fp8, an f32 C: the plan's defaults */

@@ -13,14 +13,20 @@
 #include <string.h>
 
 #include "cutec/atom_table.h"
+#include "cutec/cuda_arch.h"
 #include "cutec/notation.h"
 #include "cutec/smem_atoms.h"
 #include "kernels/gemm/gemm_internal.h"
 #include "kernels/kernel_env.h"
 
-/* sm_90's largest shared memory per block (the opt-in limit of the architecture, 227 KB);
- * the stages get what the barriers and the swizzle's alignment leave */
-enum { HOPPER_SMEM_BYTES = 227 * 1024, HOPPER_SMEM_RESERVED = 2048, HOPPER_MAX_STAGES = 8 };
+enum { HOPPER_SMEM_RESERVED = 2048, HOPPER_MAX_STAGES = 8 };
+
+/* the stages' (and C's) room a block: sm_90's opt-in shared memory (the architecture's table:
+ * 227 KB), less what the barriers and the swizzle's alignment take */
+static int64_t smem_room(void)
+{
+    return cute_cuda_arch_smem_per_block(cute_gemm_variant_arch(CUTE_GEMM_HOPPER)) - HOPPER_SMEM_RESERVED;
+}
 
 static bool takes(cute_alg *a, const cute_gemm_config *cfg, int arch)
 {
@@ -66,7 +72,19 @@ static bool schedule(cute_alg *a, const cute_gemm_config *cfg, gemm_plan *p)
     return true;
 }
 
-/* The tile asked for (cute_gemm_tiling; zero fields: 128 x 256, k 64) and the stages.  C's
+void cute_gemm_hopper_tile(const cute_gemm_config *cfg, int64_t tile[2], int cluster[2])
+{
+    const cute_gemm_tiling *t = &cfg->tiling;
+    bool block = cfg->scale == CUTE_GEMM_SCALE_BLOCK, pingpong = t->schedule == CUTE_GEMM_SCHEDULE_PINGPONG;
+    tile[0] = t->bm ? t->bm : 128, tile[1] = t->bn ? t->bn : block || pingpong ? 128 : 256;
+    /* block scales' 128 x 128 tiles load 1.5 times the bytes a flop that 128 x 256 ones do:
+     * unless a cluster is asked, two blocks along M share B's tile (TMA multicast), which
+     * brings it back to 128 x 256's (chosen by that count, not yet by a measurement) */
+    int cm = block && !t->cluster_m && !t->cluster_n ? 2 : 1;
+    cluster[0] = t->cluster_m ? t->cluster_m : cm, cluster[1] = t->cluster_n ? t->cluster_n : 1;
+}
+
+/* The tile asked for (cute_gemm_tiling; zero fields: cute_gemm_hopper_tile's) and the stages.  C's
  * tile goes through shared memory of its own beside the stages (the persistent kernel's
  * producer fills them with the next tile meanwhile), in parts of N where the whole tile
  * would leave fewer than 3 stages (16-bit C: 64 KB, one part, and 3 stages of 48 KB; f32 C:
@@ -80,7 +98,10 @@ static bool tiling(cute_alg *a, const cute_gemm_config *cfg, gemm_plan *p)
     /* block scales: one block of B a tile where N divides 128, two accumulator sets; or 160,
      * 176 or 192 wide in parts of 32, 16 or 64, one set (hopper_blockscale.c) */
     bool block = cfg->scale == CUTE_GEMM_SCALE_BLOCK;
-    p->bm = t->bm ? t->bm : 128, p->bn = t->bn ? t->bn : block || p->pingpong ? 128 : 256, p->bk = 128 / es;
+    int64_t tile[2];
+    int cluster[2];
+    cute_gemm_hopper_tile(cfg, tile, cluster);
+    p->bm = tile[0], p->bn = tile[1], p->bk = 128 / es;
     if (block && 128 % p->bn && !((p->bn == 160 || p->bn == 176 || p->bn == 192) && p->bm <= 128))
         return cute_alg_fail(a, "gemm hopper: block scales (one per 128 columns of B) need tiles whose N divides 128, "
                              "or 160, 176 or 192 with bm 128 or less (tile %lldx%lld)", (long long)p->bm, (long long)p->bn);
@@ -108,11 +129,7 @@ static bool tiling(cute_alg *a, const cute_gemm_config *cfg, gemm_plan *p)
     if (p->pingpong && p->bm * p->bn > 64 * 256) /* a warpgroup's accumulators: 128 registers a thread */
         return cute_alg_fail(a, "gemm hopper: a ping-pong warpgroup's tile %lldx%lld (at most 64x256 or 128x128: "
                              "each warpgroup holds its whole tile's accumulators)", (long long)p->bm, (long long)p->bn);
-    /* block scales' 128 x 128 tiles load 1.5 times the bytes a flop that 128 x 256 ones do:
-     * unless a cluster is asked, two blocks along M share B's tile (TMA multicast), which
-     * brings it back to 128 x 256's (chosen by that count, not yet by a measurement) */
-    int cm = block && !t->cluster_m && !t->cluster_n ? 2 : 1;
-    p->cluster_m = t->cluster_m ? t->cluster_m : cm, p->cluster_n = t->cluster_n ? t->cluster_n : 1;
+    p->cluster_m = cluster[0], p->cluster_n = cluster[1];
     if (!power_of_2_upto(p->cluster_m, 4) || !power_of_2_upto(p->cluster_n, 4) || p->cluster_m * p->cluster_n > 4)
         return cute_alg_fail(a, "gemm hopper: cluster %dx%d (1, 2 or 4 blocks along M and along N, at most 4 in "
                              "all)", t->cluster_m, t->cluster_n);
@@ -126,7 +143,7 @@ static bool tiling(cute_alg *a, const cute_gemm_config *cfg, gemm_plan *p)
         return cute_alg_fail(a, "gemm hopper: an N-major B is loaded in boxes of 64 rows: bn %lld must be a "
                              "multiple of 64", (long long)p->bn);
     int64_t stage = (p->bm + p->bn) * p->bk * es,
-            room = HOPPER_SMEM_BYTES - HOPPER_SMEM_RESERVED - gemm_blockscale_ring_bytes(p);
+            room = smem_room() - gemm_blockscale_ring_bytes(p);
     /* the TMA-store epilogue's buffers (hopper_store.c), else C's whole tile */
     p->tma_store = gemm_hopper_store_takes(p);
     int64_t c_bytes = p->tma_store ? gemm_hopper_store_bytes(p) : p->bm * p->bn * cute_dtype_bytes(cute_gemm_c_dtype(cfg));
@@ -180,7 +197,7 @@ static bool tile_store_fits(cute_alg *a, const gemm_plan *p)
     if (p->tma_store || !gemm_hopper_store_takes(p)) return true; /* (the store's plan names a C it cannot take) */
     int64_t stage = (p->bm + p->bn) * p->bk * cute_dtype_bytes(p->cfg.dtype), c = gemm_hopper_store_bytes(p);
     return cute_alg_fail(a, "gemm hopper: --store tile's buffers (%lld KB) leave room for %lld stages of %lld KB (%d "
-                         "asked)", (long long)c / 1024, (long long)((HOPPER_SMEM_BYTES - HOPPER_SMEM_RESERVED - c) / stage),
+                         "asked)", (long long)c / 1024, (long long)((smem_room() - c) / stage),
                          (long long)stage / 1024, p->stages);
 }
 

@@ -13,7 +13,7 @@
 #include <string.h>
 
 #include "cutec/atom_table.h"
-#include "cutec/cuda_driver.h"
+#include "cutec/cuda_arch.h"
 #include "cutec/notation.h"
 #include "cutec/smem.h"
 #include "cutec/smem_atoms.h"
@@ -320,12 +320,12 @@ int64_t gemm_tensorop_default_smem(cute_dtype d, int arch)
     return s ? s->stages * (s->bm + s->bn) * s->bk * cute_dtype_bytes(d) : 0;
 }
 
-/* The shared memory a block may take on sm_<arch>: the driver's table (99 KB on sm_120 too);
- * 0, the interpreter with no target, and a target the table lacks: Hopper's */
+/* The shared memory a block may take on sm_<arch>: the architecture's table (99 KB on sm_120
+ * too); 0, the interpreter with no target, and a target the table lacks: sm_90's */
 static int64_t smem_per_block(int arch)
 {
-    int known = arch ? cute_cuda_arch_smem_per_block(arch) : 0;
-    return known ? known : 227 * 1024;
+    int known = cute_cuda_arch_smem_per_block(arch);
+    return known ? known : cute_cuda_arch_smem_per_block(90);
 }
 
 /* the bytes of one k-tile of A and B together: a stage */
