@@ -35,6 +35,7 @@ static bool make_plan(cute_alg *a, cute_runtime *rt, const cute_attention_config
     if (!hopper) return true;
     int arch = cute_runtime_target_arch(rt);
     hp->fused_dq = hp->dq_atomic = false;
+    hp->dq_sums = 1;
     if (!attn_plan_hopper_bwd(a, cfg, arch, &hp->dq) || !attn_plan_hopper_bwd(a, cfg, arch, &hp->kv)) return false;
     /* (head dim 64: K^T in 32-column halves is no GMMA layout; 96: not built; their two
      * kernels stay) */
@@ -47,7 +48,8 @@ static bool make_plan(cute_alg *a, cute_runtime *rt, const cute_attention_config
     if (a->failed) return false;
     if (attn_bwd_fuses(form, cfg->head_dim) && !attn_hbdq_plan(a, hp)) return false;
     hp->dq_atomic = hp->fused_dq && form == ATTN_BWD_FORM_ATOMIC;
-    return true;
+    hp->dq_sums = attn_bwd_dq_sums(form, cfg->head_dim, kernel_env_choice(a, "CUTEC_ATTN_BWD_DQ_SUMS", ATTN_BWD_DQ_SUMS, 0));
+    return !a->failed;
 }
 
 const cute_fn *cute_attention_bwd_compile(cute_runtime *rt, const cute_attention_config *cfg, char *err, size_t n)
@@ -66,8 +68,9 @@ const cute_fn *cute_attention_bwd_compile(cute_runtime *rt, const cute_attention
     char name[80];
     const char *dq = !hopper || !plan->fused_dq ? "" : plan->dq_atomic ? "_dqatomic" : "_dqfused";
     /* (the lean steps follow the head dim, already in the name: attn_plan_hopper_bwd) */
-    snprintf(name, sizeof name, "attention_bwd%s_%s_d%d%s%s%s", hopper ? "_hopper" : "", cute_dtype_name(cfg->dtype),
-             cfg->head_dim, cfg->causal ? "_causal" : "", dq, hopper && plan->pdl ? "_pdl" : "");
+    snprintf(name, sizeof name, "attention_bwd%s_%s_d%d%s%s%s%s", hopper ? "_hopper" : "", cute_dtype_name(cfg->dtype),
+             cfg->head_dim, cfg->causal ? "_causal" : "", dq, hopper && plan->pdl ? "_pdl" : "",
+             hopper && plan->dq_sums > 1 ? "_sums2" : "");
     /* (the SM80 host reads the user pointer as an attn_plan: hp->pre, the struct's first member) */
     const cute_fn *f = cute_compile(rt, name, hopper ? attn_hop_bwd_host : bwd_host, plan, ATTN_BWD_NARGS, specs, err, n);
     free(plan); /* only needed while tracing */

@@ -11,7 +11,8 @@
 #include "kernels/attention/attention_bwd.h"
 
 /* D's tile of block (blk, h, b); sem: with the fused dQ's turns (hopper_bwd_dq.c), the
- * counts of dQ's sums (B, H, Sq / 64) u32, back to zero */
+ * counts of dQ's sums (B, H, Sq / 64 x sums) u32, back to zero (the user pointer is then the
+ * Hopper plan, whose first member is this one: attn_hop_bwd_plan.dq_sums) */
 static void pre_body(cute_ctx *c, cute_tensor mO, cute_tensor mdO, cute_tensor mD, const cute_tensor *sem)
 {
     const attn_plan *p = cute_ctx_user(c);
@@ -44,8 +45,13 @@ static void pre_body(cute_ctx *c, cute_tensor mO, cute_tensor mdO, cute_tensor m
     cute_int row0 = cute_mul(a, blk, cute_i(rows));
     cute_val zeroes = cute_val_binop(c, CUTE_OP_AND, cute_int_eq(c, cute_thread_idx(c, 0), cute_i(0)),
                                      cute_int_eq(c, cute_mod(a, row0, cute_i(64)), cute_i(0)));
+    int sums = ((const attn_hop_bwd_plan *)cute_ctx_user(c))->dq_sums;
     CUTE_IF(c, zeroes) {
-        cute_grid_flag_release(c, CUTE_SLICE(c, *sem, b, h, CUTE_ALL), cute_div(a, row0, cute_i(64)), cute_i(0));
+        cute_int chunk = cute_div(a, row0, cute_i(64));
+        for (int s = 0; s < sums; s++) {
+            cute_int at = sums > 1 ? cute_add(a, cute_mul(a, chunk, cute_i(sums)), cute_i(s)) : chunk;
+            cute_grid_flag_release(c, CUTE_SLICE(c, *sem, b, h, CUTE_ALL), at, cute_i(0));
+        }
     }
 }
 
