@@ -9,15 +9,20 @@
 #          turn catches it doubles (16k: B = 2, ~4 steps of 256 a block; 4k: B = 8, ~4 of 64).
 #          Predicted (bench/RESULTS.md, attnb41): +1-3% at 2x16x16384, -1 to +0.5% at
 #          8x16x4096 (the last kernel reads 268 MB more, ~60 us of ~5.1 ms).
+#   nopdl  CUTEC_ATTN_BWD_PDL=0 (the plain launches; the default's dependent launches were
+#          flipped after session 40's final pass without a run in turns): where the budget
+#          has room, after the pairs above.
 #   atomic CUTEC_ATTN_BWD_FORM=fused-atomic (no turns; nondeterministic, not a candidate):
 #          where the budget has room, the ceiling of any order's cost.
 # Steps, each skipped (saying so) once it would pass BUDGET_S (default 50 s on one H200,
 # after the lead's `make all tests`):
-#   1. sums2 on the GPU against float64 FIRST (`cutec run attention --bwd`, B4 H16 G8 S2049:
+#   1. sums2 on the GPU against float64 FIRST (`cutec run attention --bwd`, B2 H8 G4 S2049:
 #      odd S, GQA, every query tile's sums from 17 key tiles, 9 and 8);
 #   2. `cutec run attention --bwd --headdim 128 --iters 10` (checked against float64 on 2,560
-#      rows, then the median of 10 calls), a process each, in turns: 16k default, sums2; 4k
-#      sums2, default; 16k sums2, default; 4k default, sums2; then atomic at 16k and 4k.
+#      rows, then the median of 10 calls; ~10 s a process, most of it the host's inputs and
+#      checks), a process each, in turns: 16k default, sums2; 4k sums2, default; atomic 16k;
+#      nopdl 16k, 4k; 16k sums2, default; 4k default, sums2; atomic 4k.  At 50 s the first
+#      four runs; the rest as the budget allows.
 # Decides (0 wrong in every run): at each shape the mean of sums2 / default over its pairs;
 #   16k mean >= 1.01 and 4k mean >= 0.995 -> "make default"; 16k mean >= 1.01 and 4k below
 #   -> "make default where a block walks >= 128 query tiles" (4k keeps one sum); 16k mean
@@ -34,10 +39,11 @@ t0=$(date +%s)
 budget=${BUDGET_S:-50}
 s4k="--batch 8 --heads 16 --seqlen 4096"
 s16k="--batch 2 --heads 16 --seqlen 16384"
-check="--variant hopper --headdim 128 --iters 1 --batch 4 --heads 16 --kv-heads 8 --seqlen 2049"
+check="--variant hopper --headdim 128 --iters 1 --batch 2 --heads 8 --kv-heads 4 --seqlen 2049"
 form_env() {
     case $1 in
     sums2) echo CUTEC_ATTN_BWD_DQ_SUMS=2 ;;
+    nopdl) echo CUTEC_ATTN_BWD_PDL=0 ;;
     atomic) echo CUTEC_ATTN_BWD_FORM=fused-atomic ;;
     *) echo CUTEC_ATTN_BWD_DQ_SUMS=1 ;;
     esac
@@ -58,17 +64,19 @@ tops() { sed -n 's/.*verified against float64 (0 wrong.*, \([0-9.]*\) TFLOP\/s.*
     echo "== 1. sums2 on the GPU against float64, not causal (fused), GQA, odd S"
     # shellcheck disable=SC2086
     device_step 14 env CUTEC_ATTN_BWD_DQ_SUMS=2 build/cutec run attention --bwd $check | tee "$out/check.txt"
-    echo "== 2. d128 not causal, in turns: 16k default, sums2; 4k sums2, default; 16k sums2,"
-    echo "     default; 4k default, sums2; then fused-atomic at 16k and 4k"
+    echo "== 2. d128 not causal, in turns: 16k default, sums2; 4k sums2, default; fused-atomic 16k;"
+    echo "     nopdl 16k, 4k; 16k sums2, default; 4k default, sums2; fused-atomic 4k"
     one default 16k 1
     one sums2 16k 1
     one sums2 4k 1
     one default 4k 1
+    one atomic 16k 1
+    one nopdl 16k 1
+    one nopdl 4k 1
     one sums2 16k 2
     one default 16k 2
     one default 4k 2
     one sums2 4k 2
-    one atomic 16k 1
     one atomic 4k 1
     device_stamp "done; clocks after"
     nvidia-smi --query-gpu=clocks.sm,clocks.mem,power.draw,temperature.gpu --format=csv 2>&1
@@ -95,6 +103,25 @@ pairs 16k
 n16=$n m16=$mean a16=$ahead_half
 pairs 4k
 n4=$n m4=$mean a4=$ahead_half
+np=0 psum=0 pahead=0
+for s in 16k 4k; do
+    x=$(tops "nopdl-$s-1")
+    for r in 1 2; do
+        y=$(tops "default-$s-$r")
+        echo "pdl (the default) run $r at $s: ${y:-?} / the plain launches' ${x:-?} TFLOP/s, x$(ratio "$y" "$x")"
+        if [ -z "$x" ] || [ -z "$y" ]; then continue; fi
+        np=$((np + 1)) pahead=$((pahead + $(bench_atleast "$y" "$x" 1.0)))
+        psum=$(awk -v s="$psum" -v a="$y" -v b="$x" 'BEGIN { printf "%.6f", s + a / b }')
+    done
+done
+pmean=$(awk -v s="$psum" -v n="$np" 'BEGIN { if (n > 0) printf "%.4f", s / n }')
+if [ "$np" -lt 2 ]; then
+    echo "decides: CUTEC_ATTN_BWD_PDL stays as it is (fewer than two pairs of pdl and the plain launches)"
+elif [ "$pahead" = 0 ] && ! at_least "$pmean" 0.995; then
+    echo "decides: the plain launches the default again (pdl x$pmean, behind in every pair)"
+else
+    echo "decides: pdl stays the default (x$pmean over the plain launches, ahead in $pahead of $np pairs)"
+fi
 for s in 16k 4k; do
     echo "fused-atomic (no turns, the ceiling of the order's cost) at $s: $(tops "atomic-$s-1") TFLOP/s against the default's $(tops "default-$s-1") / $(tops "default-$s-2")"
 done

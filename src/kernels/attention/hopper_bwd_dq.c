@@ -421,9 +421,9 @@ static void post_store(cute_ctx *c, const attn_hop_bwd_plan *hp, cute_smem_alloc
                cute_tensor_local_tile(c, ids, tile, CUTE_CRD(yt, 0), NULL), sq);
 }
 
-/* dq_sums > 1: the thread's values of query tile yt's sums (chunks yt S .. yt S + S - 1 of
- * `at(s)`, each shaped `shape`) added in order, a sum only where `has(s)` (a sum no key tile
- * added to holds what was there before), times the scale */
+/* The thread's values of query tile yt's sums (at(s), s < S = hp->dq_sums: chunks yt S ..
+ * yt S + S - 1), each shaped `shape`, added in order, a sum after the first only where
+ * `has(s)` (a sum no key tile added to holds what was there before), times the scale */
 typedef cute_tensor sum_chunk_of(cute_ctx *c, const void *arg, int s);
 typedef cute_val sum_has(cute_ctx *c, const void *arg, int s);
 static cute_ssa add_sums(cute_ctx *c, const attn_hop_bwd_plan *hp, sum_chunk_of *at, sum_has *has, const void *arg,
@@ -448,7 +448,21 @@ typedef struct post_at {
 static cute_int sum_index(cute_ctx *c, cute_int yt, int sums, int s)
 {
     cute_alg *a = cute_ctx_alg(c);
-    return cute_add(a, cute_mul(a, yt, cute_i(sums)), cute_i(s));
+    return sums == 1 ? yt : cute_add(a, cute_mul(a, yt, cute_i(sums)), cute_i(s));
+}
+
+/* the thread's slice of the dQ product that made the sums, and the shape of its values of
+ * dQ's tile yt (their order in a chunk: slot_of) */
+static cute_thr_mma post_thread(cute_ctx *c, const attn_hop_bwd_plan *hp, cute_tensor mdQ, cute_int yt, cute_int tid,
+                                cute_tuple *shape)
+{
+    cute_alg *a = cute_ctx_alg(c);
+    long long D = hp->kv.d, rows = hp->kv.bn;
+    cute_thr_mma t = cute_tiled_mma_slice(&hp->dq_mma, tid);
+    cute_tensor ids = cute_make_identity_tensor(c, cute_tuple_fmt(a, "(%I,%lld)", mdQ.layout.shape.leaf[1], D));
+    cute_tuple tile = cute_tuple_fmt(a, "(%lld,%lld)", rows, D);
+    *shape = cute_partition_C(c, t, cute_tensor_local_tile(c, ids, tile, CUTE_CRD(yt, 0), NULL)).layout.shape;
+    return t;
 }
 
 static cute_tensor global_sum(cute_ctx *c, const void *arg, int s)
@@ -466,52 +480,21 @@ static cute_val global_has(cute_ctx *c, const void *arg, int s)
     return cute_val_cmp(c, CUTE_OP_NE, cute_ssa_get(c, cute_tensor_load(c, count), 0), cute_val_const(c, CUTE_U32, 0));
 }
 
-/* post_kernel with dq_sums > 1 */
-static void post_sums(cute_ctx *c, const attn_hop_bwd_plan *hp, cute_tensor mAcc, cute_tensor mSem, cute_tensor mdQ,
-                      cute_val scale)
-{
-    cute_alg *a = cute_ctx_alg(c);
-    long long D = hp->kv.d, rows = hp->kv.bn;
-    post_at at = {.acc = mAcc, .sem = mSem, .yt = cute_block_idx(c, 0), .h = cute_block_idx(c, 1),
-                  .b = cute_block_idx(c, 2), .sums = hp->dq_sums};
-    cute_int tid = cute_thread_idx(c, 0);
-    cute_thr_mma t = cute_tiled_mma_slice(&hp->dq_mma, tid);
-    cute_tensor ids = cute_make_identity_tensor(c, cute_tuple_fmt(a, "(%I,%lld)", mdQ.layout.shape.leaf[1], D));
-    cute_tensor tc = cute_partition_C(c, t, cute_tensor_local_tile(c, ids, cute_tuple_fmt(a, "(%lld,%lld)", rows, D),
-                                                                   CUTE_CRD(at.yt, 0), NULL));
-    cute_ssa v = add_sums(c, hp, global_sum, global_has, &at, tid, tc.layout.shape, scale);
-    cute_smem_allocator al = cute_smem_allocator_new(c);
-    post_store(c, hp, &al, t, v, global_has(c, &at, 0), mdQ, at.b, at.h, at.yt);
-}
-
 /* one block of 256 threads a (query tile, head, batch): dQ = scale x the chunk's sums, zero
  * where nothing was added (a query tile no key tile meets) */
 static void post_kernel(cute_ctx *c, cute_tensor mAcc, cute_tensor mSem, cute_tensor mdQ, cute_val scale)
 {
     const attn_hop_bwd_plan *hp = cute_ctx_user(c);
-    cute_alg *a = cute_ctx_alg(c);
-    long long D = hp->kv.d, rows = hp->kv.bn;
-    cute_int yt = cute_block_idx(c, 0), h = cute_block_idx(c, 1), b = cute_block_idx(c, 2), tid = cute_thread_idx(c, 0);
-    cute_int sq = mdQ.layout.shape.leaf[1];
-    cute_thr_mma t = cute_tiled_mma_slice(&hp->dq_mma, tid);
-    cute_tensor ids = cute_make_identity_tensor(c, cute_tuple_fmt(a, "(%I,%lld)", sq, D));
-    cute_tuple tile = cute_tuple_fmt(a, "(%lld,%lld)", rows, D);
-    cute_tensor tc = cute_partition_C(c, t, cute_tensor_local_tile(c, ids, tile, CUTE_CRD(yt, 0), NULL));
-    if (hp->dq_sums > 1) {
-        post_sums(c, hp, mAcc, mSem, mdQ, scale);
-        return;
-    }
-    cute_tensor chunk = CUTE_SLICE(c, mAcc, CUTE_ALL, CUTE_ALL, yt, h, b);
-    cute_ssa v = cute_tensor_load(c, slot_of(c, chunk, tid, tc.layout.shape, D));
-    v = cute_ssa_binop(c, CUTE_OP_MUL, v, cute_ssa_scalar(c, scale, v.shape));
-    cute_val any = {0};
-    if (!hp->dq_atomic) { /* (atomic: the chunks were zeroed, zero_kernel) */
-        cute_tensor count = cute_tensor_local_tile(c, CUTE_SLICE(c, mSem, b, h, CUTE_ALL), cute_tuple_parse(a, "(1)"),
-                                                   CUTE_CRD(yt), NULL);
-        any = cute_val_cmp(c, CUTE_OP_NE, cute_ssa_get(c, cute_tensor_load(c, count), 0), cute_val_const(c, CUTE_U32, 0));
-    }
+    post_at at = {.acc = mAcc, .sem = mSem, .yt = cute_block_idx(c, 0), .h = cute_block_idx(c, 1),
+                  .b = cute_block_idx(c, 2), .sums = hp->dq_sums};
+    cute_int tid = cute_thread_idx(c, 0);
+    cute_tuple shape;
+    cute_thr_mma t = post_thread(c, hp, mdQ, at.yt, tid, &shape);
+    cute_ssa v = add_sums(c, hp, global_sum, global_has, &at, tid, shape, scale);
+    /* (atomic: the chunks were zeroed, zero_kernel) */
+    cute_val any = hp->dq_atomic ? (cute_val){0} : global_has(c, &at, 0);
     cute_smem_allocator al = cute_smem_allocator_new(c);
-    post_store(c, hp, &al, t, v, any, mdQ, b, h, yt);
+    post_store(c, hp, &al, t, v, any, mdQ, at.b, at.h, at.yt);
 }
 
 /* how many key tiles add to query tile yt's chunks (sk keys): their count when complete */
@@ -531,7 +514,7 @@ static cute_int sum_contributions(cute_ctx *c, cute_int n, int S, int s)
     return cute_div(a, cute_max(a, cute_i(0), cute_sub(a, n, cute_i(s - S + 1))), cute_i(S));
 }
 
-/* post_wait_kernel's sums: copied into shared memory (256, D/4, S) */
+/* post_wait_kernel's sums: copied into shared memory ((256, D/4), or (256, D/4, S)) */
 typedef struct shared_at {
     cute_tensor sums;
     cute_int n;
@@ -541,7 +524,7 @@ typedef struct shared_at {
 static cute_tensor shared_sum(cute_ctx *c, const void *arg, int s)
 {
     const shared_at *p = arg;
-    return CUTE_SLICE(c, p->sums, CUTE_ALL, CUTE_ALL, cute_i(s));
+    return p->S == 1 ? p->sums : CUTE_SLICE(c, p->sums, CUTE_ALL, CUTE_ALL, cute_i(s));
 }
 
 static cute_val shared_has(cute_ctx *c, const void *arg, int s)
@@ -600,18 +583,10 @@ static void post_wait_kernel(cute_ctx *c, cute_tensor mAcc, cute_tensor mSem, cu
     }
     cute_pipeline_state use = cute_make_pipeline_state(c, CUTE_PIPELINE_CONSUMER, 1);
     cute_pipeline_consumer_wait(c, &pipe, &use, (cute_val){0});
-    cute_thr_mma t = cute_tiled_mma_slice(&hp->dq_mma, tid);
-    cute_tensor ids = cute_make_identity_tensor(c, cute_tuple_fmt(a, "(%I,%lld)", mdQ.layout.shape.leaf[1], D));
-    cute_tensor tc = cute_partition_C(c, t, cute_tensor_local_tile(c, ids, cute_tuple_fmt(a, "(%lld,%lld)", rows, D),
-                                                                   CUTE_CRD(yt, 0), NULL));
-    cute_ssa v;
-    if (S == 1) {
-        v = cute_tensor_load(c, slot_of(c, sums, tid, tc.layout.shape, D));
-        v = cute_ssa_binop(c, CUTE_OP_MUL, v, cute_ssa_scalar(c, scale, v.shape));
-    } else {
-        shared_at at = {.sums = sums, .n = n, .S = S};
-        v = add_sums(c, hp, shared_sum, shared_has, &at, tid, tc.layout.shape, scale);
-    }
+    cute_tuple shape;
+    cute_thr_mma t = post_thread(c, hp, mdQ, yt, tid, &shape);
+    shared_at at = {.sums = sums, .n = n, .S = S};
+    cute_ssa v = add_sums(c, hp, shared_sum, shared_has, &at, tid, shape, scale);
     cute_barrier(c); /* every thread's sums read: dQ's tile goes over them */
     cute_smem_allocator over = cute_smem_allocator_overlay(c, &al);
     post_store(c, hp, &over, t, v, cute_int_lt(c, cute_i(0), n), mdQ, b, h, yt);
