@@ -7,8 +7,10 @@
 #          two in order (deterministic).  A key tile waits for the one two above it, 2 B
 #          launches before it, not the one B launches before: the room a block has before its
 #          turn catches it doubles (16k: B = 2, ~4 steps of 256 a block; 4k: B = 8, ~4 of 64).
-#          Predicted (bench/RESULTS.md, attnb41): +1-3% at 2x16x16384, -1 to +0.5% at
-#          8x16x4096 (the last kernel reads 268 MB more, ~60 us of ~5.1 ms).
+#          Predicted (bench/RESULTS.md, attnb41; a model of the schedule with the SMs' speeds
+#          spread by 1-2%): +0.3 to +1.3% at 2x16x16384, -0.6 to 0% at 8x16x4096 (the last
+#          kernel reads 268 MB more, ~50 us); fused-atomic +1.2 to +3.2% at 16k, +0.6 to +1.1
+#          at 4k if the order's hold is what keeps 16k flat.
 #   nopdl  CUTEC_ATTN_BWD_PDL=0 (the plain launches; the default's dependent launches were
 #          flipped after session 40's final pass without a run in turns): where the budget
 #          has room, after the pairs above.
