@@ -9,8 +9,12 @@ added step i - AHEAD (its buffers); the writer adds step i once it is computed a
 chunk's turn has come: the block `sums` ranks above (the one launched sums x B blocks before)
 released the chunk's count, which it does a step late (once its step i + 1 add is issued)
 plus a latency.  Times in steps of an SM of speed 1; each SM's speed spread by SIGMA (kept),
-each step's by JITTER.  Prints each shape's makespan with one sum (the default), two
-(CUTEC_ATTN_BWD_DQ_SUMS=2) and none (fused-atomic), and the default's share of the work.
+each step's by JITTER.  Prints each shape's makespan with one sum (the default), two (the
+key tiles dealt into two sums by rank: session 41's opt-in, deleted) and none (fused-atomic),
+and the default's share of the work.  No L2 in it: measured (H200, in turns, four rounds),
+no order x1.026 at 16k (the model at SIGMA 0.02: x1.032) but x0.960 at 4k (its zeroing pass
+and its adds' contention, not modelled: x1.011), two sums x0.983 at both (x1.016 / x1.006:
+their 48 MB of L2's reuse against 32, not modelled).
 
     python3 bench/attn_bwd_turns_model.py [SIGMA JITTER]
 """

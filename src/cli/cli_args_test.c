@@ -135,7 +135,7 @@ static void interp_sizes(void)
                                            "128", "--batch", "8", "--heads", "16", NULL}, "the interpreter would take");
     refused(cmd_run, (const char *const[]){"run", "attention", "--backend", "interp", "--turns", "BAD=1", NULL},
             "forms of CUTEC_NAME=VALUE settings");
-    refused(cmd_run, (const char *const[]){"run", "attention", "--backend", "interp", "--turns", "CUTEC_ATTN_BWD_DQ_SUMS", NULL},
+    refused(cmd_run, (const char *const[]){"run", "attention", "--backend", "interp", "--turns", "CUTEC_ATTN_BWD_PDL", NULL},
             "forms of CUTEC_NAME=VALUE settings");
     refused(cmd_run, (const char *const[]){"run", "gemv", "--backend", "interp", "--shape", "100000x100000", NULL},
             "the interpreter would take");

@@ -7,7 +7,6 @@
 
 const char *const cute_env_known_names[] = {
     "CUTEC_ARCH",
-    "CUTEC_ATTN_BWD_DQ_SUMS",
     "CUTEC_ATTN_BWD_FORM",
     "CUTEC_ATTN_BWD_PDL",
     "CUTEC_ATTN_FWD_DIAG",

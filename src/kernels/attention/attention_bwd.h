@@ -59,10 +59,9 @@ enum {
     ATTN_BWD_D,                           /* workspace (B,H,Sq) f32: rowsum(dO O) */
     ATTN_BWD_SCALE_LOG2, ATTN_BWD_SCALE,  /* f32 */
     /* the library's workspace (the Hopper kernels with dQ fused, hopper_bwd_dq.c): dQ's f32
-     * sums, (256, D/4, Mt S, H, B), each (64-query tile, head, batch) S chunks of 64 D values
-     * in the order the consumer threads hold them (S = attn_hop_bwd_plan.dq_sums, chunk S yt
-     * + s the query tile yt's sum s); and the u32 (B, H, Mt S) count of each chunk's
-     * contributions so far (Mt = ceil(Sq / 64)) */
+     * sums, (256, D/4, Mt, H, B), each (64-query tile, head, batch) a chunk of 64 D values
+     * in the order the consumer threads hold them; and the u32 (B, H, Mt) count of the
+     * chunk's contributions so far (Mt = ceil(Sq / 64)) */
     ATTN_BWD_DQACC, ATTN_BWD_SEM,
     ATTN_BWD_NARGS
 };
@@ -83,12 +82,6 @@ typedef struct attn_hop_bwd_plan {
     bool dq_atomic; /* the fused dQ's parts added in no set order (CUTEC_ATTN_BWD_FORM=
                      * fused-atomic): no turns, the sums zeroed first (nondeterministic,
                      * FlashAttention 3's default) */
-    int dq_sums;    /* CUTEC_ATTN_BWD_DQ_SUMS=2 (deterministic fused form; else 1): each chunk's
-                     * contributions in that many sums, the key tiles meeting its queries
-                     * dealt round by rank (rank r into sum r % dq_sums, its own turn r /
-                     * dq_sums there), so that a key tile waits for the one dq_sums above it,
-                     * dq_sums x B launches before it; the last kernel adds the sums in order
-                     * (hopper_bwd_dq.c) */
     cute_tiled_copy post_s2g; /* the last kernel's dQ tile, shared memory to dQ in rows, 16
                                * bytes a thread (hopper_bwd_dq.c's store_rows) */
     bool pdl;       /* CUTEC_ATTN_BWD_PDL=1 (deterministic forms): each kernel after pre
@@ -116,14 +109,6 @@ static inline int attn_bwd_form_default(bool causal) { return causal ? ATTN_BWD_
 /* whether a form fuses dQ into the dK/dV kernel at head dim d (the Hopper kernel's d128 only):
  * the plan and the library's workspace decide it by this one rule */
 static inline bool attn_bwd_fuses(int form, int64_t d) { return d == 128 && form != ATTN_BWD_FORM_TWO; }
-/* CUTEC_ATTN_BWD_DQ_SUMS (read when the library compiles, and at each call for the
- * workspace's size): how many sums a chunk of dQ is accumulated in by the deterministic fused
- * form (attn_hop_bwd_plan.dq_sums); 1 elsewhere */
-#define ATTN_BWD_DQ_SUMS "1|2"
-static inline int attn_bwd_dq_sums(int form, int64_t d, int choice)
-{
-    return form == ATTN_BWD_FORM_FUSED && attn_bwd_fuses(form, d) ? choice + 1 : 1;
-}
 
 /* --- the fused dQ (hopper_bwd_dq.c) ----------------------------------------------------- */
 /* the fused plan's parts (hp->kv made): dq_mma, smem_ds, and kv's stages cut to what fits

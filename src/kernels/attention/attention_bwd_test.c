@@ -362,9 +362,6 @@ static void on_gpu(void)
     setenv("CUTEC_ATTN_BWD_PDL", "1", 1);
     ATTN_TEST_ON("cuda", "the attention backward (hopper, dependent launches)", fused);
     unsetenv("CUTEC_ATTN_BWD_PDL");
-    setenv("CUTEC_ATTN_BWD_DQ_SUMS", "2", 1); /* (the sums' counts waited for under the last wave) */
-    ATTN_TEST_ON("cuda", "the attention backward (hopper, dQ in two sums)", fused);
-    unsetenv("CUTEC_ATTN_BWD_DQ_SUMS");
     wanted = CUTE_ATTENTION_SM80;
     ATTN_TEST_ON("cuda", "the attention backward", moderate);
 }
@@ -428,16 +425,6 @@ int main(void)
     setenv("CUTEC_ATTN_BWD_FORM", "fused", 1);
     ATTN_TEST_ON("interp", "the attention backward (hopper, dQ fused)", hopper_d128);
     ATTN_TEST_ON("interp", "the attention backward (hopper, dQ fused, odd sizes)", fused_more);
-    /* dQ's chunks in two sums (CUTEC_ATTN_BWD_DQ_SUMS=2): ranks 0 and 2 of three key tiles
-     * in one, rank 1 in the other; one key tile (the second sum empty: not added); causal
-     * with key tiles no query sees; the last kernel waiting on each sum's count (dependent
-     * launches, the default) and reading them after the grid (the plain launches) */
-    setenv("CUTEC_ATTN_BWD_DQ_SUMS", "2", 1);
-    ATTN_TEST_ON("interp", "the attention backward (hopper, dQ fused, two sums)", hopper_d128);
-    setenv("CUTEC_ATTN_BWD_PDL", "0", 1);
-    ATTN_TEST_ON("interp", "the attention backward (hopper, dQ fused, two sums, plain launches)", fused_more);
-    unsetenv("CUTEC_ATTN_BWD_PDL");
-    unsetenv("CUTEC_ATTN_BWD_DQ_SUMS");
     /* and added in no set order into zeroed sums (fused-atomic): three key tiles adding;
      * query tiles no key tile meets (zero, from the zeroing alone) */
     static const bwd_case fused_atomic[] = {

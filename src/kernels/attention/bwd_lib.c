@@ -47,24 +47,16 @@ static int bwd_form(bool causal)
     return cute_env_choice_err("CUTEC_ATTN_BWD_FORM", ATTN_BWD_FORMS, attn_bwd_form_default(causal), why, sizeof why);
 }
 
-/* the sums a chunk of dQ takes (CUTEC_ATTN_BWD_DQ_SUMS, as the kernels read it) */
-static int bwd_dq_sums(bool causal, int64_t d)
-{
-    char why[256];
-    int choice = cute_env_choice_err("CUTEC_ATTN_BWD_DQ_SUMS", ATTN_BWD_DQ_SUMS, 0, why, sizeof why);
-    return attn_bwd_dq_sums(bwd_form(causal), d, choice < 0 ? 0 : choice);
-}
-
 /* The library's workspace (into *ws, which the arguments point at: the caller's, alive
- * through the call) as the two arguments the kernels take (attention_bwd.h): dQ's f32 sums,
- * dq_sums chunks of 64 x D a (64-query tile, head, batch), then the chunks' counts; the Hopper kernels
+ * through the call) as the two arguments the kernels take (attention_bwd.h): dQ's f32 sums, a
+ * chunk of 64 x D a (64-query tile, head, batch), then the chunks' counts; the Hopper kernels
  * with dQ fused read them, the others take one chunk and one count they leave be */
 static cute_status workspace(cute_attention_lib *lib, const cute_call_arg *Q, bool causal, cute_buffer *ws,
                              cute_call_arg out[2], char *err, size_t n)
 {
     bool all = attn_bwd_fuses(bwd_form(causal), Q->shape[3]);
     int64_t B = all ? Q->shape[0] : 1, H = all ? Q->shape[2] : 1, D = Q->shape[3];
-    int64_t Mt = all ? (Q->shape[1] + 63) / 64 * bwd_dq_sums(causal, D) : 1;
+    int64_t Mt = all ? (Q->shape[1] + 63) / 64 : 1;
     int64_t chunks = B * H * Mt, chunk = 64 * D;
     size_t acc = (size_t)(chunks * chunk) * 4, bytes = acc + (size_t)(B * H * Mt) * 4;
     if (attn_lib_workspace(lib, bytes, ws, err, n) != CUTE_OK)

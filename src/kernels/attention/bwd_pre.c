@@ -11,7 +11,7 @@
 #include "kernels/attention/attention_bwd.h"
 
 /* D's tile of block (blk, h, b); sem: with the fused dQ's turns (hopper_bwd_dq.c), the
- * counts of dQ's sums (B, H, Sq / 64 x sums) u32, back to zero.  The user pointer is the
+ * counts of dQ's sums (B, H, Sq / 64) u32, back to zero.  The user pointer is the
  * Hopper plan (bwd_compile.c makes one for both hosts; its first member, pre, is this
  * kernel's plan): with PDL (attn_hop_bwd_plan.pdl) the next kernel is let in as each block
  * starts (it waits for this grid's end before it reads D or the counts) */
@@ -49,13 +49,8 @@ static void pre_body(cute_ctx *c, cute_tensor mO, cute_tensor mdO, cute_tensor m
     cute_int row0 = cute_mul(a, blk, cute_i(rows));
     cute_val zeroes = cute_val_binop(c, CUTE_OP_AND, cute_int_eq(c, cute_thread_idx(c, 0), cute_i(0)),
                                      cute_int_eq(c, cute_mod(a, row0, cute_i(64)), cute_i(0)));
-    int sums = hp->dq_sums;
     CUTE_IF(c, zeroes) {
-        cute_int chunk = cute_div(a, row0, cute_i(64));
-        for (int s = 0; s < sums; s++) {
-            cute_int at = sums > 1 ? cute_add(a, cute_mul(a, chunk, cute_i(sums)), cute_i(s)) : chunk;
-            cute_grid_flag_release(c, CUTE_SLICE(c, *sem, b, h, CUTE_ALL), at, cute_i(0));
-        }
+        cute_grid_flag_release(c, CUTE_SLICE(c, *sem, b, h, CUTE_ALL), cute_div(a, row0, cute_i(64)), cute_i(0));
     }
 }
 

@@ -233,20 +233,6 @@ static cute_int rank_of(cute_ctx *c, const attn_hop_bwd_plan *hp, const attn_hbd
     return cute_sub(a, cute_sub(a, end, cute_i(1)), w->xt);
 }
 
-/* CUTEC_ATTN_BWD_DQ_SUMS=2 (hp->dq_sums): rank r adds to query tile yt's sum r % sums, in
- * turn r / sums there (its index among the sums' chunks and counts); one sum: yt and r */
-static cute_int chunk_of(cute_ctx *c, const attn_hop_bwd_plan *hp, cute_int yt, cute_int rank)
-{
-    cute_alg *a = cute_ctx_alg(c);
-    if (hp->dq_sums == 1) return yt;
-    return cute_add(a, cute_mul(a, yt, cute_i(hp->dq_sums)), cute_mod(a, rank, cute_i(hp->dq_sums)));
-}
-
-static cute_int turn_of(cute_ctx *c, const attn_hop_bwd_plan *hp, cute_int rank)
-{
-    return hp->dq_sums == 1 ? rank : cute_div(cute_ctx_alg(c), rank, cute_i(hp->dq_sums));
-}
-
 static cute_tensor flags_of(cute_ctx *c, const attn_hbdq_writer *w, cute_int yh)
 {
     return CUTE_SLICE(c, w->sem, w->b, yh, CUTE_ALL);
@@ -266,8 +252,7 @@ static cute_val elected(cute_ctx *c, const attn_hbdq_writer *w)
  * fused-atomic's 478.0) */
 static void await_turn(cute_ctx *c, const attn_hop_bwd_plan *hp, const attn_hbdq_writer *w, cute_int yh, cute_int yt)
 {
-    cute_int rank = rank_of(c, hp, w, yt);
-    cute_grid_flag_wait(c, flags_of(c, w, yh), chunk_of(c, hp, yt, rank), turn_of(c, hp, rank));
+    cute_grid_flag_wait(c, flags_of(c, w, yh), yt, rank_of(c, hp, w, yt));
 }
 
 /* by one thread (mine), in the chunk's turn: half h of sdq stored or added to the chunk (the
@@ -281,11 +266,8 @@ static void put_half(cute_ctx *c, const attn_hop_bwd_plan *hp, const attn_hbdq_w
         cute_tma_store(c, &hp->tma_dq_add, w->map_add, half, at);
     } else {
         cute_int rank = rank_of(c, hp, w, yt);
-        const cute_int in[5] = {at[0], at[1], chunk_of(c, hp, yt, rank), at[3], at[4]};
-        CUTE_IF(c, cute_int_eq(c, turn_of(c, hp, rank), cute_i(0))) {
-            cute_tma_store(c, &hp->tma_dq_store, w->map_store, half, in);
-        }
-        CUTE_ELSE(c) { cute_tma_store(c, &hp->tma_dq_add, w->map_add, half, in); }
+        CUTE_IF(c, cute_int_eq(c, rank, cute_i(0))) { cute_tma_store(c, &hp->tma_dq_store, w->map_store, half, at); }
+        CUTE_ELSE(c) { cute_tma_store(c, &hp->tma_dq_add, w->map_add, half, at); }
     }
     cute_tma_store_wait(c, 0, true);
 }
@@ -372,9 +354,7 @@ void attn_hbdq_counts(cute_ctx *c, const attn_hop_bwd_plan *hp, const attn_hbdq_
         tile_of(c, job, k, &yh, &yt);
         cute_named_barrier_sync(c, w->bar.count_full, TURN); /* step k's adds complete */
         CUTE_IF(c, elected(c, w)) {
-            cute_int rank = rank_of(c, hp, w, yt);
-            cute_grid_flag_release(c, flags_of(c, w, yh), chunk_of(c, hp, yt, rank),
-                                   cute_add(a, turn_of(c, hp, rank), cute_i(1)));
+            cute_grid_flag_release(c, flags_of(c, w, yh), yt, cute_add(a, rank_of(c, hp, w, yt), cute_i(1)));
         }
         CUTE_IF(c, cute_int_lt(c, cute_add(a, k, cute_i(1)), steps)) {
             cute_named_barrier_arrive(c, w->bar.count_empty, TURN);
@@ -421,34 +401,12 @@ static void post_store(cute_ctx *c, const attn_hop_bwd_plan *hp, cute_smem_alloc
                cute_tensor_local_tile(c, ids, tile, CUTE_CRD(yt, 0), NULL), sq);
 }
 
-/* The thread's values of query tile yt's sums (at(s), s < S = hp->dq_sums: chunks yt S ..
- * yt S + S - 1), each shaped `shape`, added in order, a sum after the first only where
- * `has(s)` (a sum no key tile added to holds what was there before), times the scale */
-typedef cute_tensor sum_chunk_of(cute_ctx *c, const void *arg, int s);
-typedef cute_val sum_has(cute_ctx *c, const void *arg, int s);
-static cute_ssa add_sums(cute_ctx *c, const attn_hop_bwd_plan *hp, sum_chunk_of *at, sum_has *has, const void *arg,
-                         cute_int tid, cute_tuple shape, cute_val scale)
+/* the thread's values of a chunk of the sums (shaped `shape`), times the scale */
+static cute_ssa scaled_sums(cute_ctx *c, const attn_hop_bwd_plan *hp, cute_tensor chunk, cute_int tid, cute_tuple shape,
+                            cute_val scale)
 {
-    cute_ssa v = cute_tensor_load(c, slot_of(c, at(c, arg, 0), tid, shape, hp->kv.d));
-    for (int s = 1; s < hp->dq_sums; s++) {
-        cute_ssa more = cute_ssa_binop(c, CUTE_OP_ADD, v, cute_tensor_load(c, slot_of(c, at(c, arg, s), tid, shape,
-                                                                                     hp->kv.d)));
-        v = cute_ssa_select(c, cute_ssa_scalar(c, has(c, arg, s), v.shape), more, v);
-    }
+    cute_ssa v = cute_tensor_load(c, slot_of(c, chunk, tid, shape, hp->kv.d));
     return cute_ssa_binop(c, CUTE_OP_MUL, v, cute_ssa_scalar(c, scale, v.shape));
-}
-
-/* post_kernel's sums: global memory, each sum's count read */
-typedef struct post_at {
-    cute_tensor acc, sem;
-    cute_int yt, h, b;
-    int sums;
-} post_at;
-
-static cute_int sum_index(cute_ctx *c, cute_int yt, int sums, int s)
-{
-    cute_alg *a = cute_ctx_alg(c);
-    return sums == 1 ? yt : cute_add(a, cute_mul(a, yt, cute_i(sums)), cute_i(s));
 }
 
 /* the thread's slice of the dQ product that made the sums, and the shape of its values of
@@ -465,36 +423,24 @@ static cute_thr_mma post_thread(cute_ctx *c, const attn_hop_bwd_plan *hp, cute_t
     return t;
 }
 
-static cute_tensor global_sum(cute_ctx *c, const void *arg, int s)
-{
-    const post_at *p = arg;
-    return CUTE_SLICE(c, p->acc, CUTE_ALL, CUTE_ALL, sum_index(c, p->yt, p->sums, s), p->h, p->b);
-}
-
-static cute_val global_has(cute_ctx *c, const void *arg, int s)
-{
-    const post_at *p = arg;
-    cute_tensor count = cute_tensor_local_tile(c, CUTE_SLICE(c, p->sem, p->b, p->h, CUTE_ALL),
-                                               cute_tuple_parse(cute_ctx_alg(c), "(1)"),
-                                               CUTE_CRD(sum_index(c, p->yt, p->sums, s)), NULL);
-    return cute_val_cmp(c, CUTE_OP_NE, cute_ssa_get(c, cute_tensor_load(c, count), 0), cute_val_const(c, CUTE_U32, 0));
-}
-
 /* one block of 256 threads a (query tile, head, batch): dQ = scale x the chunk's sums, zero
  * where nothing was added (a query tile no key tile meets) */
 static void post_kernel(cute_ctx *c, cute_tensor mAcc, cute_tensor mSem, cute_tensor mdQ, cute_val scale)
 {
     const attn_hop_bwd_plan *hp = cute_ctx_user(c);
-    post_at at = {.acc = mAcc, .sem = mSem, .yt = cute_block_idx(c, 0), .h = cute_block_idx(c, 1),
-                  .b = cute_block_idx(c, 2), .sums = hp->dq_sums};
-    cute_int tid = cute_thread_idx(c, 0);
+    cute_alg *a = cute_ctx_alg(c);
+    cute_int yt = cute_block_idx(c, 0), h = cute_block_idx(c, 1), b = cute_block_idx(c, 2), tid = cute_thread_idx(c, 0);
     cute_tuple shape;
-    cute_thr_mma t = post_thread(c, hp, mdQ, at.yt, tid, &shape);
-    cute_ssa v = add_sums(c, hp, global_sum, global_has, &at, tid, shape, scale);
-    /* (atomic: the chunks were zeroed, zero_kernel) */
-    cute_val any = hp->dq_atomic ? (cute_val){0} : global_has(c, &at, 0);
+    cute_thr_mma t = post_thread(c, hp, mdQ, yt, tid, &shape);
+    cute_ssa v = scaled_sums(c, hp, CUTE_SLICE(c, mAcc, CUTE_ALL, CUTE_ALL, yt, h, b), tid, shape, scale);
+    cute_val any = {0};
+    if (!hp->dq_atomic) { /* (atomic: the chunks were zeroed, zero_kernel) */
+        cute_tensor count = cute_tensor_local_tile(c, CUTE_SLICE(c, mSem, b, h, CUTE_ALL), cute_tuple_parse(a, "(1)"),
+                                                   CUTE_CRD(yt), NULL);
+        any = cute_val_cmp(c, CUTE_OP_NE, cute_ssa_get(c, cute_tensor_load(c, count), 0), cute_val_const(c, CUTE_U32, 0));
+    }
     cute_smem_allocator al = cute_smem_allocator_new(c);
-    post_store(c, hp, &al, t, v, any, mdQ, at.b, at.h, at.yt);
+    post_store(c, hp, &al, t, v, any, mdQ, b, h, yt);
 }
 
 /* how many key tiles add to query tile yt's chunks (sk keys): their count when complete */
@@ -504,33 +450,6 @@ static cute_int contributions(cute_ctx *c, const attn_hop_bwd_plan *hp, cute_int
     cute_int first, end;
     key_tiles(c, hp, sk, yt, &first, &end);
     return cute_max(a, cute_i(0), cute_sub(a, end, first));
-}
-
-/* dq_sums > 1: how many of the n key tiles adding to a query tile add to its sum s (ranks
- * s, s + S, ...) */
-static cute_int sum_contributions(cute_ctx *c, cute_int n, int S, int s)
-{
-    cute_alg *a = cute_ctx_alg(c);
-    return cute_div(a, cute_max(a, cute_i(0), cute_sub(a, n, cute_i(s - S + 1))), cute_i(S));
-}
-
-/* post_wait_kernel's sums: copied into shared memory ((256, D/4), or (256, D/4, S)) */
-typedef struct shared_at {
-    cute_tensor sums;
-    cute_int n;
-    int S;
-} shared_at;
-
-static cute_tensor shared_sum(cute_ctx *c, const void *arg, int s)
-{
-    const shared_at *p = arg;
-    return p->S == 1 ? p->sums : CUTE_SLICE(c, p->sums, CUTE_ALL, CUTE_ALL, cute_i(s));
-}
-
-static cute_val shared_has(cute_ctx *c, const void *arg, int s)
-{
-    const shared_at *p = arg;
-    return cute_int_lt(c, cute_i(0), sum_contributions(c, p->n, p->S, s));
 }
 
 /* PDL (attn_hop_bwd_plan.pdl): post_kernel launched under the fused dK/dV kernel's last wave,
@@ -552,10 +471,8 @@ static void post_wait_kernel(cute_ctx *c, cute_tensor mAcc, cute_tensor mSem, cu
     long long D = hp->kv.d, rows = hp->kv.bn;
     cute_int yt = cute_block_idx(c, 0), b = cute_block_idx(c, 1), h = cute_block_idx(c, 2), tid = cute_thread_idx(c, 0);
     cute_smem_allocator al = cute_smem_allocator_new(c);
-    int S = hp->dq_sums;
-    cute_tensor sums = cute_smem_alloc_tensor(c, &al, CUTE_F32, S == 1 ? cute_layout_fmt(a, "(256,%lld):(1,256)", D / 4)
-                                              : cute_layout_fmt(a, "(256,%lld,%d):(1,256,%lld)", D / 4, S, 64 * D), 128);
-    int64_t bytes = rows * D * 4 * S;
+    cute_tensor sums = cute_smem_alloc_tensor(c, &al, CUTE_F32, cute_layout_fmt(a, "(256,%lld):(1,256)", D / 4), 128);
+    int64_t bytes = rows * D * 4;
     cute_pipeline pipe = cute_pipeline_tma_async_create(c, &al, 1, CONSUMERS, bytes);
     cute_int n = contributions(c, hp, mK.layout.shape.leaf[1], yt);
     cute_pipeline_state fill = cute_make_pipeline_state(c, CUTE_PIPELINE_PRODUCER, 1);
@@ -566,18 +483,10 @@ static void post_wait_kernel(cute_ctx *c, cute_tensor mAcc, cute_tensor mSem, cu
     cute_val last = cute_int_lt(c, cute_sub(a, eq[2], cute_div(a, eq[2], ek[2])), cute_add(a, h, cute_i(1)));
     CUTE_IF(c, cute_int_eq(c, tid, cute_i(0))) {
         CUTE_IF(c, last) { cute_griddepcontrol_wait(c); }
-        CUTE_ELSE(c) {
-            if (S == 1) cute_grid_flag_wait(c, CUTE_SLICE(c, mSem, b, h, CUTE_ALL), yt, n);
-            for (int s = 0; s < S && S > 1; s++) { /* (a sum no key tile adds to is not waited for) */
-                cute_int ns = sum_contributions(c, n, S, s);
-                CUTE_IF(c, cute_int_lt(c, cute_i(0), ns)) {
-                    cute_grid_flag_wait(c, CUTE_SLICE(c, mSem, b, h, CUTE_ALL), sum_index(c, yt, S, s), ns);
-                }
-            }
-        }
+        CUTE_ELSE(c) { cute_grid_flag_wait(c, CUTE_SLICE(c, mSem, b, h, CUTE_ALL), yt, n); }
         cute_fence_proxy_async(c); /* (the acquire, then the copy's reads in the async proxy) */
         cute_pipeline_producer_acquire(c, &pipe, &fill, (cute_val){0});
-        cute_tensor chunk = CUTE_SLICE(c, mAcc, CUTE_ALL, CUTE_ALL, S == 1 ? yt : sum_index(c, yt, S, 0), h, b);
+        cute_tensor chunk = CUTE_SLICE(c, mAcc, CUTE_ALL, CUTE_ALL, yt, h, b);
         cute_cp_async_bulk_g2s(c, cute_tensor_ptr(c, sums, cute_i(0)), cute_tensor_ptr(c, chunk, cute_i(0)),
                                cute_val_int(c, CUTE_U32, bytes), cute_pipeline_producer_barrier(c, &pipe, &fill));
     }
@@ -585,8 +494,7 @@ static void post_wait_kernel(cute_ctx *c, cute_tensor mAcc, cute_tensor mSem, cu
     cute_pipeline_consumer_wait(c, &pipe, &use, (cute_val){0});
     cute_tuple shape;
     cute_thr_mma t = post_thread(c, hp, mdQ, yt, tid, &shape);
-    shared_at at = {.sums = sums, .n = n, .S = S};
-    cute_ssa v = add_sums(c, hp, shared_sum, shared_has, &at, tid, shape, scale);
+    cute_ssa v = scaled_sums(c, hp, sums, tid, shape, scale);
     cute_barrier(c); /* every thread's sums read: dQ's tile goes over them */
     cute_smem_allocator over = cute_smem_allocator_overlay(c, &al);
     post_store(c, hp, &over, t, v, cute_int_lt(c, cute_i(0), n), mdQ, b, h, yt);
