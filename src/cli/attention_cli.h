@@ -19,6 +19,8 @@ typedef struct attn_opts {
     int64_t kv_stages;              /* --kv-stages: the SM80 forward's K and V stages (0: one) */
     int64_t persistent;             /* --persistent: 1 the persistent grid, 0 a block a tile, -1 (unset):
                                        the library's choice */
+    const char *turns; /* --turns: run's forms timed in turns with the default (run_turns) */
+    int64_t rounds;    /* --rounds: their rounds (0: two) */
     cli_kernel_opts k; /* --iters, --emit, --arch, --backend */
     bool arch_given;   /* --arch on the command line (not CUTEC_ARCH): the interpreter's target only */
 } attn_opts;

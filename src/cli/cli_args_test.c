@@ -133,6 +133,10 @@ static void interp_sizes(void)
             "the interpreter would take");
     refused(cmd_run, (const char *const[]){"run", "attention", "--backend", "interp", "--seqlen", "65536", "--headdim",
                                            "128", "--batch", "8", "--heads", "16", NULL}, "the interpreter would take");
+    refused(cmd_run, (const char *const[]){"run", "attention", "--backend", "interp", "--turns", "BAD=1", NULL},
+            "forms of CUTEC_NAME=VALUE settings");
+    refused(cmd_run, (const char *const[]){"run", "attention", "--backend", "interp", "--turns", "CUTEC_ATTN_BWD_PDL", NULL},
+            "forms of CUTEC_NAME=VALUE settings");
     refused(cmd_run, (const char *const[]){"run", "gemv", "--backend", "interp", "--shape", "100000x100000", NULL},
             "the interpreter would take");
     refused(cmd_run, (const char *const[]){"run", "gemm", "--backend", "interp", "--m", "4096", "--n", "4096", "--k",

@@ -196,9 +196,9 @@ void attn_hbdq_counts(cute_ctx *c, const attn_hop_bwd_plan *hp, const attn_hbdq_
 
 
 /* the launches of the host function (bwd_pre.c, bwd_dq.c, bwd_dkdv.c), from its arguments */
-/* (counts: the fused dQ's counts of its sums back to zero too; let: the next kernel, a
- * programmatic dependent launch, let in as each block starts) */
-void attn_bwd_pre_launch(cute_ctx *c, const attn_plan *p, const cute_arg *arg, bool counts, bool let);
+/* (counts: the fused dQ's counts of its sums back to zero too; the next kernel, a
+ * programmatic dependent launch where attn_hop_bwd_plan.pdl, let in as each block starts) */
+void attn_bwd_pre_launch(cute_ctx *c, const attn_plan *p, const cute_arg *arg, bool counts);
 void attn_bwd_dq_launch(cute_ctx *c, const attn_plan *p, const cute_arg *arg);
 void attn_bwd_dkdv_launch(cute_ctx *c, const attn_plan *p, const cute_arg *arg);
 

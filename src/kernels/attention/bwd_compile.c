@@ -10,7 +10,7 @@
 static void bwd_host(cute_ctx *c, const cute_arg *arg)
 {
     const attn_plan *p = cute_ctx_user(c);
-    attn_bwd_pre_launch(c, p, arg, false, false);
+    attn_bwd_pre_launch(c, p, arg, false);
     attn_bwd_dq_launch(c, p, arg);
     attn_bwd_dkdv_launch(c, p, arg);
 }
@@ -31,10 +31,10 @@ static void make_specs(const cute_attention_config *cfg, cute_arg_spec specs[ATT
 /* the Hopper kernels' plans (and the SM80 one of the preprocessing kernel), or the SM80 plan */
 static bool make_plan(cute_alg *a, cute_runtime *rt, const cute_attention_config *cfg, bool hopper, attn_hop_bwd_plan *hp)
 {
+    hp->fused_dq = hp->dq_atomic = hp->pdl = false; /* (the SM80 host's pre kernel reads them too) */
     if (!attn_bwd_plan_make(a, cfg, &hp->pre)) return false;
     if (!hopper) return true;
     int arch = cute_runtime_target_arch(rt);
-    hp->fused_dq = hp->dq_atomic = false;
     if (!attn_plan_hopper_bwd(a, cfg, arch, &hp->dq) || !attn_plan_hopper_bwd(a, cfg, arch, &hp->kv)) return false;
     /* (head dim 64: K^T in 32-column halves is no GMMA layout; 96: not built; their two
      * kernels stay) */
@@ -47,7 +47,7 @@ static bool make_plan(cute_alg *a, cute_runtime *rt, const cute_attention_config
     if (a->failed) return false;
     if (attn_bwd_fuses(form, cfg->head_dim) && !attn_hbdq_plan(a, hp)) return false;
     hp->dq_atomic = hp->fused_dq && form == ATTN_BWD_FORM_ATOMIC;
-    return true;
+    return !a->failed;
 }
 
 const cute_fn *cute_attention_bwd_compile(cute_runtime *rt, const cute_attention_config *cfg, char *err, size_t n)

@@ -11,10 +11,15 @@
 #include "kernels/attention/attention_bwd.h"
 
 /* D's tile of block (blk, h, b); sem: with the fused dQ's turns (hopper_bwd_dq.c), the
- * counts of dQ's sums (B, H, Sq / 64) u32, back to zero */
+ * counts of dQ's sums (B, H, Sq / 64) u32, back to zero.  The user pointer is the
+ * Hopper plan (bwd_compile.c makes one for both hosts; its first member, pre, is this
+ * kernel's plan): with PDL (attn_hop_bwd_plan.pdl) the next kernel is let in as each block
+ * starts (it waits for this grid's end before it reads D or the counts) */
 static void pre_body(cute_ctx *c, cute_tensor mO, cute_tensor mdO, cute_tensor mD, const cute_tensor *sem)
 {
-    const attn_plan *p = cute_ctx_user(c);
+    const attn_hop_bwd_plan *hp = cute_ctx_user(c);
+    const attn_plan *p = &hp->pre;
+    if (hp->pdl) cute_griddepcontrol_launch_dependents(c);
     cute_alg *a = cute_ctx_alg(c);
     int64_t rows = p->threads / 4;
     cute_int blk = cute_block_idx(c, 0), h = cute_block_idx(c, 1), b = cute_block_idx(c, 2);
@@ -59,33 +64,15 @@ static void pre_counts_kernel(cute_ctx *c, cute_tensor mO, cute_tensor mdO, cute
     pre_body(c, mO, mdO, mD, &mSem);
 }
 
-/* the two with PDL (the Hopper kernels' attn_hop_bwd_plan.pdl): the next kernel let in as
- * each block starts (it waits for this grid's end before it reads D or the counts) */
-static void pre_let_kernel(cute_ctx *c, cute_tensor mO, cute_tensor mdO, cute_tensor mD)
-{
-    cute_griddepcontrol_launch_dependents(c);
-    pre_body(c, mO, mdO, mD, NULL);
-}
-
-static void pre_counts_let_kernel(cute_ctx *c, cute_tensor mO, cute_tensor mdO, cute_tensor mD, cute_tensor mSem)
-{
-    cute_griddepcontrol_launch_dependents(c);
-    pre_body(c, mO, mdO, mD, &mSem);
-}
-
-void attn_bwd_pre_launch(cute_ctx *c, const attn_plan *p, const cute_arg *arg, bool counts, bool let)
+void attn_bwd_pre_launch(cute_ctx *c, const attn_plan *p, const cute_arg *arg, bool counts)
 {
     cute_alg *a = cute_ctx_alg(c);
     const cute_int *e = arg[ATTN_BWD_O].tensor.layout.shape.leaf; /* (B, Sq, H, D) */
     cute_launch_cfg cfg = {.grid = {cute_ceil_div(a, e[1], cute_i(p->threads / 4)), e[2], e[0]},
                            .block = {cute_i(p->threads)}};
     cute_tensor o = arg[ATTN_BWD_O].tensor, d_o = arg[ATTN_BWD_DO].tensor, d = arg[ATTN_BWD_D].tensor;
-    if (counts && let)
-        CUTE_LAUNCH(c, pre_counts_let_kernel, cfg, o, d_o, d, arg[ATTN_BWD_SEM].tensor);
-    else if (counts)
+    if (counts)
         CUTE_LAUNCH(c, pre_counts_kernel, cfg, o, d_o, d, arg[ATTN_BWD_SEM].tensor);
-    else if (let)
-        CUTE_LAUNCH(c, pre_let_kernel, cfg, o, d_o, d);
     else
         CUTE_LAUNCH(c, pre_kernel, cfg, o, d_o, d);
 }

@@ -773,7 +773,7 @@ static void launch(cute_ctx *c, attn_hop_bwd_plan *hp, attn_plan *p, const cute_
 void attn_hop_bwd_host(cute_ctx *c, const cute_arg *arg)
 {
     attn_hop_bwd_plan *hp = cute_ctx_user(c); /* the atoms join the plans: the kernels read them */
-    attn_bwd_pre_launch(c, &hp->pre, arg, hp->fused_dq && !hp->dq_atomic, hp->pdl);
+    attn_bwd_pre_launch(c, &hp->pre, arg, hp->fused_dq && !hp->dq_atomic);
     if (!hp->fused_dq) launch(c, hp, &hp->dq, arg, (const int[4]){ATTN_BWD_Q, ATTN_BWD_DO, ATTN_BWD_K, ATTN_BWD_V}, false);
     if (hp->fused_dq && hp->dq_atomic) attn_hbdq_zero_launch(c, hp, arg);
     launch(c, hp, &hp->kv, arg, (const int[4]){ATTN_BWD_K, ATTN_BWD_V, ATTN_BWD_Q, ATTN_BWD_DO}, true);

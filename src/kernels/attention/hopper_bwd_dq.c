@@ -401,22 +401,38 @@ static void post_store(cute_ctx *c, const attn_hop_bwd_plan *hp, cute_smem_alloc
                cute_tensor_local_tile(c, ids, tile, CUTE_CRD(yt, 0), NULL), sq);
 }
 
+/* the thread's values of a chunk of the sums (shaped `shape`), times the scale */
+static cute_ssa scaled_sums(cute_ctx *c, const attn_hop_bwd_plan *hp, cute_tensor chunk, cute_int tid, cute_tuple shape,
+                            cute_val scale)
+{
+    cute_ssa v = cute_tensor_load(c, slot_of(c, chunk, tid, shape, hp->kv.d));
+    return cute_ssa_binop(c, CUTE_OP_MUL, v, cute_ssa_scalar(c, scale, v.shape));
+}
+
+/* the thread's slice of the dQ product that made the sums, and the shape of its values of
+ * dQ's tile yt (their order in a chunk: slot_of) */
+static cute_thr_mma post_thread(cute_ctx *c, const attn_hop_bwd_plan *hp, cute_tensor mdQ, cute_int yt, cute_int tid,
+                                cute_tuple *shape)
+{
+    cute_alg *a = cute_ctx_alg(c);
+    long long D = hp->kv.d, rows = hp->kv.bn;
+    cute_thr_mma t = cute_tiled_mma_slice(&hp->dq_mma, tid);
+    cute_tensor ids = cute_make_identity_tensor(c, cute_tuple_fmt(a, "(%I,%lld)", mdQ.layout.shape.leaf[1], D));
+    cute_tuple tile = cute_tuple_fmt(a, "(%lld,%lld)", rows, D);
+    *shape = cute_partition_C(c, t, cute_tensor_local_tile(c, ids, tile, CUTE_CRD(yt, 0), NULL)).layout.shape;
+    return t;
+}
+
 /* one block of 256 threads a (query tile, head, batch): dQ = scale x the chunk's sums, zero
  * where nothing was added (a query tile no key tile meets) */
 static void post_kernel(cute_ctx *c, cute_tensor mAcc, cute_tensor mSem, cute_tensor mdQ, cute_val scale)
 {
     const attn_hop_bwd_plan *hp = cute_ctx_user(c);
     cute_alg *a = cute_ctx_alg(c);
-    long long D = hp->kv.d, rows = hp->kv.bn;
     cute_int yt = cute_block_idx(c, 0), h = cute_block_idx(c, 1), b = cute_block_idx(c, 2), tid = cute_thread_idx(c, 0);
-    cute_int sq = mdQ.layout.shape.leaf[1];
-    cute_thr_mma t = cute_tiled_mma_slice(&hp->dq_mma, tid);
-    cute_tensor ids = cute_make_identity_tensor(c, cute_tuple_fmt(a, "(%I,%lld)", sq, D));
-    cute_tuple tile = cute_tuple_fmt(a, "(%lld,%lld)", rows, D);
-    cute_tensor tc = cute_partition_C(c, t, cute_tensor_local_tile(c, ids, tile, CUTE_CRD(yt, 0), NULL));
-    cute_tensor chunk = CUTE_SLICE(c, mAcc, CUTE_ALL, CUTE_ALL, yt, h, b);
-    cute_ssa v = cute_tensor_load(c, slot_of(c, chunk, tid, tc.layout.shape, D));
-    v = cute_ssa_binop(c, CUTE_OP_MUL, v, cute_ssa_scalar(c, scale, v.shape));
+    cute_tuple shape;
+    cute_thr_mma t = post_thread(c, hp, mdQ, yt, tid, &shape);
+    cute_ssa v = scaled_sums(c, hp, CUTE_SLICE(c, mAcc, CUTE_ALL, CUTE_ALL, yt, h, b), tid, shape, scale);
     cute_val any = {0};
     if (!hp->dq_atomic) { /* (atomic: the chunks were zeroed, zero_kernel) */
         cute_tensor count = cute_tensor_local_tile(c, CUTE_SLICE(c, mSem, b, h, CUTE_ALL), cute_tuple_parse(a, "(1)"),
@@ -476,12 +492,9 @@ static void post_wait_kernel(cute_ctx *c, cute_tensor mAcc, cute_tensor mSem, cu
     }
     cute_pipeline_state use = cute_make_pipeline_state(c, CUTE_PIPELINE_CONSUMER, 1);
     cute_pipeline_consumer_wait(c, &pipe, &use, (cute_val){0});
-    cute_thr_mma t = cute_tiled_mma_slice(&hp->dq_mma, tid);
-    cute_tensor ids = cute_make_identity_tensor(c, cute_tuple_fmt(a, "(%I,%lld)", mdQ.layout.shape.leaf[1], D));
-    cute_tensor tc = cute_partition_C(c, t, cute_tensor_local_tile(c, ids, cute_tuple_fmt(a, "(%lld,%lld)", rows, D),
-                                                                   CUTE_CRD(yt, 0), NULL));
-    cute_ssa v = cute_tensor_load(c, slot_of(c, sums, tid, tc.layout.shape, D));
-    v = cute_ssa_binop(c, CUTE_OP_MUL, v, cute_ssa_scalar(c, scale, v.shape));
+    cute_tuple shape;
+    cute_thr_mma t = post_thread(c, hp, mdQ, yt, tid, &shape);
+    cute_ssa v = scaled_sums(c, hp, sums, tid, shape, scale);
     cute_barrier(c); /* every thread's sums read: dQ's tile goes over them */
     cute_smem_allocator over = cute_smem_allocator_overlay(c, &al);
     post_store(c, hp, &over, t, v, cute_int_lt(c, cute_i(0), n), mdQ, b, h, yt);
