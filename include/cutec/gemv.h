@@ -87,6 +87,11 @@ typedef struct cute_gemv_config {
                             small one its remainder as it is (mma.sync ignores the low 13
                             bits), not by cvt.rna.tf32.f32 (cute_gemv_lib_tf32_bits; the library's
                             default since session 38) */
+    int next_sms;        /* NVFP4 (trial, CUTEC_GEMV_NVFP4_NEXT=1): the card's SMs; each warp
+                            asks L2 at its start for the first 1 KB of each row of the block
+                            that will take its slot next (the block next_sms x the blocks an SM
+                            on) and their scales, so that the next round's first loads meet L2,
+                            not DRAM; 0: none */
     bool skew;           /* K-major f16 or bf16 A whose rows do not all start 16-byte aligned
                             (vec: 8, no ring or L2 prefetch): each row as a scalar head up to
                             its first aligned 16 bytes, 16-byte vectors and a scalar tail, a
