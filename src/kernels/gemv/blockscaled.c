@@ -538,9 +538,14 @@ static void prefetch_next_slot(cute_ctx *c, const gemv_plan *p, cute_tensor mA, 
     cute_int bx = cute_ceil_div(a, M, cute_i(block_rows));
     cute_int next = cute_add(a, cute_add(a, cute_block_idx(c, 0), cute_mul(a, bx, cute_block_idx(c, 2))),
                              cute_i((int64_t)p->cfg.next_sms * words_blocks(p)));
-    cute_int l = cute_div(a, next, bx), lane = cute_lane_idx(c);
-    cute_int row0 = cute_add(a, cute_mul(a, cute_mod(a, next, bx), cute_i(block_rows)),
-                             cute_mul(a, cute_warp_idx(c), cute_i(p->rows)));
+    cute_int l = cute_div(a, next, bx), lane = cute_lane_idx(c), sx = cute_mod(a, next, bx);
+    cute_int row0 = cute_add(a, cute_mul(a, sx, cute_i(block_rows)), cute_mul(a, cute_warp_idx(c), cute_i(p->rows)));
+    if (p->cfg.rows_apart) { /* (parts.c's rows_apart: warp w at r + 32 w of the block's tile) */
+        cute_int per_tile = cute_i(128 / block_rows);
+        row0 = cute_add(a, cute_mul(a, cute_div(a, sx, per_tile), cute_i(128)),
+                        cute_add(a, cute_mul(a, cute_warp_idx(c), cute_i(32)),
+                                 cute_mul(a, cute_mod(a, sx, per_tile), cute_i(p->rows))));
+    }
     cute_int row = cute_add(a, row0, cute_div(a, lane, cute_i(per_row)));
     cute_int word = cute_mul(a, cute_mod(a, lane, cute_i(per_row)), cute_i(32)); /* 128 bytes */
     cute_val batch_in = cute_int_lt(c, l, L);
@@ -605,8 +610,9 @@ void gemv_blockscaled_host(cute_ctx *c, const cute_arg *arg)
     if (p->cfg.scale_rows_tiled) {
         sfq = cute_tensor_recast(c, arg[1].tensor, CUTE_U32); /* the layout, in words: */
         sfq.layout = sf_quad_layout(a, M, K, L, p->cfg.sf_vec);
-        rows = cute_mul(a, cute_ceil_div(a, M, cute_i(128)), cute_i(128));
     }
+    if (p->cfg.scale_rows_tiled || p->cfg.rows_apart)
+        rows = cute_mul(a, cute_ceil_div(a, M, cute_i(128)), cute_i(128));
     cute_launch_cfg cfg = {
         .grid = {cute_ceil_div(a, rows, cute_i(p->threads / 32 * p->rows)), cute_i(1), L},
         .block = {cute_i(p->threads)}};
