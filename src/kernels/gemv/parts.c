@@ -60,6 +60,7 @@ static cute_tensor rows_apart(cute_ctx *c, const gemv_plan *p, cute_tensor t, cu
 {
     cute_alg *a = cute_ctx_alg(c);
     int R = p->rows;
+    if (p->threads != 4 * 32 || 32 % R) cute_ctx_fail(c, "gemv: rows 32 apart take 4 warps of 4 or 8 rows (plan)");
     cute_layout modes[2] = {cute_layout_fmt(a, "((%d,4,%d),%I):((1,32,%d),128)", R, 32 / R,
                                             cute_ceil_div(a, M, cute_i(128)), R),
                             cute_layout_fmt(a, "(%I):(1)", t.layout.shape.leaf[1])};
