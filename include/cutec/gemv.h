@@ -87,16 +87,6 @@ typedef struct cute_gemv_config {
                             small one its remainder as it is (mma.sync ignores the low 13
                             bits), not by cvt.rna.tf32.f32 (cute_gemv_lib_tf32_bits; the library's
                             default since session 38) */
-    int next_sms;        /* NVFP4 (trial, CUTEC_GEMV_NVFP4_NEXT=1): the card's SMs; each warp
-                            asks L2 at its start for the first 1 KB of each row of the block
-                            that will take its slot next (the block next_sms x the blocks an SM
-                            on) and their scales, so that the next round's first loads meet L2,
-                            not DRAM; 0: none */
-    bool rows_apart;     /* NVFP4 (trial, CUTEC_GEMV_NVFP4_APART=1; not with scale_rows_tiled or
-                            smem_stages): a block's 4 warps take their consecutive rows 32 apart
-                            in a 128-row scale tile (warp w: rows r + 32 w onward), so that the
-                            rows r, r+32, r+64, r+96 each 16 bytes of the scale layout hold are
-                            one block's: its scale sectors read whole, not a quarter of each */
     bool skew;           /* K-major f16 or bf16 A whose rows do not all start 16-byte aligned
                             (vec: 8, no ring or L2 prefetch): each row as a scalar head up to
                             its first aligned 16 bytes, 16-byte vectors and a scalar tail, a

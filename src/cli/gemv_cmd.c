@@ -59,10 +59,8 @@ static int usage(const char *cmd)
         "128;\n    f16, bf16 and f32 from 8 on (--mma-from N: from N on) through the tensor cores)\n"
         "  nvfp4: e2m1 A and x with a ue4m3 scale per 16 (seed 001); mxfp8: e4m3 with ue8m0 per "
         "32\n"
-        "  bench --forms lib,2/4,1/8,ring4,next,apart: forms on one problem, each a row: the\n"
-        "    library's, NVFP4's register forms (k-tiles ahead/rows a warp), a ring of N stages, the\n"
-        "    library's with the next slot's rows into L2 (CUTEC_GEMV_NVFP4_NEXT=1) or with a block's\n"
-        "    warps 32 rows apart (CUTEC_GEMV_NVFP4_APART=1); the other forms run with both 0\n",
+        "  bench --forms lib,2/4,1/8,ring4: forms on one problem, each a row: the library's,\n"
+        "    NVFP4's register forms (k-tiles ahead/rows a warp), a ring of N stages\n",
         cmd);
     return CLI_USAGE;
 }
@@ -410,8 +408,6 @@ static void describe(const problem *p, const gemv_opts *o, char *buf, size_t n)
                  cfg.smem_stages);
     if (cfg.scale_rows_tiled) strncat(form, ", rows by scale tile", sizeof form - strlen(form) - 1);
     if (cfg.fma_decode) strncat(form, ", scales by bits", sizeof form - strlen(form) - 1);
-    if (cfg.next_sms) strncat(form, ", next slot into L2", sizeof form - strlen(form) - 1);
-    if (cfg.rows_apart) strncat(form, ", warps 32 rows apart", sizeof form - strlen(form) - 1);
     if (cfg.tf32_bits) strncat(form, ", tf32 by bits", sizeof form - strlen(form) - 1);
     if (cfg.warp_rows > 4)
         snprintf(form + strlen(form), sizeof form - strlen(form), ", %d rows a warp", cfg.warp_rows);
@@ -478,27 +474,15 @@ static bool bench_row(problem *p, const gemv_opts *o)
     return ms >= 0 && bad == 0;
 }
 
-/* s starts with the word w, then a comma or its end */
-static bool form_is(const char *s, const char *w)
-{
-    size_t n = strlen(w);
-    return !strncmp(s, w, n) && (s[n] == ',' || !s[n]);
-}
-
 /* a --forms form set on the library: "lib" (the library's choice), "A/R" (NVFP4's register
- * form, A k-tiles ahead, R rows a warp), "ringN" (a ring of N stages), "next" and "apart" (the
- * library's choice under the trials CUTEC_GEMV_NVFP4_NEXT=1 and CUTEC_GEMV_NVFP4_APART=1, which
- * the library reads at each call; every other form runs under 0); the characters it took in
- * *used, or false */
+ * form, A k-tiles ahead, R rows a warp), "ringN" (a ring of N stages); the characters it took
+ * in *used, or false */
 static bool set_form(cute_gemv_lib *lib, const gemv_opts *o, const char *s, gemv_opts *f, int *used)
 {
     int ahead = 0, rows = 0, stages = o->smem_stages;
     *used = 0;
-    bool next = form_is(s, "next"), apart = form_is(s, "apart");
-    if (setenv("CUTEC_GEMV_NVFP4_NEXT", next ? "1" : "0", 1) || setenv("CUTEC_GEMV_NVFP4_APART", apart ? "1" : "0", 1))
-        return false;
-    if (next || apart || form_is(s, "lib"))
-        *used = next ? 4 : apart ? 5 : 3, stages = -1;
+    if (!strncmp(s, "lib", 3) && (s[3] == ',' || !s[3]))
+        *used = 3, stages = -1;
     else if (sscanf(s, "ring%d%n", &stages, used) != 1 && sscanf(s, "%d/%d%n", &ahead, &rows, used) != 2)
         return false;
     if (s[*used] != ',' && s[*used]) return false;
@@ -516,7 +500,7 @@ static bool bench_forms(problem *p, const gemv_opts *o)
     for (const char *s = o->forms; *s;) {
         int used = 0;
         if (!set_form(p->lib, o, s, &f, &used)) {
-            printf("cutec bench gemv: --forms %s: a form is lib, ahead/rows (1,2/4,8), ringN, next or apart\n", o->forms);
+            printf("cutec bench gemv: --forms %s: a form is lib, ahead/rows (1,2/4,8) or ringN\n", o->forms);
             return false;
         }
         p->checked = false;

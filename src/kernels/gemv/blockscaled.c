@@ -525,46 +525,6 @@ static cute_val pair_shift(cute_ctx *c, cute_tensor sfa, cute_tuple crd)
     return cute_int_value(c, cute_mul(a, cute_mod(a, byte, cute_i(4)), cute_i(8)), CUTE_U32);
 }
 
-/* cfg.next_sms (trial): the warp's rows in the block that takes this block's slot next (the
- * block next_sms x words_blocks on, in launch order: x, then the batches), their first 1 KB
- * each (a 128-byte line a lane) and the scale groups of their first 2,048 elements (the line
- * of a scale tile that holds them, one a lane) asked of L2, so that the next round's first
- * loads meet L2, not DRAM.  A hint: nothing where that block, row or column is past A. */
-static void prefetch_next_slot(cute_ctx *c, const gemv_plan *p, cute_tensor mA, cute_tensor sfa)
-{
-    cute_alg *a = cute_ctx_alg(c);
-    cute_int M = mA.layout.shape.leaf[0], Kw = mA.layout.shape.leaf[1], L = mA.layout.shape.leaf[2];
-    int block_rows = p->threads / 32 * p->rows, per_row = 32 / p->rows; /* a row's lines */
-    cute_int bx = cute_ceil_div(a, M, cute_i(block_rows));
-    cute_int next = cute_add(a, cute_add(a, cute_block_idx(c, 0), cute_mul(a, bx, cute_block_idx(c, 2))),
-                             cute_i((int64_t)p->cfg.next_sms * words_blocks(p)));
-    cute_int l = cute_div(a, next, bx), lane = cute_lane_idx(c), sx = cute_mod(a, next, bx);
-    cute_int row0 = cute_add(a, cute_mul(a, sx, cute_i(block_rows)), cute_mul(a, cute_warp_idx(c), cute_i(p->rows)));
-    if (p->cfg.rows_apart) { /* (parts.c's rows_apart: warp w at r + 32 w of the block's tile) */
-        cute_int per_tile = cute_i(128 / block_rows);
-        row0 = cute_add(a, cute_mul(a, cute_div(a, sx, per_tile), cute_i(128)),
-                        cute_add(a, cute_mul(a, cute_warp_idx(c), cute_i(32)),
-                                 cute_mul(a, cute_mod(a, sx, per_tile), cute_i(p->rows))));
-    }
-    cute_int row = cute_add(a, row0, cute_div(a, lane, cute_i(per_row)));
-    cute_int word = cute_mul(a, cute_mod(a, lane, cute_i(per_row)), cute_i(32)); /* 128 bytes */
-    cute_val batch_in = cute_int_lt(c, l, L);
-    CUTE_IF(c, cute_val_binop(c, CUTE_OP_AND, batch_in,
-                              cute_val_binop(c, CUTE_OP_AND, cute_int_lt(c, row, M), cute_int_lt(c, word, Kw))))
-    {
-        cute_tensor at = cute_tensor_domain_offset(c, mA, CUTE_CRD(row, word, l));
-        cute_prefetch_l2(c, cute_tensor_ptr(c, at, cute_i(0)));
-    }
-    cute_int k = cute_mul(a, lane, cute_i(64)); /* a scale tile's 4 groups of 16 along K */
-    CUTE_IF(c, cute_val_binop(c, CUTE_OP_AND, batch_in,
-                              cute_val_binop(c, CUTE_OP_AND, cute_int_lt(c, row0, M),
-                                             cute_int_lt(c, k, cute_mul(a, Kw, cute_i(8))))))
-    {
-        cute_tensor at = cute_tensor_domain_offset(c, sfa, CUTE_CRD(row0, k, l));
-        cute_prefetch_l2(c, cute_tensor_ptr(c, at, cute_i(0)));
-    }
-}
-
 static void blockscaled_kernel(cute_ctx *c, cute_tensor mA, cute_tensor sfa, cute_tensor sfq, cute_tensor mX,
                                cute_tensor sfb, cute_tensor mY, cute_val alpha, cute_val beta)
 {
@@ -583,7 +543,6 @@ static void blockscaled_kernel(cute_ctx *c, cute_tensor mA, cute_tensor sfa, cut
     }
     for (int r = 0; r < p->rows; r++) w.acc[r] = cute_val_var(c, cute_val_const(c, CUTE_F32, 0.0));
     if (p->words && !p->fp4_cvt) w.lo = table_lo(c);
-    if (p->cfg.next_sms) prefetch_next_slot(c, p, mA, sfa);
     gemv_walk walk = {.tile = p->words ? words_fma : vector_fma, .end = finish_rows, .user = &w};
     if (p->words && !p->cfg.tile_at_a_time && !p->cfg.l2_prefetch) walk.whole = words_pipelined;
     if (p->cfg.smem_stages) {
@@ -610,9 +569,8 @@ void gemv_blockscaled_host(cute_ctx *c, const cute_arg *arg)
     if (p->cfg.scale_rows_tiled) {
         sfq = cute_tensor_recast(c, arg[1].tensor, CUTE_U32); /* the layout, in words: */
         sfq.layout = sf_quad_layout(a, M, K, L, p->cfg.sf_vec);
-    }
-    if (p->cfg.scale_rows_tiled || p->cfg.rows_apart)
         rows = cute_mul(a, cute_ceil_div(a, M, cute_i(128)), cute_i(128));
+    }
     cute_launch_cfg cfg = {
         .grid = {cute_ceil_div(a, rows, cute_i(p->threads / 32 * p->rows)), cute_i(1), L},
         .block = {cute_i(p->threads)}};

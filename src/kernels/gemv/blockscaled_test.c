@@ -365,65 +365,6 @@ static void block_forms(cute_runtime *rt, cute_gemv_lib *lib)
     }
 }
 
-/* The trials (the interpreter checks every prefetch's address lies in A or SFA):
- * - the next slot's rows into L2 (CUTEC_GEMV_NVFP4_NEXT=1, cfg.next_sms: the interpreter's 2
- *   SMs, the successor 12 blocks on, or 8 two ahead or 8 rows a warp), the successor's rows
- *   crossing batches, a partial last block and rows past M;
- * - a block's warps 32 rows apart (CUTEC_GEMV_NVFP4_APART=1, cfg.rows_apart), partial last
- *   scale tiles (301 = 2 x 128 + 45 rows; 37 rows, one tile), a warp with some rows past M;
- * each alone and both, over every walk: a k-tile at a time (301 x 2080, 3 batches), one ahead
- * (150 x 4160, 2), two ahead (37 x 4160, 2; 150 x 4160, 2), 8 rows a warp one ahead (150 x
- * 4160, 2); unset, none; a value not 0 or 1 refused by name; rows apart with rows by scale
- * tile refused (sm_90a only: neither touches the decode) */
-static void trial_forms(cute_runtime *rt, cute_gemv_lib *lib)
-{
-    struct {
-        int ahead, rows;
-        int64_t M, K, L;
-        bool tile;
-    } cases[] = {{0, 0, 301, 2080, 3, true}, {1, 0, 150, 4160, 2, false}, {2, 0, 37, 4160, 2, false},
-                 {2, 0, 150, 4160, 2, false}, {1, 8, 150, 4160, 2, false}};
-    cute_gemv_config last;
-    for (int trial = 1; trial < 4; trial++) { /* next, apart, both */
-        setenv("CUTEC_GEMV_NVFP4_NEXT", trial & 1 ? "1" : "0", 1);
-        setenv("CUTEC_GEMV_NVFP4_APART", trial & 2 ? "1" : "0", 1);
-        for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
-            if (trial == 3 && i % 2) continue; /* (both: every other walk) */
-            cute_gemv_lib_ahead(lib, cases[i].ahead);
-            cute_gemv_lib_warp_rows(lib, cases[i].rows);
-            run_case(rt, lib, CUTE_E2M1, CUTE_F16, cases[i].M, cases[i].K, cases[i].L, i % 2 ? 0.5 : 0);
-            cute_gemv_lib_last(lib, &last, NULL);
-            CHECK(last.next_sms == (trial & 1 ? 2 : 0) && last.rows_apart == (trial >= 2) &&
-                      last.tile_at_a_time == cases[i].tile &&
-                      (cases[i].tile || (last.ahead > 1 ? last.ahead : 1) == cases[i].ahead),
-                  "trial %d case %zu: next_sms %d (the interpreter's 2 SMs), rows apart %d, %d ahead", trial, i,
-                  last.next_sms, last.rows_apart, last.ahead);
-        }
-    }
-    cute_gemv_lib_ahead(lib, 0);
-    cute_gemv_lib_warp_rows(lib, 0);
-    cute_call_arg none = {0};
-    const char *bad[] = {"CUTEC_GEMV_NVFP4_NEXT", "CUTEC_GEMV_NVFP4_APART"};
-    for (int i = 0; i < 2; i++) {
-        setenv(bad[i], "2", 1);
-        char err[256] = "";
-        cute_status s = cutec_gemv_blockscaled(lib, &none, &none, &none, &none, &none, 1, 0, NULL, err, sizeof err);
-        CHECK(s == CUTE_ERR_INVALID && strstr(err, bad[i]) && strstr(err, "=2"), "%s=2 refused (%d: %s)", bad[i], s,
-              err);
-        unsetenv(bad[i]);
-    }
-    run_case(rt, lib, CUTE_E2M1, CUTE_F16, 301, 2080, 3, 0);
-    cute_gemv_lib_last(lib, &last, NULL);
-    CHECK(!last.next_sms && !last.rows_apart, "the trials unset: neither (next_sms %d, rows apart %d)", last.next_sms,
-          last.rows_apart);
-    cute_gemv_config both = {.dtype = CUTE_E2M1, .a_major = 1, .vec = 32, .vectors = 1, .sf_vec = 16, .ahead = 1,
-                             .scale_rows_tiled = true, .rows_apart = true};
-    char err[512] = "";
-    const cute_fn *f = cute_gemv_compile(rt, &both, err, sizeof err);
-    CHECK(!f && strstr(err, "32 apart"), "rows apart with rows by scale tile refused: %s", err);
-    cute_fn_free(f);
-}
-
 static void results(const char *arch)
 {
     cute_runtime *rt = check_interp();
@@ -476,7 +417,6 @@ static void results(const char *arch)
     tiled_forms(rt, lib);
     block_forms(rt, lib);
     if (!strcmp(arch, "sm_90a")) fma_decode_forms(rt, lib); /* (sm_100a decodes by cvt) */
-    if (!strcmp(arch, "sm_90a")) trial_forms(rt, lib);
     cute_gemv_lib_smem_stages(lib, -1);
     run_case(rt, lib, CUTE_E4M3, CUTE_BF16, 37, 544, 2, 0.25); /* MXFP8 */
     run_case(rt, lib, CUTE_E4M3, CUTE_F16, 5, 32, 1, 0);

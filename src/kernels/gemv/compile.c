@@ -253,17 +253,6 @@ static bool config_ok(const cute_gemv_config *cfg, char *err, size_t n)
                  GEMV_MMA_RING_MAX / 1024);
         return false;
     }
-    if (cfg->rows_apart && (cfg->sf_vec != 16 || cfg->dtype != CUTE_E2M1 || cfg->smem_stages ||
-                            cfg->scale_rows_tiled)) {
-        snprintf(err, n, "gemv: rows 32 apart (rows_apart) are NVFP4's, through registers, not by scale tile");
-        return false;
-    }
-    if (cfg->next_sms < 0 ||
-        (cfg->next_sms && (cfg->sf_vec != 16 || cfg->dtype != CUTE_E2M1 || cfg->smem_stages))) {
-        snprintf(err, n, "gemv: the next slot's prefetch (next_sms %d) is NVFP4's, through registers",
-                 cfg->next_sms);
-        return false;
-    }
     if (cfg->sf_vec) return blockscaled_ok(cfg, err, n);
     if (cfg->mma && !mma_ok(cfg, err, n)) return false;
     cute_dtype d = cfg->dtype, y = cute_gemv_y_dtype(cfg);
@@ -396,7 +385,7 @@ const cute_fn *cute_gemv_compile(cute_runtime *rt, const cute_gemv_config *cfg, 
     else
         make_specs(cfg, cute_runtime_target_arch(rt), specs);
     char name[128];
-    snprintf(name, sizeof name, "gemv_%s_%s_%s_v%d_n%d%s_pf%d%s_r%d_a%d%s_fd%d_wr%d%s%s",
+    snprintf(name, sizeof name, "gemv_%s_%s_%s_v%d_n%d%s_pf%d%s_r%d_a%d%s_fd%d_wr%d",
              cfg->sf_vec    ? "blockscaled"
              : cfg->skew    ? "skew"
              : gemv_wgmma(cfg, cute_runtime_target_arch(rt)) ? "wgmma"
@@ -411,7 +400,7 @@ const cute_fn *cute_gemv_compile(cute_runtime *rt, const cute_gemv_config *cfg, 
                                 : "",
              cfg->l2_prefetch, cfg->tile_at_a_time ? "_tile" : "", cfg->smem_stages,
              gemv_ahead(cfg), cfg->scale_rows_tiled ? "_sft" : "", cfg->fma_decode,
-             gemv_rows_a_warp(cfg), cfg->next_sms ? "_next" : "", cfg->rows_apart ? "_apart" : "");
+             gemv_rows_a_warp(cfg));
     cute_host_fn host = cfg->sf_vec    ? gemv_blockscaled_host
                         : cfg->skew    ? gemv_skew_host
                         : cfg->mma     ? gemv_mma_host

@@ -52,8 +52,7 @@ static bool same_config(const void *x, const void *y)
            a->tile_at_a_time == b->tile_at_a_time && a->smem_stages == b->smem_stages &&
            gemv_ahead(a) == gemv_ahead(b) && a->scale_rows_tiled == b->scale_rows_tiled &&
            a->fma_decode == b->fma_decode && gemv_rows_a_warp(a) == gemv_rows_a_warp(b) &&
-           a->tf32_bits == b->tf32_bits && a->skew == b->skew && a->next_sms == b->next_sms &&
-           a->rows_apart == b->rows_apart;
+           a->tf32_bits == b->tf32_bits && a->skew == b->skew;
 }
 
 /* fn_cache_compile for cute_gemv_config keys */

@@ -2,7 +2,6 @@
  * scale buffers' sizes), made batched, and run through the block-scaled kernel. */
 #include <stdio.h>
 
-#include "env/env_choice.h"
 #include "kernels/gemv/gemv_internal.h"
 
 int64_t cute_gemv_sf_count(int64_t rows, int64_t K, int64_t L, int sf_vec)
@@ -109,12 +108,6 @@ cute_status cutec_gemv_blockscaled(cute_gemv_lib *lib, const cute_call_arg *A,
     if (!err || !n) err = scratch, n = sizeof scratch;
     err[0] = 0;
     if (!lib) return gemv_invalid(err, n, "gemv: no library");
-    /* the trial of the next slot's rows into L2 (cfg.next_sms; scripts/device-fp4_41.sh decides) */
-    int next = cute_env_choice_err("CUTEC_GEMV_NVFP4_NEXT", "0|1", 0, err, n);
-    if (next < 0) return CUTE_ERR_INVALID;
-    /* ... and of a block's warps 32 rows apart (cfg.rows_apart; the same script decides) */
-    int apart = cute_env_choice_err("CUTEC_GEMV_NVFP4_APART", "0|1", 0, err, n);
-    if (apart < 0) return CUTE_ERR_INVALID;
     gemv_operands o;
     cute_gemv_config cfg;
     cute_status s = gemv_check(A, x, y, false, alpha, beta, &o, err, n);
@@ -150,8 +143,6 @@ cute_status cutec_gemv_blockscaled(cute_gemv_lib *lib, const cute_call_arg *A,
         if (cfg.warp_rows > 4 && (cfg.ahead > 1 || cfg.scale_rows_tiled || (!rows && gemv_lib_arch(lib) >= 100)))
             cfg.warp_rows = 4;
     }
-    if (e2m1 && !cfg.smem_stages && next) cfg.next_sms = gemv_lib_sm_count(lib);
-    cfg.rows_apart = e2m1 && !cfg.smem_stages && !cfg.scale_rows_tiled && apart;
     int level = gemv_lib_fma_decode(lib);
     cfg.fma_decode = e2m1 ? level < 0 ? CUTE_GEMV_FMA_DECODE : level : 0;
     if (K == 0)

@@ -53,26 +53,10 @@ static cute_tensor rows_by_scale_tile(cute_ctx *c, cute_tensor t, cute_int M)
     return cute_tensor_compose(c, t, &by);
 }
 
-/* t (M,K) with its rows 32 apart in a block (cfg.rows_apart, NVFP4's 4 warps of R rows): each
- * 128 rows as (R,4,32/R):(1,32,R), so that warp w of a block takes rows r + 32 w .. r + 32 w +
- * R - 1 (r: R times the block's place in its tile) */
-static cute_tensor rows_apart(cute_ctx *c, const gemv_plan *p, cute_tensor t, cute_int M)
-{
-    cute_alg *a = cute_ctx_alg(c);
-    int R = p->rows;
-    if (p->threads != 4 * 32 || 32 % R) cute_ctx_fail(c, "gemv: rows 32 apart take 4 warps of 4 or 8 rows (plan)");
-    cute_layout modes[2] = {cute_layout_fmt(a, "((%d,4,%d),%I):((1,32,%d),128)", R, 32 / R,
-                                            cute_ceil_div(a, M, cute_i(128)), R),
-                            cute_layout_fmt(a, "(%I):(1)", t.layout.shape.leaf[1])};
-    cute_tiler by = cute_tiler_modes(a, 2, modes);
-    return cute_tensor_compose(c, t, &by);
-}
-
 /* row mt of tiles of t (M,K) from column k0 on (M: A's rows) */
 static cute_tensor block_row(cute_ctx *c, const gemv_plan *p, cute_tensor t, cute_int k0, cute_int mt, cute_int M)
 {
     if (p->cfg.scale_rows_tiled) t = rows_by_scale_tile(c, t, M);
-    if (p->cfg.rows_apart) t = rows_apart(c, p, t, M);
     cute_tensor from = cute_tensor_domain_offset(c, t, CUTE_CRD(0, k0));
     return cute_tensor_local_tile(c, from, p->tile, CUTE_CRD(mt, CUTE_ALL), NULL);
 }
