@@ -68,20 +68,11 @@ typedef struct cute_gemv_config {
                             this one's products, 1 to CUTE_GEMV_MAX_AHEAD (0: 1); two hold
                             more bytes in flight where few warps run: the library's where
                             the blocks are 4 an SM or fewer (cute_gemv_lib_ahead) */
-    bool scale_rows_tiled; /* NVFP4's register form (ahead, not tile_at_a_time, l2_prefetch
-                            or smem_stages): each block's warps take rows r, r+32, r+64, r+96
-                            of a 128-row scale tile (not four consecutive rows), whose 16
-                            scales a k-tile group lie side by side: a lane loads its four
-                            rows' scale pairs in one 16-byte load instead of four 16-bit
-                            ones.  SFA must be 16-byte aligned (cute_gemv_lib_scale_rows) */
     int fma_decode;      /* NVFP4 (words): 1: each ue4m3 scale to f32 by its bits (shifted
                             into an f32's exponent and mantissa, times 2^120: an IMAD, a LOP3
                             and an FMUL) instead of by cvt.rn.f16x2.e4m3x2 a byte and a
                             widening (F2FP, HADD2.F32, shifts and masks); 0: by cvt
                             (cute_gemv_lib_fma_decode) */
-    int warp_rows;       /* NVFP4's register form one k-tile ahead: rows a warp, 4 or 8 (0:
-                            4); x decoded once for 8 rows, half the warps, 128 registers
-                            (cute_gemv_lib_warp_rows) */
     bool tf32_bits;      /* the tensor-core form of f32 (3xTF32): each value's big tf32 half
                             by its bits (half a last place added, the low 13 cleared) and the
                             small one its remainder as it is (mma.sync ignores the low 13
@@ -115,8 +106,7 @@ int cute_gemv_ring_default(const cute_gemv_config *cfg);
 /* the scales' dtype of a block-scaled configuration: ue4m3 for e2m1, ue8m0 for e4m3 */
 cute_dtype cute_gemv_sf_dtype(const cute_gemv_config *cfg);
 /* ... and the alignment in bytes its scale buffers must have: 2 for NVFP4 (a vector's two
- * scales are read in one 16-bit load; 4 through the ring, 16 with scale_rows_tiled), 1 for
- * MXFP8 */
+ * scales are read in one 16-bit load; 4 through the ring), 1 for MXFP8 */
 int cute_gemv_sf_align(const cute_gemv_config *cfg);
 
 #define CUTE_GEMV_MAX_VECTORS 8
@@ -180,19 +170,10 @@ bool cute_gemv_lib_ahead(cute_gemv_lib *lib, int ahead);
  * choice: cute_gemv_ring_default's stages for the GEMVs, none for NVFP4 (through the ring
  * it measured 15 points of the copy slower on an H200, session 30).  false for another count */
 bool cute_gemv_lib_smem_stages(cute_gemv_lib *lib, int stages);
-/* NVFP4's rows by scale tile (cute_gemv_config.scale_rows_tiled) for later calls: 1 where
- * the register form runs and SFA is 16-byte aligned, 0 never (four consecutive rows a warp),
- * -1 (the default) the library's choice, CUTE_GEMV_SCALE_ROWS_TILED (nvfp4.c).  false for
- * another value */
-bool cute_gemv_lib_scale_rows(cute_gemv_lib *lib, int tiled);
 /* NVFP4's decode on the FMA pipe (cute_gemv_config.fma_decode) for later calls: 0 to
  * CUTE_GEMV_MAX_FMA_DECODE, or -1 (the default) the library's choice (CUTE_GEMV_FMA_DECODE
  * in nvfp4.c); false for other values */
 bool cute_gemv_lib_fma_decode(cute_gemv_lib *lib, int level);
-/* NVFP4's register form's rows a warp for later calls (cute_gemv_config.warp_rows): 4 or 8
- * (8: one k-tile ahead, not with rows by scale tile), 0 (the default) the library's
- * (form_few and form_many in nvfp4.c).  false for other values */
-bool cute_gemv_lib_warp_rows(cute_gemv_lib *lib, int rows);
 /* f32's 3xTF32 halves by bits (cute_gemv_config.tf32_bits) for later calls (on by default;
  * false: by cvt.rna.tf32.f32) */
 void cute_gemv_lib_tf32_bits(cute_gemv_lib *lib, bool on);

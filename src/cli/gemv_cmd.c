@@ -27,9 +27,7 @@ typedef struct gemv_opts {
     bool tile_at_a_time; /* --tile-at-a-time 1: NVFP4's k-tiles loaded one at a time */
     int smem_stages;     /* --smem-stages N: the ring of N stages (0: none; -1 the library's) */
     int ahead;           /* --ahead N: NVFP4's register form, N k-tiles loaded ahead (0: the library's) */
-    int scale_rows;      /* --scale-rows plain|tiled: NVFP4's rows a warp (-1: the library's) */
     int fma_decode;      /* --fma-decode 0|1: NVFP4's scales by their bits (-1: the library's) */
-    int warp_rows;       /* --warp-rows 4|8: NVFP4's register form's rows a warp (0: the library's) */
     int tf32_bits;       /* --tf32-bits 0|1: f32's 3xTF32 halves by cvt.rna or by bits (-1: the
                             library's: bits) */
     int iters;
@@ -49,8 +47,8 @@ static int usage(const char *cmd)
         "usage: cutec %s gemv [--dtype f32|f16|bf16|e4m3|nvfp4|mxfp8] [--out-dtype f32|f16|bf16]\n"
         "         [--shape MxK] [--batch L] [--layout rows|cols] [--vectors N] [--splits N]\n"
         "         [--reduction ordered|atomic] [--mma-from N] [--l2-prefetch D] [--iters N]\n"
-        "         [--tile-at-a-time 0|1] [--smem-stages 0|2..8] [--ahead 1|2] [--scale-rows plain|tiled]\n"
-        "         [--fma-decode 0|1] [--warp-rows 4|8] [--forms F,...]\n"
+        "         [--tile-at-a-time 0|1] [--smem-stages 0|2..8] [--ahead 1|2]\n"
+        "         [--fma-decode 0|1] [--forms F,...]\n"
         "         [--tf32-bits 0|1]\n"
         "         [--emit ir|cuda|ptx|sass|time] [--arch sm_80|sm_90a|sm_100a] [--backend cuda|interp]\n"
         "  y(M,L) = 1.5 A(M,K,L) x(K,L) - 0.5 y; rows: A row-major (K contiguous), cols: "
@@ -59,8 +57,8 @@ static int usage(const char *cmd)
         "128;\n    f16, bf16 and f32 from 8 on (--mma-from N: from N on) through the tensor cores)\n"
         "  nvfp4: e2m1 A and x with a ue4m3 scale per 16 (seed 001); mxfp8: e4m3 with ue8m0 per "
         "32\n"
-        "  bench --forms lib,2/4,1/8,ring4: forms on one problem, each a row: the library's,\n"
-        "    NVFP4's register forms (k-tiles ahead/rows a warp), a ring of N stages\n",
+        "  bench --forms lib,2,1,ring4: forms on one problem, each a row: the library's,\n"
+        "    NVFP4's register forms (k-tiles ahead), a ring of N stages\n",
         cmd);
     return CLI_USAGE;
 }
@@ -102,12 +100,8 @@ static bool option(gemv_opts *o, const char *k, const char *v, bool *out_given, 
         ok = cli_int(v, 0, CUTE_GEMV_MAX_SMEM_STAGES, &x, why, n) && x != 1, o->smem_stages = (int)x;
     else if (!strcmp(k, "--ahead"))
         ok = cli_int(v, 1, CUTE_GEMV_MAX_AHEAD, &x, why, n), o->ahead = (int)x;
-    else if (!strcmp(k, "--scale-rows"))
-        ok = !strcmp(v, "plain") || !strcmp(v, "tiled"), o->scale_rows = !strcmp(v, "tiled");
     else if (!strcmp(k, "--fma-decode"))
         ok = cli_int(v, 0, CUTE_GEMV_MAX_FMA_DECODE, &x, why, n), o->fma_decode = (int)x;
-    else if (!strcmp(k, "--warp-rows"))
-        ok = cli_int(v, 4, 8, &x, why, n) && (x == 4 || x == 8), o->warp_rows = (int)x;
     else if (!strcmp(k, "--tf32-bits"))
         ok = cli_int(v, 0, 1, &x, why, n), o->tf32_bits = (int)x;
     else if (!strcmp(k, "--forms"))
@@ -134,7 +128,7 @@ static int parse(int argc, char **argv, gemv_opts *o)
     memset(o, 0, sizeof *o);
     o->dtype = CUTE_BF16, o->M = o->K = 8192, o->L = 1, o->major = 1, o->iters = 20;
     o->mma_from = CUTE_GEMV_MMA_FROM;
-    o->smem_stages = -1, o->scale_rows = -1, o->fma_decode = -1, o->tf32_bits = -1;
+    o->smem_stages = -1, o->fma_decode = -1, o->tf32_bits = -1;
     bool out_given = false;
     if (argc < 2 || strcmp(argv[1], "gemv") != 0) return usage(argv[0]);
     for (int i = 2; i < argc; i += 2) {
@@ -185,8 +179,7 @@ static int emit(const gemv_opts *o)
     else if (o->smem_stages < 0)
         cfg.smem_stages = cute_gemv_ring_default(&cfg); /* the library's choice */
     if (nvfp4_ring && !cfg.smem_stages) /* NVFP4's register form (0: one ahead) */
-        cfg.ahead = o->ahead, cfg.scale_rows_tiled = o->scale_rows == 1,
-        cfg.warp_rows = o->warp_rows;
+        cfg.ahead = o->ahead;
     cfg.fma_decode = o->sf_vec == 16 && o->fma_decode > 0 ? o->fma_decode : 0;
     cfg.tf32_bits = o->tf32_bits != 0 && cfg.mma && o->dtype == CUTE_F32;
     cli_clock t0 = cli_clock_now();
@@ -406,11 +399,8 @@ static void describe(const problem *p, const gemv_opts *o, char *buf, size_t n)
         snprintf(form, sizeof form, cfg.smem_stages ? ", ring of %d" : cfg.tile_at_a_time ? ", a k-tile at a time"
                                                                                              : ", registers",
                  cfg.smem_stages);
-    if (cfg.scale_rows_tiled) strncat(form, ", rows by scale tile", sizeof form - strlen(form) - 1);
     if (cfg.fma_decode) strncat(form, ", scales by bits", sizeof form - strlen(form) - 1);
     if (cfg.tf32_bits) strncat(form, ", tf32 by bits", sizeof form - strlen(form) - 1);
-    if (cfg.warp_rows > 4)
-        snprintf(form + strlen(form), sizeof form - strlen(form), ", %d rows a warp", cfg.warp_rows);
     snprintf(buf, n, "%s %s->%s %lldx%lld N=%lld L=%lld, vec %d, %d split%s%s%s", kind,
              cute_dtype_name(o->dtype), cute_dtype_name(o->y_dtype), (long long)o->M,
              (long long)o->K, (long long)nvec(o), (long long)o->L, cfg.vec, splits,
@@ -436,9 +426,7 @@ static int run(const gemv_opts *o)
     cute_gemv_lib_tile_at_a_time(p.lib, o->tile_at_a_time);
     cute_gemv_lib_smem_stages(p.lib, o->smem_stages);
     cute_gemv_lib_ahead(p.lib, o->ahead);
-    cute_gemv_lib_scale_rows(p.lib, o->scale_rows);
     cute_gemv_lib_fma_decode(p.lib, o->fma_decode);
-    cute_gemv_lib_warp_rows(p.lib, o->warp_rows);
     if (o->tf32_bits >= 0) cute_gemv_lib_tf32_bits(p.lib, o->tf32_bits == 1);
     int64_t bad = -1;
     double ms = problem_make(&p, o) ? run_one(&p, o, &bad) : -1;
@@ -474,20 +462,20 @@ static bool bench_row(problem *p, const gemv_opts *o)
     return ms >= 0 && bad == 0;
 }
 
-/* a --forms form set on the library: "lib" (the library's choice), "A/R" (NVFP4's register
- * form, A k-tiles ahead, R rows a warp), "ringN" (a ring of N stages); the characters it took
- * in *used, or false */
+/* a --forms form set on the library: "lib" (the library's choice), "A" (NVFP4's register
+ * form, A k-tiles ahead), "ringN" (a ring of N stages); the characters it took in *used, or
+ * false */
 static bool set_form(cute_gemv_lib *lib, const gemv_opts *o, const char *s, gemv_opts *f, int *used)
 {
-    int ahead = 0, rows = 0, stages = o->smem_stages;
+    int ahead = 0, stages = o->smem_stages;
     *used = 0;
     if (!strncmp(s, "lib", 3) && (s[3] == ',' || !s[3]))
         *used = 3, stages = -1;
-    else if (sscanf(s, "ring%d%n", &stages, used) != 1 && sscanf(s, "%d/%d%n", &ahead, &rows, used) != 2)
+    else if (sscanf(s, "ring%d%n", &stages, used) != 1 && sscanf(s, "%d%n", &ahead, used) != 1)
         return false;
     if (s[*used] != ',' && s[*used]) return false;
-    f->ahead = ahead, f->warp_rows = rows, f->smem_stages = stages;
-    return cute_gemv_lib_ahead(lib, ahead) && cute_gemv_lib_warp_rows(lib, rows) && cute_gemv_lib_smem_stages(lib, stages);
+    f->ahead = ahead, f->smem_stages = stages;
+    return cute_gemv_lib_ahead(lib, ahead) && cute_gemv_lib_smem_stages(lib, stages);
 }
 
 /* --forms: each form a row on the one problem (y as made before each form's checked call; a
@@ -500,7 +488,7 @@ static bool bench_forms(problem *p, const gemv_opts *o)
     for (const char *s = o->forms; *s;) {
         int used = 0;
         if (!set_form(p->lib, o, s, &f, &used)) {
-            printf("cutec bench gemv: --forms %s: a form is lib, ahead/rows (1,2/4,8) or ringN\n", o->forms);
+            printf("cutec bench gemv: --forms %s: a form is lib, ahead (1, 2) or ringN\n", o->forms);
             return false;
         }
         p->checked = false;
@@ -542,9 +530,7 @@ static int bench(const gemv_opts *base, bool shape_given)
     cute_gemv_lib_tile_at_a_time(lib, base->tile_at_a_time);
     cute_gemv_lib_smem_stages(lib, base->smem_stages);
     cute_gemv_lib_ahead(lib, base->ahead);
-    cute_gemv_lib_scale_rows(lib, base->scale_rows);
     cute_gemv_lib_fma_decode(lib, base->fma_decode);
-    cute_gemv_lib_warp_rows(lib, base->warp_rows);
     if (base->tf32_bits >= 0) cute_gemv_lib_tf32_bits(lib, base->tf32_bits == 1);
     int rc = CLI_OK;
     for (int s = 0; s < (shape_given ? 1 : 3); s++) {

@@ -21,8 +21,7 @@ cute_dtype cute_gemv_sf_dtype(const cute_gemv_config *cfg)
 int cute_gemv_sf_align(const cute_gemv_config *cfg)
 {
     if (cfg->dtype != CUTE_E2M1) return 1;
-    if (cfg->scale_rows_tiled) return 16; /* a lane's four rows' groups at once */
-    return cfg->smem_stages ? 4 : 2;      /* the ring copies a scale group of four at once */
+    return cfg->smem_stages ? 4 : 2; /* the ring copies a scale group of four at once */
 }
 
 /* CuTe's scale-factor layout (Sm1xxBlkScaledConfig's SfKMajorAtom tiled to the shape, K's
@@ -35,18 +34,6 @@ static cute_layout sf_layout(cute_alg *a, cute_int rows, cute_int K, cute_int L,
     cute_int row_tiles = cute_mul(a, rk, cute_i(512)), batch = cute_mul(a, row_tiles, rm);
     return cute_layout_fmt(a, "(((32,4),%I),((%d,4),%I),%I):(((16,4),%I),((0,1),512),%I)", rm, sfv,
                            rk, L, row_tiles, batch);
-}
-
-/* The same scales as 16-byte quads, in u32 words (cfg.scale_rows_tiled): element (r, k, l)
- * is the first word of the 16 bytes that hold rows r, r+32, r+64, r+96 of r's scale tile (r
- * below 32 in it), their four scales of k's group of 4 sfv each, word i row r+32i; the
- * tile's row quarter (r / 32) at stride 0, as the quad holds all four. */
-static cute_layout sf_quad_layout(cute_alg *a, cute_int rows, cute_int K, cute_int L, int sfv)
-{
-    cute_int rm = cute_ceil_div(a, rows, cute_i(128)), rk = cute_ceil_div(a, K, cute_i(4 * sfv));
-    cute_int row_tiles = cute_mul(a, rk, cute_i(128)), batch = cute_mul(a, row_tiles, rm);
-    return cute_layout_fmt(a, "(((32,4),%I),(%d,%I),%I):(((4,0),%I),(0,128),%I)", rm, 4 * sfv, rk, L, row_tiles,
-                           batch);
 }
 
 /* the words body's resident blocks an SM asked of ptxas: left alone it takes 128 registers
@@ -62,9 +49,7 @@ static cute_layout sf_quad_layout(cute_alg *a, cute_int rows, cute_int K, cute_i
 static int words_blocks(const gemv_plan *p)
 {
     if (p->cfg.smem_stages) return gemv_ring_blocks(p);
-    /* (8 rows a warp one ahead hold as many registers as 4 rows two ahead) */
-    bool big = gemv_ahead(&p->cfg) > 1 || p->rows > 4;
-    return big ? WORDS_BLOCKS_AHEAD : WORDS_BLOCKS;
+    return gemv_ahead(&p->cfg) > 1 ? WORDS_BLOCKS_AHEAD : WORDS_BLOCKS;
 }
 
 /* the one element of t at coordinate crd, as a tensor of one element */
@@ -115,12 +100,6 @@ typedef struct bs_warp {
     cute_tensor sfa, sfb, mY;
     cute_copy_atom pair; /* a scale pair's 16-bit load */
     cute_dtype sf;       /* the scales' */
-    /* cfg.scale_rows_tiled: A's scales as quads (sf_quad_layout), their 16-byte load, the
-     * bits the lane's pair lies up in each word of a quad, and the lane's rows */
-    cute_tensor sfq;
-    cute_copy_atom quad;
-    cute_val shift;
-    const gemv_thread *th;
     cute_val lo;         /* the byte decode's table, its low word (table_lo) */
     cute_val alpha, beta;
     const gemv_tiles *tiles;
@@ -311,8 +290,6 @@ static void vector_sums(cute_ctx *c, const gemv_plan *p, cute_tensor words, cons
  * their scale pairs, raw (u16) */
 typedef struct words_tile {
     cute_tensor rA, rX, sa[GEMV_MAX_ROWS][WORDS_UNROLL], sb[WORDS_UNROLL];
-    bool by_quad;     /* ... where A's pairs are in `quad` (cfg.scale_rows_tiled, whole k-tiles) */
-    cute_tensor quad; /* the rows' pairs as one quad of u32 words, row i's in word i */
 } words_tile;
 
 /* the lane's scale pairs of its rows (and x's) over the warp's whole k-tiles, (2, tiles):
@@ -321,7 +298,6 @@ typedef struct words_tile {
  * one k-tile), an address the loop advances instead of dividing k again each k-tile */
 typedef struct scale_tiles {
     cute_tensor sa[GEMV_MAX_ROWS], sb;
-    cute_tensor quad; /* cfg.scale_rows_tiled: the rows' quads, (4 words, tiles) */
 } scale_tiles;
 
 static scale_tiles scale_tiles_of(cute_ctx *c, const gemv_plan *p, const gemv_thread *th, const gemv_tiles *t,
@@ -335,21 +311,15 @@ static scale_tiles scale_tiles_of(cute_ctx *c, const gemv_plan *p, const gemv_th
         cute_tensor cu = cute_tensor_slice(c, gemv_lane_row(c, p, crd, row), CUTE_CRD(CUTE_ALL, 0, 0));
         cute_int m = cu.coord.leaf[0], k = cute_mul(a, cu.coord.leaf[1], cute_i(8));
         if (row == 0) s.sb = gemv_scales_by_tile(c, w->sfb, CUTE_CRD(0, k, t->l), 2, tk, full);
-        if (p->cfg.scale_rows_tiled) { /* row 0's quad holds the others' */
-            if (row == 0) s.quad = gemv_scales_by_tile(c, w->sfq, CUTE_CRD(m, k, t->l), 4, tk, full);
-            continue;
-        }
         s.sa[row] = gemv_scales_by_tile(c, w->sfa, CUTE_CRD(m, k, t->l), 2, tk, full);
     }
     return s;
 }
 
-/* a scale pair of `tiles` at k-tile kt into a u16 register (quad: a quad of u32 words into
- * four, by the 16-byte atom `atom`) */
-static cute_tensor pair_at(cute_ctx *c, const cute_copy_atom *atom, cute_tensor tiles, cute_int kt, bool quad)
+/* a scale pair of `tiles` at k-tile kt into a u16 register */
+static cute_tensor pair_at(cute_ctx *c, const cute_copy_atom *atom, cute_tensor tiles, cute_int kt)
 {
-    cute_tensor at = cute_tensor_slice(c, tiles, CUTE_CRD(CUTE_ALL, kt));
-    if (!quad) at = cute_tensor_recast(c, at, CUTE_U16);
+    cute_tensor at = cute_tensor_recast(c, cute_tensor_slice(c, tiles, CUTE_CRD(CUTE_ALL, kt)), CUTE_U16);
     cute_tensor r = cute_make_fragment_like(c, at);
     cute_copy(c, atom, at, r);
     return r;
@@ -366,11 +336,8 @@ static words_tile words_load(cute_ctx *c, const gemv_plan *p, const gemv_thread 
     words_tile r = {.rA = f.rA, .rX = f.rX};
     if (st) {
         cute_int kt = at.leaf[at.nleaves - 1];
-        if ((r.by_quad = p->cfg.scale_rows_tiled))
-            r.quad = pair_at(c, &w->quad, st->quad, kt, true);
-        else
-            for (int row = 0; row < p->rows; row++) r.sa[row][0] = pair_at(c, &w->pair, st->sa[row], kt, false);
-        r.sb[0] = pair_at(c, &w->pair, st->sb, kt, false);
+        for (int row = 0; row < p->rows; row++) r.sa[row][0] = pair_at(c, &w->pair, st->sa[row], kt);
+        r.sb[0] = pair_at(c, &w->pair, st->sb, kt);
         return r;
     }
     cute_int last = cute_sub(a, cute_mul(a, t->kend, cute_i(8)), cute_i(32)); /* last vector */
@@ -390,21 +357,11 @@ static void words_assign(cute_ctx *c, const gemv_plan *p, words_tile *dst, const
 {
     cute_tensor_store(c, dst->rA, cute_tensor_load(c, src->rA));
     cute_tensor_store(c, dst->rX, cute_tensor_load(c, src->rX));
-    if (src->by_quad) cute_tensor_store(c, dst->quad, cute_tensor_load(c, src->quad));
     for (int u = 0; u < p->unroll; u++) {
-        for (int r = 0; r < p->rows && !src->by_quad; r++)
+        for (int r = 0; r < p->rows; r++)
             cute_tensor_store(c, dst->sa[r][u], cute_tensor_load(c, src->sa[r][u]));
         cute_tensor_store(c, dst->sb[u], cute_tensor_load(c, src->sb[u]));
     }
-}
-
-/* row r's scale pair of vector u of f as a u16: its own, or (a quad) the half of word r the
- * lane's pair lies in */
-static cute_val row_pair(cute_ctx *c, const words_tile *f, const bs_warp *w, int r, int u)
-{
-    if (!f->by_quad) return cute_ssa_get(c, cute_tensor_load(c, f->sa[r][u]), 0);
-    cute_val word = cute_ssa_get(c, cute_tensor_load(c, f->quad), r);
-    return cute_val_cvt(c, cute_val_binop(c, CUTE_OP_SHR, word, w->shift), CUTE_U16);
 }
 
 /* the k-tile's products: x decoded once for the rows; each scale block's sum times its two
@@ -424,7 +381,7 @@ static void words_products(cute_ctx *c, const gemv_plan *p, const words_tile *f,
         for (int r = 0; r < p->rows; r++) {
             cute_val sum[2];
             vector_sums(c, p, cute_tensor_slice(c, gemv_lane_row(c, p, f->rA, r), vu), &x, w->lo, sum);
-            cute_val pa = row_pair(c, f, w, r, u);
+            cute_val pa = cute_ssa_get(c, cute_tensor_load(c, f->sa[r][u]), 0);
             for (int b = 0; b < 2; b++) { /* two blocks of 16 in a vector of 32 */
                 cute_val sa = scale_of_pair(c, p, pa, b, w->sf);
                 cute_val_assign(c, w->acc[r],
@@ -509,23 +466,11 @@ static void finish_rows(cute_ctx *c, const gemv_plan *p, cute_int row0, void *us
         cute_val sum = w->acc[r];
         if (p->words && !p->fp4_cvt) /* the bytes held twice each value */
             sum = cute_val_binop(c, CUTE_OP_MUL, sum, cute_val_const(c, CUTE_F32, 0.25));
-        cute_int row = p->cfg.scale_rows_tiled ? gemv_lane_row(c, p, w->th->first, r).coord.leaf[0] /* r+32i */
-                                               : cute_add(a, row0, cute_i(r));
-        gemv_finish_warp(c, p, &sum, row, w->mY, w->mY, w->tiles, w->alpha, w->beta);
+        gemv_finish_warp(c, p, &sum, cute_add(a, row0, cute_i(r)), w->mY, w->mY, w->tiles, w->alpha, w->beta);
     }
 }
 
-/* the bits the lane's scale pair lies up in each word of its quads: its pair's byte in
- * the scale layout (at the lane's first vector; a k-tile moves it by whole groups of four),
- * within the row's word */
-static cute_val pair_shift(cute_ctx *c, cute_tensor sfa, cute_tuple crd)
-{
-    cute_alg *a = cute_ctx_alg(c);
-    cute_int byte = cute_tensor_domain_offset(c, sfa, crd).offset;
-    return cute_int_value(c, cute_mul(a, cute_mod(a, byte, cute_i(4)), cute_i(8)), CUTE_U32);
-}
-
-static void blockscaled_kernel(cute_ctx *c, cute_tensor mA, cute_tensor sfa, cute_tensor sfq, cute_tensor mX,
+static void blockscaled_kernel(cute_ctx *c, cute_tensor mA, cute_tensor sfa, cute_tensor mX,
                                cute_tensor sfb, cute_tensor mY, cute_val alpha, cute_val beta)
 {
     const gemv_plan *p = cute_ctx_user(c);
@@ -535,12 +480,7 @@ static void blockscaled_kernel(cute_ctx *c, cute_tensor mA, cute_tensor sfa, cut
     gemv_tiles t = gemv_block_tiles(c, p, mA, mX, cute_max(a, K, cute_i(1)));
     gemv_thread th = gemv_thread_start(c, p, &t, false); /* f32 sums: below */
     bs_warp w = {.sfa = sfa, .sfb = sfb, .mY = mY, .alpha = alpha, .beta = beta, .tiles = &t,
-                 .pair = cute_copy_atom_universal(a, CUTE_U16, 16), .sf = (cute_dtype)sfa.dtype,
-                 .sfq = sfq, .th = &th};
-    if (p->cfg.scale_rows_tiled) {
-        w.quad = cute_copy_atom_universal(a, CUTE_U32, 128);
-        w.shift = pair_shift(c, sfa, CUTE_CRD(th.first.coord.leaf[0], cute_mul(a, th.first.coord.leaf[1], cute_i(8)), t.l));
-    }
+                 .pair = cute_copy_atom_universal(a, CUTE_U16, 16), .sf = (cute_dtype)sfa.dtype};
     for (int r = 0; r < p->rows; r++) w.acc[r] = cute_val_var(c, cute_val_const(c, CUTE_F32, 0.0));
     if (p->words && !p->fp4_cvt) w.lo = table_lo(c);
     gemv_walk walk = {.tile = p->words ? words_fma : vector_fma, .end = finish_rows, .user = &w};
@@ -564,15 +504,9 @@ void gemv_blockscaled_host(cute_ctx *c, const cute_arg *arg)
     cute_tensor mX = arg[2].tensor;
     if (p->words) /* 8 e2m1 to a u32 */
         mA = cute_tensor_recast(c, mA, CUTE_U32), mX = cute_tensor_recast(c, mX, CUTE_U32);
-    cute_tensor xb = gemv_broadcast_x(c, mX, M), sfq = sfa;
-    cute_int rows = M; /* the rows the blocks cover: whole scale tiles where rows go by them */
-    if (p->cfg.scale_rows_tiled) {
-        sfq = cute_tensor_recast(c, arg[1].tensor, CUTE_U32); /* the layout, in words: */
-        sfq.layout = sf_quad_layout(a, M, K, L, p->cfg.sf_vec);
-        rows = cute_mul(a, cute_ceil_div(a, M, cute_i(128)), cute_i(128));
-    }
+    cute_tensor xb = gemv_broadcast_x(c, mX, M);
     cute_launch_cfg cfg = {
-        .grid = {cute_ceil_div(a, rows, cute_i(p->threads / 32 * p->rows)), cute_i(1), L},
+        .grid = {cute_ceil_div(a, M, cute_i(p->threads / 32 * p->rows)), cute_i(1), L},
         .block = {cute_i(p->threads)}};
-    CUTE_LAUNCH(c, blockscaled_kernel, cfg, mA, sfa, sfq, xb, sfb, mY, arg[5].f, arg[6].f);
+    CUTE_LAUNCH(c, blockscaled_kernel, cfg, mA, sfa, xb, sfb, mY, arg[5].f, arg[6].f);
 }

@@ -264,107 +264,6 @@ static void ahead_forms(cute_runtime *rt, cute_gemv_lib *lib)
     }
 }
 
-/* NVFP4's rows by scale tile when asked (cute_gemv_lib_scale_rows): a warp's rows r, r+32,
- * r+64, r+96 of a scale tile, their scales in one 16-byte load.  One and two k-tiles ahead
- * (the library's by shape, then asked), a partial last scale tile (300 rows: 44 of the last
- * 128, warps with some rows past M; 100: one partial tile), K with a tail, batches, a whole
- * tile and one k-tile, a partial k-tile alone; a k-tile at a time (the library's at K 2080)
- * keeps consecutive rows; SFA only 2-byte aligned runs the pairs; the forms it does not take
- * refused with the reason */
-static void tiled_forms(cute_runtime *rt, cute_gemv_lib *lib)
-{
-    CHECK(cute_gemv_lib_scale_rows(lib, 1) && !cute_gemv_lib_scale_rows(lib, 2) &&
-              !cute_gemv_lib_scale_rows(lib, -2),
-          "rows by scale tile: -1, 0 or 1");
-    static const struct {
-        int64_t M, K, L;
-        int ahead; /* asked (0: the library's) */
-        double beta;
-    } cases[] = {{300, 4096 + 64, 1, 0, 0.5},  {100, 4096 + 64, 1, 0, 0},   {257, 2048 + 32, 2, 1, -0.5},
-                 {128, 1024, 3, 2, 0},         {9, 96, 2, 1, 0.25},          {131, 3 * 1024, 1, 2, 0}};
-    cute_gemv_config last;
-    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
-        cute_gemv_lib_ahead(lib, cases[i].ahead);
-        run_case(rt, lib, CUTE_E2M1, i % 2 ? CUTE_F32 : CUTE_F16, cases[i].M, cases[i].K, cases[i].L, cases[i].beta);
-        cute_gemv_lib_last(lib, &last, NULL);
-        CHECK(last.scale_rows_tiled && !last.tile_at_a_time && (!cases[i].ahead || last.ahead == cases[i].ahead),
-              "case %zu: NVFP4's rows by scale tile when asked (%d, %d ahead)", i, last.scale_rows_tiled, last.ahead);
-    }
-    cute_gemv_lib_ahead(lib, 0);
-    run_case(rt, lib, CUTE_E2M1, CUTE_F16, 40, 2048 + 32, 1, 0);
-    cute_gemv_lib_last(lib, &last, NULL);
-    CHECK(last.tile_at_a_time && !last.scale_rows_tiled, "a k-tile at a time: consecutive rows");
-    sf_shift = 2;
-    run_case(rt, lib, CUTE_E2M1, CUTE_F16, 177, 4096 + 64, 1, 0);
-    sf_shift = 0;
-    cute_gemv_lib_last(lib, &last, NULL);
-    CHECK(!last.scale_rows_tiled && !last.tile_at_a_time, "2-byte aligned SFA: the scale pairs");
-    cute_gemv_lib_scale_rows(lib, -1);
-    cute_gemv_config no[] = {
-        {.dtype = CUTE_E2M1, .a_major = 1, .vec = 32, .vectors = 1, .sf_vec = 16, .tile_at_a_time = true,
-         .scale_rows_tiled = true},
-        {.dtype = CUTE_E2M1, .a_major = 1, .vec = 32, .vectors = 1, .sf_vec = 16, .smem_stages = 4,
-         .scale_rows_tiled = true},
-        {.dtype = CUTE_E2M1, .a_major = 1, .vec = 32, .vectors = 1, .sf_vec = 16, .l2_prefetch = 1,
-         .scale_rows_tiled = true},
-        {.dtype = CUTE_BF16, .a_major = 1, .vec = 8, .vectors = 1, .scale_rows_tiled = true},
-    };
-    for (size_t i = 0; i < sizeof no / sizeof no[0]; i++) {
-        char err[512] = "";
-        const cute_fn *f = cute_gemv_compile(rt, &no[i], err, sizeof err);
-        CHECK(!f && strstr(err, "rows by scale tile"), "rows by scale tile refused (%zu): %s", i, err);
-        cute_fn_free(f);
-    }
-}
-
-/* NVFP4's register form's rows a warp when asked (cute_gemv_lib_warp_rows), every scale code
- * into f32 y: 4 rows (batches, one and two ahead, rows by scale tile over a partial scale
- * tile), 8 rows (a partial last warp, K with a tail, batches, a partial k-tile alone); the
- * values it does not take refused */
-static void block_forms(cute_runtime *rt, cute_gemv_lib *lib)
-{
-    CHECK(!cute_gemv_lib_warp_rows(lib, 6) && !cute_gemv_lib_warp_rows(lib, -1), "rows a warp 0, 4 or 8");
-    static const struct {
-        int ahead, rows, tiled;
-        int64_t M, K, L;
-        double beta;
-    } cases[] = {{2, 4, 0, 9, 2048 + 32, 2, 0},   {1, 4, 0, 37, 4096 + 64, 1, -0.5}, {1, 4, 1, 300, 4096 + 64, 1, 0},
-                 {1, 8, 0, 45, 4096 + 64, 1, 0.5}, {1, 8, 0, 21, 2048 + 32, 2, 0},   {1, 8, 0, 13, 32, 1, 0}};
-    every_scale = true;
-    cute_gemv_config last;
-    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
-        cute_gemv_lib_warp_rows(lib, cases[i].rows);
-        cute_gemv_lib_ahead(lib, cases[i].ahead);
-        cute_gemv_lib_scale_rows(lib, cases[i].tiled);
-        run_case(rt, lib, CUTE_E2M1, CUTE_F32, cases[i].M, cases[i].K, cases[i].L, cases[i].beta);
-        cute_gemv_lib_last(lib, &last, NULL);
-        CHECK(last.warp_rows == cases[i].rows && last.ahead == cases[i].ahead &&
-                  last.scale_rows_tiled == cases[i].tiled,
-              "case %zu: NVFP4's %d rows a warp when asked (ran %d)", i, cases[i].rows, last.warp_rows);
-    }
-    every_scale = false;
-    cute_gemv_lib_warp_rows(lib, 0);
-    cute_gemv_lib_ahead(lib, 0);
-    cute_gemv_lib_scale_rows(lib, -1);
-    /* NVFP4's register form but one field each; MXFP8, and bf16 */
-    const cute_gemv_config nv = {.dtype = CUTE_E2M1, .a_major = 1, .vec = 32, .vectors = 1, .sf_vec = 16};
-    cute_gemv_config no[7];
-    for (int i = 0; i < 7; i++) no[i] = nv;
-    no[0].tile_at_a_time = true, no[0].warp_rows = 4;
-    no[1].smem_stages = 4, no[1].warp_rows = 8;
-    no[2].ahead = 2, no[2].warp_rows = 8;
-    no[3].scale_rows_tiled = true, no[3].warp_rows = 8;
-    no[4].warp_rows = 6;
-    no[5] = (cute_gemv_config){.dtype = CUTE_E4M3, .a_major = 1, .vec = 16, .vectors = 1, .sf_vec = 32, .warp_rows = 4};
-    no[6] = (cute_gemv_config){.dtype = CUTE_BF16, .a_major = 1, .vec = 8, .vectors = 1, .warp_rows = 4};
-    for (size_t i = 0; i < sizeof no / sizeof no[0]; i++) {
-        char err[512] = "";
-        const cute_fn *f = cute_gemv_compile(rt, &no[i], err, sizeof err);
-        CHECK(!f && strstr(err, "a warp"), "block forms refused (%zu): %s", i, err);
-        cute_fn_free(f);
-    }
-}
-
 static void results(const char *arch)
 {
     cute_runtime *rt = check_interp();
@@ -414,8 +313,6 @@ static void results(const char *arch)
     CHECK(last.tile_at_a_time, "the library ran NVFP4 a k-tile at a time when asked");
     cute_gemv_lib_tile_at_a_time(lib, false);
     ahead_forms(rt, lib);
-    tiled_forms(rt, lib);
-    block_forms(rt, lib);
     if (!strcmp(arch, "sm_90a")) fma_decode_forms(rt, lib); /* (sm_100a decodes by cvt) */
     cute_gemv_lib_smem_stages(lib, -1);
     run_case(rt, lib, CUTE_E4M3, CUTE_BF16, 37, 544, 2, 0.25); /* MXFP8 */
@@ -468,9 +365,8 @@ static void validation(cute_runtime *rt)
 }
 
 /* the NVFP4 kernel's PTX for `arch`, traced for that target (NULL: no NVRTC): with the L2
- * prefetch (each k-tile loaded just before its products), or the default (pipelined), its
- * rows by scale tile where `tiled` */
-static char *nvfp4_ptx(const char *arch, bool prefetch, bool tiled)
+ * prefetch (each k-tile loaded just before its products), or the default (pipelined) */
+static char *nvfp4_ptx(const char *arch, bool prefetch)
 {
     char err[2048] = "", *ptx = NULL;
     cute_runtime *rt;
@@ -482,8 +378,7 @@ static char *nvfp4_ptx(const char *arch, bool prefetch, bool tiled)
                             .vec = 32,
                             .vectors = 1,
                             .sf_vec = 16,
-                            .l2_prefetch = prefetch,
-                            .scale_rows_tiled = tiled};
+                            .l2_prefetch = prefetch};
     const cute_fn *f = cute_gemv_compile(rt, &cfg, err, sizeof err);
     CHECK(f != NULL, "the NVFP4 kernel compiles for %s: %s", arch, err);
     cute_status s = f ? cute_fn_code(f, "ptx", arch, &ptx, err, sizeof err) : CUTE_ERR_INVALID;
@@ -507,7 +402,7 @@ static char *nvfp4_ptx(const char *arch, bool prefetch, bool tiled)
  * each) and y. */
 static void machine_code(void)
 {
-    char *ptx = nvfp4_ptx("sm_100a", true, false);
+    char *ptx = nvfp4_ptx("sm_100a", true);
     if (ptx) {
         CHECK(check_count(ptx, "cvt.rn.f16x2.e2m1x2") == 4 * 40 * 4, "sm_100a: %d fp4 cvt",
               check_count(ptx, "cvt.rn.f16x2.e2m1x2"));
@@ -516,7 +411,7 @@ static void machine_code(void)
               check_count(ptx, "prmt"));
     }
     free(ptx);
-    ptx = nvfp4_ptx("sm_90a", true, false);
+    ptx = nvfp4_ptx("sm_90a", true);
     if (ptx) {
         /* (the body with the prefetch's asm loses the read-only path: plain v4 loads there) */
         int v4 = check_count(ptx, "ld.global.nc.v4.u32") + check_count(ptx, "ld.global.v4.u32");
@@ -544,7 +439,7 @@ static void machine_code(void)
  * in-bounds warp's tail, the partial warp's loop and tail), each of 20 words. */
 static void pipelined_code(void)
 {
-    char *ptx = nvfp4_ptx("sm_90a", false, false);
+    char *ptx = nvfp4_ptx("sm_90a", false);
     if (!ptx) return;
     CHECK(check_count(ptx, "bar.warp.sync") == 1 && !strstr(ptx, "ld.global.nc"),
           "sm_90a pipelined: %d warp syncs, %d read-only loads", check_count(ptx, "bar.warp.sync"),
@@ -555,14 +450,6 @@ static void pipelined_code(void)
           check_count(ptx, "ld.global.v4.u32"), check_count(ptx, "ld.global.u16"));
     CHECK(check_count(ptx, "prmt.b32") == 4 * 20 * 4 + 1 && check_count(ptx, "dp4a.s32.s32") == 4 * 16 * 4,
           "sm_90a pipelined: %d prmt, %d dp4a", check_count(ptx, "prmt.b32"), check_count(ptx, "dp4a.s32.s32"));
-    int v4 = check_count(ptx, "ld.global.v4.u32");
-    free(ptx);
-    /* rows by scale tile: the whole k-tiles' loads (the loop's head and the loop) take A's
-     * four pairs in one 16-byte load; the predicated tiles keep theirs */
-    if (!(ptx = nvfp4_ptx("sm_90a", false, true))) return;
-    CHECK(check_count(ptx, "ld.global.v4.u32") == v4 + 2 && check_count(ptx, "ld.global.u16") == 5 * 5 - 2 * 4,
-          "sm_90a rows by scale tile: %d loads of 128 bits (%d without), %d scale pairs",
-          check_count(ptx, "ld.global.v4.u32"), v4, check_count(ptx, "ld.global.u16"));
     free(ptx);
 }
 

@@ -119,7 +119,7 @@ static bool plan_make(cute_alg *a, const cute_gemv_config *cfg, int arch, gemv_p
         if (p->words) /* the decode of x serves four rows; 128 bytes of A a lane a k-tile, or
                          64 where the next k-tile's registers are loaded before this one's
                          products (registers: blockscaled.c, words_pipelined) */
-            p->rows = gemv_rows_a_warp(cfg), p->unroll = nvfp4_pipelined(cfg) ? 1 : 2;
+            p->rows = 4, p->unroll = nvfp4_pipelined(cfg) ? 1 : 2;
         thr = cute_layout_fmt(a, "(%d,32):(32,1)", p->threads / 32); /* a warp per `rows` rows */
         int v = p->words ? bits / 32 : cfg->vec; /* a lane's rows, each a vector */
         val = p->rows > 1 ? cute_layout_fmt(a, "(%d,%d):(%d,1)", p->rows, v, v)
@@ -155,20 +155,6 @@ static bool blockscaled_ok(const cute_gemv_config *cfg, char *err, size_t n)
                              cfg->smem_stages > CUTE_GEMV_MAX_SMEM_STAGES)) {
         snprintf(err, n, "gemv: a shared-memory ring of %d stages (2 to %d) is NVFP4's, not with "
                  "tile_at_a_time or the L2 prefetch", cfg->smem_stages, CUTE_GEMV_MAX_SMEM_STAGES);
-        return false;
-    }
-    if (cfg->warp_rows && (!nvfp4 || !nvfp4_pipelined(cfg) || cfg->smem_stages ||
-                           (cfg->warp_rows != 4 && (cfg->warp_rows != 8 || gemv_ahead(cfg) > 1 ||
-                                                    cfg->scale_rows_tiled)))) {
-        snprintf(err, n,
-                 "gemv: %d rows a warp (4 or 8) are NVFP4's register form (8: one k-tile ahead, "
-                 "not by scale tile)",
-                 cfg->warp_rows);
-        return false;
-    }
-    if (cfg->scale_rows_tiled && (!nvfp4_pipelined(cfg) || cfg->smem_stages)) {
-        snprintf(err, n, "gemv: rows by scale tile are NVFP4's register form (not with tile_at_a_time, "
-                 "the L2 prefetch or the ring)");
         return false;
     }
     if (cfg->l2_prefetch && !nvfp4) {
@@ -226,14 +212,6 @@ static bool config_ok(const cute_gemv_config *cfg, char *err, size_t n)
         (gemv_ahead(cfg) > 1 && (!nvfp4_pipelined(cfg) || cfg->smem_stages))) {
         snprintf(err, n, "gemv: %d k-tiles ahead (1 to %d) is NVFP4's register form, not with "
                  "tile_at_a_time, the L2 prefetch or the ring", cfg->ahead, CUTE_GEMV_MAX_AHEAD);
-        return false;
-    }
-    if (cfg->warp_rows && !cfg->sf_vec) {
-        snprintf(err, n, "gemv: %d rows a warp (NVFP4's register form's)", cfg->warp_rows);
-        return false;
-    }
-    if (cfg->scale_rows_tiled && !cfg->sf_vec) {
-        snprintf(err, n, "gemv: rows by scale tile are NVFP4's (block-scaled)");
         return false;
     }
     if (cfg->fma_decode < 0 || cfg->fma_decode > CUTE_GEMV_MAX_FMA_DECODE ||
@@ -354,10 +332,8 @@ static void make_blockscaled_specs(const cute_gemv_config *cfg, cute_arg_spec sp
     snprintf(t, sizeof t, "(?{div=%d},1,?):(1,?{div=%d},?{div=%d})", v, v, v);
     specs[2] = cute_spec_tensor(cfg->dtype, t, 16);
     /* NVFP4 reads a vector's two scales in one 16-bit load */
-    cute_gemv_config pairs = *cfg; /* x's scales: pairs whatever A's rows (16 bytes: SFA's quads) */
-    pairs.scale_rows_tiled = false;
     specs[1] = cute_spec_tensor(cute_gemv_sf_dtype(cfg), "(?):(1)", cute_gemv_sf_align(cfg));
-    specs[3] = cute_spec_tensor(cute_gemv_sf_dtype(cfg), "(?):(1)", cute_gemv_sf_align(&pairs));
+    specs[3] = cute_spec_tensor(cute_gemv_sf_dtype(cfg), "(?):(1)", cute_gemv_sf_align(cfg));
     cute_dtype y = cute_gemv_y_dtype(cfg);
     specs[4] = cute_spec_tensor(y, "(?,1,?):(?,?,?)", cute_dtype_bytes(y));
     /* NVFP4's pipelined k-tiles: no __restrict__, so that A's, x's and the scales' loads are
@@ -385,7 +361,7 @@ const cute_fn *cute_gemv_compile(cute_runtime *rt, const cute_gemv_config *cfg, 
     else
         make_specs(cfg, cute_runtime_target_arch(rt), specs);
     char name[128];
-    snprintf(name, sizeof name, "gemv_%s_%s_%s_v%d_n%d%s_pf%d%s_r%d_a%d%s_fd%d_wr%d",
+    snprintf(name, sizeof name, "gemv_%s_%s_%s_v%d_n%d%s_pf%d%s_r%d_a%d_fd%d",
              cfg->sf_vec    ? "blockscaled"
              : cfg->skew    ? "skew"
              : gemv_wgmma(cfg, cute_runtime_target_arch(rt)) ? "wgmma"
@@ -399,8 +375,7 @@ const cute_fn *cute_gemv_compile(cute_runtime *rt, const cute_gemv_config *cfg, 
              : cfg->split       ? "_split"
                                 : "",
              cfg->l2_prefetch, cfg->tile_at_a_time ? "_tile" : "", cfg->smem_stages,
-             gemv_ahead(cfg), cfg->scale_rows_tiled ? "_sft" : "", cfg->fma_decode,
-             gemv_rows_a_warp(cfg));
+             gemv_ahead(cfg), cfg->fma_decode);
     cute_host_fn host = cfg->sf_vec    ? gemv_blockscaled_host
                         : cfg->skew    ? gemv_skew_host
                         : cfg->mma     ? gemv_mma_host

@@ -240,20 +240,9 @@ bool gemv_lib_tile_at_a_time(cute_gemv_lib *lib);
 /* NVFP4's register form's k-tiles ahead asked for later calls (cute_gemv_lib_ahead; 0: the
  * library's) */
 int gemv_lib_ahead(cute_gemv_lib *lib);
-/* NVFP4's rows by scale tile asked for later calls (cute_gemv_lib_scale_rows; -1: the
- * library's) */
-int gemv_lib_scale_rows(cute_gemv_lib *lib);
 /* NVFP4's decode on the FMA pipe asked for later calls (cute_gemv_lib_fma_decode; -1: the
  * library's, 0 on sm_100a and later) */
 int gemv_lib_fma_decode(cute_gemv_lib *lib);
-/* NVFP4's register form's rows a warp asked for later calls (cute_gemv_lib_warp_rows; 0: the
- * library's) */
-int gemv_lib_warp_rows(cute_gemv_lib *lib);
-/* NVFP4's rows a warp (cfg.warp_rows; 4 where 0) */
-static inline int gemv_rows_a_warp(const cute_gemv_config *cfg)
-{
-    return cfg->warp_rows > 0 ? cfg->warp_rows : 4;
-}
 /* a configuration's k-tiles ahead in NVFP4's register form (cfg.ahead, at least 1) */
 static inline int gemv_ahead(const cute_gemv_config *cfg)
 {

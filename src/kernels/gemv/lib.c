@@ -30,9 +30,7 @@ struct cute_gemv_lib {
     bool tile_at_a_time;   /* cute_gemv_lib_tile_at_a_time */
     int ahead;             /* cute_gemv_lib_ahead */
     int smem_stages;       /* cute_gemv_lib_smem_stages */
-    int scale_rows;        /* cute_gemv_lib_scale_rows */
     int fma_decode;        /* cute_gemv_lib_fma_decode */
-    int warp_rows;         /* cute_gemv_lib_warp_rows */
     bool tf32_bits;       /* cute_gemv_lib_tf32_bits */
     cute_buffer sums;      /* the atomic reduction's sums, zero between calls */
     size_t sums_bytes;
@@ -50,8 +48,8 @@ static bool same_config(const void *x, const void *y)
            a->sf_vec == b->sf_vec && a->atomic == b->atomic && a->mma == b->mma &&
            a->many_splits == b->many_splits && a->l2_prefetch == b->l2_prefetch &&
            a->tile_at_a_time == b->tile_at_a_time && a->smem_stages == b->smem_stages &&
-           gemv_ahead(a) == gemv_ahead(b) && a->scale_rows_tiled == b->scale_rows_tiled &&
-           a->fma_decode == b->fma_decode && gemv_rows_a_warp(a) == gemv_rows_a_warp(b) &&
+           gemv_ahead(a) == gemv_ahead(b) &&
+           a->fma_decode == b->fma_decode &&
            a->tf32_bits == b->tf32_bits && a->skew == b->skew;
 }
 
@@ -70,7 +68,6 @@ cute_gemv_lib *cute_gemv_lib_new(cute_runtime *rt)
     lib->rt = rt;
     lib->mma_from = CUTE_GEMV_MMA_FROM;
     lib->smem_stages = -1;
-    lib->scale_rows = -1;
     lib->fma_decode = -1;
     lib->tf32_bits = true; /* f32 8-16 vectors +3-8 points of the copy on an H200 (session 38) */
     fn_cache_init(&lib->fns, sizeof(cute_gemv_config), same_config);
@@ -177,23 +174,6 @@ int gemv_lib_smem_stages(cute_gemv_lib *lib)
     return d < 0 ? 0 : d; /* the library's choice: none (bench/RESULTS.md, gemv6) */
 }
 
-bool cute_gemv_lib_scale_rows(cute_gemv_lib *lib, int tiled)
-{
-    if (!lib || tiled < -1 || tiled > 1) return false;
-    pthread_mutex_lock(&lib->lock);
-    lib->scale_rows = tiled;
-    pthread_mutex_unlock(&lib->lock);
-    return true;
-}
-
-int gemv_lib_scale_rows(cute_gemv_lib *lib)
-{
-    pthread_mutex_lock(&lib->lock);
-    int d = lib->scale_rows;
-    pthread_mutex_unlock(&lib->lock);
-    return d;
-}
-
 bool cute_gemv_lib_fma_decode(cute_gemv_lib *lib, int level)
 {
     if (!lib || level < -1 || level > CUTE_GEMV_MAX_FMA_DECODE) return false;
@@ -218,23 +198,6 @@ void cute_gemv_lib_tf32_bits(cute_gemv_lib *lib, bool on)
     pthread_mutex_lock(&lib->lock);
     lib->tf32_bits = on;
     pthread_mutex_unlock(&lib->lock);
-}
-
-bool cute_gemv_lib_warp_rows(cute_gemv_lib *lib, int rows)
-{
-    if (!lib || (rows && rows != 4 && rows != 8)) return false;
-    pthread_mutex_lock(&lib->lock);
-    lib->warp_rows = rows;
-    pthread_mutex_unlock(&lib->lock);
-    return true;
-}
-
-int gemv_lib_warp_rows(cute_gemv_lib *lib)
-{
-    pthread_mutex_lock(&lib->lock);
-    int d = lib->warp_rows;
-    pthread_mutex_unlock(&lib->lock);
-    return d;
 }
 
 int gemv_lib_l2_prefetch(cute_gemv_lib *lib)

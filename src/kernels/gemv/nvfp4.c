@@ -37,24 +37,17 @@ static bool two_ahead_pays(cute_gemv_lib *lib, int64_t M, int64_t K, int64_t L)
     return K >= 4 * 1024 && (M + 15) / 16 * L <= 4 * (int64_t)gemv_lib_sm_count(lib);
 }
 
-/* NVFP4's rows by scale tile (cfg.scale_rows_tiled) where the caller asks for neither: the
- * one-line flip of the library's choice, 0 until an H200 measures it faster
- * (scripts/device-fp4s.sh decides) */
-#define CUTE_GEMV_SCALE_ROWS_TILED 0
-
 /* NVFP4's decode on the FMA pipe (cfg.fma_decode) where the caller asks for none: level 1,
  * the scales converted by their bits (H200, session 33's final pass, % of a copy: 73.1
  * against 70.1 at (7168,16384,1), 77.3 against 77.0 at (4096,7168,8); 0 gives the old decode) */
 #define CUTE_GEMV_FMA_DECODE 1
 
-/* NVFP4's register form where the caller asks for none, {ahead, rows} (cfg.ahead,
- * .warp_rows), by the blocks of 16 rows an SM: 4 or fewer (two_ahead_pays), and six or more
- * (pipeline_pays).  The one-line flips of the library's choice (scripts/device-fp4h.sh
- * decides): two ahead where few, one where many, 4 rows a warp, until an H200 measures
- * another form faster (8 rows: one ahead only).  (Blocks of 1 or 2 warps instead of 4,
- * cfg.warps, measured slower in every pair and were deleted: docs/gemv.md.) */
-static const int form_few[2] = {2, 4};
-static const int form_many[2] = {1, 4};
+/* NVFP4's register form where the caller asks for none (cfg.ahead), by the blocks of 16 rows
+ * an SM: two ahead where they are 4 or fewer (two_ahead_pays), one where six or more
+ * (pipeline_pays).  (Blocks of 1 or 2 warps instead of 4, and 8 rows a warp instead of 4,
+ * measured slower and were deleted: docs/gemv.md.) */
+#define AHEAD_FEW 2
+#define AHEAD_MANY 1
 
 /* a scale buffer: rank 1, the scales' dtype, unit stride, long enough */
 static cute_status scales(const cute_call_arg *sf, const char *name, cute_dtype d, int64_t want,
@@ -128,21 +121,10 @@ cute_status cutec_gemv_blockscaled(cute_gemv_lib *lib, const cute_call_arg *A,
         cfg.smem_stages = stages;
     int asked = gemv_lib_ahead(lib); /* asked for: the register form whatever the shape */
     bool few = two_ahead_pays(lib, M, K, L);
-    const int *form = few ? form_few : form_many;
-    int ahead = asked ? asked : form[0];
+    int ahead = asked ? asked : few ? AHEAD_FEW : AHEAD_MANY;
     bool registers = asked || few || pipeline_pays(lib, M, K, L);
     cfg.tile_at_a_time = e2m1 && !cfg.smem_stages && (forced || !registers);
-    if (e2m1 && !cfg.smem_stages && !cfg.tile_at_a_time && !cfg.l2_prefetch) {
-        cfg.ahead = ahead;
-        int tiled = gemv_lib_scale_rows(lib); /* where SFA allows the 16-byte loads */
-        cfg.scale_rows_tiled = (tiled < 0 ? CUTE_GEMV_SCALE_ROWS_TILED : tiled) && cute_call_arg_alignment(SFA, 16) >= 16;
-        int rows = gemv_lib_warp_rows(lib);
-        cfg.warp_rows = rows ? rows : form[1];
-        /* (8: one ahead, not by scale tile; the library's own before sm_100 only, as measured:
-         * on sm_100a the cvt decode's 8 rows spill 8 bytes) */
-        if (cfg.warp_rows > 4 && (cfg.ahead > 1 || cfg.scale_rows_tiled || (!rows && gemv_lib_arch(lib) >= 100)))
-            cfg.warp_rows = 4;
-    }
+    if (e2m1 && !cfg.smem_stages && !cfg.tile_at_a_time && !cfg.l2_prefetch) cfg.ahead = ahead;
     int level = gemv_lib_fma_decode(lib);
     cfg.fma_decode = e2m1 ? level < 0 ? CUTE_GEMV_FMA_DECODE : level : 0;
     if (K == 0)

@@ -39,24 +39,9 @@ cute_tensor gemv_broadcast_x(cute_ctx *c, cute_tensor mX, cute_int M)
     return xb;
 }
 
-/* t (M,K) with its rows in NVFP4's scale-tile order (cfg.scale_rows_tiled): each 128 rows,
- * the scale layout's tile, taken as (4,32):(32,1), so that the four consecutive rows a warp
- * takes of a block tile are rows r, r+32, r+64, r+96 of one scale tile (whose scales lie side
- * by side: blockscaled.c, scale_quads_of).  M past the last whole tile: rows past M, which
- * the coordinates (t's too) bound. */
-static cute_tensor rows_by_scale_tile(cute_ctx *c, cute_tensor t, cute_int M)
+/* row mt of tiles of t (M,K) from column k0 on */
+static cute_tensor block_row(cute_ctx *c, const gemv_plan *p, cute_tensor t, cute_int k0, cute_int mt)
 {
-    cute_alg *a = cute_ctx_alg(c);
-    cute_layout modes[2] = {cute_layout_fmt(a, "((4,32),%I):((32,1),128)", cute_ceil_div(a, M, cute_i(128))),
-                            cute_layout_fmt(a, "(%I):(1)", t.layout.shape.leaf[1])};
-    cute_tiler by = cute_tiler_modes(a, 2, modes);
-    return cute_tensor_compose(c, t, &by);
-}
-
-/* row mt of tiles of t (M,K) from column k0 on (M: A's rows) */
-static cute_tensor block_row(cute_ctx *c, const gemv_plan *p, cute_tensor t, cute_int k0, cute_int mt, cute_int M)
-{
-    if (p->cfg.scale_rows_tiled) t = rows_by_scale_tile(c, t, M);
     cute_tensor from = cute_tensor_domain_offset(c, t, CUTE_CRD(0, k0));
     return cute_tensor_local_tile(c, from, p->tile, CUTE_CRD(mt, CUTE_ALL), NULL);
 }
@@ -79,10 +64,10 @@ gemv_tiles gemv_block_tiles(cute_ctx *c, const gemv_plan *p, cute_tensor mA, cut
     cute_int M = mA.layout.shape.leaf[0], K = mA.layout.shape.leaf[1];
     gemv_tiles t = gemv_block_split(c, p, K, kchunk);
     t.bound = cute_tuple_fmt(a, "(%I,%I)", M, t.kend);
-    t.gA = block_row(c, p, CUTE_SLICE(c, mA, CUTE_ALL, CUTE_ALL, t.l), t.k0, mt, M);
+    t.gA = block_row(c, p, CUTE_SLICE(c, mA, CUTE_ALL, CUTE_ALL, t.l), t.k0, mt);
     for (int v = 0; v < p->nvec; v++)
-        t.gX[v] = block_row(c, p, CUTE_SLICE(c, mX, CUTE_ALL, CUTE_ALL, v, t.l), t.k0, mt, M);
-    t.cA = block_row(c, p, cute_make_identity_tensor(c, cute_tuple_fmt(a, "(%I,%I)", M, K)), t.k0, mt, M);
+        t.gX[v] = block_row(c, p, CUTE_SLICE(c, mX, CUTE_ALL, CUTE_ALL, v, t.l), t.k0, mt);
+    t.cA = block_row(c, p, cute_make_identity_tensor(c, cute_tuple_fmt(a, "(%I,%I)", M, K)), t.k0, mt);
     return t;
 }
 
@@ -168,8 +153,7 @@ void gemv_warp_rows_by(cute_ctx *c, const gemv_plan *p, const gemv_thread *th, c
 {
     cute_alg *a = cute_ctx_alg(c);
     cute_int row0 = th->first.coord.leaf[0]; /* the warp's first row, and its last */
-    cute_int last = p->cfg.scale_rows_tiled ? gemv_lane_row(c, p, th->first, p->rows - 1).coord.leaf[0]
-                                            : cute_add(a, row0, cute_i(p->rows - 1));
+    cute_int last = cute_add(a, row0, cute_i(p->rows - 1));
     CUTE_IF(c, cute_int_lt(c, last, M))
     {
         walk(c, p, th, t, tk, false, w);
