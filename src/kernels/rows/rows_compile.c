@@ -371,6 +371,12 @@ void row_plan_forms(row_plan *p, int64_t n)
      * 164 KB carveout, "p48": RMSNorm 80.1 / 79.8, LayerNorm 69.7 / 69.4 against 81.2 / 81.3,
      * deleted) */
     p->slots_slim = row_lnb_form("slim") && p->cluster > 1;
+    /* ln41's "tail" (opt-in; rows_kernel.c's staged_end): a split part's last chunk read from
+     * global memory twice (HBM, then L2) instead of staged, so that LayerNorm's six hex blocks
+     * an SM (33,136 bytes of shared memory each: 228 KB, L1 28 KB for the write pass's 96 KB
+     * of weight and bias loads wanted in flight) take 25 KB each: 164 KB, L1 92 KB, for 8 KB a
+     * block more of L2 reads */
+    p->tail_global = rows_trial("tail") && p->stage_split && p->stage_chunks > 1 && !p->cols_ahead;
     if (row_lnb_form("row128") && resident_row && late_cols && p->tpr >= 64 && p->tpr <= 128)
         p->rows = 128 / p->tpr;
 }

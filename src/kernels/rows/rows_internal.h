@@ -156,6 +156,11 @@ typedef struct row_plan {
                               each on a barrier of its own, the stage walk starting on the first
                               while the rest arrive (late column inputs: LayerNorm's
                               forward; CUTEC_ROWS_SPLIT=0: not) */
+    bool tail_global;      /* a split part's last chunk not staged: read from global memory
+                              in the stage walk and again (from L2) in the write pass, so that
+                              the part's shared memory is a chunk smaller (ln41's "tail",
+                              CUTEC_ROWS_TRIAL=tail: six hex blocks an SM in the 164 KB
+                              carveout, L1 92 KB, where 228 left 28) */
     bool column_grid;      /* blocks tile the columns too (grid.y), each its chunk: an op
                               without row reductions over rows longer than a tile, or a
                               cluster's blocks */
