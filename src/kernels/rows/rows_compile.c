@@ -240,7 +240,7 @@ int row_plan_blocks_per_sm(const row_plan *p)
     if (p->cluster < 2 && !(p->stage_chunks && sums)) return 0;
     /* a staged cluster block walks its part with 80 registers (at 64 cross-entropy's backward
      * spilled 8 bytes, f32 softmax's 12); one holding its tile in registers, 64 */
-    int blocks = (sums ? 512 : p->stage_chunks ? 768 : 1024) / (p->tpr * p->rows);
+    int blocks = (sums ? 512 : p->stage_chunks ? (p->tail_seven ? 896 : 768) : 1024) / (p->tpr * p->rows);
     return blocks > 0 ? blocks : 1;
 }
 
@@ -376,7 +376,11 @@ void row_plan_forms(row_plan *p, int64_t n)
      * an SM (33,136 bytes of shared memory each: 228 KB, L1 28 KB for the write pass's 96 KB
      * of weight and bias loads wanted in flight) take 25 KB each: 164 KB, L1 92 KB, for 8 KB a
      * block more of L2 reads */
-    p->tail_global = rows_trial("tail") && p->stage_split && p->stage_chunks > 1 && !p->cols_ahead;
+    bool tail7 = rows_trial("tail7");
+    p->tail_global = (rows_trial("tail") || tail7) && p->stage_split && p->stage_chunks > 1 && !p->cols_ahead;
+    /* (tail7: seven such blocks of 128 threads an SM, 72 registers: the 196 KB carveout, L1
+     * 60 KB, a seventh block loading) */
+    p->tail_seven = tail7 && p->tail_global && p->tpr * p->rows == 128;
     if (row_lnb_form("row128") && resident_row && late_cols && p->tpr >= 64 && p->tpr <= 128)
         p->rows = 128 / p->tpr;
 }

@@ -161,6 +161,8 @@ typedef struct row_plan {
                               the part's shared memory is a chunk smaller (ln41's "tail",
                               CUTEC_ROWS_TRIAL=tail: six hex blocks an SM in the 164 KB
                               carveout, L1 92 KB, where 228 left 28) */
+    bool tail_seven;       /* ... at seven blocks of 128 threads an SM (CUTEC_ROWS_TRIAL=tail7:
+                              72 registers, the 196 KB carveout, L1 60 KB) */
     bool column_grid;      /* blocks tile the columns too (grid.y), each its chunk: an op
                               without row reductions over rows longer than a tile, or a
                               cluster's blocks */
