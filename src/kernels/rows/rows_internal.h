@@ -156,13 +156,11 @@ typedef struct row_plan {
                               each on a barrier of its own, the stage walk starting on the first
                               while the rest arrive (late column inputs: LayerNorm's
                               forward; CUTEC_ROWS_SPLIT=0: not) */
-    bool tail_global;      /* a split part's last chunk not staged: read from global memory
-                              in the stage walk and again (from L2) in the write pass, so that
-                              the part's shared memory is a chunk smaller (ln41's "tail",
-                              CUTEC_ROWS_TRIAL=tail: six hex blocks an SM in the 164 KB
-                              carveout, L1 92 KB, where 228 left 28) */
-    bool tail_seven;       /* ... at seven blocks of 128 threads an SM (CUTEC_ROWS_TRIAL=tail7:
-                              72 registers, the 196 KB carveout, L1 60 KB) */
+    int tail_blocks;       /* > 0: a split part's last chunk not staged but read from global
+                              memory (in both passes), so that the part's shared memory is a
+                              chunk smaller, and that many hex blocks of 128 threads an SM
+                              (ln41's CUTEC_ROWS_TRIAL=tail7 or tail8: 72 or 64 registers,
+                              where six take 228 KB of shared memory and seven or eight cannot) */
     bool column_grid;      /* blocks tile the columns too (grid.y), each its chunk: an op
                               without row reductions over rows longer than a tile, or a
                               cluster's blocks */
