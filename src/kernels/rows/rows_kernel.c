@@ -34,7 +34,7 @@ typedef struct row_thread {
     cute_int first, end;  /* the tiles it walks of a longer row: all, or (a cluster's block
                              staging its part) its own */
     cute_int staged_end;  /* ... of which [first, staged_end) are staged: to end, or (the plan's
-                             tail_blocks) up to the part's last tile, `tail`, read from global */
+                             tail_global) up to the part's last tile, `tail`, read from global */
     cute_int tail;
     cute_reducer red[ROW_STAGES];
     cute_reduce_scratch scratch[ROW_STAGES];
@@ -254,7 +254,7 @@ static void row_resident(cute_ctx *c, const row_thread *th, row_io *io, cute_int
     store_chunk(c, th, io, rb, th->cb, 0);
 }
 
-/* the plan's tail_blocks: the part's last tile's row inputs, read from global memory as an
+/* the plan's tail_global: the part's last tile's row inputs, read from global memory as an
  * unstaged plan reads them (HBM in the stage walk, L2 in the write pass) */
 static void load_tail(cute_ctx *c, const row_thread *th, row_io *io, cute_int rb, bool for_stages)
 {
@@ -278,7 +278,7 @@ static void stage_walk(cute_ctx *c, const row_thread *th, row_io *io, cute_int r
     const row_op *op = th->p->op;
     int arity = th->red[st].arity;
     cute_val first[4], var[4];
-    bool tail = th->p->tail_blocks > 0; /* (its global loads first, while the staged chunks land) */
+    bool tail = th->p->tail_global; /* (its global loads first, while the staged chunks land) */
     if (tail) {
         load_tail(c, th, io, rb, true);
     } else {
@@ -396,7 +396,7 @@ static void write_pass_row(cute_ctx *c, const row_thread *th, row_io *io, cute_i
         }
         return;
     }
-    if (th->p->tail_blocks) { /* (its L2 loads beside the first chunk's columns') */
+    if (th->p->tail_global) { /* (its L2 loads beside the first chunk's columns') */
         load_tail(c, th, io, rb, false);
         th->p->op->finish(c, io, (const cute_val(*)[4])stats);
         store_chunk(c, th, io, rb, th->tail, 0);
@@ -482,7 +482,7 @@ static void chunk_range(cute_ctx *c, row_thread *th)
     if (p->cluster < 2 || !p->stage_chunks) return;
     th->first = cute_mul(a, th->cb, cute_i(p->stage_chunks));
     th->end = th->staged_end = cute_min(a, tiles, cute_add(a, th->first, cute_i(p->stage_chunks)));
-    if (!p->tail_blocks) return;
+    if (!p->tail_global) return;
     th->tail = cute_add(a, th->first, cute_i(p->stage_chunks - 1)); /* (past the row: predicated off) */
     th->staged_end = cute_min(a, th->end, th->tail);
 }
