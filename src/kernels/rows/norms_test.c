@@ -173,7 +173,8 @@ int main(void)
     forward(lib, be, true, CUTE_BF16, (shape_case){2, 33000, 8}, true, 0);
     /* lnf's cluster parts (rows_compile.c's hex_parts, split_parts): LayerNorm's forward over
      * 32 KB parts of 128 threads (clusters of 5 to 13 here) copied chunk by chunk (the last part
-     * fewer), RMSNorm's over 64 KB parts (under hex: below); then both norms under
+     * fewer) but the last, read from global memory in both passes (ln41's tail: parts that end
+     * inside a chunk or before their last one), RMSNorm's over 64 KB parts (under hex: below); then both norms under
      * CUTEC_ROWS_HEX=0 (64 KB parts, LayerNorm's copied chunk by chunk) and with
      * CUTEC_ROWS_SPLIT=0 too (the part copied at once).  A mutation of split's that copied the
      * first chunk into every buffer failed every row, and one that waited for none read
@@ -191,6 +192,10 @@ int main(void)
         forward(lib, be, false, CUTE_F32, (shape_case){2, 40008, 0}, true, 0);
     }
     unsetenv("CUTEC_ROWS_HEX"), unsetenv("CUTEC_ROWS_SPLIT");
+    /* (the six staged parts before ln41's tail: CUTEC_ROWS_TRIAL=no-tail) */
+    setenv("CUTEC_ROWS_TRIAL", "no-tail", 1);
+    forward(lib, be, true, CUTE_BF16, (shape_case){3, 70000, 8}, true, 3000);
+    unsetenv("CUTEC_ROWS_TRIAL");
     /* rows35's wchain (RMSNorm's cluster parts written with each chunk's weight a chunk ahead,
      * the default: the cases above) over hex's parts; parts that end inside a chunk, with and
      * without weight, a mean 1000 times the spread.  A mutation issuing each chunk's weight two

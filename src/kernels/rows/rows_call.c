@@ -96,6 +96,7 @@ static void key_of(const row_plan *p, char *key, size_t n)
     if (p->cols_f32) len += snprintf(key + len, n - (size_t)len, "cols-f32/");
     if (p->staged_plain) len += snprintf(key + len, n - (size_t)len, "plain-staged/");
     if (p->slots_slim) len += snprintf(key + len, n - (size_t)len, "slim/");
+    if (p->tail_global) len += snprintf(key + len, n - (size_t)len, "tail/");
     len += snprintf(key + len, n - (size_t)len, "b%d/%s", row_plan_blocks_per_sm(p), p->stage_split ? "split/" : ""); /* the launch bound */
     for (int s = 0; s < p->op->nslots; s++)
         len += snprintf(key + len, n - (size_t)len, "%s,", p->has[s] ? cute_dtype_name(p->dtype[s]) : "-");

@@ -240,7 +240,7 @@ int row_plan_blocks_per_sm(const row_plan *p)
     if (p->cluster < 2 && !(p->stage_chunks && sums)) return 0;
     /* a staged cluster block walks its part with 80 registers (at 64 cross-entropy's backward
      * spilled 8 bytes, f32 softmax's 12); one holding its tile in registers, 64 */
-    int blocks = (sums ? 512 : p->stage_chunks ? 768 : 1024) / (p->tpr * p->rows);
+    int blocks = (sums ? 512 : p->stage_chunks ? (p->tail_global ? 896 : 768) : 1024) / (p->tpr * p->rows);
     return blocks > 0 ? blocks : 1;
 }
 
@@ -371,6 +371,17 @@ void row_plan_forms(row_plan *p, int64_t n)
      * 164 KB carveout, "p48": RMSNorm 80.1 / 79.8, LayerNorm 69.7 / 69.4 against 81.2 / 81.3,
      * deleted) */
     p->slots_slim = row_lnb_form("slim") && p->cluster > 1;
+    /* ln41's "tail7" (the default; rows_kernel.c's load_tail): hex's split parts of 128
+     * threads (LayerNorm's forward at 262144 and hexrow's 32768) with their last chunk read
+     * from global memory twice (HBM, then L2) instead of staged: 24,928 bytes a block where
+     * 33,136, so that seven blocks an SM fit (72 registers, the 196 KB carveout) where six
+     * took 228 KB: one more block loading while the others reduce and write.  H200, bf16, %
+     * of the copy, two rounds in turns (ln41's final pass): 1024x262144 81.1 / 81.4 -> 85.1 /
+     * 85.3, 4096x32768 88.3 / 88.0 -> 90.3 / 90.5.  The same tail at six blocks an SM (the
+     * 164 KB carveout, L1 92 KB where 28) tied (80.6 / 80.6 against 80.6 / 81.2), and at
+     * eight (64 registers, 228 KB) lost to seven (80.4 / 81.0, 84.5 / 84.4): both deleted.
+     * CUTEC_ROWS_TRIAL=no-tail gives the six staged parts back */
+    p->tail_global = row_lnb_form("tail") && p->stage_split && p->stage_chunks > 1 && p->tpr * p->rows == 128 && !p->cols_ahead;
     if (row_lnb_form("row128") && resident_row && late_cols && p->tpr >= 64 && p->tpr <= 128)
         p->rows = 128 / p->tpr;
 }

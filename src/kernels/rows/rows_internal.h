@@ -156,6 +156,11 @@ typedef struct row_plan {
                               each on a barrier of its own, the stage walk starting on the first
                               while the rest arrive (late column inputs: LayerNorm's
                               forward; CUTEC_ROWS_SPLIT=0: not) */
+    bool tail_global;      /* a split part of 128 threads (hex's: LayerNorm's forward) with
+                              its last chunk not staged but read from global memory in both
+                              passes, so that the part's shared memory is a chunk smaller and
+                              seven blocks an SM fit where six took 228 KB (ln41's "tail7",
+                              the default: rows_compile.c's row_plan_forms) */
     bool column_grid;      /* blocks tile the columns too (grid.y), each its chunk: an op
                               without row reductions over rows longer than a tile, or a
                               cluster's blocks */

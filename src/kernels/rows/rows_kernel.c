@@ -33,6 +33,9 @@ typedef struct row_thread {
     cute_int cb;          /* the block's column chunk (0 unless the grid tiles the columns) */
     cute_int first, end;  /* the tiles it walks of a longer row: all, or (a cluster's block
                              staging its part) its own */
+    cute_int staged_end;  /* ... of which [first, staged_end) are staged: to end, or (the plan's
+                             tail_global) up to the part's last tile, `tail`, read from global */
+    cute_int tail;
     cute_reducer red[ROW_STAGES];
     cute_reduce_scratch scratch[ROW_STAGES];
     cute_tensor acc[ROW_SUM_TILES][ROW_SLOTS]; /* COL_PARTIAL: this thread's column sums (of
@@ -251,6 +254,15 @@ static void row_resident(cute_ctx *c, const row_thread *th, row_io *io, cute_int
     store_chunk(c, th, io, rb, th->cb, 0);
 }
 
+/* the plan's tail_global: the part's last tile's row inputs, read from global memory as an
+ * unstaged plan reads them (HBM in the stage walk, L2 in the write pass) */
+static void load_tail(cute_ctx *c, const row_thread *th, row_io *io, cute_int rb, bool for_stages)
+{
+    row_thread unstaged = *th;
+    unstaged.stage.on = false;
+    load_chunk(c, &unstaged, io, rb, th->tail, for_stages);
+}
+
 /* row_plan's stage_split: the first stage's walk waits for each chunk's copy before it reads
  * it (the buffers a chunk each, in the part's order); the row's other waits none */
 static void chunk_wait(cute_ctx *c, const row_thread *th, const row_io *io, int st)
@@ -266,15 +278,20 @@ static void stage_walk(cute_ctx *c, const row_thread *th, row_io *io, cute_int r
     const row_op *op = th->p->op;
     int arity = th->red[st].arity;
     cute_val first[4], var[4];
-    chunk_wait(c, th, io, st);
-    load_chunk(c, th, io, rb, th->first, true);
+    bool tail = th->p->tail_global; /* (its global loads first, while the staged chunks land) */
+    if (tail) {
+        load_tail(c, th, io, rb, true);
+    } else {
+        chunk_wait(c, th, io, st);
+        load_chunk(c, th, io, rb, th->first, true);
+    }
     io->walk_first = true;
     op->partial(c, io, st, (const cute_val(*)[4])stats, first);
     io->walk_first = false;
     for (int i = 0; i < arity; i++) stats[st][i] = first[i];
     if (th->p->stage_chunks == 1) return; /* the block's one tile */
     for (int i = 0; i < arity; i++) var[i] = cute_val_var(c, first[i]);
-    CUTE_FOR(c, cb, cute_add(cute_ctx_alg(c), th->first, cute_i(1)), th->end) {
+    CUTE_FOR(c, cb, tail ? th->first : cute_add(cute_ctx_alg(c), th->first, cute_i(1)), th->staged_end) {
         cute_val more[4], sum[4];
         chunk_wait(c, th, io, st);
         load_chunk(c, th, io, rb, cb, true);
@@ -379,7 +396,12 @@ static void write_pass_row(cute_ctx *c, const row_thread *th, row_io *io, cute_i
         }
         return;
     }
-    CUTE_FOR(c, cb, th->first, th->end) { write_chunk(c, th, io, rb, cb, stats, 0); }
+    if (th->p->tail_global) { /* (its L2 loads beside the first chunk's columns') */
+        load_tail(c, th, io, rb, false);
+        th->p->op->finish(c, io, (const cute_val(*)[4])stats);
+        store_chunk(c, th, io, rb, th->tail, 0);
+    }
+    CUTE_FOR(c, cb, th->first, th->staged_end) { write_chunk(c, th, io, rb, cb, stats, 0); }
 }
 
 /* ... for row io->row (a plan's staged_plain: none for a row past the matrix, whose staged
@@ -456,10 +478,13 @@ static void chunk_range(cute_ctx *c, row_thread *th)
     const row_plan *p = th->p;
     cute_alg *a = cute_ctx_alg(c);
     cute_int tiles = cute_ceil_div(a, th->k->n, cute_i(row_plan_tile(p)));
-    th->first = cute_i(0), th->end = tiles;
+    th->first = cute_i(0), th->end = th->staged_end = tiles;
     if (p->cluster < 2 || !p->stage_chunks) return;
     th->first = cute_mul(a, th->cb, cute_i(p->stage_chunks));
-    th->end = cute_min(a, tiles, cute_add(a, th->first, cute_i(p->stage_chunks)));
+    th->end = th->staged_end = cute_min(a, tiles, cute_add(a, th->first, cute_i(p->stage_chunks)));
+    if (!p->tail_global) return;
+    th->tail = cute_add(a, th->first, cute_i(p->stage_chunks - 1)); /* (past the row: predicated off) */
+    th->staged_end = cute_min(a, th->end, th->tail);
 }
 
 /* the row block of the block's iteration `it` (grid-strided) */
@@ -484,7 +509,7 @@ static void fill_row(cute_ctx *c, row_thread *th, cute_int j)
 static void fill_chunks(cute_ctx *c, row_thread *th, cute_int rb)
 {
     CUTE_IF(c, cute_int_lt(c, rb, th->k->m)) {
-        CUTE_FOR(c, cb, th->first, th->end) { row_stage_fill(c, &th->stage, th->p, th->k->g, rb, cb, th->k->n); }
+        CUTE_FOR(c, cb, th->first, th->staged_end) { row_stage_fill(c, &th->stage, th->p, th->k->g, rb, cb, th->k->n); }
     }
 }
 
@@ -596,7 +621,7 @@ static void rows_walk(cute_ctx *c, row_thread *th, row_io *io)
         if (p->tpr > 32) cute_barrier(c); /* the next row block's reductions reuse the scratch */
         if (th->stage.on && p->stage_split) {
             CUTE_IF(c, inside) {
-                CUTE_FOR(c, cb, th->first, th->end) { (void)cb, row_stage_release(c, &th->stage); }
+                CUTE_FOR(c, cb, th->first, th->staged_end) { (void)cb, row_stage_release(c, &th->stage); }
             }
         } else if (th->stage.on) {
             CUTE_IF(c, inside) { row_stage_release(c, &th->stage); }
