@@ -92,6 +92,14 @@ typedef struct cute_gemv_config {
                             its first aligned 16 bytes, 16-byte vectors and a scalar tail, a
                             warp's rows alike in misalignment (the library's wherever it
                             applies; f32 keeps the rows kernel's narrower vectors) */
+    bool one_launch;     /* with split and not atomic, the rows or skew kernel (K-major A, not
+                            the tensor cores, no scales): split-K in one launch.  Each block
+                            writes its partials to W; after a barrier and a fence, thread 0
+                            counts the block in on its row group's counter (an extra argument:
+                            u32 zeros, one a row group and batch); the block that counts last
+                            adds the splits of each of the group's outputs in a fixed order and
+                            writes y, and zeroes the counter for the next call.  No second
+                            kernel (CUTEC_GEMV_ONE_LAUNCH=1, cute_gemv_lib_one_launch) */
 } cute_gemv_config;
 
 #define CUTE_GEMV_MAX_AHEAD 2
@@ -193,6 +201,10 @@ bool cute_gemv_lib_fma_decode(cute_gemv_lib *lib, int level);
  * (8: one k-tile ahead, not with rows by scale tile), 0 (the default) the library's
  * (form_few and form_many in nvfp4.c).  false for other values */
 bool cute_gemv_lib_warp_rows(cute_gemv_lib *lib, int rows);
+/* Split-K in one launch (cute_gemv_config.one_launch) for later calls: 1 where it applies, 0
+ * never (a second kernel reduces the splits), -1 (the default) $CUTEC_GEMV_ONE_LAUNCH's (0 when
+ * unset).  false for other values */
+bool cute_gemv_lib_one_launch(cute_gemv_lib *lib, int on);
 /* f32's 3xTF32 halves by bits (cute_gemv_config.tf32_bits) for later calls (on by default;
  * false: by cvt.rna.tf32.f32) */
 void cute_gemv_lib_tf32_bits(cute_gemv_lib *lib, bool on);

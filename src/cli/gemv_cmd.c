@@ -11,6 +11,7 @@
 #include "cutec/gemv.h"
 #include "cutec/numeric.h"
 #include "cutec/cuda_driver.h"
+#include "env/env_choice.h"
 #include "gpu_timing.h"
 #include "kernels/ew_ref.h"
 
@@ -189,6 +190,9 @@ static int emit(const gemv_opts *o)
         cfg.warp_rows = o->warp_rows;
     cfg.fma_decode = o->sf_vec == 16 && o->fma_decode > 0 ? o->fma_decode : 0;
     cfg.tf32_bits = o->tf32_bits != 0 && cfg.mma && o->dtype == CUTE_F32;
+    /* split-K in one launch, as the library runs it under CUTEC_GEMV_ONE_LAUNCH=1 */
+    cfg.one_launch = cfg.split && o->major && !cfg.mma && !o->sf_vec &&
+                     cute_env_choice_warn("CUTEC_GEMV_ONE_LAUNCH", "0|1", 0) == 1;
     cli_clock t0 = cli_clock_now();
     const cute_fn *f = cute_gemv_compile(rt, &cfg, err, sizeof err);
     int rc = f ? cli_emit_kernel(f, o->emit, o->arch, cli_clock_since(t0)) : CLI_FAIL;
@@ -414,7 +418,7 @@ static void describe(const problem *p, const gemv_opts *o, char *buf, size_t n)
     snprintf(buf, n, "%s %s->%s %lldx%lld N=%lld L=%lld, vec %d, %d split%s%s%s", kind,
              cute_dtype_name(o->dtype), cute_dtype_name(o->y_dtype), (long long)o->M,
              (long long)o->K, (long long)nvec(o), (long long)o->L, cfg.vec, splits,
-             splits == 1 ? "" : "s", cfg.atomic ? " (atomic)" : "", form);
+             splits == 1 ? "" : "s", cfg.atomic ? " (atomic)" : cfg.one_launch ? " (one launch)" : "", form);
 }
 
 static int run(const gemv_opts *o)

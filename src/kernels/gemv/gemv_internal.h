@@ -121,6 +121,7 @@ int gemv_mma_blocks(const cute_gemv_config *cfg, int arch);
  * kernel's launch: blocks of `rows` rows of A, one per split of K, per batch. */
 typedef struct gemv_host_args {
     cute_tensor mA, xb, mY, mW;
+    cute_tensor counts; /* cfg.one_launch: the row groups' counters (argument 7, or 8 with skew) */
     cute_int kchunk;
     cute_host_scalar alpha, beta;
     cute_launch_cfg launch;
@@ -207,6 +208,14 @@ void gemv_finish_warp(cute_ctx *c, const gemv_plan *p, const cute_val *sums, cut
 /* the splitting kernel's blocks letting the second kernel in (p->pdl: it then waits for the
  * whole grid before it reads W); nothing otherwise */
 void gemv_let_dependents_in(cute_ctx *c, const gemv_plan *p);
+/* Split-K in one launch (cfg.one_launch): the block's verdict slot (shared memory, allocated at
+ * the kernel's top level; nothing otherwise), and the kernel's end: every thread of the block
+ * runs it after the block's partials are in W; the block of the row group (`rows` rows from
+ * block index 0 times rows, batch t->l) that counts in last on its counter adds every
+ * split's parts in a fixed order and writes y (docs/gemv.md, "Split-K in one launch") */
+cute_tensor gemv_last_slot(cute_ctx *c, const gemv_plan *p);
+void gemv_last_block_end(cute_ctx *c, const gemv_plan *p, cute_tensor mY, cute_tensor mW, cute_tensor counts,
+                         cute_tensor slot, const gemv_tiles *t, int rows, cute_val alpha, cute_val beta);
 /* the launch of the ordered reduction of W's splits into y (split-K's second kernel) */
 void gemv_reduce_launch(cute_ctx *c, const gemv_plan *p, cute_tensor mY, cute_tensor mW,
                         cute_host_scalar alpha, cute_host_scalar beta);

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "cutec/cuda_driver.h"
+#include "env/env_choice.h"
 #include "kernels/fn_cache.h"
 #include "kernels/gemv/gemv_internal.h"
 
@@ -37,6 +38,10 @@ struct cute_gemv_lib {
     cute_buffer sums;      /* the atomic reduction's sums, zero between calls */
     size_t sums_bytes;
     bool sums_dirty;      /* a failed call may have left sums behind: zero them again */
+    int one_launch;       /* cute_gemv_lib_one_launch (-1: $CUTEC_GEMV_ONE_LAUNCH's) */
+    cute_buffer counts;   /* the one-launch form's counters, zero between calls */
+    size_t counts_bytes;
+    bool counts_dirty;    /* as sums_dirty */
     cute_buffer *retired; /* smaller workspaces that kernels in flight may still use */
     int nretired;
 };
@@ -52,7 +57,7 @@ static bool same_config(const void *x, const void *y)
            a->tile_at_a_time == b->tile_at_a_time && a->smem_stages == b->smem_stages &&
            gemv_ahead(a) == gemv_ahead(b) && a->scale_rows_tiled == b->scale_rows_tiled &&
            a->fma_decode == b->fma_decode && gemv_rows_a_warp(a) == gemv_rows_a_warp(b) &&
-           a->tf32_bits == b->tf32_bits && a->skew == b->skew;
+           a->tf32_bits == b->tf32_bits && a->skew == b->skew && a->one_launch == b->one_launch;
 }
 
 /* fn_cache_compile for cute_gemv_config keys */
@@ -72,6 +77,7 @@ cute_gemv_lib *cute_gemv_lib_new(cute_runtime *rt)
     lib->smem_stages = -1;
     lib->scale_rows = -1;
     lib->fma_decode = -1;
+    lib->one_launch = -1;
     lib->tf32_bits = true; /* f32 8-16 vectors +3-8 points of the copy on an H200 (session 38) */
     fn_cache_init(&lib->fns, sizeof(cute_gemv_config), same_config);
     pthread_mutex_init(&lib->lock, NULL);
@@ -86,6 +92,7 @@ void cute_gemv_lib_free(cute_gemv_lib *lib)
     if (lib->ws_bytes) b->vt->free(b->self, &lib->ws);
     if (lib->zeros_bytes) b->vt->free(b->self, &lib->zeros);
     if (lib->sums_bytes) b->vt->free(b->self, &lib->sums);
+    if (lib->counts_bytes) b->vt->free(b->self, &lib->counts);
     for (int i = 0; i < lib->nretired; i++) b->vt->free(b->self, &lib->retired[i]);
     free(lib->retired);
     pthread_mutex_destroy(&lib->lock);
@@ -211,6 +218,15 @@ int gemv_lib_fma_decode(cute_gemv_lib *lib)
     /* the library's choice (-1) is for the bit decode before sm_100; sm_100a decodes e2m1 by
      * cvt and keeps level 0 unless asked (not measured there) */
     return d < 0 && cute_runtime_target_arch(lib->rt) >= 100 ? 0 : d;
+}
+
+bool cute_gemv_lib_one_launch(cute_gemv_lib *lib, int on)
+{
+    if (!lib || on < -1 || on > 1) return false;
+    pthread_mutex_lock(&lib->lock);
+    lib->one_launch = on;
+    pthread_mutex_unlock(&lib->lock);
+    return true;
 }
 
 void cute_gemv_lib_tf32_bits(cute_gemv_lib *lib, bool on)
@@ -386,8 +402,9 @@ static bool skew_able(const gemv_operands *o)
     return o->major == 1 && (d == CUTE_F16 || d == CUTE_BF16) && o->vec * cute_dtype_bytes(d) < 16;
 }
 
-/* the configuration, splits and K extent per split of a call (lock held) */
-static cute_gemv_config configure(cute_gemv_lib *lib, const gemv_operands *o, int64_t *splits,
+/* the configuration, splits and K extent per split of a call (lock held); one: split-K in one
+ * launch asked for (cute_gemv_lib_one_launch), where it applies */
+static cute_gemv_config configure(cute_gemv_lib *lib, const gemv_operands *o, bool one, int64_t *splits,
                                   int64_t *kchunk)
 {
     cute_gemv_config cfg = {.dtype = (cute_dtype)o->A.dtype,
@@ -418,39 +435,48 @@ static cute_gemv_config configure(cute_gemv_lib *lib, const gemv_operands *o, in
     *splits = K ? ceil_div(K, *kchunk) : 1; /* K = 0: one split of nothing, y = beta y */
     cfg.split = *splits != 1;
     cfg.atomic = cfg.split && lib->nondeterministic;
-    cfg.many_splits = cfg.split && !cfg.atomic && *splits > CUTE_GEMV_FEW_SPLITS;
+    cfg.one_launch = one && cfg.split && !cfg.atomic && cfg.a_major == 1 && !cfg.mma;
+    cfg.many_splits = cfg.split && !cfg.atomic && !cfg.one_launch && *splits > CUTE_GEMV_FEW_SPLITS;
     return cfg;
 }
 
-/* the atomic reduction's sums: M*N*L zeroed f32 (lock held) */
-static cute_status zeroed_sums(cute_gemv_lib *lib, size_t bytes, char *err, size_t n)
+/* `bytes` zeroed bytes in *buf (lock held): the atomic reduction's sums (M*N*L f32), the
+ * one-launch form's counters; *dirty: a failed call may have left them non-zero */
+static cute_status zeroed(cute_gemv_lib *lib, cute_buffer *buf, size_t *have, bool *dirty, size_t bytes,
+                          const char *what, char *err, size_t n)
 {
-    if (bytes > lib->sums_bytes) lib->sums_dirty = false; /* grow() zeroes what it makes */
-    cute_status s = grow(lib, &lib->sums, &lib->sums_bytes, bytes, true, err, n);
-    if (s != CUTE_OK || !lib->sums_dirty) return s;
-    void *host = calloc(1, lib->sums_bytes);
+    if (bytes > *have) *dirty = false; /* grow() zeroes what it makes */
+    cute_status s = grow(lib, buf, have, bytes, true, err, n);
+    if (s != CUTE_OK || !*dirty) return s;
+    void *host = calloc(1, *have);
     cute_backend *b = cute_runtime_backend(lib->rt);
-    s = host ? b->vt->upload(b->self, &lib->sums, 0, host, lib->sums_bytes) : CUTE_ERR_OOM;
+    s = host ? b->vt->upload(b->self, buf, 0, host, *have) : CUTE_ERR_OOM;
     free(host);
-    if (s != CUTE_OK) return snprintf(err, n, "gemv: zeroing the sums: %s", cute_status_name(s)), s;
-    lib->sums_dirty = false;
+    if (s != CUTE_OK) return snprintf(err, n, "gemv: zeroing the %s: %s", what, cute_status_name(s)), s;
+    *dirty = false;
     return CUTE_OK;
 }
 
 /* the call's arguments: the operands, the workspace (M,N,L,S), the atomic sums (M,N,L,1),
- * or (1,N,1,1) unread; skew, A's misalignment (argument 7) */
+ * or (1,N,1,1) unread; skew, A's misalignment (argument 7); one launch, the counters (M L
+ * of them: at least one a row group and batch) after it */
 static cute_status arguments(cute_gemv_lib *lib, const gemv_operands *o,
                              const cute_gemv_config *cfg, int64_t splits, int64_t kchunk,
-                             double alpha, double beta, cute_call_arg args[8], char *err, size_t n)
+                             double alpha, double beta, cute_call_arg args[9], char *err, size_t n)
 {
     int64_t M = o->A.shape[0], N = o->x.shape[1], L = o->A.shape[2];
     bool split = cfg->split;
     int64_t w[4] = {split ? M : 1, N, split ? L : 1, split && !cfg->atomic ? splits : 1};
     size_t bytes = (size_t)(w[0] * w[1] * w[2] * w[3]) * 4;
     cute_buffer *buf = cfg->atomic ? &lib->sums : &lib->ws;
-    cute_status s = cfg->atomic ? zeroed_sums(lib, bytes, err, n)
+    cute_status s = cfg->atomic ? zeroed(lib, &lib->sums, &lib->sums_bytes, &lib->sums_dirty, bytes, "sums", err, n)
                                 : grow(lib, &lib->ws, &lib->ws_bytes, bytes, false, err, n);
+    int64_t ncounts = M * L;
+    if (s == CUTE_OK && cfg->one_launch)
+        s = zeroed(lib, &lib->counts, &lib->counts_bytes, &lib->counts_dirty, (size_t)ncounts * 4, "counters", err, n);
     if (s != CUTE_OK) return s;
+    if (cfg->one_launch)
+        args[7 + cfg->skew] = cute_call_tensor(&lib->counts, 0, CUTE_U32, 1, (int64_t[]){ncounts}, (int64_t[]){1});
     if (cfg->skew) { /* A[0,0,0]'s misalignment, in elements */
         uintptr_t at = (uintptr_t)o->A.buf->ptr + o->A.offset;
         args[7] = cute_call_int((int64_t)(at % 16 / (uintptr_t)cute_dtype_bytes(cfg->dtype)));
@@ -484,10 +510,12 @@ static cute_status gemv_call(cute_gemv_lib *lib, const cute_call_arg *A, const c
                             cute_dtype_name((cute_dtype)o.A.dtype), o.major ? "K" : "M", o.vec);
     if (o.A.shape[0] == 0 || o.A.shape[2] == 0) return CUTE_OK; /* nothing to write */
     int64_t splits, kchunk;
-    cute_call_arg args[8];
+    cute_call_arg args[9];
     pthread_mutex_lock(&lib->lock);
-    if (o.A.shape[1] == 0) s = zero_k(lib, &o, err, n);
-    cute_gemv_config cfg = configure(lib, &o, &splits, &kchunk);
+    int one = lib->one_launch >= 0 ? lib->one_launch : cute_env_choice_err("CUTEC_GEMV_ONE_LAUNCH", "0|1", 0, err, n);
+    if (one < 0) s = CUTE_ERR_INVALID;
+    if (s == CUTE_OK && o.A.shape[1] == 0) s = zero_k(lib, &o, err, n);
+    cute_gemv_config cfg = configure(lib, &o, one == 1, &splits, &kchunk);
     if (s == CUTE_OK) s = arguments(lib, &o, &cfg, splits, kchunk, alpha, beta, args, err, n);
     const fn_cache_entry *e =
         s == CUTE_OK ? fn_cache_get(&lib->fns, lib->rt, &cfg, compile_config, NULL) : NULL;
@@ -497,11 +525,11 @@ static cute_status gemv_call(cute_gemv_lib *lib, const cute_call_arg *A, const c
     pthread_mutex_unlock(&lib->lock);
     if (s != CUTE_OK) return s;
     char why[1024];
-    s = cute_call(e->fn, stream, 7 + cfg.skew, args, why, sizeof why);
+    s = cute_call(e->fn, stream, 7 + cfg.skew + cfg.one_launch, args, why, sizeof why);
     if (s != CUTE_OK) snprintf(err, n, "gemv: %s", why);
-    if (s != CUTE_OK && cfg.atomic) { /* the sums may hold this call's partials */
+    if (s != CUTE_OK && (cfg.atomic || cfg.one_launch)) { /* the sums or counters may hold this call's */
         pthread_mutex_lock(&lib->lock);
-        lib->sums_dirty = true;
+        lib->sums_dirty |= cfg.atomic, lib->counts_dirty |= cfg.one_launch;
         pthread_mutex_unlock(&lib->lock);
     }
     return s;
