@@ -12,9 +12,10 @@
 # a fence, a counter a row group; the block that counts last adds the parts in split order
 # (the same tree as the second kernel's: the same bits) and writes y.
 # This pass: `cutec run gemv` under the form on the GPU against float64 (every element) at the
-# four rows and an odd size, then `cutec bench gemv` at the four rows (bf16 and f32, 5x100000
+# four rows, an odd size and the atomic reduction, then `cutec bench gemv` at the four rows (bf16 and f32, 5x100000
 # and 4097x8191 with 3 vectors) default / form / default / form, each its own process, beside the
-# device copy of the same bytes; then, if time is left, the form's split counts.
+# device copy of the same bytes; then, if time is left, the atomic reduction (two launches / one)
+# and the one launch's split counts.
 # The rule per row (points of the copy, d = form - default, each round's pair): a WRONG row or a
 # failed check -> "revert (wrong)"; mean d >= 1 and d > 0 in both rounds -> "form wins"; mean d
 # <= -1 -> "form loses"; else "within the spread".  Overall: wins at one row or more and loses at
@@ -46,8 +47,10 @@ row()
 checked()
 {
     device_late run "$@" && return
-    r=$(CUTEC_GEMV_ONE_LAUNCH=1 timeout 10 build/cutec run gemv --iters 5 --dtype "$1" --shape "$2" --vectors 3 2>&1 | tail -n 1)
-    echo "run one=1 $*: $r"
+    d=$1 s=$2
+    shift 2
+    r=$(CUTEC_GEMV_ONE_LAUNCH=1 timeout 10 build/cutec run gemv --iters 5 --dtype "$d" --shape "$s" --vectors 3 "$@" 2>&1 | tail -n 1)
+    echo "run one=1 $d $s $*: $r"
     echo "$r" | grep -q "verified against float64 (0 wrong" || { echo "   ^ FAILED"; bad=1; }
 }
 # decide NAME A1 B1 A2 B2: the rule's line for one row (A the default, B the form)
@@ -70,6 +73,7 @@ decide()
         checked bf16 4097x8191
         checked f32 4097x8191
         checked bf16 7x9001
+        checked bf16 5x100000 --reduction atomic
         echo "== the four rows, default / one launch in turns $(el_s)"
         : >"$out/odd41.dec"
         for s in 5x100000 4097x8191; do
@@ -82,17 +86,25 @@ decide()
                 decide "$d $s x3" "$a1" "$b1" "$a2" "$b2" | tee -a "$out/odd41.dec"
             done
         done
-        echo "== the form's splits $(el_s)"
+        echo "== the atomic (non-deterministic) reduction, two launches / one $(el_s)"
+        row 0 bf16 5x100000 --reduction atomic
+        row 1 bf16 5x100000 --reduction atomic
+        row 0 f32 5x100000 --reduction atomic
+        row 1 f32 5x100000 --reduction atomic
+        echo "== the one launch's splits (the library's: 391 bf16 / 782 f32 at 5x100000, 4 at 4097x8191) $(el_s)"
+        row 1 bf16 5x100000 --splits 196
         row 1 bf16 5x100000 --splits 132
-        row 1 bf16 5x100000 --splits 264
+        row 1 f32 5x100000 --splits 391
+        row 1 f32 5x100000 --splits 196
         row 1 bf16 4097x8191 --splits 2
         row 1 bf16 4097x8191 --splits 8
         echo "== at $(el) s"
-        awk '/form wins/ { w = w " " $3 "x" $4 } /form loses|wrong/ { l = l " " $3 "x" $4 }
+        awk '/form wins/ { w = w " " $2 " " $3 } /form loses|wrong/ { l = l " " $2 " " $3 }
             END { if (w != "" && l == "") print "decides: overall: make the one launch the default (wins at" w ")"
                   else if (w == "" && l != "") print "decides: overall: delete it (loses at" l ")"
                   else if (w == "") print "decides: overall: delete it (no row won)"
                   else print "decides: overall: the default where it wins (" w " ), not at" l }' "$out/odd41.dec"
+        grep "^decides" "$out/odd41.dec"
     else
         echo "== no GPU here: every GPU step skipped"
     fi

@@ -92,13 +92,15 @@ typedef struct cute_gemv_config {
                             its first aligned 16 bytes, 16-byte vectors and a scalar tail, a
                             warp's rows alike in misalignment (the library's wherever it
                             applies; f32 keeps the rows kernel's narrower vectors) */
-    bool one_launch;     /* with split and not atomic, the rows or skew kernel (K-major A, not
-                            the tensor cores, no scales): split-K in one launch.  Each block
-                            writes its partials to W; after a barrier and a fence, thread 0
+    bool one_launch;     /* with split, the rows or skew kernel (K-major A, not the tensor
+                            cores, no scales): split-K in one launch.  Each block writes its
+                            partials to W (atomic: adds them into its sums); after a barrier
+                            and a fence, thread 0
                             counts the block in on its row group's counter (an extra argument:
                             u32 zeros, one a row group and batch); the block that counts last
-                            adds the splits of each of the group's outputs in a fixed order and
-                            writes y, and zeroes the counter for the next call.  No second
+                            adds the splits of each of the group's outputs in a fixed order
+                            (atomic: scales the sums and zeroes them) and writes y, and zeroes
+                            the counter for the next call.  No second
                             kernel (CUTEC_GEMV_ONE_LAUNCH=1, cute_gemv_lib_one_launch) */
 } cute_gemv_config;
 

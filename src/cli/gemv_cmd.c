@@ -418,7 +418,8 @@ static void describe(const problem *p, const gemv_opts *o, char *buf, size_t n)
     snprintf(buf, n, "%s %s->%s %lldx%lld N=%lld L=%lld, vec %d, %d split%s%s%s", kind,
              cute_dtype_name(o->dtype), cute_dtype_name(o->y_dtype), (long long)o->M,
              (long long)o->K, (long long)nvec(o), (long long)o->L, cfg.vec, splits,
-             splits == 1 ? "" : "s", cfg.atomic ? " (atomic)" : cfg.one_launch ? " (one launch)" : "", form);
+             splits == 1 ? "" : "s", cfg.atomic && cfg.one_launch ? " (atomic, one launch)"
+             : cfg.atomic ? " (atomic)" : cfg.one_launch ? " (one launch)" : "", form);
 }
 
 static int run(const gemv_opts *o)

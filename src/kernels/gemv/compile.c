@@ -285,9 +285,9 @@ static bool config_ok(const cute_gemv_config *cfg, char *err, size_t n)
                  "16-byte vectors, without the tensor cores, the ring or the L2 prefetch");
         return false;
     }
-    if (cfg->one_launch && (!cfg->split || cfg->atomic || cfg->a_major != 1 || cfg->mma)) {
-        snprintf(err, n, "gemv: split-K in one launch takes the ordered reduction (split set, atomic not) of "
-                 "K-major A without the tensor cores");
+    if (cfg->one_launch && (!cfg->split || cfg->a_major != 1 || cfg->mma)) {
+        snprintf(err, n, "gemv: split-K in one launch takes split-K (split set) of K-major A without the tensor "
+                 "cores");
         return false;
     }
     if (cfg->atomic && !cfg->split) {

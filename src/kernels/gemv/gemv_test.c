@@ -388,7 +388,8 @@ static void many_splits_cases(cute_runtime *rt)
 }
 
 /* Split-K in one launch (cute_gemv_lib_one_launch, CUTEC_GEMV_ONE_LAUNCH=1): the last block of
- * each row group adds the parts.  The rows kernel (f32, 1 and 3 vectors, the ring's one bf16
+ * each row group adds the parts (the atomic reduction: scales the sums, twice each, the second
+ * call finding them zero).  The rows kernel (f32, 1 and 3 vectors, the ring's one bf16
  * vector) and the skew form (odd and prime K), M of 1 to 37 (past a block's rows), few splits
  * and 37 (several a thread), batches (a group a batch), y poisoned (beta 0); each case twice on
  * the same inputs: the same bits, whichever block came last, and the second call found its
@@ -409,6 +410,11 @@ static void one_launch_cases(cute_runtime *rt)
         cute_gemv_config cfg = run_twice(rt, lib, &cases[i], "one-launch", i);
         CHECK(cfg.one_launch && cfg.split && !cfg.many_splits, "one-launch case %zu ran in one launch", i);
     }
+    cute_gemv_lib_deterministic(lib, false); /* the atomic sums: the last block scales and zeroes them */
+    for (size_t i = 0; i < 2; i++)
+        for (int n = 0; n < 2; n++)
+            CHECK(run_case(rt, lib, &cases[i]).one_launch, "atomic one-launch case %zu ran in one launch", i);
+    cute_gemv_lib_deterministic(lib, true);
     CHECK(!run_case(rt, lib, &(gemv_case){CUTE_F16, CUTE_F16, 9, 300, 1, 0, 0, 1, 0, 3, 0, 0}).one_launch,
           "M-major A: the second kernel");
     CHECK(!run_case(rt, lib, &(gemv_case){CUTE_BF16, CUTE_BF16, 20, 1000, 1, 1, 0, 1, 0, 2, 0, 16}).one_launch,

@@ -435,7 +435,7 @@ static cute_gemv_config configure(cute_gemv_lib *lib, const gemv_operands *o, bo
     *splits = K ? ceil_div(K, *kchunk) : 1; /* K = 0: one split of nothing, y = beta y */
     cfg.split = *splits != 1;
     cfg.atomic = cfg.split && lib->nondeterministic;
-    cfg.one_launch = one && cfg.split && !cfg.atomic && cfg.a_major == 1 && !cfg.mma;
+    cfg.one_launch = one && cfg.split && cfg.a_major == 1 && !cfg.mma;
     cfg.many_splits = cfg.split && !cfg.atomic && !cfg.one_launch && *splits > CUTE_GEMV_FEW_SPLITS;
     return cfg;
 }

@@ -374,7 +374,8 @@ cute_tensor gemv_last_slot(cute_ctx *c, const gemv_plan *p)
 }
 
 /* The last block's sums of its row group (rows row0 .. row0 + rows - 1 of A, batch l): each
- * output o = r N + v (row row0 + r, vector v) the sum of its S splits, by g threads (g the
+ * output o = r N + v (row row0 + r, vector v) the sum of W's S splits (atomic: S = 1, the
+ * blocks' atomic sum, then zeroed for the next call), by g threads (g the
  * largest power of two up to 32 with g x the group's outputs <= the block's threads; rounds
  * of them past that): thread j of an output's g adds splits j, j + g, ... in order (16 loads
  * in flight), the g sums meet in a fixed butterfly, thread 0 of them writes y.  The tree
@@ -401,7 +402,9 @@ static void last_sums(cute_ctx *c, const gemv_plan *p, cute_tensor mY, cute_tens
         cute_int m = cute_add(a, row0, cute_div(a, oc, nv)), v = cute_mod(a, oc, nv);
         cute_tensor acc = cute_make_rmem_tensor(c, CUTE_F32, cute_layout_parse(a, "(1):(1)"));
         cute_clear(c, acc);
-        CUTE_FOR_STEP(c, i, cute_i(0), n, 1, 16)
+        cute_val in = cute_int_lt(c, o, outs); /* (past the outputs: no loads) */
+        cute_int loads = cute_int_from_val(c, cute_val_select(c, in, cute_int_value(c, n, CUTE_I64), cute_val_int(c, CUTE_I64, 0)), 0);
+        CUTE_FOR_STEP(c, i, cute_i(0), loads, 1, 16)
         {
             cute_tensor w = rows_at(c, CUTE_SLICE(c, mW, CUTE_ALL, v, l, cute_add(a, j, cute_mul(a, i, g))), m, 1);
             cute_tensor_store(c, acc, cute_ssa_binop(c, CUTE_OP_ADD, cute_tensor_load(c, acc), cute_tensor_load(c, w)));
@@ -413,7 +416,7 @@ static void last_sums(cute_ctx *c, const gemv_plan *p, cute_tensor mY, cute_tens
             sum = cute_val_binop(c, CUTE_OP_ADD, sum, other);
         }
         cute_tensor_store(c, acc, cute_ssa_scalar(c, sum, one));
-        CUTE_IF(c, cute_val_binop(c, CUTE_OP_AND, cute_int_eq(c, j, cute_i(0)), cute_int_lt(c, o, outs)))
+        CUTE_IF(c, cute_val_binop(c, CUTE_OP_AND, cute_int_eq(c, j, cute_i(0)), in))
         {
             reduce_end(c, p, acc, mY, mW, m, v, l, alpha, beta);
         }
@@ -425,7 +428,7 @@ void gemv_last_block_end(cute_ctx *c, const gemv_plan *p, cute_tensor mY, cute_t
 {
     if (!p->cfg.one_launch) return;
     cute_alg *a = cute_ctx_alg(c);
-    cute_int S = mW.layout.shape.leaf[3];
+    cute_int S = cute_grid_dim(c, 1); /* the group's blocks: its splits */
     cute_int group = cute_add(a, cute_block_idx(c, 0), cute_mul(a, cute_grid_dim(c, 0), t->l));
     cute_tuple one = cute_tuple_parse(a, "(1)");
     cute_barrier(c); /* the block's partials are stored */
