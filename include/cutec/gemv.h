@@ -102,6 +102,11 @@ typedef struct cute_gemv_config {
                             (atomic: scales the sums and zeroes them) and writes y, and zeroes
                             the counter for the next call.  No second
                             kernel (CUTEC_GEMV_ONE_LAUNCH=1, cute_gemv_lib_one_launch) */
+    bool one_launch_pdl; /* with one_launch, on sm_90 on: the launch a programmatic dependent
+                            one, each block waiting for the stream's previous grid before its
+                            first access of memory and letting the next grid in right after,
+                            so that a call's launch overlaps the previous call's end
+                            (CUTEC_GEMV_ONE_LAUNCH=pdl) */
 } cute_gemv_config;
 
 #define CUTE_GEMV_MAX_AHEAD 2
@@ -203,8 +208,9 @@ bool cute_gemv_lib_fma_decode(cute_gemv_lib *lib, int level);
  * (8: one k-tile ahead, not with rows by scale tile), 0 (the default) the library's
  * (form_few and form_many in nvfp4.c).  false for other values */
 bool cute_gemv_lib_warp_rows(cute_gemv_lib *lib, int rows);
-/* Split-K in one launch (cute_gemv_config.one_launch) for later calls: 1 where it applies, 0
- * never (a second kernel reduces the splits), -1 (the default) $CUTEC_GEMV_ONE_LAUNCH's (0 when
+/* Split-K in one launch (cute_gemv_config.one_launch) for later calls: 1 where it applies, 2
+ * the same as a programmatic dependent launch on sm_90 on (one_launch_pdl), 0 never (a second
+ * kernel reduces the splits), -1 (the default) $CUTEC_GEMV_ONE_LAUNCH's (0|1|pdl; 0 when
  * unset).  false for other values */
 bool cute_gemv_lib_one_launch(cute_gemv_lib *lib, int on);
 /* f32's 3xTF32 halves by bits (cute_gemv_config.tf32_bits) for later calls (on by default;

@@ -60,8 +60,9 @@ static int usage(const char *cmd)
         "128;\n    f16, bf16 and f32 from 8 on (--mma-from N: from N on) through the tensor cores)\n"
         "  nvfp4: e2m1 A and x with a ue4m3 scale per 16 (seed 001); mxfp8: e4m3 with ue8m0 per "
         "32\n"
-        "  bench --forms lib,2/4,1/8,ring4: forms on one problem, each a row: the library's,\n"
-        "    NVFP4's register forms (k-tiles ahead/rows a warp), a ring of N stages\n",
+        "  bench --forms lib,2/4,1/8,ring4,two,one,pdl: forms on one problem, each a row: the library's,\n"
+        "    NVFP4's register forms (k-tiles ahead/rows a warp), a ring of N stages, split-K's\n"
+        "    second kernel, one launch, one launch as a dependent launch (CUTEC_GEMV_ONE_LAUNCH)\n",
         cmd);
     return CLI_USAGE;
 }
@@ -191,8 +192,9 @@ static int emit(const gemv_opts *o)
     cfg.fma_decode = o->sf_vec == 16 && o->fma_decode > 0 ? o->fma_decode : 0;
     cfg.tf32_bits = o->tf32_bits != 0 && cfg.mma && o->dtype == CUTE_F32;
     /* split-K in one launch, as the library runs it under CUTEC_GEMV_ONE_LAUNCH=1 */
-    cfg.one_launch = cfg.split && o->major && !cfg.mma && !o->sf_vec &&
-                     cute_env_choice_warn("CUTEC_GEMV_ONE_LAUNCH", "0|1", 0) == 1;
+    int one = cute_env_choice_warn("CUTEC_GEMV_ONE_LAUNCH", "0|1|pdl", 0);
+    cfg.one_launch = cfg.split && o->major && !cfg.mma && !o->sf_vec && one > 0;
+    cfg.one_launch_pdl = cfg.one_launch && one == 2 && cute_runtime_target_arch(rt) >= 90;
     cli_clock t0 = cli_clock_now();
     const cute_fn *f = cute_gemv_compile(rt, &cfg, err, sizeof err);
     int rc = f ? cli_emit_kernel(f, o->emit, o->arch, cli_clock_since(t0)) : CLI_FAIL;
@@ -415,11 +417,15 @@ static void describe(const problem *p, const gemv_opts *o, char *buf, size_t n)
     if (cfg.tf32_bits) strncat(form, ", tf32 by bits", sizeof form - strlen(form) - 1);
     if (cfg.warp_rows > 4)
         snprintf(form + strlen(form), sizeof form - strlen(form), ", %d rows a warp", cfg.warp_rows);
-    snprintf(buf, n, "%s %s->%s %lldx%lld N=%lld L=%lld, vec %d, %d split%s%s%s", kind,
+    snprintf(buf, n, "%s %s->%s %lldx%lld N=%lld L=%lld, vec %d, %d split%s%s%s%s", kind,
              cute_dtype_name(o->dtype), cute_dtype_name(o->y_dtype), (long long)o->M,
              (long long)o->K, (long long)nvec(o), (long long)o->L, cfg.vec, splits,
-             splits == 1 ? "" : "s", cfg.atomic && cfg.one_launch ? " (atomic, one launch)"
-             : cfg.atomic ? " (atomic)" : cfg.one_launch ? " (one launch)" : "", form);
+             splits == 1 ? "" : "s", cfg.atomic ? " (atomic" : "",
+             cfg.one_launch_pdl ? (cfg.atomic ? ", one launch, PDL)" : " (one launch, PDL)")
+             : cfg.one_launch  ? (cfg.atomic ? ", one launch)" : " (one launch)")
+             : cfg.atomic      ? ")"
+                               : "",
+             form);
 }
 
 static int run(const gemv_opts *o)
@@ -479,20 +485,32 @@ static bool bench_row(problem *p, const gemv_opts *o)
     return ms >= 0 && bad == 0;
 }
 
+/* whether s starts with the form `word` (then a comma or its end) */
+static bool form_is(const char *s, const char *word)
+{
+    size_t n = strlen(word);
+    return !strncmp(s, word, n) && (s[n] == ',' || !s[n]);
+}
+
 /* a --forms form set on the library: "lib" (the library's choice), "A/R" (NVFP4's register
- * form, A k-tiles ahead, R rows a warp), "ringN" (a ring of N stages); the characters it took
- * in *used, or false */
+ * form, A k-tiles ahead, R rows a warp), "ringN" (a ring of N stages), "two", "one", "pdl"
+ * (split-K's second kernel, one launch, one launch as a dependent launch:
+ * cute_gemv_lib_one_launch); the characters it took in *used, or false */
 static bool set_form(cute_gemv_lib *lib, const gemv_opts *o, const char *s, gemv_opts *f, int *used)
 {
-    int ahead = 0, rows = 0, stages = o->smem_stages;
+    static const char *const launches[] = {"two", "one", "pdl"};
+    int ahead = 0, rows = 0, stages = o->smem_stages, one = -1;
     *used = 0;
-    if (!strncmp(s, "lib", 3) && (s[3] == ',' || !s[3]))
+    for (int i = 0; i < 3; i++)
+        if (form_is(s, launches[i])) *used = 3, one = i;
+    if (form_is(s, "lib"))
         *used = 3, stages = -1;
-    else if (sscanf(s, "ring%d%n", &stages, used) != 1 && sscanf(s, "%d/%d%n", &ahead, &rows, used) != 2)
+    else if (one < 0 && sscanf(s, "ring%d%n", &stages, used) != 1 && sscanf(s, "%d/%d%n", &ahead, &rows, used) != 2)
         return false;
     if (s[*used] != ',' && s[*used]) return false;
     f->ahead = ahead, f->warp_rows = rows, f->smem_stages = stages;
-    return cute_gemv_lib_ahead(lib, ahead) && cute_gemv_lib_warp_rows(lib, rows) && cute_gemv_lib_smem_stages(lib, stages);
+    return cute_gemv_lib_ahead(lib, ahead) && cute_gemv_lib_warp_rows(lib, rows) &&
+           cute_gemv_lib_smem_stages(lib, stages) && cute_gemv_lib_one_launch(lib, one);
 }
 
 /* --forms: each form a row on the one problem (y as made before each form's checked call; a
@@ -505,7 +523,8 @@ static bool bench_forms(problem *p, const gemv_opts *o)
     for (const char *s = o->forms; *s;) {
         int used = 0;
         if (!set_form(p->lib, o, s, &f, &used)) {
-            printf("cutec bench gemv: --forms %s: a form is lib, ahead/rows (1,2/4,8) or ringN\n", o->forms);
+            printf("cutec bench gemv: --forms %s: a form is lib, ahead/rows (1,2/4,8), ringN, two, one or pdl\n",
+                   o->forms);
             return false;
         }
         p->checked = false;

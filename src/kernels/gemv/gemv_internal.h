@@ -206,7 +206,8 @@ void gemv_finish_warp(cute_ctx *c, const gemv_plan *p, const cute_val *sums, cut
                       cute_tensor mY, cute_tensor mW, const gemv_tiles *t, cute_val alpha,
                       cute_val beta);
 /* the splitting kernel's blocks letting the second kernel in (p->pdl: it then waits for the
- * whole grid before it reads W); nothing otherwise */
+ * whole grid before it reads W); in one launch as a dependent launch (cfg.one_launch_pdl),
+ * first the wait for the stream's previous grid, then the next grid let in; nothing otherwise */
 void gemv_let_dependents_in(cute_ctx *c, const gemv_plan *p);
 /* Split-K in one launch (cfg.one_launch): the block's verdict slot (shared memory, allocated at
  * the kernel's top level; nothing otherwise), and the kernel's end: every thread of the block

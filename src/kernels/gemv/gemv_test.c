@@ -398,7 +398,8 @@ static void many_splits_cases(cute_runtime *rt)
 static void one_launch_cases(cute_runtime *rt)
 {
     cute_gemv_lib *lib = cute_gemv_lib_new(rt);
-    CHECK(cute_gemv_lib_one_launch(lib, 1) && !cute_gemv_lib_one_launch(lib, 2), "one_launch takes -1, 0, 1");
+    CHECK(cute_gemv_lib_one_launch(lib, 2) && !cute_gemv_lib_one_launch(lib, 3) && cute_gemv_lib_one_launch(lib, 1),
+          "one_launch takes -1 to 2");
     static const gemv_case cases[] = {
         {CUTE_F32, CUTE_F32, 7, 2305, 2, 1, 0, 1, 0, 37, -0.5, 3},
         {CUTE_BF16, CUTE_BF16, 37, 1009, 1, 1, 0, 1, 0, 4, 0, 3},
@@ -435,6 +436,18 @@ static void one_launch_cases(cute_runtime *rt)
     unsetenv("CUTEC_GEMV_ONE_LAUNCH");
     drop(b, &A), drop(b, &x), drop(b, &y);
     cute_gemv_lib_free(lib);
+    cute_runtime *h = check_interp(); /* traced for sm_90a: as a dependent launch (2) or not (1) */
+    if (!h) return;
+    cute_runtime_set_target_arch(h, "sm_90a");
+    lib = cute_gemv_lib_new(h);
+    for (int one = 1; one <= 2; one++)
+        for (size_t i = 0; i < 2; i++) {
+            cute_gemv_lib_one_launch(lib, one);
+            cute_gemv_config cfg = run_twice(h, lib, &cases[i], "sm_90a one-launch", i);
+            CHECK(cfg.one_launch && cfg.one_launch_pdl == (one == 2), "sm_90a case %zu: one launch %d", i, one);
+        }
+    cute_gemv_lib_free(lib);
+    cute_runtime_free(h);
 }
 
 /* K-major f16 and bf16 rows that do not all start 16-byte aligned read through 16-byte vectors

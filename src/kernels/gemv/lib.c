@@ -57,7 +57,8 @@ static bool same_config(const void *x, const void *y)
            a->tile_at_a_time == b->tile_at_a_time && a->smem_stages == b->smem_stages &&
            gemv_ahead(a) == gemv_ahead(b) && a->scale_rows_tiled == b->scale_rows_tiled &&
            a->fma_decode == b->fma_decode && gemv_rows_a_warp(a) == gemv_rows_a_warp(b) &&
-           a->tf32_bits == b->tf32_bits && a->skew == b->skew && a->one_launch == b->one_launch;
+           a->tf32_bits == b->tf32_bits && a->skew == b->skew && a->one_launch == b->one_launch &&
+           a->one_launch_pdl == b->one_launch_pdl;
 }
 
 /* fn_cache_compile for cute_gemv_config keys */
@@ -222,7 +223,7 @@ int gemv_lib_fma_decode(cute_gemv_lib *lib)
 
 bool cute_gemv_lib_one_launch(cute_gemv_lib *lib, int on)
 {
-    if (!lib || on < -1 || on > 1) return false;
+    if (!lib || on < -1 || on > 2) return false;
     pthread_mutex_lock(&lib->lock);
     lib->one_launch = on;
     pthread_mutex_unlock(&lib->lock);
@@ -403,8 +404,8 @@ static bool skew_able(const gemv_operands *o)
 }
 
 /* the configuration, splits and K extent per split of a call (lock held); one: split-K in one
- * launch asked for (cute_gemv_lib_one_launch), where it applies */
-static cute_gemv_config configure(cute_gemv_lib *lib, const gemv_operands *o, bool one, int64_t *splits,
+ * launch asked for (cute_gemv_lib_one_launch: 1, or 2 as a dependent launch), where it applies */
+static cute_gemv_config configure(cute_gemv_lib *lib, const gemv_operands *o, int one, int64_t *splits,
                                   int64_t *kchunk)
 {
     cute_gemv_config cfg = {.dtype = (cute_dtype)o->A.dtype,
@@ -435,7 +436,8 @@ static cute_gemv_config configure(cute_gemv_lib *lib, const gemv_operands *o, bo
     *splits = K ? ceil_div(K, *kchunk) : 1; /* K = 0: one split of nothing, y = beta y */
     cfg.split = *splits != 1;
     cfg.atomic = cfg.split && lib->nondeterministic;
-    cfg.one_launch = one && cfg.split && cfg.a_major == 1 && !cfg.mma;
+    cfg.one_launch = one > 0 && cfg.split && cfg.a_major == 1 && !cfg.mma;
+    cfg.one_launch_pdl = cfg.one_launch && one == 2 && arch >= 90;
     cfg.many_splits = cfg.split && !cfg.atomic && !cfg.one_launch && *splits > CUTE_GEMV_FEW_SPLITS;
     return cfg;
 }
@@ -512,10 +514,10 @@ static cute_status gemv_call(cute_gemv_lib *lib, const cute_call_arg *A, const c
     int64_t splits, kchunk;
     cute_call_arg args[9];
     pthread_mutex_lock(&lib->lock);
-    int one = lib->one_launch >= 0 ? lib->one_launch : cute_env_choice_err("CUTEC_GEMV_ONE_LAUNCH", "0|1", 0, err, n);
+    int one = lib->one_launch >= 0 ? lib->one_launch : cute_env_choice_err("CUTEC_GEMV_ONE_LAUNCH", "0|1|pdl", 0, err, n);
     if (one < 0) s = CUTE_ERR_INVALID;
     if (s == CUTE_OK && o.A.shape[1] == 0) s = zero_k(lib, &o, err, n);
-    cute_gemv_config cfg = configure(lib, &o, one == 1, &splits, &kchunk);
+    cute_gemv_config cfg = configure(lib, &o, one, &splits, &kchunk);
     if (s == CUTE_OK) s = arguments(lib, &o, &cfg, splits, kchunk, alpha, beta, args, err, n);
     const fn_cache_entry *e =
         s == CUTE_OK ? fn_cache_get(&lib->fns, lib->rt, &cfg, compile_config, NULL) : NULL;

@@ -28,7 +28,8 @@ gemv_host_args gemv_host_unpack(cute_ctx *c, const cute_arg *arg, int64_t rows)
     g.xb = gemv_broadcast_x(c, arg[1].tensor, e[0]);
     g.launch = (cute_launch_cfg){
         .grid = {cute_ceil_div(a, e[0], cute_i(rows)), gemv_splits(c, e[1], g.kchunk), e[2]},
-        .block = {cute_i(p->threads)}};
+        .block = {cute_i(p->threads)},
+        .pdl = p->pdl && p->cfg.one_launch_pdl};
     return g;
 }
 
@@ -455,7 +456,10 @@ void gemv_last_block_end(cute_ctx *c, const gemv_plan *p, cute_tensor mY, cute_t
 
 void gemv_let_dependents_in(cute_ctx *c, const gemv_plan *p)
 {
-    if (p->pdl) cute_griddepcontrol_launch_dependents(c);
+    if (!p->pdl) return;
+    /* one launch as a dependent one: the previous grid's writes (A, x, W, the counters) first */
+    if (p->cfg.one_launch) cute_griddepcontrol_wait(c);
+    cute_griddepcontrol_launch_dependents(c);
 }
 
 void gemv_reduce_launch(cute_ctx *c, const gemv_plan *p, cute_tensor mY, cute_tensor mW,
