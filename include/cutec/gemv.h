@@ -93,7 +93,11 @@ typedef struct cute_gemv_config {
                             warp's rows alike in misalignment (the library's wherever it
                             applies; f32 keeps the rows kernel's narrower vectors) */
     bool one_launch;     /* with split, the rows or skew kernel (K-major A, not the tensor
-                            cores, no scales): split-K in one launch.  Each block writes its
+                            cores, no scales): split-K in one launch (the library's on sm_90
+                            on, where on sm_90 it is a programmatic dependent launch: each
+                            block waits for the stream's previous grid before its first access
+                            of memory and lets the next grid in right after, so that a call's
+                            launch overlaps the previous call's end).  Each block writes its
                             partials to W (atomic: adds them into its sums); after a barrier
                             and a fence, thread 0
                             counts the block in on its row group's counter (an extra argument:
@@ -101,12 +105,7 @@ typedef struct cute_gemv_config {
                             adds the splits of each of the group's outputs in a fixed order
                             (atomic: scales the sums and zeroes them) and writes y, and zeroes
                             the counter for the next call.  No second
-                            kernel (CUTEC_GEMV_ONE_LAUNCH=1, cute_gemv_lib_one_launch) */
-    bool one_launch_pdl; /* with one_launch, on sm_90 on: the launch a programmatic dependent
-                            one, each block waiting for the stream's previous grid before its
-                            first access of memory and letting the next grid in right after,
-                            so that a call's launch overlaps the previous call's end
-                            (CUTEC_GEMV_ONE_LAUNCH=pdl) */
+                            kernel (cute_gemv_lib_one_launch) */
 } cute_gemv_config;
 
 #define CUTE_GEMV_MAX_AHEAD 2
@@ -208,10 +207,13 @@ bool cute_gemv_lib_fma_decode(cute_gemv_lib *lib, int level);
  * (8: one k-tile ahead, not with rows by scale tile), 0 (the default) the library's
  * (form_few and form_many in nvfp4.c).  false for other values */
 bool cute_gemv_lib_warp_rows(cute_gemv_lib *lib, int rows);
-/* Split-K in one launch (cute_gemv_config.one_launch) for later calls: 1 where it applies, 2
- * the same as a programmatic dependent launch on sm_90 on (one_launch_pdl), 0 never (a second
- * kernel reduces the splits), -1 (the default) $CUTEC_GEMV_ONE_LAUNCH's (0|1|pdl; 0 when
- * unset).  false for other values */
+/* Split-K in one launch (cute_gemv_config.one_launch) for later calls: 1 where it applies, 0
+ * never (a second kernel reduces the splits), -1 (the default) the library's choice: where it
+ * applies on sm_90 on, with at most CUTE_GEMV_ONE_LAUNCH_SPLITS splits an SM (H200, session
+ * 41: 3x5x100000 bf16 6.0 us a call against 7.3-10.3, f32 at 391 splits 5.9 us against 7.5;
+ * 4097x3x8191 f32 42.4 us against 46.3, bf16 28.9 against 28.8; bench/RESULTS.md, odd41).
+ * false for other values */
+#define CUTE_GEMV_ONE_LAUNCH_SPLITS 3
 bool cute_gemv_lib_one_launch(cute_gemv_lib *lib, int on);
 /* f32's 3xTF32 halves by bits (cute_gemv_config.tf32_bits) for later calls (on by default;
  * false: by cvt.rna.tf32.f32) */

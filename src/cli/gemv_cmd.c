@@ -11,7 +11,6 @@
 #include "cutec/gemv.h"
 #include "cutec/numeric.h"
 #include "cutec/cuda_driver.h"
-#include "env/env_choice.h"
 #include "gpu_timing.h"
 #include "kernels/ew_ref.h"
 
@@ -60,9 +59,9 @@ static int usage(const char *cmd)
         "128;\n    f16, bf16 and f32 from 8 on (--mma-from N: from N on) through the tensor cores)\n"
         "  nvfp4: e2m1 A and x with a ue4m3 scale per 16 (seed 001); mxfp8: e4m3 with ue8m0 per "
         "32\n"
-        "  bench --forms lib,2/4,1/8,ring4,two,one,pdl: forms on one problem, each a row: the library's,\n"
+        "  bench --forms lib,2/4,1/8,ring4,two,one: forms on one problem, each a row: the library's,\n"
         "    NVFP4's register forms (k-tiles ahead/rows a warp), a ring of N stages, split-K's\n"
-        "    second kernel, one launch, one launch as a dependent launch (CUTEC_GEMV_ONE_LAUNCH)\n",
+        "    second kernel, split-K in one launch\n",
         cmd);
     return CLI_USAGE;
 }
@@ -191,10 +190,8 @@ static int emit(const gemv_opts *o)
         cfg.warp_rows = o->warp_rows;
     cfg.fma_decode = o->sf_vec == 16 && o->fma_decode > 0 ? o->fma_decode : 0;
     cfg.tf32_bits = o->tf32_bits != 0 && cfg.mma && o->dtype == CUTE_F32;
-    /* split-K in one launch, as the library runs it under CUTEC_GEMV_ONE_LAUNCH=1 */
-    int one = cute_env_choice_warn("CUTEC_GEMV_ONE_LAUNCH", "0|1|pdl", 0);
-    cfg.one_launch = cfg.split && o->major && !cfg.mma && !o->sf_vec && one > 0;
-    cfg.one_launch_pdl = cfg.one_launch && one == 2 && cute_runtime_target_arch(rt) >= 90;
+    /* split-K in one launch where the library runs it (sm_90 on) */
+    cfg.one_launch = cfg.split && o->major && !cfg.mma && !o->sf_vec && cute_runtime_target_arch(rt) >= 90;
     cli_clock t0 = cli_clock_now();
     const cute_fn *f = cute_gemv_compile(rt, &cfg, err, sizeof err);
     int rc = f ? cli_emit_kernel(f, o->emit, o->arch, cli_clock_since(t0)) : CLI_FAIL;
@@ -421,11 +418,24 @@ static void describe(const problem *p, const gemv_opts *o, char *buf, size_t n)
              cute_dtype_name(o->dtype), cute_dtype_name(o->y_dtype), (long long)o->M,
              (long long)o->K, (long long)nvec(o), (long long)o->L, cfg.vec, splits,
              splits == 1 ? "" : "s", cfg.atomic ? " (atomic" : "",
-             cfg.one_launch_pdl ? (cfg.atomic ? ", one launch, PDL)" : " (one launch, PDL)")
-             : cfg.one_launch  ? (cfg.atomic ? ", one launch)" : " (one launch)")
-             : cfg.atomic      ? ")"
-                               : "",
+             cfg.one_launch ? (cfg.atomic ? ", one launch)" : " (one launch)")
+             : cfg.atomic   ? ")"
+                            : "",
              form);
+}
+
+/* after run_one: y made again from its first bytes and one more call; whether it gave y's
+ * bits of the first call (a deterministic reduction's, whichever block came last) */
+static bool same_bits_again(problem *p)
+{
+    cute_backend *b = cute_runtime_backend(p->rt);
+    void *again = malloc(p->bytes[2]);
+    bool same = again && b->vt->upload(b->self, &p->buf[2], 0, p->y0, p->bytes[2]) == CUTE_OK &&
+                call_gemv(p, 0) == CUTE_OK && b->vt->sync(b->self, NULL) == CUTE_OK &&
+                b->vt->download(b->self, again, &p->buf[2], 0, p->bytes[2]) == CUTE_OK &&
+                !memcmp(again, p->host[2], p->bytes[2]);
+    free(again);
+    return same;
 }
 
 static int run(const gemv_opts *o)
@@ -456,16 +466,19 @@ static int run(const gemv_opts *o)
     char what[160];
     describe(&p, o, what, sizeof what);
     bool gpu = !strcmp(cute_runtime_backend_name(p.rt), "cuda"); /* times mean something */
+    /* on the GPU, the deterministic reductions once more from the same y: the same bits */
+    bool twice = ms >= 0 && gpu && !o->atomic, same = twice && same_bits_again(&p);
     if (ms >= 0)
-        printf("gemv %s, backend %s: %s (%lld wrong of %lld)", what,
+        printf("gemv %s, backend %s: %s (%lld wrong of %lld)%s", what,
                cute_runtime_backend_name(p.rt), bad ? "FAILED" : "verified against float64",
-               (long long)bad, (long long)rows_checked(o));
+               (long long)bad, (long long)rows_checked(o),
+               !twice ? "" : same ? ", the same bits twice" : ", NOT the same bits twice");
     if (ms >= 0 && gpu) printf(", %.4f ms, %.1f GB/s", ms, moved(o) / ms / 1e6);
     if (ms >= 0) printf("\n");
     problem_drop(&p);
     cute_gemv_lib_free(p.lib);
     cute_runtime_free(p.rt);
-    return ms >= 0 && bad == 0 ? CLI_OK : CLI_FAIL;
+    return ms >= 0 && bad == 0 && same == twice ? CLI_OK : CLI_FAIL;
 }
 
 /* one bench row of p as the library runs it now */
@@ -493,15 +506,15 @@ static bool form_is(const char *s, const char *word)
 }
 
 /* a --forms form set on the library: "lib" (the library's choice), "A/R" (NVFP4's register
- * form, A k-tiles ahead, R rows a warp), "ringN" (a ring of N stages), "two", "one", "pdl"
- * (split-K's second kernel, one launch, one launch as a dependent launch:
- * cute_gemv_lib_one_launch); the characters it took in *used, or false */
+ * form, A k-tiles ahead, R rows a warp), "ringN" (a ring of N stages), "two", "one" (split-K's
+ * second kernel, split-K in one launch: cute_gemv_lib_one_launch); the characters it took in
+ * *used, or false */
 static bool set_form(cute_gemv_lib *lib, const gemv_opts *o, const char *s, gemv_opts *f, int *used)
 {
-    static const char *const launches[] = {"two", "one", "pdl"};
+    static const char *const launches[] = {"two", "one"};
     int ahead = 0, rows = 0, stages = o->smem_stages, one = -1;
     *used = 0;
-    for (int i = 0; i < 3; i++)
+    for (int i = 0; i < 2; i++)
         if (form_is(s, launches[i])) *used = 3, one = i;
     if (form_is(s, "lib"))
         *used = 3, stages = -1;
@@ -523,7 +536,7 @@ static bool bench_forms(problem *p, const gemv_opts *o)
     for (const char *s = o->forms; *s;) {
         int used = 0;
         if (!set_form(p->lib, o, s, &f, &used)) {
-            printf("cutec bench gemv: --forms %s: a form is lib, ahead/rows (1,2/4,8), ringN, two, one or pdl\n",
+            printf("cutec bench gemv: --forms %s: a form is lib, ahead/rows (1,2/4,8), ringN, two or one\n",
                    o->forms);
             return false;
         }

@@ -108,8 +108,8 @@ static bool plan_make(cute_alg *a, const cute_gemv_config *cfg, int arch, gemv_p
     p->fp4_cvt = p->words && arch >= 100;
     /* (the tensor-core form returned above) at any split count (past 32 splits since session
      * 38; at 4097x3x8191's 4 splits 63.1% of the copy against 61.3 on an H200, session 40) */
-    /* (one launch: no second kernel; as a dependent launch itself, one_launch_pdl) */
-    p->pdl = cfg->split && (!cfg->one_launch || cfg->one_launch_pdl) && arch >= 90;
+    /* (in one launch, the splitting kernel itself a dependent launch: parts.c) */
+    p->pdl = cfg->split && arch >= 90;
     int bits = cfg->vec * cute_dtype_bits(cfg->dtype);
     cute_copy_atom atom = p->words ? cute_copy_atom_universal(a, CUTE_U32, bits)
                                    : cute_copy_atom_universal(a, cfg->dtype, bits);
@@ -291,10 +291,6 @@ static bool config_ok(const cute_gemv_config *cfg, char *err, size_t n)
                  "cores");
         return false;
     }
-    if (cfg->one_launch_pdl && !cfg->one_launch) {
-        snprintf(err, n, "gemv: one_launch_pdl is split-K in one launch's (one_launch must be set)");
-        return false;
-    }
     if (cfg->atomic && !cfg->split) {
         snprintf(err, n, "gemv: an atomic reduction is split-K's (split must be set)");
         return false;
@@ -410,7 +406,7 @@ const cute_fn *cute_gemv_compile(cute_runtime *rt, const cute_gemv_config *cfg, 
              : cfg->many_splits ? "_splits"
              : cfg->split       ? "_split"
                                 : "",
-             cfg->one_launch_pdl ? "_onepdl" : cfg->one_launch ? "_one" : "", cfg->l2_prefetch, cfg->tile_at_a_time ? "_tile" : "", cfg->smem_stages,
+             cfg->one_launch ? "_one" : "", cfg->l2_prefetch, cfg->tile_at_a_time ? "_tile" : "", cfg->smem_stages,
              gemv_ahead(cfg), cfg->scale_rows_tiled ? "_sft" : "", cfg->fma_decode,
              gemv_rows_a_warp(cfg));
     cute_host_fn host = cfg->sf_vec    ? gemv_blockscaled_host

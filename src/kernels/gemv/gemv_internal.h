@@ -20,7 +20,7 @@ typedef struct gemv_plan {
     bool fp4_cvt;       /* ... decoded by sm_100a's cvt.rn.f16x2.e2m1x2, not bit operations */
     bool pdl;           /* the second kernel a programmatic dependent launch (sm_90 on, split
                            K; not the tensor-core forms'): let in as the first kernel's blocks
-                           start */
+                           start; in one launch, the splitting kernel itself one */
     int arch;           /* the compile target's SM version (0: not known) */
     /* the tensor-core form (cfg.mma, mma.c): A's rows on mma.sync's 16-row side, the
      * vectors on its 8-column side; a block's tile (bm rows, bn vectors, bk columns) */
@@ -206,8 +206,9 @@ void gemv_finish_warp(cute_ctx *c, const gemv_plan *p, const cute_val *sums, cut
                       cute_tensor mY, cute_tensor mW, const gemv_tiles *t, cute_val alpha,
                       cute_val beta);
 /* the splitting kernel's blocks letting the second kernel in (p->pdl: it then waits for the
- * whole grid before it reads W); in one launch as a dependent launch (cfg.one_launch_pdl),
- * first the wait for the stream's previous grid, then the next grid let in; nothing otherwise */
+ * whole grid before it reads W); in one launch (cfg.one_launch: the kernel itself a
+ * dependent launch), first the wait for the stream's previous grid, then the next grid let in;
+ * nothing otherwise */
 void gemv_let_dependents_in(cute_ctx *c, const gemv_plan *p);
 /* Split-K in one launch (cfg.one_launch): the block's verdict slot (shared memory, allocated at
  * the kernel's top level; nothing otherwise), and the kernel's end: every thread of the block

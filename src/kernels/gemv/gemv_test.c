@@ -378,28 +378,31 @@ static void many_splits_cases(cute_runtime *rt)
     if (!h) return;
     cute_runtime_set_target_arch(h, "sm_90a");
     lib = cute_gemv_lib_new(h);
+    cute_gemv_lib_one_launch(lib, 0); /* (the library's there: split-K in one launch) */
     CHECK(run_case(h, lib, &cases[1]).many_splits, "sm_90a: many splits");
     cute_gemv_lib_free(lib);
     lib = cute_gemv_lib_new(h); /* a few splits: a dependent launch too */
+    cute_gemv_lib_one_launch(lib, 0);
     gemv_case few = {CUTE_BF16, CUTE_BF16, 37, 1009, 1, 1, 0, 1, 0, 2, 0, 3};
     CHECK(run_case(h, lib, &few).split, "sm_90a: two splits");
     cute_gemv_lib_free(lib);
     cute_runtime_free(h);
 }
 
-/* Split-K in one launch (cute_gemv_lib_one_launch, CUTEC_GEMV_ONE_LAUNCH=1): the last block of
+/* Split-K in one launch (cute_gemv_lib_one_launch; the library's on sm_90): the last block of
  * each row group adds the parts (the atomic reduction: scales the sums, twice each, the second
  * call finding them zero).  The rows kernel (f32, 1 and 3 vectors, the ring's one bf16
  * vector) and the skew form (odd and prime K), M of 1 to 37 (past a block's rows), few splits
  * and 37 (several a thread), batches (a group a batch), y poisoned (beta 0); each case twice on
  * the same inputs: the same bits, whichever block came last, and the second call found its
  * counters zero again (else no block would count last and y would stay NaN).  M-major A and the
- * tensor-core form keep the second kernel; a bad CUTEC_GEMV_ONE_LAUNCH is refused by name. */
+ * tensor-core form keep the second kernel. */
 static void one_launch_cases(cute_runtime *rt)
 {
     cute_gemv_lib *lib = cute_gemv_lib_new(rt);
-    CHECK(cute_gemv_lib_one_launch(lib, 2) && !cute_gemv_lib_one_launch(lib, 3) && cute_gemv_lib_one_launch(lib, 1),
-          "one_launch takes -1 to 2");
+    CHECK(!run_case(rt, lib, &(gemv_case){CUTE_BF16, CUTE_BF16, 37, 1009, 1, 1, 0, 1, 0, 4, 0, 3}).one_launch,
+          "the library's choice on the interpreter (no sm_90): the second kernel");
+    CHECK(cute_gemv_lib_one_launch(lib, 1) && !cute_gemv_lib_one_launch(lib, 2), "one_launch takes -1, 0, 1");
     static const gemv_case cases[] = {
         {CUTE_F32, CUTE_F32, 7, 2305, 2, 1, 0, 1, 0, 37, -0.5, 3},
         {CUTE_BF16, CUTE_BF16, 37, 1009, 1, 1, 0, 1, 0, 4, 0, 3},
@@ -420,32 +423,23 @@ static void one_launch_cases(cute_runtime *rt)
           "M-major A: the second kernel");
     CHECK(!run_case(rt, lib, &(gemv_case){CUTE_BF16, CUTE_BF16, 20, 1000, 1, 1, 0, 1, 0, 2, 0, 16}).one_launch,
           "the tensor-core form: the second kernel");
-    cute_gemv_lib_one_launch(lib, -1); /* CUTEC_GEMV_ONE_LAUNCH: read at each call, checked */
-    setenv("CUTEC_GEMV_ONE_LAUNCH", "1", 1);
-    CHECK(run_case(rt, lib, &cases[1]).one_launch, "CUTEC_GEMV_ONE_LAUNCH=1: one launch");
-    setenv("CUTEC_GEMV_ONE_LAUNCH", "yes", 1);
-    operand A, x, y;
-    cute_backend *b = cute_runtime_backend(rt);
-    make(b, &A, CUTE_F32, 2, (int64_t[]){4, 8}, (int64_t[]){8, 1}, 32, 0);
-    make(b, &x, CUTE_F32, 1, (int64_t[]){8}, (int64_t[]){1}, 8, 0);
-    make(b, &y, CUTE_F32, 1, (int64_t[]){4}, (int64_t[]){1}, 4, 0);
-    char err[512] = "";
-    CHECK(cutec_gemv(lib, &A.arg, &x.arg, &y.arg, 1, 0, NULL, err, sizeof err) == CUTE_ERR_INVALID &&
-              strstr(err, "CUTEC_GEMV_ONE_LAUNCH=yes"),
-          "a bad CUTEC_GEMV_ONE_LAUNCH refused by name: %s", err);
-    unsetenv("CUTEC_GEMV_ONE_LAUNCH");
-    drop(b, &A), drop(b, &x), drop(b, &y);
     cute_gemv_lib_free(lib);
-    cute_runtime *h = check_interp(); /* traced for sm_90a: as a dependent launch (2) or not (1) */
+    /* traced for sm_90a: one launch the library's choice, a dependent launch, at most
+     * CUTE_GEMV_ONE_LAUNCH_SPLITS splits an SM unless forced (the interpreter's 2 SMs: 6) */
+    cute_runtime *h = check_interp();
     if (!h) return;
     cute_runtime_set_target_arch(h, "sm_90a");
     lib = cute_gemv_lib_new(h);
-    for (int one = 1; one <= 2; one++)
-        for (size_t i = 0; i < 2; i++) {
-            cute_gemv_lib_one_launch(lib, one);
-            cute_gemv_config cfg = run_twice(h, lib, &cases[i], "sm_90a one-launch", i);
-            CHECK(cfg.one_launch && cfg.one_launch_pdl == (one == 2), "sm_90a case %zu: one launch %d", i, one);
-        }
+    for (size_t i = 0; i < 2; i++)
+        CHECK(run_twice(h, lib, &cases[i], "sm_90a one-launch", i).one_launch, "sm_90a case %zu: one launch", i);
+    gemv_case many = {CUTE_BF16, CUTE_BF16, 5, 20011, 1, 1, 0, 1, 0, 0, 0, 3};
+    int splits;
+    CHECK(run_case(h, lib, &many).one_launch, "sm_90a, the library's splits: one launch");
+    cute_gemv_lib_last(lib, NULL, &splits);
+    CHECK(splits > 1 && splits <= 2 * CUTE_GEMV_ONE_LAUNCH_SPLITS, "sm_90a one launch: %d splits (at most %d)", splits,
+          2 * CUTE_GEMV_ONE_LAUNCH_SPLITS);
+    cute_gemv_lib_one_launch(lib, 0);
+    CHECK(!run_case(h, lib, &cases[1]).one_launch, "sm_90a, one launch off: the second kernel");
     cute_gemv_lib_free(lib);
     cute_runtime_free(h);
 }

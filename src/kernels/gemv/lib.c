@@ -10,7 +10,6 @@
 #include <string.h>
 
 #include "cutec/cuda_driver.h"
-#include "env/env_choice.h"
 #include "kernels/fn_cache.h"
 #include "kernels/gemv/gemv_internal.h"
 
@@ -38,7 +37,7 @@ struct cute_gemv_lib {
     cute_buffer sums;      /* the atomic reduction's sums, zero between calls */
     size_t sums_bytes;
     bool sums_dirty;      /* a failed call may have left sums behind: zero them again */
-    int one_launch;       /* cute_gemv_lib_one_launch (-1: $CUTEC_GEMV_ONE_LAUNCH's) */
+    int one_launch;       /* cute_gemv_lib_one_launch (-1: the library's choice) */
     cute_buffer counts;   /* the one-launch form's counters, zero between calls */
     size_t counts_bytes;
     bool counts_dirty;    /* as sums_dirty */
@@ -57,8 +56,7 @@ static bool same_config(const void *x, const void *y)
            a->tile_at_a_time == b->tile_at_a_time && a->smem_stages == b->smem_stages &&
            gemv_ahead(a) == gemv_ahead(b) && a->scale_rows_tiled == b->scale_rows_tiled &&
            a->fma_decode == b->fma_decode && gemv_rows_a_warp(a) == gemv_rows_a_warp(b) &&
-           a->tf32_bits == b->tf32_bits && a->skew == b->skew && a->one_launch == b->one_launch &&
-           a->one_launch_pdl == b->one_launch_pdl;
+           a->tf32_bits == b->tf32_bits && a->skew == b->skew && a->one_launch == b->one_launch;
 }
 
 /* fn_cache_compile for cute_gemv_config keys */
@@ -223,7 +221,7 @@ int gemv_lib_fma_decode(cute_gemv_lib *lib)
 
 bool cute_gemv_lib_one_launch(cute_gemv_lib *lib, int on)
 {
-    if (!lib || on < -1 || on > 2) return false;
+    if (!lib || on < -1 || on > 1) return false;
     pthread_mutex_lock(&lib->lock);
     lib->one_launch = on;
     pthread_mutex_unlock(&lib->lock);
@@ -403,9 +401,8 @@ static bool skew_able(const gemv_operands *o)
     return o->major == 1 && (d == CUTE_F16 || d == CUTE_BF16) && o->vec * cute_dtype_bytes(d) < 16;
 }
 
-/* the configuration, splits and K extent per split of a call (lock held); one: split-K in one
- * launch asked for (cute_gemv_lib_one_launch: 1, or 2 as a dependent launch), where it applies */
-static cute_gemv_config configure(cute_gemv_lib *lib, const gemv_operands *o, int one, int64_t *splits,
+/* the configuration, splits and K extent per split of a call (lock held) */
+static cute_gemv_config configure(cute_gemv_lib *lib, const gemv_operands *o, int64_t *splits,
                                   int64_t *kchunk)
 {
     cute_gemv_config cfg = {.dtype = (cute_dtype)o->A.dtype,
@@ -430,14 +427,19 @@ static cute_gemv_config configure(cute_gemv_lib *lib, const gemv_operands *o, in
     cfg.tf32_bits = lib->tf32_bits && cfg.mma && cfg.dtype == CUTE_F32;
     int64_t K = o->A.shape[1], tk = cute_gemv_k_tile(&cfg);
     int64_t s = lib->splits ? lib->splits : choose_splits(o, &cfg, sm_count(lib->rt), arch);
+    /* split-K in one launch: asked for, or the library's on sm_90 on (its dependent launch) */
+    bool one = cfg.a_major == 1 && !cfg.mma && (lib->one_launch < 0 ? arch >= 90 : lib->one_launch == 1);
+    /* ... whose last block reads every split's parts: at most CUTE_GEMV_ONE_LAUNCH_SPLITS splits
+     * an SM (3x5x100000 f32: 782 splits 7.2 us a call, 391 5.9; bf16 391 6.0, 131 5.8) */
+    int64_t most = (int64_t)sm_count(lib->rt) * CUTE_GEMV_ONE_LAUNCH_SPLITS;
+    if (one && !lib->splits && s > most) s = most;
     int64_t tiles = ceil_div(K, tk);
     if (s > tiles) s = tiles;
     *kchunk = tiles ? ceil_div(tiles, s ? s : 1) * tk : tk;
     *splits = K ? ceil_div(K, *kchunk) : 1; /* K = 0: one split of nothing, y = beta y */
     cfg.split = *splits != 1;
     cfg.atomic = cfg.split && lib->nondeterministic;
-    cfg.one_launch = one > 0 && cfg.split && cfg.a_major == 1 && !cfg.mma;
-    cfg.one_launch_pdl = cfg.one_launch && one == 2 && arch >= 90;
+    cfg.one_launch = one && cfg.split;
     cfg.many_splits = cfg.split && !cfg.atomic && !cfg.one_launch && *splits > CUTE_GEMV_FEW_SPLITS;
     return cfg;
 }
@@ -514,10 +516,8 @@ static cute_status gemv_call(cute_gemv_lib *lib, const cute_call_arg *A, const c
     int64_t splits, kchunk;
     cute_call_arg args[9];
     pthread_mutex_lock(&lib->lock);
-    int one = lib->one_launch >= 0 ? lib->one_launch : cute_env_choice_err("CUTEC_GEMV_ONE_LAUNCH", "0|1|pdl", 0, err, n);
-    if (one < 0) s = CUTE_ERR_INVALID;
-    if (s == CUTE_OK && o.A.shape[1] == 0) s = zero_k(lib, &o, err, n);
-    cute_gemv_config cfg = configure(lib, &o, one, &splits, &kchunk);
+    if (o.A.shape[1] == 0) s = zero_k(lib, &o, err, n);
+    cute_gemv_config cfg = configure(lib, &o, &splits, &kchunk);
     if (s == CUTE_OK) s = arguments(lib, &o, &cfg, splits, kchunk, alpha, beta, args, err, n);
     const fn_cache_entry *e =
         s == CUTE_OK ? fn_cache_get(&lib->fns, lib->rt, &cfg, compile_config, NULL) : NULL;

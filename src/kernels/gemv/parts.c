@@ -29,7 +29,7 @@ gemv_host_args gemv_host_unpack(cute_ctx *c, const cute_arg *arg, int64_t rows)
     g.launch = (cute_launch_cfg){
         .grid = {cute_ceil_div(a, e[0], cute_i(rows)), gemv_splits(c, e[1], g.kchunk), e[2]},
         .block = {cute_i(p->threads)},
-        .pdl = p->pdl && p->cfg.one_launch_pdl};
+        .pdl = p->pdl && p->cfg.one_launch};
     return g;
 }
 
