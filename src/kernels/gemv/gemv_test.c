@@ -469,6 +469,10 @@ static void skew_cases(cute_runtime *rt)
           "rows 16-byte aligned: the rows kernel");
     CHECK(!run_case(rt, lib, &(gemv_case){CUTE_F32, CUTE_F32, 5, 331, 1, 1, 0, 1, 0, 0, 0, 3}).skew,
           "f32 rows not aligned: the rows kernel's narrower vectors");
+    setenv("CUTEC_GEMV_SKEW_BLOCKS", "3", 1); /* the trial: 3 blocks an SM (80 registers) */
+    for (size_t i = 0; i < 2; i++)
+        CHECK(run_case(rt, lib, &cases[i]).skew, "skew case %zu at 3 blocks an SM ran skew", i);
+    unsetenv("CUTEC_GEMV_SKEW_BLOCKS");
     cute_gemv_lib_free(lib);
 }
 

@@ -368,8 +368,9 @@ static int64_t choose_splits(const gemv_operands *o, const cute_gemv_config *cfg
     if (cfg->mma) return mma_splits(ceil_div(M, gemv_mma_rows(cfg, arch)) * L, tiles, cfg, sms, arch);
     if (units >= want / 2 || tiles <= 1) return 1;
     /* the skew form's blocks of 8 warps take up to 105 registers a thread (3 vectors: 2
-     * blocks an SM): its splits stop at 16 warps an SM, so that they run in one wave */
-    int64_t s = cfg->skew ? want / units : ceil_div(want, units);
+     * blocks an SM): its splits stop at 16 warps an SM, so that they run in one wave (8 warps
+     * a block of gemv_skew_blocks()) */
+    int64_t s = cfg->skew ? want * gemv_skew_blocks() / 2 / units : ceil_div(want, units);
     return s < tiles ? s : tiles;
 }
 
