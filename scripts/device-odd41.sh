@@ -48,16 +48,16 @@ forms()
             print F[k] ": " $0; print F[k], p, ms > file; next }
         { print }' "$out/$name.txt"
 }
-# checked WHAT CMD...: CMD's last line; bad=1 unless it says verified (and, where it checks
-# them, the same bits twice)
+# checked WHAT CMD...: CMD's verdict lines (gemv's last, gemm's "verified: ..." before its
+# time); bad=1 unless verified (and, where it checks them, the same bits twice)
 checked()
 {
     what=$1
     shift
     device_late run "$what" && return
-    r=$(timeout 12 "$@" 2>&1 | tail -n 1)
+    r=$(timeout 12 "$@" 2>&1 | grep -E "verified|FAIL|rror|NOT the same|refus" | head -n 3 | tr '\n' ' ')
     echo "run $what: $r"
-    if ! echo "$r" | grep -q "verified" || echo "$r" | grep -q "NOT the same"; then
+    if ! echo "$r" | grep -q "verified" || echo "$r" | grep -qE "NOT the same|FAIL"; then
         echo "   ^ FAILED"
         bad=1
     fi
