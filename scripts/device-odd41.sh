@@ -6,25 +6,24 @@
 # programmatic dependent launch (the last block of each row group adds the splits in a fixed
 # order; each block waits for the stream's previous grid, then lets the next in) is the library's
 # wherever the rows and skew kernels split K on sm_90, with at most 3 splits an SM (3x5x100000
-# f32: 391, not 782); the one launch without PDL and CUTEC_GEMV_ONE_LAUNCH are deleted.
+# f32: 391, not 782; 16-bit A 1 an SM since the final pass: bf16 131); the one launch without
+# PDL and CUTEC_GEMV_ONE_LAUNCH are deleted.
 # This pass confirms it: `cutec run gemv` of the library's default on the GPU against float64
 # (every element; a deterministic reduction run again from the same y must give the same bits)
 # at the four rows, an odd size, the atomic reduction, and `cutec run gemm` of the two skinny
 # GEMMs; then at the four rows (bf16 and f32, 5x100000 and 4097x8191 with 3 vectors) two
 # processes timing the default ("lib") and the old default ("two": split-K's second kernel,
 # cute_gemv_lib_one_launch(lib, 0), its 782 f32 splits) in turns (lib,two,lib,two, then the
-# reverse), beside the device copy of the same bytes after each row; then the trial
-# CUTEC_GEMV_SKEW_BLOCKS=3 (the skew form held to 80 registers for 3 blocks of 8 warps an SM, 24
-# warps where 2 blocks give 16, and 6 splits: the mid pass's 2 splits, 8 warps an SM, ran 39.6 us
-# against 28.9 at 4 splits, so bytes in flight count) checked on the GPU, then in processes in
-# turns with the default at bf16 4097x8191 (2 3 2 3, each timing it twice); then, if time is
-# left, bf16 5x100000 at 131 splits against the library's 391.
+# reverse), beside the device copy of the same bytes after each row; then, if time is left, bf16
+# 5x100000 at 391 splits.  (Its run at 14:18 UTC confirmed the default at the four rows and
+# timed the trial CUTEC_GEMV_SKEW_BLOCKS=3, the skew form at 3 blocks an SM: 30.0 us against
+# 28.9, deleted; and bf16 5x100000 at 131 splits, 5.7 us against 6.0: since then the library
+# gives 16-bit A one split an SM in one launch.  bench/RESULTS.md, odd41.)
 # The rule per row (points of the copy, d = lib - two over the four readings each, d1 d2 each
 # process's): a WRONG row or a failed check -> "revert (wrong)"; d >= 1 and d1, d2 > 0 ->
 # "confirmed"; d <= -1 -> "revert"; else "within the spread (keep)".  The us a call (each form's
 # mean) beside it, since the copy of 5x100000's 1.6 MB swings (6.6-9.8 us) and the % with it; the
-# issue's mark: the mean % of lib against 70.  The trial: its four readings' mean >= the
-# default's + 1 point, ahead in both turns -> "make it the default", else (or WRONG) "delete it".
+# issue's mark: the mean % of lib against 70.
 #   BUDGET=60 sh scripts/device-odd41.sh
 . scripts/device-common.sh
 log="$out/odd41.log"
@@ -101,27 +100,8 @@ decide()
                 decide "$d $s x3" "$out/$d-$s-1" "$out/$d-$s-2" | tee -a "$out/odd41.dec"
             done
         done
-        echo "== the trial CUTEC_GEMV_SKEW_BLOCKS=3 (3 blocks an SM, 80 registers, 6 splits) at bf16 4097x8191, processes in turns with the default (2, 4 splits) $(el_s)"
-        checked "gemv bf16 4097x8191 x3, skew blocks 3" env CUTEC_GEMV_SKEW_BLOCKS=3 build/cutec run gemv --iters 5 --dtype bf16 --shape 4097x8191 --vectors 3
-        checked "gemv bf16 47x8191 x3, skew blocks 3" env CUTEC_GEMV_SKEW_BLOCKS=3 build/cutec run gemv --iters 5 --dtype bf16 --shape 47x8191 --vectors 3
-        forms skew2-1 bf16 4097x8191 lib,lib
-        # shellcheck disable=SC2030,SC2031 # (the trial's variable for its processes only)
-        (export CUTEC_GEMV_SKEW_BLOCKS=3 && forms skew3-1 bf16 4097x8191 lib,lib)
-        forms skew2-2 bf16 4097x8191 lib,lib
-        # shellcheck disable=SC2030,SC2031
-        (export CUTEC_GEMV_SKEW_BLOCKS=3 && forms skew3-2 bf16 4097x8191 lib,lib)
-        awk -v bad="${bad:-}" 'FILENAME ~ /skew2/ { k = "2" } FILENAME ~ /skew3/ { k = "3" } FILENAME ~ /-1$/ { r = 1 } FILENAME ~ /-2$/ { r = 2 }
-            { if ($2 == "W") w[k] = 1; else { s[k, r] += $2; c[k, r]++; S[k] += $2; C[k]++; T[k] += $3 } }
-            END { row = "decides: the trial CUTEC_GEMV_SKEW_BLOCKS=3 at bf16 4097x8191 x3: "
-                if (w["3"] || bad != "") { print row "delete it (wrong)"; exit }
-                if (!c["2", 1] || !c["3", 1] || !c["2", 2] || !c["3", 2]) { print row "not timed"; exit }
-                d = S["3"] / C["3"] - S["2"] / C["2"]; d1 = s["3", 1] / c["3", 1] - s["2", 1] / c["2", 1]; d2 = s["3", 2] / c["3", 2] - s["2", 2] / c["2", 2]
-                v = d >= 1 && d1 > 0 && d2 > 0 ? "make it the default" : "delete it"
-                printf "%s%s (%+.2f points: 3 blocks %.2f%% of the copy, %.1f us; 2 blocks %.2f%%, %.1f us; by turn %+.2f %+.2f)\n", row, v, d,
-                    S["3"] / C["3"], 1000 * T["3"] / C["3"], S["2"] / C["2"], 1000 * T["2"] / C["2"], d1, d2 }' \
-            "$out/skew2-1" "$out/skew3-1" "$out/skew2-2" "$out/skew3-2" | tee -a "$out/odd41.dec"
-        echo "== bf16 5x100000 at 131 splits (the library's 391) $(el_s)"
-        forms splits-131 bf16 5x100000 lib,lib --splits 131
+        echo "== bf16 5x100000 at 391 splits (the library's 131 since the final pass) $(el_s)"
+        forms splits-391 bf16 5x100000 lib,lib --splits 391
         echo "== at $(el) s"
         cat "$out/odd41.dec"
     else

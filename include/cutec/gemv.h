@@ -209,12 +209,13 @@ bool cute_gemv_lib_fma_decode(cute_gemv_lib *lib, int level);
 bool cute_gemv_lib_warp_rows(cute_gemv_lib *lib, int rows);
 /* Split-K in one launch (cute_gemv_config.one_launch) for later calls: 1 where it applies, 0
  * never (a second kernel reduces the splits), -1 (the default) the library's choice: where it
- * applies on sm_90 on, with at most CUTE_GEMV_ONE_LAUNCH_SPLITS splits an SM (H200, session
- * 41: 3x5x100000 bf16 6.0 us a call against 7.3-10.3, f32 at 391 splits 5.9 us against 7.5;
- * 4097x3x8191 f32 42.4 us against 46.3, bf16 28.9 against 28.8; bench/RESULTS.md, odd41).
- * false for other values */
-#define CUTE_GEMV_ONE_LAUNCH_SPLITS 3
+ * applies on sm_90 on, with at most one split an SM for 16-bit A and three for wider (H200,
+ * session 41: 3x5x100000 bf16 5.7 us a call at 131 splits, 6.0 at 391, against 7.1-10.3 in two
+ * kernels; f32 5.7-6.1 at 391 against 7.8-10.4; 4097x3x8191 f32 42.4 us against 46.3, bf16 28.9
+ * against 28.8; bench/RESULTS.md, odd41).  false for other values */
 bool cute_gemv_lib_one_launch(cute_gemv_lib *lib, int on);
+/* ... its splits an SM at most for A's dtype d */
+int cute_gemv_one_launch_splits(cute_dtype d);
 /* f32's 3xTF32 halves by bits (cute_gemv_config.tf32_bits) for later calls (on by default;
  * false: by cvt.rna.tf32.f32) */
 void cute_gemv_lib_tf32_bits(cute_gemv_lib *lib, bool on);

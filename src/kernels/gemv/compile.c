@@ -395,7 +395,7 @@ const cute_fn *cute_gemv_compile(cute_runtime *rt, const cute_gemv_config *cfg, 
     char name[128];
     snprintf(name, sizeof name, "gemv_%s_%s_%s_v%d_n%d%s%s_pf%d%s_r%d_a%d%s_fd%d_wr%d",
              cfg->sf_vec    ? "blockscaled"
-             : cfg->skew    ? (gemv_skew_blocks() > 2 ? "skew3" : "skew")
+             : cfg->skew    ? "skew"
              : gemv_wgmma(cfg, cute_runtime_target_arch(rt)) ? "wgmma"
              : cfg->mma     ? "mma"
              : cfg->a_major ? "rows"

@@ -62,10 +62,6 @@ void gemv_cols_host(cute_ctx *c, const cute_arg *arg);
 /* K-major A whose rows start anywhere: 16-byte vectors between a scalar head and tail
  * (skew.c, cfg.skew) */
 void gemv_skew_host(cute_ctx *c, const cute_arg *arg);
-/* the skew form's blocks an SM: 2 (its ~106 registers), or 3 under the trial
- * CUTEC_GEMV_SKEW_BLOCKS=3 (ptxas held to 80 registers, 20-50 bytes spilled; its splits then
- * stop at 24 warps an SM: 4097x3x8191 takes 6) */
-int gemv_skew_blocks(void);
 /* block-scaled (NVFP4, MXFP8) K-major A: the rows kernel's body with scales (blockscaled.c) */
 void gemv_blockscaled_host(cute_ctx *c, const cute_arg *arg);
 /* many vectors through mma.sync (mma.c): the plan's tiles and TiledMMA, and the host */

@@ -425,7 +425,7 @@ static void one_launch_cases(cute_runtime *rt)
           "the tensor-core form: the second kernel");
     cute_gemv_lib_free(lib);
     /* traced for sm_90a: one launch the library's choice, a dependent launch, at most
-     * CUTE_GEMV_ONE_LAUNCH_SPLITS splits an SM unless forced (the interpreter's 2 SMs: 6) */
+     * cute_gemv_one_launch_splits an SM unless forced (the interpreter's 2 SMs: 2 for bf16) */
     cute_runtime *h = check_interp();
     if (!h) return;
     cute_runtime_set_target_arch(h, "sm_90a");
@@ -436,8 +436,8 @@ static void one_launch_cases(cute_runtime *rt)
     int splits;
     CHECK(run_case(h, lib, &many).one_launch, "sm_90a, the library's splits: one launch");
     cute_gemv_lib_last(lib, NULL, &splits);
-    CHECK(splits > 1 && splits <= 2 * CUTE_GEMV_ONE_LAUNCH_SPLITS, "sm_90a one launch: %d splits (at most %d)", splits,
-          2 * CUTE_GEMV_ONE_LAUNCH_SPLITS);
+    int most = 2 * cute_gemv_one_launch_splits(CUTE_BF16);
+    CHECK(splits > 1 && splits <= most, "sm_90a one launch: %d splits (at most %d)", splits, most);
     cute_gemv_lib_one_launch(lib, 0);
     CHECK(!run_case(h, lib, &cases[1]).one_launch, "sm_90a, one launch off: the second kernel");
     cute_gemv_lib_free(lib);
@@ -469,10 +469,6 @@ static void skew_cases(cute_runtime *rt)
           "rows 16-byte aligned: the rows kernel");
     CHECK(!run_case(rt, lib, &(gemv_case){CUTE_F32, CUTE_F32, 5, 331, 1, 1, 0, 1, 0, 0, 0, 3}).skew,
           "f32 rows not aligned: the rows kernel's narrower vectors");
-    setenv("CUTEC_GEMV_SKEW_BLOCKS", "3", 1); /* the trial: 3 blocks an SM (80 registers) */
-    for (size_t i = 0; i < 2; i++)
-        CHECK(run_case(rt, lib, &cases[i]).skew, "skew case %zu at 3 blocks an SM ran skew", i);
-    unsetenv("CUTEC_GEMV_SKEW_BLOCKS");
     cute_gemv_lib_free(lib);
 }
 

@@ -219,6 +219,13 @@ int gemv_lib_fma_decode(cute_gemv_lib *lib)
     return d < 0 && cute_runtime_target_arch(lib->rt) >= 100 ? 0 : d;
 }
 
+/* (3x5x100000 on an H200, us a call: bf16 391 splits 6.0, 131 5.7-5.8; f32 782 7.2-8.2, 391
+ * 5.7-6.1; bench/RESULTS.md, odd41) */
+int cute_gemv_one_launch_splits(cute_dtype d)
+{
+    return cute_dtype_bits(d) == 16 ? 1 : 3;
+}
+
 bool cute_gemv_lib_one_launch(cute_gemv_lib *lib, int on)
 {
     if (!lib || on < -1 || on > 1) return false;
@@ -368,9 +375,9 @@ static int64_t choose_splits(const gemv_operands *o, const cute_gemv_config *cfg
     if (cfg->mma) return mma_splits(ceil_div(M, gemv_mma_rows(cfg, arch)) * L, tiles, cfg, sms, arch);
     if (units >= want / 2 || tiles <= 1) return 1;
     /* the skew form's blocks of 8 warps take up to 105 registers a thread (3 vectors: 2
-     * blocks an SM): its splits stop at 16 warps an SM, so that they run in one wave (8 warps
-     * a block of gemv_skew_blocks()) */
-    int64_t s = cfg->skew ? want * gemv_skew_blocks() / 2 / units : ceil_div(want, units);
+     * blocks an SM): its splits stop at 16 warps an SM, so that they run in one wave (3 blocks
+     * an SM at 80 registers, 6 splits at 4097x3x8191, measured slower: bench/RESULTS.md, odd41) */
+    int64_t s = cfg->skew ? want / units : ceil_div(want, units);
     return s < tiles ? s : tiles;
 }
 
@@ -430,9 +437,8 @@ static cute_gemv_config configure(cute_gemv_lib *lib, const gemv_operands *o, in
     int64_t s = lib->splits ? lib->splits : choose_splits(o, &cfg, sm_count(lib->rt), arch);
     /* split-K in one launch: asked for, or the library's on sm_90 on (its dependent launch) */
     bool one = cfg.a_major == 1 && !cfg.mma && (lib->one_launch < 0 ? arch >= 90 : lib->one_launch == 1);
-    /* ... whose last block reads every split's parts: at most CUTE_GEMV_ONE_LAUNCH_SPLITS splits
-     * an SM (3x5x100000 f32: 782 splits 7.2 us a call, 391 5.9; bf16 391 6.0, 131 5.8) */
-    int64_t most = (int64_t)sm_count(lib->rt) * CUTE_GEMV_ONE_LAUNCH_SPLITS;
+    /* ... whose last block reads every split's parts: cute_gemv_one_launch_splits an SM at most */
+    int64_t most = (int64_t)sm_count(lib->rt) * cute_gemv_one_launch_splits(cfg.dtype);
     if (one && !lib->splits && s > most) s = most;
     int64_t tiles = ceil_div(K, tk);
     if (s > tiles) s = tiles;

@@ -12,13 +12,7 @@
  * the head's and the tail's lengths take one element each.  The ends are the rows kernel's:
  * the lanes' sums meet through shuffles, lane 0 finishing each row (or its split's part). */
 #include "cutec/notation.h"
-#include "env/env_choice.h"
 #include "kernels/gemv/gemv_internal.h"
-
-int gemv_skew_blocks(void)
-{
-    return 2 + cute_env_choice_warn("CUTEC_GEMV_SKEW_BLOCKS", "2|3", 0);
-}
 
 /* a warp's rows and what it accumulates: f32 per row and vector, (vec) with one vector, (1)
  * with several */
@@ -86,7 +80,6 @@ static void skew_body(cute_ctx *c, cute_tensor mA, cute_tensor mX, cute_tensor m
     cute_int M = mA.layout.shape.leaf[0], K = mA.layout.shape.leaf[1];
     gemv_let_dependents_in(c, p);
     cute_tensor slot = gemv_last_slot(c, p);
-    if (gemv_skew_blocks() > 2) cute_kernel_min_blocks(c, gemv_skew_blocks());
     gemv_tiles t = gemv_block_split(c, p, K, kchunk);
     skew_warp w = {.mA = mA, .mX = mX, .l = t.l};
     cute_int lane = cute_lane_idx(c), R = cute_i(warps * p->rows);
