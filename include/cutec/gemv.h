@@ -83,6 +83,20 @@ typedef struct cute_gemv_config {
                             its first aligned 16 bytes, 16-byte vectors and a scalar tail, a
                             warp's rows alike in misalignment (the library's wherever it
                             applies; f32 keeps the rows kernel's narrower vectors) */
+    bool one_launch;     /* with split, the rows or skew kernel (K-major A, not the tensor
+                            cores, no scales): split-K in one launch (the library's on sm_90
+                            on, where on sm_90 it is a programmatic dependent launch: each
+                            block waits for the stream's previous grid before its first access
+                            of memory and lets the next grid in right after, so that a call's
+                            launch overlaps the previous call's end).  Each block writes its
+                            partials to W (atomic: adds them into its sums); after a barrier
+                            and a fence, thread 0
+                            counts the block in on its row group's counter (an extra argument:
+                            u32 zeros, one a row group and batch); the block that counts last
+                            adds the splits of each of the group's outputs in a fixed order
+                            (atomic: scales the sums and zeroes them) and writes y, and zeroes
+                            the counter for the next call.  No second
+                            kernel (cute_gemv_lib_one_launch) */
 } cute_gemv_config;
 
 #define CUTE_GEMV_MAX_AHEAD 2
@@ -174,6 +188,15 @@ bool cute_gemv_lib_smem_stages(cute_gemv_lib *lib, int stages);
  * CUTE_GEMV_MAX_FMA_DECODE, or -1 (the default) the library's choice (CUTE_GEMV_FMA_DECODE
  * in nvfp4.c); false for other values */
 bool cute_gemv_lib_fma_decode(cute_gemv_lib *lib, int level);
+/* Split-K in one launch (cute_gemv_config.one_launch) for later calls: 1 where it applies, 0
+ * never (a second kernel reduces the splits), -1 (the default) the library's choice: where it
+ * applies on sm_90 on, with at most one split an SM for 16-bit A and three for wider (H200,
+ * session 41: 3x5x100000 bf16 5.7 us a call at 131 splits, 6.0 at 391, against 7.1-10.3 in two
+ * kernels; f32 5.7-6.1 at 391 against 7.8-10.4; 4097x3x8191 f32 42.4 us against 46.3, bf16 28.9
+ * against 28.8; bench/RESULTS.md, odd41).  false for other values */
+bool cute_gemv_lib_one_launch(cute_gemv_lib *lib, int on);
+/* ... its splits an SM at most for A's dtype d */
+int cute_gemv_one_launch_splits(cute_dtype d);
 /* f32's 3xTF32 halves by bits (cute_gemv_config.tf32_bits) for later calls (on by default;
  * false: by cvt.rna.tf32.f32) */
 void cute_gemv_lib_tf32_bits(cute_gemv_lib *lib, bool on);

@@ -71,6 +71,11 @@ void cute_griddepcontrol_wait(cute_ctx *c);
  * them towards their use to save registers) */
 void cute_syncwarp(cute_ctx *c);
 void cute_griddepcontrol_launch_dependents(cute_ctx *c);
+/* fence.acq_rel.gpu (__threadfence()): after a barrier, one thread's fence then atomic
+ * publishes the block's earlier writes to the grid (release); the atomic then fence of the
+ * thread that sees every block's count makes theirs visible to its block after a barrier
+ * (acquire): the last block of a group of blocks reads what the others wrote */
+void cute_fence_acq_rel_gpu(cute_ctx *c);
 /* `bytes` (a multiple of 16) from global src to shared dst, both 16-byte aligned, completing
  * as transaction bytes on the mbarrier bar */
 void cute_cp_async_bulk_g2s(cute_ctx *c, cute_val dst, cute_val src, cute_val bytes, cute_val bar);
@@ -115,6 +120,7 @@ void cute_cp_async_bulk_wait_group_read(cute_ctx *c, int n);
 #define cute_griddepcontrol_wait(c) CUTE__CTX_AT((c), cute_griddepcontrol_wait(c))
 #define cute_syncwarp(c) CUTE__CTX_AT((c), cute_syncwarp(c))
 #define cute_griddepcontrol_launch_dependents(c) CUTE__CTX_AT((c), cute_griddepcontrol_launch_dependents(c))
+#define cute_fence_acq_rel_gpu(c) CUTE__CTX_AT((c), cute_fence_acq_rel_gpu(c))
 #define cute_cp_async_bulk_g2s(c, ...) CUTE__CTX_AT((c), cute_cp_async_bulk_g2s((c), __VA_ARGS__))
 #define cute_cp_async_bulk_s2g(c, ...) CUTE__CTX_AT((c), cute_cp_async_bulk_s2g((c), __VA_ARGS__))
 #define cute_cp_async_bulk_commit_group(c) CUTE__CTX_AT((c), cute_cp_async_bulk_commit_group(c))

@@ -57,8 +57,9 @@ static int usage(const char *cmd)
         "128;\n    f16, bf16 and f32 from 8 on (--mma-from N: from N on) through the tensor cores)\n"
         "  nvfp4: e2m1 A and x with a ue4m3 scale per 16 (seed 001); mxfp8: e4m3 with ue8m0 per "
         "32\n"
-        "  bench --forms lib,2,1,ring4: forms on one problem, each a row: the library's,\n"
-        "    NVFP4's register forms (k-tiles ahead), a ring of N stages\n",
+        "  bench --forms lib,2,1,ring4,two,one: forms on one problem, each a row: the library's,\n"
+        "    NVFP4's register forms (k-tiles ahead), a ring of N stages, split-K's second kernel,\n"
+        "    split-K in one launch\n",
         cmd);
     return CLI_USAGE;
 }
@@ -182,6 +183,8 @@ static int emit(const gemv_opts *o)
         cfg.ahead = o->ahead;
     cfg.fma_decode = o->sf_vec == 16 && o->fma_decode > 0 ? o->fma_decode : 0;
     cfg.tf32_bits = o->tf32_bits != 0 && cfg.mma && o->dtype == CUTE_F32;
+    /* split-K in one launch where the library runs it (sm_90 on) */
+    cfg.one_launch = cfg.split && o->major && !cfg.mma && !o->sf_vec && cute_runtime_target_arch(rt) >= 90;
     cli_clock t0 = cli_clock_now();
     const cute_fn *f = cute_gemv_compile(rt, &cfg, err, sizeof err);
     int rc = f ? cli_emit_kernel(f, o->emit, o->arch, cli_clock_since(t0)) : CLI_FAIL;
@@ -401,10 +404,28 @@ static void describe(const problem *p, const gemv_opts *o, char *buf, size_t n)
                  cfg.smem_stages);
     if (cfg.fma_decode) strncat(form, ", scales by bits", sizeof form - strlen(form) - 1);
     if (cfg.tf32_bits) strncat(form, ", tf32 by bits", sizeof form - strlen(form) - 1);
-    snprintf(buf, n, "%s %s->%s %lldx%lld N=%lld L=%lld, vec %d, %d split%s%s%s", kind,
+    snprintf(buf, n, "%s %s->%s %lldx%lld N=%lld L=%lld, vec %d, %d split%s%s%s%s", kind,
              cute_dtype_name(o->dtype), cute_dtype_name(o->y_dtype), (long long)o->M,
              (long long)o->K, (long long)nvec(o), (long long)o->L, cfg.vec, splits,
-             splits == 1 ? "" : "s", cfg.atomic ? " (atomic)" : "", form);
+             splits == 1 ? "" : "s", cfg.atomic ? " (atomic" : "",
+             cfg.one_launch ? (cfg.atomic ? ", one launch)" : " (one launch)")
+             : cfg.atomic   ? ")"
+                            : "",
+             form);
+}
+
+/* after run_one: y made again from its first bytes and one more call; whether it gave y's
+ * bits of the first call (a deterministic reduction's, whichever block came last) */
+static bool same_bits_again(problem *p)
+{
+    cute_backend *b = cute_runtime_backend(p->rt);
+    void *again = malloc(p->bytes[2]);
+    bool same = again && b->vt->upload(b->self, &p->buf[2], 0, p->y0, p->bytes[2]) == CUTE_OK &&
+                call_gemv(p, 0) == CUTE_OK && b->vt->sync(b->self, NULL) == CUTE_OK &&
+                b->vt->download(b->self, again, &p->buf[2], 0, p->bytes[2]) == CUTE_OK &&
+                !memcmp(again, p->host[2], p->bytes[2]);
+    free(again);
+    return same;
 }
 
 static int run(const gemv_opts *o)
@@ -433,16 +454,19 @@ static int run(const gemv_opts *o)
     char what[160];
     describe(&p, o, what, sizeof what);
     bool gpu = !strcmp(cute_runtime_backend_name(p.rt), "cuda"); /* times mean something */
+    /* on the GPU, the deterministic reductions once more from the same y: the same bits */
+    bool twice = ms >= 0 && gpu && !o->atomic, same = twice && same_bits_again(&p);
     if (ms >= 0)
-        printf("gemv %s, backend %s: %s (%lld wrong of %lld)", what,
+        printf("gemv %s, backend %s: %s (%lld wrong of %lld)%s", what,
                cute_runtime_backend_name(p.rt), bad ? "FAILED" : "verified against float64",
-               (long long)bad, (long long)rows_checked(o));
+               (long long)bad, (long long)rows_checked(o),
+               !twice ? "" : same ? ", the same bits twice" : ", NOT the same bits twice");
     if (ms >= 0 && gpu) printf(", %.4f ms, %.1f GB/s", ms, moved(o) / ms / 1e6);
     if (ms >= 0) printf("\n");
     problem_drop(&p);
     cute_gemv_lib_free(p.lib);
     cute_runtime_free(p.rt);
-    return ms >= 0 && bad == 0 ? CLI_OK : CLI_FAIL;
+    return ms >= 0 && bad == 0 && same == twice ? CLI_OK : CLI_FAIL;
 }
 
 /* one bench row of p as the library runs it now */
@@ -462,20 +486,32 @@ static bool bench_row(problem *p, const gemv_opts *o)
     return ms >= 0 && bad == 0;
 }
 
+/* whether s starts with the form `word` (then a comma or its end) */
+static bool form_is(const char *s, const char *word)
+{
+    size_t n = strlen(word);
+    return !strncmp(s, word, n) && (s[n] == ',' || !s[n]);
+}
+
 /* a --forms form set on the library: "lib" (the library's choice), "A" (NVFP4's register
- * form, A k-tiles ahead), "ringN" (a ring of N stages); the characters it took in *used, or
- * false */
+ * form, A k-tiles ahead), "ringN" (a ring of N stages), "two", "one" (split-K's
+ * second kernel, split-K in one launch: cute_gemv_lib_one_launch); the characters it took in
+ * *used, or false */
 static bool set_form(cute_gemv_lib *lib, const gemv_opts *o, const char *s, gemv_opts *f, int *used)
 {
-    int ahead = 0, stages = o->smem_stages;
+    static const char *const launches[] = {"two", "one"};
+    int ahead = 0, stages = o->smem_stages, one = -1;
     *used = 0;
-    if (!strncmp(s, "lib", 3) && (s[3] == ',' || !s[3]))
+    for (int i = 0; i < 2; i++)
+        if (form_is(s, launches[i])) *used = 3, one = i;
+    if (form_is(s, "lib"))
         *used = 3, stages = -1;
-    else if (sscanf(s, "ring%d%n", &stages, used) != 1 && sscanf(s, "%d%n", &ahead, used) != 1)
+    else if (one < 0 && sscanf(s, "ring%d%n", &stages, used) != 1 && sscanf(s, "%d%n", &ahead, used) != 1)
         return false;
     if (s[*used] != ',' && s[*used]) return false;
     f->ahead = ahead, f->smem_stages = stages;
-    return cute_gemv_lib_ahead(lib, ahead) && cute_gemv_lib_smem_stages(lib, stages);
+    return cute_gemv_lib_ahead(lib, ahead) && cute_gemv_lib_smem_stages(lib, stages) &&
+           cute_gemv_lib_one_launch(lib, one);
 }
 
 /* --forms: each form a row on the one problem (y as made before each form's checked call; a
@@ -488,7 +524,7 @@ static bool bench_forms(problem *p, const gemv_opts *o)
     for (const char *s = o->forms; *s;) {
         int used = 0;
         if (!set_form(p->lib, o, s, &f, &used)) {
-            printf("cutec bench gemv: --forms %s: a form is lib, ahead (1, 2) or ringN\n", o->forms);
+            printf("cutec bench gemv: --forms %s: a form is lib, ahead (1, 2), ringN, two or one\n", o->forms);
             return false;
         }
         p->checked = false;

@@ -279,6 +279,7 @@ void cute_cluster_arrive_relaxed(cute_ctx *c)
 void cute_cluster_wait(cute_ctx *c) { bare(c, CUTE_INST_BARRIER_CLUSTER_WAIT, "cute_cluster_wait"); }
 void cute_syncwarp(cute_ctx *c) { bare(c, CUTE_INST_BAR_WARP_SYNC, "cute_syncwarp"); }
 void cute_griddepcontrol_wait(cute_ctx *c) { bare(c, CUTE_INST_GRIDDEPCONTROL_WAIT, "cute_griddepcontrol_wait"); }
+void cute_fence_acq_rel_gpu(cute_ctx *c) { bare(c, CUTE_INST_FENCE_ACQ_REL_GPU, "cute_fence_acq_rel_gpu"); }
 void cute_griddepcontrol_launch_dependents(cute_ctx *c)
 {
     bare(c, CUTE_INST_GRIDDEPCONTROL_LAUNCH_DEPENDENTS, "cute_griddepcontrol_launch_dependents");

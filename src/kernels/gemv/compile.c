@@ -108,6 +108,7 @@ static bool plan_make(cute_alg *a, const cute_gemv_config *cfg, int arch, gemv_p
     p->fp4_cvt = p->words && arch >= 100;
     /* (the tensor-core form returned above) at any split count (past 32 splits since session
      * 38; at 4097x3x8191's 4 splits 63.1% of the copy against 61.3 on an H200, session 40) */
+    /* (in one launch, the splitting kernel itself a dependent launch: parts.c) */
     p->pdl = cfg->split && arch >= 90;
     int bits = cfg->vec * cute_dtype_bits(cfg->dtype);
     cute_copy_atom atom = p->words ? cute_copy_atom_universal(a, CUTE_U32, bits)
@@ -263,6 +264,11 @@ static bool config_ok(const cute_gemv_config *cfg, char *err, size_t n)
                  "16-byte vectors, without the tensor cores, the ring or the L2 prefetch");
         return false;
     }
+    if (cfg->one_launch && (!cfg->split || cfg->a_major != 1 || cfg->mma)) {
+        snprintf(err, n, "gemv: split-K in one launch takes split-K (split set) of K-major A without the tensor "
+                 "cores");
+        return false;
+    }
     if (cfg->atomic && !cfg->split) {
         snprintf(err, n, "gemv: an atomic reduction is split-K's (split must be set)");
         return false;
@@ -284,7 +290,7 @@ static const char *dyn(int v, char *buf, size_t n)
     return buf;
 }
 
-static void make_specs(const cute_gemv_config *cfg, int arch, cute_arg_spec specs[8])
+static void make_specs(const cute_gemv_config *cfg, int arch, cute_arg_spec specs[9])
 {
     char t[160], d[24];
     int v = cfg->vec, es = cute_dtype_bytes(cfg->dtype);
@@ -313,6 +319,8 @@ static void make_specs(const cute_gemv_config *cfg, int arch, cute_arg_spec spec
      * above the barrier of each k-tile between (read-only ones it sank to their use: 49.7% of
      * the copy at 64 vectors against 58.6 on an H200) */
     specs[2].may_alias = gemv_wgmma(cfg, arch);
+    if (cfg->one_launch) /* the counters, after skew's misalignment */
+        specs[7 + cfg->skew] = cute_spec_tensor(CUTE_U32, "(?):(1)", 4);
     if (!cfg->skew) return;
     /* rows and vectors start anywhere: A's and x's elements aligned, no more; then A[0,0,0]'s
      * misalignment in elements */
@@ -355,13 +363,13 @@ const cute_fn *cute_gemv_compile(cute_runtime *rt, const cute_gemv_config *cfg, 
         free(plan);
         return NULL;
     }
-    cute_arg_spec specs[8];
+    cute_arg_spec specs[9];
     if (cfg->sf_vec)
         make_blockscaled_specs(cfg, specs);
     else
         make_specs(cfg, cute_runtime_target_arch(rt), specs);
     char name[128];
-    snprintf(name, sizeof name, "gemv_%s_%s_%s_v%d_n%d%s_pf%d%s_r%d_a%d_fd%d",
+    snprintf(name, sizeof name, "gemv_%s_%s_%s_v%d_n%d%s%s_pf%d%s_r%d_a%d_fd%d",
              cfg->sf_vec    ? "blockscaled"
              : cfg->skew    ? "skew"
              : gemv_wgmma(cfg, cute_runtime_target_arch(rt)) ? "wgmma"
@@ -374,14 +382,14 @@ const cute_fn *cute_gemv_compile(cute_runtime *rt, const cute_gemv_config *cfg, 
              : cfg->many_splits ? "_splits"
              : cfg->split       ? "_split"
                                 : "",
-             cfg->l2_prefetch, cfg->tile_at_a_time ? "_tile" : "", cfg->smem_stages,
+             cfg->one_launch ? "_one" : "", cfg->l2_prefetch, cfg->tile_at_a_time ? "_tile" : "", cfg->smem_stages,
              gemv_ahead(cfg), cfg->fma_decode);
     cute_host_fn host = cfg->sf_vec    ? gemv_blockscaled_host
                         : cfg->skew    ? gemv_skew_host
                         : cfg->mma     ? gemv_mma_host
                         : cfg->a_major ? gemv_rows_host
                                        : gemv_cols_host;
-    const cute_fn *f = cute_compile(rt, name, host, plan, 7 + cfg->skew, specs, err, n);
+    const cute_fn *f = cute_compile(rt, name, host, plan, 7 + cfg->skew + cfg->one_launch, specs, err, n);
     free(plan); /* only needed while tracing */
     return f;
 }

@@ -20,7 +20,7 @@ typedef struct gemv_plan {
     bool fp4_cvt;       /* ... decoded by sm_100a's cvt.rn.f16x2.e2m1x2, not bit operations */
     bool pdl;           /* the second kernel a programmatic dependent launch (sm_90 on, split
                            K; not the tensor-core forms'): let in as the first kernel's blocks
-                           start */
+                           start; in one launch, the splitting kernel itself one */
     int arch;           /* the compile target's SM version (0: not known) */
     /* the tensor-core form (cfg.mma, mma.c): A's rows on mma.sync's 16-row side, the
      * vectors on its 8-column side; a block's tile (bm rows, bn vectors, bk columns) */
@@ -121,6 +121,7 @@ int gemv_mma_blocks(const cute_gemv_config *cfg, int arch);
  * kernel's launch: blocks of `rows` rows of A, one per split of K, per batch. */
 typedef struct gemv_host_args {
     cute_tensor mA, xb, mY, mW;
+    cute_tensor counts; /* cfg.one_launch: the row groups' counters (argument 7, or 8 with skew) */
     cute_int kchunk;
     cute_host_scalar alpha, beta;
     cute_launch_cfg launch;
@@ -205,8 +206,18 @@ void gemv_finish_warp(cute_ctx *c, const gemv_plan *p, const cute_val *sums, cut
                       cute_tensor mY, cute_tensor mW, const gemv_tiles *t, cute_val alpha,
                       cute_val beta);
 /* the splitting kernel's blocks letting the second kernel in (p->pdl: it then waits for the
- * whole grid before it reads W); nothing otherwise */
+ * whole grid before it reads W); in one launch (cfg.one_launch: the kernel itself a
+ * dependent launch), first the wait for the stream's previous grid, then the next grid let in;
+ * nothing otherwise */
 void gemv_let_dependents_in(cute_ctx *c, const gemv_plan *p);
+/* Split-K in one launch (cfg.one_launch): the block's verdict slot (shared memory, allocated at
+ * the kernel's top level; nothing otherwise), and the kernel's end: every thread of the block
+ * runs it after the block's partials are in W; the block of the row group (`rows` rows from
+ * block index 0 times rows, batch t->l) that counts in last on its counter adds every
+ * split's parts in a fixed order and writes y (docs/gemv.md, "Split-K in one launch") */
+cute_tensor gemv_last_slot(cute_ctx *c, const gemv_plan *p);
+void gemv_last_block_end(cute_ctx *c, const gemv_plan *p, cute_tensor mY, cute_tensor mW, cute_tensor counts,
+                         cute_tensor slot, const gemv_tiles *t, int rows, cute_val alpha, cute_val beta);
 /* the launch of the ordered reduction of W's splits into y (split-K's second kernel) */
 void gemv_reduce_launch(cute_ctx *c, const gemv_plan *p, cute_tensor mY, cute_tensor mW,
                         cute_host_scalar alpha, cute_host_scalar beta);

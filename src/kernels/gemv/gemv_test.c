@@ -156,6 +156,22 @@ static cute_gemv_config run_case(cute_runtime *rt, cute_gemv_lib *lib, const gem
     return cfg;
 }
 
+/* t run twice on the same inputs: the same bits (the deterministic reductions); what the
+ * library ran */
+static cute_gemv_config run_twice(cute_runtime *rt, cute_gemv_lib *lib, const gemv_case *t, const char *what,
+                                  size_t i)
+{
+    uint64_t from = seed, h[2];
+    cute_gemv_config cfg;
+    for (int n = 0; n < 2; n++) {
+        seed = from;
+        cfg = run_case(rt, lib, t);
+        h[n] = y_hash;
+    }
+    CHECK(h[0] == h[1], "%s case %zu: the same bits twice", what, i);
+    return cfg;
+}
+
 static void results(cute_runtime *rt)
 {
     cute_gemv_lib *lib = cute_gemv_lib_new(rt);
@@ -355,27 +371,75 @@ static void many_splits_cases(cute_runtime *rt)
         {CUTE_F32, CUTE_F32, 7, 2305, 2, 1, 0, 1, 0, 37, -0.5, 3},
         {CUTE_F16, CUTE_F32, 9, 300, 1, 0, 0, 1, 0, 38, 0, 0},
     };
-    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
-        uint64_t from = seed, h[2];
-        cute_gemv_config cfg;
-        for (int n = 0; n < 2; n++) {
-            seed = from;
-            cfg = run_case(rt, lib, &cases[i]);
-            h[n] = y_hash;
-        }
-        CHECK(cfg.many_splits, "many splits case %zu ran many_splits", i);
-        CHECK(h[0] == h[1], "many splits case %zu: the same bits twice", i);
-    }
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
+        CHECK(run_twice(rt, lib, &cases[i], "many splits", i).many_splits, "many splits case %zu ran many_splits", i);
     cute_gemv_lib_free(lib);
     cute_runtime *h = check_interp();
     if (!h) return;
     cute_runtime_set_target_arch(h, "sm_90a");
     lib = cute_gemv_lib_new(h);
+    cute_gemv_lib_one_launch(lib, 0); /* (the library's there: split-K in one launch) */
     CHECK(run_case(h, lib, &cases[1]).many_splits, "sm_90a: many splits");
     cute_gemv_lib_free(lib);
     lib = cute_gemv_lib_new(h); /* a few splits: a dependent launch too */
+    cute_gemv_lib_one_launch(lib, 0);
     gemv_case few = {CUTE_BF16, CUTE_BF16, 37, 1009, 1, 1, 0, 1, 0, 2, 0, 3};
     CHECK(run_case(h, lib, &few).split, "sm_90a: two splits");
+    cute_gemv_lib_free(lib);
+    cute_runtime_free(h);
+}
+
+/* Split-K in one launch (cute_gemv_lib_one_launch; the library's on sm_90): the last block of
+ * each row group adds the parts (the atomic reduction: scales the sums, twice each, the second
+ * call finding them zero).  The rows kernel (f32, 1 and 3 vectors, the ring's one bf16
+ * vector) and the skew form (odd and prime K), M of 1 to 37 (past a block's rows), few splits
+ * and 37 (several a thread), batches (a group a batch), y poisoned (beta 0); each case twice on
+ * the same inputs: the same bits, whichever block came last, and the second call found its
+ * counters zero again (else no block would count last and y would stay NaN).  M-major A and the
+ * tensor-core form keep the second kernel. */
+static void one_launch_cases(cute_runtime *rt)
+{
+    cute_gemv_lib *lib = cute_gemv_lib_new(rt);
+    CHECK(!run_case(rt, lib, &(gemv_case){CUTE_BF16, CUTE_BF16, 37, 1009, 1, 1, 0, 1, 0, 4, 0, 3}).one_launch,
+          "the library's choice on the interpreter (no sm_90): the second kernel");
+    CHECK(cute_gemv_lib_one_launch(lib, 1) && !cute_gemv_lib_one_launch(lib, 2), "one_launch takes -1, 0, 1");
+    static const gemv_case cases[] = {
+        {CUTE_F32, CUTE_F32, 7, 2305, 2, 1, 0, 1, 0, 37, -0.5, 3},
+        {CUTE_BF16, CUTE_BF16, 37, 1009, 1, 1, 0, 1, 0, 4, 0, 3},
+        {CUTE_F16, CUTE_F32, 5, 3331, 2, 1, 0, 1, 4, 2, 0, 1},
+        {CUTE_BF16, CUTE_BF16, 3, 4099, 1, 1, 0, 1, 0, 5, 0, 0},
+        {CUTE_F32, CUTE_BF16, 1, 2111, 1, 1, 0, 1, 0, 33, 0.5, 8},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        cute_gemv_config cfg = run_twice(rt, lib, &cases[i], "one-launch", i);
+        CHECK(cfg.one_launch && cfg.split && !cfg.many_splits, "one-launch case %zu ran in one launch", i);
+    }
+    cute_gemv_lib_deterministic(lib, false); /* the atomic sums: the last block scales and zeroes them */
+    for (size_t i = 0; i < 2; i++)
+        for (int n = 0; n < 2; n++)
+            CHECK(run_case(rt, lib, &cases[i]).one_launch, "atomic one-launch case %zu ran in one launch", i);
+    cute_gemv_lib_deterministic(lib, true);
+    CHECK(!run_case(rt, lib, &(gemv_case){CUTE_F16, CUTE_F16, 9, 300, 1, 0, 0, 1, 0, 3, 0, 0}).one_launch,
+          "M-major A: the second kernel");
+    CHECK(!run_case(rt, lib, &(gemv_case){CUTE_BF16, CUTE_BF16, 20, 1000, 1, 1, 0, 1, 0, 2, 0, 16}).one_launch,
+          "the tensor-core form: the second kernel");
+    cute_gemv_lib_free(lib);
+    /* traced for sm_90a: one launch the library's choice, a dependent launch, at most
+     * cute_gemv_one_launch_splits an SM unless forced (the interpreter's 2 SMs: 2 for bf16) */
+    cute_runtime *h = check_interp();
+    if (!h) return;
+    cute_runtime_set_target_arch(h, "sm_90a");
+    lib = cute_gemv_lib_new(h);
+    for (size_t i = 0; i < 2; i++)
+        CHECK(run_twice(h, lib, &cases[i], "sm_90a one-launch", i).one_launch, "sm_90a case %zu: one launch", i);
+    gemv_case many = {CUTE_BF16, CUTE_BF16, 5, 20011, 1, 1, 0, 1, 0, 0, 0, 3};
+    int splits;
+    CHECK(run_case(h, lib, &many).one_launch, "sm_90a, the library's splits: one launch");
+    cute_gemv_lib_last(lib, NULL, &splits);
+    int most = 2 * cute_gemv_one_launch_splits(CUTE_BF16);
+    CHECK(splits > 1 && splits <= most, "sm_90a one launch: %d splits (at most %d)", splits, most);
+    cute_gemv_lib_one_launch(lib, 0);
+    CHECK(!run_case(h, lib, &cases[1]).one_launch, "sm_90a, one launch off: the second kernel");
     cute_gemv_lib_free(lib);
     cute_runtime_free(h);
 }
@@ -653,6 +717,7 @@ int main(void)
     results(rt);
     ring_cases(rt);
     skew_cases(rt);
+    one_launch_cases(rt);
     many_splits_cases(rt);
     wgmma_cases(rt);
     machine_code(rt);

@@ -35,6 +35,10 @@ struct cute_gemv_lib {
     cute_buffer sums;      /* the atomic reduction's sums, zero between calls */
     size_t sums_bytes;
     bool sums_dirty;      /* a failed call may have left sums behind: zero them again */
+    int one_launch;       /* cute_gemv_lib_one_launch (-1: the library's choice) */
+    cute_buffer counts;   /* the one-launch form's counters, zero between calls */
+    size_t counts_bytes;
+    bool counts_dirty;    /* as sums_dirty */
     cute_buffer *retired; /* smaller workspaces that kernels in flight may still use */
     int nretired;
 };
@@ -50,7 +54,7 @@ static bool same_config(const void *x, const void *y)
            a->tile_at_a_time == b->tile_at_a_time && a->smem_stages == b->smem_stages &&
            gemv_ahead(a) == gemv_ahead(b) &&
            a->fma_decode == b->fma_decode &&
-           a->tf32_bits == b->tf32_bits && a->skew == b->skew;
+           a->tf32_bits == b->tf32_bits && a->skew == b->skew && a->one_launch == b->one_launch;
 }
 
 /* fn_cache_compile for cute_gemv_config keys */
@@ -69,6 +73,7 @@ cute_gemv_lib *cute_gemv_lib_new(cute_runtime *rt)
     lib->mma_from = CUTE_GEMV_MMA_FROM;
     lib->smem_stages = -1;
     lib->fma_decode = -1;
+    lib->one_launch = -1;
     lib->tf32_bits = true; /* f32 8-16 vectors +3-8 points of the copy on an H200 (session 38) */
     fn_cache_init(&lib->fns, sizeof(cute_gemv_config), same_config);
     pthread_mutex_init(&lib->lock, NULL);
@@ -83,6 +88,7 @@ void cute_gemv_lib_free(cute_gemv_lib *lib)
     if (lib->ws_bytes) b->vt->free(b->self, &lib->ws);
     if (lib->zeros_bytes) b->vt->free(b->self, &lib->zeros);
     if (lib->sums_bytes) b->vt->free(b->self, &lib->sums);
+    if (lib->counts_bytes) b->vt->free(b->self, &lib->counts);
     for (int i = 0; i < lib->nretired; i++) b->vt->free(b->self, &lib->retired[i]);
     free(lib->retired);
     pthread_mutex_destroy(&lib->lock);
@@ -191,6 +197,22 @@ int gemv_lib_fma_decode(cute_gemv_lib *lib)
     /* the library's choice (-1) is for the bit decode before sm_100; sm_100a decodes e2m1 by
      * cvt and keeps level 0 unless asked (not measured there) */
     return d < 0 && cute_runtime_target_arch(lib->rt) >= 100 ? 0 : d;
+}
+
+/* (3x5x100000 on an H200, us a call: bf16 391 splits 6.0, 131 5.7-5.8; f32 782 7.2-8.2, 391
+ * 5.7-6.1; bench/RESULTS.md, odd41) */
+int cute_gemv_one_launch_splits(cute_dtype d)
+{
+    return cute_dtype_bits(d) == 16 ? 1 : 3;
+}
+
+bool cute_gemv_lib_one_launch(cute_gemv_lib *lib, int on)
+{
+    if (!lib || on < -1 || on > 1) return false;
+    pthread_mutex_lock(&lib->lock);
+    lib->one_launch = on;
+    pthread_mutex_unlock(&lib->lock);
+    return true;
 }
 
 void cute_gemv_lib_tf32_bits(cute_gemv_lib *lib, bool on)
@@ -316,7 +338,8 @@ static int64_t choose_splits(const gemv_operands *o, const cute_gemv_config *cfg
     if (cfg->mma) return mma_splits(ceil_div(M, gemv_mma_rows(cfg, arch)) * L, tiles, cfg, sms, arch);
     if (units >= want / 2 || tiles <= 1) return 1;
     /* the skew form's blocks of 8 warps take up to 105 registers a thread (3 vectors: 2
-     * blocks an SM): its splits stop at 16 warps an SM, so that they run in one wave */
+     * blocks an SM): its splits stop at 16 warps an SM, so that they run in one wave (3 blocks
+     * an SM at 80 registers, 6 splits at 4097x3x8191, measured slower: bench/RESULTS.md, odd41) */
     int64_t s = cfg->skew ? want / units : ceil_div(want, units);
     return s < tiles ? s : tiles;
 }
@@ -375,45 +398,59 @@ static cute_gemv_config configure(cute_gemv_lib *lib, const gemv_operands *o, in
     cfg.tf32_bits = lib->tf32_bits && cfg.mma && cfg.dtype == CUTE_F32;
     int64_t K = o->A.shape[1], tk = cute_gemv_k_tile(&cfg);
     int64_t s = lib->splits ? lib->splits : choose_splits(o, &cfg, sm_count(lib->rt), arch);
+    /* split-K in one launch: asked for, or the library's on sm_90 on (its dependent launch) */
+    bool one = cfg.a_major == 1 && !cfg.mma && (lib->one_launch < 0 ? arch >= 90 : lib->one_launch == 1);
+    /* ... whose last block reads every split's parts: cute_gemv_one_launch_splits an SM at most */
+    int64_t most = (int64_t)sm_count(lib->rt) * cute_gemv_one_launch_splits(cfg.dtype);
+    if (one && !lib->splits && s > most) s = most;
     int64_t tiles = ceil_div(K, tk);
     if (s > tiles) s = tiles;
     *kchunk = tiles ? ceil_div(tiles, s ? s : 1) * tk : tk;
     *splits = K ? ceil_div(K, *kchunk) : 1; /* K = 0: one split of nothing, y = beta y */
     cfg.split = *splits != 1;
     cfg.atomic = cfg.split && lib->nondeterministic;
-    cfg.many_splits = cfg.split && !cfg.atomic && *splits > CUTE_GEMV_FEW_SPLITS;
+    cfg.one_launch = one && cfg.split;
+    cfg.many_splits = cfg.split && !cfg.atomic && !cfg.one_launch && *splits > CUTE_GEMV_FEW_SPLITS;
     return cfg;
 }
 
-/* the atomic reduction's sums: M*N*L zeroed f32 (lock held) */
-static cute_status zeroed_sums(cute_gemv_lib *lib, size_t bytes, char *err, size_t n)
+/* `bytes` zeroed bytes in *buf (lock held): the atomic reduction's sums (M*N*L f32), the
+ * one-launch form's counters; *dirty: a failed call may have left them non-zero */
+static cute_status zeroed(cute_gemv_lib *lib, cute_buffer *buf, size_t *have, bool *dirty, size_t bytes,
+                          const char *what, char *err, size_t n)
 {
-    if (bytes > lib->sums_bytes) lib->sums_dirty = false; /* grow() zeroes what it makes */
-    cute_status s = grow(lib, &lib->sums, &lib->sums_bytes, bytes, true, err, n);
-    if (s != CUTE_OK || !lib->sums_dirty) return s;
-    void *host = calloc(1, lib->sums_bytes);
+    if (bytes > *have) *dirty = false; /* grow() zeroes what it makes */
+    cute_status s = grow(lib, buf, have, bytes, true, err, n);
+    if (s != CUTE_OK || !*dirty) return s;
+    void *host = calloc(1, *have);
     cute_backend *b = cute_runtime_backend(lib->rt);
-    s = host ? b->vt->upload(b->self, &lib->sums, 0, host, lib->sums_bytes) : CUTE_ERR_OOM;
+    s = host ? b->vt->upload(b->self, buf, 0, host, *have) : CUTE_ERR_OOM;
     free(host);
-    if (s != CUTE_OK) return snprintf(err, n, "gemv: zeroing the sums: %s", cute_status_name(s)), s;
-    lib->sums_dirty = false;
+    if (s != CUTE_OK) return snprintf(err, n, "gemv: zeroing the %s: %s", what, cute_status_name(s)), s;
+    *dirty = false;
     return CUTE_OK;
 }
 
 /* the call's arguments: the operands, the workspace (M,N,L,S), the atomic sums (M,N,L,1),
- * or (1,N,1,1) unread; skew, A's misalignment (argument 7) */
+ * or (1,N,1,1) unread; skew, A's misalignment (argument 7); one launch, the counters (M L
+ * of them: at least one a row group and batch) after it */
 static cute_status arguments(cute_gemv_lib *lib, const gemv_operands *o,
                              const cute_gemv_config *cfg, int64_t splits, int64_t kchunk,
-                             double alpha, double beta, cute_call_arg args[8], char *err, size_t n)
+                             double alpha, double beta, cute_call_arg args[9], char *err, size_t n)
 {
     int64_t M = o->A.shape[0], N = o->x.shape[1], L = o->A.shape[2];
     bool split = cfg->split;
     int64_t w[4] = {split ? M : 1, N, split ? L : 1, split && !cfg->atomic ? splits : 1};
     size_t bytes = (size_t)(w[0] * w[1] * w[2] * w[3]) * 4;
     cute_buffer *buf = cfg->atomic ? &lib->sums : &lib->ws;
-    cute_status s = cfg->atomic ? zeroed_sums(lib, bytes, err, n)
+    cute_status s = cfg->atomic ? zeroed(lib, &lib->sums, &lib->sums_bytes, &lib->sums_dirty, bytes, "sums", err, n)
                                 : grow(lib, &lib->ws, &lib->ws_bytes, bytes, false, err, n);
+    int64_t ncounts = M * L;
+    if (s == CUTE_OK && cfg->one_launch)
+        s = zeroed(lib, &lib->counts, &lib->counts_bytes, &lib->counts_dirty, (size_t)ncounts * 4, "counters", err, n);
     if (s != CUTE_OK) return s;
+    if (cfg->one_launch)
+        args[7 + cfg->skew] = cute_call_tensor(&lib->counts, 0, CUTE_U32, 1, (int64_t[]){ncounts}, (int64_t[]){1});
     if (cfg->skew) { /* A[0,0,0]'s misalignment, in elements */
         uintptr_t at = (uintptr_t)o->A.buf->ptr + o->A.offset;
         args[7] = cute_call_int((int64_t)(at % 16 / (uintptr_t)cute_dtype_bytes(cfg->dtype)));
@@ -447,7 +484,7 @@ static cute_status gemv_call(cute_gemv_lib *lib, const cute_call_arg *A, const c
                             cute_dtype_name((cute_dtype)o.A.dtype), o.major ? "K" : "M", o.vec);
     if (o.A.shape[0] == 0 || o.A.shape[2] == 0) return CUTE_OK; /* nothing to write */
     int64_t splits, kchunk;
-    cute_call_arg args[8];
+    cute_call_arg args[9];
     pthread_mutex_lock(&lib->lock);
     if (o.A.shape[1] == 0) s = zero_k(lib, &o, err, n);
     cute_gemv_config cfg = configure(lib, &o, &splits, &kchunk);
@@ -460,11 +497,11 @@ static cute_status gemv_call(cute_gemv_lib *lib, const cute_call_arg *A, const c
     pthread_mutex_unlock(&lib->lock);
     if (s != CUTE_OK) return s;
     char why[1024];
-    s = cute_call(e->fn, stream, 7 + cfg.skew, args, why, sizeof why);
+    s = cute_call(e->fn, stream, 7 + cfg.skew + cfg.one_launch, args, why, sizeof why);
     if (s != CUTE_OK) snprintf(err, n, "gemv: %s", why);
-    if (s != CUTE_OK && cfg.atomic) { /* the sums may hold this call's partials */
+    if (s != CUTE_OK && (cfg.atomic || cfg.one_launch)) { /* the sums or counters may hold this call's */
         pthread_mutex_lock(&lib->lock);
-        lib->sums_dirty = true;
+        lib->sums_dirty |= cfg.atomic, lib->counts_dirty |= cfg.one_launch;
         pthread_mutex_unlock(&lib->lock);
     }
     return s;

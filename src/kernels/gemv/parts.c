@@ -3,6 +3,7 @@
  * second kernel, which adds the splits of each row in split order (the same bits every
  * run, whatever order the splits' blocks ran in). */
 #include "cutec/notation.h"
+#include "cutec/smem.h"
 #include "cutec/sync.h"
 #include "kernels/gemv/gemv_internal.h"
 
@@ -22,11 +23,13 @@ gemv_host_args gemv_host_unpack(cute_ctx *c, const cute_arg *arg, int64_t rows)
                         .kchunk = arg[4].i,
                         .alpha = arg[5].f,
                         .beta = arg[6].f};
+    if (p->cfg.one_launch) g.counts = arg[7 + p->cfg.skew].tensor;
     const cute_int *e = g.mA.layout.shape.leaf; /* M, K, L */
     g.xb = gemv_broadcast_x(c, arg[1].tensor, e[0]);
     g.launch = (cute_launch_cfg){
         .grid = {cute_ceil_div(a, e[0], cute_i(rows)), gemv_splits(c, e[1], g.kchunk), e[2]},
-        .block = {cute_i(p->threads)}};
+        .block = {cute_i(p->threads)},
+        .pdl = p->pdl && p->cfg.one_launch};
     return g;
 }
 
@@ -348,15 +351,105 @@ static void gemv_reduce(cute_ctx *c, cute_tensor mY, cute_tensor mW, cute_val al
     }
 }
 
+cute_tensor gemv_last_slot(cute_ctx *c, const gemv_plan *p)
+{
+    if (!p->cfg.one_launch) return (cute_tensor){0};
+    cute_smem_allocator A = cute_smem_allocator_new(c);
+    return cute_smem_alloc_tensor(c, &A, CUTE_U32, cute_layout_parse(cute_ctx_alg(c), "(1):(1)"), 4);
+}
+
+/* The last block's sums of its row group (rows row0 .. row0 + rows - 1 of A, batch l): each
+ * output o = r N + v (row row0 + r, vector v) the sum of W's S splits (atomic: S = 1, the
+ * blocks' atomic sum, then zeroed for the next call), by g threads (g the
+ * largest power of two up to 32 with g x the group's outputs <= the block's threads; rounds
+ * of them past that): thread j of an output's g adds splits j, j + g, ... in order (16 loads
+ * in flight), the g sums meet in a fixed butterfly, thread 0 of them writes y.  The tree
+ * depends on the shape alone: the same bits every run. */
+static void last_sums(cute_ctx *c, const gemv_plan *p, cute_tensor mY, cute_tensor mW, cute_int row0, int rows,
+                      cute_int l, cute_val alpha, cute_val beta)
+{
+    cute_alg *a = cute_ctx_alg(c);
+    int T = p->threads;
+    cute_int S = mW.layout.shape.leaf[3], M = mY.layout.shape.leaf[0], tid = cute_thread_idx(c, 0);
+    cute_int nv = cute_i(p->nvec), outs = cute_mul(a, cute_min(a, cute_i(rows), cute_sub(a, M, row0)), nv);
+    cute_val gv = cute_val_int(c, CUTE_I64, 1);
+    for (int k = 2; k <= 32 && k <= T; k *= 2)
+        gv = cute_val_select(c, cute_int_lt(c, cute_mul(a, outs, cute_i(k)), cute_i(T + 1)), cute_val_int(c, CUTE_I64, k),
+                             gv);
+    cute_int g = cute_int_now(c, cute_int_from_val(c, gv, 1));
+    cute_int j = cute_mod(a, tid, g), per_round = cute_div(a, cute_i(T), g);
+    cute_int n = cute_ceil_div(a, cute_max(a, cute_sub(a, S, j), cute_i(0)), g); /* thread j's splits */
+    cute_tuple one = cute_tuple_parse(a, "(1)");
+    CUTE_FOR(c, r, cute_i(0), cute_ceil_div(a, outs, per_round))
+    {
+        cute_int o = cute_add(a, cute_div(a, tid, g), cute_mul(a, r, per_round));
+        cute_int oc = cute_min(a, o, cute_sub(a, outs, cute_i(1))); /* (every thread takes part in the butterfly) */
+        cute_int m = cute_add(a, row0, cute_div(a, oc, nv)), v = cute_mod(a, oc, nv);
+        cute_tensor acc = cute_make_rmem_tensor(c, CUTE_F32, cute_layout_parse(a, "(1):(1)"));
+        cute_clear(c, acc);
+        cute_val in = cute_int_lt(c, o, outs); /* (past the outputs: no loads) */
+        cute_int loads = cute_int_from_val(c, cute_val_select(c, in, cute_int_value(c, n, CUTE_I64), cute_val_int(c, CUTE_I64, 0)), 0);
+        CUTE_FOR_STEP(c, i, cute_i(0), loads, 1, 16)
+        {
+            cute_tensor w = rows_at(c, CUTE_SLICE(c, mW, CUTE_ALL, v, l, cute_add(a, j, cute_mul(a, i, g))), m, 1);
+            cute_tensor_store(c, acc, cute_ssa_binop(c, CUTE_OP_ADD, cute_tensor_load(c, acc), cute_tensor_load(c, w)));
+        }
+        cute_val sum = cute_ssa_get(c, cute_tensor_load(c, acc), 0);
+        for (int off = 16; off >= 1; off /= 2) {
+            cute_val other = cute_val_shfl(c, sum, cute_val_int(c, CUTE_I32, off), CUTE_SHFL_XOR);
+            other = cute_val_select(c, cute_int_lt(c, cute_i(off), g), other, cute_val_const(c, CUTE_F32, 0.0));
+            sum = cute_val_binop(c, CUTE_OP_ADD, sum, other);
+        }
+        cute_tensor_store(c, acc, cute_ssa_scalar(c, sum, one));
+        CUTE_IF(c, cute_val_binop(c, CUTE_OP_AND, cute_int_eq(c, j, cute_i(0)), in))
+        {
+            reduce_end(c, p, acc, mY, mW, m, v, l, alpha, beta);
+        }
+    }
+}
+
+void gemv_last_block_end(cute_ctx *c, const gemv_plan *p, cute_tensor mY, cute_tensor mW, cute_tensor counts,
+                         cute_tensor slot, const gemv_tiles *t, int rows, cute_val alpha, cute_val beta)
+{
+    if (!p->cfg.one_launch) return;
+    cute_alg *a = cute_ctx_alg(c);
+    cute_int S = cute_grid_dim(c, 1); /* the group's blocks: its splits */
+    cute_int group = cute_add(a, cute_block_idx(c, 0), cute_mul(a, cute_grid_dim(c, 0), t->l));
+    cute_tuple one = cute_tuple_parse(a, "(1)");
+    cute_barrier(c); /* the block's partials are stored */
+    CUTE_IF(c, cute_int_eq(c, cute_thread_idx(c, 0), cute_i(0)))
+    {
+        cute_fence_acq_rel_gpu(c); /* release: the block's partials before its count */
+        cute_val old = cute_val_atomic(c, cute_tensor_ptr(c, counts, group), cute_val_int(c, CUTE_U32, 1),
+                                       CUTE_ATOMIC_ADD);
+        cute_val last = cute_val_cmp(c, CUTE_OP_EQ, old, cute_int_value(c, cute_sub(a, S, cute_i(1)), CUTE_U32));
+        CUTE_IF(c, last)
+        {
+            cute_fence_acq_rel_gpu(c); /* acquire: every other block's partials */
+            cute_tensor_store(c, rows_at(c, counts, group, 1), cute_ssa_fill(c, CUTE_U32, one, 0.0));
+        }
+        cute_tensor_store(c, slot, cute_ssa_scalar(c, cute_val_cvt(c, last, CUTE_U32), one));
+    }
+    cute_barrier(c);
+    cute_val last = cute_ssa_get(c, cute_tensor_load(c, slot), 0);
+    CUTE_IF(c, cute_val_cmp(c, CUTE_OP_NE, last, cute_val_int(c, CUTE_U32, 0)))
+    {
+        last_sums(c, p, mY, mW, cute_mul(a, cute_block_idx(c, 0), cute_i(rows)), rows, t->l, alpha, beta);
+    }
+}
+
 void gemv_let_dependents_in(cute_ctx *c, const gemv_plan *p)
 {
-    if (p->pdl) cute_griddepcontrol_launch_dependents(c);
+    if (!p->pdl) return;
+    /* one launch as a dependent one: the previous grid's writes (A, x, W, the counters) first */
+    if (p->cfg.one_launch) cute_griddepcontrol_wait(c);
+    cute_griddepcontrol_launch_dependents(c);
 }
 
 void gemv_reduce_launch(cute_ctx *c, const gemv_plan *p, cute_tensor mY, cute_tensor mW,
                         cute_host_scalar alpha, cute_host_scalar beta)
 {
-    if (!p->cfg.split) return;
+    if (!p->cfg.split || p->cfg.one_launch) return;
     cute_alg *a = cute_ctx_alg(c);
     cute_int M = mY.layout.shape.leaf[0], L = mY.layout.shape.leaf[2];
     cute_int N = cute_i(vector_per_block(p) ? p->nvec : 1);

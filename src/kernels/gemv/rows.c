@@ -102,12 +102,14 @@ static void finish_rows(cute_ctx *c, const gemv_plan *p, cute_int row0, void *us
     }
 }
 
-static void rows_kernel(cute_ctx *c, cute_tensor mA, cute_tensor mX, cute_tensor mY, cute_tensor mW,
-                        cute_int kchunk, cute_val alpha, cute_val beta)
+/* the kernel; counts: split-K in one launch's counters (cfg.one_launch), else NULL */
+static void rows_body(cute_ctx *c, cute_tensor mA, cute_tensor mX, cute_tensor mY, cute_tensor mW,
+                      const cute_tensor *counts, cute_int kchunk, cute_val alpha, cute_val beta)
 {
     const gemv_plan *p = cute_ctx_user(c);
     cute_alg *a = cute_ctx_alg(c);
     gemv_let_dependents_in(c, p);
+    cute_tensor slot = gemv_last_slot(c, p);
     gemv_tiles t = gemv_block_tiles(c, p, mA, mX, kchunk);
     gemv_thread th = gemv_thread_start(c, p, &t, false);
     row_acc acc = {.mY = mY, .mW = mW, .alpha = alpha, .beta = beta, .tiles = &t};
@@ -125,12 +127,29 @@ static void rows_kernel(cute_ctx *c, cute_tensor mA, cute_tensor mX, cute_tensor
         walk.whole = rows_ring;
     }
     gemv_warp_rows_by(c, p, &th, &t, mA.layout.shape.leaf[0], p->ktile, &walk);
+    if (counts) gemv_last_block_end(c, p, mY, mW, *counts, slot, &t, p->threads / 32 * p->rows, alpha, beta);
+}
+
+static void rows_kernel(cute_ctx *c, cute_tensor mA, cute_tensor mX, cute_tensor mY, cute_tensor mW,
+                        cute_int kchunk, cute_val alpha, cute_val beta)
+{
+    rows_body(c, mA, mX, mY, mW, NULL, kchunk, alpha, beta);
+}
+
+/* split-K in one launch (cfg.one_launch) */
+static void rows_kernel_one(cute_ctx *c, cute_tensor mA, cute_tensor mX, cute_tensor mY, cute_tensor mW,
+                            cute_tensor counts, cute_int kchunk, cute_val alpha, cute_val beta)
+{
+    rows_body(c, mA, mX, mY, mW, &counts, kchunk, alpha, beta);
 }
 
 void gemv_rows_host(cute_ctx *c, const cute_arg *arg)
 {
     const gemv_plan *p = cute_ctx_user(c);
     gemv_host_args g = gemv_host_unpack(c, arg, p->threads / 32 * p->rows);
-    CUTE_LAUNCH(c, rows_kernel, g.launch, g.mA, g.xb, g.mY, g.mW, g.kchunk, g.alpha, g.beta);
+    if (p->cfg.one_launch)
+        CUTE_LAUNCH(c, rows_kernel_one, g.launch, g.mA, g.xb, g.mY, g.mW, g.counts, g.kchunk, g.alpha, g.beta);
+    else
+        CUTE_LAUNCH(c, rows_kernel, g.launch, g.mA, g.xb, g.mY, g.mW, g.kchunk, g.alpha, g.beta);
     gemv_reduce_launch(c, p, g.mY, g.mW, g.alpha, g.beta);
 }

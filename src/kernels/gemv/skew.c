@@ -70,14 +70,16 @@ static void fma_run(cute_ctx *c, const gemv_plan *p, skew_warp *w, cute_int k, c
     }
 }
 
-static void skew_kernel(cute_ctx *c, cute_tensor mA, cute_tensor mX, cute_tensor mY, cute_tensor mW, cute_int kchunk,
-                        cute_int a0, cute_val alpha, cute_val beta)
+/* the kernel; counts: split-K in one launch's counters (cfg.one_launch), else NULL */
+static void skew_body(cute_ctx *c, cute_tensor mA, cute_tensor mX, cute_tensor mY, cute_tensor mW,
+                      const cute_tensor *counts, cute_int kchunk, cute_int a0, cute_val alpha, cute_val beta)
 {
     const gemv_plan *p = cute_ctx_user(c);
     cute_alg *a = cute_ctx_alg(c);
     int vec = p->cfg.vec, warps = p->threads / 32, U = p->unroll;
     cute_int M = mA.layout.shape.leaf[0], K = mA.layout.shape.leaf[1];
     gemv_let_dependents_in(c, p);
+    cute_tensor slot = gemv_last_slot(c, p);
     gemv_tiles t = gemv_block_split(c, p, K, kchunk);
     skew_warp w = {.mA = mA, .mX = mX, .l = t.l};
     cute_int lane = cute_lane_idx(c), R = cute_i(warps * p->rows);
@@ -124,6 +126,20 @@ static void skew_kernel(cute_ctx *c, cute_tensor mA, cute_tensor mX, cute_tensor
             gemv_finish_warp(c, p, sum, cute_add(a, row0, cute_i(r * warps)), mY, mW, &t, alpha, beta);
         }
     }
+    if (counts) gemv_last_block_end(c, p, mY, mW, *counts, slot, &t, warps * p->rows, alpha, beta);
+}
+
+static void skew_kernel(cute_ctx *c, cute_tensor mA, cute_tensor mX, cute_tensor mY, cute_tensor mW, cute_int kchunk,
+                        cute_int a0, cute_val alpha, cute_val beta)
+{
+    skew_body(c, mA, mX, mY, mW, NULL, kchunk, a0, alpha, beta);
+}
+
+/* split-K in one launch (cfg.one_launch) */
+static void skew_kernel_one(cute_ctx *c, cute_tensor mA, cute_tensor mX, cute_tensor mY, cute_tensor mW,
+                            cute_tensor counts, cute_int kchunk, cute_int a0, cute_val alpha, cute_val beta)
+{
+    skew_body(c, mA, mX, mY, mW, &counts, kchunk, a0, alpha, beta);
 }
 
 void gemv_skew_host(cute_ctx *c, const cute_arg *arg)
@@ -132,6 +148,9 @@ void gemv_skew_host(cute_ctx *c, const cute_arg *arg)
     gemv_host_args g = gemv_host_unpack(c, arg, p->threads / 32 * p->rows);
     cute_tensor mX = arg[1].tensor;
     cute_int a0 = arg[7].i; /* A[0,0,0]'s misalignment, in elements */
-    CUTE_LAUNCH(c, skew_kernel, g.launch, g.mA, mX, g.mY, g.mW, g.kchunk, a0, g.alpha, g.beta);
+    if (p->cfg.one_launch)
+        CUTE_LAUNCH(c, skew_kernel_one, g.launch, g.mA, mX, g.mY, g.mW, g.counts, g.kchunk, a0, g.alpha, g.beta);
+    else
+        CUTE_LAUNCH(c, skew_kernel, g.launch, g.mA, mX, g.mY, g.mW, g.kchunk, a0, g.alpha, g.beta);
     gemv_reduce_launch(c, p, g.mY, g.mW, g.alpha, g.beta);
 }
