@@ -1,0 +1,31 @@
+/* The GEMV y = alpha A x + beta y as a row reduction (CUTEC_GEMV_TRIAL=rows, gemv/lib.c's
+ * trial): A the row input, x a column input (as a norm's weight), the row's sum of A x its
+ * f32 output.  The row kernels stream a row whole at once (the read-only row sum ran 104% of
+ * the copy at 16384x4096 where the GEMV's ring ran 87-90%: bench/RESULTS.md, gemv7 and gemv41). */
+#include "kernels/rows/rows_internal.h"
+
+enum { A, X, Y_IN, Y };
+
+static cute_reducer sum(int stage) { return (void)stage, cute_reducer_op(CUTE_OP_ADD); }
+
+/* the products past the row's end are 0: A and x both read 0 there */
+static void partial(cute_ctx *c, row_io *io, int stage, const cute_val stats[][4], cute_val *out)
+{
+    (void)stage, (void)stats;
+    out[0] = cute_ssa_reduce(c, CUTE_OP_ADD, cute_ssa_binop(c, CUTE_OP_MUL, io->t[A], io->t[X]));
+}
+
+/* y = alpha s (+ beta y: y_in given where beta is not 0); p = {alpha, beta} */
+static void row_value(cute_ctx *c, row_io *io, const cute_val stats[][4])
+{
+    cute_val ax = cute_val_binop(c, CUTE_OP_MUL, io->p[0], stats[0][0]);
+    io->v[Y] = io->has[Y_IN] ? cute_val_fma(c, io->p[1], cute_val_cvt(c, io->v[Y_IN], CUTE_F32), ax) : ax;
+}
+
+static void finish(cute_ctx *c, row_io *io, const cute_val stats[][4]) { (void)c, (void)io, (void)stats; }
+
+const row_op row_matvec = {
+    "matvec", 4,
+    {{"A", ROW_IN, false, 0}, {"x", COL_IN, false, 0}, {"y_in", ROWVAL_IN, true, 0}, {"y", ROWVAL_OUT, false, 0}},
+    1, sum, partial, row_value, finish, false, 0, NULL, false, NULL,
+};
