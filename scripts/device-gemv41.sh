@@ -85,6 +85,16 @@ gbs()
         else
             : >"$out/gemv41.torch"
         fi
+        for d in f16 f32; do # the scope of a default: the other dtypes at one shape, if time is left
+            echo "== $d 16384x4096: lib / rowred in turns $(el_s)"
+            if step 9 "bench $d"; then
+                timeout 12 stdbuf -oL build/cutec bench gemv --iters 20 --dtype $d --shape 16384x4096 \
+                    --forms lib,rowred,lib,rowred >"$out/gemv41.$d" 2>&1
+                grep -v "^# \(check\|time\)" "$out/gemv41.$d"
+            else
+                : >"$out/gemv41.$d"
+            fi
+        done
         echo "== the read-only row sum (the yardstick) $(el_s)"
         step 6 "bench sum" && CUTEC_TORCH_ROWS=/dev/null timeout 8 build/cutec bench sum --dtype bf16 --shape 16384x4096 --iters 20 2>&1 |
             grep -v "^# \(check\|time\|index\)"
@@ -106,6 +116,18 @@ gbs()
             echo "${v#*	}"
             verdicts="$verdicts ${v%%	*}"
             echo "decides: $s: rowred ${v%%	*}"
+        done
+        for d in f16 f32; do
+            # shellcheck disable=SC2046 # (four words)
+            set -- $(pcts "$out/gemv41.$d")
+            awk -v d="$d" -v l1="$1" -v r1="$2" -v l2="$3" -v r2="$4" 'BEGIN {
+                if (l1 r1 l2 r2 ~ /W/) { print "decides: " d " 16384x4096: rowred wrong"; exit }
+                if (l1 == "-" || r1 == "-") { print "decides: " d " 16384x4096: rowred untimed"; exit }
+                d1 = r1 - l1; d2 = (l2 == "-" || r2 == "-") ? d1 : r2 - l2; m = (d1 + d2) / 2
+                v = m >= 0.5 && d1 > 0 && d2 > 0 ? "leads" : m <= -0.5 ? "loses" : "spread"
+                printf "%s 16384x4096: lib %s / %s, rowred %s / %s: d %+.2f (pairs %+.2f %+.2f)\n", d, l1, l2, r1, r2, m, d1, d2
+                printf "decides: %s 16384x4096 (the default'"'"'s scope): rowred %s\n", d, v }'
+            grep -q WRONG "$out/gemv41.$d" && bad=1
         done
         echo "$verdicts" | awk -v bad="$bad" '{
             for (i = 1; i <= NF; i++) n[$i]++
