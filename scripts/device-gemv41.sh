@@ -9,15 +9,20 @@
 # Its plans (sm_90a, ptxas): 16384x4096 two rows of 128 threads a block, 64 bytes of A and of
 # x a thread in one go (52 registers); 8192x8192 a row of 256 threads (54); 4096x16384 a row
 # staged in shared memory by bulk copies, two chunks (60).
+# rows6 (rowred6 in the bench) asks the row kernels for six blocks an SM (40 registers, no
+# spill; the row sum's 38-39 registers ran 104% of the copy): 8192x8192 and 16384x4096 only
+# (the staged row's kernel is the same).
 # This pass: the trial checked against float64 on the GPU at odd sizes (`cutec run gemv`,
 # every element), then each shape in one process, `cutec bench gemv --forms
-# lib,rowred,lib,rowred` (the library's ring and the trial in turns, each row beside a device
-# copy of the same bytes; each form's first row checked against float64), then torch.mv (bf16,
+# lib,rowred,rowred6,lib,rowred,rowred6` (the library's ring and the trials in turns, each row
+# beside a device copy of the same bytes; each form's first row checked against float64),
+# then torch.mv (bf16,
 # bench/torch_gemv.py mv-bf16) and the read-only row sum (`cutec bench sum`) if time is left.
-# The rule, per shape (d = rowred - lib in points of the copy, each pair): mean d >= 0.5 with
-# both pairs ahead: "rowred leads"; mean d <= -0.5: "rowred loses"; else "within the spread".
-# Over the shapes: a check or row WRONG -> "delete (wrong)"; leads at all three -> "make it the
-# default"; leads at some, loses at none -> "the default where it leads"; else "delete".
+# The rule, per trial and shape (d = trial - lib in points of the copy, each round): mean d >=
+# 0.5 with both rounds ahead: "leads"; mean d <= -0.5: "loses"; else "spread".  Over the three
+# bf16 shapes: a check or row WRONG -> "delete (wrong)"; leads at all three -> "default"; leads
+# at some -> "default where it leads" (the library routes by the row length); else "delete".  Where both trials qualify,
+# the one with the higher sum of means becomes the default, the other is deleted.
 #   BUDGET=50 sh scripts/device-gemv41.sh
 . scripts/device-common.sh
 log="$out/gemv41.log"
@@ -32,30 +37,44 @@ step()
     echo "-- skipped (time, at $(el) s): $2"
     return 1
 }
-# checked ARGS: `cutec run gemv ARGS` under the trial on the GPU, every element against
-# float64: its line; bad=1 unless it ran through the row kernels with 0 wrong
+# checked T ARGS: `cutec run gemv ARGS` under CUTEC_GEMV_TRIAL=T on the GPU, every element
+# against float64: its line; bad=1 unless it ran through the row kernels with 0 wrong
 checked()
 {
     step 8 "run $*" || return 0
-    CUTEC_GEMV_TRIAL=rows timeout 10 build/cutec run gemv --iters 5 "$@" >"$out/gemv41.run" 2>&1
-    echo "run $*: $(tail -n 1 "$out/gemv41.run")"
+    t=$1
+    shift
+    CUTEC_GEMV_TRIAL=$t timeout 10 build/cutec run gemv --iters 5 "$@" >"$out/gemv41.run" 2>&1
+    echo "$t: run $*: $(tail -n 1 "$out/gemv41.run")"
     grep -q "row-kernel.*verified against float64 (0 wrong" "$out/gemv41.run" || { echo "   ^ FAILED"; bad=1; }
 }
-# pcts FILE: "lib1 row1 lib2 row2" (% of the copy; W where WRONG, - where missing) of the
-# --forms rows, in their order
-pcts()
+# judge FILE LABEL TORCH: the --forms rows of FILE (lib,rowred,rowred6 twice: a bench row is
+# a line with "%" or "failed: no time", its form by its place), each trial against the lib row
+# of its round: "LABEL: ..." lines, then "verdicts V1 V2 M1 M2" (leads|loses|spread|wrong|
+# untimed, and the mean d) as the last line; TORCH the torch.mv GB/s (0: not timed)
+judge()
 {
-    awk '/%/ && !/^#/ {
-            w = $0 ~ /WRONG/; p = $0; sub(/%.*/, "", p); n = split(p, f, " "); v = w ? "W" : f[n]
-            if ($1 ~ /^row-kernel/) r[++nr] = v; else if ($1 ~ /^rows/) l[++nl] = v }
-         END { printf "%s %s %s %s\n", (1 in l) ? l[1] : "-", (1 in r) ? r[1] : "-", (2 in l) ? l[2] : "-", (2 in r) ? r[2] : "-" }' "$1"
-}
-# gbs FILE FORM: the best GB/s of FORM's rows (rows|row-kernel) in FILE
-gbs()
-{
-    awk -v f="$2" '/%/ && !/^#/ && !/WRONG/ && $1 ~ "^" f "$" {
-            p = $0; sub(/%.*/, "", p); n = split(p, t, " "); if (t[n - 2] > b) b = t[n - 2] }
-         END { print b + 0 }' "$1"
+    awk -v s="$2" -v t="${3:-0}" '
+        !/^#/ && (/%/ || /failed: no time/) {
+            i = n++ % 3; r = int((n - 1) / 3)
+            if (/WRONG/) v = "W"; else if (/failed/) v = "-"; else { p = $0; sub(/%.*/, "", p); k = split(p, f, " "); v = f[k]; g = f[k - 2] }
+            pct[i, r] = v; if (v != "W" && v != "-" && g > gb[i]) gb[i] = g }
+        END {
+            split("lib rowred rowred6", name, " ")
+            for (i = 1; i <= 2; i++) {
+                nd = 0; sd = 0; allpos = 1; w = 0; line = ""
+                for (r = 0; r < 2; r++) {
+                    l = pct[0, r]; x = pct[i, r]
+                    if (l == "W" || x == "W") w = 1
+                    if (l == "" || x == "" || l == "-" || x == "-" || l == "W" || x == "W") continue
+                    d = x - l; nd++; sd += d; if (d <= 0) allpos = 0
+                    line = line sprintf(" %+.2f (%s -> %s)", d, l, x) }
+                m = nd ? sd / nd : 0
+                vd[i] = w ? "wrong" : !nd ? "untimed" : m >= 0.5 && allpos ? "leads" : m <= -0.5 ? "loses" : "spread"
+                mm[i] = m
+                tl = t > 0 && gb[i] > 0 ? sprintf("; %.0f GB/s = %.3fx torch.mv (%.0f), lib %.3fx", gb[i], gb[i] / t, t, gb[0] / t) : ""
+                printf "%s: %s against lib:%s, mean %+.2f points: %s%s\n", s, name[i + 1], line, m, vd[i], tl }
+            printf "verdicts %s %s %.2f %.2f\n", vd[1], vd[2], mm[1], mm[2] }' "$1"
 }
 {
     device_head
@@ -65,14 +84,15 @@ gbs()
     else
         bad=0
         echo "== the trial against float64 on the GPU (every element) $(el_s)"
-        checked --dtype bf16 --shape 4099x4104
-        checked --dtype bf16 --out-dtype f32 --shape 1001x16392
-        checked --dtype f16 --shape 7x100003
+        checked rows --dtype bf16 --shape 4099x4104
+        checked rows6 --dtype bf16 --shape 4099x8192
+        checked rows --dtype bf16 --out-dtype f32 --shape 1001x16392
+        checked rows --dtype f16 --shape 7x100003
         for s in $SHAPES; do
             echo "== bf16 $s: the library's (lib) and the trial (rowred) in turns $(el_s)"
-            if step 9 "bench $s"; then
-                timeout 12 stdbuf -oL build/cutec bench gemv --iters 20 --dtype bf16 --shape "$s" \
-                    --forms lib,rowred,lib,rowred >"$out/gemv41.$s" 2>&1
+            if step 10 "bench $s"; then
+                timeout 14 stdbuf -oL build/cutec bench gemv --iters 20 --dtype bf16 --shape "$s" \
+                    --forms lib,rowred,rowred6,lib,rowred,rowred6 >"$out/gemv41.$s" 2>&1
                 grep -v "^# \(check\|time\)" "$out/gemv41.$s"
             else
                 : >"$out/gemv41.$s"
@@ -87,9 +107,9 @@ gbs()
         fi
         for d in f16 f32; do # the scope of a default: the other dtypes at one shape, if time is left
             echo "== $d 16384x4096: lib / rowred in turns $(el_s)"
-            if step 9 "bench $d"; then
-                timeout 12 stdbuf -oL build/cutec bench gemv --iters 20 --dtype $d --shape 16384x4096 \
-                    --forms lib,rowred,lib,rowred >"$out/gemv41.$d" 2>&1
+            if step 10 "bench $d"; then
+                timeout 14 stdbuf -oL build/cutec bench gemv --iters 20 --dtype $d --shape 16384x4096 \
+                    --forms lib,rowred,rowred6,lib,rowred,rowred6 >"$out/gemv41.$d" 2>&1
                 grep -v "^# \(check\|time\)" "$out/gemv41.$d"
             else
                 : >"$out/gemv41.$d"
@@ -98,45 +118,37 @@ gbs()
         echo "== the read-only row sum (the yardstick) $(el_s)"
         step 6 "bench sum" && CUTEC_TORCH_ROWS=/dev/null timeout 8 build/cutec bench sum --dtype bf16 --shape 16384x4096 --iters 20 2>&1 |
             grep -v "^# \(check\|time\|index\)"
-        echo "== at $(el) s: % of the copy, lib / rowred in turns"
-        verdicts=""
-        for s in $SHAPES; do
-            # shellcheck disable=SC2046 # (four words)
-            set -- $(pcts "$out/gemv41.$s")
+        echo "== at $(el) s: points of the copy, each trial against lib in its round (d = trial - lib)"
+        v1="" v2="" sum1=0 sum2=0
+        for s in $SHAPES f16 f32; do
             t=$(awk -v s="$s" '$1 == "torch.mv" && $3 == s ":" { print $(NF - 1) }' "$out/gemv41.torch")
-            gl=$(gbs "$out/gemv41.$s" rows) gr=$(gbs "$out/gemv41.$s" row-kernel)
-            v=$(awk -v s="$s" -v l1="$1" -v r1="$2" -v l2="$3" -v r2="$4" -v t="${t:-0}" -v gl="$gl" -v gr="$gr" 'BEGIN {
-                if (l1 r1 l2 r2 ~ /W/) { print "wrong"; exit }
-                if (l1 == "-" || r1 == "-") { print "untimed"; exit }
-                d1 = r1 - l1; d2 = (l2 == "-" || r2 == "-") ? d1 : r2 - l2; m = (d1 + d2) / 2
-                v = m >= 0.5 && d1 > 0 && d2 > 0 ? "leads" : m <= -0.5 ? "loses" : "spread"
-                tl = t > 0 ? sprintf("%.2fx / %.2fx torch.mv (%.0f GB/s)", gl / t, gr / t, t) : "torch.mv not timed"
-                printf "%s\t%s: lib %s / %s, rowred %s / %s: d %+.2f (pairs %+.2f %+.2f); %s; GB/s lib %.0f, rowred %.0f\n",
-                       v, s, l1, l2, r1, r2, m, d1, d2, tl, gl, gr }')
-            echo "${v#*	}"
-            verdicts="$verdicts ${v%%	*}"
-            echo "decides: $s: rowred ${v%%	*}"
-        done
-        for d in f16 f32; do
+            label=$s
+            case $s in f16 | f32) label="$s 16384x4096" ;; esac
+            judge "$out/gemv41.$s" "$label" "$t" >"$out/gemv41.judge"
+            grep -v "^verdicts" "$out/gemv41.judge"
             # shellcheck disable=SC2046 # (four words)
-            set -- $(pcts "$out/gemv41.$d")
-            awk -v d="$d" -v l1="$1" -v r1="$2" -v l2="$3" -v r2="$4" 'BEGIN {
-                if (l1 r1 l2 r2 ~ /W/) { print "decides: " d " 16384x4096: rowred wrong"; exit }
-                if (l1 == "-" || r1 == "-") { print "decides: " d " 16384x4096: rowred untimed"; exit }
-                d1 = r1 - l1; d2 = (l2 == "-" || r2 == "-") ? d1 : r2 - l2; m = (d1 + d2) / 2
-                v = m >= 0.5 && d1 > 0 && d2 > 0 ? "leads" : m <= -0.5 ? "loses" : "spread"
-                printf "%s 16384x4096: lib %s / %s, rowred %s / %s: d %+.2f (pairs %+.2f %+.2f)\n", d, l1, l2, r1, r2, m, d1, d2
-                printf "decides: %s 16384x4096 (the default'"'"'s scope): rowred %s\n", d, v }'
-            grep -q WRONG "$out/gemv41.$d" && bad=1
+            set -- $(grep "^verdicts" "$out/gemv41.judge" | cut -d" " -f2-) untimed untimed 0 0
+            echo "decides: $label: rowred $1, rowred6 $2"
+            case "$1 $2" in *wrong*) bad=1 ;; esac # (a wrong f16 or f32 row deletes both)
+            case $s in f16 | f32) continue ;; esac
+            v1="$v1 $1" v2="$v2 $2" sum1=$(awk -v a="$sum1" -v b="$3" 'BEGIN { print a + b }')
+            sum2=$(awk -v a="$sum2" -v b="$4" 'BEGIN { print a + b }')
         done
-        echo "$verdicts" | awk -v bad="$bad" '{
-            for (i = 1; i <= NF; i++) n[$i]++
-            if (bad || n["wrong"]) v = "delete (wrong: a check or a row against float64 failed)"
-            else if (n["leads"] == 3) v = "make it the default (one K-major vector; the variable deleted)"
-            else if (n["leads"] && !n["loses"]) v = "the default at the shapes it leads at (" n["leads"] " of 3)"
-            else if (n["untimed"] == NF) v = "keep opt-in (not timed)"
-            else v = "delete (leads at " n["leads"] + 0 " of 3, loses at " n["loses"] + 0 ")"
-            print "decides: CUTEC_GEMV_TRIAL=rows: " v }'
+        # the overall rule, per trial, then the one to keep (the higher mean where both qualify)
+        for x in "rowred:$v1:$sum1" "rowred6:$v2:$sum2"; do
+            echo "$x" | awk -F: -v bad="$bad" '{
+                k = split($2, w, " "); for (i = 1; i <= k; i++) n[w[i]]++
+                if (bad || n["wrong"]) v = "delete (wrong: a check or a row against float64 failed)"
+                else if (n["leads"] == 3) v = "default (leads at all 3)"
+                else if (n["leads"]) v = "default where it leads (" n["leads"] " of 3; loses at " n["loses"] + 0 "): routed by the row length"
+                else if (n["untimed"] == k) v = "keep opt-in (not timed)"
+                else v = "delete (leads at " n["leads"] + 0 " of 3, loses at " n["loses"] + 0 ")"
+                printf "decides: %s: %s (sum of means %+.2f)\n", $1, v, $3 }'
+        done | tee "$out/gemv41.final"
+        awk '/^decides: rowred6?: default/ { sub(/^decides: /, ""); sub(/:.*sum of means /, " "); sub(/\)$/, ""); print }' \
+            "$out/gemv41.final" | sort -k2 -g -r | head -n 1 | awk '
+                { print "decides: CUTEC_GEMV_TRIAL: " $1 " becomes the default (the higher sum where both qualify); the other deleted"; f = 1 }
+                END { if (!f) print "decides: CUTEC_GEMV_TRIAL: no trial becomes the default: both deleted" }'
     fi
     device_end
 } >"$log" 2>&1

@@ -408,7 +408,7 @@ static void skew_cases(cute_runtime *rt)
     cute_gemv_lib_free(lib);
 }
 
-/* CUTEC_GEMV_TRIAL=rows (lib.c's row_kernel_able): one unbatched vector of K-major A into a
+/* CUTEC_GEMV_TRIAL=rows|rows6 (lib.c's row_kernel_able): one unbatched vector of K-major A into a
  * unit-stride y of f32 or A's dtype runs through the row kernels (rows/matvec.c), odd sizes,
  * narrower vectors, padded rows, beta = 0 over NaN and beta y read in place; the others keep
  * the GEMV kernels */
@@ -428,6 +428,10 @@ static void row_kernel_cases(cute_runtime *rt)
         run_case(rt, lib, &cases[i]);
         CHECK(gemv_lib_last_rows(lib, plan, sizeof plan), "row kernel case %zu ran the row kernels", i);
     }
+    setenv("CUTEC_GEMV_TRIAL", "rows6", 1); /* six blocks an SM asked */
+    run_case(rt, lib, &(gemv_case){CUTE_BF16, CUTE_BF16, 41, 4104, 1, 1, 0, 1, 0, 0, -0.5, 0});
+    CHECK(gemv_lib_last_rows(lib, plan, sizeof plan), "rows6 ran the row kernels");
+    setenv("CUTEC_GEMV_TRIAL", "rows", 1);
     static const gemv_case others[] = {
         {CUTE_BF16, CUTE_BF16, 9, 1024, 2, 1, 0, 1, 0, 0, -0.5, 0}, /* batched */
         {CUTE_BF16, CUTE_BF16, 9, 1024, 1, 1, 0, 2, 0, 0, -0.5, 0}, /* y strided */

@@ -469,7 +469,7 @@ static cute_status arguments(cute_gemv_lib *lib, const gemv_operands *o,
     return CUTE_OK;
 }
 
-/* CUTEC_GEMV_TRIAL=rows (gemv41's trial, to be measured): one vector of K-major f32, f16 or
+/* CUTEC_GEMV_TRIAL=rows|rows6 (gemv41's trial, to be measured; rows6: six blocks an SM): one vector of K-major f32, f16 or
  * bf16 A, unbatched, into an f32 y or one of A's dtype, through the row kernels (rows/matvec.c: each row streamed
  * whole, as the read-only row sum is); other calls take the GEMV kernels */
 static bool row_kernel_able(const gemv_operands *o)
@@ -480,8 +480,8 @@ static bool row_kernel_able(const gemv_operands *o)
            o->A.shape[1] > 0 && o->y.stride[0] == 1;
 }
 
-static cute_status row_kernel_call(cute_gemv_lib *lib, const gemv_operands *o, double alpha, double beta,
-                                   void *stream, char *err, size_t n)
+static cute_status row_kernel_call(cute_gemv_lib *lib, const gemv_operands *o, const row_op *op, double alpha,
+                                   double beta, void *stream, char *err, size_t n)
 {
     pthread_mutex_lock(&lib->lock);
     if (!lib->rows) lib->rows = cutec_rows_new(lib->rt);
@@ -494,7 +494,7 @@ static cute_status row_kernel_call(cute_gemv_lib *lib, const gemv_operands *o, d
                                        (int64_t[]){o->A.stride[0], 1});
     cute_call_arg x = cute_call_tensor(o->x.buf, o->x.offset, (cute_dtype)o->x.dtype, 1, (int64_t[]){K}, (int64_t[]){1});
     cute_call_arg y = cute_call_tensor(o->y.buf, o->y.offset, (cute_dtype)o->y.dtype, 1, (int64_t[]){M}, (int64_t[]){1});
-    row_call rc = {&row_matvec, 0, {&A, &x, beta != 0 ? &y : NULL, &y}, 0, {alpha, beta}};
+    row_call rc = {op, 0, {&A, &x, beta != 0 ? &y : NULL, &y}, 0, {alpha, beta}};
     return rows_run(rows, &rc, stream, err, n);
 }
 
@@ -526,9 +526,10 @@ static cute_status gemv_call(cute_gemv_lib *lib, const cute_call_arg *A, const c
                             "%d-element vectors)", (long long)o.x.shape[1], CUTE_GEMV_MAX_VECTORS,
                             cute_dtype_name((cute_dtype)o.A.dtype), o.major ? "K" : "M", o.vec);
     if (o.A.shape[0] == 0 || o.A.shape[2] == 0) return CUTE_OK; /* nothing to write */
-    int trial = cute_env_choice_err("CUTEC_GEMV_TRIAL", "none|rows", 0, err, n);
+    int trial = cute_env_choice_err("CUTEC_GEMV_TRIAL", "none|rows|rows6", 0, err, n);
     if (trial < 0) return CUTE_ERR_INVALID;
-    if (trial == 1 && row_kernel_able(&o)) return row_kernel_call(lib, &o, alpha, beta, stream, err, n);
+    if (trial && row_kernel_able(&o))
+        return row_kernel_call(lib, &o, trial == 2 ? &row_matvec6 : &row_matvec, alpha, beta, stream, err, n);
     int64_t splits, kchunk;
     cute_call_arg args[8];
     pthread_mutex_lock(&lib->lock);

@@ -309,8 +309,9 @@ extern const row_op row_layernorm_bwd_lean, row_rmsnorm_bwd_lean, row_layernorm_
 extern const row_op row_cross_entropy;
 /* the plain reductions (reduce.c): sum (variant 1: mean), max, min, product */
 extern const row_op row_reduce_sum, row_reduce_max, row_reduce_min, row_reduce_prod;
-/* the GEMV's rows as a row reduction (matvec.c; CUTEC_GEMV_TRIAL=rows): A, x, y_in, y (f32) */
-extern const row_op row_matvec;
+/* the GEMV's rows as a row reduction (matvec.c; CUTEC_GEMV_TRIAL=rows): A, x, y_in, y; and
+ * the same asking for six blocks an SM where the row is held in registers (rows6) */
+extern const row_op row_matvec, row_matvec6;
 /* the norms' dw (and db) alone, for rows longer than a tile: no row reduction, the grid
  * tiles the columns; the backward's dx pass then runs without them */
 extern const row_op row_norm_dweight;
