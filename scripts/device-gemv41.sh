@@ -48,6 +48,17 @@ checked()
     echo "$t: run $*: $(tail -n 1 "$out/gemv41.run")"
     grep -q "row-kernel.*verified against float64 (0 wrong" "$out/gemv41.run" || { echo "   ^ FAILED"; bad=1; }
 }
+# in_turns FILE DTYPE SHAPE: `cutec bench gemv --forms lib,rowred,rowred6,lib,rowred,rowred6`
+# into FILE (empty where the budget has no room), shown
+in_turns()
+{
+    echo "== $2 $3: the library's (lib) and the trials (rowred, rowred6) in turns $(el_s)"
+    : >"$1"
+    step 10 "bench $2 $3" || return 0
+    timeout 14 stdbuf -oL build/cutec bench gemv --iters 20 --dtype "$2" --shape "$3" \
+        --forms lib,rowred,rowred6,lib,rowred,rowred6 >"$1" 2>&1
+    grep -v "^# \(check\|time\)" "$1"
+}
 # judge FILE LABEL TORCH: the --forms rows of FILE (lib,rowred,rowred6 twice: a bench row is
 # a line with "%" or "failed: no time", its form by its place), each trial against the lib row
 # of its round: "LABEL: ..." lines, then "verdicts V1 V2 M1 M2" (leads|loses|spread|wrong|
@@ -88,16 +99,7 @@ judge()
         checked rows6 --dtype bf16 --shape 4099x8192
         checked rows --dtype bf16 --out-dtype f32 --shape 1001x16392
         checked rows --dtype f16 --shape 7x100003
-        for s in $SHAPES; do
-            echo "== bf16 $s: the library's (lib) and the trial (rowred) in turns $(el_s)"
-            if step 10 "bench $s"; then
-                timeout 14 stdbuf -oL build/cutec bench gemv --iters 20 --dtype bf16 --shape "$s" \
-                    --forms lib,rowred,rowred6,lib,rowred,rowred6 >"$out/gemv41.$s" 2>&1
-                grep -v "^# \(check\|time\)" "$out/gemv41.$s"
-            else
-                : >"$out/gemv41.$s"
-            fi
-        done
+        for s in $SHAPES; do in_turns "$out/gemv41.$s" bf16 "$s"; done
         echo "== torch.mv (bf16) $(el_s)"
         if step 12 "torch.mv"; then
             timeout 20 python3 bench/torch_gemv.py mv-bf16 >"$out/gemv41.torch" 2>&1
@@ -105,16 +107,8 @@ judge()
         else
             : >"$out/gemv41.torch"
         fi
-        for d in f16 f32; do # the scope of a default: the other dtypes at one shape, if time is left
-            echo "== $d 16384x4096: lib / rowred in turns $(el_s)"
-            if step 10 "bench $d"; then
-                timeout 14 stdbuf -oL build/cutec bench gemv --iters 20 --dtype $d --shape 16384x4096 \
-                    --forms lib,rowred,rowred6,lib,rowred,rowred6 >"$out/gemv41.$d" 2>&1
-                grep -v "^# \(check\|time\)" "$out/gemv41.$d"
-            else
-                : >"$out/gemv41.$d"
-            fi
-        done
+        # the scope of a default: the other dtypes at one shape, if time is left
+        for d in f16 f32; do in_turns "$out/gemv41.$d" $d 16384x4096; done
         echo "== the read-only row sum (the yardstick) $(el_s)"
         step 6 "bench sum" && CUTEC_TORCH_ROWS=/dev/null timeout 8 build/cutec bench sum --dtype bf16 --shape 16384x4096 --iters 20 2>&1 |
             grep -v "^# \(check\|time\|index\)"
