@@ -142,7 +142,7 @@ judge()
         awk '/^decides: rowred6?: default/ { sub(/^decides: /, ""); sub(/:.*sum of means /, " "); sub(/\)$/, ""); print }' \
             "$out/gemv41.final" | sort -k2 -g -r | head -n 1 | awk '
                 { print "decides: CUTEC_GEMV_TRIAL: " $1 " becomes the default (the higher sum where both qualify); the other deleted"; f = 1 }
-                END { if (!f) print "decides: CUTEC_GEMV_TRIAL: no trial becomes the default: both deleted" }'
+                END { if (!f) print "decides: CUTEC_GEMV_TRIAL: no trial becomes the default" }'
     fi
     device_end
 } >"$log" 2>&1
