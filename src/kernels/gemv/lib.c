@@ -469,9 +469,10 @@ static cute_status arguments(cute_gemv_lib *lib, const gemv_operands *o,
     return CUTE_OK;
 }
 
-/* CUTEC_GEMV_TRIAL=rows|rows6 (gemv41's trial, to be measured; rows6: six blocks an SM): one vector of K-major f32, f16 or
- * bf16 A, unbatched, into an f32 y or one of A's dtype, through the row kernels (rows/matvec.c: each row streamed
- * whole, as the read-only row sum is); other calls take the GEMV kernels */
+/* CUTEC_GEMV_TRIAL=rows|rows6 (gemv41's trial, to be measured; rows6: six blocks an SM): one
+ * vector of K-major f32, f16 or bf16 A, unbatched, into a unit-stride y of f32 or A's dtype,
+ * through the row kernels (rows/matvec.c: each row read whole, as the read-only row sum
+ * reads it); other calls take the GEMV kernels */
 static bool row_kernel_able(const gemv_operands *o)
 {
     return o->major == 1 && o->A.shape[2] == 1 && o->x.shape[1] == 1 &&
