@@ -493,8 +493,10 @@ static cute_status row_kernel_call(cute_gemv_lib *lib, const gemv_operands *o, c
     int64_t M = o->A.shape[0], K = o->A.shape[1];
     cute_call_arg A = cute_call_tensor(o->A.buf, o->A.offset, (cute_dtype)o->A.dtype, 2, (int64_t[]){M, K},
                                        (int64_t[]){o->A.stride[0], 1});
-    cute_call_arg x = cute_call_tensor(o->x.buf, o->x.offset, (cute_dtype)o->x.dtype, 1, (int64_t[]){K}, (int64_t[]){1});
-    cute_call_arg y = cute_call_tensor(o->y.buf, o->y.offset, (cute_dtype)o->y.dtype, 1, (int64_t[]){M}, (int64_t[]){1});
+    cute_call_arg x =
+        cute_call_tensor(o->x.buf, o->x.offset, (cute_dtype)o->x.dtype, 1, (int64_t[]){K}, (int64_t[]){1});
+    cute_call_arg y =
+        cute_call_tensor(o->y.buf, o->y.offset, (cute_dtype)o->y.dtype, 1, (int64_t[]){M}, (int64_t[]){1});
     row_call rc = {op, 0, {&A, &x, beta != 0 ? &y : NULL, &y}, 0, {alpha, beta}};
     return rows_run(rows, &rc, stream, err, n);
 }

@@ -236,7 +236,8 @@ static void store_row_values(cute_ctx *c, const row_thread *th, row_io *io, cute
             for (int s = 0; s < op->nslots; s++)
                 if (th->p->has[s] && op->slot[s].role == ROWVAL_OUT)
                     cute_tensor_store(c, cute_tensor_slice(c, th->k->g[s], cute_tuple_int(row)),
-                                      cute_ssa_scalar(c, value_as(c, io->v[s], th->p->dtype[s]), cute_tuple_int(cute_i(1))));
+                                      cute_ssa_scalar(c, value_as(c, io->v[s], th->p->dtype[s]),
+                                                      cute_tuple_int(cute_i(1))));
         }
     }
 }
