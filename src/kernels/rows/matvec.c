@@ -1,7 +1,8 @@
-/* The GEMV y = alpha A x + beta y as a row reduction (CUTEC_GEMV_TRIAL=rows, gemv/lib.c's
- * trial): A the row input, x a column input (as a norm's weight), the row's sum of A x its
- * f32 output.  The row kernels stream a row whole at once (the read-only row sum ran 104% of
- * the copy at 16384x4096 where the GEMV's ring ran 87-90%: bench/RESULTS.md, gemv7 and gemv41). */
+/* The GEMV y = alpha A x + beta y as a row reduction (CUTEC_GEMV_TRIAL=rows|rows6, gemv/lib.c's
+ * trial): A the row input, x a column input (loaded with the row, as a norm's weight), y the
+ * per-row output, f32 or A's dtype (rows_internal.h's row_slot_gemv_y).  The row kernels read
+ * a row whole at once, as the read-only row sum does (104% of the copy at 16384x4096 where the
+ * GEMV's ring ran 87-90%: bench/RESULTS.md, gemv7 and gemv41). */
 #include "kernels/rows/rows_internal.h"
 
 enum { A, X, Y_IN, Y };

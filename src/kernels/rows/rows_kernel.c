@@ -190,8 +190,8 @@ static cute_int row_first(cute_ctx *c, const row_thread *th)
     return th->p->cluster > 1 ? cute_add(cute_ctx_alg(c), th->tx, th->cb) : th->tx;
 }
 
-/* the row's value of each per-row input (rows past M read nothing; a first_reads input read
- * by the row's first thread alone) */
+/* the row's value of each per-row input (rows past M read nothing; matvec's y_in by the row's
+ * first thread alone: row_slot_gemv_y) */
 static void load_row_values(cute_ctx *c, const row_thread *th, cute_val *v, cute_int row)
 {
     const row_op *op = th->p->op;
