@@ -12,7 +12,6 @@
 #include "cutec/numeric.h"
 #include "cutec/cuda_driver.h"
 #include "gpu_timing.h"
-#include "kernels/gemv/gemv_internal.h"
 #include "kernels/ew_ref.h"
 
 typedef struct gemv_opts {
@@ -61,8 +60,7 @@ static int usage(const char *cmd)
         "  nvfp4: e2m1 A and x with a ue4m3 scale per 16 (seed 001); mxfp8: e4m3 with ue8m0 per "
         "32\n"
         "  bench --forms lib,2/4,1/8,ring4: forms on one problem, each a row: the library's,\n"
-        "    NVFP4's register forms (k-tiles ahead/rows a warp), a ring of N stages,\n"
-        "    rowred, rowred6 (CUTEC_GEMV_TRIAL=rows, rows6: one vector through the row kernels)\n",
+        "    NVFP4's register forms (k-tiles ahead/rows a warp), a ring of N stages\n",
         cmd);
     return CLI_USAGE;
 }
@@ -393,12 +391,6 @@ static void describe(const problem *p, const gemv_opts *o, char *buf, size_t n)
     cute_gemv_config cfg;
     int splits;
     cute_gemv_lib_last(p->lib, &cfg, &splits);
-    char plan[128];
-    if (gemv_lib_last_rows(p->lib, plan, sizeof plan)) { /* CUTEC_GEMV_TRIAL=rows */
-        snprintf(buf, n, "row-kernel %s->%s %lldx%lld, %s", cute_dtype_name(o->dtype), cute_dtype_name(o->y_dtype),
-                 (long long)o->M, (long long)o->K, plan);
-        return;
-    }
     const char *kind = o->sf_vec == 16   ? "nvfp4"
                        : o->sf_vec == 32 ? "mxfp8"
                        : cfg.skew        ? "skew"
@@ -488,15 +480,9 @@ static bool bench_row(problem *p, const gemv_opts *o)
 static bool set_form(cute_gemv_lib *lib, const gemv_opts *o, const char *s, gemv_opts *f, int *used)
 {
     int ahead = 0, rows = 0, stages = o->smem_stages;
-    static bool trial_set; /* rowred or rowred6 set CUTEC_GEMV_TRIAL: the next form unsets it */
     *used = 0;
-    if (trial_set) unsetenv("CUTEC_GEMV_TRIAL"), trial_set = false;
     if (!strncmp(s, "lib", 3) && (s[3] == ',' || !s[3]))
         *used = 3, stages = -1;
-    else if (!strncmp(s, "rowred", 6) && (s[6] == ',' || !s[6]))
-        *used = 6, stages = -1, trial_set = !setenv("CUTEC_GEMV_TRIAL", "rows", 1);
-    else if (!strncmp(s, "rowred6", 7) && (s[7] == ',' || !s[7]))
-        *used = 7, stages = -1, trial_set = !setenv("CUTEC_GEMV_TRIAL", "rows6", 1);
     else if (sscanf(s, "ring%d%n", &stages, used) != 1 && sscanf(s, "%d/%d%n", &ahead, &rows, used) != 2)
         return false;
     if (s[*used] != ',' && s[*used]) return false;
@@ -514,8 +500,7 @@ static bool bench_forms(problem *p, const gemv_opts *o)
     for (const char *s = o->forms; *s;) {
         int used = 0;
         if (!set_form(p->lib, o, s, &f, &used)) {
-            printf("cutec bench gemv: --forms %s: a form is lib, ahead/rows (1,2/4,8), ringN, rowred or "
-                   "rowred6\n", o->forms);
+            printf("cutec bench gemv: --forms %s: a form is lib, ahead/rows (1,2/4,8) or ringN\n", o->forms);
             return false;
         }
         p->checked = false;

@@ -308,9 +308,6 @@ gemv_ring gemv_ring_make(cute_ctx *c, const gemv_plan *p, const cute_tensor *sfa
 void gemv_ring_walk(cute_ctx *c, const gemv_plan *p, const gemv_thread *th, const gemv_tiles *t,
                     const gemv_ring *r, cute_int full, gemv_ring_fn fn, void *user);
 
-/* the last call ran through the row kernels (CUTEC_GEMV_TRIAL=rows; lib.c's row_kernel_able):
- * true, and its launch in words in plan */
-bool gemv_lib_last_rows(cute_gemv_lib *lib, char *plan, size_t n);
 /* the library's compiled function for cfg (compiled the first time), or NULL and why */
 const cute_fn *gemv_lib_fn(cute_gemv_lib *lib, const cute_gemv_config *cfg, char *err, size_t n);
 

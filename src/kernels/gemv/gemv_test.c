@@ -408,56 +408,6 @@ static void skew_cases(cute_runtime *rt)
     cute_gemv_lib_free(lib);
 }
 
-/* CUTEC_GEMV_TRIAL=rows|rows6 (lib.c's row_kernel_able): one unbatched vector of K-major A into a
- * unit-stride y of f32 or A's dtype runs through the row kernels (rows/matvec.c), odd sizes,
- * narrower vectors, padded rows, beta = 0 over NaN and beta y read in place; the others keep
- * the GEMV kernels */
-static void row_kernel_cases(cute_runtime *rt)
-{
-    cute_gemv_lib *lib = cute_gemv_lib_new(rt);
-    setenv("CUTEC_GEMV_TRIAL", "rows", 1);
-    static const gemv_case cases[] = {
-        {CUTE_BF16, CUTE_BF16, 37, 1009, 1, 1, 3, 1, 0, 0, -0.5, 0},
-        {CUTE_F16, CUTE_F32, 5, 4104, 1, 1, 0, 1, 0, 0, 0, 0},
-        {CUTE_F32, CUTE_F32, 70, 2050, 1, 1, 2, 1, 0, 0, 0.5, 0},
-        {CUTE_BF16, CUTE_BF16, 3, 20000, 1, 1, 8, 1, 0, 0, -0.5, 0},
-        {CUTE_BF16, CUTE_F32, 300, 8, 1, 1, 0, 1, 0, 0, 0, 0},
-    };
-    char plan[128];
-    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
-        run_case(rt, lib, &cases[i]);
-        CHECK(gemv_lib_last_rows(lib, plan, sizeof plan), "row kernel case %zu ran the row kernels", i);
-    }
-    setenv("CUTEC_GEMV_TRIAL", "rows6", 1); /* six blocks an SM asked */
-    run_case(rt, lib, &(gemv_case){CUTE_BF16, CUTE_BF16, 41, 4104, 1, 1, 0, 1, 0, 0, -0.5, 0});
-    CHECK(gemv_lib_last_rows(lib, plan, sizeof plan), "rows6 ran the row kernels");
-    setenv("CUTEC_GEMV_TRIAL", "rows", 1);
-    static const gemv_case others[] = {
-        {CUTE_BF16, CUTE_BF16, 9, 1024, 2, 1, 0, 1, 0, 0, -0.5, 0}, /* batched */
-        {CUTE_BF16, CUTE_BF16, 9, 1024, 1, 1, 0, 2, 0, 0, -0.5, 0}, /* y strided */
-        {CUTE_BF16, CUTE_F16, 9, 1024, 1, 1, 0, 1, 0, 0, -0.5, 0},  /* y of another 16-bit dtype */
-        {CUTE_BF16, CUTE_BF16, 9, 1024, 1, 0, 0, 1, 0, 0, -0.5, 0}, /* M-major */
-        {CUTE_BF16, CUTE_BF16, 9, 1024, 1, 1, 0, 1, 0, 0, -0.5, 2}, /* two vectors */
-    };
-    for (size_t i = 0; i < sizeof others / sizeof others[0]; i++) {
-        run_case(rt, lib, &others[i]);
-        CHECK(!gemv_lib_last_rows(lib, plan, sizeof plan), "case %zu kept the GEMV kernels", i);
-    }
-    setenv("CUTEC_GEMV_TRIAL", "rowz", 1);
-    gemv_case t = cases[0];
-    operand A, x, y;
-    cute_backend *b = cute_runtime_backend(rt);
-    make(b, &A, t.d, 2, (int64_t[]){t.M, t.K}, (int64_t[]){t.K, 1}, t.M * t.K, 0);
-    make(b, &x, t.d, 1, (int64_t[]){t.K}, (int64_t[]){1}, t.K, 0);
-    make(b, &y, t.yd, 1, (int64_t[]){t.M}, (int64_t[]){1}, t.M, 0);
-    char err[256] = "";
-    cute_status st = cutec_gemv(lib, &A.arg, &x.arg, &y.arg, 1.0, 0.0, NULL, err, sizeof err);
-    CHECK(st == CUTE_ERR_INVALID && strstr(err, "CUTEC_GEMV_TRIAL=rowz"), "a misspelled trial refused: %s", err);
-    drop(b, &A), drop(b, &x), drop(b, &y);
-    unsetenv("CUTEC_GEMV_TRIAL");
-    cute_gemv_lib_free(lib);
-}
-
 /* a call expected to be refused: INVALID, and `word` in the message */
 static void refused(cute_gemv_lib *lib, const char *what, const cute_call_arg *A,
                     const cute_call_arg *x, const cute_call_arg *y, double beta, const char *word)
@@ -703,7 +653,6 @@ int main(void)
     results(rt);
     ring_cases(rt);
     skew_cases(rt);
-    row_kernel_cases(rt);
     many_splits_cases(rt);
     wgmma_cases(rt);
     machine_code(rt);

@@ -11,9 +11,7 @@
 
 #include "cutec/cuda_driver.h"
 #include "kernels/fn_cache.h"
-#include "env/env_choice.h"
 #include "kernels/gemv/gemv_internal.h"
-#include "kernels/rows/rows_lib.h"
 
 struct cute_gemv_lib {
     cute_runtime *rt;
@@ -41,8 +39,6 @@ struct cute_gemv_lib {
     bool sums_dirty;      /* a failed call may have left sums behind: zero them again */
     cute_buffer *retired; /* smaller workspaces that kernels in flight may still use */
     int nretired;
-    cutec_rows *rows;     /* CUTEC_GEMV_TRIAL=rows: the row kernels' library (made at first use) */
-    bool last_rows;       /* the last call ran through it */
 };
 
 /* fn_cache_same for cute_gemv_config keys */
@@ -92,7 +88,6 @@ void cute_gemv_lib_free(cute_gemv_lib *lib)
     if (lib->sums_bytes) b->vt->free(b->self, &lib->sums);
     for (int i = 0; i < lib->nretired; i++) b->vt->free(b->self, &lib->retired[i]);
     free(lib->retired);
-    cutec_rows_free(lib->rows);
     pthread_mutex_destroy(&lib->lock);
     free(lib);
 }
@@ -469,47 +464,6 @@ static cute_status arguments(cute_gemv_lib *lib, const gemv_operands *o,
     return CUTE_OK;
 }
 
-/* CUTEC_GEMV_TRIAL=rows|rows6 (gemv41's trial, to be measured; rows6: six blocks an SM): one
- * vector of K-major f32, f16 or bf16 A, unbatched, into a unit-stride y of f32 or A's dtype,
- * through the row kernels (rows/matvec.c: each row read whole, as the read-only row sum
- * reads it); other calls take the GEMV kernels */
-static bool row_kernel_able(const gemv_operands *o)
-{
-    return o->major == 1 && o->A.shape[2] == 1 && o->x.shape[1] == 1 &&
-           (o->A.dtype == CUTE_F32 || o->A.dtype == CUTE_F16 || o->A.dtype == CUTE_BF16) &&
-           (o->y.dtype == CUTE_F32 || o->y.dtype == o->A.dtype) &&
-           o->A.shape[1] > 0 && o->y.stride[0] == 1;
-}
-
-static cute_status row_kernel_call(cute_gemv_lib *lib, const gemv_operands *o, const row_op *op, double alpha,
-                                   double beta, void *stream, char *err, size_t n)
-{
-    pthread_mutex_lock(&lib->lock);
-    if (!lib->rows) lib->rows = cutec_rows_new(lib->rt);
-    cutec_rows *rows = lib->rows;
-    lib->last_rows = true;
-    pthread_mutex_unlock(&lib->lock);
-    if (!rows) return snprintf(err, n, "gemv: out of memory"), CUTE_ERR_OOM;
-    int64_t M = o->A.shape[0], K = o->A.shape[1];
-    cute_call_arg A = cute_call_tensor(o->A.buf, o->A.offset, (cute_dtype)o->A.dtype, 2, (int64_t[]){M, K},
-                                       (int64_t[]){o->A.stride[0], 1});
-    cute_call_arg x =
-        cute_call_tensor(o->x.buf, o->x.offset, (cute_dtype)o->x.dtype, 1, (int64_t[]){K}, (int64_t[]){1});
-    cute_call_arg y =
-        cute_call_tensor(o->y.buf, o->y.offset, (cute_dtype)o->y.dtype, 1, (int64_t[]){M}, (int64_t[]){1});
-    row_call rc = {op, 0, {&A, &x, beta != 0 ? &y : NULL, &y}, 0, {alpha, beta}};
-    return rows_run(rows, &rc, stream, err, n);
-}
-
-bool gemv_lib_last_rows(cute_gemv_lib *lib, char *plan, size_t n)
-{
-    if (!lib->last_rows) return false;
-    rows_launch l = rows_lib_last_launch(lib->rows);
-    snprintf(plan, n, "%lld blocks of %d threads, %lld row blocks each, %d an SM, cluster %d", (long long)l.blocks,
-             l.threads, (long long)l.iters, l.per_sm, l.cluster);
-    return true;
-}
-
 static cute_status gemv_call(cute_gemv_lib *lib, const cute_call_arg *A, const cute_call_arg *x,
                              const cute_call_arg *y, bool vectors, double alpha, double beta,
                              void *stream, char *err, size_t n)
@@ -529,10 +483,6 @@ static cute_status gemv_call(cute_gemv_lib *lib, const cute_call_arg *A, const c
                             "%d-element vectors)", (long long)o.x.shape[1], CUTE_GEMV_MAX_VECTORS,
                             cute_dtype_name((cute_dtype)o.A.dtype), o.major ? "K" : "M", o.vec);
     if (o.A.shape[0] == 0 || o.A.shape[2] == 0) return CUTE_OK; /* nothing to write */
-    int trial = cute_env_choice_err("CUTEC_GEMV_TRIAL", "none|rows|rows6", 0, err, n);
-    if (trial < 0) return CUTE_ERR_INVALID;
-    if (trial && row_kernel_able(&o))
-        return row_kernel_call(lib, &o, trial == 2 ? &row_matvec6 : &row_matvec, alpha, beta, stream, err, n);
     int64_t splits, kchunk;
     cute_call_arg args[8];
     pthread_mutex_lock(&lib->lock);
@@ -543,7 +493,7 @@ static cute_status gemv_call(cute_gemv_lib *lib, const cute_call_arg *A, const c
         s == CUTE_OK ? fn_cache_get(&lib->fns, lib->rt, &cfg, compile_config, NULL) : NULL;
     if (s == CUTE_OK && !e) s = CUTE_ERR_OOM, snprintf(err, n, "gemv: out of memory");
     if (s == CUTE_OK && !e->fn) s = CUTE_ERR_COMPILE, snprintf(err, n, "%s", e->err);
-    lib->last = cfg, lib->last_splits = (int)splits, lib->last_rows = false;
+    lib->last = cfg, lib->last_splits = (int)splits;
     pthread_mutex_unlock(&lib->lock);
     if (s != CUTE_OK) return s;
     char why[1024];

@@ -30,10 +30,6 @@ static cute_status check_slot(const row_call *rc, int s, int64_t m, int64_t cols
     if (x->stride[rank - 1] != 1 && x->shape[rank - 1] > 1)
         return FAIL("%s: %s's %s must be unit-stride (its stride is %lld)", op, sl->name,
                     matrix ? "columns" : "elements", (long long)x->stride[rank - 1]);
-    if (row_slot_gemv_y(sl) && x->dtype != CUTE_F32 && x->dtype != x0->dtype)
-        return FAIL("%s: %s is %s (f32 or %s's %s)", op, sl->name, cute_dtype_name((cute_dtype)x->dtype),
-                    rc->op->slot[0].name, cute_dtype_name((cute_dtype)x0->dtype));
-    if (row_slot_gemv_y(sl)) return CUTE_OK;
     bool stat = sl->role == ROWVAL_OUT || (sl->role == ROWVAL_IN && strcmp(sl->name, "labels"));
     if (stat && x->dtype != CUTE_F32) return FAIL("%s: %s must be f32", op, sl->name);
     if (sl->role == ROWVAL_IN && !stat && !is_index((cute_dtype)x->dtype))

@@ -11,8 +11,6 @@
 #ifndef CUTEC_ROWS_INTERNAL_H
 #define CUTEC_ROWS_INTERNAL_H
 
-#include <string.h>
-
 #include "cutec/copy.h"
 #include "cutec/pipeline.h"
 #include "cutec/reduce.h"
@@ -38,15 +36,6 @@ typedef struct row_slot {
     bool optional;
     double fill;   /* ROW_IN: the value of elements past the row's end */
 } row_slot;
-
-/* matvec's y (the ROWVAL_OUT "y") and its old value for beta y (the ROWVAL_IN "y_in"): f32 or
- * the row input's dtype (a GEMV's y), where other per-row values are f32; "y_in" is read by
- * the row's first thread alone (the others read 0: the row overwrites it in place).  Told by
- * name, as rows_call.c tells cross-entropy's "labels". */
-static inline bool row_slot_gemv_y(const row_slot *sl)
-{
-    return (sl->role == ROWVAL_IN && !strcmp(sl->name, "y_in")) || (sl->role == ROWVAL_OUT && !strcmp(sl->name, "y"));
-}
 
 /* What the op's math sees of one row (one chunk of it in the looped form): f32 values. */
 typedef struct row_io {
@@ -309,9 +298,6 @@ extern const row_op row_layernorm_bwd_lean, row_rmsnorm_bwd_lean, row_layernorm_
 extern const row_op row_cross_entropy;
 /* the plain reductions (reduce.c): sum (variant 1: mean), max, min, product */
 extern const row_op row_reduce_sum, row_reduce_max, row_reduce_min, row_reduce_prod;
-/* the GEMV's rows as a row reduction (matvec.c; CUTEC_GEMV_TRIAL=rows): A, x, y_in, y; and
- * the same asking for six blocks an SM where the row is held in registers (rows6) */
-extern const row_op row_matvec, row_matvec6;
 /* the norms' dw (and db) alone, for rows longer than a tile: no row reduction, the grid
  * tiles the columns; the backward's dx pass then runs without them */
 extern const row_op row_norm_dweight;

@@ -184,14 +184,7 @@ static void load_chunk(cute_ctx *c, const row_thread *th, row_io *io, cute_int r
     if (!(for_stages && op->columns_late)) load_columns(c, th, io, cb);
 }
 
-/* 0 for the row's first thread (of the cluster's first block), which writes its values */
-static cute_int row_first(cute_ctx *c, const row_thread *th)
-{
-    return th->p->cluster > 1 ? cute_add(cute_ctx_alg(c), th->tx, th->cb) : th->tx;
-}
-
-/* the row's value of each per-row input (rows past M read nothing; matvec's y_in by the row's
- * first thread alone: row_slot_gemv_y) */
+/* the row's value of each per-row input (rows past M read nothing) */
 static void load_row_values(cute_ctx *c, const row_thread *th, cute_val *v, cute_int row)
 {
     const row_op *op = th->p->op;
@@ -199,11 +192,7 @@ static void load_row_values(cute_ctx *c, const row_thread *th, cute_val *v, cute
     for (int s = 0; s < op->nslots; s++)
         if (th->p->has[s] && op->slot[s].role == ROWVAL_IN) {
             cute_tensor t = cute_tensor_slice(c, th->k->g[s], cute_tuple_int(row));
-            cute_ssa pred = in;
-            if (row_slot_gemv_y(&op->slot[s])) /* the thread store_row_values writes from */
-                pred = cute_ssa_binop(c, CUTE_OP_AND, in,
-                                      cute_ssa_scalar(c, cute_int_eq(c, row_first(c, th), cute_i(0)), in.shape));
-            v[s] = cute_ssa_get(c, cute_tensor_load_if(c, t, pred, 0), 0);
+            v[s] = cute_ssa_get(c, cute_tensor_load_if(c, t, in, 0), 0);
         }
 }
 
@@ -224,20 +213,17 @@ static void store_chunk(cute_ctx *c, const row_thread *th, row_io *io, cute_int 
                                  cute_ssa_cvt(c, io->t[s], th->p->dtype[s]), io->inside);
 }
 
-/* v (f32) as a per-row output's dtype (matvec's y may be 16-bit: row_slot_gemv_y) */
-static cute_val value_as(cute_ctx *c, cute_val v, cute_dtype d) { return d == CUTE_F32 ? v : cute_val_cvt(c, v, d); }
-
 /* the per-row outputs, from the row's first thread (of the cluster's first block) */
 static void store_row_values(cute_ctx *c, const row_thread *th, row_io *io, cute_int row)
 {
     const row_op *op = th->p->op;
+    cute_int first = th->p->cluster > 1 ? cute_add(cute_ctx_alg(c), th->tx, th->cb) : th->tx;
     CUTE_IF(c, cute_int_lt(c, row, th->k->m)) {
-        CUTE_IF(c, cute_int_eq(c, row_first(c, th), cute_i(0))) {
+        CUTE_IF(c, cute_int_eq(c, first, cute_i(0))) {
             for (int s = 0; s < op->nslots; s++)
                 if (th->p->has[s] && op->slot[s].role == ROWVAL_OUT)
                     cute_tensor_store(c, cute_tensor_slice(c, th->k->g[s], cute_tuple_int(row)),
-                                      cute_ssa_scalar(c, value_as(c, io->v[s], th->p->dtype[s]),
-                                                      cute_tuple_int(cute_i(1))));
+                                      cute_ssa_scalar(c, io->v[s], cute_tuple_int(cute_i(1))));
         }
     }
 }
