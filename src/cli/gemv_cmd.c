@@ -12,7 +12,6 @@
 #include "cutec/numeric.h"
 #include "cutec/cuda_driver.h"
 #include "gpu_timing.h"
-#include "kernels/gemv/gemv_internal.h"
 #include "kernels/ew_ref.h"
 
 typedef struct gemv_opts {
@@ -61,8 +60,7 @@ static int usage(const char *cmd)
         "  nvfp4: e2m1 A and x with a ue4m3 scale per 16 (seed 001); mxfp8: e4m3 with ue8m0 per "
         "32\n"
         "  bench --forms lib,2/4,1/8,ring4: forms on one problem, each a row: the library's,\n"
-        "    NVFP4's register forms (k-tiles ahead/rows a warp), a ring of N stages, warp1 or\n"
-        "    warp1b (CUTEC_GEMV_TRIAL: 16-bit A a row a warp; one of them a process)\n",
+        "    NVFP4's register forms (k-tiles ahead/rows a warp), a ring of N stages\n",
         cmd);
     return CLI_USAGE;
 }
@@ -411,10 +409,6 @@ static void describe(const problem *p, const gemv_opts *o, char *buf, size_t n)
     if (cfg.scale_rows_tiled) strncat(form, ", rows by scale tile", sizeof form - strlen(form) - 1);
     if (cfg.fma_decode) strncat(form, ", scales by bits", sizeof form - strlen(form) - 1);
     if (cfg.tf32_bits) strncat(form, ", tf32 by bits", sizeof form - strlen(form) - 1);
-    char why[128]; /* CUTEC_GEMV_TRIAL's form (compile.c's plan_warp1) */
-    int trial = gemv_trial(why, sizeof why);
-    if (trial > 0 && !cfg.smem_stages && gemv_warp1_able(&cfg))
-        strncat(form, trial == 1 ? ", a row a warp (warp1)" : ", a row a warp (warp1b)", sizeof form - strlen(form) - 1);
     if (cfg.warp_rows > 4)
         snprintf(form + strlen(form), sizeof form - strlen(form), ", %d rows a warp", cfg.warp_rows);
     snprintf(buf, n, "%s %s->%s %lldx%lld N=%lld L=%lld, vec %d, %d split%s%s%s", kind,
@@ -486,15 +480,9 @@ static bool bench_row(problem *p, const gemv_opts *o)
 static bool set_form(cute_gemv_lib *lib, const gemv_opts *o, const char *s, gemv_opts *f, int *used)
 {
     int ahead = 0, rows = 0, stages = o->smem_stages;
-    static bool trial_set; /* warp1 or warp1b set CUTEC_GEMV_TRIAL: the next form unsets it */
     *used = 0;
-    if (trial_set) unsetenv("CUTEC_GEMV_TRIAL"), trial_set = false;
     if (!strncmp(s, "lib", 3) && (s[3] == ',' || !s[3]))
         *used = 3, stages = -1;
-    else if (!strncmp(s, "warp1b", 6) && (s[6] == ',' || !s[6]))
-        *used = 6, stages = -1, trial_set = !setenv("CUTEC_GEMV_TRIAL", "warp1b", 1);
-    else if (!strncmp(s, "warp1", 5) && (s[5] == ',' || !s[5]))
-        *used = 5, stages = -1, trial_set = !setenv("CUTEC_GEMV_TRIAL", "warp1", 1);
     else if (sscanf(s, "ring%d%n", &stages, used) != 1 && sscanf(s, "%d/%d%n", &ahead, &rows, used) != 2)
         return false;
     if (s[*used] != ',' && s[*used]) return false;
@@ -512,7 +500,7 @@ static bool bench_forms(problem *p, const gemv_opts *o)
     for (const char *s = o->forms; *s;) {
         int used = 0;
         if (!set_form(p->lib, o, s, &f, &used)) {
-            printf("cutec bench gemv: --forms %s: a form is lib, ahead/rows (1,2/4,8), ringN, warp1 or warp1b\n", o->forms);
+            printf("cutec bench gemv: --forms %s: a form is lib, ahead/rows (1,2/4,8) or ringN\n", o->forms);
             return false;
         }
         p->checked = false;

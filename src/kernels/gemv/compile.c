@@ -6,9 +6,7 @@
 
 #include "cutec/atom_table.h"
 #include "cutec/notation.h"
-#include "env/env_choice.h"
 #include "kernels/gemv/gemv_internal.h"
-#include "kernels/kernel_env.h"
 
 #define GEMV_THREADS 128
 #define COLS_UNROLL 8
@@ -96,24 +94,6 @@ static bool plan_ring(cute_alg *a, const cute_layout *thr, const cute_layout *va
     return !a->failed;
 }
 
-int gemv_trial(char *err, size_t n) { return cute_env_choice_err("CUTEC_GEMV_TRIAL", GEMV_TRIALS, 0, err, n); }
-
-bool gemv_warp1_able(const cute_gemv_config *cfg)
-{
-    return cfg->a_major == 1 && !cfg->sf_vec && !cfg->mma && !cfg->skew && !cfg->l2_prefetch &&
-           gemv_nvec(cfg) == 1 && cute_dtype_bits(cfg->dtype) == 16 && cfg->vec == 8;
-}
-
-/* warp1 and warp1b (the trial): f32's form, which reads 16384x4096 at 97.5% of the copy where
- * bf16's ring reads it at 90% (H200, gemv41's mid pass): a row a warp and many warps an SM, as f32
- * runs at 34 registers (16 blocks of 4 warps an SM).  warp1: two 16-byte vectors a lane a k-tile,
- * 12 blocks an SM asked for (sm_90a: 40 registers, no spill); warp1b: one vector, 16 blocks (32
- * registers, no spill).  (Four vectors spill at 10 blocks and more: 126 bytes.) */
-static void plan_warp1(gemv_plan *p, int trial)
-{
-    p->rows = 1, p->unroll = trial == 1 ? 2 : 1, p->min_blocks = trial == 1 ? 12 : 16;
-}
-
 /* arch: the compile target's SM version (0: not known) */
 static bool plan_make(cute_alg *a, const cute_gemv_config *cfg, int arch, gemv_plan *p)
 {
@@ -136,8 +116,6 @@ static bool plan_make(cute_alg *a, const cute_gemv_config *cfg, int arch, gemv_p
     if (cfg->a_major == 1) { /* a warp's k-tile: rows x 32 lanes x vec, repeated unroll times */
         p->unroll = rows_unroll(cfg);
         p->rows = gemv_rows_per_warp(cfg);
-        int trial = kernel_env_choice(a, "CUTEC_GEMV_TRIAL", GEMV_TRIALS, 0);
-        if (!cfg->smem_stages && gemv_warp1_able(cfg) && trial) plan_warp1(p, trial);
         if (p->words) /* the decode of x serves four rows; 128 bytes of A a lane a k-tile, or
                          64 where the next k-tile's registers are loaded before this one's
                          products (registers: blockscaled.c, words_pipelined) */
@@ -155,7 +133,7 @@ static bool plan_make(cute_alg *a, const cute_gemv_config *cfg, int arch, gemv_p
     if (cfg->skew) /* a warp a misalignment: as many warps as a vector's elements (skew.c) */
         p->threads = 32 * (p->rows > 1 ? cfg->vec : GEMV_THREADS / 32);
     if (cfg->smem_stages && !plan_ring(a, &thr, &val, p)) return false;
-    p->ktile = p->words ? 32 * (bits / 32) * p->unroll : p->min_blocks ? 32 * cfg->vec * p->unroll : cute_gemv_k_tile(cfg);
+    p->ktile = p->words ? 32 * (bits / 32) * p->unroll : cute_gemv_k_tile(cfg);
     int64_t tk = p->ktile;
     cute_tuple step = cfg->a_major == 1
                           ? cute_tuple_fmt(a, "(%d,%lld)", p->threads / 32 * p->rows, (long long)tk)

@@ -12,8 +12,6 @@ typedef struct gemv_plan {
     int threads;        /* per block */
     int rows;           /* K-major: rows per warp (1 to GEMV_MAX_ROWS; x loaded once for them) */
     int unroll;         /* rows: vectors per lane per row and k-tile; cols: k columns per step */
-    int min_blocks;     /* > 0: the rows kernel's register form asks for this many blocks an SM
-                           (CUTEC_GEMV_TRIAL=warp1|warp1b: compile.c's plan_warp1) */
     int64_t ktile;      /* K-major: a k-tile's columns (words: in words) */
     cute_tiled_copy tc; /* rows: (warps rows, 32 lanes x vec); cols: (threads x vec rows,
                            unroll columns) */
@@ -310,14 +308,6 @@ gemv_ring gemv_ring_make(cute_ctx *c, const gemv_plan *p, const cute_tensor *sfa
 void gemv_ring_walk(cute_ctx *c, const gemv_plan *p, const gemv_thread *th, const gemv_tiles *t,
                     const gemv_ring *r, cute_int full, gemv_ring_fn fn, void *user);
 
-/* CUTEC_GEMV_TRIAL=warp1|warp1b (gemv41's trial, to be measured): one vector of K-major 16-bit
- * A in 16-byte vectors through the rows kernel's register form as f32 runs it, a row a warp and
- * many warps an SM (compile.c's plan_warp1); lib.c then takes the register form, not the ring.
- * The setting's value, read where a kernel is traced and where a call is configured: 0 none,
- * 1 warp1, 2 warp1b, -1 (and why in err) another */
-#define GEMV_TRIALS "none|warp1|warp1b"
-int gemv_trial(char *err, size_t n);
-bool gemv_warp1_able(const cute_gemv_config *cfg);
 /* the library's compiled function for cfg (compiled the first time), or NULL and why */
 const cute_fn *gemv_lib_fn(cute_gemv_lib *lib, const cute_gemv_config *cfg, char *err, size_t n);
 

@@ -408,42 +408,6 @@ static void skew_cases(cute_runtime *rt)
     cute_gemv_lib_free(lib);
 }
 
-/* CUTEC_GEMV_TRIAL=warp1|warp1b (compile.c's plan_warp1): one vector of K-major 16-bit A a row a
- * warp through the register form (no ring), odd sizes, padded rows, splits, beta = 0 over NaN;
- * a misspelled value refused with its name */
-static void warp1_cases(cute_runtime *rt)
-{
-    static const gemv_case cases[] = {
-        {CUTE_BF16, CUTE_BF16, 37, 1000, 1, 1, 8, 1, 0, 0, -0.5, 0},
-        {CUTE_F16, CUTE_F32, 5, 4104, 1, 1, 0, 1, 0, 0, 0, 0},
-        {CUTE_BF16, CUTE_BF16, 3, 20000, 1, 1, 0, 1, 0, 0, 0.5, 0},
-        {CUTE_BF16, CUTE_BF16, 33, 8200, 2, 1, 0, 1, 0, 0, -0.5, 0},
-    };
-    const char *trials[] = {"warp1", "warp1b"};
-    for (int k = 0; k < 2; k++) {
-        setenv("CUTEC_GEMV_TRIAL", trials[k], 1);
-        cute_gemv_lib *lib = cute_gemv_lib_new(rt); /* (a library a form: its configurations' kernels) */
-        for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
-            cute_gemv_config cfg = run_case(rt, lib, &cases[i]);
-            CHECK(!cfg.smem_stages && gemv_warp1_able(&cfg), "%s case %zu: the register form", trials[k], i);
-        }
-        cute_gemv_lib_free(lib);
-    }
-    setenv("CUTEC_GEMV_TRIAL", "warp2", 1);
-    cute_gemv_lib *lib = cute_gemv_lib_new(rt);
-    operand A, x, y;
-    cute_backend *b = cute_runtime_backend(rt);
-    make(b, &A, CUTE_BF16, 2, (int64_t[]){4, 64}, (int64_t[]){64, 1}, 256, 0);
-    make(b, &x, CUTE_BF16, 1, (int64_t[]){64}, (int64_t[]){1}, 64, 0);
-    make(b, &y, CUTE_BF16, 1, (int64_t[]){4}, (int64_t[]){1}, 4, 0);
-    char err[256] = "";
-    cute_status st = cutec_gemv(lib, &A.arg, &x.arg, &y.arg, 1.0, 0.0, NULL, err, sizeof err);
-    CHECK(st == CUTE_ERR_INVALID && strstr(err, "CUTEC_GEMV_TRIAL=warp2"), "a misspelled trial refused: %s", err);
-    drop(b, &A), drop(b, &x), drop(b, &y);
-    cute_gemv_lib_free(lib);
-    unsetenv("CUTEC_GEMV_TRIAL");
-}
-
 /* a call expected to be refused: INVALID, and `word` in the message */
 static void refused(cute_gemv_lib *lib, const char *what, const cute_call_arg *A,
                     const cute_call_arg *x, const cute_call_arg *y, double beta, const char *word)
@@ -689,7 +653,6 @@ int main(void)
     results(rt);
     ring_cases(rt);
     skew_cases(rt);
-    warp1_cases(rt);
     many_splits_cases(rt);
     wgmma_cases(rt);
     machine_code(rt);

@@ -387,7 +387,7 @@ static bool skew_able(const gemv_operands *o)
 }
 
 /* the configuration, splits and K extent per split of a call (lock held) */
-static cute_gemv_config configure(cute_gemv_lib *lib, const gemv_operands *o, bool warp1, int64_t *splits,
+static cute_gemv_config configure(cute_gemv_lib *lib, const gemv_operands *o, int64_t *splits,
                                   int64_t *kchunk)
 {
     cute_gemv_config cfg = {.dtype = (cute_dtype)o->A.dtype,
@@ -401,7 +401,6 @@ static cute_gemv_config configure(cute_gemv_lib *lib, const gemv_operands *o, bo
         cfg.skew = true, cfg.vec = 16 / cute_dtype_bytes(cfg.dtype), cfg.l2_prefetch = 0;
     int arch = cute_runtime_target_arch(lib->rt); /* the ring: asked for or the library's, where cp.async runs */
     int stages = lib->smem_stages < 0 ? cute_gemv_ring_default(&cfg) : lib->smem_stages;
-    if (warp1 && lib->smem_stages < 0 && gemv_warp1_able(&cfg)) stages = 0; /* its register form */
     if (stages > 0 && (!arch || arch >= 80) && cute_gemv_ring_able(&cfg)) cfg.smem_stages = stages;
     /* the tensor-core form's ring within what a block of the target may have (99 KB on sm_86,
      * sm_89 and sm_120: docs/cards.md), by halving its stages, the library's or those asked
@@ -484,13 +483,11 @@ static cute_status gemv_call(cute_gemv_lib *lib, const cute_call_arg *A, const c
                             "%d-element vectors)", (long long)o.x.shape[1], CUTE_GEMV_MAX_VECTORS,
                             cute_dtype_name((cute_dtype)o.A.dtype), o.major ? "K" : "M", o.vec);
     if (o.A.shape[0] == 0 || o.A.shape[2] == 0) return CUTE_OK; /* nothing to write */
-    int trial = gemv_trial(err, n);
-    if (trial < 0) return CUTE_ERR_INVALID;
     int64_t splits, kchunk;
     cute_call_arg args[8];
     pthread_mutex_lock(&lib->lock);
     if (o.A.shape[1] == 0) s = zero_k(lib, &o, err, n);
-    cute_gemv_config cfg = configure(lib, &o, trial > 0, &splits, &kchunk);
+    cute_gemv_config cfg = configure(lib, &o, &splits, &kchunk);
     if (s == CUTE_OK) s = arguments(lib, &o, &cfg, splits, kchunk, alpha, beta, args, err, n);
     const fn_cache_entry *e =
         s == CUTE_OK ? fn_cache_get(&lib->fns, lib->rt, &cfg, compile_config, NULL) : NULL;

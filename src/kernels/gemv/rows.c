@@ -118,7 +118,6 @@ static void rows_kernel(cute_ctx *c, cute_tensor mA, cute_tensor mX, cute_tensor
             cute_clear(c, acc.t[v][r]);
         }
     gemv_walk walk = {.tile = tile_fma, .end = finish_rows, .user = &acc};
-    if (p->min_blocks) cute_kernel_min_blocks(c, p->min_blocks); /* warp1 (compile.c's plan_warp1) */
     if (p->cfg.smem_stages) {
         cute_kernel_min_blocks(c, gemv_ring_blocks(p));
         acc.ring = gemv_ring_make(c, p, NULL, NULL, mA.layout.shape.leaf[0], mA.layout.shape.leaf[1],
