@@ -1,8 +1,13 @@
 #!/bin/sh
 # Branch tidy41's pass on one H200 (code health; no timing): the test programs whose GPU paths
 # its commits touched, after the lead's `make all tests` (nothing is built here); log
-# $OUT/tidy41.log, under 50 s.  No emitted CUDA changed (md5 of 62 kernels and 4 PTX modules,
-# comments stripped, before and after each commit); what runs here is the code around them:
+# $OUT/tidy41.log, under 50 s.  The mid pass (H200, 13:54 UTC, main 9af3d41e + this branch at
+# a64ec21d): all passed, nothing skipped (hstu_test 92, hstu_jagged_test 35, cuda_c_test 90,
+# export_test 48, driver_test 59; 29 s): every commit kept.  The final pass runs them again on
+# main with the branch merged (and the lead's hstu.c since), then hopper_test (the Hopper GEMM's
+# plan reads cute_gemm_hopper_tile and the table's shared memory) in what is left of the 50 s.
+# No emitted CUDA changed (md5 of 62 kernels and 4 PTX modules, comments stripped, before and
+# after each commit); what runs here is the code around them:
 #   hstu_jagged_test, hstu_test: hstu_testkit.h's run on a GPU (the SM80 kernel's moderate
 #     cases, the Hopper kernel's on an sm_90 card: on an H200 nothing may be skipped), the
 #     jagged call's checks through operands_ok, the Hopper plan from attn_plan_hopper_tiles;
@@ -46,11 +51,13 @@ verdict()
         run backend/cuda_c_test 15
         run jit/export_test 10
         run runtime/driver_test 10
+        run kernels/gemm/hopper_test 20
         verdict kernels/attention/hstu_jagged_test "hstu_testkit.h and the jagged call's operands_ok"
         verdict kernels/attention/hstu_test "hstu_testkit.h and attn_plan_hopper_tiles"
         verdict backend/cuda_c_test "target names by cute_cuda_arch_sm (NVRTC, CUDA C)" skips-ok
         verdict jit/export_test "target names by cute_cuda_arch_sm (export's table)" skips-ok
         verdict runtime/driver_test "cuda_arch.c (the per-arch facts moved)" skips-ok
+        verdict kernels/gemm/hopper_test "cute_gemm_hopper_tile and the Hopper GEMM's smem_room"
     else
         echo "== no GPU here: nothing run"
         echo "decides: tidy41: keep (no GPU)"
