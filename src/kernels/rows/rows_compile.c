@@ -371,6 +371,12 @@ void row_plan_forms(row_plan *p, int64_t n)
      * 164 KB carveout, "p48": RMSNorm 80.1 / 79.8, LayerNorm 69.7 / 69.4 against 81.2 / 81.3,
      * deleted) */
     p->slots_slim = row_lnb_form("slim") && p->cluster > 1;
+    /* nb41's "sumpdl" (opt-in): the column sums' pass (dw, then db) launched as the row
+     * kernel's dependent (PDL, sm_90 on), let in at the row kernel's start: its blocks take the
+     * SMs the row blocks leave in their tail and wait there (griddepcontrol.wait) for the
+     * kernel's end, where they were launched after it (a few us an array of the 118 to 244 us
+     * of the backward at the issue's shapes) */
+    p->sums_pdl = rows_trial("sumpdl") && keeps_sums(p) && (!p->arch || p->arch >= 90);
     if (row_lnb_form("row128") && resident_row && late_cols && p->tpr >= 64 && p->tpr <= 128)
         p->rows = 128 / p->tpr;
 }

@@ -692,6 +692,7 @@ static void rows_body(cute_ctx *c, const row_kargs *k)
     const row_plan *p = cute_ctx_user(c);
     cute_alg *a = cute_ctx_alg(c);
     row_thread th = {.p = p, .k = k};
+    if (p->sums_pdl) cute_griddepcontrol_launch_dependents(c); /* (the column sums' pass, waiting) */
     th.tid = cute_thread_idx(c, 0);
     th.tx = cute_mod(a, th.tid, cute_i(p->tpr)), th.ty = cute_div(a, th.tid, cute_i(p->tpr));
     th.thr = cute_tiled_copy_slice(&p->tc, th.tid);
