@@ -7,28 +7,33 @@
 # of 32 threads a block whatever the partial rows: 261 partial rows at 16384x4096 (9 turns of
 # 4 loads a thread, 128 blocks), 30 at 4096x32768 (1024 blocks, one turn: 4.2 us an array in
 # lnb's profile), 7 at 1024x262144 (8192 blocks of one row a thread: 8 waves, 14.6 us an array
-# of LayerNorm's 488).  The trial "sumpdl,sumlanes" (CUTEC_ROWS_TRIAL): the lanes sized to the
-# partial rows (every row of a thread in flight at once: 32 lanes x 32 / 4 x 64 / 1 x 256),
-# and the pass launched as the row kernel's dependent (PDL: launched in the row kernel's tail,
-# waiting at griddepcontrol.wait), db's pass as dw's.
-# This pass: `cutec run --backward` under the trial on the GPU against float64 (every element)
-# at odd sizes that take each lanes form, then `cutec bench layernorm|rmsnorm --backward` at
-# the three shapes, default and trial in turns (round a), then round b reversed at the two rows
-# farthest from 3.45 TB/s (LayerNorm 4096x32768, RMSNorm 16384x4096).  No step starts past
-# $BUDGET (50) s.
-# The rule (points of the copy, d = trial - default): a row timed in both rounds is "ahead"
-# with mean d >= 0.5 and d > 0 in both, "behind" with mean d < -0.5; a row timed once is ahead
-# with d >= 0.5, behind with d < -0.5; else "within the spread".  Over the six rows: "make
-# default" if none is behind and three or more are ahead; "delete" if none is ahead or one is
-# behind by more than 1 point; else "keep opt-in" (the final pass times each half).  A failed
-# check or a WRONG row decides "delete (wrong)".
+# of LayerNorm's 488); and each of the two or three launches a call starts when the one before
+# has ended.  The trials (CUTEC_ROWS_TRIAL): sumlanes, the lanes sized to the partial rows
+# (every row of a thread in flight at once: 32 lanes x 32 / 4 x 64 / 1 x 256 threads); sumpdl,
+# the pass launched as the row kernel's dependent (PDL: let in at the row kernel's start, its
+# blocks wait at griddepcontrol.wait), db's pass as dw's; rowpdl, the row kernel launched as
+# the dependent of the kernel before it (its blocks set up under that kernel's tail, waiting
+# before their first global access).  T2 = all three, T1 = the pass's two.
+# This pass: `cutec run --backward` under T2 on the GPU against float64 (every element) at odd
+# sizes that take each lanes form, then `cutec bench layernorm|rmsnorm --backward` at the three
+# shapes, default and T2 in turns (round a), round b reversed at the two rows farthest from
+# 3.45 TB/s (LayerNorm 4096x32768, RMSNorm 16384x4096), then LayerNorm under T1 (rowpdl's
+# share, one round).  No step starts past $BUDGET (50) s.
+# The rule (points of the copy, d = T2 - default): a row timed in both rounds is "ahead" with
+# mean d >= 0.5 and d > 0 in both, "behind" with mean d < -0.5; a row timed once is ahead with
+# d >= 0.5, behind with d < -0.5; else "within the spread".  Over the six rows: "make default"
+# if none is behind and three or more are ahead; "delete" if none is ahead or one is behind by
+# more than 1 point; else "keep opt-in" (the final pass times each part).  A failed check or a
+# WRONG row decides "delete (wrong)".  rowpdl's share (LayerNorm, T2 - T1, one round, the
+# three shapes' mean): reported, decided by the final pass.
 #   BUDGET=50 ITERS=10 sh scripts/device-nb41.sh
 . scripts/device-common.sh
 log="$out/nb41.log"
 start=$(date +%s)
 budget=${BUDGET:-50}
 BENCH_TIMEOUT=14
-T=sumpdl,sumlanes
+T=sumpdl,sumlanes,rowpdl
+T1=sumpdl,sumlanes
 # one NAME TRIAL OP [SHAPE]: `cutec bench OP --backward` (at the three shapes, or at SHAPE)
 # under CUTEC_ROWS_TRIAL=TRIAL, into $out/nb41-NAME.one
 one()
@@ -63,14 +68,19 @@ checked()
         one r0b 0 rmsnorm 16384x4096
         one l1b $T layernorm 4096x32768
         one l0b 0 layernorm 4096x32768
-        echo "== at $(el) s: % of the copy, default / trial, rounds a (b)"
+        one lt1 $T1 layernorm
+        echo "== at $(el) s: % of the copy, default / T2, rounds a (b); LayerNorm under T1"
+        for s in 16384x4096 4096x32768 1024x262144; do
+            echo "layernorm $s: T1 $(rows_pct "$out/nb41-lt1.one" layernorm bwd $s)," \
+                "T2 - T1 $(diff2 "$(rows_pct "$out/nb41-l1a.one" layernorm bwd $s)" "$(rows_pct "$out/nb41-lt1.one" layernorm bwd $s)")"
+        done
         rows=""
         for op in layernorm rmsnorm; do
             c=$(echo $op | cut -c1)
             for s in 16384x4096 4096x32768 1024x262144; do
                 a0=$(rows_pct "$out/nb41-${c}0a.one" $op bwd $s) a1=$(rows_pct "$out/nb41-${c}1a.one" $op bwd $s)
                 b0=$(rows_pct "$out/nb41-${c}0b.one" $op bwd $s) b1=$(rows_pct "$out/nb41-${c}1b.one" $op bwd $s)
-                echo "$op $s: default $a0 ($b0), trial $a1 ($b1)"
+                echo "$op $s: default $a0 ($b0), T2 $a1 ($b1)"
                 rows="$rows$op $s x$(diff2 "$a1" "$a0") x$(diff2 "$b1" "$b0")
 "
             done
@@ -85,13 +95,13 @@ checked()
               v = m >= 0.5 && both ? "ahead" : m < -0.5 ? "behind" : "within the spread"
               printf "decides: %s %s: %s (%+.2f points, %s)\n", $1, $2, v, m, what
               n++; if (v == "ahead") yes++; if (v == "behind") no++; if (m < -1) far = 1 }
-            END { if (bad != "" || wrong) { print "decides: sumpdl,sumlanes: delete (wrong)"; exit }
-                  if (!n) { print "decides: sumpdl,sumlanes: keep opt-in (not timed)"; exit }
+            END { if (bad != "" || wrong) { print "decides: sumpdl,sumlanes,rowpdl: delete (wrong)"; exit }
+                  if (!n) { print "decides: sumpdl,sumlanes,rowpdl: keep opt-in (not timed)"; exit }
                   v = !no && yes >= 3 ? "make default" : (!yes || far) ? "delete" : "keep opt-in"
-                  printf "decides: sumpdl,sumlanes: %s (%d of %d rows ahead, %d behind)\n", v, yes + 0, n, no + 0 }'
+                  printf "decides: sumpdl,sumlanes,rowpdl: %s (%d of %d rows ahead, %d behind)\n", v, yes + 0, n, no + 0 }'
     else
         echo "== no GPU here: nothing timed"
-        echo "decides: sumpdl,sumlanes: keep opt-in (no GPU)"
+        echo "decides: sumpdl,sumlanes,rowpdl: keep opt-in (no GPU)"
     fi
     device_end
     echo "== WRONG lines (rows against float64): $(grep -c WRONG "$log")"

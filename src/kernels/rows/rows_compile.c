@@ -377,6 +377,13 @@ void row_plan_forms(row_plan *p, int64_t n)
      * kernel's end, where they were launched after it (a few us an array of the 118 to 244 us
      * of the backward at the issue's shapes) */
     p->sums_pdl = rows_trial("sumpdl") && keeps_sums(p) && (!p->arch || p->arch >= 90);
+    /* nb41's "rowpdl" (opt-in): the norms' backward's row kernel itself launched as a
+     * dependent of the kernel before it in the stream (PDL), so that its blocks are placed,
+     * allocate and zero their shared memory and initialise their barriers under that kernel's
+     * tail (in a loop of backwards: the column sums' pass, which under sumpdl lets it in at
+     * its start); griddepcontrol.wait before its first global access (rows_kernel.c's
+     * rows_body) */
+    p->row_pdl = rows_trial("rowpdl") && keeps_sums(p) && (!p->arch || p->arch >= 90);
     if (row_lnb_form("row128") && resident_row && late_cols && p->tpr >= 64 && p->tpr <= 128)
         p->rows = 128 / p->tpr;
 }

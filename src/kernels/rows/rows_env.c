@@ -24,7 +24,7 @@ static const struct {
 /* CUTEC_ROWS_TRIAL's names beside 0 (none) and 1 (every one): rows_trial's callers, and four
  * defaults left out as no-NAME (row_lnb_form): ln39's row128, lnb's idx32 and wf32, rows40's
  * slim */
-static const char *const TRIALS = "ahead|hex|wchain1|sumpdl|sumlanes|no-row128|no-idx32|no-wf32|no-slim";
+static const char *const TRIALS = "ahead|hex|wchain1|sumpdl|sumlanes|rowpdl|no-row128|no-idx32|no-wf32|no-slim";
 
 int rows_env(rows_env_setting s)
 {
