@@ -29,8 +29,8 @@ typedef struct colred {
     cute_op op;
     int vec;    /* V */
     int unroll; /* U: rows' loads a thread issues before their combines */
-    int lanes;  /* L: row lanes a block (LANES but under rows_colsum's "sumlanes") */
-    int width;  /* W: threads along the columns (THREADS but under "sumlanes") */
+    int lanes;  /* L: row lanes a block (LANES; the norms' pass: rows_colsum's colsum_lanes) */
+    int width;  /* W: threads along the columns (THREADS; the norms' pass: colsum_lanes) */
     bool pdl;   /* launched as a dependent of the row kernel (rows_colsum's "sumpdl") */
 } colred;
 
@@ -216,9 +216,9 @@ static cute_status reduce_columns(cutec_rows *lib, const cute_call_arg *x, const
     return s;
 }
 
-/* rows40's successor nb41's "sumlanes" (CUTEC_ROWS_TRIAL, opt-in): the lanes a block sized
- * to the partial rows, so that a thread's rows are all in flight at once (U = 8 of them, at
- * most two turns), where the lanes were 8 whatever the rows: 16384x4096's 261 partial rows took
+/* nb41's "sumlanes" (the default; CUTEC_ROWS_TRIAL=no-sumlanes gives the 8 lanes back): the
+ * lanes a block sized to the partial rows, so that a thread's rows are all in flight at once
+ * (U = 8 of them, at most two turns), where the lanes were 8 whatever the rows: 16384x4096's 261 partial rows took
  * 33 rows a thread in 9 turns of 4 loads (128 blocks), 1024x262144's 7 took one row a thread
  * in 8192 blocks of 8 lanes (one idle; 8 waves of blocks, 14.6 us an array on an H200).  L:
  * the fewest lanes (a power of two up to 32) that leave a thread 8 rows or fewer; W: 256 / L
@@ -243,7 +243,7 @@ cute_status rows_colsum(cutec_rows *lib, const cute_buffer *buf, size_t offset, 
      * blocks, each thread's rows in the same order), now with 4 rows' loads in flight.  (Four
      * columns a thread, N/128 blocks, lost 0.6 points of the copy at 1024x262144, where this
      * pass takes 14.6 us an array of LayerNorm's 488: H200, lnb's mid pass; deleted.) */
-    if (rows_trial("sumlanes")) colsum_lanes(&k, rows);
+    if (row_lnb_form("sumlanes")) colsum_lanes(&k, rows);
     return colred_launch(lib, &k, &p, &row, (rows + k.lanes - 1) / k.lanes, 1, stream, err, n);
 }
 

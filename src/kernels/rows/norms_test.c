@@ -285,13 +285,13 @@ int main(void)
         /* (f16 LayerNorm's dx there passes f16's range: bf16) */
         backward_shifted(lib, be, layer, layer ? CUTE_BF16 : CUTE_F16, (shape_case){5, 4096, 8}, true, 3000);
     }
-    /* nb41's trials "sumpdl,sumlanes,rowpdl": the column sums' pass with its lanes sized to
-     * the partial rows (one lane of 256 threads here: the interpreter's 8 blocks; reduce_test
-     * takes 261, 30 and 7 rows) and launched as the row kernel's dependent, the row kernel as
-     * the dependent of the kernel before it (its wait before its first global access): rows
-     * staged in one block (47 rows over 8 blocks), a cluster's parts, 1024-thread parts, rows
-     * in registers */
-    setenv("CUTEC_ROWS_TRIAL", "sumpdl,sumlanes,rowpdl", 1);
+    /* nb41's forms (the defaults, every case above: the column sums' pass with its lanes
+     * sized to the partial rows, one lane of 256 threads here, the interpreter's 8 blocks,
+     * reduce_test takes 261, 30 and 7 rows; the pass as the row kernel's dependent and the row
+     * kernel as the dependent of the kernel before it, but on clusters of two blocks an SM),
+     * and without them (no-sumlanes, no-sumpdl, no-rowpdl): rows staged in one block (47 rows
+     * over 8 blocks), a cluster's parts, 1024-thread parts, rows in registers */
+    setenv("CUTEC_ROWS_TRIAL", "no-sumlanes,no-sumpdl,no-rowpdl", 1);
     backward(lib, be, true, CUTE_BF16, (shape_case){47, 4104, 8}, true);
     backward(lib, be, false, CUTE_F16, (shape_case){9, 32776, 0}, true);
     backward(lib, be, true, CUTE_BF16, (shape_case){3, 131080, 0}, true);
