@@ -19,6 +19,7 @@
 #include <string.h>
 
 #include "cutec/notation.h"
+#include "cutec/sync.h"
 #include "kernels/rows/rows_lib.h"
 
 enum { LANES = 8, THREADS = 32, UNROLL = 4, UNROLL_MAX = 8 };
@@ -28,6 +29,9 @@ typedef struct colred {
     cute_op op;
     int vec;    /* V */
     int unroll; /* U: rows' loads a thread issues before their combines */
+    int lanes;  /* L: row lanes a block (LANES; the norms' pass: rows_colsum's colsum_lanes) */
+    int width;  /* W: threads along the columns (THREADS; the norms' pass: colsum_lanes) */
+    bool pdl;   /* launched as a dependent of the row kernel (rows_colsum's "sumpdl") */
 } colred;
 
 static double identity(cute_op op)
@@ -42,15 +46,15 @@ static int vector_align(int v, cute_dtype d)
     return b < 16 ? b : 16;
 }
 
-/* thread (tx, ty)'s V columns of row block pb of column tile cb, of a matrix tiled by (L, 32 V)
- * (zipped: ((L, 32 V), (row blocks, column tiles))): the tile's (r, c) seen as (r, (v, x)), x
+/* thread (tx, ty)'s V columns of row block pb of column tile cb, of a matrix tiled by (L, W V)
+ * (zipped: ((L, W V), (row blocks, column tiles))): the tile's (r, c) seen as (r, (v, x)), x
  * the thread along the columns, v its column */
-static cute_tensor thread_part(cute_ctx *c, cute_tensor tiled, int rows, int vec, cute_int ty, cute_int tx, cute_int pb,
-                               cute_int cb)
+static cute_tensor thread_part(cute_ctx *c, cute_tensor tiled, int rows, int vec, int width, cute_int ty, cute_int tx,
+                               cute_int pb, cute_int cb)
 {
     cute_alg *a = cute_ctx_alg(c);
     cute_tensor tile = cute_tensor_slice(c, tiled, CUTE_CRD(CUTE_CRD(CUTE_ALL, CUTE_ALL), CUTE_CRD(pb, cb)));
-    cute_layout by_thread = cute_layout_fmt(a, "(%d,(%d,%d)):(1,(%d,%d))", rows, vec, THREADS, rows, rows * vec);
+    cute_layout by_thread = cute_layout_fmt(a, "(%d,(%d,%d)):(1,(%d,%d))", rows, vec, width, rows, rows * vec);
     cute_tiler t = cute_tiler_layout(&by_thread);
     return cute_tensor_slice(c, cute_tensor_compose(c, tile, &t), CUTE_CRD(ty, CUTE_CRD(CUTE_ALL, tx)));
 }
@@ -65,21 +69,26 @@ static void colred_kernel(cute_ctx *c, cute_tensor gX, cute_tensor cX, cute_tens
     cute_alg *a = cute_ctx_alg(c);
     cute_int tx = cute_thread_idx(c, 0), ty = cute_thread_idx(c, 1);
     cute_int cb = cute_block_idx(c, 0), split = cute_block_idx(c, 1);
+    int L = k->lanes, W = k->width;
     cute_smem_allocator A = cute_smem_allocator_new(c);
-    /* the lanes' (L, 32 V) values, in the zipped form of one tile that thread_part reads */
+    /* the lanes' (L, W V) values, in the zipped form of one tile that thread_part reads */
     cute_tensor sAcc = cute_smem_alloc_tensor(
-        c, &A, CUTE_F32, cute_layout_fmt(a, "((%d,%d),(1,1)):((1,%d),(0,0))", LANES, THREADS * k->vec, LANES), 16);
+        c, &A, CUTE_F32, cute_layout_fmt(a, "((%d,%d),(1,1)):((1,%d),(0,0))", L, W * k->vec, L), 16);
     cute_tensor acc = cute_make_rmem_tensor(c, CUTE_F32, cute_layout_fmt(a, "(%d):(1)", k->vec));
     cute_tuple v_shape = acc.layout.shape;
     cute_tensor_store(c, acc, cute_ssa_fill(c, CUTE_F32, v_shape, identity(k->op)));
+    if (k->pdl) { /* the row kernel's partials: its end, and the next pass (db's) let in */
+        cute_griddepcontrol_launch_dependents(c);
+        cute_griddepcontrol_wait(c);
+    }
     cute_int first = cute_mul(a, split, blocks_per_split);
     cute_tuple bound = CUTE_CRD(m, cols);
     CUTE_FOR(c, q, cute_i(0), cute_ceil_div(a, blocks_per_split, cute_i(k->unroll))) {
         cute_ssa v[UNROLL_MAX];
         for (int u = 0; u < k->unroll; u++) { /* the loads first, so U of them are in flight */
             cute_int pb = cute_add(a, first, cute_add(a, cute_mul(a, q, cute_i(k->unroll)), cute_i(u)));
-            cute_ssa in = cute_elem_less(c, thread_part(c, cX, LANES, k->vec, ty, tx, pb, cb), bound);
-            cute_ssa x = cute_tensor_load_if(c, thread_part(c, gX, LANES, k->vec, ty, tx, pb, cb), in, identity(k->op));
+            cute_ssa in = cute_elem_less(c, thread_part(c, cX, L, k->vec, W, ty, tx, pb, cb), bound);
+            cute_ssa x = cute_tensor_load_if(c, thread_part(c, gX, L, k->vec, W, ty, tx, pb, cb), in, identity(k->op));
             v[u] = cute_ssa_cvt(c, x, CUTE_F32);
         }
         cute_ssa sum = cute_tensor_load(c, acc);
@@ -88,15 +97,15 @@ static void colred_kernel(cute_ctx *c, cute_tensor gX, cute_tensor cX, cute_tens
     }
     /* the lanes' values through shared memory; lane 0 combines them in lane order */
     cute_int zero = cute_i(0);
-    cute_tensor_store(c, thread_part(c, sAcc, LANES, k->vec, ty, tx, zero, zero), cute_tensor_load(c, acc));
+    cute_tensor_store(c, thread_part(c, sAcc, L, k->vec, W, ty, tx, zero, zero), cute_tensor_load(c, acc));
     cute_barrier(c);
     CUTE_IF(c, cute_int_eq(c, ty, zero)) {
-        cute_ssa total = cute_tensor_load(c, thread_part(c, sAcc, LANES, k->vec, zero, tx, zero, zero));
-        for (int l = 1; l < LANES; l++)
-            total = cute_ssa_binop(c, k->op, total, cute_tensor_load(c, thread_part(c, sAcc, LANES, k->vec, cute_i(l), tx, zero, zero)));
+        cute_ssa total = cute_tensor_load(c, thread_part(c, sAcc, L, k->vec, W, zero, tx, zero, zero));
+        for (int l = 1; l < L; l++)
+            total = cute_ssa_binop(c, k->op, total, cute_tensor_load(c, thread_part(c, sAcc, L, k->vec, W, cute_i(l), tx, zero, zero)));
         total = cute_ssa_binop(c, CUTE_OP_MUL, total, cute_ssa_scalar(c, scale, v_shape));
-        cute_ssa in = cute_elem_less(c, thread_part(c, cOut, 1, k->vec, zero, tx, split, cb), CUTE_CRD(splits, cols));
-        cute_tensor_store_if(c, thread_part(c, gOut, 1, k->vec, zero, tx, split, cb), cute_ssa_cvt(c, total, k->out), in);
+        cute_ssa in = cute_elem_less(c, thread_part(c, cOut, 1, k->vec, W, zero, tx, split, cb), CUTE_CRD(splits, cols));
+        cute_tensor_store_if(c, thread_part(c, gOut, 1, k->vec, W, zero, tx, split, cb), cute_ssa_cvt(c, total, k->out), in);
     }
 }
 
@@ -106,15 +115,15 @@ static void colred_host(cute_ctx *c, const cute_arg *args)
     cute_alg *a = cute_ctx_alg(c);
     cute_tensor X = args[0].tensor, out = args[1].tensor;
     cute_int blocks_per_split = args[2].i;
-    cute_tuple xt = cute_tuple_fmt(a, "(%d,%d)", LANES, THREADS * k->vec), ot = cute_tuple_fmt(a, "(1,%d)", THREADS * k->vec);
+    cute_tuple xt = cute_tuple_fmt(a, "(%d,%d)", k->lanes, k->width * k->vec), ot = cute_tuple_fmt(a, "(1,%d)", k->width * k->vec);
     cute_tiler by_x = cute_tiler_shape(a, &xt), by_out = cute_tiler_shape(a, &ot);
     cute_tensor gX = cute_tensor_zipped_divide(c, X, &by_x);
     cute_tensor cX = cute_tensor_zipped_divide(c, cute_make_identity_tensor(c, X.layout.shape), &by_x);
     cute_tensor gOut = cute_tensor_zipped_divide(c, out, &by_out);
     cute_tensor cOut = cute_tensor_zipped_divide(c, cute_make_identity_tensor(c, out.layout.shape), &by_out);
     cute_int m = X.layout.shape.leaf[0], cols = X.layout.shape.leaf[1], splits = out.layout.shape.leaf[0];
-    cute_launch_cfg cfg = {.grid = {cute_ceil_div(a, cols, cute_i(THREADS * k->vec)), splits},
-                           .block = {cute_i(THREADS), cute_i(LANES)}};
+    cute_launch_cfg cfg = {.grid = {cute_ceil_div(a, cols, cute_i(k->width * k->vec)), splits},
+                           .block = {cute_i(k->width), cute_i(k->lanes)}, .pdl = k->pdl};
     CUTE_LAUNCH(c, colred_kernel, cfg, gX, cX, gOut, cOut, m, cols, splits, blocks_per_split, args[3].f);
 }
 
@@ -137,8 +146,8 @@ static cute_status colred_launch(cutec_rows *lib, const colred *k, const cute_ca
                                  int64_t blocks_per_split, double scale, void *stream, char *err, size_t n)
 {
     char key[96];
-    snprintf(key, sizeof key, "reduce_columns/%s/%s/op%d/v%d/u%d", cute_dtype_name(k->in), cute_dtype_name(k->out), (int)k->op,
-             k->vec, k->unroll);
+    snprintf(key, sizeof key, "reduce_columns/%s/%s/op%d/v%d/u%d/l%d/w%d%s", cute_dtype_name(k->in), cute_dtype_name(k->out),
+             (int)k->op, k->vec, k->unroll, k->lanes, k->width, k->pdl ? "/pdl" : "");
     const cute_fn *fn = rows_lib_find(lib, key, make_colred, k, err, n);
     if (!fn) return CUTE_ERR_COMPILE;
     if (rows_lib_dry(lib)) return CUTE_OK;
@@ -173,7 +182,7 @@ static cute_status reduce_columns(cutec_rows *lib, const cute_call_arg *x, const
 {
     int64_t m = x->shape[0], cols = x->shape[1];
     cute_call_arg row = as_row(out);
-    colred k = {(cute_dtype)x->dtype, (cute_dtype)out->dtype, op, 1, UNROLL};
+    colred k = {(cute_dtype)x->dtype, (cute_dtype)out->dtype, op, 1, UNROLL, LANES, THREADS, false};
     k.vec = widest(x, &row, cols);
     int64_t tiles = (cols + THREADS * k.vec - 1) / (THREADS * k.vec), row_blocks = (m + LANES - 1) / LANES;
     /* splits: a few blocks an SM in all, each walking at least 4 U row blocks */
@@ -197,7 +206,7 @@ static cute_status reduce_columns(cutec_rows *lib, const cute_call_arg *x, const
         return snprintf(err, n, "reduce_cols: no memory for %lld partial rows", (long long)splits), CUTE_ERR_OOM;
     cute_call_arg part = scratch ? cute_call_tensor(scratch, 0, CUTE_F32, 2, (int64_t[]){splits, cols}, (int64_t[]){cols, 1})
                                  : row; /* a dry run: the shapes are all it reads */
-    colred k1 = {k.in, CUTE_F32, op, k.vec, UNROLL}, k2 = {CUTE_F32, k.out, op, 1, UNROLL};
+    colred k1 = {k.in, CUTE_F32, op, k.vec, UNROLL, LANES, THREADS, false}, k2 = {CUTE_F32, k.out, op, 1, UNROLL, LANES, THREADS, false};
     k2.vec = widest(&part, &row, cols);
     int64_t rest = (splits + LANES - 1) / LANES;
     cute_status s = colred_launch(lib, &k1, x, &part, per, 1, stream, err, n);
@@ -207,18 +216,35 @@ static cute_status reduce_columns(cutec_rows *lib, const cute_call_arg *x, const
     return s;
 }
 
+/* nb41's "sumlanes" (the default; CUTEC_ROWS_TRIAL=no-sumlanes gives the 8 lanes back): the
+ * lanes a block sized to the partial rows, so that a thread's rows are all in flight at once
+ * (U = 8 of them, at most two turns), where the lanes were 8 whatever the rows: 16384x4096's 261 partial rows took
+ * 33 rows a thread in 9 turns of 4 loads (128 blocks), 1024x262144's 7 took one row a thread
+ * in 8192 blocks of 8 lanes (one idle; 8 waves of blocks, 14.6 us an array on an H200).  L:
+ * the fewest lanes (a power of two up to 32) that leave a thread 8 rows or fewer; W: 256 / L
+ * threads along the columns, 32 at least (blocks of 256 threads, 512 or 1024 at 16 and 32
+ * lanes): 261 rows -> 32 lanes of 32 (9 rows a thread, two turns; 128 blocks of 1024), 30 ->
+ * 4 of 64 (one turn, 512 blocks), 7 -> 1 of 256 (one turn, 1024 blocks: one wave) */
+static void colsum_lanes(colred *k, int64_t rows)
+{
+    int lanes = 1;
+    while (lanes < 32 && (rows + lanes - 1) / lanes > UNROLL_MAX) lanes *= 2;
+    k->lanes = lanes, k->width = lanes >= 8 ? THREADS : 256 / lanes, k->unroll = UNROLL_MAX;
+}
+
 cute_status rows_colsum(cutec_rows *lib, const cute_buffer *buf, size_t offset, int64_t rows, const cute_call_arg *out,
-                        void *stream, char *err, size_t n)
+                        bool pdl, void *stream, char *err, size_t n)
 {
     int64_t shape[2] = {rows, out->shape[0]}, stride[2] = {out->shape[0], 1};
     cute_call_arg p = cute_call_tensor(buf, offset, CUTE_F32, 2, shape, stride);
-    colred k = {CUTE_F32, (cute_dtype)out->dtype, CUTE_OP_ADD, 1, UNROLL};
+    colred k = {CUTE_F32, (cute_dtype)out->dtype, CUTE_OP_ADD, 1, UNROLL, LANES, THREADS, pdl};
     cute_call_arg row = as_row(out);
     /* one column a thread, as this pass ran before the column kernel took it over (N/32
      * blocks, each thread's rows in the same order), now with 4 rows' loads in flight.  (Four
      * columns a thread, N/128 blocks, lost 0.6 points of the copy at 1024x262144, where this
      * pass takes 14.6 us an array of LayerNorm's 488: H200, lnb's mid pass; deleted.) */
-    return colred_launch(lib, &k, &p, &row, (rows + LANES - 1) / LANES, 1, stream, err, n);
+    if (row_lnb_form("sumlanes")) colsum_lanes(&k, rows);
+    return colred_launch(lib, &k, &p, &row, (rows + k.lanes - 1) / k.lanes, 1, stream, err, n);
 }
 
 #define FAIL(...) (snprintf(err, n, __VA_ARGS__), CUTE_ERR_INVALID)

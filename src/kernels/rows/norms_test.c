@@ -290,6 +290,18 @@ int main(void)
         /* (f16 LayerNorm's dx there passes f16's range: bf16) */
         backward_shifted(lib, be, layer, layer ? CUTE_BF16 : CUTE_F16, (shape_case){5, 4096, 8}, true, 3000);
     }
+    /* nb41's forms (the defaults, every case above: the column sums' pass with its lanes
+     * sized to the partial rows, one lane of 256 threads here, the interpreter's 8 blocks,
+     * reduce_test takes 261, 30 and 7 rows; the pass as the row kernel's dependent and the row
+     * kernel as the dependent of the kernel before it, but on clusters of two blocks an SM),
+     * and without them (no-sumlanes, no-sumpdl, no-rowpdl): rows staged in one block (47 rows
+     * over 8 blocks), a cluster's parts, 1024-thread parts, rows in registers */
+    setenv("CUTEC_ROWS_TRIAL", "no-sumlanes,no-sumpdl,no-rowpdl", 1);
+    backward(lib, be, true, CUTE_BF16, (shape_case){47, 4104, 8}, true);
+    backward(lib, be, false, CUTE_F16, (shape_case){9, 32776, 0}, true);
+    backward(lib, be, true, CUTE_BF16, (shape_case){3, 131080, 0}, true);
+    backward(lib, be, true, CUTE_F32, (shape_case){7, 1003, 5}, true);
+    unsetenv("CUTEC_ROWS_TRIAL");
     /* before sm_90: rows walked in chunks; dw and db by a pass of their own (its dx pass in
      * the lean form, and LayerNorm's 16-bit one in xfma's) */
     cute_runtime_set_target_arch(rt, "sm_80");

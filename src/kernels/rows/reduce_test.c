@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "cutec/interp.h"
+#include "kernels/rows/rows_lib.h"
 #include "kernels/rows/rows_ref.h"
 #include "kernels/rows/rows_testkit.h"
 
@@ -77,6 +78,33 @@ static void one_col(cutec_rows *lib, cute_backend *be, cute_dtype d, shape_case 
     tk_free(&x), tk_free(&out);
 }
 
+/* the norms' backward's second pass (rows_colsum) over `rows` partial rows of f32, as
+ * CUTEC_ROWS_TRIAL sets it (no-sumlanes: 8 lanes, not lanes sized to the rows), launched as
+ * a dependent (pdl) or not, each column against float64 */
+static void one_colsum(cutec_rows *lib, cute_backend *be, int64_t rows, int64_t n, const char *trial, bool pdl)
+{
+    tmat x, out;
+    setenv("CUTEC_ROWS_TRIAL", trial, 1);
+    tk_init(&x, be, CUTE_F32, 2, rows, n, n, 8), tk_init(&out, be, CUTE_F32, 1, n, 1, 1, 0);
+    char err[1024] = "", first[256] = "";
+    rows_lib_lock(lib);
+    cute_status s = rows_colsum(lib, &x.buf, 0, rows, &out.arg, pdl, NULL, err, sizeof err);
+    rows_lib_unlock(lib);
+    CHECK(s == CUTE_OK, "colsum %s %lldx%lld: %s", trial, (long long)rows, (long long)n, err);
+    double *xv = tk_get(&x), *got = tk_get(&out), *col = malloc((size_t)rows * sizeof *col);
+    int64_t bad = 0;
+    for (int64_t j = 0; s == CUTE_OK && j < n; j++) {
+        for (int64_t r = 0; r < rows; r++) col[r] = xv[r * n + j];
+        double scale, want = rows_ref_reduce(col, rows, CUTEC_REDUCE_SUM, &scale);
+        if (rows_ref_reduce_close(got[j], want, scale, CUTEC_REDUCE_SUM, rows)) continue;
+        if (!bad++) snprintf(first, sizeof first, "column %lld: got %.9g want %.9g", (long long)j, got[j], want);
+    }
+    CHECK(bad == 0, "colsum %s %lldx%lld: %lld columns wrong (%s)", trial, (long long)rows, (long long)n, (long long)bad, first);
+    free(xv), free(got), free(col);
+    tk_free(&x), tk_free(&out);
+    unsetenv("CUTEC_ROWS_TRIAL");
+}
+
 /* reduce_cols' misuses: the output's length and type, a non-matrix, an op outside the enum */
 static void misuse_cols(cutec_rows *lib, cute_backend *be)
 {
@@ -140,6 +168,15 @@ int main(void)
     one_col(lib, be, CUTE_BF16, (shape_case){77, 520, 8}, CUTEC_REDUCE_SUM);
     one_col(lib, be, CUTE_F16, (shape_case){70, 4100, 0}, CUTEC_REDUCE_MAX);
     misuse_cols(lib, be);
+    /* the column sums' pass, its lanes sized to its rows (sumlanes, the default): 261 partial
+     * rows (32 lanes of 32 threads, two turns, the second ragged), 30 (4 lanes of 64), 7 (one
+     * lane of 256); a ragged last column tile; the 8 lanes before (no-sumlanes); launched as a
+     * dependent (sm_90's griddepcontrol) */
+    cute_runtime_set_target_arch(rt, "sm_90a");
+    one_colsum(lib, be, 261, 1003, "0", false);
+    one_colsum(lib, be, 30, 300, "0", true);
+    one_colsum(lib, be, 7, 520, "0", false);
+    one_colsum(lib, be, 30, 300, "no-sumlanes", true);
     tk_end(lib, rt);
     return CHECK_DONE("reduce_test");
 }

@@ -97,6 +97,8 @@ static void key_of(const row_plan *p, char *key, size_t n)
     if (p->staged_plain) len += snprintf(key + len, n - (size_t)len, "plain-staged/");
     if (p->slots_slim) len += snprintf(key + len, n - (size_t)len, "slim/");
     if (p->tail_global) len += snprintf(key + len, n - (size_t)len, "tail/");
+    if (p->sums_pdl) len += snprintf(key + len, n - (size_t)len, "pdl/");
+    if (p->row_pdl) len += snprintf(key + len, n - (size_t)len, "row-pdl/");
     len += snprintf(key + len, n - (size_t)len, "b%d/%s", row_plan_blocks_per_sm(p), p->stage_split ? "split/" : ""); /* the launch bound */
     for (int s = 0; s < p->op->nslots; s++)
         len += snprintf(key + len, n - (size_t)len, "%s,", p->has[s] ? cute_dtype_name(p->dtype[s]) : "-");
@@ -221,7 +223,7 @@ static cute_status run_locked(cutec_rows *lib, const row_call *rc, const row_pla
     for (int s = 0, i = 0; s < rc->op->nslots && st == CUTE_OK; s++)
         if (p->has[s] && rc->op->slot[s].role == COL_PARTIAL) {
             size_t offset = (size_t)(i++ * partial_rows * cols) * sizeof(float);
-            st = rows_colsum(lib, scratch, offset, partial_rows, rc->slot[s], stream, err, n);
+            st = rows_colsum(lib, scratch, offset, partial_rows, rc->slot[s], p->sums_pdl, stream, err, n);
         }
     return st;
 }

@@ -382,6 +382,25 @@ void row_plan_forms(row_plan *p, int64_t n)
      * eight (64 registers, 228 KB) lost to seven (80.4 / 81.0, 84.5 / 84.4): both deleted.
      * CUTEC_ROWS_TRIAL=no-tail gives the six staged parts back */
     p->tail_global = row_lnb_form("tail") && p->stage_split && p->stage_chunks > 1 && p->tpr * p->rows == 128 && !p->cols_ahead;
+    /* nb41's PDL forms of the norms' backward (the defaults where the row kernel is not a
+     * persistent grid of clusters of two blocks an SM; rows_call.c, columns.c):
+     *  - sumpdl: the column sums' pass (dw, then db) launched as the row kernel's dependent
+     *    (PDL), let in at the row kernel's start: its blocks wait (griddepcontrol.wait) in the
+     *    slots the row blocks leave, for the row kernel's end; LayerNorm's db pass as dw's;
+     *  - rowpdl: the row kernel launched as the dependent of the kernel before it in the
+     *    stream (in a loop of backwards, the pass, which lets it in at its start), its
+     *    griddepcontrol.wait before its first global access (rows_kernel.c's rows_body).
+     * H200, bf16, % of the copy (bench/RESULTS.md, nb41): with the pass's lanes sized to its
+     * rows (columns.c's sumlanes) both gained at 16384x4096 (one block a row, 2 an SM: LayerNorm
+     * 81.8 -> 84.1, RMSNorm 78.6 / 78.4 -> 80.7 / 80.9) and at 1024x262144 (clusters of 16, one
+     * block an SM: 84.1 / 92.0 with sumlanes alone, 84.8 / 92.3 with both); at 4096x32768
+     * (clusters of 8, two blocks an SM: 30 clusters on 120 of the 132 SMs) the three together
+     * collapsed, 79.1 -> 62.1 and 62.3, 87.1 -> 63.1, where each alone and the two PDL forms
+     * without sumlanes did not (80.2, 79.9; 87.7, 88.3): so not there.  CUTEC_ROWS_TRIAL=
+     * no-sumpdl / no-rowpdl leave each out */
+    bool pdl_plan = keeps_sums(p) && (!p->arch || p->arch >= 90) && !(p->cluster > 1 && row_plan_blocks_per_sm(p) > 1);
+    p->sums_pdl = row_lnb_form("sumpdl") && pdl_plan;
+    p->row_pdl = row_lnb_form("rowpdl") && pdl_plan;
     if (row_lnb_form("row128") && resident_row && late_cols && p->tpr >= 64 && p->tpr <= 128)
         p->rows = 128 / p->tpr;
 }

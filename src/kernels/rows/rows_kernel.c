@@ -717,6 +717,7 @@ static void rows_body(cute_ctx *c, const row_kargs *k)
     const row_plan *p = cute_ctx_user(c);
     cute_alg *a = cute_ctx_alg(c);
     row_thread th = {.p = p, .k = k};
+    if (p->sums_pdl) cute_griddepcontrol_launch_dependents(c); /* (the column sums' pass, waiting) */
     th.tid = cute_thread_idx(c, 0);
     th.tx = cute_mod(a, th.tid, cute_i(p->tpr)), th.ty = cute_div(a, th.tid, cute_i(p->tpr));
     th.thr = cute_tiled_copy_slice(&p->tc, th.tid);
@@ -733,6 +734,7 @@ static void rows_body(cute_ctx *c, const row_kargs *k)
     row_io io = io_start(c, &th);
     column_sums_begin(c, &th);
     zero_staged(c, &th);
+    if (p->row_pdl) cute_griddepcontrol_wait(c); /* (the kernel before it: its end and its writes) */
     row_stage_columns(c, &th.stage, p, k->g, th.first, k->n);
     for (int j = 0; th.stage.on && !p->stage_split && j < th.stage.stages - 1; j++) fill_row(c, &th, cute_i(j)); /* rows ahead */
     row_stage_columns_wait(c, &th.stage);
@@ -811,6 +813,7 @@ static void rows_host(cute_ctx *c, const cute_arg *args)
     cute_launch_cfg cfg = {.grid = {blocks, p->column_grid ? cute_ceil_div(a, n, cute_i(row_plan_block_cols(p))) : cute_i(1)},
                            .block = {cute_i(p->tpr * p->rows)}};
     if (p->cluster > 1) cfg.cluster[0] = cute_i(1), cfg.cluster[1] = cute_i(p->cluster);
+    cfg.pdl = p->row_pdl;
     CUTE_LAUNCH(c, rows_kernel, cfg, g[0], g[1], g[2], g[3], g[4], g[5], g[6], g[7], args[0].tensor, m, n, iters, ignore, args[k + 2].f, args[k + 3].f);
 }
 

@@ -43,9 +43,10 @@ typedef struct row_call {
     double p[2];
 } row_call;
 /* out(N) = the column sums of the partial (rows, N) f32 matrix at offset in buf, in out's
- * dtype (lock held) */
+ * dtype (lock held); pdl: launched as a dependent of the kernel before it (which let it in:
+ * the plan's sums_pdl), waiting for that kernel's end before it reads */
 cute_status rows_colsum(cutec_rows *lib, const cute_buffer *buf, size_t offset, int64_t rows,
-                        const cute_call_arg *out, void *stream, char *err, size_t n);
+                        const cute_call_arg *out, bool pdl, void *stream, char *err, size_t n);
 cute_status rows_run(cutec_rows *lib, const row_call *rc, void *stream, char *err, size_t n);
 
 #endif
