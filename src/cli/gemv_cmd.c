@@ -391,6 +391,12 @@ static void describe(const problem *p, const gemv_opts *o, char *buf, size_t n)
     cute_gemv_config cfg;
     int splits;
     cute_gemv_lib_last(p->lib, &cfg, &splits);
+    if (cute_gemv_lib_last_gemm(p->lib)) { /* CUTEC_SKINNY_HOPPER=1 */
+        snprintf(buf, n, "hopper %s->%s %lldx%lld N=%lld L=%lld, the Hopper GEMM's 64-row tiles",
+                 cute_dtype_name(o->dtype), cute_dtype_name(o->y_dtype), (long long)o->M, (long long)o->K,
+                 (long long)nvec(o), (long long)o->L);
+        return;
+    }
     const char *kind = o->sf_vec == 16   ? "nvfp4"
                        : o->sf_vec == 32 ? "mxfp8"
                        : cfg.skew        ? "skew"

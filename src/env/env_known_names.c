@@ -71,6 +71,7 @@ const char *const cute_env_known_names[] = {
     "CUTEC_SASS_FFMA",
     "CUTEC_SASS_FFMA_YIELD",
     "CUTEC_SEED",
+    "CUTEC_SKINNY_HOPPER",
     "CUTEC_TEST_CHOICE",
     "CUTEC_TEST_FULL",
     "CUTEC_TEST_GPU_ONLY",

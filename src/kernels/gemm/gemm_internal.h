@@ -159,6 +159,9 @@ cute_gemm_tiling gemm_hopper_auto_tiling(const cute_gemm_config *cfg, const int6
 #define CUTE_GEMM_FEW_ROWS_FROM 32
 bool gemm_few_rows_to_hopper(cute_runtime *rt, const cute_call_arg *A, const cute_call_arg *B,
                              const cute_call_arg *C);
+/* CUTEC_SKINNY_HOPPER=1: the mirror too, N from CUTE_GEMM_FEW_ROWS_FROM to 128 columns of B
+ * against M past 128 rows of A, in tiles of 64 rows (hopper_auto.c's few_columns; opt-in) */
+bool gemm_skinny_hopper(void);
 /* An operand's TMA stages (rows, bk, stages) from CuTe's 128-byte GMMA swizzle atoms, and the
  * rows one TMA box of them loads (hopper_plan.c; the Blackwell kernel's too) */
 cute_composed gemm_tma_stages(cute_alg *a, cute_dtype d, int major, int64_t rows, int64_t bk, int stages,

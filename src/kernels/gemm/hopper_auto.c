@@ -6,7 +6,13 @@
  * process); scripts/device-hop19.sh measures the candidates. */
 #include <stdint.h>
 
+#include "env/env_choice.h"
 #include "kernels/gemm/gemm_internal.h"
+
+bool gemm_skinny_hopper(void)
+{
+    return cute_env_choice_warn("CUTEC_SKINNY_HOPPER", "0|1", 0) == 1;
+}
 
 /* Stream-K (`--schedule streamk`: its whole tiles the cooperative kernel's code, the last
  * partial wave and the full wave before it in runs of k-tiles, streamk.c) takes no row here:
@@ -96,6 +102,19 @@ static bool measured_class(const cute_gemm_config *cfg)
            !cfg->peer_flags && !cfg->peer_mirror;
 }
 
+/* few columns of B, the same product mirrored (the weight as A, M past 128, and the decoding
+ * batch's tokens as B, N = 32 to 128: the skinny GEMM of issue 17 as cutec_gemm gets it): tiles of
+ * 64 rows of A by the tokens, 64 or 128 wide (M / 64 tiles fill the card, as N / 64 do above).
+ * Opt-in (CUTEC_SKINNY_HOPPER=1) until an H200 times it against the GEMV kernels' mma.sync form
+ * (bf16 8192x8192 with 64 vectors: 49.3% of the copy there; the few-row tiles' 0.0372 ms at the
+ * mirrored shape is ~89%). */
+static bool few_columns(const int64_t mnk[3], cute_gemm_tiling *t)
+{
+    if (mnk[1] < CUTE_GEMM_FEW_ROWS_FROM || mnk[1] > 128 || mnk[0] <= 128 || !gemm_skinny_hopper()) return false;
+    *t = (cute_gemm_tiling){.bm = 64, .bn = mnk[1] <= 64 ? 64 : 128, .bk = 64};
+    return true;
+}
+
 /* few rows of A (the tokens of a decoding batch against a weight, M = 32 to 128): tiles of
  * 64 rows up to 64, 128 past, 64 columns (N / 64 tiles fill the card).  H200, session 28's
  * final pass, N = K = 8192 against cuBLAS in one process: M = 32 64x64 0.0461 ms (77.6% of
@@ -103,6 +122,7 @@ static bool measured_class(const cute_gemm_config *cfg)
  * 0.0414 (93.3%; 64x64 0.0519) */
 static bool few_rows(const int64_t mnk[3], cute_gemm_tiling *t)
 {
+    if (few_columns(mnk, t)) return true;
     if (mnk[0] < CUTE_GEMM_FEW_ROWS_FROM || mnk[0] > 128 || mnk[1] <= 128) return false;
     *t = (cute_gemm_tiling){.bm = mnk[0] <= 64 ? 64 : 128, .bn = 64, .bk = 64};
     return true;

@@ -4,6 +4,7 @@
 
 #include "cutec/copy.h"
 #include "cutec/gemv.h"
+#include "cutec/kernels.h"
 
 /* What a host function and its kernels need, fixed at trace time. */
 typedef struct gemv_plan {
@@ -226,6 +227,14 @@ cute_status gemv_invalid(char *err, size_t n, const char *fmt, ...)
 cute_status gemv_check(const cute_call_arg *A, const cute_call_arg *x, const cute_call_arg *y,
                        bool vectors, double alpha, double beta, gemv_operands *out, char *err,
                        size_t n);
+
+/* The skinny GEMM's many vectors on the Hopper GEMM kernel (hopper.c; CUTEC_SKINNY_HOPPER=1):
+ * whether it takes o (sm_90, 16-bit A and y, K-major A, one batch, 32 to 128 vectors against
+ * more than 128 rows), and the call through `gemm` (CUTE_ERR_UNSUPPORTED where the kernel
+ * refuses the operands' alignment) */
+bool gemv_hopper_takes(cute_runtime *rt, const gemv_operands *o);
+cute_status gemv_hopper_call(cute_gemm_lib *gemm, const gemv_operands *o, double alpha, double beta, void *stream,
+                             char *err, size_t n);
 
 /* the distance of the L2 prefetch of later calls (cute_gemv_lib_l2_prefetch) */
 int gemv_lib_l2_prefetch(cute_gemv_lib *lib);

@@ -301,6 +301,16 @@ static void ring_cases(cute_runtime *rt)
     cute_gemv_lib_free(lib);
 }
 
+/* rt where it targets sm_90 (an H100's or H200's GPU), else a new interpreter (in *own) for
+ * sm_90a; NULL where none can be made */
+static cute_runtime *on_sm90(cute_runtime *rt, cute_runtime **own)
+{
+    if (cute_runtime_target_arch(rt) == 90) return rt;
+    if (!(*own = check_interp())) return NULL;
+    cute_runtime_set_target_arch(*own, "sm_90a");
+    return *own;
+}
+
 /* f32 on sm_90's wgmma (wgmma.c, the default on sm_90 targets), on the GPU where it is an sm_90
  * one (the interpreter's wgmma reads its registers at once: a batch left running while a loop
  * wrote its A registers again was wrong only on the GPU), else on the interpreter for sm_90a:
@@ -310,11 +320,7 @@ static void ring_cases(cute_runtime *rt)
 static void wgmma_cases(cute_runtime *rt)
 {
     cute_runtime *own = NULL;
-    if (cute_runtime_target_arch(rt) != 90) {
-        if (!(own = check_interp())) return;
-        cute_runtime_set_target_arch(own, "sm_90a");
-        rt = own;
-    }
+    if (!(rt = on_sm90(rt, &own))) return;
     cute_gemv_lib *lib = cute_gemv_lib_new(rt);
     cute_gemv_lib_smem_stages(lib, 0);
     static const gemv_case cases[] = {
@@ -340,6 +346,49 @@ static void wgmma_cases(cute_runtime *rt)
           "f32 at 32 vectors for sm_80: not mma.sync's form");
     cute_gemv_lib_free(lib);
     cute_runtime_free(r80);
+}
+
+/* Many vectors on the Hopper GEMM kernel (hopper.c, CUTEC_SKINNY_HOPPER=1), traced for sm_90a
+ * (on the GPU where it is an sm_90 one): 16-bit A and y, 32 to 128 vectors against more than 128
+ * rows, tails in M (tiles of 64 rows), in K (k-tiles of 64) and in N (64 or 128 wide), padded
+ * rows, beta = 0 over a poisoned y; a y with no unit stride, a batch, an f32 y, 31 vectors, 128
+ * rows and sm_80 stay with the GEMV kernels, checked the same */
+static void hopper_cases(cute_runtime *rt)
+{
+    cute_runtime *own = NULL;
+    if (!(rt = on_sm90(rt, &own))) return;
+    setenv("CUTEC_SKINNY_HOPPER", "1", 1);
+    cute_gemv_lib *lib = cute_gemv_lib_new(rt);
+    static const struct {
+        gemv_case t;
+        bool gemm;
+    } cases[] = {
+        {{CUTE_BF16, CUTE_BF16, 200, 264, 1, 1, 8, 1, 0, 0, 0.5, 40}, true},
+        {{CUTE_F16, CUTE_F16, 136, 520, 1, 1, 0, 1, 0, 0, 0, 128}, true},
+        {{CUTE_BF16, CUTE_BF16, 200, 264, 1, 1, 0, 1, 0, 0, -0.5, 72}, true},
+        {{CUTE_BF16, CUTE_BF16, 200, 264, 1, 1, 0, 2, 0, 0, 0.5, 40}, false}, /* y's stride 2 */
+        {{CUTE_BF16, CUTE_BF16, 200, 136, 2, 1, 0, 1, 0, 0, 0.5, 40}, false}, /* a batch */
+        {{CUTE_BF16, CUTE_F32, 200, 136, 1, 1, 0, 1, 0, 0, 0.5, 40}, false},
+        {{CUTE_F16, CUTE_F16, 200, 136, 1, 1, 0, 1, 0, 0, 0.5, 31}, false},
+        {{CUTE_F16, CUTE_F16, 128, 136, 1, 1, 0, 1, 0, 0, 0.5, 40}, false},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        run_case(rt, lib, &cases[i].t);
+        CHECK(cute_gemv_lib_last_gemm(lib) == cases[i].gemm, "many vectors (case %zu): %s the Hopper GEMM", i,
+              cases[i].gemm ? "not on" : "on");
+    }
+    cute_gemv_lib_free(lib);
+    if (own) cute_runtime_free(own);
+    cute_runtime *r80 = check_interp();
+    if (r80) {
+        cute_runtime_set_target_arch(r80, "sm_80");
+        lib = cute_gemv_lib_new(r80);
+        run_case(r80, lib, &cases[0].t);
+        CHECK(!cute_gemv_lib_last_gemm(lib), "many vectors for sm_80: on the Hopper GEMM");
+        cute_gemv_lib_free(lib);
+        cute_runtime_free(r80);
+    }
+    unsetenv("CUTEC_SKINNY_HOPPER");
 }
 
 /* Past 32 splits the second kernel a warp an output (row, vector): K-major with 1, 3 and 8
@@ -547,6 +596,12 @@ static void skinny(cute_runtime *rt)
     skinny_case(h, CUTE_F16, CUTE_F16, 72, 136, 64, 1, 1, false);
     skinny_case(h, CUTE_BF16, CUTE_BF16, 31, 200, 128, 1, 0, true);
     skinny_case(h, CUTE_BF16, CUTE_F32, 64, 200, 128, 1, 0, true);
+    /* ... and with CUTEC_SKINNY_HOPPER=1 the mirror, 32 to 128 columns of B against more than 128
+     * rows of A, in tiles of 64 rows (hopper_auto.c's few_columns) */
+    setenv("CUTEC_SKINNY_HOPPER", "1", 1);
+    skinny_case(h, CUTE_BF16, CUTE_BF16, 200, 64, 136, 1, 0, false);
+    skinny_case(h, CUTE_BF16, CUTE_F32, 200, 64, 136, 1, 0, true);
+    unsetenv("CUTEC_SKINNY_HOPPER");
     /* a 99 KB card (an A10's sm_86, docs/cards.md): the tensor-core form's ring in fewer stages
      * (8 stages at 16 vectors are 128 KB, refused there as the kernel compiles) */
     cute_runtime_set_target_arch(h, "sm_86");
@@ -655,6 +710,7 @@ int main(void)
     skew_cases(rt);
     many_splits_cases(rt);
     wgmma_cases(rt);
+    hopper_cases(rt);
     machine_code(rt);
     mma_code(rt);
     skinny(rt);

@@ -1,0 +1,111 @@
+#!/bin/sh
+# Branch skinny41's pass on one H200 (issue 17: the bf16 skinny GEMM with 64 vectors at 8192x8192,
+# 49.3% of the copy in session 40's census, 85% asked), under 50 s of GPU work after the lead's
+# `make all tests` (nothing is built here); log $OUT/skinny41.log.
+# The form: CUTEC_SKINNY_HOPPER=1 runs 32 to 128 vectors of 16-bit K-major A (16-bit y, sm_90, one
+# batch, more than 128 rows) on the Hopper GEMM kernel in tiles of 64 rows by the vectors
+# (hopper_auto.c's few_columns; src/kernels/gemv/hopper.c), for cutec_gemm and
+# cutec_gemv_vectors alike; unset (0), the GEMV kernels' mma.sync form (the default).
+# The count (bench/RESULTS.md, skinny41): A 134.2 MB read once, 33 us at the copy's ~4.06 TB/s;
+# the mirrored shape (64 tokens as A, the Hopper kernel's few-row tiles) ran 0.0372 ms in session
+# 28, ~89% of the copy: predicted 85-90 here, against the default's 49.
+# Steps: `cutec run gemv|gemm` with the form on the GPU against float64 at odd sizes (tails in M,
+# K and the vectors, the cutec_gemm route); then at 8192x8192 bf16 with 64 vectors default /
+# form / default / form, each its own process (`cutec bench gemv`: % of a device copy of the
+# same bytes, y checked against float64 first); torch.mm at 64x8192x8192 both ways round; then
+# default / form with 128 and 32 vectors, and cutec_gemm's route beside cuBLAS
+# (`cutec bench gemm 8192x64x8192`).  No step starts past $BUDGET (50) s.
+# The rule (points of the copy, d = form - default in each 64-vector pair): a check failed or a
+# WRONG row -> "revert (wrong)"; mean d >= 2 and d > 0 in both -> "make it the default" (at 32 and
+# 128 vectors each by its one pair: d > 1 -> "default there too", else "GEMV kernels there");
+# mean d < -0.5 -> "delete"; else "keep opt-in (within the spread)".
+#   BUDGET=50 sh scripts/device-skinny41.sh
+. scripts/device-common.sh
+log="$out/skinny41.log"
+start=$(date +%s)
+budget=${BUDGET:-50}
+GEMV_TIMEOUT=12
+S=8192x8192
+# pct_of H N: the bench row at $S bf16 with N vectors under CUTEC_SKINNY_HOPPER=H into $pct (""
+# skipped or failed, "W" wrong)
+pct_of()
+{
+    echo "-- CUTEC_SKINNY_HOPPER=$1 bf16 $S x$2 $(el_s)"
+    row=$(CUTEC_SKINNY_HOPPER=$1 device_gemv --dtype bf16 --shape $S --vectors "$2" | tail -n 1)
+    echo "$row"
+    case "$row" in *WRONG*) pct=W ;; *) pct=$(copy_pct "$row") ;; esac
+}
+# checked WHAT ARGS...: `cutec run WHAT ARGS` with the form on the GPU, its verdict line; false
+# (and "^ FAILED") unless verified
+checked()
+{
+    budget_left || { echo "-- skipped (past BUDGET): run $*"; return 0; }
+    w=$1
+    shift
+    CUTEC_SKINNY_HOPPER=1 timeout 12 build/cutec run "$w" "$@" >"$out/skinny41.run" 2>&1
+    echo "run $w $*: $(grep -E "^kernel" "$out/skinny41.run" | tr '\n' ' ')$(tail -n 1 "$out/skinny41.run")"
+    grep -qE "verified against float64 \(0 wrong|^verified:" "$out/skinny41.run" || { echo "   ^ FAILED"; return 1; }
+}
+# decide_at N DEFAULT FORM: the rule's line at N vectors from its one pair
+decide_at()
+{
+    awk -v n="$1" -v d="$(diff2 "$3" "$2")" 'BEGIN {
+        f = "decides: the form at " n " vectors"
+        if (d ~ /W/) { print f ": GEMV kernels there (WRONG)"; exit }
+        if (d == "") { print f ": GEMV kernels there (not timed)"; exit }
+        printf "%s: %s (%+.2f points)\n", f, (d > 1 ? "default there too" : "GEMV kernels there"), d }'
+}
+{
+    device_head
+    if nvidia-smi >/dev/null 2>&1; then
+        echo "== the form on the GPU against float64 $(el_s)"
+        checked gemv --dtype bf16 --shape 1000x1032 --vectors 40 || bad=1
+        checked gemv --dtype f16 --shape 4104x520 --vectors 128 || bad=1
+        checked gemm --dtype bf16 --m 1000 --n 48 --k 1032 --layout tnn --variant auto || bad=1
+        echo "== 64 vectors in turns $(el_s)"
+        pct_of 0 64 && a1=$pct
+        pct_of 1 64 && b1=$pct
+        pct_of 0 64 && a2=$pct
+        pct_of 1 64 && b2=$pct
+        echo "== torch.mm bf16, K 8192: (64,K) x (8192,K)^T and (8192,K) x (64,K)^T $(el_s)"
+        budget_left && (cd bench && timeout 20 python3 -c '
+import torch
+from torch_timing import median_ms
+for m, n in ((64, 8192), (8192, 64)):
+    A = torch.rand(m, 8192, device="cuda", dtype=torch.bfloat16) * 4 - 2
+    B = torch.rand(n, 8192, device="cuda", dtype=torch.bfloat16) * 4 - 2
+    ms = median_ms(lambda: torch.mm(A, B.t()))
+    print(f"torch.mm bf16 {m}x{n}x8192: {ms:.4f} ms {((m + n) * 8192 + m * n) * 2 / ms / 1e6:8.1f} GB/s")
+' 2>&1 | tail -n 2)
+        echo "== 128 and 32 vectors $(el_s)"
+        pct_of 0 128 && a128=$pct
+        pct_of 1 128 && b128=$pct
+        pct_of 0 32 && a32=$pct
+        pct_of 1 32 && b32=$pct
+        echo "== cutec_gemm's route beside cuBLAS, 8192x64x8192 bf16 (C column-major) $(el_s)"
+        budget_left && CUTEC_SKINNY_HOPPER=1 timeout 15 build/cutec bench gemm --dtype bf16 --layout tnn \
+            --sizes 8192x64x8192 --variants auto --iters 20 2>&1 | grep -E "^ *[0-9]|rror|refus|WRONG" | tail -n 3
+        echo "== at $(el) s: % of the copy, bf16 $S: 64 vectors default $a1 / ${a2:-}, form $b1 / ${b2:-};" \
+            "128: ${a128:-} / ${b128:-}; 32: ${a32:-} / ${b32:-}"
+        if [ -n "${bad:-}" ]; then
+            echo "decides: CUTEC_SKINNY_HOPPER: revert (wrong): a check against float64 above failed"
+        else
+            awk -v a="$(diff2 "$b1" "$a1")" -v b="$(diff2 "${b2:-}" "${a2:-}")" -v m="$(mean2 "$b1" "${b2:-}")" 'BEGIN {
+                f = "decides: CUTEC_SKINNY_HOPPER at 64 vectors"
+                if (a ~ /W/ || b ~ /W/) { print f ": revert (WRONG)"; exit }
+                if (a == "" || b == "") { print f ": keep opt-in (not timed twice)"; exit }
+                d = (a + b) / 2
+                v = d >= 2 && a > 0 && b > 0 ? "make it the default" : d < -0.5 ? "delete" : "keep opt-in (within the spread)"
+                printf "%s: %s (%+.2f points, pairs %+.2f %+.2f; the form at %s%% of the copy: 85 %s)\n", f, v, d, a, b, m,
+                    (m >= 85 ? "met" : "not met") }'
+            decide_at 128 "${a128:-}" "${b128:-}"
+            decide_at 32 "${a32:-}" "${b32:-}"
+        fi
+    else
+        echo "== no GPU here: nothing timed"
+        echo "decides: CUTEC_SKINNY_HOPPER at 64 vectors: keep opt-in (no GPU)"
+    fi
+    device_end
+    echo "== WRONG lines: $(grep -c WRONG "$log")"
+} >"$log" 2>&1
+grep -v "^# \(check\|time\|index\)" "$log" | tail -n 60
