@@ -14,16 +14,16 @@
 # form / default / form, each its own process (`cutec bench gemv`: % of a device copy of the
 # same bytes, y checked against float64 first); torch.mm at 64x8192x8192 both ways round; then
 # default / form with 128 and 32 vectors, and cutec_gemm's route beside cuBLAS
-# (`cutec bench gemm 8192x64x8192`).  No step starts past $BUDGET (50) s.
+# (`cutec bench gemm 8192x64x8192`).  No step starts past $BUDGET (44) s, each under 12-20 s.
 # The rule (points of the copy, d = form - default in each 64-vector pair): a check failed or a
 # WRONG row -> "revert (wrong)"; mean d >= 2 and d > 0 in both -> "make it the default" (at 32 and
 # 128 vectors each by its one pair: d > 1 -> "default there too", else "GEMV kernels there");
 # mean d < -0.5 -> "delete"; else "keep opt-in (within the spread)".
-#   BUDGET=50 sh scripts/device-skinny41.sh
+#   BUDGET=44 sh scripts/device-skinny41.sh
 . scripts/device-common.sh
 log="$out/skinny41.log"
 start=$(date +%s)
-budget=${BUDGET:-50}
+budget=${BUDGET:-44}
 GEMV_TIMEOUT=12
 S=8192x8192
 # pct_of H N: the bench row at $S bf16 with N vectors under CUTEC_SKINNY_HOPPER=H into $pct (""
