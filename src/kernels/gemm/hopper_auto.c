@@ -128,12 +128,23 @@ static bool few_rows(const int64_t mnk[3], cute_gemm_tiling *t)
     return true;
 }
 
+/* an operand as the Hopper kernel's TMA takes it: rank 2, a mode of unit stride, the start,
+ * the other stride and the unit-stride extent 16-byte aligned (it refuses anything else, and
+ * then AUTO would go on to the SM80 kernels, not the GEMV kernels that take such a call) */
+static bool tma_able(const cute_call_arg *t)
+{
+    int64_t es = cute_dtype_bytes((cute_dtype)t->dtype);
+    int unit = t->stride[1] == 1 ? 1 : t->stride[0] == 1 ? 0 : -1;
+    return t->ndim == 2 && unit >= 0 && t->offset % 16 == 0 && t->stride[1 - unit] * es % 16 == 0 &&
+           t->shape[unit] * es % 16 == 0;
+}
+
 bool gemm_few_rows_to_hopper(cute_runtime *rt, const cute_call_arg *A, const cute_call_arg *B,
                              const cute_call_arg *C)
 {
     cute_gemm_config cfg = {.dtype = (cute_dtype)A->dtype, .c_dtype = (cute_dtype)C->dtype};
     cute_gemm_tiling t;
-    return cute_runtime_target_arch(rt) == 90 && measured_class(&cfg) &&
+    return cute_runtime_target_arch(rt) == 90 && measured_class(&cfg) && tma_able(A) && tma_able(B) && tma_able(C) &&
            few_rows((int64_t[]){A->shape[0], B->shape[0], A->shape[1]}, &t);
 }
 

@@ -20,21 +20,12 @@ static void as_gemm(const gemv_operands *o, cute_call_arg g[3])
     g[2] = o->y, g[2].ndim = 2;
 }
 
-/* a rank-2 operand as TMA takes it: one mode of unit stride, 16-byte aligned start, other
- * stride and unit-stride extent (the Hopper kernel refuses anything else) */
-static bool tma_able(const cute_call_arg *t)
-{
-    int64_t es = cute_dtype_bytes((cute_dtype)t->dtype);
-    int unit = t->stride[1] == 1 ? 1 : t->stride[0] == 1 ? 0 : -1;
-    return unit >= 0 && t->offset % 16 == 0 && t->stride[1 - unit] * es % 16 == 0 && t->shape[unit] * es % 16 == 0;
-}
-
 bool gemv_hopper_takes(cute_runtime *rt, const gemv_operands *o)
 {
     if (o->A.shape[2] != 1 || o->major != 1) return false;
     cute_call_arg g[3];
     as_gemm(o, g);
-    return tma_able(&g[0]) && tma_able(&g[1]) && tma_able(&g[2]) && gemm_few_rows_to_hopper(rt, &g[0], &g[1], &g[2]);
+    return gemm_few_rows_to_hopper(rt, &g[0], &g[1], &g[2]);
 }
 
 cute_status gemv_hopper_call(cute_gemm_lib *gemm, const gemv_operands *o, double alpha, double beta, void *stream,
