@@ -13,11 +13,12 @@
 # K and the vectors, the cutec_gemm route); then at 8192x8192 bf16 with 64 vectors default /
 # form / default / form, each its own process (`cutec bench gemv`: % of a device copy of the
 # same bytes, y checked against float64 first); torch.mm at 64x8192x8192 both ways round; then
-# default / form with 128 and 32 vectors, and cutec_gemm's route beside cuBLAS
-# (`cutec bench gemm 8192x64x8192`).  No step starts past $BUDGET (44) s, each under 12-20 s.
+# cutec_gemm AUTO at 8192xNx8192, N = 64, 128, 32, form and default (one process each, cuBLAS
+# beside, 256 elements checked against float64); the form's 64 x 64 tiles in 2x1 clusters (X's
+# k-tiles multicast to two blocks).  No step starts past $BUDGET (44) s, each under 12-20 s.
 # The rule (points of the copy, d = form - default in each 64-vector pair): a check failed or a
 # WRONG row -> "revert (wrong)"; mean d >= 2 and d > 0 in both -> "make it the default" (at 32 and
-# 128 vectors each by its one pair: d > 1 -> "default there too", else "GEMV kernels there");
+# 128 columns each by cutec_gemm's pair: d > 1 -> "default there too", else "GEMV kernels there");
 # mean d < -0.5 -> "delete"; else "keep opt-in (within the spread)".
 #   BUDGET=44 sh scripts/device-skinny41.sh
 . scripts/device-common.sh
@@ -46,11 +47,19 @@ checked()
     echo "run $w $*: $(grep -E "^kernel" "$out/skinny41.run" | tr '\n' ' ')$(tail -n 1 "$out/skinny41.run")"
     grep -qE "verified against float64 \(0 wrong|^verified:" "$out/skinny41.run" || { echo "   ^ FAILED"; return 1; }
 }
+# gemm_pcts FILE COPY: $pcts, the % of the copy (COPY GB/s) of each `auto` row of a `cutec bench
+# gemm` table of 8192xNx8192 bf16 at N = 64, 128, 32 in turn (A, B and C once), "W" where WRONG
+gemm_pcts()
+{
+    # shellcheck disable=SC2034 # (read through eval)
+    pcts=$(awk -v cp="$2" 'BEGIN { split("64 128 32", n) } $2 == "auto" { k++; b = (8192 * 8192 + 2 * 8192 * n[k]) * 2
+        if (/WRONG|failed|unsupported/) printf "W "; else if (cp > 0) printf "%.1f ", b / $3 / 1e6 / cp * 100 }' "$1")
+}
 # decide_at N DEFAULT FORM: the rule's line at N vectors from its one pair
 decide_at()
 {
     awk -v n="$1" -v d="$(diff2 "$3" "$2")" 'BEGIN {
-        f = "decides: the form at " n " vectors"
+        f = "decides: the form at " n " columns (cutec_gemm; the same route as so many vectors)"
         if (d ~ /W/) { print f ": GEMV kernels there (WRONG)"; exit }
         if (d == "") { print f ": GEMV kernels there (not timed)"; exit }
         printf "%s: %s (%+.2f points)\n", f, (d > 1 ? "default there too" : "GEMV kernels there"), d }'
@@ -77,16 +86,28 @@ for m, n in ((64, 8192), (8192, 64)):
     ms = median_ms(lambda: torch.mm(A, B.t()))
     print(f"torch.mm bf16 {m}x{n}x8192: {ms:.4f} ms {((m + n) * 8192 + m * n) * 2 / ms / 1e6:8.1f} GB/s")
 ' 2>&1 | tail -n 2)
-        echo "== 128 and 32 vectors $(el_s)"
-        pct_of 0 128 && a128=$pct
-        pct_of 1 128 && b128=$pct
-        pct_of 0 32 && a32=$pct
-        pct_of 1 32 && b32=$pct
-        echo "== cutec_gemm's route beside cuBLAS, 8192x64x8192 bf16 (C column-major) $(el_s)"
-        budget_left && CUTEC_SKINNY_HOPPER=1 timeout 15 build/cutec bench gemm --dtype bf16 --layout tnn \
-            --sizes 8192x64x8192 --variants auto --iters 20 2>&1 | grep -E "^ *[0-9]|rror|refus|WRONG" | tail -n 3
-        echo "== at $(el) s: % of the copy, bf16 $S: 64 vectors default $a1 / ${a2:-}, form $b1 / ${b2:-};" \
-            "128: ${a128:-} / ${b128:-}; 32: ${a32:-} / ${b32:-}"
+        # cutec_gemm AUTO at N = 64, 128, 32 (8192x8192 weight as A), the form and the default in
+        # one process each, cuBLAS beside; % of the copy from the gemv rows' copy GB/s
+        copy=$(echo "$row" | awk '{ for (i = NF; i > 0; i--) if ($i ~ /%$/) { print $(i - 1); exit } }')
+        for h in 1 0; do
+            echo "== cutec_gemm AUTO, CUTEC_SKINNY_HOPPER=$h, 8192xNx8192 bf16 N = 64, 128, 32 (C column-major) $(el_s)"
+            budget_left || { echo "-- skipped (past BUDGET)"; continue; }
+            CUTEC_SKINNY_HOPPER=$h timeout 20 build/cutec bench gemm --dtype bf16 --layout tnn --variants auto \
+                --sizes 8192x64x8192,8192x128x8192,8192x32x8192 --iters 20 >"$out/skinny41.gemm$h" 2>&1
+            grep -E "^ *[0-9]|rror|refus" "$out/skinny41.gemm$h" | tail -n 6
+            gemm_pcts "$out/skinny41.gemm$h" "${copy:-0}"
+            eval "g$h=\"\$pcts\""
+        done
+        echo "== the form's tiles in clusters of 2 along M (X's k-tiles multicast), N = 64 $(el_s)"
+        budget_left && timeout 15 build/cutec bench gemm --dtype bf16 --layout tnn --variants hopper --tile 64x64x64 \
+            --cluster 2x1 --sizes 8192x64x8192 --iters 20 2>&1 | grep -E "^ *[0-9]|rror|refus" | tail -n 2
+        # shellcheck disable=SC2086 # (the figures as words)
+        set -- ${g1:-} && b64=${1:-} b128=${2:-} b32=${3:-}
+        # shellcheck disable=SC2086
+        set -- ${g0:-} && d64=${1:-} a128=${2:-} a32=${3:-}
+        echo "== at $(el) s: % of the copy (copy ${copy:-?} GB/s), bf16 $S: cutec_gemv_vectors 64 vectors default $a1 /" \
+            "${a2:-}, form $b1 / ${b2:-}; cutec_gemm N = 64 / 128 / 32: default ${d64:-} / ${a128:-} / ${a32:-}," \
+            "form ${b64:-} / ${b128:-} / ${b32:-}"
         if [ -n "${bad:-}" ]; then
             echo "decides: CUTEC_SKINNY_HOPPER: revert (wrong): a check against float64 above failed"
         else
