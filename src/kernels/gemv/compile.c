@@ -7,6 +7,7 @@
 #include "cutec/atom_table.h"
 #include "cutec/notation.h"
 #include "kernels/gemv/gemv_internal.h"
+#include "kernels/kernel_env.h"
 
 #define GEMV_THREADS 128
 #define COLS_UNROLL 8
@@ -101,7 +102,11 @@ static bool plan_make(cute_alg *a, const cute_gemv_config *cfg, int arch, gemv_p
     p->cfg = *cfg;
     p->nvec = gemv_nvec(cfg);
     p->arch = arch;
-    if (cfg->mma) return gemv_plan_mma(a, cfg, p);
+    /* the tensor-core forms' too with CUTEC_GEMV_MMA_PDL=1 (opt-in until an H200 times it: f32 at
+     * 8 and 16 vectors runs 2 and 3 splits, its second kernel a plain launch after the first) */
+    if (cfg->mma)
+        return p->pdl = cfg->split && arch >= 90 && kernel_env_choice(a, "CUTEC_GEMV_MMA_PDL", "0|1", 0) == 1,
+               gemv_plan_mma(a, cfg, p);
     p->threads = GEMV_THREADS;
     /* e2m1 moves as whole words, decoded by sm_100a's cvt or, before it, bit operations */
     p->words = cfg->sf_vec && cfg->dtype == CUTE_E2M1;

@@ -348,6 +348,29 @@ static void wgmma_cases(cute_runtime *rt)
     cute_runtime_free(r80);
 }
 
+/* CUTEC_GEMV_MMA_PDL=1 (compile.c): the tensor-core forms' split-K second kernel a dependent
+ * launch on sm_90, let in as the first kernel's blocks start: f32 through the ring (16 vectors)
+ * and on wgmma (32), bf16 through registers (20), each split 2 or 3 ways, traced for sm_90a */
+static void mma_pdl_cases(cute_runtime *rt)
+{
+    cute_runtime *own = NULL;
+    if (!(rt = on_sm90(rt, &own))) return;
+    setenv("CUTEC_GEMV_MMA_PDL", "1", 1);
+    cute_gemv_lib *lib = cute_gemv_lib_new(rt);
+    static const gemv_case cases[] = {
+        {CUTE_F32, CUTE_F32, 70, 2000, 1, 1, 4, 1, 0, 3, 0.5, 16},
+        {CUTE_F32, CUTE_F32, 130, 228, 1, 1, 0, 1, 0, 2, 0, 32},
+        {CUTE_BF16, CUTE_BF16, 200, 600, 1, 1, 8, 1, 0, 2, -0.5, 20},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        cute_gemv_config cfg = run_case(rt, lib, &cases[i]);
+        CHECK(cfg.mma && cfg.split, "CUTEC_GEMV_MMA_PDL=1 (case %zu): not the tensor-core form, split", i);
+    }
+    cute_gemv_lib_free(lib);
+    unsetenv("CUTEC_GEMV_MMA_PDL");
+    if (own) cute_runtime_free(own);
+}
+
 /* Many vectors on the Hopper GEMM kernel (hopper.c, CUTEC_SKINNY_HOPPER=1), traced for sm_90a
  * (on the GPU where it is an sm_90 one): 16-bit A and y, 32 to 128 vectors against more than 128
  * rows, tails in M (tiles of 64 rows), in K (k-tiles of 64) and in N (64 or 128 wide), padded
@@ -711,6 +734,7 @@ int main(void)
     many_splits_cases(rt);
     wgmma_cases(rt);
     hopper_cases(rt);
+    mma_pdl_cases(rt);
     machine_code(rt);
     mma_code(rt);
     skinny(rt);
