@@ -18,7 +18,8 @@
 # same bytes, y checked against float64 first); f32 with 8 and 16 vectors default / form 2; then
 # cutec_gemm AUTO at 8192xNx8192, N = 64, 128, 32, form and default (one process each, cuBLAS
 # beside, 256 elements checked against float64); the form's 64 x 64 tiles in 2x1 clusters (X's
-# k-tiles multicast to two blocks); torch.mm at 64x8192x8192 both ways round.  No step starts past $BUDGET (44) s, each under 12-20 s.
+# k-tiles multicast to two blocks); 32 columns in 64 x 32 tiles; torch.mm at 64x8192x8192 both
+# ways round.  No step starts past $BUDGET (44) s, each under 12-20 s.
 # The rule (points of the copy, d = form - default in each 64-vector pair): a check failed or a
 # WRONG row -> "revert (wrong)"; mean d >= 2 and d > 0 in both -> "make it the default" (at 32 and
 # 128 columns each by cutec_gemm's pair: d > 1 -> "default there too", else "GEMV kernels there");
@@ -100,6 +101,9 @@ decide_at()
         echo "== the form's tiles in clusters of 2 along M (X's k-tiles multicast), N = 64 $(el_s)"
         budget_left && timeout 15 build/cutec bench gemm --dtype bf16 --layout tnn --variants hopper --tile 64x64x64 \
             --cluster 2x1 --sizes 8192x64x8192 --iters 20 2>&1 | grep -E "^ *[0-9]|rror|refus" | tail -n 2
+        echo "== 32 columns in tiles 32 wide (not 64 with half past N), 8192x32x8192 $(el_s)"
+        budget_left && timeout 15 build/cutec bench gemm --dtype bf16 --layout tnn --variants hopper --tile 64x32x64 \
+            --sizes 8192x32x8192 --iters 20 2>&1 | grep -E "^ *[0-9]|rror|refus" | tail -n 2
         echo "== torch.mm bf16, K 8192: (64,K) x (8192,K)^T and (8192,K) x (64,K)^T $(el_s)"
         budget_left && (cd bench && timeout 20 python3 -c '
 import torch
