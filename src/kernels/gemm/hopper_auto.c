@@ -6,13 +6,7 @@
  * process); scripts/device-hop19.sh measures the candidates. */
 #include <stdint.h>
 
-#include "env/env_choice.h"
 #include "kernels/gemm/gemm_internal.h"
-
-bool gemm_skinny_hopper(void)
-{
-    return cute_env_choice_warn("CUTEC_SKINNY_HOPPER", "0|1", 0) == 1;
-}
 
 /* Stream-K (`--schedule streamk`: its whole tiles the cooperative kernel's code, the last
  * partial wave and the full wave before it in runs of k-tiles, streamk.c) takes no row here:
@@ -103,15 +97,17 @@ static bool measured_class(const cute_gemm_config *cfg)
 }
 
 /* few columns of B, the same product mirrored (the weight as A, M past 128, and the decoding
- * batch's tokens as B, N = 32 to 128: the skinny GEMM of issue 17 as cutec_gemm gets it): tiles of
- * 64 rows of A by the tokens, 64 or 128 wide (M / 64 tiles fill the card, as N / 64 do above).
- * Opt-in (CUTEC_SKINNY_HOPPER=1) until an H200 times it against the GEMV kernels' mma.sync form
- * (bf16 8192x8192 with 64 vectors: 49.3% of the copy there; the few-row tiles' 0.0372 ms at the
- * mirrored shape is ~89%). */
+ * batch's tokens as B, N = 32 to 128: the skinny GEMM of issue 17 as cutec_gemm and
+ * cutec_gemv_vectors get it): tiles of 64 rows of A by 32, 64 or 128 of B (M / 64 tiles fill the
+ * card, as N / 64 do above).  H200, session 41's mid pass, 8192xNx8192 bf16 against cuBLAS in one
+ * process, % of the copy of A, B and C: N = 64 64x64 0.0358 ms (106.8% of cuBLAS, 93.0% of the
+ * copy; the GEMV kernels' mma.sync form 0.0682, 48.8%; in 2x1 clusters 0.0359), N = 128 64x128
+ * 0.0397 (96.4%; 85.2 of the copy; the GEMV form 0.1267), N = 32 64x32 0.0352 (102.4%; 64x64
+ * 0.0451, the GEMV form 0.0476) */
 static bool few_columns(const int64_t mnk[3], cute_gemm_tiling *t)
 {
-    if (mnk[1] < CUTE_GEMM_FEW_ROWS_FROM || mnk[1] > 128 || mnk[0] <= 128 || !gemm_skinny_hopper()) return false;
-    *t = (cute_gemm_tiling){.bm = 64, .bn = mnk[1] <= 64 ? 64 : 128, .bk = 64};
+    if (mnk[1] < CUTE_GEMM_FEW_ROWS_FROM || mnk[1] > 128 || mnk[0] <= 128) return false;
+    *t = (cute_gemm_tiling){.bm = 64, .bn = mnk[1] <= 32 ? 32 : mnk[1] <= 64 ? 64 : 128, .bk = 64};
     return true;
 }
 

@@ -7,7 +7,6 @@
 #include "cutec/atom_table.h"
 #include "cutec/notation.h"
 #include "kernels/gemv/gemv_internal.h"
-#include "kernels/kernel_env.h"
 
 #define GEMV_THREADS 128
 #define COLS_UNROLL 8
@@ -102,18 +101,16 @@ static bool plan_make(cute_alg *a, const cute_gemv_config *cfg, int arch, gemv_p
     p->cfg = *cfg;
     p->nvec = gemv_nvec(cfg);
     p->arch = arch;
-    /* the tensor-core forms' too with CUTEC_GEMV_MMA_PDL=1 (opt-in until an H200 times it: f32 at
-     * 8 and 16 vectors runs 2 and 3 splits, its second kernel a plain launch after the first) */
-    if (cfg->mma)
-        return p->pdl = cfg->split && arch >= 90 && kernel_env_choice(a, "CUTEC_GEMV_MMA_PDL", "0|1", 0) == 1,
-               gemv_plan_mma(a, cfg, p);
+    /* split-K's second kernel a dependent launch at any split count (past 32 splits since session
+     * 38; at 4097x3x8191's 4 splits 63.1% of the copy against 61.3 on an H200, session 40; the
+     * tensor-core forms' since session 41: f32 at 8192x8192 with 8 and 16 vectors, 2 and 3
+     * splits, 78.8 -> 80.3 and 81.9 -> 83.2%) */
+    p->pdl = cfg->split && arch >= 90;
+    if (cfg->mma) return gemv_plan_mma(a, cfg, p);
     p->threads = GEMV_THREADS;
     /* e2m1 moves as whole words, decoded by sm_100a's cvt or, before it, bit operations */
     p->words = cfg->sf_vec && cfg->dtype == CUTE_E2M1;
     p->fp4_cvt = p->words && arch >= 100;
-    /* (the tensor-core form returned above) at any split count (past 32 splits since session
-     * 38; at 4097x3x8191's 4 splits 63.1% of the copy against 61.3 on an H200, session 40) */
-    p->pdl = cfg->split && arch >= 90;
     int bits = cfg->vec * cute_dtype_bits(cfg->dtype);
     cute_copy_atom atom = p->words ? cute_copy_atom_universal(a, CUTE_U32, bits)
                                    : cute_copy_atom_universal(a, cfg->dtype, bits);

@@ -20,8 +20,7 @@ typedef struct gemv_plan {
     bool words;         /* NVFP4: A and x move and decode as u32 words of 8 e2m1 */
     bool fp4_cvt;       /* ... decoded by sm_100a's cvt.rn.f16x2.e2m1x2, not bit operations */
     bool pdl;           /* the second kernel a programmatic dependent launch (sm_90 on, split
-                           K; not the tensor-core forms'): let in as the first kernel's blocks
-                           start */
+                           K): let in as the first kernel's blocks start */
     int arch;           /* the compile target's SM version (0: not known) */
     /* the tensor-core form (cfg.mma, mma.c): A's rows on mma.sync's 16-row side, the
      * vectors on its 8-column side; a block's tile (bm rows, bn vectors, bk columns) */
@@ -228,10 +227,9 @@ cute_status gemv_check(const cute_call_arg *A, const cute_call_arg *x, const cut
                        bool vectors, double alpha, double beta, gemv_operands *out, char *err,
                        size_t n);
 
-/* The skinny GEMM's many vectors on the Hopper GEMM kernel (hopper.c; CUTEC_SKINNY_HOPPER=1):
+/* The skinny GEMM's many vectors on the Hopper GEMM kernel (hopper.c; the library's choice):
  * whether it takes o (sm_90, 16-bit A and y, K-major A, one batch, 32 to 128 vectors against
- * more than 128 rows), and the call through `gemm` (CUTE_ERR_UNSUPPORTED where the kernel
- * refuses the operands' alignment) */
+ * more than 128 rows, every operand as TMA takes it), and the call through `gemm` */
 bool gemv_hopper_takes(cute_runtime *rt, const gemv_operands *o);
 cute_status gemv_hopper_call(cute_gemm_lib *gemm, const gemv_operands *o, double alpha, double beta, void *stream,
                              char *err, size_t n);

@@ -348,14 +348,13 @@ static void wgmma_cases(cute_runtime *rt)
     cute_runtime_free(r80);
 }
 
-/* CUTEC_GEMV_MMA_PDL=1 (compile.c): the tensor-core forms' split-K second kernel a dependent
- * launch on sm_90, let in as the first kernel's blocks start: f32 through the ring (16 vectors)
- * and on wgmma (32), bf16 through registers (20), each split 2 or 3 ways, traced for sm_90a */
+/* The tensor-core forms' split-K second kernel a dependent launch on sm_90 (compile.c), let in as
+ * the first kernel's blocks start: f32 through the ring (16 vectors) and on wgmma (32), bf16
+ * through registers (20), each split 2 or 3 ways, traced for sm_90a */
 static void mma_pdl_cases(cute_runtime *rt)
 {
     cute_runtime *own = NULL;
     if (!(rt = on_sm90(rt, &own))) return;
-    setenv("CUTEC_GEMV_MMA_PDL", "1", 1);
     cute_gemv_lib *lib = cute_gemv_lib_new(rt);
     static const gemv_case cases[] = {
         {CUTE_F32, CUTE_F32, 70, 2000, 1, 1, 4, 1, 0, 3, 0.5, 16},
@@ -364,23 +363,22 @@ static void mma_pdl_cases(cute_runtime *rt)
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         cute_gemv_config cfg = run_case(rt, lib, &cases[i]);
-        CHECK(cfg.mma && cfg.split, "CUTEC_GEMV_MMA_PDL=1 (case %zu): not the tensor-core form, split", i);
+        CHECK(cfg.mma && cfg.split, "a dependent second kernel (case %zu): not the tensor-core form, split", i);
     }
     cute_gemv_lib_free(lib);
-    unsetenv("CUTEC_GEMV_MMA_PDL");
     if (own) cute_runtime_free(own);
 }
 
-/* Many vectors on the Hopper GEMM kernel (hopper.c, CUTEC_SKINNY_HOPPER=1), traced for sm_90a
- * (on the GPU where it is an sm_90 one): 16-bit A and y, 32 to 128 vectors against more than 128
- * rows, tails in M (tiles of 64 rows), in K (k-tiles of 64) and in N (64 or 128 wide), padded
- * rows, beta = 0 over a poisoned y; a y with no unit stride, a batch, an f32 y, 31 vectors, 128
- * rows and sm_80 stay with the GEMV kernels, checked the same */
+/* Many vectors on the Hopper GEMM kernel (hopper.c, the library's choice on sm_90), traced for
+ * sm_90a (on the GPU where it is an sm_90 one): 16-bit A and y, 32 to 128 vectors against more
+ * than 128 rows, tails in M (tiles of 64 rows), in K (k-tiles of 64) and in N (64 or 128 wide),
+ * padded rows, beta = 0 over a poisoned y; a y with no unit stride, a batch, an f32 y, 31
+ * vectors, 128 rows, cute_gemv_lib_hopper(lib, false) and sm_80 stay with the GEMV kernels,
+ * checked the same */
 static void hopper_cases(cute_runtime *rt)
 {
     cute_runtime *own = NULL;
     if (!(rt = on_sm90(rt, &own))) return;
-    setenv("CUTEC_SKINNY_HOPPER", "1", 1);
     cute_gemv_lib *lib = cute_gemv_lib_new(rt);
     static const struct {
         gemv_case t;
@@ -389,6 +387,7 @@ static void hopper_cases(cute_runtime *rt)
         {{CUTE_BF16, CUTE_BF16, 200, 264, 1, 1, 8, 1, 0, 0, 0.5, 40}, true},
         {{CUTE_F16, CUTE_F16, 136, 520, 1, 1, 0, 1, 0, 0, 0, 128}, true},
         {{CUTE_BF16, CUTE_BF16, 200, 264, 1, 1, 0, 1, 0, 0, -0.5, 72}, true},
+        {{CUTE_F16, CUTE_F16, 264, 200, 1, 1, 0, 1, 0, 0, 0.5, 32}, true}, /* tiles 32 wide */
         {{CUTE_BF16, CUTE_BF16, 200, 264, 1, 1, 0, 2, 0, 0, 0.5, 40}, false}, /* y's stride 2 */
         {{CUTE_BF16, CUTE_BF16, 200, 136, 2, 1, 0, 1, 0, 0, 0.5, 40}, false}, /* a batch */
         {{CUTE_BF16, CUTE_F32, 200, 136, 1, 1, 0, 1, 0, 0, 0.5, 40}, false},
@@ -400,6 +399,9 @@ static void hopper_cases(cute_runtime *rt)
         CHECK(cute_gemv_lib_last_gemm(lib) == cases[i].gemm, "many vectors (case %zu): %s the Hopper GEMM", i,
               cases[i].gemm ? "not on" : "on");
     }
+    cute_gemv_lib_hopper(lib, false);
+    run_case(rt, lib, &cases[0].t);
+    CHECK(!cute_gemv_lib_last_gemm(lib), "many vectors, cute_gemv_lib_hopper(lib, false): on the Hopper GEMM");
     cute_gemv_lib_free(lib);
     if (own) cute_runtime_free(own);
     cute_runtime *r80 = check_interp();
@@ -411,7 +413,6 @@ static void hopper_cases(cute_runtime *rt)
         cute_gemv_lib_free(lib);
         cute_runtime_free(r80);
     }
-    unsetenv("CUTEC_SKINNY_HOPPER");
 }
 
 /* Past 32 splits the second kernel a warp an output (row, vector): K-major with 1, 3 and 8
@@ -619,12 +620,10 @@ static void skinny(cute_runtime *rt)
     skinny_case(h, CUTE_F16, CUTE_F16, 72, 136, 64, 1, 1, false);
     skinny_case(h, CUTE_BF16, CUTE_BF16, 31, 200, 128, 1, 0, true);
     skinny_case(h, CUTE_BF16, CUTE_F32, 64, 200, 128, 1, 0, true);
-    /* ... and with CUTEC_SKINNY_HOPPER=1 the mirror, 32 to 128 columns of B against more than 128
-     * rows of A, in tiles of 64 rows (hopper_auto.c's few_columns) */
-    setenv("CUTEC_SKINNY_HOPPER", "1", 1);
+    /* ... and the mirror, 32 to 128 columns of B against more than 128 rows of A, in tiles of 64
+     * rows (hopper_auto.c's few_columns) */
     skinny_case(h, CUTE_BF16, CUTE_BF16, 200, 64, 136, 1, 0, false);
     skinny_case(h, CUTE_BF16, CUTE_F32, 200, 64, 136, 1, 0, true);
-    unsetenv("CUTEC_SKINNY_HOPPER");
     /* a 99 KB card (an A10's sm_86, docs/cards.md): the tensor-core form's ring in fewer stages
      * (8 stages at 16 vectors are 128 KB, refused there as the kernel compiles) */
     cute_runtime_set_target_arch(h, "sm_86");

@@ -40,6 +40,7 @@ struct cute_gemv_lib {
     cute_buffer *retired; /* smaller workspaces that kernels in flight may still use */
     int nretired;
     cute_gemm_lib *gemm; /* many vectors on the Hopper GEMM (hopper.c), made on its first call */
+    bool no_gemm;        /* cute_gemv_lib_hopper(lib, false) */
     bool last_gemm;      /* cute_gemv_lib_last_gemm */
 };
 
@@ -264,6 +265,13 @@ bool cute_gemv_lib_last_gemm(cute_gemv_lib *lib)
     return on;
 }
 
+void cute_gemv_lib_hopper(cute_gemv_lib *lib, bool on)
+{
+    pthread_mutex_lock(&lib->lock);
+    lib->no_gemm = !on;
+    pthread_mutex_unlock(&lib->lock);
+}
+
 /* the call on the Hopper GEMM kernel where it takes it (hopper.c); CUTE_ERR_UNSUPPORTED: the
  * GEMV kernels' */
 static cute_status by_gemm(cute_gemv_lib *lib, const gemv_operands *o, double alpha, double beta, void *stream,
@@ -271,9 +279,11 @@ static cute_status by_gemm(cute_gemv_lib *lib, const gemv_operands *o, double al
 {
     if (!gemv_hopper_takes(lib->rt, o)) return CUTE_ERR_UNSUPPORTED;
     pthread_mutex_lock(&lib->lock);
-    if (!lib->gemm) lib->gemm = cute_gemm_lib_new(lib->rt);
+    bool off = lib->no_gemm;
+    if (!off && !lib->gemm) lib->gemm = cute_gemm_lib_new(lib->rt);
     cute_gemm_lib *gemm = lib->gemm;
     pthread_mutex_unlock(&lib->lock);
+    if (off) return CUTE_ERR_UNSUPPORTED;
     if (!gemm) return snprintf(err, n, "gemv: out of memory"), CUTE_ERR_OOM;
     cute_status s = gemv_hopper_call(gemm, o, alpha, beta, stream, err, n);
     if (s == CUTE_ERR_UNSUPPORTED) return s;
