@@ -8,7 +8,8 @@
 # second kernel a dependent launch (f32 8 / 16 vectors 80.3 / 83.2, +1.5 / +1.3).
 # Steps: (1) `cutec run gemv|gemm` on the GPU against float64 around the route's edges (bf16 and
 # f16 at odd sizes, N = 1, 8, 16, 31, 32, 33, 64, 65, 127, 128; a y not 16-byte aligned, which
-# falls back; f32 split 2 and 3 ways through the dependent launch; cutec_gemm at 32 columns);
+# falls back; f32 split 2 and 3 ways through the dependent launch; cutec_gemm at 32 columns),
+# side by side in the background (correctness only: no timing runs meanwhile);
 # (2) bf16 8192x8192 with 64 vectors: default / --hopper 0 (the GEMV form) / default, each its own
 # process (% of a device copy of the same bytes, y checked against float64 first); (3) the
 # census's other skinny rows with the defaults: f32 8 and 16, bf16 32 and 128; (4) torch.mm at
@@ -38,16 +39,26 @@ pct_of()
     echo "$row"
     case "$row" in *WRONG*) pct=W ;; *) pct=$(copy_pct "$row") ;; esac
 }
-# checked WHAT ARGS...: `cutec run WHAT ARGS` on the GPU, its verdict line; false (and "^
-# FAILED") unless verified
+# check I WHAT ARGS...: `cutec run WHAT ARGS` on the GPU into $out/skinny41.run.I, in the
+# background (the checks compile their kernels side by side); checked I...: each one's verdict
+# line, false (and "^ FAILED") unless every one verified
+check()
+{
+    i=$1
+    shift
+    echo "run $*" >"$out/skinny41.run.$i"
+    timeout 20 build/cutec run "$@" >>"$out/skinny41.run.$i" 2>&1 &
+}
 checked()
 {
-    budget_left || { echo "-- skipped (past BUDGET): run $*"; return 0; }
-    w=$1
-    shift
-    timeout 12 build/cutec run "$w" "$@" >"$out/skinny41.run" 2>&1
-    echo "run $w $*: $(grep -E "^kernel" "$out/skinny41.run" | tr '\n' ' ')$(tail -n 1 "$out/skinny41.run")"
-    grep -qE "verified against float64 \(0 wrong|^verified:" "$out/skinny41.run" || { echo "   ^ FAILED"; return 1; }
+    wait
+    ok=0
+    for i in "$@"; do
+        f="$out/skinny41.run.$i"
+        echo "$(head -n 1 "$f"): $(grep -E "^kernel" "$f" | tr '\n' ' ')$(tail -n 1 "$f")"
+        grep -qE "verified against float64 \(0 wrong|^verified:" "$f" || { echo "   ^ FAILED"; ok=1; }
+    done
+    return $ok
 }
 # gemm_rows ARGS...: `cutec bench gemm --dtype bf16 --layout tnn --iters 20 ARGS`'s rows
 gemm_rows()
@@ -66,12 +77,14 @@ meets()
     device_head
     if nvidia-smi >/dev/null 2>&1; then
         echo "== the defaults on the GPU against float64 around the route's edges $(el_s)"
-        for n in 31 32 33 64 65 128; do checked gemv --dtype bf16 --shape 1000x1032 --vectors $n || bad=1; done
-        for n in 1 8 16 40 127; do checked gemv --dtype f16 --shape 4104x520 --vectors $n || bad=1; done
-        checked gemv --dtype bf16 --shape 1004x1032 --vectors 64 || bad=1 # y's columns 2008 bytes apart: the GEMV form
-        checked gemv --dtype f32 --shape 1000x2056 --vectors 16 --splits 3 || bad=1
-        checked gemv --dtype f32 --shape 1000x2056 --vectors 64 --splits 2 || bad=1
-        checked gemm --dtype bf16 --m 1000 --n 32 --k 1032 --layout tnn --variant auto || bad=1
+        i=0
+        for n in 31 32 33 64 65 128; do i=$((i + 1)) && check $i gemv --dtype bf16 --shape 1000x1032 --vectors $n; done
+        for n in 1 8 16 40 127; do i=$((i + 1)) && check $i gemv --dtype f16 --shape 4104x520 --vectors $n; done
+        check 12 gemv --dtype bf16 --shape 1004x1032 --vectors 64 # y's columns 2008 bytes apart: the GEMV form
+        check 13 gemv --dtype f32 --shape 1000x2056 --vectors 16 --splits 3
+        check 14 gemv --dtype f32 --shape 1000x2056 --vectors 64 --splits 2
+        check 15 gemm --dtype bf16 --m 1000 --n 32 --k 1032 --layout tnn --variant auto
+        checked 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 || bad=1
         echo "== bf16 $S with 64 vectors: default / the GEMV form / default $(el_s)"
         pct_of bf16 64 && a1=$pct
         pct_of bf16 64 --hopper 0 && g1=$pct
