@@ -15,7 +15,8 @@
 # census's other skinny rows with the defaults: f32 8 and 16, bf16 32 and 128; (4) torch.mm at
 # 8192xNx8192 (the weight as A and as B); (5) for the next step, beside cuBLAS: 128 columns in
 # 64x128 tiles in 2x1 clusters and in 128x64 tiles; 8 and 16 columns in 64x16 Hopper tiles
-# against the GEMV ring (`cutec bench gemm --variants auto,hopper`).
+# against the GEMV ring (`cutec bench gemm --variants auto,hopper`); f32 8 and 16 vectors through
+# rings of 6 and 3 stages (more or fewer blocks an SM and splits than the default's 8 and 4).
 # No step starts past $BUDGET (60) s; each process under 12-20 s.
 # The rule: any check or WRONG row -> "revert (wrong)" for its default; the route at 64 vectors,
 # d = default - GEMV form (points of the copy, the mean of the two defaults): d >= 2 -> "keep
@@ -109,6 +110,10 @@ for m, n in ((8192, 32), (8192, 64), (8192, 128), (64, 8192)):
         gemm_rows --variants hopper --tile 64x128x64 --cluster 2x1 --sizes 8192x128x8192
         gemm_rows --variants hopper --tile 128x64x64 --sizes 8192x128x8192
         gemm_rows --variants auto,hopper --tile 64x16x64 --sizes 8192x16x8192,8192x8x8192
+        echo "== f32 rings of other depths (more or fewer blocks an SM, other splits) $(el_s)"
+        pct_of f32 8 --smem-stages 6 && f8r6=$pct
+        pct_of f32 16 --smem-stages 6 && f16r6=$pct
+        pct_of f32 16 --smem-stages 3 && f16r3=$pct
         echo "== at $(el) s: % of the copy (copy ${copy:-?} GB/s), $S: bf16 64 vectors default $a1 / ${a2:-}," \
             "GEMV form ${g1:-}; f32 8 ${f8:-}, 16 ${f16:-}; bf16 32 ${b32:-}, 128 ${b128:-}"
         if [ -n "${bad:-}" ]; then
@@ -127,6 +132,11 @@ for m, n in ((8192, 32), (8192, 64), (8192, 128), (64, 8192)):
         meets "bf16 128 vectors" "${b128:-}"
         meets "f32 8 vectors" "${f8:-}"
         meets "f32 16 vectors" "${f16:-}"
+        for x in "8 vectors, a ring of 6:${f8:-}:${f8r6:-}" "16 vectors, a ring of 6:${f16:-}:${f16r6:-}" "16 vectors, a ring of 3:${f16:-}:${f16r3:-}"; do
+            echo "$x" | awk -F: '{ f = "decides: f32, " $1 " (suggests)"; if ($2 == "" || $3 == "") print f ": not timed"
+                else if ($3 ~ /W/) print f ": WRONG"
+                else printf "%s: %s (%.1f against the default'"'"'s %.1f)\n", f, ($3 - $2 >= 1 ? "the default there" : "keep the default"), $3, $2 }'
+        done
     else
         echo "== no GPU here: nothing timed"
         echo "decides: 64 vectors on the Hopper GEMM: keep (no GPU)"
