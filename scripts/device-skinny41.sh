@@ -16,7 +16,8 @@
 # 8192xNx8192 (the weight as A and as B); (5) for the next step, beside cuBLAS: 128 columns in
 # 64x128 tiles in 2x1 clusters and in 128x64 tiles; 8 and 16 columns in 64x16 Hopper tiles
 # against the GEMV ring (`cutec bench gemm --variants auto,hopper`); f32 8 and 16 vectors through
-# rings of 6 and 3 stages (more or fewer blocks an SM and splits than the default's 8 and 4).
+# rings of 6 and 3 stages (more or fewer blocks an SM and splits than the default's 8 and 4), and
+# f32 8 vectors on the rows kernel's FFMA (--mma-from 9) instead of 3xTF32.
 # No step starts past $BUDGET (60) s; each process under 12-20 s.
 # The rule: any check or WRONG row -> "revert (wrong)" for its default; the route at 64 vectors,
 # d = default - GEMV form (points of the copy, the mean of the two defaults): d >= 2 -> "keep
@@ -114,6 +115,7 @@ for m, n in ((8192, 32), (8192, 64), (8192, 128), (64, 8192)):
         pct_of f32 8 --smem-stages 6 && f8r6=$pct
         pct_of f32 16 --smem-stages 6 && f16r6=$pct
         pct_of f32 16 --smem-stages 3 && f16r3=$pct
+        pct_of f32 8 --mma-from 9 && f8rows=$pct
         echo "== at $(el) s: % of the copy (copy ${copy:-?} GB/s), $S: bf16 64 vectors default $a1 / ${a2:-}," \
             "GEMV form ${g1:-}; f32 8 ${f8:-}, 16 ${f16:-}; bf16 32 ${b32:-}, 128 ${b128:-}"
         if [ -n "${bad:-}" ]; then
@@ -132,7 +134,8 @@ for m, n in ((8192, 32), (8192, 64), (8192, 128), (64, 8192)):
         meets "bf16 128 vectors" "${b128:-}"
         meets "f32 8 vectors" "${f8:-}"
         meets "f32 16 vectors" "${f16:-}"
-        for x in "8 vectors, a ring of 6:${f8:-}:${f8r6:-}" "16 vectors, a ring of 6:${f16:-}:${f16r6:-}" "16 vectors, a ring of 3:${f16:-}:${f16r3:-}"; do
+        for x in "8 vectors, a ring of 6:${f8:-}:${f8r6:-}" "16 vectors, a ring of 6:${f16:-}:${f16r6:-}" "16 vectors, a ring of 3:${f16:-}:${f16r3:-}" \
+            "8 vectors, FFMA rows kernel (--mma-from 9):${f8:-}:${f8rows:-}"; do
             echo "$x" | awk -F: '{ f = "decides: f32, " $1 " (suggests)"; if ($2 == "" || $3 == "") print f ": not timed"
                 else if ($3 ~ /W/) print f ": WRONG"
                 else printf "%s: %s (%.1f against the default'"'"'s %.1f)\n", f, ($3 - $2 >= 1 ? "the default there" : "keep the default"), $3, $2 }'
