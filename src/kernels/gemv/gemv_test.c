@@ -272,8 +272,8 @@ static void ring_cases(cute_runtime *rt)
     /* the tensor-core form through the ring (mma.c: A's and X's k-tiles): 16, 8 and 40 vectors
      * of bf16, f32 and f16 in rings of 2 and 3 stages, a block of 64 rows in A (the ring) and
      * one past A's last row (registers), K past the last whole k-tile, batches, split-K, padded
-     * rows; then the library's own: 8 stages up to 16 vectors (f32: 8 where two blocks fit),
-     * none past; 20 vectors (not whole atoms of 8) none, asked or not */
+     * rows; then the library's own: 8 stages up to 16 vectors (f32: the deepest of 8, 6 and 4
+     * at which two blocks fit), none past; 20 vectors (not whole atoms of 8) none, asked or not */
     static const gemv_case mma[] = {
         {CUTE_BF16, CUTE_BF16, 72, 360, 1, 1, 0, 1, 0, 0, 0.5, 16},
         {CUTE_F32, CUTE_F32, 66, 264, 2, 1, 0, 1, 0, 2, -0.5, 8},
@@ -289,6 +289,13 @@ static void ring_cases(cute_runtime *rt)
         CHECK(cfg.mma && cfg.smem_stages == want, "mma ring case %zu: a ring of %d (want %d)", i, cfg.smem_stages,
               want);
     }
+    /* f32 at 16 vectors: the deepest ring at which two blocks fit an SM, 6 (8 leave one) */
+    gemv_case f16v = mma[1];
+    f16v.nvec = 16, f16v.splits = 0;
+    cute_gemv_lib_smem_stages(lib, -1);
+    run_case(rt, lib, &f16v);
+    cute_gemv_lib_last(lib, &cfg, NULL);
+    CHECK(cfg.mma && cfg.smem_stages == 6, "f32, 16 vectors: the library's ring of %d (want 6)", cfg.smem_stages);
     /* f32's tf32 halves by bits (cfg.tf32_bits), through the ring with X and through registers */
     cute_gemv_lib_tf32_bits(lib, true);
     for (int d = 3; d >= 0; d -= 3) {
