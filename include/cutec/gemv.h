@@ -198,7 +198,7 @@ bool cute_gemv_lib_warp_rows(cute_gemv_lib *lib, int rows);
 void cute_gemv_lib_tf32_bits(cute_gemv_lib *lib, bool on);
 /* the configuration and split count of the last call (for tests and the CLI) */
 void cute_gemv_lib_last(cute_gemv_lib *lib, cute_gemv_config *cfg, int *splits);
-/* whether the last call ran on the Hopper GEMM kernel instead (32 to 128 vectors of 16-bit A
+/* whether the last call ran on the Hopper GEMM kernel instead (8 to 128 vectors of 16-bit A
  * and y on sm_90; docs/gemv.md); cute_gemv_lib_last then tells the call before */
 bool cute_gemv_lib_last_gemm(cute_gemv_lib *lib);
 /* such calls on the Hopper GEMM kernel for later calls (on, the default), or on the GEMV

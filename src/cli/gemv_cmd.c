@@ -58,7 +58,7 @@ static int usage(const char *cmd)
         "column-major;\n"
         "  --vectors N: N vectors at once, x (K,N,L) and y (M,N,L) (the skinny GEMM's path, N <= "
         "128;\n    f16, bf16 and f32 from 8 on (--mma-from N: from N on) through the tensor cores)\n"
-        "  --hopper 0: 32 to 128 vectors of f16 or bf16 (16-bit y, sm_90) on the GEMV kernels' tensor\n"
+        "  --hopper 0: 8 to 128 vectors of f16 or bf16 (16-bit y, sm_90) on the GEMV kernels' tensor\n"
         "    cores, not the Hopper GEMM's 64-row tiles (the default)\n"
         "  nvfp4: e2m1 A and x with a ue4m3 scale per 16 (seed 001); mxfp8: e4m3 with ue8m0 per "
         "32\n"

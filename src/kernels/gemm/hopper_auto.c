@@ -97,17 +97,20 @@ static bool measured_class(const cute_gemm_config *cfg)
 }
 
 /* few columns of B, the same product mirrored (the weight as A, M past 128, and the decoding
- * batch's tokens as B, N = 32 to 128: the skinny GEMM of issue 17 as cutec_gemm and
- * cutec_gemv_vectors get it): tiles of 64 rows of A by 32, 64 or 128 of B (M / 64 tiles fill the
- * card, as N / 64 do above).  H200, session 41's mid pass, 8192xNx8192 bf16 against cuBLAS in one
- * process, % of the copy of A, B and C: N = 64 64x64 0.0358 ms (106.8% of cuBLAS, 93.0% of the
- * copy; the GEMV kernels' mma.sync form 0.0682, 48.8%; in 2x1 clusters 0.0359), N = 128 64x128
- * 0.0397 (96.4%; 85.2 of the copy; the GEMV form 0.1267), N = 32 64x32 0.0352 (102.4%; 64x64
- * 0.0451, the GEMV form 0.0476) */
+ * batch's tokens as B, N = 8 to 128: the skinny GEMM of issue 17 as cutec_gemm and
+ * cutec_gemv_vectors get it): tiles of 64 rows of A by 16, 32, 64 or 128 of B (M / 64 tiles fill
+ * the card, as N / 64 do above).  H200, 8192xNx8192 bf16 against cuBLAS in one process, % of the
+ * copy of A, B and C; session 41's mid pass: N = 64 64x64 0.0358 ms (106.8% of cuBLAS, 93.0% of
+ * the copy; the GEMV kernels' mma.sync form 0.0682, 48.8%; in 2x1 clusters 0.0359), N = 128
+ * 64x128 0.0397 (96.4%; 85.2 of the copy; the GEMV form 0.1267), N = 32 64x32 0.0352 (102.4%;
+ * 64x64 0.0451, the GEMV form 0.0476); its final pass: N = 16 64x16 0.0351 (101.1%) against the
+ * GEMV ring's 0.0393, N = 8 0.0346 (102.7%) against 0.0371; N = 128 in 128x64 0.0398, in 64x128
+ * 2x1 0.0406 */
 static bool few_columns(const int64_t mnk[3], cute_gemm_tiling *t)
 {
-    if (mnk[1] < CUTE_GEMM_FEW_ROWS_FROM || mnk[1] > 128 || mnk[0] <= 128) return false;
-    *t = (cute_gemm_tiling){.bm = 64, .bn = mnk[1] <= 32 ? 32 : mnk[1] <= 64 ? 64 : 128, .bk = 64};
+    if (mnk[1] < CUTE_GEMM_FEW_COLUMNS_FROM || mnk[1] > 128 || mnk[0] <= 128) return false;
+    int64_t n = mnk[1];
+    *t = (cute_gemm_tiling){.bm = 64, .bn = n <= 16 ? 16 : n <= 32 ? 32 : n <= 64 ? 64 : 128, .bk = 64};
     return true;
 }
 

@@ -228,7 +228,7 @@ cute_status gemv_check(const cute_call_arg *A, const cute_call_arg *x, const cut
                        size_t n);
 
 /* The skinny GEMM's many vectors on the Hopper GEMM kernel (hopper.c; the library's choice):
- * whether it takes o (sm_90, 16-bit A and y, K-major A, one batch, 32 to 128 vectors against
+ * whether it takes o (sm_90, 16-bit A and y, K-major A, one batch, 8 to 128 vectors against
  * more than 128 rows, every operand as TMA takes it), and the call through `gemm` */
 bool gemv_hopper_takes(cute_runtime *rt, const gemv_operands *o);
 cute_status gemv_hopper_call(cute_gemm_lib *gemm, const gemv_operands *o, double alpha, double beta, void *stream,

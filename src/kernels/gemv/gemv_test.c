@@ -363,6 +363,7 @@ static void mma_pdl_cases(cute_runtime *rt)
     cute_runtime *own = NULL;
     if (!(rt = on_sm90(rt, &own))) return;
     cute_gemv_lib *lib = cute_gemv_lib_new(rt);
+    cute_gemv_lib_hopper(lib, false); /* (bf16's 20 vectors: the GEMV form, not the Hopper GEMM) */
     static const gemv_case cases[] = {
         {CUTE_F32, CUTE_F32, 70, 2000, 1, 1, 4, 1, 0, 3, 0.5, 16},
         {CUTE_F32, CUTE_F32, 130, 228, 1, 1, 0, 1, 0, 2, 0, 32},
@@ -377,9 +378,9 @@ static void mma_pdl_cases(cute_runtime *rt)
 }
 
 /* Many vectors on the Hopper GEMM kernel (hopper.c, the library's choice on sm_90), traced for
- * sm_90a (on the GPU where it is an sm_90 one): 16-bit A and y, 32 to 128 vectors against more
- * than 128 rows, tails in M (tiles of 64 rows), in K (k-tiles of 64) and in N (64 or 128 wide),
- * padded rows, beta = 0 over a poisoned y; a y with no unit stride, a batch, an f32 y, 31
+ * sm_90a (on the GPU where it is an sm_90 one): 16-bit A and y, 8 to 128 vectors against more
+ * than 128 rows, tails in M (tiles of 64 rows), in K (k-tiles of 64) and in N (16, 32, 64 or 128
+ * wide), padded rows, beta = 0 over a poisoned y; a y with no unit stride, a batch, an f32 y, 7
  * vectors, 128 rows, cute_gemv_lib_hopper(lib, false) and sm_80 stay with the GEMV kernels,
  * checked the same */
 static void hopper_cases(cute_runtime *rt)
@@ -398,7 +399,9 @@ static void hopper_cases(cute_runtime *rt)
         {{CUTE_BF16, CUTE_BF16, 200, 264, 1, 1, 0, 2, 0, 0, 0.5, 40}, false}, /* y's stride 2 */
         {{CUTE_BF16, CUTE_BF16, 200, 136, 2, 1, 0, 1, 0, 0, 0.5, 40}, false}, /* a batch */
         {{CUTE_BF16, CUTE_F32, 200, 136, 1, 1, 0, 1, 0, 0, 0.5, 40}, false},
-        {{CUTE_F16, CUTE_F16, 200, 136, 1, 1, 0, 1, 0, 0, 0.5, 31}, false},
+        {{CUTE_F16, CUTE_F16, 200, 136, 1, 1, 0, 1, 0, 0, 0.5, 31}, true},  /* tiles 32 wide */
+        {{CUTE_BF16, CUTE_BF16, 264, 200, 1, 1, 0, 1, 0, 0, 0, 8}, true},   /* 16 wide */
+        {{CUTE_BF16, CUTE_BF16, 264, 200, 1, 1, 0, 1, 0, 0, 0.5, 7}, false},
         {{CUTE_F16, CUTE_F16, 128, 136, 1, 1, 0, 1, 0, 0, 0.5, 40}, false},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
@@ -627,7 +630,7 @@ static void skinny(cute_runtime *rt)
     skinny_case(h, CUTE_F16, CUTE_F16, 72, 136, 64, 1, 1, false);
     skinny_case(h, CUTE_BF16, CUTE_BF16, 31, 200, 128, 1, 0, true);
     skinny_case(h, CUTE_BF16, CUTE_F32, 64, 200, 128, 1, 0, true);
-    /* ... and the mirror, 32 to 128 columns of B against more than 128 rows of A, in tiles of 64
+    /* ... and the mirror, 8 to 128 columns of B against more than 128 rows of A, in tiles of 64
      * rows (hopper_auto.c's few_columns) */
     skinny_case(h, CUTE_BF16, CUTE_BF16, 200, 64, 136, 1, 0, false);
     skinny_case(h, CUTE_BF16, CUTE_F32, 200, 64, 136, 1, 0, true);

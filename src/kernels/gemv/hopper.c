@@ -1,8 +1,8 @@
 /* The skinny GEMM's many vectors through the Hopper GEMM kernel (the library's choice on sm_90;
  * docs/gemv.md, "Many vectors on the Hopper GEMM").  Y(M,N) = alpha A(M,K) X(K,N) + beta Y is
  * cutec_gemm's C = alpha A B^T + beta C with B = X^T, (N,K) and K-major as X's vectors are: on
- * sm_90, 16-bit A and Y, one batch, 32 to 128 vectors against more than 128 rows, every operand
- * as TMA takes it, the Hopper kernel runs it in tiles of 64 rows of A by 32, 64 or 128 vectors
+ * sm_90, 16-bit A and Y, one batch, 8 to 128 vectors against more than 128 rows, every operand
+ * as TMA takes it, the Hopper kernel runs it in tiles of 64 rows of A by 16, 32, 64 or 128 vectors
  * (hopper_auto.c's few_columns: A and X's k-tiles by TMA through a ring of shared memory, wgmma
  * from there; M / 64 tiles fill the card).  The GEMV kernels' tensor-core form reads X through
  * L1 once for every 16 rows (mma.sync's side), four times A's bytes at 64 vectors: 48.8% of the

@@ -143,7 +143,7 @@ int main(void)
         /* f32's tf32 halves by bits */
         {CUTE_F32, CUTE_F32, 8192, 8192, 16, 0, -1, true, false}, {CUTE_F32, CUTE_F32, 2048, 4096, 64, 0, 0, true, false},
         {CUTE_F32, CUTE_BF16, 300, 8200, 24, 2, 4, true, false},
-        /* 16-bit vectors, 32 to 128 of them, on the Hopper GEMM (sm_90: the library's choice; the
+        /* 16-bit vectors, 8 to 128 of them, on the Hopper GEMM (sm_90: the library's choice; the
          * cases above run with it off): issue 17's shape, a tail in M and N at 128 */
         {CUTE_BF16, CUTE_BF16, 8192, 8192, 64, 0, 0, false, true}, {CUTE_F16, CUTE_F16, 1000, 1032, 100, 0, 0, false, true},
     };
