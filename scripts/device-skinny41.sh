@@ -1,13 +1,16 @@
 #!/bin/sh
 # Branch skinny41's final pass on one H200 (issue 17: the skinny GEMM at 8192x8192), about 60 s of
 # GPU work after the lead's `make all tests` (nothing is built here); log $OUT/skinny41.log.
-# What the mid pass made the defaults (bench/RESULTS.md, skinny41): 32 to 128 vectors of 16-bit A
-# (16-bit y, sm_90, one batch, more than 128 rows, TMA-able operands) on the Hopper GEMM in tiles
-# of 64 rows by 32, 64 or 128 (cutec_gemv_vectors and cutec_gemm alike; bf16 64 vectors 90.2 /
-# 90.1% of the copy against the GEMV form's 48.7 / 48.8); the GEMV tensor-core forms' split-K
-# second kernel a dependent launch (f32 8 / 16 vectors 80.3 / 83.2, +1.5 / +1.3).
+# The defaults (bench/RESULTS.md, skinny41): 8 to 128 vectors of 16-bit A (16-bit y, sm_90, one
+# batch, more than 128 rows, TMA-able operands) on the Hopper GEMM in tiles of 64 rows by 16, 32,
+# 64 or 128 (cutec_gemv_vectors and cutec_gemm alike; bf16 64 vectors 90.2 / 90.1% of the copy
+# against the GEMV form's 48.7 / 48.8 in the mid pass; 8 to 31 since the final pass); the GEMV
+# tensor-core forms' split-K second kernel a dependent launch (f32 8 / 16 vectors 80.3 / 83.2,
+# +1.5 / +1.3); f32's ring of 6 at 16 vectors (85.2 in the final pass).
 # Steps: (1) `cutec run gemv|gemm` on the GPU against float64 around the route's edges (bf16 and
-# f16 at odd sizes, N = 1, 8, 16, 31, 32, 33, 64, 65, 127, 128; a y not 16-byte aligned, which
+# f16 at odd sizes, N = 1, 7 (the GEMV kernels), 8, 9, 16, 17, 32, 33, 64, 65, 127 (the route in
+# tiles 16, 32, 64, 128 wide; the final pass ran 31 to 128 and 1 to 16 before the route took 8
+# on); a y not 16-byte aligned, which
 # falls back; f32 split 2 and 3 ways through the dependent launch; cutec_gemm at 32 columns),
 # side by side in the background (correctness only: no timing runs meanwhile);
 # (2) bf16 8192x8192 with 64 vectors: default / --hopper 0 (the GEMV form) / default, each its own
@@ -80,8 +83,8 @@ meets()
     if nvidia-smi >/dev/null 2>&1; then
         echo "== the defaults on the GPU against float64 around the route's edges $(el_s)"
         i=0
-        for n in 31 32 33 64 65 128; do i=$((i + 1)) && check $i gemv --dtype bf16 --shape 1000x1032 --vectors $n; done
-        for n in 1 8 16 40 127; do i=$((i + 1)) && check $i gemv --dtype f16 --shape 4104x520 --vectors $n; done
+        for n in 7 8 17 33 64 65; do i=$((i + 1)) && check $i gemv --dtype bf16 --shape 1000x1032 --vectors $n; done
+        for n in 1 9 16 32 127; do i=$((i + 1)) && check $i gemv --dtype f16 --shape 4104x520 --vectors $n; done
         check 12 gemv --dtype bf16 --shape 1004x1032 --vectors 64 # y's columns 2008 bytes apart: the GEMV form
         check 13 gemv --dtype f32 --shape 1000x2056 --vectors 16 --splits 3
         check 14 gemv --dtype f32 --shape 1000x2056 --vectors 64 --splits 2
