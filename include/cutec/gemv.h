@@ -202,6 +202,12 @@ int cute_gemv_one_launch_splits(cute_dtype d);
 void cute_gemv_lib_tf32_bits(cute_gemv_lib *lib, bool on);
 /* the configuration and split count of the last call (for tests and the CLI) */
 void cute_gemv_lib_last(cute_gemv_lib *lib, cute_gemv_config *cfg, int *splits);
+/* whether the last call ran on the Hopper GEMM kernel instead (8 to 128 vectors of 16-bit A
+ * and y on sm_90; docs/gemv.md); cute_gemv_lib_last then tells the call before */
+bool cute_gemv_lib_last_gemm(cute_gemv_lib *lib);
+/* such calls on the Hopper GEMM kernel for later calls (on, the default), or on the GEMV
+ * kernels' tensor-core form (false) */
+void cute_gemv_lib_hopper(cute_gemv_lib *lib, bool on);
 
 /* y = alpha A x + beta y.  A (M,K) or (M,K,L); x (K) or (K,L); y (M) or (M,L).  beta = 0
  * reads no y.  A malformed call is CUTE_ERR_INVALID with the reason in err. */

@@ -30,6 +30,7 @@ typedef struct gemv_opts {
     int fma_decode;      /* --fma-decode 0|1: NVFP4's scales by their bits (-1: the library's) */
     int tf32_bits;       /* --tf32-bits 0|1: f32's 3xTF32 halves by cvt.rna or by bits (-1: the
                             library's: bits) */
+    int hopper;          /* --hopper 0|1: many 16-bit vectors on the Hopper GEMM (1, the default) */
     int iters;
     const char *emit, *arch, *backend;
     const char *forms; /* bench --forms A/R,...: NVFP4's register forms on one problem */
@@ -49,12 +50,14 @@ static int usage(const char *cmd)
         "         [--reduction ordered|atomic] [--mma-from N] [--l2-prefetch D] [--iters N]\n"
         "         [--tile-at-a-time 0|1] [--smem-stages 0|2..8] [--ahead 1|2]\n"
         "         [--fma-decode 0|1] [--forms F,...]\n"
-        "         [--tf32-bits 0|1]\n"
+        "         [--tf32-bits 0|1] [--hopper 0|1]\n"
         "         [--emit ir|cuda|ptx|sass|time] [--arch sm_80|sm_90a|sm_100a] [--backend cuda|interp]\n"
         "  y(M,L) = 1.5 A(M,K,L) x(K,L) - 0.5 y; rows: A row-major (K contiguous), cols: "
         "column-major;\n"
         "  --vectors N: N vectors at once, x (K,N,L) and y (M,N,L) (the skinny GEMM's path, N <= "
         "128;\n    f16, bf16 and f32 from 8 on (--mma-from N: from N on) through the tensor cores)\n"
+        "  --hopper 0: 8 to 128 vectors of f16 or bf16 (16-bit y, sm_90) on the GEMV kernels' tensor\n"
+        "    cores, not the Hopper GEMM's 64-row tiles (the default)\n"
         "  nvfp4: e2m1 A and x with a ue4m3 scale per 16 (seed 001); mxfp8: e4m3 with ue8m0 per "
         "32\n"
         "  bench --forms lib,2,1,ring4,two,one: forms on one problem, each a row: the library's,\n"
@@ -105,6 +108,8 @@ static bool option(gemv_opts *o, const char *k, const char *v, bool *out_given, 
         ok = cli_int(v, 0, CUTE_GEMV_MAX_FMA_DECODE, &x, why, n), o->fma_decode = (int)x;
     else if (!strcmp(k, "--tf32-bits"))
         ok = cli_int(v, 0, 1, &x, why, n), o->tf32_bits = (int)x;
+    else if (!strcmp(k, "--hopper"))
+        ok = cli_int(v, 0, 1, &x, why, n), o->hopper = (int)x;
     else if (!strcmp(k, "--forms"))
         o->forms = v;
     else if (!strcmp(k, "--reduction"))
@@ -129,7 +134,7 @@ static int parse(int argc, char **argv, gemv_opts *o)
     memset(o, 0, sizeof *o);
     o->dtype = CUTE_BF16, o->M = o->K = 8192, o->L = 1, o->major = 1, o->iters = 20;
     o->mma_from = CUTE_GEMV_MMA_FROM;
-    o->smem_stages = -1, o->fma_decode = -1, o->tf32_bits = -1;
+    o->smem_stages = -1, o->fma_decode = -1, o->tf32_bits = -1, o->hopper = 1;
     bool out_given = false;
     if (argc < 2 || strcmp(argv[1], "gemv") != 0) return usage(argv[0]);
     for (int i = 2; i < argc; i += 2) {
@@ -387,6 +392,12 @@ static void describe(const problem *p, const gemv_opts *o, char *buf, size_t n)
     cute_gemv_config cfg;
     int splits;
     cute_gemv_lib_last(p->lib, &cfg, &splits);
+    if (cute_gemv_lib_last_gemm(p->lib)) { /* many 16-bit vectors on sm_90 */
+        snprintf(buf, n, "hopper %s->%s %lldx%lld N=%lld L=%lld, the Hopper GEMM's 64-row tiles",
+                 cute_dtype_name(o->dtype), cute_dtype_name(o->y_dtype), (long long)o->M, (long long)o->K,
+                 (long long)nvec(o), (long long)o->L);
+        return;
+    }
     const char *kind = o->sf_vec == 16   ? "nvfp4"
                        : o->sf_vec == 32 ? "mxfp8"
                        : cfg.skew        ? "skew"
@@ -449,6 +460,7 @@ static int run(const gemv_opts *o)
     cute_gemv_lib_ahead(p.lib, o->ahead);
     cute_gemv_lib_fma_decode(p.lib, o->fma_decode);
     if (o->tf32_bits >= 0) cute_gemv_lib_tf32_bits(p.lib, o->tf32_bits == 1);
+    cute_gemv_lib_hopper(p.lib, o->hopper == 1);
     int64_t bad = -1;
     double ms = problem_make(&p, o) ? run_one(&p, o, &bad) : -1;
     char what[160];
@@ -568,6 +580,7 @@ static int bench(const gemv_opts *base, bool shape_given)
     cute_gemv_lib_ahead(lib, base->ahead);
     cute_gemv_lib_fma_decode(lib, base->fma_decode);
     if (base->tf32_bits >= 0) cute_gemv_lib_tf32_bits(lib, base->tf32_bits == 1);
+    cute_gemv_lib_hopper(lib, base->hopper == 1);
     int rc = CLI_OK;
     for (int s = 0; s < (shape_given ? 1 : 3); s++) {
         gemv_opts o = *base;

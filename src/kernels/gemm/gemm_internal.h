@@ -154,9 +154,13 @@ void gemm_hopper_host(cute_ctx *c, const cute_arg *arg);
 bool gemm_plan_hopper(cute_alg *a, const cute_gemm_config *cfg, int arch, gemm_plan *p);
 /* the Hopper kernel's tiling for a call of (M, N, K) where the caller set none (hopper_auto.c) */
 cute_gemm_tiling gemm_hopper_auto_tiling(const cute_gemm_config *cfg, const int64_t mnk[3]);
-/* M from this many rows of A to 128 (N past 128), 16-bit: AUTO runs the Hopper kernel in
- * tiles of 64 or 128 rows by 64 on sm_90, not the GEMV kernels (hopper_auto.c's figures) */
+/* M from CUTE_GEMM_FEW_ROWS_FROM rows of A to 128 (N past 128), or N from
+ * CUTE_GEMM_FEW_COLUMNS_FROM columns of B to 128 (M past 128), 16-bit: AUTO runs the Hopper
+ * kernel in tiles of 64 or 128 rows by 64 (or 64 rows by 16 to 128) on sm_90, not the GEMV
+ * kernels (hopper_auto.c's figures), where
+ * every operand is as its TMA takes it (rank 2, 16-byte aligned) */
 #define CUTE_GEMM_FEW_ROWS_FROM 32
+#define CUTE_GEMM_FEW_COLUMNS_FROM 8
 bool gemm_few_rows_to_hopper(cute_runtime *rt, const cute_call_arg *A, const cute_call_arg *B,
                              const cute_call_arg *C);
 /* An operand's TMA stages (rows, bk, stages) from CuTe's 128-byte GMMA swizzle atoms, and the

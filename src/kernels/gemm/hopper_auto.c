@@ -96,6 +96,24 @@ static bool measured_class(const cute_gemm_config *cfg)
            !cfg->peer_flags && !cfg->peer_mirror;
 }
 
+/* few columns of B, the same product mirrored (the weight as A, M past 128, and the decoding
+ * batch's tokens as B, N = 8 to 128: the skinny GEMM of issue 17 as cutec_gemm and
+ * cutec_gemv_vectors get it): tiles of 64 rows of A by 16, 32, 64 or 128 of B (M / 64 tiles fill
+ * the card, as N / 64 do above).  H200, 8192xNx8192 bf16 against cuBLAS in one process, % of the
+ * copy of A, B and C; session 41's mid pass: N = 64 64x64 0.0358 ms (106.8% of cuBLAS, 93.0% of
+ * the copy; the GEMV kernels' mma.sync form 0.0682, 48.8%; in 2x1 clusters 0.0359), N = 128
+ * 64x128 0.0397 (96.4%; 85.2 of the copy; the GEMV form 0.1267), N = 32 64x32 0.0352 (102.4%;
+ * 64x64 0.0451, the GEMV form 0.0476); its final pass: N = 16 64x16 0.0351 (101.1%) against the
+ * GEMV ring's 0.0393, N = 8 0.0346 (102.7%) against 0.0371; N = 128 in 128x64 0.0398, in 64x128
+ * 2x1 0.0406 */
+static bool few_columns(const int64_t mnk[3], cute_gemm_tiling *t)
+{
+    if (mnk[1] < CUTE_GEMM_FEW_COLUMNS_FROM || mnk[1] > 128 || mnk[0] <= 128) return false;
+    int64_t n = mnk[1];
+    *t = (cute_gemm_tiling){.bm = 64, .bn = n <= 16 ? 16 : n <= 32 ? 32 : n <= 64 ? 64 : 128, .bk = 64};
+    return true;
+}
+
 /* few rows of A (the tokens of a decoding batch against a weight, M = 32 to 128): tiles of
  * 64 rows up to 64, 128 past, 64 columns (N / 64 tiles fill the card).  H200, session 28's
  * final pass, N = K = 8192 against cuBLAS in one process: M = 32 64x64 0.0461 ms (77.6% of
@@ -103,9 +121,21 @@ static bool measured_class(const cute_gemm_config *cfg)
  * 0.0414 (93.3%; 64x64 0.0519) */
 static bool few_rows(const int64_t mnk[3], cute_gemm_tiling *t)
 {
+    if (few_columns(mnk, t)) return true;
     if (mnk[0] < CUTE_GEMM_FEW_ROWS_FROM || mnk[0] > 128 || mnk[1] <= 128) return false;
     *t = (cute_gemm_tiling){.bm = mnk[0] <= 64 ? 64 : 128, .bn = 64, .bk = 64};
     return true;
+}
+
+/* an operand as the Hopper kernel's TMA takes it: rank 2, a mode of unit stride, the start,
+ * the other stride and the unit-stride extent 16-byte aligned (it refuses anything else, and
+ * then AUTO would go on to the SM80 kernels, not the GEMV kernels that take such a call) */
+static bool tma_able(const cute_call_arg *t)
+{
+    int64_t es = cute_dtype_bytes((cute_dtype)t->dtype);
+    int unit = t->stride[1] == 1 ? 1 : t->stride[0] == 1 ? 0 : -1;
+    return t->ndim == 2 && unit >= 0 && t->offset % 16 == 0 && t->stride[1 - unit] * es % 16 == 0 &&
+           t->shape[unit] * es % 16 == 0;
 }
 
 bool gemm_few_rows_to_hopper(cute_runtime *rt, const cute_call_arg *A, const cute_call_arg *B,
@@ -113,7 +143,7 @@ bool gemm_few_rows_to_hopper(cute_runtime *rt, const cute_call_arg *A, const cut
 {
     cute_gemm_config cfg = {.dtype = (cute_dtype)A->dtype, .c_dtype = (cute_dtype)C->dtype};
     cute_gemm_tiling t;
-    return cute_runtime_target_arch(rt) == 90 && measured_class(&cfg) &&
+    return cute_runtime_target_arch(rt) == 90 && measured_class(&cfg) && tma_able(A) && tma_able(B) && tma_able(C) &&
            few_rows((int64_t[]){A->shape[0], B->shape[0], A->shape[1]}, &t);
 }
 

@@ -160,6 +160,27 @@ int main(void)
     CHECK(row(CUTE_BF16, CUTE_BF16, 31, 8192, 8192).bm == 0 && row(CUTE_BF16, CUTE_BF16, 64, 128, 8192).bm == 0 &&
               row(CUTE_BF16, CUTE_BF16, 129, 8192, 8192).bm == 0,
           "M 31, N 128, M 129: not the few-row tiles");
+    /* the mirror, few columns of B (8 to 128 against M past 128): 64 rows by 16, 32, 64 or 128 */
+    few = row(CUTE_BF16, CUTE_BF16, 8192, 8, 8192);
+    CHECK(few.bm == 64 && few.bn == 16, "N 8: %dx%d", few.bm, few.bn);
+    few = row(CUTE_BF16, CUTE_BF16, 8192, 17, 8192);
+    CHECK(few.bm == 64 && few.bn == 32, "N 17: %dx%d", few.bm, few.bn);
+    few = row(CUTE_BF16, CUTE_BF16, 8192, 32, 8192);
+    CHECK(few.bm == 64 && few.bn == 32, "N 32: %dx%d", few.bm, few.bn);
+    few = row(CUTE_BF16, CUTE_BF16, 8192, 33, 8192);
+    CHECK(few.bm == 64 && few.bn == 64, "N 33: %dx%d", few.bm, few.bn);
+    few = row(CUTE_BF16, CUTE_BF16, 8192, 64, 8192);
+    CHECK(few.bm == 64 && few.bn == 64 && few.bk == 64, "N 64: %dx%dx%d", few.bm, few.bn, few.bk);
+    few = row(CUTE_F16, CUTE_F16, 8192, 65, 8192);
+    CHECK(few.bm == 64 && few.bn == 128, "N 65: %dx%d", few.bm, few.bn);
+    CHECK(row(CUTE_BF16, CUTE_BF16, 8192, 7, 8192).bm == 0 && row(CUTE_BF16, CUTE_BF16, 128, 64, 8192).bm == 0 &&
+              row(CUTE_BF16, CUTE_F32, 8192, 64, 8192).bm == 0,
+          "N 7, M 128, an f32 C: not the few-column tiles");
+    for (int n = 8; n <= 128; n += 8) {
+        cute_gemm_config cfg = {.variant = CUTE_GEMM_HOPPER, .dtype = CUTE_BF16, .major = {1, 1, 0}, .align_bytes = 16};
+        cfg.tiling = gemm_hopper_auto_tiling(&cfg, (int64_t[]){8192, n, 8192});
+        CHECK(plan_takes(&cfg), "the few-column tiles for N %d compile", n);
+    }
     for (int m = 32; m <= 128; m += 32)
         for (int major = 0; major < 2; major++) {
             cute_gemm_config cfg = {.variant = CUTE_GEMM_HOPPER, .dtype = CUTE_BF16, .major = {1, 1, major},

@@ -760,8 +760,9 @@ cute_status cutec_gemm_scaled(cute_gemm_lib *lib, cute_gemm_variant variant, con
     if (C->dtype == CUTE_I32 && (alpha != floor(alpha) || beta != floor(beta)))
         return invalid(err, n, "gemm: an s32 C takes integral alpha and beta (got %g and %g)", alpha, beta);
     if (C->shape[0] == 0 || C->shape[1] == 0) return CUTE_OK; /* nothing to write */
-    /* N or M at most 128: streamed once by the GEMV kernels, but for M of 32 to 128 on sm_90
-     * (the Hopper kernel's few-row tiles: hopper_auto.c) */
+    /* N or M at most 128: streamed once by the GEMV kernels, but for M of 32 to 128, or N of 8 to
+     * 128 against M past 128, on sm_90 (the Hopper kernel's few-row and few-column tiles:
+     * hopper_auto.c) */
     if (variant == CUTE_GEMM_AUTO && !fused && !scaled && !gemm_few_rows_to_hopper(lib->rt, A, B, C)) {
         char why[1024]; /* its messages are the GEMV kernels': the caller called gemm */
         s = cutec_gemm_skinny(lib->skinny, A, B, C, alpha, beta, stream, why, sizeof why);

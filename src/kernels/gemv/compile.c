@@ -53,15 +53,19 @@ bool cute_gemv_ring_able(const cute_gemv_config *cfg)
 
 /* The tensor-core form's ring as measured (H200, bench/RESULTS.md, skinny38a): 8 and 16
  * vectors, 8 stages (bf16 90.5 / 87.7% of the copy against the register form's 69.5 / 80.9;
- * f32 79.0% at 8); f32 keeps two blocks an SM (3xTF32's instructions want 8 warps), so 4
- * stages where 8 would leave one (16 vectors: 77.7% against 68.6, and 63.5 at 8 stages).
- * Past 16 vectors: not measured through it. */
+ * f32 79.0% at 8); f32 keeps two blocks an SM (3xTF32's instructions want 8 warps), the
+ * deepest of 8, 6 and 4 stages at which two fit (16 vectors: 6, 85.2% of the copy in 2 splits
+ * against 4 stages' 83.3 in 3 and 3 stages' 81.9 in 4, session 41's final pass; 8 stages leave
+ * one block, 63.5 in session 38; 8 vectors: 8, 80.1 against 6 stages' 77.0).  Past 16
+ * vectors: not measured through it. */
 static int mma_ring_default(const cute_gemv_config *cfg)
 {
     if (gemv_nvec(cfg) > 16 || !cute_gemv_ring_able(cfg)) return 0;
-    cute_gemv_config at8 = *cfg;
-    at8.smem_stages = 8;
-    return cfg->dtype != CUTE_F32 || gemv_smem_blocks(gemv_mma_ring_bytes(&at8), 2) == 2 ? 8 : 4;
+    if (cfg->dtype != CUTE_F32) return 8;
+    cute_gemv_config at = *cfg;
+    for (at.smem_stages = 8; at.smem_stages > 4; at.smem_stages -= 2)
+        if (gemv_smem_blocks(gemv_mma_ring_bytes(&at), 2) == 2) break;
+    return at.smem_stages;
 }
 
 int cute_gemv_ring_default(const cute_gemv_config *cfg)
@@ -101,15 +105,17 @@ static bool plan_make(cute_alg *a, const cute_gemv_config *cfg, int arch, gemv_p
     p->cfg = *cfg;
     p->nvec = gemv_nvec(cfg);
     p->arch = arch;
+    /* split-K's second kernel a dependent launch at any split count (past 32 splits since session
+     * 38; at 4097x3x8191's 4 splits 63.1% of the copy against 61.3 on an H200, session 40; the
+     * tensor-core forms' since session 41: f32 at 8192x8192 with 8 and 16 vectors, 2 and 3
+     * splits, 78.8 -> 80.3 and 81.9 -> 83.2%; in one launch, the splitting kernel itself a
+     * dependent launch: parts.c) */
+    p->pdl = cfg->split && arch >= 90;
     if (cfg->mma) return gemv_plan_mma(a, cfg, p);
     p->threads = GEMV_THREADS;
     /* e2m1 moves as whole words, decoded by sm_100a's cvt or, before it, bit operations */
     p->words = cfg->sf_vec && cfg->dtype == CUTE_E2M1;
     p->fp4_cvt = p->words && arch >= 100;
-    /* (the tensor-core form returned above) at any split count (past 32 splits since session
-     * 38; at 4097x3x8191's 4 splits 63.1% of the copy against 61.3 on an H200, session 40) */
-    /* (in one launch, the splitting kernel itself a dependent launch: parts.c) */
-    p->pdl = cfg->split && arch >= 90;
     int bits = cfg->vec * cute_dtype_bits(cfg->dtype);
     cute_copy_atom atom = p->words ? cute_copy_atom_universal(a, CUTE_U32, bits)
                                    : cute_copy_atom_universal(a, cfg->dtype, bits);

@@ -4,6 +4,7 @@
 
 #include "cutec/copy.h"
 #include "cutec/gemv.h"
+#include "cutec/kernels.h"
 
 /* What a host function and its kernels need, fixed at trace time. */
 typedef struct gemv_plan {
@@ -19,8 +20,8 @@ typedef struct gemv_plan {
     bool words;         /* NVFP4: A and x move and decode as u32 words of 8 e2m1 */
     bool fp4_cvt;       /* ... decoded by sm_100a's cvt.rn.f16x2.e2m1x2, not bit operations */
     bool pdl;           /* the second kernel a programmatic dependent launch (sm_90 on, split
-                           K; not the tensor-core forms'): let in as the first kernel's blocks
-                           start; in one launch, the splitting kernel itself one */
+                           K): let in as the first kernel's blocks start; in one launch, the
+                           splitting kernel itself one */
     int arch;           /* the compile target's SM version (0: not known) */
     /* the tensor-core form (cfg.mma, mma.c): A's rows on mma.sync's 16-row side, the
      * vectors on its 8-column side; a block's tile (bm rows, bn vectors, bk columns) */
@@ -237,6 +238,13 @@ cute_status gemv_invalid(char *err, size_t n, const char *fmt, ...)
 cute_status gemv_check(const cute_call_arg *A, const cute_call_arg *x, const cute_call_arg *y,
                        bool vectors, double alpha, double beta, gemv_operands *out, char *err,
                        size_t n);
+
+/* The skinny GEMM's many vectors on the Hopper GEMM kernel (hopper.c; the library's choice):
+ * whether it takes o (sm_90, 16-bit A and y, K-major A, one batch, 8 to 128 vectors against
+ * more than 128 rows, every operand as TMA takes it), and the call through `gemm` */
+bool gemv_hopper_takes(cute_runtime *rt, const gemv_operands *o);
+cute_status gemv_hopper_call(cute_gemm_lib *gemm, const gemv_operands *o, double alpha, double beta, void *stream,
+                             char *err, size_t n);
 
 /* the distance of the L2 prefetch of later calls (cute_gemv_lib_l2_prefetch) */
 int gemv_lib_l2_prefetch(cute_gemv_lib *lib);

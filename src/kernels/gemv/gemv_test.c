@@ -288,8 +288,8 @@ static void ring_cases(cute_runtime *rt)
     /* the tensor-core form through the ring (mma.c: A's and X's k-tiles): 16, 8 and 40 vectors
      * of bf16, f32 and f16 in rings of 2 and 3 stages, a block of 64 rows in A (the ring) and
      * one past A's last row (registers), K past the last whole k-tile, batches, split-K, padded
-     * rows; then the library's own: 8 stages up to 16 vectors (f32: 8 where two blocks fit),
-     * none past; 20 vectors (not whole atoms of 8) none, asked or not */
+     * rows; then the library's own: 8 stages up to 16 vectors (f32: the deepest of 8, 6 and 4
+     * at which two blocks fit), none past; 20 vectors (not whole atoms of 8) none, asked or not */
     static const gemv_case mma[] = {
         {CUTE_BF16, CUTE_BF16, 72, 360, 1, 1, 0, 1, 0, 0, 0.5, 16},
         {CUTE_F32, CUTE_F32, 66, 264, 2, 1, 0, 1, 0, 2, -0.5, 8},
@@ -305,6 +305,13 @@ static void ring_cases(cute_runtime *rt)
         CHECK(cfg.mma && cfg.smem_stages == want, "mma ring case %zu: a ring of %d (want %d)", i, cfg.smem_stages,
               want);
     }
+    /* f32 at 16 vectors: the deepest ring at which two blocks fit an SM, 6 (8 leave one) */
+    gemv_case f16v = mma[1];
+    f16v.nvec = 16, f16v.splits = 0;
+    cute_gemv_lib_smem_stages(lib, -1);
+    run_case(rt, lib, &f16v);
+    cute_gemv_lib_last(lib, &cfg, NULL);
+    CHECK(cfg.mma && cfg.smem_stages == 6, "f32, 16 vectors: the library's ring of %d (want 6)", cfg.smem_stages);
     /* f32's tf32 halves by bits (cfg.tf32_bits), through the ring with X and through registers */
     cute_gemv_lib_tf32_bits(lib, true);
     for (int d = 3; d >= 0; d -= 3) {
@@ -317,6 +324,16 @@ static void ring_cases(cute_runtime *rt)
     cute_gemv_lib_free(lib);
 }
 
+/* rt where it targets sm_90 (an H100's or H200's GPU), else a new interpreter (in *own) for
+ * sm_90a; NULL where none can be made */
+static cute_runtime *on_sm90(cute_runtime *rt, cute_runtime **own)
+{
+    if (cute_runtime_target_arch(rt) == 90) return rt;
+    if (!(*own = check_interp())) return NULL;
+    cute_runtime_set_target_arch(*own, "sm_90a");
+    return *own;
+}
+
 /* f32 on sm_90's wgmma (wgmma.c, the default on sm_90 targets), on the GPU where it is an sm_90
  * one (the interpreter's wgmma reads its registers at once: a batch left running while a loop
  * wrote its A registers again was wrong only on the GPU), else on the interpreter for sm_90a:
@@ -326,11 +343,7 @@ static void ring_cases(cute_runtime *rt)
 static void wgmma_cases(cute_runtime *rt)
 {
     cute_runtime *own = NULL;
-    if (cute_runtime_target_arch(rt) != 90) {
-        if (!(own = check_interp())) return;
-        cute_runtime_set_target_arch(own, "sm_90a");
-        rt = own;
-    }
+    if (!(rt = on_sm90(rt, &own))) return;
     cute_gemv_lib *lib = cute_gemv_lib_new(rt);
     cute_gemv_lib_smem_stages(lib, 0);
     static const gemv_case cases[] = {
@@ -356,6 +369,76 @@ static void wgmma_cases(cute_runtime *rt)
           "f32 at 32 vectors for sm_80: not mma.sync's form");
     cute_gemv_lib_free(lib);
     cute_runtime_free(r80);
+}
+
+/* The tensor-core forms' split-K second kernel a dependent launch on sm_90 (compile.c), let in as
+ * the first kernel's blocks start: f32 through the ring (16 vectors) and on wgmma (32), bf16
+ * through registers (20), each split 2 or 3 ways, traced for sm_90a */
+static void mma_pdl_cases(cute_runtime *rt)
+{
+    cute_runtime *own = NULL;
+    if (!(rt = on_sm90(rt, &own))) return;
+    cute_gemv_lib *lib = cute_gemv_lib_new(rt);
+    cute_gemv_lib_hopper(lib, false); /* (bf16's 20 vectors: the GEMV form, not the Hopper GEMM) */
+    static const gemv_case cases[] = {
+        {CUTE_F32, CUTE_F32, 70, 2000, 1, 1, 4, 1, 0, 3, 0.5, 16},
+        {CUTE_F32, CUTE_F32, 130, 228, 1, 1, 0, 1, 0, 2, 0, 32},
+        {CUTE_BF16, CUTE_BF16, 200, 600, 1, 1, 8, 1, 0, 2, -0.5, 20},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        cute_gemv_config cfg = run_case(rt, lib, &cases[i]);
+        CHECK(cfg.mma && cfg.split, "a dependent second kernel (case %zu): not the tensor-core form, split", i);
+    }
+    cute_gemv_lib_free(lib);
+    if (own) cute_runtime_free(own);
+}
+
+/* Many vectors on the Hopper GEMM kernel (hopper.c, the library's choice on sm_90), traced for
+ * sm_90a (on the GPU where it is an sm_90 one): 16-bit A and y, 8 to 128 vectors against more
+ * than 128 rows, tails in M (tiles of 64 rows), in K (k-tiles of 64) and in N (16, 32, 64 or 128
+ * wide), padded rows, beta = 0 over a poisoned y; a y with no unit stride, a batch, an f32 y, 7
+ * vectors, 128 rows, cute_gemv_lib_hopper(lib, false) and sm_80 stay with the GEMV kernels,
+ * checked the same */
+static void hopper_cases(cute_runtime *rt)
+{
+    cute_runtime *own = NULL;
+    if (!(rt = on_sm90(rt, &own))) return;
+    cute_gemv_lib *lib = cute_gemv_lib_new(rt);
+    static const struct {
+        gemv_case t;
+        bool gemm;
+    } cases[] = {
+        {{CUTE_BF16, CUTE_BF16, 200, 264, 1, 1, 8, 1, 0, 0, 0.5, 40}, true},
+        {{CUTE_F16, CUTE_F16, 136, 520, 1, 1, 0, 1, 0, 0, 0, 128}, true},
+        {{CUTE_BF16, CUTE_BF16, 200, 264, 1, 1, 0, 1, 0, 0, -0.5, 72}, true},
+        {{CUTE_F16, CUTE_F16, 264, 200, 1, 1, 0, 1, 0, 0, 0.5, 32}, true}, /* tiles 32 wide */
+        {{CUTE_BF16, CUTE_BF16, 200, 264, 1, 1, 0, 2, 0, 0, 0.5, 40}, false}, /* y's stride 2 */
+        {{CUTE_BF16, CUTE_BF16, 200, 136, 2, 1, 0, 1, 0, 0, 0.5, 40}, false}, /* a batch */
+        {{CUTE_BF16, CUTE_F32, 200, 136, 1, 1, 0, 1, 0, 0, 0.5, 40}, false},
+        {{CUTE_F16, CUTE_F16, 200, 136, 1, 1, 0, 1, 0, 0, 0.5, 31}, true},  /* tiles 32 wide */
+        {{CUTE_BF16, CUTE_BF16, 264, 200, 1, 1, 0, 1, 0, 0, 0, 8}, true},   /* 16 wide */
+        {{CUTE_BF16, CUTE_BF16, 264, 200, 1, 1, 0, 1, 0, 0, 0.5, 7}, false},
+        {{CUTE_F16, CUTE_F16, 128, 136, 1, 1, 0, 1, 0, 0, 0.5, 40}, false},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        run_case(rt, lib, &cases[i].t);
+        CHECK(cute_gemv_lib_last_gemm(lib) == cases[i].gemm, "many vectors (case %zu): %s the Hopper GEMM", i,
+              cases[i].gemm ? "not on" : "on");
+    }
+    cute_gemv_lib_hopper(lib, false);
+    run_case(rt, lib, &cases[0].t);
+    CHECK(!cute_gemv_lib_last_gemm(lib), "many vectors, cute_gemv_lib_hopper(lib, false): on the Hopper GEMM");
+    cute_gemv_lib_free(lib);
+    if (own) cute_runtime_free(own);
+    cute_runtime *r80 = check_interp();
+    if (r80) {
+        cute_runtime_set_target_arch(r80, "sm_80");
+        lib = cute_gemv_lib_new(r80);
+        run_case(r80, lib, &cases[0].t);
+        CHECK(!cute_gemv_lib_last_gemm(lib), "many vectors for sm_80: on the Hopper GEMM");
+        cute_gemv_lib_free(lib);
+        cute_runtime_free(r80);
+    }
 }
 
 /* Past 32 splits the second kernel a warp an output (row, vector): K-major with 1, 3 and 8
@@ -611,6 +694,10 @@ static void skinny(cute_runtime *rt)
     skinny_case(h, CUTE_F16, CUTE_F16, 72, 136, 64, 1, 1, false);
     skinny_case(h, CUTE_BF16, CUTE_BF16, 31, 200, 128, 1, 0, true);
     skinny_case(h, CUTE_BF16, CUTE_F32, 64, 200, 128, 1, 0, true);
+    /* ... and the mirror, 8 to 128 columns of B against more than 128 rows of A, in tiles of 64
+     * rows (hopper_auto.c's few_columns) */
+    skinny_case(h, CUTE_BF16, CUTE_BF16, 200, 64, 136, 1, 0, false);
+    skinny_case(h, CUTE_BF16, CUTE_F32, 200, 64, 136, 1, 0, true);
     /* a 99 KB card (an A10's sm_86, docs/cards.md): the tensor-core form's ring in fewer stages
      * (8 stages at 16 vectors are 128 KB, refused there as the kernel compiles) */
     cute_runtime_set_target_arch(h, "sm_86");
@@ -720,6 +807,8 @@ int main(void)
     one_launch_cases(rt);
     many_splits_cases(rt);
     wgmma_cases(rt);
+    hopper_cases(rt);
+    mma_pdl_cases(rt);
     machine_code(rt);
     mma_code(rt);
     skinny(rt);

@@ -41,6 +41,9 @@ struct cute_gemv_lib {
     bool counts_dirty;    /* as sums_dirty */
     cute_buffer *retired; /* smaller workspaces that kernels in flight may still use */
     int nretired;
+    cute_gemm_lib *gemm; /* many vectors on the Hopper GEMM (hopper.c), made on its first call */
+    bool no_gemm;        /* cute_gemv_lib_hopper(lib, false) */
+    bool last_gemm;      /* cute_gemv_lib_last_gemm */
 };
 
 /* fn_cache_same for cute_gemv_config keys */
@@ -91,6 +94,7 @@ void cute_gemv_lib_free(cute_gemv_lib *lib)
     if (lib->counts_bytes) b->vt->free(b->self, &lib->counts);
     for (int i = 0; i < lib->nretired; i++) b->vt->free(b->self, &lib->retired[i]);
     free(lib->retired);
+    cute_gemm_lib_free(lib->gemm);
     pthread_mutex_destroy(&lib->lock);
     free(lib);
 }
@@ -238,11 +242,47 @@ void cute_gemv_lib_last(cute_gemv_lib *lib, cute_gemv_config *cfg, int *splits)
     pthread_mutex_unlock(&lib->lock);
 }
 
+bool cute_gemv_lib_last_gemm(cute_gemv_lib *lib)
+{
+    pthread_mutex_lock(&lib->lock);
+    bool on = lib->last_gemm;
+    pthread_mutex_unlock(&lib->lock);
+    return on;
+}
+
+void cute_gemv_lib_hopper(cute_gemv_lib *lib, bool on)
+{
+    pthread_mutex_lock(&lib->lock);
+    lib->no_gemm = !on;
+    pthread_mutex_unlock(&lib->lock);
+}
+
+/* the call on the Hopper GEMM kernel where it takes it (hopper.c); CUTE_ERR_UNSUPPORTED: the
+ * GEMV kernels' */
+static cute_status by_gemm(cute_gemv_lib *lib, const gemv_operands *o, double alpha, double beta, void *stream,
+                           char *err, size_t n)
+{
+    if (!gemv_hopper_takes(lib->rt, o)) return CUTE_ERR_UNSUPPORTED;
+    pthread_mutex_lock(&lib->lock);
+    bool off = lib->no_gemm;
+    if (!off && !lib->gemm) lib->gemm = cute_gemm_lib_new(lib->rt);
+    cute_gemm_lib *gemm = lib->gemm;
+    pthread_mutex_unlock(&lib->lock);
+    if (off) return CUTE_ERR_UNSUPPORTED;
+    if (!gemm) return snprintf(err, n, "gemv: out of memory"), CUTE_ERR_OOM;
+    cute_status s = gemv_hopper_call(gemm, o, alpha, beta, stream, err, n);
+    if (s == CUTE_ERR_UNSUPPORTED) return s;
+    pthread_mutex_lock(&lib->lock);
+    lib->last_gemm = true;
+    pthread_mutex_unlock(&lib->lock);
+    return s;
+}
+
 const cute_fn *gemv_lib_fn(cute_gemv_lib *lib, const cute_gemv_config *cfg, char *err, size_t n)
 {
     pthread_mutex_lock(&lib->lock);
     const cute_fn *fn = fn_cache_fn(&lib->fns, lib->rt, cfg, compile_config, NULL, "gemv", err, n);
-    lib->last = *cfg, lib->last_splits = 1;
+    lib->last = *cfg, lib->last_splits = 1, lib->last_gemm = false;
     pthread_mutex_unlock(&lib->lock);
     return fn;
 }
@@ -483,6 +523,8 @@ static cute_status gemv_call(cute_gemv_lib *lib, const cute_call_arg *A, const c
                             "%d-element vectors)", (long long)o.x.shape[1], CUTE_GEMV_MAX_VECTORS,
                             cute_dtype_name((cute_dtype)o.A.dtype), o.major ? "K" : "M", o.vec);
     if (o.A.shape[0] == 0 || o.A.shape[2] == 0) return CUTE_OK; /* nothing to write */
+    if (vectors && (s = by_gemm(lib, &o, alpha, beta, stream, err, n)) != CUTE_ERR_UNSUPPORTED) return s;
+    s = CUTE_OK, err[0] = 0;
     int64_t splits, kchunk;
     cute_call_arg args[9];
     pthread_mutex_lock(&lib->lock);
@@ -493,7 +535,7 @@ static cute_status gemv_call(cute_gemv_lib *lib, const cute_call_arg *A, const c
         s == CUTE_OK ? fn_cache_get(&lib->fns, lib->rt, &cfg, compile_config, NULL) : NULL;
     if (s == CUTE_OK && !e) s = CUTE_ERR_OOM, snprintf(err, n, "gemv: out of memory");
     if (s == CUTE_OK && !e->fn) s = CUTE_ERR_COMPILE, snprintf(err, n, "%s", e->err);
-    lib->last = cfg, lib->last_splits = (int)splits;
+    lib->last = cfg, lib->last_splits = (int)splits, lib->last_gemm = false;
     pthread_mutex_unlock(&lib->lock);
     if (s != CUTE_OK) return s;
     char why[1024];

@@ -456,6 +456,7 @@ static void mma_kernel(cute_ctx *c, cute_tensor mA, cute_tensor mX, cute_tensor 
 {
     const gemv_plan *p = cute_ctx_user(c);
     cute_alg *a = cute_ctx_alg(c);
+    gemv_let_dependents_in(c, p);
     if (gemv_wgmma(&p->cfg, p->arch)) {
         gemv_wgmma_kernel(c, mA, mX, mY, mW, kchunk, alpha, beta);
         return;

@@ -3,7 +3,8 @@
  * large shapes), the library's split choice and forced splits, through registers and
  * through the ring of A's k-tiles (cfg.smem_stages, X too), f32's halves by bits; the ordered
  * reduction gives the same
- * bits on a second run, the atomic one the same values within rounding.  Skips, visibly,
+ * bits on a second run, the atomic one the same values within rounding; on sm_90 also 16-bit
+ * vectors through the library's Hopper GEMM route (hopper.c).  Skips, visibly,
  * without a GPU (gemv_test.c runs the kernel on the interpreter). */
 #include <math.h>
 #include <stdlib.h>
@@ -21,6 +22,7 @@ typedef struct mma_case {
     int splits; /* 0: the library's choice */
     int stages; /* the ring's (0: none; -1: the library's, a ring there) */
     bool bits;  /* f32's tf32 halves by bits (cfg.tf32_bits) */
+    bool hopper; /* the library's Hopper GEMM route (hopper.c) on: it must take the call */
 } mma_case;
 
 typedef struct host_side {
@@ -72,6 +74,7 @@ static cute_status call(cute_backend *b, cute_gemv_lib *lib, const mma_case *t, 
     cute_gemv_lib_splits(lib, t->splits);
     cute_gemv_lib_smem_stages(lib, t->stages);
     cute_gemv_lib_tf32_bits(lib, t->bits);
+    cute_gemv_lib_hopper(lib, t->hopper);
     cute_status s = cutec_gemv_vectors(lib, &A, &X, &Y, 1.5, -0.5, NULL, err, n);
     if (s == CUTE_OK) s = b->vt->sync(b->self, NULL);
     if (s == CUTE_OK) s = b->vt->download(b->self, h->Y, &h->dY, 0, h->y);
@@ -80,6 +83,8 @@ static cute_status call(cute_backend *b, cute_gemv_lib *lib, const mma_case *t, 
 
 static void run_case(cute_runtime *rt, cute_gemv_lib *lib, const mma_case *t)
 {
+    int arch = cute_runtime_target_arch(rt);
+    if (t->hopper && arch != 90) return; /* the Hopper GEMM: sm_90 only */
     cute_backend *b = cute_runtime_backend(rt);
     host_side h;
     h.A = random_bytes(t->d, t->M * t->K, &h.a), h.X = random_bytes(t->d, t->K * t->N, &h.x);
@@ -94,7 +99,10 @@ static void run_case(cute_runtime *rt, cute_gemv_lib *lib, const mma_case *t)
         cute_gemv_config cfg;
         int splits;
         cute_gemv_lib_last(lib, &cfg, &splits);
-        CHECK(s == CUTE_OK && cfg.mma && (t->stages < 0 ? cfg.smem_stages > 0 : cfg.smem_stages == t->stages),
+        bool hopper = cute_gemv_lib_last_gemm(lib);
+        CHECK(s == CUTE_OK && (t->hopper ? hopper && t->d != CUTE_F32 && arch == 90
+                                         : !hopper && cfg.mma &&
+                                               (t->stages < 0 ? cfg.smem_stages > 0 : cfg.smem_stages == t->stages)),
               "mma %s %lldx%lld N=%lld: %s (mma %d, ring of %d, asked %d)", cute_dtype_name(t->d), (long long)t->M,
               (long long)t->K, (long long)t->N, err, cfg.mma, cfg.smem_stages, t->stages);
         int64_t bad = s != CUTE_OK ? -1 : run == 1 ? 0 : wrong(t, &h); /* run 1: the bits of run 0 */
@@ -121,20 +129,23 @@ int main(void)
     }
     cute_gemv_lib *lib = cute_gemv_lib_new(rt);
     static const mma_case cases[] = {
-        {CUTE_BF16, CUTE_BF16, 4096, 4096, 64, 0, 0, false}, {CUTE_F16, CUTE_F32, 1000, 3016, 9, 0, 0, false},
-        {CUTE_BF16, CUTE_BF16, 777, 1032, 128, 3, 0, false}, {CUTE_F16, CUTE_F16, 8192, 1024, 16, 5, 0, false},
-        {CUTE_BF16, CUTE_F32, 300, 8192, 33, 0, 0, false},
+        {CUTE_BF16, CUTE_BF16, 4096, 4096, 64, 0, 0, false, false}, {CUTE_F16, CUTE_F32, 1000, 3016, 9, 0, 0, false, false},
+        {CUTE_BF16, CUTE_BF16, 777, 1032, 128, 3, 0, false, false}, {CUTE_F16, CUTE_F16, 8192, 1024, 16, 5, 0, false, false},
+        {CUTE_BF16, CUTE_F32, 300, 8192, 33, 0, 0, false, false},
         /* the ring (A's and X's k-tiles): the library's at the skinny shapes of issue 17 (8 and
          * 16 vectors at 8192^2: one split for 16 bits), odd sizes, other depths, forced splits */
-        {CUTE_BF16, CUTE_BF16, 8192, 8192, 8, 0, -1, false}, {CUTE_BF16, CUTE_BF16, 8192, 8192, 16, 0, -1, false},
-        {CUTE_F32, CUTE_F32, 8192, 8192, 8, 0, -1, false}, {CUTE_F32, CUTE_F32, 8192, 8192, 16, 0, -1, false},
-        {CUTE_BF16, CUTE_BF16, 4096, 8192, 16, 0, 6, false}, {CUTE_F32, CUTE_F32, 2048, 8192, 8, 2, 3, false},
-        {CUTE_F16, CUTE_F32, 600, 3016, 40, 0, 3, false}, {CUTE_BF16, CUTE_BF16, 300, 1032, 64, 3, 4, false},
-        {CUTE_BF16, CUTE_F32, 2048, 4096, 64, 0, 3, false}, {CUTE_F32, CUTE_BF16, 300, 8200, 24, 0, 6, false},
-        {CUTE_BF16, CUTE_BF16, 4096, 8192, 8, 1, 4, false},
+        {CUTE_BF16, CUTE_BF16, 8192, 8192, 8, 0, -1, false, false}, {CUTE_BF16, CUTE_BF16, 8192, 8192, 16, 0, -1, false, false},
+        {CUTE_F32, CUTE_F32, 8192, 8192, 8, 0, -1, false, false}, {CUTE_F32, CUTE_F32, 8192, 8192, 16, 0, -1, false, false},
+        {CUTE_BF16, CUTE_BF16, 4096, 8192, 16, 0, 6, false, false}, {CUTE_F32, CUTE_F32, 2048, 8192, 8, 2, 3, false, false},
+        {CUTE_F16, CUTE_F32, 600, 3016, 40, 0, 3, false, false}, {CUTE_BF16, CUTE_BF16, 300, 1032, 64, 3, 4, false, false},
+        {CUTE_BF16, CUTE_F32, 2048, 4096, 64, 0, 3, false, false}, {CUTE_F32, CUTE_BF16, 300, 8200, 24, 0, 6, false, false},
+        {CUTE_BF16, CUTE_BF16, 4096, 8192, 8, 1, 4, false, false},
         /* f32's tf32 halves by bits */
-        {CUTE_F32, CUTE_F32, 8192, 8192, 16, 0, -1, true}, {CUTE_F32, CUTE_F32, 2048, 4096, 64, 0, 0, true},
-        {CUTE_F32, CUTE_BF16, 300, 8200, 24, 2, 4, true},
+        {CUTE_F32, CUTE_F32, 8192, 8192, 16, 0, -1, true, false}, {CUTE_F32, CUTE_F32, 2048, 4096, 64, 0, 0, true, false},
+        {CUTE_F32, CUTE_BF16, 300, 8200, 24, 2, 4, true, false},
+        /* 16-bit vectors, 8 to 128 of them, on the Hopper GEMM (sm_90: the library's choice; the
+         * cases above run with it off): issue 17's shape, a tail in M and N at 128 */
+        {CUTE_BF16, CUTE_BF16, 8192, 8192, 64, 0, 0, false, true}, {CUTE_F16, CUTE_F16, 1000, 1032, 100, 0, 0, false, true},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) run_case(rt, lib, &cases[i]);
     cute_gemv_lib_free(lib);
