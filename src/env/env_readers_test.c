@@ -190,7 +190,7 @@ static void row_settings(void)
     good("CUTEC_ROWS_TRIAL", "wchain1,hex", trial_hex, 1);
     good("CUTEC_ROWS_TRIAL", "1", trial_hex, 1);
     good("CUTEC_ROWS_TRIAL", "ahead", trial_hex, 0);
-    good("CUTEC_ROWS_TRIAL", "tail,ahead", rows, 1);
+    good("CUTEC_ROWS_TRIAL", "no-tail,ahead", rows, 1);
     refused("CUTEC_ROWS_TRIAL", "hex,split", rows, "split is not one of 0|1|ahead|hex|wchain1");
 }
 

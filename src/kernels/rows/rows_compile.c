@@ -371,7 +371,7 @@ void row_plan_forms(row_plan *p, int64_t n)
      * 164 KB carveout, "p48": RMSNorm 80.1 / 79.8, LayerNorm 69.7 / 69.4 against 81.2 / 81.3,
      * deleted) */
     p->slots_slim = row_lnb_form("slim") && p->cluster > 1;
-    /* ln41's "tail7" (rows_kernel.c's load_tail): hex's split parts of 128
+    /* ln41's "tail7" (the default; rows_kernel.c's load_tail): hex's split parts of 128
      * threads (LayerNorm's forward at 262144 and hexrow's 32768) with their last chunk read
      * from global memory twice (HBM, then L2) instead of staged: 24,928 bytes a block where
      * 33,136, so that seven blocks an SM fit (72 registers, the 196 KB carveout) where six
@@ -380,10 +380,8 @@ void row_plan_forms(row_plan *p, int64_t n)
      * 85.3, 4096x32768 88.3 / 88.0 -> 90.3 / 90.5.  The same tail at six blocks an SM (the
      * 164 KB carveout, L1 92 KB where 28) tied (80.6 / 80.6 against 80.6 / 81.2), and at
      * eight (64 registers, 228 KB) lost to seven (80.4 / 81.0, 84.5 / 84.4): both deleted.
-     * Opt-in (CUTEC_ROWS_TRIAL=tail) since the interpreter found it reading shared memory
-     * that no thread wrote (a LayerNorm forward with a weight and no bias, saving its
-     * statistics, bf16 3x131080: norms_test), until that is mended */
-    p->tail_global = rows_trial("tail") && p->stage_split && p->stage_chunks > 1 && p->tpr * p->rows == 128 && !p->cols_ahead;
+     * CUTEC_ROWS_TRIAL=no-tail gives the six staged parts back */
+    p->tail_global = row_lnb_form("tail") && p->stage_split && p->stage_chunks > 1 && p->tpr * p->rows == 128 && !p->cols_ahead;
     /* nb41's PDL forms of the norms' backward (the defaults where the row kernel is not a
      * persistent grid of clusters of two blocks an SM; rows_call.c, columns.c):
      *  - sumpdl: the column sums' pass (dw, then db) launched as the row kernel's dependent

@@ -206,7 +206,7 @@ static rows_launch planned(cute_runtime *rt, rp_op op, bool bwd, int64_t n, long
 }
 
 /* The forwards at 262144 split the row over clusters of 16 blocks of 128 threads staging 32 KB
- * each, six blocks an SM (lnf's hex parts; seven under ln41's opt-in tail); RMSNorm, whose weight is loaded with the row, and
+ * each, six blocks an SM (lnf's hex parts; LayerNorm's seven, ln41's tail); RMSNorm, whose weight is loaded with the row, and
  * every forward under CUTEC_ROWS_HEX=0, over clusters of 8 blocks staging 64 KB, three an SM
  * (rows6's 16 blocks of 32 KB of 256 threads, 96 KB an SM in flight, measured slower and
  * deleted); the norms' forward and cross-entropy at 4096 run three blocks an SM (cross-entropy's
@@ -218,7 +218,7 @@ static void occupancy(cute_runtime *rt)
     for (int i = 0; i < 3; i++) {
         rows_launch l = planned(rt, fwd[i], false, 262144, &regs);
         bool hex = fwd[i] != RP_RMSNORM;
-        int per_sm = hex ? 6 : 3;
+        int per_sm = fwd[i] == RP_LAYERNORM ? 7 : hex ? 6 : 3;
         CHECK(l.cluster == (hex ? 16 : 8) && l.per_sm == per_sm && l.threads == (hex ? 128 : 256),
               "%s fwd 16x262144: clusters of %d, %d blocks of %d threads an SM", rp_op_name(fwd[i]), l.cluster, l.per_sm,
               l.threads);
@@ -228,11 +228,11 @@ static void occupancy(cute_runtime *rt)
         CHECK(l.cluster == 8 && l.per_sm == 3, "%s fwd 16x262144, CUTEC_ROWS_HEX=0: clusters of %d, %d blocks an SM (want 8, 3)",
               rp_op_name(fwd[i]), l.cluster, l.per_sm);
     }
-    /* LayerNorm's forward at 32768 over clusters of two such blocks, six an SM (ln39's hexrow;
-     * seven under ln41's opt-in tail), one block
+    /* LayerNorm's forward at 32768 over clusters of two such blocks, seven an SM (ln39's hexrow,
+     * ln41's tail), one block
      * of 256 threads staging the row under CUTEC_ROWS_HEX=0 */
     rows_launch l = planned(rt, RP_LAYERNORM, false, 32768, &regs);
-    CHECK(l.cluster == 2 && l.per_sm == 6 && l.threads == 128, "layernorm fwd 16x32768: clusters of %d, %d blocks of %d threads an SM",
+    CHECK(l.cluster == 2 && l.per_sm == 7 && l.threads == 128, "layernorm fwd 16x32768: clusters of %d, %d blocks of %d threads an SM",
           l.cluster, l.per_sm, l.threads);
     setenv("CUTEC_ROWS_HEX", "0", 1);
     l = planned(rt, RP_LAYERNORM, false, 32768, &regs);

@@ -254,13 +254,21 @@ static void row_resident(cute_ctx *c, const row_thread *th, row_io *io, cute_int
     store_chunk(c, th, io, rb, th->cb, 0);
 }
 
+/* the thread as an unstaged plan's: its loads from global memory */
+static row_thread unstaged(const row_thread *th)
+{
+    row_thread u = *th;
+    u.stage.on = false;
+    return u;
+}
+
 /* the plan's tail_global: the part's last tile's row inputs, read from global memory as an
- * unstaged plan reads them (HBM in the stage walk, L2 in the write pass) */
+ * unstaged plan reads them (HBM in the stage walk, L2 in the write pass; write_chain reads
+ * it so too) */
 static void load_tail(cute_ctx *c, const row_thread *th, row_io *io, cute_int rb, bool for_stages)
 {
-    row_thread unstaged = *th;
-    unstaged.stage.on = false;
-    load_chunk(c, &unstaged, io, rb, th->tail, for_stages);
+    row_thread u = unstaged(th);
+    load_chunk(c, &u, io, rb, th->tail, for_stages);
 }
 
 /* row_plan's stage_split: the first stage's walk waits for each chunk's copy before it reads
@@ -347,11 +355,14 @@ static void write_chain(cute_ctx *c, const row_thread *th, row_io *io, cute_int 
 {
     cute_alg *a = cute_ctx_alg(c);
     row_cols cur = columns_issue(c, th, th->first);
+    row_thread from_global = unstaged(th);
     for (int j = 0; j < th->p->stage_chunks; j++) {
         cute_int cb = cute_add(a, th->first, cute_i(j));
         row_cols next = {0};
         if (j + 1 < th->p->stage_chunks) next = columns_issue(c, th, cute_add(a, cb, cute_i(1)));
-        write_chunk_from(c, th, io, rb, cb, &cur, stats);
+        /* (the plan's tail_global: the last tile, th->tail, is not staged) */
+        bool tail = th->p->tail_global && j == th->p->stage_chunks - 1;
+        write_chunk_from(c, tail ? &from_global : th, io, rb, cb, &cur, stats);
         cur = next;
     }
 }
