@@ -3,6 +3,7 @@
 #define CUTEC_GEMV_INTERNAL_H
 
 #include "cutec/copy.h"
+#include "cutec/cuda_arch.h"
 #include "cutec/gemv.h"
 #include "cutec/kernels.h"
 
@@ -114,7 +115,7 @@ int gemv_wgmma_rows(const cute_gemv_config *cfg);
 int gemv_mma_rows(const cute_gemv_config *cfg, int arch);
 /* a block's bytes of the mma form's ring (0: none); at most GEMV_MMA_RING_MAX */
 int64_t gemv_mma_ring_bytes(const cute_gemv_config *cfg);
-#define GEMV_MMA_RING_MAX (227 * 1024)
+#define GEMV_MMA_RING_MAX cute_cuda_arch_smem_per_block(90) /* sm_90's, the most a block of any target opts in to */
 int gemv_mma_blocks(const cute_gemv_config *cfg, int arch);
 
 /* The rows and cols host functions' arguments, A (M,K,L), x (K,N,L), y, the split-K

@@ -41,7 +41,7 @@ static int row_inputs(const row_plan *p) { return row_plan_slots(p, ROW_IN); }
  * (arch 0); sm_120's 99 KB a block, and older targets, take the SM80 forms (docs/cards.md) */
 static bool sm90_forms(const row_plan *p)
 {
-    return !p->arch || (p->arch >= 90 && cute_cuda_arch_smem_per_block(p->arch) >= 227 * 1024);
+    return !p->arch || (p->arch >= 90 && cute_cuda_arch_smem_per_block(p->arch) >= cute_cuda_arch_smem_per_block(90));
 }
 
 /* tiles of STAGE_THREADS K V columns that stage a row of n (0: the row is not staged: it
