@@ -137,19 +137,27 @@ static bool raster_bhq(const attn_plan *p, bool jagged)
     return p->cfg.causal || jagged;
 }
 
-/* the block's (batch or sequence, head, Q tile index: block_tiles reads it) of a grid for
- * `heads` heads of `rows` query rows (hstu_grid's) */
-static void block_coords(cute_ctx *c, const attn_plan *p, bool jagged, cute_int heads, cute_int rows, cute_int *b,
-                         cute_int *h, cute_int *x)
+/* the folded grid's modes, x alone: (Q tiles of `rows` query rows, heads, batches) */
+static cute_tuple folded_grid(cute_alg *a, const attn_plan *p, cute_int rows, cute_int heads, cute_int batches)
 {
-    if (raster_bhq(p, jagged)) {
-        *b = cute_block_idx(c, 0), *h = cute_block_idx(c, 1), *x = cute_block_idx(c, 2);
-        return;
-    }
-    cute_alg *a = cute_ctx_alg(c);
     const cute_tuple modes[3] = {cute_tuple_int(cute_ceil_div(a, rows, cute_i(p->bm))), cute_tuple_int(heads),
-                                 cute_tuple_int(cute_i(1))}; /* the last mode takes the rest: the batch */
-    cute_tuple shape = cute_tuple_of(a, 3, modes);
+                                 cute_tuple_int(batches)};
+    return cute_tuple_of(a, 3, modes);
+}
+
+/* the block's (batch or sequence, head, Q tile index: block_tiles reads it) in the example's
+ * grid (B, H, Q tiles) */
+static void bhq_coords(cute_ctx *c, cute_int *b, cute_int *h, cute_int *x)
+{
+    *b = cute_block_idx(c, 0), *h = cute_block_idx(c, 1), *x = cute_block_idx(c, 2);
+}
+
+/* ... in the folded grid of Q's (B, Sq, H, D) */
+static void folded_coords(cute_ctx *c, const attn_plan *p, cute_tensor mQ, cute_int *b, cute_int *h, cute_int *x)
+{
+    cute_alg *a = cute_ctx_alg(c);
+    const cute_int *e = mQ.layout.shape.leaf;
+    cute_tuple shape = folded_grid(a, p, e[1], e[2], e[0]);
     cute_tuple crd = cute_idx2crd(a, cute_block_idx(c, 0), &shape);
     *x = crd.leaf[0], *h = crd.leaf[1], *b = crd.leaf[2];
 }
@@ -157,9 +165,10 @@ static void block_coords(cute_ctx *c, const attn_plan *p, bool jagged, cute_int 
 static cute_launch_cfg hstu_grid(cute_alg *a, const attn_plan *p, bool jagged, cute_int batches, cute_int heads,
                                  cute_int rows)
 {
-    cute_int tiles = cute_ceil_div(a, rows, cute_i(p->bm));
-    cute_launch_cfg cfg = {.grid = {batches, heads, tiles}, .block = {cute_i(p->threads)}};
-    if (!raster_bhq(p, jagged)) cfg.grid[0] = cute_mul(a, cute_mul(a, tiles, heads), batches), cfg.grid[1] = cfg.grid[2] = cute_i(1);
+    cute_launch_cfg cfg = {.grid = {batches, heads, cute_ceil_div(a, rows, cute_i(p->bm))}, .block = {cute_i(p->threads)}};
+    if (raster_bhq(p, jagged)) return cfg;
+    cute_tuple folded = folded_grid(a, p, rows, heads, batches);
+    cfg.grid[0] = cute_tuple_product(a, &folded), cfg.grid[1] = cfg.grid[2] = cute_i(1);
     return cfg;
 }
 
@@ -215,7 +224,10 @@ static void hstu_kernel(cute_ctx *c, cute_tensor mQ, cute_tensor mK, cute_tensor
 {
     const hstu_plan *hp = cute_ctx_user(c);
     cute_int b, h, x;
-    block_coords(c, &hp->p, false, mQ.layout.shape.leaf[2], mQ.layout.shape.leaf[1], &b, &h, &x);
+    if (raster_bhq(&hp->p, false))
+        bhq_coords(c, &b, &h, &x);
+    else
+        folded_coords(c, &hp->p, mQ, &b, &h, &x);
     attn_seq seq = {b, b, cute_i(0), cute_i(0), mQ.layout.shape.leaf[1], mK.layout.shape.leaf[1]};
     const cute_tensor m[5] = {mQ, mK, mV, mO, mO};
     hstu_body(c, hp, block_tiles(c, &hp->p, false, m, &seq, b, h, x), mR);
@@ -225,7 +237,7 @@ attn_block hstu_jagged_tiles(cute_ctx *c, const attn_plan *p, const cute_tensor 
                              cute_int *start)
 {
     cute_int b, h, x, len;
-    block_coords(c, p, true, cute_i(0), cute_i(0), &b, &h, &x); /* the example's order: no sizes needed */
+    bhq_coords(c, &b, &h, &x); /* (raster_bhq: a jagged batch's grid is the example's) */
     /* the offsets clamped to the fewest rows of Q, K, V and O (the library checks they are
      * alike; a caller of the compiled function alone may not), and no longer than RAB's (N,
      * N): bad offsets (unchecked on the device) read and write nothing past any of them */
