@@ -408,9 +408,8 @@ static void write_pass_row(cute_ctx *c, const row_thread *th, row_io *io, cute_i
         return;
     }
     if (th->p->tail_global) { /* (its L2 loads beside the first chunk's columns') */
-        load_tail(c, th, io, rb, false);
-        th->p->op->finish(c, io, (const cute_val(*)[4])stats);
-        store_chunk(c, th, io, rb, th->tail, 0);
+        row_thread from_global = unstaged(th);
+        write_chunk(c, &from_global, io, rb, th->tail, stats, 0);
     }
     CUTE_FOR(c, cb, th->first, th->staged_end) { write_chunk(c, th, io, rb, cb, stats, 0); }
 }
