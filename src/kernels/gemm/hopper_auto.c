@@ -121,10 +121,15 @@ static bool few_columns(const int64_t mnk[3], cute_gemm_tiling *t)
  * 0.0414 (93.3%; 64x64 0.0519) */
 static bool few_rows(const int64_t mnk[3], cute_gemm_tiling *t)
 {
-    if (few_columns(mnk, t)) return true;
     if (mnk[0] < CUTE_GEMM_FEW_ROWS_FROM || mnk[0] > 128 || mnk[1] <= 128) return false;
     *t = (cute_gemm_tiling){.bm = mnk[0] <= 64 ? 64 : 128, .bn = 64, .bk = 64};
     return true;
+}
+
+/* the skinny GEMM's tiles on the Hopper kernel: few rows, or few columns */
+static bool few_rows_or_columns(const int64_t mnk[3], cute_gemm_tiling *t)
+{
+    return few_rows(mnk, t) || few_columns(mnk, t);
 }
 
 /* an operand as the Hopper kernel's TMA takes it: rank 2, a mode of unit stride, the start,
@@ -144,7 +149,7 @@ bool gemm_few_rows_to_hopper(cute_runtime *rt, const cute_call_arg *A, const cut
     cute_gemm_config cfg = {.dtype = (cute_dtype)A->dtype, .c_dtype = (cute_dtype)C->dtype};
     cute_gemm_tiling t;
     return cute_runtime_target_arch(rt) == 90 && measured_class(&cfg) && tma_able(A) && tma_able(B) && tma_able(C) &&
-           few_rows((int64_t[]){A->shape[0], B->shape[0], A->shape[1]}, &t);
+           few_rows_or_columns((int64_t[]){A->shape[0], B->shape[0], A->shape[1]}, &t);
 }
 
 /* fp8 block scales (1x128 A, 128x128 B; e4m3 or e5m2, a 16-bit C): 128 x 128 tiles, in clusters
@@ -184,7 +189,7 @@ cute_gemm_tiling gemm_hopper_auto_tiling(const cute_gemm_config *cfg, const int6
     if (block_scaled(cfg, mnk, &blocks)) return blocks;
     if (!measured_class(cfg)) return none;
     cute_gemm_tiling few;
-    if (few_rows(mnk, &few)) return few;
+    if (few_rows_or_columns(mnk, &few)) return few;
     for (size_t i = 0; i < sizeof by_shape / sizeof by_shape[0]; i++)
         if (mnk[2] <= by_shape[i].k_up_to && mnk[0] * mnk[1] >= by_shape[i].mn_from &&
             mnk[0] * mnk[1] <= by_shape[i].mn_up_to && mnk[0] >= by_shape[i].side_from && mnk[1] >= by_shape[i].side_from)
