@@ -6,6 +6,7 @@
 
 #include "cutec/atom_table.h"
 #include "cutec/notation.h"
+#include "env/env_choice.h"
 #include "kernels/gemv/gemv_internal.h"
 
 #define GEMV_THREADS 128
@@ -15,6 +16,14 @@
  * has in flight is this times the lanes it holds, and registers bound those (docs/gemv.md,
  * "Bytes in flight") */
 #define ROWS_LANE_BYTES 128
+
+/* CUTEC_GEMV_TRIAL's words, in gemv_trial's order (the default first) */
+#define GEMV_TRIALS "0|sum32|u2"
+
+gemv_trial_form gemv_trial(void)
+{
+    return (gemv_trial_form)cute_env_choice_warn("CUTEC_GEMV_TRIAL", GEMV_TRIALS, 0);
+}
 
 cute_dtype cute_gemv_y_dtype(const cute_gemv_config *cfg)
 {
@@ -34,7 +43,11 @@ static int rows_unroll(const cute_gemv_config *cfg)
     if (cfg->smem_stages) return RING_UNROLL;
     int bits = cute_dtype_bits(cfg->dtype), bytes = ROWS_LANE_BYTES / (bits <= 8 ? 2 : 1);
     int u = bytes * 8 / (cfg->vec * bits) / gemv_nvec(cfg) / gemv_rows_per_warp(cfg);
-    return u < 1 ? 1 : u > 16 ? 16 : u;
+    u = u < 1 ? 1 : u > 16 ? 16 : u;
+    /* the trial u2: f32's 16-byte vectors with several vectors (1 by the rule) twice as many
+     * a k-tile, so that 3x5x100000's split of 256 columns is one k-tile, its loads at once */
+    if (gemv_trial() == GEMV_TRIAL_U2 && bits == 32 && cfg->vec == 4 && gemv_nvec(cfg) > 1 && !cfg->skew) u *= 2;
+    return u;
 }
 
 int cute_gemv_k_tile(const cute_gemv_config *cfg)
@@ -263,11 +276,11 @@ static bool config_ok(const cute_gemv_config *cfg, char *err, size_t n)
         snprintf(err, n, "gemv: many_splits is the ordered reduction's (split set, atomic not)");
         return false;
     }
-    if (cfg->skew && (cfg->a_major != 1 || cfg->mma || cfg->smem_stages || cfg->l2_prefetch ||
+    if (cfg->skew && (cfg->a_major != 1 || cfg->mma || cfg->smem_stages ||
                       (cfg->dtype != CUTE_F16 && cfg->dtype != CUTE_BF16) ||
                       cfg->vec * cute_dtype_bytes(cfg->dtype) != 16)) {
         snprintf(err, n, "gemv: rows read past their misalignment (skew) take f16 or bf16 K-major A in "
-                 "16-byte vectors, without the tensor cores, the ring or the L2 prefetch");
+                 "16-byte vectors, without the tensor cores or the ring");
         return false;
     }
     if (cfg->one_launch && (!cfg->split || cfg->a_major != 1 || cfg->mma)) {
@@ -361,6 +374,11 @@ static void make_blockscaled_specs(const cute_gemv_config *cfg, cute_arg_spec sp
 const cute_fn *cute_gemv_compile(cute_runtime *rt, const cute_gemv_config *cfg, char *err, size_t n)
 {
     if (!config_ok(cfg, err, n)) return NULL;
+    char why[256];
+    if (cute_env_choice_err("CUTEC_GEMV_TRIAL", GEMV_TRIALS, 0, why, sizeof why) < 0) {
+        snprintf(err, n, "gemv: %s", why);
+        return NULL;
+    }
     cute_alg a;
     cute_alg_init(&a, NULL);
     gemv_plan *plan = malloc(sizeof *plan);

@@ -36,6 +36,14 @@ typedef struct gemv_plan {
 
 #define GEMV_MAX_ROWS 8
 
+/* CUTEC_GEMV_TRIAL (compile.c; docs/dsl.md): the forms under trial, opt-in until a GPU has
+ * timed them.  sum32: split-K in one launch's last block reads its partials in rounds of
+ * 32 predicated loads at once (parts.c), not a loop unrolled 16 times (64 at once took 255
+ * registers and spilled, f32 3 vectors, sm_90a); u2: f32's 16-byte vectors with several
+ * vectors take 2 vectors a lane and row a k-tile (compile.c) */
+typedef enum { GEMV_TRIAL_NONE, GEMV_TRIAL_SUM32, GEMV_TRIAL_U2 } gemv_trial_form;
+gemv_trial_form gemv_trial(void);
+
 
 /* the K-major kernel's rows per warp: two for one vector of 8- or 16-bit elements, four for
  * several vectors, eight in the skew form (each load of x serves them all: with N vectors a

@@ -548,6 +548,20 @@ static void skew_cases(cute_runtime *rt)
         cute_gemv_config cfg = run_case(rt, lib, &cases[i]);
         CHECK(cfg.skew && cfg.vec * cute_dtype_bytes(cfg.dtype) == 16, "skew case %zu ran skew", i);
     }
+    /* the L2 prefetch D k-tiles ahead (the interpreter checks each prefetch's address lies in
+     * A): several whole k-tiles a split, rows past a block's 64, one vector and three */
+    static const gemv_case ahead[] = {
+        {CUTE_BF16, CUTE_BF16, 70, 3001, 1, 1, 0, 1, 0, 2, 0, 3},
+        {CUTE_F16, CUTE_F16, 5, 4099, 1, 1, 0, 1, 2, 0, 0, 0},
+    };
+    for (int d = 1; d <= 2; d++) {
+        CHECK(cute_gemv_lib_l2_prefetch(lib, d), "L2 prefetch %d", d);
+        for (size_t i = 0; i < sizeof ahead / sizeof ahead[0]; i++) {
+            cute_gemv_config cfg = run_case(rt, lib, &ahead[i]);
+            CHECK(cfg.skew && cfg.l2_prefetch == d, "skew case %zu with the L2 prefetch %d ahead", i, d);
+        }
+    }
+    cute_gemv_lib_l2_prefetch(lib, 0);
     CHECK(!run_case(rt, lib, &(gemv_case){CUTE_BF16, CUTE_BF16, 9, 1024, 1, 1, 0, 1, 0, 0, 0, 2}).skew,
           "rows 16-byte aligned: the rows kernel");
     CHECK(!run_case(rt, lib, &(gemv_case){CUTE_F32, CUTE_F32, 5, 331, 1, 1, 0, 1, 0, 0, 0, 3}).skew,

@@ -424,7 +424,7 @@ static cute_gemv_config configure(cute_gemv_lib *lib, const gemv_operands *o, in
                             .mma = gemv_takes_mma(lib, o),
                             .l2_prefetch = o->major == 1 ? lib->l2_prefetch : 0};
     if (skew_able(o)) /* 16-byte vectors between a scalar head and tail, no ring */
-        cfg.skew = true, cfg.vec = 16 / cute_dtype_bytes(cfg.dtype), cfg.l2_prefetch = 0;
+        cfg.skew = true, cfg.vec = 16 / cute_dtype_bytes(cfg.dtype);
     int arch = cute_runtime_target_arch(lib->rt); /* the ring: asked for or the library's, where cp.async runs */
     int stages = lib->smem_stages < 0 ? cute_gemv_ring_default(&cfg) : lib->smem_stages;
     if (stages > 0 && (!arch || arch >= 80) && cute_gemv_ring_able(&cfg)) cfg.smem_stages = stages;

@@ -70,6 +70,27 @@ static void fma_run(cute_ctx *c, const gemv_plan *p, skew_warp *w, cute_int k, c
     }
 }
 
+/* cfg.l2_prefetch: the warp's rows' whole k-tile `ahead` past kt (the split's last whole one
+ * at most: no branch, the address stays in the split) asked of L2, one 128-byte line a lane
+ * (rows x 4 x unroll lines of 16-byte vectors: the first 32), before kt's loads: bytes on
+ * their way that hold no registers */
+static void prefetch_ahead(cute_ctx *c, const gemv_plan *p, cute_tensor mA, cute_int row0, cute_int M, cute_int body,
+                           cute_int kt, cute_int full, cute_int l)
+{
+    cute_alg *a = cute_ctx_alg(c);
+    int es = cute_dtype_bytes(p->cfg.dtype), per_line = 128 / es, tk = 32 * p->unroll * p->cfg.vec;
+    int lpr = tk / per_line, lines = p->rows * lpr, warps = p->threads / 32;
+    cute_int i = cute_mod(a, cute_lane_idx(c), cute_i(lines > 32 ? 32 : lines));
+    cute_int next = cute_min(a, cute_add(a, kt, cute_i(p->cfg.l2_prefetch)), cute_sub(a, full, cute_i(1)));
+    cute_int row = cute_add(a, row0, cute_mul(a, cute_div(a, i, cute_i(lpr)), cute_i(warps)));
+    row = cute_int_from_val(c, cute_val_select(c, cute_int_lt(c, row, M), cute_int_value(c, row, CUTE_I64),
+                                               cute_int_value(c, row0, CUTE_I64)),
+                            0); /* (past M: the warp's first row, as its loads) */
+    cute_int col = cute_add(a, body, cute_add(a, cute_mul(a, next, cute_i(tk)), cute_mul(a, cute_mod(a, i, cute_i(lpr)), cute_i(per_line))));
+    cute_tensor from = cute_tensor_domain_offset(c, mA, CUTE_CRD(row, col, l));
+    cute_prefetch_l2(c, cute_tensor_ptr(c, from, cute_i(0)));
+}
+
 /* the kernel; counts: split-K in one launch's counters (cfg.one_launch), else NULL */
 static void skew_body(cute_ctx *c, cute_tensor mA, cute_tensor mX, cute_tensor mY, cute_tensor mW,
                       const cute_tensor *counts, cute_int kchunk, cute_int a0, cute_val alpha, cute_val beta)
@@ -106,6 +127,7 @@ static void skew_body(cute_ctx *c, cute_tensor mA, cute_tensor mX, cute_tensor m
         cute_layout tile = cute_layout_fmt(a, "(%d,%d):(1,%d)", vec, U, 32 * vec);
         CUTE_FOR(c, kt, cute_i(0), full)
         {
+            if (p->cfg.l2_prefetch) prefetch_ahead(c, p, mA, row0, M, body, kt, full, t.l);
             cute_int k = cute_add(a, body, cute_mul(a, cute_i(vec), cute_add(a, lane, cute_mul(a, kt, cute_i(32 * U)))));
             fma_run(c, p, &w, k, tile);
         }

@@ -1,0 +1,154 @@
+#!/bin/sh
+# The mid pass of branch odd42 on one H200 (issue 17: 4097x3x8191 bf16 and 3x5x100000 f32 at 70%
+# of the copy), under 50 s of GPU work after the lead's `make all tests` (nothing is built here);
+# log $OUT/odd42.log.  Three forms, each opt-in, each checked against float64 on the GPU first:
+# - bf16 4097x8191 x3 (the skew form, 4 splits, 8 k-tiles a block, 16 warps an SM of 106
+#   registers: 64 KB of A in flight an SM at most): `--l2-prefetch D` (cute_gemv_config.l2_prefetch,
+#   refused for the skew form until now): before each whole k-tile's loads, one prefetch.global.L2
+#   a lane for the warp's 8 rows' k-tile D ahead (32 lines of 128 bytes): another 64 KB an SM on
+#   its way that holds no registers (D = 1, 2).
+# - f32 5x100000 x3 (391 splits, one launch): CUTEC_GEMV_TRIAL=sum32, the last block's 49 loads a
+#   thread in rounds of 32 predicated loads at once (2 round trips, not the unrolled loop's 4);
+#   CUTEC_GEMV_TRIAL=u2, two vectors a lane and row a k-tile, so a split of 256 columns is one
+#   k-tile (its loads at once: one round trip, not 2).  bf16 5x100000 (131 splits: 17 loads a
+#   thread) takes sum32 too.
+# Then each form against the default in processes in turns (default, form, ..., default, form,
+# ...; `cutec bench gemv --forms lib,lib,lib`: three readings a process, beside the device copy
+# of the same bytes), torch.mm on the two shapes, and, if time is left, ncu of the skew kernel.
+# The rule per form (GB/s, the mean of its readings against the default's, r; r1 and r2 each
+# turn's): a WRONG reading or a failed check -> "delete (wrong)"; r >= 1.02 and r1, r2 > 1 ->
+# "adopt"; r <= 0.99 -> "delete (slower)"; else "delete (within the spread)"; the % of the copy
+# (the means) beside it and the issue's 70%.
+#   BUDGET=50 sh scripts/device-odd42.sh
+. scripts/device-common.sh
+log="$out/odd42.log"
+start=$(date +%s)
+budget=${BUDGET:-50}
+# checked WHAT TAG TRIAL CMD...: CMD's verdict line under CUTEC_GEMV_TRIAL=TRIAL; TAG (the
+# form's name in the turns) added to $bad unless verified (and, where it checks them, the same
+# bits twice)
+checked()
+{
+    what=$1 tag=$2 tr=$3
+    shift 3
+    device_late run "$what" && return
+    r=$(CUTEC_GEMV_TRIAL=$tr timeout 15 "$@" 2>&1 | grep -E "verified|FAIL|rror|NOT the same|refus|WRONG" | head -n 3 | tr '\n' ' ')
+    echo "run $what: $r"
+    if ! echo "$r" | grep -q "verified" || echo "$r" | grep -qE "NOT the same|FAIL|WRONG"; then
+        echo "   ^ FAILED"
+        bad="$bad $tag"
+    fi
+}
+# turn FILE TAG TRIAL ARGS: one process, `cutec bench gemv --iters 20 --vectors 3 --forms
+# lib,lib,lib ARGS` under CUTEC_GEMV_TRIAL=TRIAL, its rows printed as "TAG: row" and kept in FILE
+# as "TAG TURN GBS PCT" (GBS "W" where WRONG or failed); TURN counts TAG's processes
+turn()
+{
+    file=$1 tag=$2 tr=$3
+    shift 3
+    device_late "$tag $*" && return
+    n=$(awk -v t="$tag" '$1 == t { if ($2 > m) m = $2 } END { print m + 1 }' "$file" 2>/dev/null || echo 1)
+    CUTEC_GEMV_TRIAL=$tr timeout 15 build/cutec bench gemv --iters 20 --vectors 3 --forms lib,lib,lib "$@" >"$out/turn.txt" 2>&1
+    awk -v tag="$tag" -v n="$n" -v file="$file" '
+        !/^#/ && (/N=[0-9]/ || /failed|rror/) { print tag ": " $0
+            if ($0 ~ /WRONG|failed|rror/) { print tag, n, "W", "W" >> file; next }
+            p = $NF; sub("%", "", p); print tag, n, $(NF - 2), p >> file; next }' "$out/turn.txt"
+}
+# turns FILE DTYPE SHAPE FORM...: two turns of one process a FORM ("TAG TRIAL [ARGS]") in order
+turns()
+{
+    tf=$1 d=$2 s=$3
+    shift 3
+    : >"$tf"
+    for t in 1 2; do
+        echo "-- turn $t"
+        for form in "$@"; do
+            # shellcheck disable=SC2086 # (the form's words)
+            turn "$tf" $form --dtype "$d" --shape "$s"
+        done
+    done
+}
+# decide FILE ROW FORM: the rule's line for FORM against "def" in FILE (wrong where a check of
+# FORM or of the default failed, or a reading of either said WRONG)
+decide()
+{
+    awk -v row="$2" -v form="$3" -v bad="${bad:-}" '
+        $3 == "W" { w[$1] = 1; next }
+        { g[$1] += $3; p[$1] += $4; c[$1]++; gt[$1, $2] += $3; ct[$1, $2]++ }
+        END {
+            failed = index(bad " ", " " form " ") || index(bad " ", " def ")
+            if (w[form] || w["def"] || failed) { print "decides: " row ": " form ": delete (wrong" (failed ? "; failed checks:" bad : "") ")"; exit }
+            if (!ct[form, 1] || !ct[form, 2] || !ct["def", 1] || !ct["def", 2]) { print "decides: " row ": " form ": not timed (two turns each)"; exit }
+            r = (g[form] / c[form]) / (g["def"] / c["def"])
+            r1 = (gt[form, 1] / ct[form, 1]) / (gt["def", 1] / ct["def", 1]); r2 = (gt[form, 2] / ct[form, 2]) / (gt["def", 2] / ct["def", 2])
+            v = r >= 1.02 && r1 > 1 && r2 > 1 ? "adopt" : r <= 0.99 ? "delete (slower)" : "delete (within the spread)"
+            printf "decides: %s: %s: %s (GB/s %.4f of the default, by turn %.4f %.4f; %.1f against %.1f GB/s; %.2f%% of the copy against %.2f%%; the issue'"'"'s 70%%: %s)\n",
+                row, form, v, r, r1, r2, g[form] / c[form], g["def"] / c["def"], p[form] / c[form], p["def"] / c["def"],
+                (p[form] / c[form] >= 70 ? "met" : "not met") }' "$1"
+}
+{
+    device_head
+    if nvidia-smi >/dev/null 2>&1; then
+        bad=
+        echo "== each form on the GPU against float64 (every element; the same bits twice) $(el_s)"
+        for pf in 0 1 2; do
+            tag=pf$pf
+            [ $pf = 0 ] && tag=def
+            checked "bf16 4097x8191 x3, L2 prefetch $pf" $tag 0 build/cutec run gemv --iters 5 --dtype bf16 --shape 4097x8191 --vectors 3 --l2-prefetch $pf
+        done
+        for tr in 0 sum32 u2; do
+            tag=$tr
+            [ $tr = 0 ] && tag=def
+            checked "f32 5x100000 x3, trial $tr" $tag $tr build/cutec run gemv --iters 5 --dtype f32 --shape 5x100000 --vectors 3
+        done
+        checked "bf16 5x100000 x3, trial sum32" sum32 sum32 build/cutec run gemv --iters 5 --dtype bf16 --shape 5x100000 --vectors 3
+        checked "f32 7x9001 x3, trial sum32" sum32 sum32 build/cutec run gemv --iters 5 --dtype f32 --shape 7x9001 --vectors 3
+        checked "f32 4097x8191 x3, trial sum32" sum32 sum32 build/cutec run gemv --iters 5 --dtype f32 --shape 4097x8191 --vectors 3
+        echo "== bf16 4097x8191 x3: the default, L2 prefetch 1, 2 in processes in turns $(el_s)"
+        b=$out/bf16-4097.turns
+        turns "$b" bf16 4097x8191 "def 0" "pf1 0 --l2-prefetch 1" "pf2 0 --l2-prefetch 2"
+        echo "== f32 5x100000 x3: the default, sum32, u2 in processes in turns $(el_s)"
+        f=$out/f32-5.turns
+        turns "$f" f32 5x100000 "def 0" "sum32 sum32" "u2 u2"
+        echo "== bf16 5x100000 x3: the default, sum32 in processes in turns $(el_s)"
+        h=$out/bf16-5.turns
+        turns "$h" bf16 5x100000 "def 0" "sum32 sum32"
+        echo "== torch.mm (A B^T) on the two shapes: the median of single calls, and 100 back to back $(el_s)"
+        device_late torch || timeout 20 python3 -c '
+import sys; sys.path.insert(0, "bench")
+import torch
+from torch_timing import median_ms
+for dt in (torch.bfloat16, torch.float32):
+    for m, n, k in ((4097, 3, 8191), (3, 5, 100000)):
+        A = torch.rand(m, k, device="cuda", dtype=dt) * 4 - 2
+        B = torch.rand(n, k, device="cuda", dtype=dt) * 4 - 2
+        ms = median_ms(lambda: torch.mm(A, B.t()))
+        a, b = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+        a.record()
+        for _ in range(100):
+            torch.mm(A, B.t())
+        b.record(); b.synchronize()
+        ms100 = a.elapsed_time(b) / 100
+        gb = ((m * k + n * k) * A.element_size() + m * n * A.element_size()) / 1e6
+        print(f"torch.mm {str(dt)[6:]:9s} {m}x{n}x{k}: {ms:.4f} ms {gb / ms:8.1f} GB/s (single); {ms100:.4f} ms {gb / ms100:8.1f} GB/s (back to back)")
+' 2>&1 | grep -v Warning
+        echo "== ncu of the skew kernel (bf16 4097x8191 x3; the default, then L2 prefetch 1) $(el_s)"
+        for pf in 0 1; do
+            # (ncu replays the kernel: up to 20 s of the budget)
+            if [ $(($(date +%s) - start + 20)) -gt "$budget" ]; then echo "-- skipped (20 s short of BUDGET_S): ncu"; break; fi
+            timeout 25 ncu --section SpeedOfLight --section MemoryWorkloadAnalysis --section WarpStateStats \
+                --section Occupancy -k regex:skew --launch-skip 2 -c 1 build/cutec run gemv --iters 3 \
+                --dtype bf16 --shape 4097x8191 --vectors 3 --l2-prefetch $pf 2>&1 |
+                grep -E "Duration|Throughput|DRAM|L1/TEX Hit|L2 Hit|Stall|Achieved Occupancy|Warp Cycles|Issued" | head -n 30
+        done
+        echo "== at $(el) s"
+        decide "$b" "bf16 4097x8191 x3" pf1
+        decide "$b" "bf16 4097x8191 x3" pf2
+        decide "$f" "f32 5x100000 x3" sum32
+        decide "$f" "f32 5x100000 x3" u2
+        decide "$h" "bf16 5x100000 x3" sum32
+    else
+        echo "== no GPU here: every GPU step skipped"
+    fi
+    device_end
+} 2>&1 | tee "$log"
