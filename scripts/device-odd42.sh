@@ -101,18 +101,43 @@ decide()
             [ $tr = 0 ] && tag=def
             checked "f32 5x100000 x3, trial $tr" $tag $tr build/cutec run gemv --iters 5 --dtype f32 --shape 5x100000 --vectors 3
         done
+        checked "bf16 4097x8191 x3, trial afirst" afirst afirst build/cutec run gemv --iters 5 --dtype bf16 --shape 4097x8191 --vectors 3
         checked "bf16 5x100000 x3, trial sum32" sum32 sum32 build/cutec run gemv --iters 5 --dtype bf16 --shape 5x100000 --vectors 3
         checked "f32 7x9001 x3, trial sum32" sum32 sum32 build/cutec run gemv --iters 5 --dtype f32 --shape 7x9001 --vectors 3
         checked "f32 4097x8191 x3, trial sum32" sum32 sum32 build/cutec run gemv --iters 5 --dtype f32 --shape 4097x8191 --vectors 3
-        echo "== bf16 4097x8191 x3: the default, L2 prefetch 1, 2 in processes in turns $(el_s)"
+        echo "== bf16 4097x8191 x3: the default, L2 prefetch 1, 2, afirst in processes in turns $(el_s)"
         b=$out/bf16-4097.turns
-        turns "$b" bf16 4097x8191 "def 0" "pf1 0 --l2-prefetch 1" "pf2 0 --l2-prefetch 2"
+        turns "$b" bf16 4097x8191 "def 0" "pf1 0 --l2-prefetch 1" "pf2 0 --l2-prefetch 2" "afirst afirst"
         echo "== f32 5x100000 x3: the default, sum32, u2 in processes in turns $(el_s)"
         f=$out/f32-5.turns
         turns "$f" f32 5x100000 "def 0" "sum32 sum32" "u2 u2"
         echo "== bf16 5x100000 x3: the default, sum32 in processes in turns $(el_s)"
         h=$out/bf16-5.turns
         turns "$h" bf16 5x100000 "def 0" "sum32 sum32"
+        echo "== at $(el) s"
+        decide "$b" "bf16 4097x8191 x3" pf1
+        decide "$b" "bf16 4097x8191 x3" pf2
+        decide "$b" "bf16 4097x8191 x3" afirst
+        decide "$f" "f32 5x100000 x3" sum32
+        decide "$f" "f32 5x100000 x3" u2
+        decide "$h" "bf16 5x100000 x3" sum32
+        echo "== ncu: the skew kernel (bf16 4097x8191 x3) and the rows kernel at f32 5x100000 x3, the defaults, one launch each $(el_s)"
+        m=gpu__time_duration.sum,dram__throughput.avg.pct_of_peak_sustained_elapsed,dram__bytes_read.sum
+        m=$m,lts__t_sector_hit_rate.pct,l1tex__t_sector_hit_rate.pct,l1tex__throughput.avg.pct_of_peak_sustained_active
+        m=$m,lts__throughput.avg.pct_of_peak_sustained_elapsed,sm__warps_active.avg.pct_of_peak_sustained_active
+        m=$m,smsp__issue_active.avg.pct_of_peak_sustained_active,smsp__inst_executed.sum
+        for st in long_scoreboard lg_throttle mio_throttle short_scoreboard barrier wait math_pipe_throttle not_selected selected membar drain no_instruction; do
+            m=$m,smsp__average_warps_issue_stalled_${st}_per_issue_active.ratio
+        done
+        for k in "skew bf16 4097x8191" "rows f32 5x100000"; do
+            # (ncu replays the kernel: up to 20 s of the budget)
+            if [ $(($(date +%s) - start + 20)) -gt "$budget" ]; then echo "-- skipped (20 s short of BUDGET_S): ncu $k"; continue; fi
+            # shellcheck disable=SC2086 # (its words)
+            set -- $k
+            echo "-- ncu $k"
+            timeout 25 ncu --metrics "$m" -k "regex:$1" --launch-skip 2 -c 1 build/cutec run gemv --iters 3 \
+                --dtype "$2" --shape "$3" --vectors 3 2>&1 | grep -E "__|_kernel|rror" | head -n 40
+        done
         echo "== torch.mm (A B^T) on the two shapes: the median of single calls, and 100 back to back $(el_s)"
         device_late torch || timeout 20 python3 -c '
 import sys; sys.path.insert(0, "bench")
@@ -132,21 +157,6 @@ for dt in (torch.bfloat16, torch.float32):
         gb = ((m * k + n * k) * A.element_size() + m * n * A.element_size()) / 1e6
         print(f"torch.mm {str(dt)[6:]:9s} {m}x{n}x{k}: {ms:.4f} ms {gb / ms:8.1f} GB/s (single); {ms100:.4f} ms {gb / ms100:8.1f} GB/s (back to back)")
 ' 2>&1 | grep -v Warning
-        echo "== ncu of the skew kernel (bf16 4097x8191 x3; the default, then L2 prefetch 1) $(el_s)"
-        for pf in 0 1; do
-            # (ncu replays the kernel: up to 20 s of the budget)
-            if [ $(($(date +%s) - start + 20)) -gt "$budget" ]; then echo "-- skipped (20 s short of BUDGET_S): ncu"; break; fi
-            timeout 25 ncu --section SpeedOfLight --section MemoryWorkloadAnalysis --section WarpStateStats \
-                --section Occupancy -k regex:skew --launch-skip 2 -c 1 build/cutec run gemv --iters 3 \
-                --dtype bf16 --shape 4097x8191 --vectors 3 --l2-prefetch $pf 2>&1 |
-                grep -E "Duration|Throughput|DRAM|L1/TEX Hit|L2 Hit|Stall|Achieved Occupancy|Warp Cycles|Issued" | head -n 30
-        done
-        echo "== at $(el) s"
-        decide "$b" "bf16 4097x8191 x3" pf1
-        decide "$b" "bf16 4097x8191 x3" pf2
-        decide "$f" "f32 5x100000 x3" sum32
-        decide "$f" "f32 5x100000 x3" u2
-        decide "$h" "bf16 5x100000 x3" sum32
     else
         echo "== no GPU here: every GPU step skipped"
     fi

@@ -18,7 +18,7 @@
 #define ROWS_LANE_BYTES 128
 
 /* CUTEC_GEMV_TRIAL's words, in gemv_trial's order (the default first) */
-#define GEMV_TRIALS "0|sum32|u2"
+#define GEMV_TRIALS "0|sum32|u2|afirst"
 
 gemv_trial_form gemv_trial(void)
 {
