@@ -6,7 +6,6 @@
 
 #include "cutec/atom_table.h"
 #include "cutec/notation.h"
-#include "env/env_choice.h"
 #include "kernels/gemv/gemv_internal.h"
 
 #define GEMV_THREADS 128
@@ -17,12 +16,43 @@
  * "Bytes in flight") */
 #define ROWS_LANE_BYTES 128
 
-/* CUTEC_GEMV_TRIAL's words, in gemv_trial's order (the default first) */
-#define GEMV_TRIALS "0|sum32|u2|afirst"
+/* CUTEC_GEMV_TRIAL's words, in gemv_trial_form's order (none first) */
+static const char *const GEMV_TRIALS[] = {"0", "sum32", "u2", "afirst"};
+#define GEMV_NTRIALS (int)(sizeof GEMV_TRIALS / sizeof GEMV_TRIALS[0])
 
-gemv_trial_form gemv_trial(void)
+/* the trial that CUTEC_GEMV_TRIAL's word at s (n characters) names, -1 none */
+static int trial_word(const char *s, size_t n)
 {
-    return (gemv_trial_form)cute_env_choice_warn("CUTEC_GEMV_TRIAL", GEMV_TRIALS, 0);
+    for (int i = 0; i < GEMV_NTRIALS; i++)
+        if (strlen(GEMV_TRIALS[i]) == n && !strncmp(GEMV_TRIALS[i], s, n)) return i;
+    return -1;
+}
+
+/* CUTEC_GEMV_TRIAL as a comma-separated list of trials; false with a message naming the
+ * word where one is none of them */
+static bool trials_read(bool on[GEMV_NTRIALS], char *err, size_t n)
+{
+    memset(on, 0, GEMV_NTRIALS * sizeof on[0]);
+    const char *t = getenv("CUTEC_GEMV_TRIAL");
+    for (const char *p = t ? t : ""; *p;) {
+        size_t len = strcspn(p, ",");
+        int i = trial_word(p, len);
+        if (i < 0) {
+            snprintf(err, n, "CUTEC_GEMV_TRIAL=%.64s: %.*s is not one of 0|sum32|u2|afirst (a list: a,b)", t,
+                     (int)(len < 32 ? len : 32), p);
+            return false;
+        }
+        on[i] = true;
+        p += len + (p[len] == ',');
+    }
+    return true;
+}
+
+bool gemv_trial(gemv_trial_form f)
+{
+    bool on[GEMV_NTRIALS];
+    char why[160];
+    return trials_read(on, why, sizeof why) && on[f];
 }
 
 cute_dtype cute_gemv_y_dtype(const cute_gemv_config *cfg)
@@ -46,7 +76,7 @@ static int rows_unroll(const cute_gemv_config *cfg)
     u = u < 1 ? 1 : u > 16 ? 16 : u;
     /* the trial u2: f32's 16-byte vectors with several vectors (1 by the rule) twice as many
      * a k-tile, so that 3x5x100000's split of 256 columns is one k-tile, its loads at once */
-    if (gemv_trial() == GEMV_TRIAL_U2 && bits == 32 && cfg->vec == 4 && gemv_nvec(cfg) > 1 && !cfg->skew) u *= 2;
+    if (gemv_trial(GEMV_TRIAL_U2) && bits == 32 && cfg->vec == 4 && gemv_nvec(cfg) > 1 && !cfg->skew) u *= 2;
     return u;
 }
 
@@ -374,8 +404,9 @@ static void make_blockscaled_specs(const cute_gemv_config *cfg, cute_arg_spec sp
 const cute_fn *cute_gemv_compile(cute_runtime *rt, const cute_gemv_config *cfg, char *err, size_t n)
 {
     if (!config_ok(cfg, err, n)) return NULL;
-    char why[256];
-    if (cute_env_choice_err("CUTEC_GEMV_TRIAL", GEMV_TRIALS, 0, why, sizeof why) < 0) {
+    bool trials[GEMV_NTRIALS];
+    char why[160];
+    if (!trials_read(trials, why, sizeof why)) {
         snprintf(err, n, "gemv: %s", why);
         return NULL;
     }

@@ -415,8 +415,7 @@ static void last_sums(cute_ctx *c, const gemv_plan *p, cute_tensor mY, cute_tens
         cute_clear(c, acc);
         cute_val in = cute_int_lt(c, o, outs); /* (past the outputs: no loads) */
         cute_int loads = cute_int_from_val(c, cute_val_select(c, in, cute_int_value(c, n, CUTE_I64), cute_val_int(c, CUTE_I64, 0)), 0);
-        gemv_trial_form trial = gemv_trial();
-        if (trial == GEMV_TRIAL_SUM32 && !p->cfg.skew) /* (the skew form's 64 rows: few splits, and 254 registers) */
+        if (gemv_trial(GEMV_TRIAL_SUM32) && !p->cfg.skew) /* (the skew form's 64 rows: few splits, and 254 registers) */
             chunked_sum(c, mW, acc, m, v, l, j, g, loads);
         else
             CUTE_FOR_STEP(c, i, cute_i(0), loads, 1, 16)

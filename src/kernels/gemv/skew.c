@@ -36,7 +36,7 @@ static void fma_run(cute_ctx *c, const gemv_plan *p, skew_warp *w, cute_int k, c
     int align = vec * es; /* (a run of one element: its own size) */
     if (cute_size(cute_ctx_alg(c), &run).v == 1) align = es;
     /* (the trial afirst: A's loads, which go to DRAM, before x's, which mostly hit L1) */
-    bool a_first = gemv_trial() == GEMV_TRIAL_AFIRST;
+    bool a_first = gemv_trial(GEMV_TRIAL_AFIRST);
     for (int pass = 0; pass < 2; pass++) {
         if (pass == (a_first ? 1 : 0))
             for (int v = 0; v < p->nvec; v++) {
