@@ -41,9 +41,9 @@ typedef struct gemv_plan {
  * word that is none of them, and gemv_trial then reads none).  sum32: split-K in one launch's last block reads its partials in rounds of
  * 32 predicated loads at once (parts.c), not a loop unrolled 16 times (64 at once took 255
  * registers and spilled, f32 3 vectors, sm_90a); u2: f32's 16-byte vectors with several
- * vectors take 2 vectors a lane and row a k-tile (compile.c); afirst: the skew form issues
+ * vectors take 2 (u4: 4) vectors a lane and row a k-tile (compile.c); afirst: the skew form issues
  * a k-tile's loads of A before those of x (skew.c) */
-typedef enum { GEMV_TRIAL_NONE, GEMV_TRIAL_SUM32, GEMV_TRIAL_U2, GEMV_TRIAL_AFIRST } gemv_trial_form;
+typedef enum { GEMV_TRIAL_NONE, GEMV_TRIAL_SUM32, GEMV_TRIAL_U2, GEMV_TRIAL_AFIRST, GEMV_TRIAL_U4 } gemv_trial_form;
 bool gemv_trial(gemv_trial_form f);
 
 
