@@ -7,14 +7,18 @@
 #   cute_gemv_config.l2_prefetch, refused for the skew form until now): before each whole
 #   k-tile's loads, one prefetch.global.L2 a lane for the warp's 8 rows' next k-tile (32 lines of
 #   128 bytes): another 64 KB an SM on its way that holds no registers; CUTEC_GEMV_TRIAL=afirst,
-#   the k-tile's 8 loads of A (to DRAM) issued before x's 24 (L1), not after.
+#   the k-tile's 8 loads of A (to DRAM) issued before x's 24 (L1), not after;
+#   CUTEC_GEMV_TRIAL=xvec, x read in each whole k-tile but the split's last as aligned 8-byte
+#   vectors (3 loads a vector and lane, not 8 of 2 bytes), its 8 elements picked out by 5
+#   selects and 4 prmt (x's misalignment, uniform in the warp, from the library's argument),
+#   128 registers (ptxas held to 2 blocks an SM, no spill).
 # - f32 5x100000 x3 (391 splits, one launch): CUTEC_GEMV_TRIAL=sum32, the last block's 49 loads a
 #   thread in rounds of 32 predicated loads at once (2 round trips, not the unrolled loop's 4);
 #   both: sum32 and u2, two vectors a lane and row a k-tile, so a split of 256 columns is one
 #   k-tile (its loads at once: one round trip, not 2); u4s: sum32 and u4, four vectors a lane
 #   and row a k-tile (128 registers, no spill), 196 k-tiles of 512 columns, so 196 splits of
 #   one k-tile and 25 loads a thread in the last block (one round trip each).  bf16 5x100000
-#   (131 splits: 17 loads a thread) takes sum32 too.
+#   (131 splits: 17 loads a thread) takes sum32 too: checked here, timed in the final pass.
 # Then each form against the default in processes in turns (default, form, ..., default, form,
 # ...; `cutec bench gemv --forms lib,lib,lib`: three readings a process, beside the device copy
 # of the same bytes), the decisions, then if time is left ncu's metrics of the skew kernel and
@@ -108,23 +112,21 @@ decide()
             checked "f32 5x100000 x3, trial $tr" $tag $tr build/cutec run gemv --iters 5 --dtype f32 --shape 5x100000 --vectors 3
         done
         checked "bf16 4097x8191 x3, trial afirst" afirst afirst build/cutec run gemv --iters 5 --dtype bf16 --shape 4097x8191 --vectors 3
+        checked "bf16 4097x8191 x3, trial xvec" xvec xvec build/cutec run gemv --iters 5 --dtype bf16 --shape 4097x8191 --vectors 3
         checked "bf16 5x100000 x3, trial sum32" sum32 sum32 build/cutec run gemv --iters 5 --dtype bf16 --shape 5x100000 --vectors 3
-        echo "== bf16 4097x8191 x3: the default, L2 prefetch 1, afirst in processes in turns $(el_s)"
+        echo "== bf16 4097x8191 x3: the default, L2 prefetch 1, afirst, xvec in processes in turns $(el_s)"
         b=$out/bf16-4097.turns
-        turns "$b" bf16 4097x8191 "def 0" "pf1 0 --l2-prefetch 1" "afirst afirst"
+        turns "$b" bf16 4097x8191 "def 0" "pf1 0 --l2-prefetch 1" "afirst afirst" "xvec xvec"
         echo "== f32 5x100000 x3: the default, sum32, both (sum32,u2), u4s (sum32,u4) in processes in turns $(el_s)"
         f=$out/f32-5.turns
         turns "$f" f32 5x100000 "def 0" "sum32 sum32" "both sum32,u2" "u4s sum32,u4"
-        echo "== bf16 5x100000 x3: the default, sum32 in processes in turns $(el_s)"
-        h=$out/bf16-5.turns
-        turns "$h" bf16 5x100000 "def 0" "sum32 sum32"
         echo "== at $(el) s"
         decide "$b" "bf16 4097x8191 x3" pf1
         decide "$b" "bf16 4097x8191 x3" afirst
+        decide "$b" "bf16 4097x8191 x3" xvec
         decide "$f" "f32 5x100000 x3" sum32
         decide "$f" "f32 5x100000 x3" both
         decide "$f" "f32 5x100000 x3" u4s
-        decide "$h" "bf16 5x100000 x3" sum32
         echo "== ncu: the skew kernel (bf16 4097x8191 x3) and the rows kernel at f32 5x100000 x3, the defaults, one launch each $(el_s)"
         m=gpu__time_duration.sum,dram__throughput.avg.pct_of_peak_sustained_elapsed,dram__bytes_read.sum
         m=$m,lts__t_sector_hit_rate.pct,l1tex__t_sector_hit_rate.pct,l1tex__throughput.avg.pct_of_peak_sustained_active

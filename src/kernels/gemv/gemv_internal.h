@@ -42,8 +42,11 @@ typedef struct gemv_plan {
  * 32 predicated loads at once (parts.c), not a loop unrolled 16 times (64 at once took 255
  * registers and spilled, f32 3 vectors, sm_90a); u2: f32's 16-byte vectors with several
  * vectors take 2 (u4: 4) vectors a lane and row a k-tile (compile.c); afirst: the skew form issues
- * a k-tile's loads of A before those of x (skew.c) */
-typedef enum { GEMV_TRIAL_NONE, GEMV_TRIAL_SUM32, GEMV_TRIAL_U2, GEMV_TRIAL_AFIRST, GEMV_TRIAL_U4 } gemv_trial_form;
+ * a k-tile's loads of A before those of x (skew.c); xvec: the skew form with several 16-bit
+ * vectors reads x in its whole k-tiles as aligned 16-byte vectors (2 loads a vector, not 8),
+ * its run picked out by prmt (skew.c) */
+typedef enum { GEMV_TRIAL_NONE, GEMV_TRIAL_SUM32, GEMV_TRIAL_U2, GEMV_TRIAL_AFIRST, GEMV_TRIAL_U4,
+               GEMV_TRIAL_XVEC } gemv_trial_form;
 bool gemv_trial(gemv_trial_form f);
 
 

@@ -493,7 +493,10 @@ static cute_status arguments(cute_gemv_lib *lib, const gemv_operands *o,
         args[7 + cfg->skew] = cute_call_tensor(&lib->counts, 0, CUTE_U32, 1, (int64_t[]){ncounts}, (int64_t[]){1});
     if (cfg->skew) { /* A[0,0,0]'s misalignment, in elements */
         uintptr_t at = (uintptr_t)o->A.buf->ptr + o->A.offset;
-        args[7] = cute_call_int((int64_t)(at % 16 / (uintptr_t)cute_dtype_bytes(cfg->dtype)));
+        int64_t es = cute_dtype_bytes(cfg->dtype), a0 = (int64_t)(at % 16) / es;
+        if (gemv_trial(GEMV_TRIAL_XVEC)) /* ... and x[0,0,0]'s, times 16 bytes' elements */
+            a0 += 16 / es * (int64_t)(((uintptr_t)o->x.buf->ptr + o->x.offset) % 16) / es;
+        args[7] = cute_call_int(a0);
     }
     args[0] = o->A, args[1] = o->x, args[2] = o->y;
     /* compact; the static mode of one vector has stride 0, as CuTe's compact layouts give it */
