@@ -44,9 +44,10 @@ typedef struct gemv_plan {
  * vectors take 2 (u4: 4) vectors a lane and row a k-tile (compile.c); afirst: the skew form issues
  * a k-tile's loads of A before those of x (skew.c); xvec: the skew form with several 16-bit
  * vectors reads x in its whole k-tiles as aligned 16-byte vectors (2 loads a vector, not 8),
- * its run picked out by prmt (skew.c) */
+ * its run picked out by prmt (skew.c); early: the skew form as a dependent launch asks L2
+ * for its first two whole k-tiles before it waits for the previous grid (skew.c) */
 typedef enum { GEMV_TRIAL_NONE, GEMV_TRIAL_SUM32, GEMV_TRIAL_U2, GEMV_TRIAL_AFIRST, GEMV_TRIAL_U4,
-               GEMV_TRIAL_XVEC } gemv_trial_form;
+               GEMV_TRIAL_XVEC, GEMV_TRIAL_EARLY } gemv_trial_form;
 bool gemv_trial(gemv_trial_form f);
 
 
