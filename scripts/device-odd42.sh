@@ -1,35 +1,37 @@
 #!/bin/sh
 # The mid pass of branch odd42 on one H200 (issue 17: 4097x3x8191 bf16 and 3x5x100000 f32 at 70%
 # of the copy), under 50 s of GPU work after the lead's `make all tests` (nothing is built here);
-# log $OUT/odd42.log.  The forms, each opt-in, each checked against float64 on the GPU first:
+# log $OUT/odd42.log.  The session's profile pass (16:06 UTC, /work/notes/prof42/mid-odd42.txt:
+# this script at 237fcd0e) timed in processes in turns: bf16 4097x8191 x3 with the skew form's
+# L2 prefetch 1 ahead 1.0334x the default (66.3% of the copy against 63.9%), A's loads before
+# x's the same (deleted), 3x5x100000 f32's last block by predicated loads 0.81x (deleted), with
+# 4 vectors a lane and row (196 splits) 1.08x; ncu of the skew kernel: long scoreboard 4.54 of
+# 8.1 cycles an issue, the issue slots 45% busy.  So this pass, each form checked against
+# float64 on the GPU first:
 # - bf16 4097x8191 x3 (the skew form, 4 splits, 8 k-tiles a block, 16 warps an SM of 106
-#   registers: 64 KB of A in flight an SM at most): `--l2-prefetch 1` (pf1;
-#   cute_gemv_config.l2_prefetch, refused for the skew form until now): before each whole
-#   k-tile's loads, one prefetch.global.L2 a lane for the warp's 8 rows' next k-tile (32 lines of
-#   128 bytes): another 64 KB an SM on its way that holds no registers; CUTEC_GEMV_TRIAL=afirst,
-#   the k-tile's 8 loads of A (to DRAM) issued before x's 24 (L1), not after;
-#   CUTEC_GEMV_TRIAL=xvec, x read in each whole k-tile but the split's last as aligned 8-byte
-#   vectors (3 loads a vector and lane, not 8 of 2 bytes), its 8 elements picked out by 5
-#   selects and 4 prmt (x's misalignment, uniform in the warp, from the library's argument),
-#   128 registers (ptxas held to 2 blocks an SM, no spill); CUTEC_GEMV_TRIAL=early, each warp
-#   asks L2 for its rows' first two whole k-tiles (64 KB a block) before griddepcontrol.wait, so
-#   that the first two rounds of loads after the previous grid's end (its one-launch sums, its
-#   flush) hit L2 instead of DRAM (a prefetch moves nothing to the thread: it may precede the
-#   wait; measured: a call is 28.9 us, 8 rounds of loads a block, one wave).
-# - f32 5x100000 x3 (391 splits, one launch): CUTEC_GEMV_TRIAL=sum32, the last block's 49 loads a
-#   thread in rounds of 32 predicated loads at once (2 round trips, not the unrolled loop's 4);
-#   u4s: sum32 and u4, four vectors a lane
-#   and row a k-tile (128 registers, no spill), 196 k-tiles of 512 columns, so 196 splits of
-#   one k-tile and 25 loads a thread in the last block (one round trip each).  bf16 5x100000
-#   (131 splits: 17 loads a thread) takes sum32 too: checked here, timed in the final pass.
+#   registers): pf1, pf2 (`--l2-prefetch D`: before each whole k-tile's loads one
+#   prefetch.global.L2 a lane for the warp's 8 rows' k-tile D ahead, 32 lines of 128 bytes);
+#   ep1: pf1 and CUTEC_GEMV_TRIAL=early, each warp asking L2 for its rows' first two whole
+#   k-tiles (64 KB a block) before griddepcontrol.wait, so that the first rounds after the
+#   previous grid's end (its one-launch sums, its flush) hit L2 (a prefetch moves nothing to the
+#   thread: it may precede the wait); xp1: pf1 and CUTEC_GEMV_TRIAL=xvec, x read in each whole
+#   k-tile but the split's last as aligned 8-byte vectors (3 loads a vector and lane, not 8 of 2
+#   bytes), its 8 elements picked out by 5 selects and 4 prmt (x's misalignment, uniform in the
+#   warp, from the library's argument), 128 registers (2 blocks an SM, no spill).
+# - f32 5x100000 x3 (391 splits of 2 k-tiles, one launch): u2 (CUTEC_GEMV_TRIAL=u2: 2 vectors a
+#   lane and row a k-tile, so a split of 256 columns is one k-tile: one round trip, not 2); u4
+#   (4: 196 k-tiles of 512 columns, so 196 splits of one k-tile, 25 partials a thread in the
+#   last block: the loop unrolled 16 times and 9 more); su4: u4 and sumc (the last block's
+#   partials in rounds of 32 plain loads at once, those past the end reading the last again).
 # Then each form against the default in processes in turns (default, form, ..., default, form,
 # ...; `cutec bench gemv --forms lib,lib,lib`: three readings a process, beside the device copy
-# of the same bytes), the decisions, then if time is left ncu's metrics of the skew kernel and
-# of the 5x100000 rows kernel (duration, DRAM, stall reasons) and torch.mm on the two shapes.
+# of the same bytes), the decisions, then if time is left ncu's metrics of the 5x100000 rows
+# kernel (its duration against a call's 5.7-7 us).
 # The rule per form (GB/s, the mean of its readings against the default's, r; r1 and r2 each
 # turn's): a WRONG reading or a failed check -> "delete (wrong)"; r >= 1.02 and r1, r2 > 1 ->
 # "adopt"; r <= 0.99 -> "delete (slower)"; else "delete (within the spread)"; the % of the copy
-# (the means) beside it and the issue's 70%.
+# (the means) beside it and the issue's 70%.  The combinations also against pf1 ("against pf1":
+# the same rule, pf1 as the base).
 #   BUDGET=50 sh scripts/device-odd42.sh
 . scripts/device-common.sh
 log="$out/odd42.log"
@@ -79,22 +81,23 @@ turns()
         done
     done
 }
-# decide FILE ROW FORM: the rule's line for FORM against "def" in FILE (wrong where a check of
-# FORM or of the default failed, or a reading of either said WRONG)
+# decide FILE ROW FORM [BASE]: the rule's line for FORM against BASE ("def" unless given) in FILE
+# (wrong where a check of FORM or of BASE failed, or a reading of either said WRONG)
 decide()
 {
-    awk -v row="$2" -v form="$3" -v bad="${bad:-}" '
+    awk -v row="$2" -v form="$3" -v base="${4:-def}" -v bad="${bad:-}" '
         $3 == "W" { w[$1] = 1; next }
         { g[$1] += $3; p[$1] += $4; c[$1]++; gt[$1, $2] += $3; ct[$1, $2]++ }
         END {
-            failed = index(bad " ", " " form " ") || index(bad " ", " def ")
-            if (w[form] || w["def"] || failed) { print "decides: " row ": " form ": delete (wrong" (failed ? "; failed checks:" bad : "") ")"; exit }
-            if (!ct[form, 1] || !ct[form, 2] || !ct["def", 1] || !ct["def", 2]) { print "decides: " row ": " form ": not timed (two turns each)"; exit }
-            r = (g[form] / c[form]) / (g["def"] / c["def"])
-            r1 = (gt[form, 1] / ct[form, 1]) / (gt["def", 1] / ct["def", 1]); r2 = (gt[form, 2] / ct[form, 2]) / (gt["def", 2] / ct["def", 2])
+            failed = index(bad " ", " " form " ") || index(bad " ", " " base " ")
+            what = base == "def" ? "" : " against " base
+            if (w[form] || w[base] || failed) { print "decides: " row ": " form what ": delete (wrong" (failed ? "; failed checks:" bad : "") ")"; exit }
+            if (!ct[form, 1] || !ct[form, 2] || !ct[base, 1] || !ct[base, 2]) { print "decides: " row ": " form what ": not timed (two turns each)"; exit }
+            r = (g[form] / c[form]) / (g[base] / c[base])
+            r1 = (gt[form, 1] / ct[form, 1]) / (gt[base, 1] / ct[base, 1]); r2 = (gt[form, 2] / ct[form, 2]) / (gt[base, 2] / ct[base, 2])
             v = r >= 1.02 && r1 > 1 && r2 > 1 ? "adopt" : r <= 0.99 ? "delete (slower)" : "delete (within the spread)"
-            printf "decides: %s: %s: %s (GB/s %.4f of the default, by turn %.4f %.4f; %.1f against %.1f GB/s; %.2f%% of the copy against %.2f%%; the issue'"'"'s 70%%: %s)\n",
-                row, form, v, r, r1, r2, g[form] / c[form], g["def"] / c["def"], p[form] / c[form], p["def"] / c["def"],
+            printf "decides: %s: %s%s: %s (GB/s %.4f of %s, by turn %.4f %.4f; %.1f against %.1f GB/s; %.2f%% of the copy against %.2f%%; the issue'"'"'s 70%%: %s)\n",
+                row, form, what, v, r, base, r1, r2, g[form] / c[form], g[base] / c[base], p[form] / c[form], p[base] / c[base],
                 (p[form] / c[form] >= 70 ? "met" : "not met") }' "$1"
 }
 {
@@ -102,70 +105,43 @@ decide()
     if nvidia-smi >/dev/null 2>&1; then
         bad=
         echo "== each form on the GPU against float64 (every element; the same bits twice) $(el_s)"
-        for pf in 0 1; do
-            tag=pf$pf
-            [ $pf = 0 ] && tag=def
-            checked "bf16 4097x8191 x3, L2 prefetch $pf" $tag 0 build/cutec run gemv --iters 5 --dtype bf16 --shape 4097x8191 --vectors 3 --l2-prefetch $pf
-        done
-        for tr in 0 sum32 sum32,u4; do
-            tag=$tr
-            [ $tr = 0 ] && tag=def
-            [ $tr = sum32,u4 ] && tag=u4s
-            checked "f32 5x100000 x3, trial $tr" $tag $tr build/cutec run gemv --iters 5 --dtype f32 --shape 5x100000 --vectors 3
-        done
-        checked "bf16 4097x8191 x3, trial afirst" afirst afirst build/cutec run gemv --iters 5 --dtype bf16 --shape 4097x8191 --vectors 3
-        checked "bf16 4097x8191 x3, trial xvec" xvec xvec build/cutec run gemv --iters 5 --dtype bf16 --shape 4097x8191 --vectors 3
-        checked "bf16 4097x8191 x3, trial early" early early build/cutec run gemv --iters 5 --dtype bf16 --shape 4097x8191 --vectors 3
-        checked "bf16 5x100000 x3, trial sum32" sum32 sum32 build/cutec run gemv --iters 5 --dtype bf16 --shape 5x100000 --vectors 3
-        echo "== bf16 4097x8191 x3: the default, L2 prefetch 1, xvec, early, afirst in processes in turns $(el_s)"
+        bf="--iters 5 --dtype bf16 --shape 4097x8191 --vectors 3"
+        ff="--iters 5 --dtype f32 --shape 5x100000 --vectors 3"
+        # shellcheck disable=SC2086 # ($bf, $ff: the options' words)
+        {
+            checked "bf16 4097x8191 x3, L2 prefetch 1" pf1 0 build/cutec run gemv $bf --l2-prefetch 1
+            checked "bf16 4097x8191 x3, L2 prefetch 2" pf2 0 build/cutec run gemv $bf --l2-prefetch 2
+            checked "bf16 4097x8191 x3, early and L2 prefetch 1" ep1 early build/cutec run gemv $bf --l2-prefetch 1
+            checked "bf16 4097x8191 x3, xvec and L2 prefetch 1" xp1 xvec build/cutec run gemv $bf --l2-prefetch 1
+            checked "f32 5x100000 x3, u2" u2 u2 build/cutec run gemv $ff
+            checked "f32 5x100000 x3, u4" u4 u4 build/cutec run gemv $ff
+            checked "f32 5x100000 x3, sumc and u4" su4 sumc,u4 build/cutec run gemv $ff
+        }
+        echo "== bf16 4097x8191 x3: the default, pf1, pf2, ep1, xp1 in processes in turns $(el_s)"
         b=$out/bf16-4097.turns
-        turns "$b" bf16 4097x8191 "def 0" "pf1 0 --l2-prefetch 1" "xvec xvec" "early early" "afirst afirst"
-        echo "== f32 5x100000 x3: the default, sum32, u4s (sum32,u4) in processes in turns $(el_s)"
+        turns "$b" bf16 4097x8191 "def 0" "pf1 0 --l2-prefetch 1" "pf2 0 --l2-prefetch 2" "ep1 early --l2-prefetch 1" \
+            "xp1 xvec --l2-prefetch 1"
+        echo "== f32 5x100000 x3: the default, u2, u4, su4 in processes in turns $(el_s)"
         f=$out/f32-5.turns
-        turns "$f" f32 5x100000 "def 0" "sum32 sum32" "u4s sum32,u4"
+        turns "$f" f32 5x100000 "def 0" "u2 u2" "u4 u4" "su4 sumc,u4"
         echo "== at $(el) s"
-        decide "$b" "bf16 4097x8191 x3" pf1
-        decide "$b" "bf16 4097x8191 x3" afirst
-        decide "$b" "bf16 4097x8191 x3" xvec
-        decide "$b" "bf16 4097x8191 x3" early
-        decide "$f" "f32 5x100000 x3" sum32
-        decide "$f" "f32 5x100000 x3" u4s
-        echo "== ncu: the skew kernel (bf16 4097x8191 x3) and the rows kernel at f32 5x100000 x3, the defaults, one launch each $(el_s)"
-        m=gpu__time_duration.sum,dram__throughput.avg.pct_of_peak_sustained_elapsed,dram__bytes_read.sum
-        m=$m,lts__t_sector_hit_rate.pct,l1tex__t_sector_hit_rate.pct,l1tex__throughput.avg.pct_of_peak_sustained_active
-        m=$m,lts__throughput.avg.pct_of_peak_sustained_elapsed,sm__warps_active.avg.pct_of_peak_sustained_active
-        m=$m,smsp__issue_active.avg.pct_of_peak_sustained_active,smsp__inst_executed.sum
-        for st in long_scoreboard lg_throttle mio_throttle short_scoreboard barrier wait math_pipe_throttle not_selected selected membar drain no_instruction; do
+        for form in pf1 pf2 ep1 xp1; do decide "$b" "bf16 4097x8191 x3" $form; done
+        for form in pf2 ep1 xp1; do decide "$b" "bf16 4097x8191 x3" $form pf1; done
+        for form in u2 u4 su4; do decide "$f" "f32 5x100000 x3" $form; done
+        decide "$f" "f32 5x100000 x3" su4 u4
+        echo "== ncu: the rows kernel at f32 5x100000 x3, the default, one launch $(el_s)"
+        m=gpu__time_duration.sum,smsp__inst_executed.sum,sm__warps_active.avg.pct_of_peak_sustained_active
+        for st in long_scoreboard barrier membar wait; do
             m=$m,smsp__average_warps_issue_stalled_${st}_per_issue_active.ratio
         done
-        for k in "skew bf16 4097x8191" "rows f32 5x100000"; do
-            # (ncu replays the kernel: about 10 s)
-            if [ $(($(date +%s) - start + 10)) -gt "$budget" ]; then echo "-- skipped (10 s short of BUDGET_S): ncu $k"; continue; fi
-            # shellcheck disable=SC2086 # (its words)
-            set -- $k
-            echo "-- ncu $k"
-            timeout 15 ncu --metrics "$m" -k "regex:$1" --launch-skip 2 -c 1 build/cutec run gemv --iters 3 \
-                --dtype "$2" --shape "$3" --vectors 3 2>&1 | grep -E "__|_kernel|rror" | head -n 40
-        done
-        echo "== torch.mm (A B^T) on the two shapes: the median of single calls, and 100 back to back $(el_s)"
-        if [ $(($(date +%s) - start + 6)) -gt "$budget" ]; then echo "-- skipped (6 s short of BUDGET_S): torch"; else timeout 12 python3 -c '
-import sys; sys.path.insert(0, "bench")
-import torch
-from torch_timing import median_ms
-for dt in (torch.bfloat16, torch.float32):
-    for m, n, k in ((4097, 3, 8191), (3, 5, 100000)):
-        A = torch.rand(m, k, device="cuda", dtype=dt) * 4 - 2
-        B = torch.rand(n, k, device="cuda", dtype=dt) * 4 - 2
-        ms = median_ms(lambda: torch.mm(A, B.t()))
-        a, b = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-        a.record()
-        for _ in range(100):
-            torch.mm(A, B.t())
-        b.record(); b.synchronize()
-        ms100 = a.elapsed_time(b) / 100
-        gb = ((m * k + n * k) * A.element_size() + m * n * A.element_size()) / 1e6
-        print(f"torch.mm {str(dt)[6:]:9s} {m}x{n}x{k}: {ms:.4f} ms {gb / ms:8.1f} GB/s (single); {ms100:.4f} ms {gb / ms100:8.1f} GB/s (back to back)")
-' 2>&1 | grep -v Warning; fi
+        # (ncu replays the kernel: about 5 s)
+        if [ $(($(date +%s) - start + 5)) -gt "$budget" ]; then
+            echo "-- skipped (5 s short of BUDGET_S): ncu"
+        else
+            # shellcheck disable=SC2086 # ($ff's words)
+            timeout 10 ncu --metrics "$m" -k "regex:rows" --launch-skip 2 -c 1 build/cutec run gemv $ff 2>&1 |
+                grep -E "__|_kernel|rror" | head -n 12
+        fi
     else
         echo "== no GPU here: every GPU step skipped"
     fi

@@ -17,7 +17,7 @@
 #define ROWS_LANE_BYTES 128
 
 /* CUTEC_GEMV_TRIAL's words, in gemv_trial_form's order (none first) */
-static const char *const GEMV_TRIALS[] = {"0", "sum32", "u2", "afirst", "u4", "xvec", "early"};
+static const char *const GEMV_TRIALS[] = {"0", "sumc", "u2", "u4", "xvec", "early"};
 #define GEMV_NTRIALS (int)(sizeof GEMV_TRIALS / sizeof GEMV_TRIALS[0])
 
 /* the trial that CUTEC_GEMV_TRIAL's word at s (n characters) names, -1 none */
@@ -38,7 +38,7 @@ static bool trials_read(bool on[GEMV_NTRIALS], char *err, size_t n)
         size_t len = strcspn(p, ",");
         int i = trial_word(p, len);
         if (i < 0) {
-            snprintf(err, n, "CUTEC_GEMV_TRIAL=%.64s: %.*s is not one of 0|sum32|u2|afirst|u4|xvec|early (a list: a,b)", t,
+            snprintf(err, n, "CUTEC_GEMV_TRIAL=%.64s: %.*s is not one of 0|sumc|u2|u4|xvec|early (a list: a,b)", t,
                      (int)(len < 32 ? len : 32), p);
             return false;
         }
