@@ -6,15 +6,17 @@
 # L2 prefetch 1 ahead 1.0334x the default (66.3% of the copy against 63.9%), A's loads before
 # x's the same (deleted), 3x5x100000 f32's last block by predicated loads 0.81x (deleted), with
 # 4 vectors a lane and row (196 splits) 1.08x; ncu of the skew kernel: long scoreboard 4.54 of
-# 8.1 cycles an issue, the issue slots 45% busy.  So this pass, each form checked against
-# float64 on the GPU first:
+# 8.1 cycles an issue, the issue slots 45% busy.  Since then the skew form's L2 prefetch of the
+# next k-tile is the library's choice (`--l2-prefetch D` overrides it; 0: none).  So this pass,
+# each form checked against float64 on the GPU first:
 # - bf16 4097x8191 x3 (the skew form, 4 splits, 8 k-tiles a block, 16 warps an SM of 106
-#   registers): pf1, pf2 (`--l2-prefetch D`: before each whole k-tile's loads one
-#   prefetch.global.L2 a lane for the warp's 8 rows' k-tile D ahead, 32 lines of 128 bytes);
-#   ep1: pf1 and CUTEC_GEMV_TRIAL=early, each warp asking L2 for its rows' first two whole
+#   registers): def (the prefetch 1 ahead: before each whole k-tile's loads one
+#   prefetch.global.L2 a lane for the warp's 8 rows' next k-tile, 32 lines of 128 bytes)
+#   against pf0 (none, the default before) and pf2 (2 ahead);
+#   ep1: the default and CUTEC_GEMV_TRIAL=early, each warp asking L2 for its rows' first two whole
 #   k-tiles (64 KB a block) before griddepcontrol.wait, so that the first rounds after the
 #   previous grid's end (its one-launch sums, its flush) hit L2 (a prefetch moves nothing to the
-#   thread: it may precede the wait); xp1: pf1 and CUTEC_GEMV_TRIAL=xvec, x read in each whole
+#   thread: it may precede the wait); xp1: the default and CUTEC_GEMV_TRIAL=xvec, x read in each whole
 #   k-tile but the split's last as aligned 8-byte vectors (3 loads a vector and lane, not 8 of 2
 #   bytes), its 8 elements picked out by 5 selects and 4 prmt (x's misalignment, uniform in the
 #   warp, from the library's argument), 128 registers (2 blocks an SM, no spill).
@@ -30,8 +32,8 @@
 # The rule per form (GB/s, the mean of its readings against the default's, r; r1 and r2 each
 # turn's): a WRONG reading or a failed check -> "delete (wrong)"; r >= 1.02 and r1, r2 > 1 ->
 # "adopt"; r <= 0.99 -> "delete (slower)"; else "delete (within the spread)"; the % of the copy
-# (the means) beside it and the issue's 70%.  The combinations also against pf1 ("against pf1":
-# the same rule, pf1 as the base).
+# (the means) beside it and the issue's 70%; the default's line against pf0 ("def against pf0":
+# the same rule, pf0 the base: "adopt" confirms the prefetch, "delete" reverts it).
 #   BUDGET=50 sh scripts/device-odd42.sh
 . scripts/device-common.sh
 log="$out/odd42.log"
@@ -109,24 +111,24 @@ decide()
         ff="--iters 5 --dtype f32 --shape 5x100000 --vectors 3"
         # shellcheck disable=SC2086 # ($bf, $ff: the options' words)
         {
-            checked "bf16 4097x8191 x3, L2 prefetch 1" pf1 0 build/cutec run gemv $bf --l2-prefetch 1
+            checked "bf16 4097x8191 x3, the default (L2 prefetch 1)" def 0 build/cutec run gemv $bf
+            checked "bf16 4097x8191 x3, L2 prefetch 0" pf0 0 build/cutec run gemv $bf --l2-prefetch 0
             checked "bf16 4097x8191 x3, L2 prefetch 2" pf2 0 build/cutec run gemv $bf --l2-prefetch 2
-            checked "bf16 4097x8191 x3, early and L2 prefetch 1" ep1 early build/cutec run gemv $bf --l2-prefetch 1
-            checked "bf16 4097x8191 x3, xvec and L2 prefetch 1" xp1 xvec build/cutec run gemv $bf --l2-prefetch 1
+            checked "bf16 4097x8191 x3, early" ep1 early build/cutec run gemv $bf
+            checked "bf16 4097x8191 x3, xvec" xp1 xvec build/cutec run gemv $bf
             checked "f32 5x100000 x3, u2" u2 u2 build/cutec run gemv $ff
             checked "f32 5x100000 x3, u4" u4 u4 build/cutec run gemv $ff
             checked "f32 5x100000 x3, sumc and u4" su4 sumc,u4 build/cutec run gemv $ff
         }
-        echo "== bf16 4097x8191 x3: the default, pf1, pf2, ep1, xp1 in processes in turns $(el_s)"
+        echo "== bf16 4097x8191 x3: the default (pf1), pf0, pf2, ep1, xp1 in processes in turns $(el_s)"
         b=$out/bf16-4097.turns
-        turns "$b" bf16 4097x8191 "def 0" "pf1 0 --l2-prefetch 1" "pf2 0 --l2-prefetch 2" "ep1 early --l2-prefetch 1" \
-            "xp1 xvec --l2-prefetch 1"
+        turns "$b" bf16 4097x8191 "def 0" "pf0 0 --l2-prefetch 0" "pf2 0 --l2-prefetch 2" "ep1 early" "xp1 xvec"
         echo "== f32 5x100000 x3: the default, u2, u4, su4 in processes in turns $(el_s)"
         f=$out/f32-5.turns
         turns "$f" f32 5x100000 "def 0" "u2 u2" "u4 u4" "su4 sumc,u4"
         echo "== at $(el) s"
-        for form in pf1 pf2 ep1 xp1; do decide "$b" "bf16 4097x8191 x3" $form; done
-        for form in pf2 ep1 xp1; do decide "$b" "bf16 4097x8191 x3" $form pf1; done
+        decide "$b" "bf16 4097x8191 x3" def pf0
+        for form in pf2 ep1 xp1; do decide "$b" "bf16 4097x8191 x3" $form; done
         for form in u2 u4 su4; do decide "$f" "f32 5x100000 x3" $form; done
         decide "$f" "f32 5x100000 x3" su4 u4
         echo "== ncu: the rows kernel at f32 5x100000 x3, the default, one launch $(el_s)"

@@ -214,7 +214,7 @@ static void results(cute_runtime *rt)
         {CUTE_F32, CUTE_BF16, 33, 1000, 2, 1, 0, 2, 0, 3, 0, 100},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) run_case(rt, lib, &cases[i]);
-    /* the L2 prefetch of the k-tile 1 and 4 ahead (off by default) where a split holds full
+    /* the L2 prefetch of the k-tile 1 and 4 ahead (off by default but in the skew form) where a split holds full
      * k-tiles of K-major A: the interpreter checks every prefetched address lies in A (the
      * split's last full k-tile asks for itself again) */
     for (int d = 1; d <= CUTE_GEMV_MAX_L2_PREFETCH; d += 3) {
@@ -222,7 +222,7 @@ static void results(cute_runtime *rt)
         for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
             if (cases[i].major == 1 && cases[i].K >= 1900) run_case(rt, lib, &cases[i]);
     }
-    cute_gemv_lib_l2_prefetch(lib, 0);
+    cute_gemv_lib_l2_prefetch(lib, -1);
     /* the atomic reduction, on every forced split: the same answers within rounding, twice in
      * a row (its sums are zeroed for the next call; the tensor-core form's, the slowest on the
      * interpreter, once: the second kernel that zeroes them is the rows kernels'), and one call
@@ -546,22 +546,26 @@ static void skew_cases(cute_runtime *rt)
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         cute_gemv_config cfg = run_case(rt, lib, &cases[i]);
-        CHECK(cfg.skew && cfg.vec * cute_dtype_bytes(cfg.dtype) == 16, "skew case %zu ran skew", i);
+        CHECK(cfg.skew && cfg.vec * cute_dtype_bytes(cfg.dtype) == 16 && cfg.l2_prefetch == 1,
+              "skew case %zu ran skew, the next k-tile asked of L2 (the library's choice)", i);
     }
-    /* the L2 prefetch D k-tiles ahead (the interpreter checks each prefetch's address lies in
-     * A): several whole k-tiles a split, rows past a block's 64, one vector and three */
+    /* the L2 prefetch D k-tiles ahead, none to 2 (the interpreter checks each prefetch's
+     * address lies in A): several whole k-tiles a split, rows past a block's 64, one vector
+     * and three */
     static const gemv_case ahead[] = {
         {CUTE_BF16, CUTE_BF16, 70, 3001, 1, 1, 0, 1, 0, 2, 0, 3},
         {CUTE_F16, CUTE_F16, 5, 4099, 1, 1, 0, 1, 2, 0, 0, 0},
     };
-    for (int d = 1; d <= 2; d++) {
+    for (int d = 0; d <= 2; d++) {
         CHECK(cute_gemv_lib_l2_prefetch(lib, d), "L2 prefetch %d", d);
         for (size_t i = 0; i < sizeof ahead / sizeof ahead[0]; i++) {
             cute_gemv_config cfg = run_case(rt, lib, &ahead[i]);
             CHECK(cfg.skew && cfg.l2_prefetch == d, "skew case %zu with the L2 prefetch %d ahead", i, d);
         }
     }
-    cute_gemv_lib_l2_prefetch(lib, 0);
+    CHECK(!cute_gemv_lib_l2_prefetch(lib, -2) && !cute_gemv_lib_l2_prefetch(lib, CUTE_GEMV_MAX_L2_PREFETCH + 1),
+          "the L2 prefetch takes -1 to %d", CUTE_GEMV_MAX_L2_PREFETCH);
+    cute_gemv_lib_l2_prefetch(lib, -1);
     CHECK(!run_case(rt, lib, &(gemv_case){CUTE_BF16, CUTE_BF16, 9, 1024, 1, 1, 0, 1, 0, 0, 0, 2}).skew,
           "rows 16-byte aligned: the rows kernel");
     CHECK(!run_case(rt, lib, &(gemv_case){CUTE_F32, CUTE_F32, 5, 331, 1, 1, 0, 1, 0, 0, 0, 3}).skew,
