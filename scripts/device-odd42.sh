@@ -1,8 +1,8 @@
 #!/bin/sh
-# The mid pass of branch odd42 on one H200 (issue 17: 4097x3x8191 bf16 and 3x5x100000 f32 at 70%
+# The final pass of branch odd42 on one H200 (issue 17: 4097x3x8191 bf16 and 3x5x100000 f32 at 70%
 # of the copy), under 50 s of GPU work after the lead's `make all tests` (nothing is built here);
-# log $OUT/odd42.log.  The session's profile pass (16:06 UTC, /work/notes/prof42/mid-odd42.txt:
-# this script at 237fcd0e) timed in processes in turns: bf16 4097x8191 x3 with the skew form's
+# log $OUT/odd42.log.  The mid pass (16:04-16:07 UTC, /work/notes/mid42/odd42.txt: this script
+# at 237fcd0e) timed in processes in turns: bf16 4097x8191 x3 with the skew form's
 # L2 prefetch 1 ahead 1.0334x the default (66.3% of the copy against 63.9%), A's loads before
 # x's the same (deleted), 3x5x100000 f32's last block by predicated loads 0.81x (deleted), with
 # 4 vectors a lane and row (196 splits) 1.08x; ncu of the skew kernel: long scoreboard 4.54 of

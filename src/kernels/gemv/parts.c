@@ -362,7 +362,7 @@ cute_tensor gemv_last_slot(cute_ctx *c, const gemv_plan *p)
  * batch l in that order, in rounds of SUM_CHUNK plain loads issued together, those past
  * `loads` reading the last one again and left out of the sum: a round trip a round.  (The
  * same rounds by predicated loads, sum32, ran 3x5x100000 f32 in 8.2 us against the unrolled
- * loop's 5.7-7.0, bf16 6.3 against 5.8: session 42's profile pass.) */
+ * loop's 5.7-7.0, bf16 6.3 against 5.8: session 42's mid pass.) */
 #define SUM_CHUNK 32
 static void chunked_sum(cute_ctx *c, cute_tensor mW, cute_tensor acc, cute_int m, cute_int v, cute_int l, cute_int j,
                         cute_int g, cute_int loads)
