@@ -84,7 +84,7 @@ static void fma_run(cute_ctx *c, const gemv_plan *p, skew_warp *w, cute_int k, c
         x[v] = cute_tensor_load(c, cute_make_tensor(c, cute_tensor_ptr(c, from, cute_i(0)), run, es));
     }
     /* (A's loads after x's or before them: the same time, 28.9 us at 4097x3x8191, session
-     * 42's profile pass) */
+     * 42's mid pass) */
     for (int r = 0; r < p->rows; r++) {
         cute_tensor from = cute_tensor_domain_offset(c, w->mA, CUTE_CRD(w->row[r], k, w->l));
         ar[r] = cute_tensor_load(c, cute_make_tensor(c, cute_tensor_ptr(c, from, cute_i(0)), run, align));
