@@ -20,15 +20,15 @@
 #   k-tile but the split's last as aligned 8-byte vectors (3 loads a vector and lane, not 8 of 2
 #   bytes), its 8 elements picked out by 5 selects and 4 prmt (x's misalignment, uniform in the
 #   warp, from the library's argument), 128 registers (2 blocks an SM, no spill).
-# - f32 5x100000 x3 (391 splits of 2 k-tiles, one launch): u2 (CUTEC_GEMV_TRIAL=u2: 2 vectors a
-#   lane and row a k-tile, so a split of 256 columns is one k-tile: one round trip, not 2); u4
-#   (4: 196 k-tiles of 512 columns, so 196 splits of one k-tile, 25 partials a thread in the
-#   last block: the loop unrolled 16 times and 9 more); su4: u4 and sumc (the last block's
-#   partials in rounds of 32 plain loads at once, those past the end reading the last again).
+# - f32 5x100000 x3 (391 splits of 2 k-tiles, one launch): u4 (CUTEC_GEMV_TRIAL=u4: 4 vectors a
+#   lane and row a k-tile: 196 k-tiles of 512 columns, so 196 splits of one k-tile, its loads at
+#   once, and 25 partials a thread in the last block: the loop unrolled 16 times and 9 more); sc
+#   (sumc: the last block's partials in rounds of 32 plain loads at once, those past the end
+#   reading the last again: 49 a thread in 2 rounds, not 4); su4: u4 and sumc.
 # Then each form against the default in processes in turns (default, form, ..., default, form,
 # ...; `cutec bench gemv --forms lib,lib,lib`: three readings a process, beside the device copy
-# of the same bytes), the decisions, then if time is left ncu's metrics of the 5x100000 rows
-# kernel (its duration against a call's 5.7-7 us).
+# of the same bytes; ncu's metrics of the 5x100000 rows kernel first, its duration against a
+# call's 5.7-7 us), then the decisions.
 # The rule per form (GB/s, the mean of its readings against the default's, r; r1 and r2 each
 # turn's): a WRONG reading or a failed check -> "delete (wrong)"; r >= 1.02 and r1, r2 > 1 ->
 # "adopt"; r <= 0.99 -> "delete (slower)"; else "delete (within the spread)"; the % of the copy
@@ -116,21 +116,10 @@ decide()
             checked "bf16 4097x8191 x3, L2 prefetch 2" pf2 0 build/cutec run gemv $bf --l2-prefetch 2
             checked "bf16 4097x8191 x3, early" ep1 early build/cutec run gemv $bf
             checked "bf16 4097x8191 x3, xvec" xp1 xvec build/cutec run gemv $bf
-            checked "f32 5x100000 x3, u2" u2 u2 build/cutec run gemv $ff
+            checked "f32 5x100000 x3, sumc" sc sumc build/cutec run gemv $ff
             checked "f32 5x100000 x3, u4" u4 u4 build/cutec run gemv $ff
             checked "f32 5x100000 x3, sumc and u4" su4 sumc,u4 build/cutec run gemv $ff
         }
-        echo "== bf16 4097x8191 x3: the default (pf1), pf0, pf2, ep1, xp1 in processes in turns $(el_s)"
-        b=$out/bf16-4097.turns
-        turns "$b" bf16 4097x8191 "def 0" "pf0 0 --l2-prefetch 0" "pf2 0 --l2-prefetch 2" "ep1 early" "xp1 xvec"
-        echo "== f32 5x100000 x3: the default, u2, u4, su4 in processes in turns $(el_s)"
-        f=$out/f32-5.turns
-        turns "$f" f32 5x100000 "def 0" "u2 u2" "u4 u4" "su4 sumc,u4"
-        echo "== at $(el) s"
-        decide "$b" "bf16 4097x8191 x3" def pf0
-        for form in pf2 ep1 xp1; do decide "$b" "bf16 4097x8191 x3" $form; done
-        for form in u2 u4 su4; do decide "$f" "f32 5x100000 x3" $form; done
-        decide "$f" "f32 5x100000 x3" su4 u4
         echo "== ncu: the rows kernel at f32 5x100000 x3, the default, one launch $(el_s)"
         m=gpu__time_duration.sum,smsp__inst_executed.sum,sm__warps_active.avg.pct_of_peak_sustained_active
         for st in long_scoreboard barrier membar wait; do
@@ -144,6 +133,17 @@ decide()
             timeout 10 ncu --metrics "$m" -k "regex:rows" --launch-skip 2 -c 1 build/cutec run gemv $ff 2>&1 |
                 grep -E "__|_kernel|rror" | head -n 12
         fi
+        echo "== f32 5x100000 x3: the default, u4, sc, su4 in processes in turns $(el_s)"
+        f=$out/f32-5.turns
+        turns "$f" f32 5x100000 "def 0" "u4 u4" "sc sumc" "su4 sumc,u4"
+        echo "== bf16 4097x8191 x3: the default (pf1), pf0, pf2, ep1, xp1 in processes in turns $(el_s)"
+        b=$out/bf16-4097.turns
+        turns "$b" bf16 4097x8191 "def 0" "pf0 0 --l2-prefetch 0" "pf2 0 --l2-prefetch 2" "ep1 early" "xp1 xvec"
+        echo "== at $(el) s"
+        decide "$b" "bf16 4097x8191 x3" def pf0
+        for form in pf2 ep1 xp1; do decide "$b" "bf16 4097x8191 x3" $form; done
+        for form in u4 sc su4; do decide "$f" "f32 5x100000 x3" $form; done
+        decide "$f" "f32 5x100000 x3" su4 u4
     else
         echo "== no GPU here: every GPU step skipped"
     fi
