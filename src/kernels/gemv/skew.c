@@ -24,7 +24,7 @@ typedef struct skew_warp {
     cute_int l;
     /* the trial xvec: x_v's misalignment (elements) at the warp's first aligned column of A,
      * the same at each of its k-tiles' columns (they step by whole vectors); words: x read
-     * as aligned 16-byte vectors in this run */
+     * as aligned vectors of XVEC_BYTES in this run */
     cute_int xs[CUTE_GEMV_MAX_VECTORS];
     bool words;
 } skew_warp;
