@@ -75,10 +75,12 @@ static int rows_unroll(const cute_gemv_config *cfg)
     int u = bytes * 8 / (cfg->vec * bits) / gemv_nvec(cfg) / gemv_rows_per_warp(cfg);
     u = u < 1 ? 1 : u > 16 ? 16 : u;
     /* the trial u4: f32's 16-byte vectors with several vectors (1 by the rule) 4 times as many
-     * a k-tile, so that 3x5x100000's split (512 columns at the 196 splits its 196 k-tiles
+     * a k-tile where K splits in one launch (few rows: registers are not what bounds the bytes
+     * in flight), so that 3x5x100000's split (512 columns at the 196 splits its 196 k-tiles
      * allow) is one k-tile, its loads at once (2 a k-tile, with the last block's partials in
      * rounds of 32 predicated loads, ran 7.1 us against 8.2 with 1: the mid pass) */
-    if (bits == 32 && cfg->vec == 4 && gemv_nvec(cfg) > 1 && !cfg->skew && gemv_trial(GEMV_TRIAL_U4)) u *= 4;
+    if (bits == 32 && cfg->vec == 4 && gemv_nvec(cfg) > 1 && !cfg->skew && cfg->one_launch && gemv_trial(GEMV_TRIAL_U4))
+        u *= 4;
     return u;
 }
 

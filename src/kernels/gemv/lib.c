@@ -450,6 +450,10 @@ static cute_gemv_config configure(cute_gemv_lib *lib, const gemv_operands *o, in
     /* ... whose last block reads every split's parts: cute_gemv_one_launch_splits an SM at most */
     int64_t most = (int64_t)sm_count(lib->rt) * cute_gemv_one_launch_splits(cfg.dtype);
     if (one && !lib->splits && s > most) s = most;
+    /* ... whose k-tile may be wider (compile.c's rows_unroll): its tiles where K holds two */
+    cute_gemv_config wide = cfg;
+    wide.split = wide.one_launch = one;
+    if (cute_gemv_k_tile(&wide) != tk && ceil_div(K, cute_gemv_k_tile(&wide)) >= 2) tk = cute_gemv_k_tile(&wide);
     int64_t tiles = ceil_div(K, tk);
     if (s > tiles) s = tiles;
     *kchunk = tiles ? ceil_div(tiles, s ? s : 1) * tk : tk;
