@@ -20,10 +20,10 @@
 #   k-tile but the split's last as aligned 8-byte vectors (3 loads a vector and lane, not 8 of 2
 #   bytes), its 8 elements picked out by 5 selects and 4 prmt (x's misalignment, uniform in the
 #   warp, from the library's argument), 128 registers (2 blocks an SM, no spill).
-# - f32 5x100000 x3 (391 splits of 2 k-tiles, one launch): u4 (CUTEC_GEMV_TRIAL=u4: where K splits
-#   in one launch, 4 vectors a
-#   lane and row a k-tile: 196 k-tiles of 512 columns, so 196 splits of one k-tile, its loads at
-#   once, and 25 partials a thread in the last block: the loop unrolled 16 times and 9 more); sc
+# - f32 5x100000 x3 (391 splits of 2 k-tiles, one launch): u4 (CUTEC_GEMV_TRIAL=u4: where K
+#   splits in one launch, 4 vectors a lane and row a k-tile: 196 k-tiles of 512 columns, so 196
+#   splits of one k-tile, its loads at once, and 25 partials a thread in the last block: the
+#   loop unrolled 16 times and 9 more); sc
 #   (sumc: the last block's partials in rounds of 32 plain loads at once, those past the end
 #   reading the last again: 49 a thread in 2 rounds, not 4); su4: u4 and sumc.
 # Then each form against the default in processes in turns (default, form, ..., default, form,
