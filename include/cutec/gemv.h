@@ -51,7 +51,7 @@ typedef struct cute_gemv_config {
     bool mma;           /* the tensor-core form (f16/bf16, K-major A, 16-byte vectors): A's
                            rows on mma.sync's 16-row side, the vectors (up to
                            CUTE_GEMV_MAX_MMA_VECTORS) on its 8-column side */
-    int l2_prefetch;    /* K-major A (rows, NVFP4 and the tensor-core form): each warp asks L2
+    int l2_prefetch;    /* K-major A (rows, skew, NVFP4, the tensor-core form): each warp asks L2
                            for its rows' k-tile this many ahead (prefetch.global.L2) before it
                            loads this one; 0: none, at most CUTE_GEMV_MAX_L2_PREFETCH */
     bool tile_at_a_time; /* NVFP4: load each k-tile just before its products (the form
