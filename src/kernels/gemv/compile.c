@@ -16,45 +16,6 @@
  * "Bytes in flight") */
 #define ROWS_LANE_BYTES 128
 
-/* CUTEC_GEMV_TRIAL's words, in gemv_trial_form's order (none first) */
-static const char *const GEMV_TRIALS[] = {"0", "sumc", "u4", "xvec", "early"};
-#define GEMV_NTRIALS (int)(sizeof GEMV_TRIALS / sizeof GEMV_TRIALS[0])
-
-/* the trial that CUTEC_GEMV_TRIAL's word at s (n characters) names, -1 none */
-static int trial_word(const char *s, size_t n)
-{
-    for (int i = 0; i < GEMV_NTRIALS; i++)
-        if (strlen(GEMV_TRIALS[i]) == n && !strncmp(GEMV_TRIALS[i], s, n)) return i;
-    return -1;
-}
-
-/* CUTEC_GEMV_TRIAL as a comma-separated list of trials; false with a message naming the
- * word where one is none of them */
-static bool trials_read(bool on[GEMV_NTRIALS], char *err, size_t n)
-{
-    memset(on, 0, GEMV_NTRIALS * sizeof on[0]);
-    const char *t = getenv("CUTEC_GEMV_TRIAL");
-    for (const char *p = t ? t : ""; *p;) {
-        size_t len = strcspn(p, ",");
-        int i = trial_word(p, len);
-        if (i < 0) {
-            snprintf(err, n, "CUTEC_GEMV_TRIAL=%.64s: %.*s is not one of 0|sumc|u4|xvec|early (a list: a,b)", t,
-                     (int)(len < 32 ? len : 32), p);
-            return false;
-        }
-        on[i] = true;
-        p += len + (p[len] == ',');
-    }
-    return true;
-}
-
-bool gemv_trial(gemv_trial_form f)
-{
-    bool on[GEMV_NTRIALS];
-    char why[160];
-    return trials_read(on, why, sizeof why) && on[f];
-}
-
 cute_dtype cute_gemv_y_dtype(const cute_gemv_config *cfg)
 {
     if (cfg->y_dtype != CUTE_VOID) return cfg->y_dtype;
@@ -73,15 +34,7 @@ static int rows_unroll(const cute_gemv_config *cfg)
     if (cfg->smem_stages) return RING_UNROLL;
     int bits = cute_dtype_bits(cfg->dtype), bytes = ROWS_LANE_BYTES / (bits <= 8 ? 2 : 1);
     int u = bytes * 8 / (cfg->vec * bits) / gemv_nvec(cfg) / gemv_rows_per_warp(cfg);
-    u = u < 1 ? 1 : u > 16 ? 16 : u;
-    /* the trial u4: f32's 16-byte vectors with several vectors (1 by the rule) 4 times as many
-     * a k-tile where K splits in one launch (few rows: registers are not what bounds the bytes
-     * in flight), so that 3x5x100000's split (512 columns at the 196 splits its 196 k-tiles
-     * allow) is one k-tile, its loads at once (2 a k-tile, with the last block's partials in
-     * rounds of 32 predicated loads, ran 7.1 us against 8.2 with 1: the mid pass) */
-    if (bits == 32 && cfg->vec == 4 && gemv_nvec(cfg) > 1 && !cfg->skew && cfg->one_launch && gemv_trial(GEMV_TRIAL_U4))
-        u *= 4;
-    return u;
+    return u < 1 ? 1 : u > 16 ? 16 : u;
 }
 
 int cute_gemv_k_tile(const cute_gemv_config *cfg)
@@ -408,12 +361,6 @@ static void make_blockscaled_specs(const cute_gemv_config *cfg, cute_arg_spec sp
 const cute_fn *cute_gemv_compile(cute_runtime *rt, const cute_gemv_config *cfg, char *err, size_t n)
 {
     if (!config_ok(cfg, err, n)) return NULL;
-    bool trials[GEMV_NTRIALS];
-    char why[160];
-    if (!trials_read(trials, why, sizeof why)) {
-        snprintf(err, n, "gemv: %s", why);
-        return NULL;
-    }
     cute_alg a;
     cute_alg_init(&a, NULL);
     gemv_plan *plan = malloc(sizeof *plan);

@@ -36,17 +36,6 @@ typedef struct gemv_plan {
 
 #define GEMV_MAX_ROWS 8
 
-/* CUTEC_GEMV_TRIAL (compile.c; docs/dsl.md): the forms under trial, opt-in until a GPU has
- * timed them, a comma-separated list of their words (0: none; cute_gemv_compile refuses a
- * word that is none of them, and gemv_trial then reads none).  sumc: split-K in one launch's
- * last block reads its partials in rounds of 32 plain loads at once (parts.c), not a loop
- * unrolled 16 times; u4: f32's 16-byte vectors with several vectors take 4 vectors a lane
- * and row a k-tile (compile.c); xvec: the skew form with several 16-bit vectors reads
- * x in its whole k-tiles as aligned 8-byte vectors (3 loads a vector, not 8), its run picked
- * out by prmt (skew.c); early: the skew form as a dependent launch asks L2 for its first two
- * whole k-tiles before it waits for the previous grid (skew.c) */
-typedef enum { GEMV_TRIAL_NONE, GEMV_TRIAL_SUMC, GEMV_TRIAL_U4, GEMV_TRIAL_XVEC, GEMV_TRIAL_EARLY } gemv_trial_form;
-bool gemv_trial(gemv_trial_form f);
 
 
 /* the K-major kernel's rows per warp: two for one vector of 8- or 16-bit elements, four for

@@ -450,10 +450,6 @@ static cute_gemv_config configure(cute_gemv_lib *lib, const gemv_operands *o, in
     /* ... whose last block reads every split's parts: cute_gemv_one_launch_splits an SM at most */
     int64_t most = (int64_t)sm_count(lib->rt) * cute_gemv_one_launch_splits(cfg.dtype);
     if (one && !lib->splits && s > most) s = most;
-    /* ... whose k-tile may be wider (compile.c's rows_unroll): its tiles where K holds two */
-    cute_gemv_config wide = cfg;
-    wide.split = wide.one_launch = one;
-    if (cute_gemv_k_tile(&wide) != tk && ceil_div(K, cute_gemv_k_tile(&wide)) >= 2) tk = cute_gemv_k_tile(&wide);
     int64_t tiles = ceil_div(K, tk);
     if (s > tiles) s = tiles;
     *kchunk = tiles ? ceil_div(tiles, s ? s : 1) * tk : tk;
@@ -504,10 +500,7 @@ static cute_status arguments(cute_gemv_lib *lib, const gemv_operands *o,
         args[7 + cfg->skew] = cute_call_tensor(&lib->counts, 0, CUTE_U32, 1, (int64_t[]){ncounts}, (int64_t[]){1});
     if (cfg->skew) { /* A[0,0,0]'s misalignment, in elements */
         uintptr_t at = (uintptr_t)o->A.buf->ptr + o->A.offset;
-        int64_t es = cute_dtype_bytes(cfg->dtype), a0 = (int64_t)(at % 16) / es;
-        if (gemv_trial(GEMV_TRIAL_XVEC)) /* ... and x[0,0,0]'s, times 16 bytes' elements */
-            a0 += 16 / es * (int64_t)(((uintptr_t)o->x.buf->ptr + o->x.offset) % 16) / es;
-        args[7] = cute_call_int(a0);
+        args[7] = cute_call_int((int64_t)(at % 16 / (uintptr_t)cute_dtype_bytes(cfg->dtype)));
     }
     args[0] = o->A, args[1] = o->x, args[2] = o->y;
     /* compact; the static mode of one vector has stride 0, as CuTe's compact layouts give it */

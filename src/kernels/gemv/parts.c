@@ -358,36 +358,6 @@ cute_tensor gemv_last_slot(cute_ctx *c, const gemv_plan *p)
     return cute_smem_alloc_tensor(c, &A, CUTE_U32, cute_layout_parse(cute_ctx_alg(c), "(1):(1)"), 4);
 }
 
-/* (the trial sumc) acc += W's splits j, j + g, ... (`loads` of them) of row m, vector v,
- * batch l in that order, in rounds of SUM_CHUNK plain loads issued together, those past
- * `loads` reading the last one again and left out of the sum: a round trip a round.  (The
- * same rounds by predicated loads, sum32, ran 3x5x100000 f32 in 8.2 us against the unrolled
- * loop's 5.7-7.0, bf16 6.3 against 5.8: session 42's mid pass.) */
-#define SUM_CHUNK 32
-static void chunked_sum(cute_ctx *c, cute_tensor mW, cute_tensor acc, cute_int m, cute_int v, cute_int l, cute_int j,
-                        cute_int g, cute_int loads)
-{
-    int chunk = SUM_CHUNK;
-    cute_alg *a = cute_ctx_alg(c);
-    CUTE_FOR(c, q, cute_i(0), cute_ceil_div(a, loads, cute_i(chunk)))
-    {
-        cute_ssa w[SUM_CHUNK];
-        cute_val on[SUM_CHUNK];
-        for (int i = 0; i < chunk; i++) {
-            cute_int k = cute_add(a, cute_mul(a, q, cute_i(chunk)), cute_i(i));
-            cute_tensor at;
-            on[i] = cute_int_lt(c, k, loads);
-            cute_int kc = cute_min(a, k, cute_sub(a, loads, cute_i(1)));
-            at = rows_at(c, CUTE_SLICE(c, mW, CUTE_ALL, v, l, cute_add(a, j, cute_mul(a, kc, g))), m, 1);
-            w[i] = cute_tensor_load(c, at);
-        }
-        for (int i = 0; i < chunk; i++) {
-            cute_ssa s = cute_tensor_load(c, acc);
-            cute_tensor_store(c, acc, cute_ssa_select(c, cute_ssa_scalar(c, on[i], s.shape), cute_ssa_binop(c, CUTE_OP_ADD, s, w[i]), s));
-        }
-    }
-}
-
 /* The last block's sums of its row group (rows row0 .. row0 + rows - 1 of A, batch l): each
  * output o = r N + v (row row0 + r, vector v) the sum of W's S splits (atomic: S = 1, the
  * blocks' atomic sum, then zeroed for the next call), by g threads (g the
@@ -419,14 +389,11 @@ static void last_sums(cute_ctx *c, const gemv_plan *p, cute_tensor mY, cute_tens
         cute_clear(c, acc);
         cute_val in = cute_int_lt(c, o, outs); /* (past the outputs: no loads) */
         cute_int loads = cute_int_from_val(c, cute_val_select(c, in, cute_int_value(c, n, CUTE_I64), cute_val_int(c, CUTE_I64, 0)), 0);
-        if (gemv_trial(GEMV_TRIAL_SUMC) && !p->cfg.skew) /* (the skew form's 64 rows: few splits, and 254 registers) */
-            chunked_sum(c, mW, acc, m, v, l, j, g, loads);
-        else
-            CUTE_FOR_STEP(c, i, cute_i(0), loads, 1, 16)
-            {
-                cute_tensor w = rows_at(c, CUTE_SLICE(c, mW, CUTE_ALL, v, l, cute_add(a, j, cute_mul(a, i, g))), m, 1);
-                cute_tensor_store(c, acc, cute_ssa_binop(c, CUTE_OP_ADD, cute_tensor_load(c, acc), cute_tensor_load(c, w)));
-            }
+        CUTE_FOR_STEP(c, i, cute_i(0), loads, 1, 16)
+        {
+            cute_tensor w = rows_at(c, CUTE_SLICE(c, mW, CUTE_ALL, v, l, cute_add(a, j, cute_mul(a, i, g))), m, 1);
+            cute_tensor_store(c, acc, cute_ssa_binop(c, CUTE_OP_ADD, cute_tensor_load(c, acc), cute_tensor_load(c, w)));
+        }
         cute_val sum = cute_ssa_get(c, cute_tensor_load(c, acc), 0);
         for (int off = 16; off >= 1; off /= 2) {
             cute_val other = cute_val_shfl(c, sum, cute_val_int(c, CUTE_I32, off), CUTE_SHFL_XOR);

@@ -5,8 +5,7 @@
  * scalar tail.  A warp owns `rows` rows whose starts share one misalignment: rows w, w + warps,
  * w + 2 warps, ... of its block, with as many warps as a vector's elements (the misalignment
  * of row r repeats every `vec` rows), so one head length serves the warp and each load of x
- * (element by element: x's vectors start anywhere; the trial xvec: by aligned 8-byte vectors)
- * serves all its rows.  The misalignment of
+ * (element by element: x's vectors start anywhere) serves all its rows.  The misalignment of
  * A[0,0,0] in elements comes as an argument (the library's, from the address); a row's from
  * there by its offset.  A lane takes `unroll` vectors of each row a k-tile (neighbouring lanes,
  * neighbouring vectors); the split's last, partial k-tile goes vector by vector; lanes below
@@ -22,46 +21,7 @@ typedef struct skew_warp {
     cute_tensor acc[CUTE_GEMV_MAX_VECTORS][GEMV_MAX_ROWS];
     cute_tensor mA, mX; /* A (M,K,L), x (K,N,L) */
     cute_int l;
-    /* the trial xvec: x_v's misalignment (elements) at the warp's first aligned column of A,
-     * the same at each of its k-tiles' columns (they step by whole vectors); words: x read
-     * as aligned vectors of XVEC_BYTES in this run */
-    cute_int xs[CUTE_GEMV_MAX_VECTORS];
-    bool words;
 } skew_warp;
-
-/* (the trial xvec) x_v's run of 8 elements from column k of a lane (a whole k-tile's, one
- * vector a lane: U = 1) from the aligned XVEC_BYTES-byte vectors that hold it, as u32 words:
- * word j of the run the pair at element 2j + o (o = w->xs[v] mod the vector's elements, the
- * same for the warp's lanes) by prmt of the words at j + o/2 and the next (selected by o/2,
- * shifted a half by o odd); then as f32 */
-#define XVEC_BYTES 8 /* (16: 2 loads, not 3, but 15 selects a vector and 60 bytes spilled at 128
-                        registers, sm_90a; 4: 5 loads, 128 registers either way) */
-static cute_ssa x_words(cute_ctx *c, const skew_warp *w, cute_dtype d, int v, cute_int k)
-{
-    cute_alg *a = cute_ctx_alg(c);
-    enum { NE = XVEC_BYTES / 2, NW = (NE + 8 + NE - 1) / NE * NE / 2 }; /* a load's elements, the words */
-    cute_int o = cute_mod(a, w->xs[v], cute_i(NE));
-    cute_tensor from = cute_tensor_domain_offset(c, w->mX, CUTE_CRD(cute_sub(a, k, o), v, w->l));
-    cute_tensor t = cute_make_tensor(c, cute_tensor_ptr(c, from, cute_i(0)), cute_layout_fmt(a, "(%d):(1)", 2 * NW),
-                                     XVEC_BYTES);
-    cute_ssa W = cute_tensor_load(c, cute_tensor_recast(c, t, CUTE_U32));
-    cute_int q = cute_div(a, o, cute_i(2));
-    cute_val sel = cute_val_select(c, cute_int_eq(c, cute_mod(a, o, cute_i(2)), cute_i(1)),
-                                   cute_val_int(c, CUTE_U32, 0x5432), cute_val_int(c, CUTE_U32, 0x3210));
-    cute_val V[5];
-    for (int i = 0; i < 5; i++) { /* W[i + q], q < NE / 2 */
-        V[i] = cute_ssa_get(c, W, i + NE / 2 - 1);
-        for (int j = NE / 2 - 2; j >= 0; j--) V[i] = cute_val_select(c, cute_int_eq(c, q, cute_i(j)), cute_ssa_get(c, W, i + j), V[i]);
-    }
-    cute_tensor out = cute_make_rmem_tensor(c, CUTE_U32, cute_layout_parse(a, "(4):(1)"));
-    cute_tuple one = cute_tuple_parse(a, "(1)");
-    for (int j = 0; j < 4; j++) {
-        cute_tensor at = cute_tensor_domain_offset(c, out, CUTE_CRD(cute_i(j)));
-        at.layout = cute_layout_parse(a, "(1):(1)");
-        cute_tensor_store(c, at, cute_ssa_scalar(c, cute_val_prmt(c, V[j], V[j + 1], sel), one));
-    }
-    return cute_ssa_cvt(c, cute_ssa_from_words(c, cute_tensor_load(c, out), d), CUTE_F32);
-}
 
 /* acc[v][r] += A's run of row r times x_v's, (vec, n) elements each from column k (A's
  * aligned to 16 bytes there: the runs are the lane's vectors; x's element by element), by
@@ -76,10 +36,6 @@ static void fma_run(cute_ctx *c, const gemv_plan *p, skew_warp *w, cute_int k, c
     int align = vec * es; /* (a run of one element: its own size) */
     if (cute_size(cute_ctx_alg(c), &run).v == 1) align = es;
     for (int v = 0; v < p->nvec; v++) {
-        if (w->words) {
-            x[v] = x_words(c, w, p->cfg.dtype, v, k);
-            continue;
-        }
         cute_tensor from = cute_tensor_domain_offset(c, w->mX, CUTE_CRD(k, v, w->l));
         x[v] = cute_tensor_load(c, cute_make_tensor(c, cute_tensor_ptr(c, from, cute_i(0)), run, es));
     }
@@ -119,7 +75,7 @@ static void fma_run(cute_ctx *c, const gemv_plan *p, skew_warp *w, cute_int k, c
 /* The warp's rows' whole k-tile `kt` (the split's last whole one at most: no branch, the
  * address stays in the split) asked of L2, one 128-byte line a lane (rows x 4 x unroll lines
  * of 16-byte vectors: the first 32): cfg.l2_prefetch ahead of the loads, bytes on their way
- * that hold no registers; the trial early, the first two before the previous grid's end */
+ * that hold no registers; as a dependent launch, the first two before the previous grid's end */
 static void prefetch_tile(cute_ctx *c, const gemv_plan *p, cute_tensor mA, cute_int row0, cute_int M, cute_int body,
                           cute_int kt, cute_int full, cute_int l)
 {
@@ -163,7 +119,7 @@ static void skew_body(cute_ctx *c, cute_tensor mA, cute_tensor mX, cute_tensor m
     cute_alg *a = cute_ctx_alg(c);
     int vec = p->cfg.vec, warps = p->threads / 32, U = p->unroll;
     cute_int M = mA.layout.shape.leaf[0], K = mA.layout.shape.leaf[1];
-    bool early = gemv_trial(GEMV_TRIAL_EARLY) && p->pdl; /* (the trial: the wait after the prefetch below) */
+    bool early = p->pdl; /* (a dependent launch: the wait after the prefetch below) */
     if (!early) gemv_let_dependents_in(c, p);
     cute_tensor slot = gemv_last_slot(c, p);
     gemv_tiles t = gemv_block_split(c, p, K, kchunk);
@@ -180,13 +136,7 @@ static void skew_body(cute_ctx *c, cute_tensor mA, cute_tensor mX, cute_tensor m
             cute_clear(c, w.acc[v][r]);
         }
     }
-    /* (the trial xvec: the argument is a0 + vec x0, x0 x[0,0,0]'s misalignment) */
-    cute_int a0_x = a0;
-    if (gemv_trial(GEMV_TRIAL_XVEC)) {
-        a0 = cute_mod(a, a0, cute_i(vec));
-        cute_kernel_min_blocks(c, 2); /* (more than 128 registers left alone: one block an SM) */
-    }
-    if (early) { /* (the trial early) the first two whole k-tiles into L2, then the wait: a
+    if (early) { /* the first two whole k-tiles into L2, then the wait: a
                     prefetch moves nothing to the thread, so it may precede the wait for the
                     previous grid's writes (L2 is where they land) */
         skew_span s = span_of(c, p, mA, row0, &t, a0);
@@ -202,27 +152,7 @@ static void skew_body(cute_ctx *c, cute_tensor mA, cute_tensor mX, cute_tensor m
         cute_int h = s.h, body = s.body, nv = s.nv, full = s.full;
         /* whole k-tiles: the lane's `unroll` vectors of each row, 32 vectors apart */
         cute_layout tile = cute_layout_fmt(a, "(%d,%d):(1,%d)", vec, U, 32 * vec);
-        /* (the trial xvec, 16-bit x with several vectors: x by aligned vectors in each whole
-         * k-tile but the last, whose second vector could reach past x's last element) */
-        bool xvec = gemv_trial(GEMV_TRIAL_XVEC) && p->nvec > 1 && U == 1 && vec * cute_dtype_bytes(p->cfg.dtype) == 16;
-        if (xvec) {
-            cute_int x0 = cute_div(a, a0_x, cute_i(vec));
-            for (int v = 0; v < p->nvec; v++)
-                w.xs[v] = cute_mod(a, cute_add(a, x0, cute_tensor_domain_offset(c, mX, CUTE_CRD(body, v, t.l)).offset), cute_i(vec));
-        }
-        cute_int first = cute_i(0);
-        if (xvec) {
-            first = cute_max(a, cute_sub(a, full, cute_i(1)), cute_i(0));
-            w.words = true;
-            CUTE_FOR(c, kt, cute_i(0), first)
-            {
-                if (p->cfg.l2_prefetch) prefetch_tile(c, p, mA, row0, M, s.body, cute_add(a, kt, cute_i(p->cfg.l2_prefetch)), s.full, t.l);
-                cute_int k = cute_add(a, body, cute_mul(a, cute_i(vec), cute_add(a, lane, cute_mul(a, kt, cute_i(32 * U)))));
-                fma_run(c, p, &w, k, tile);
-            }
-            w.words = false;
-        }
-        CUTE_FOR(c, kt, first, full)
+        CUTE_FOR(c, kt, cute_i(0), full)
         {
             if (p->cfg.l2_prefetch) prefetch_tile(c, p, mA, row0, M, s.body, cute_add(a, kt, cute_i(p->cfg.l2_prefetch)), s.full, t.l);
             cute_int k = cute_add(a, body, cute_mul(a, cute_i(vec), cute_add(a, lane, cute_mul(a, kt, cute_i(32 * U)))));
