@@ -213,6 +213,19 @@ int main(void)
     /* (the six staged parts before ln41's tail: CUTEC_ROWS_TRIAL=no-tail) */
     setenv("CUTEC_ROWS_TRIAL", "no-tail", 1);
     forward(lib, be, true, CUTE_BF16, (shape_case){3, 70000, 8}, true, 3000);
+    /* ln42's trial yfma (LayerNorm's held forward's write pass by two FMAs an element, 16-bit
+     * inputs): a cluster's parts with the tail (3x70000 padded with a residual), hexrow's
+     * (2x20000, the last part short), a row in registers (21x4096 padded, 7x2003 two rows a
+     * block), a weight alone and a bias alone; means 3000 times the spread (the FMA's rounding
+     * of -mean rstd); f32 keeps the default (1x40008) */
+    setenv("CUTEC_ROWS_TRIAL", "yfma", 1);
+    forward(lib, be, true, CUTE_BF16, (shape_case){3, 70000, 8}, true, 3000);
+    forward(lib, be, true, CUTE_F16, (shape_case){2, 20000, 8}, true, 3000);
+    forward(lib, be, true, CUTE_BF16, (shape_case){21, 4096, 8}, true, 3000);
+    forward(lib, be, true, CUTE_F16, (shape_case){7, 2003, 5}, true, 0);
+    forward_giving(lib, be, true, CUTE_BF16, (shape_case){3, 131080, 0}, GIVE_W | GIVE_STATS, 3000);
+    forward_giving(lib, be, true, CUTE_F16, (shape_case){2, 70000, 8}, GIVE_RES | GIVE_B, 3000);
+    forward(lib, be, true, CUTE_F32, (shape_case){1, 40008, 0}, true, 3000);
     unsetenv("CUTEC_ROWS_TRIAL");
     /* rows35's wchain (RMSNorm's cluster parts written with each chunk's weight a chunk ahead,
      * the default: the cases above) over hex's parts; parts that end inside a chunk, with and

@@ -303,6 +303,10 @@ void row_plan_forms(row_plan *p, int64_t n)
     p->pairs = long_row && p->cluster < 2 && rows_env(ROWS_ENV_PAIRS) == 0;
     bool held = p->cluster < 2 ? !p->looped || p->stage_chunks : p->stage_chunks > 0;
     if (held && p->op->held_form) p->op = p->op->held_form;
+    /* ln42's trial "yfma": LayerNorm's held forward's write pass by two FMAs an element
+     * (layernorm.c), 16-bit inputs.  The flip: drop `rows_trial("yfma") &&` */
+    if (rows_trial("yfma") && p->op == &row_layernorm_fwd_held && cute_dtype_bytes(p->dtype[0]) <= 2)
+        p->op = &row_layernorm_fwd_yfma;
     /* an op's cluster form (cross-entropy's label gathered at the block's first chunk: H200,
      * 2026-11-27, fwd+bwd 8192x131072 81.6 -> 84.0% of the copy); CUTEC_ROWS_EARLY=0 leaves it
      * out, so that one run can time both.  (On a staged row of one block, 4096x32768, its

@@ -304,6 +304,9 @@ void row_cluster_collect(cute_ctx *c, const row_cluster *cl, const cute_reducer 
 extern const row_op row_softmax_fwd, row_softmax_bwd;
 extern const row_op row_rmsnorm_fwd, row_rmsnorm_bwd;
 extern const row_op row_layernorm_fwd, row_layernorm_bwd;
+/* LayerNorm's forward where a block holds its row (or part): the shifted sums; ln42's trial
+ * yfma, its write pass by two FMAs an element (layernorm.c) */
+extern const row_op row_layernorm_fwd_held, row_layernorm_fwd_yfma;
 /* the norms' backward by fewer instructions an element (the default: layernorm.c) */
 extern const row_op row_layernorm_bwd_lean, row_rmsnorm_bwd_lean, row_layernorm_bwd_xfma;
 extern const row_op row_cross_entropy;
