@@ -1,0 +1,149 @@
+#!/bin/sh
+# A pass of branch ln42's trial on one H200 (issue 16: LayerNorm forward bf16 1024x262144 at
+# 3.7 TB/s; session 41: 3,540-3,584 GB/s, 84.7-85.3% of the copy), under 50 s after the
+# lead's `make all tests` (nothing is built here); log $OUT/ln42.log.
+# The trial `yfma` (CUTEC_ROWS_TRIAL=yfma; layernorm.c's yfma_row and yfma_finish, 16-bit
+# inputs): LayerNorm's held forward writes y = fma(fma(h, rstd, -mean rstd), w, b) where
+# ((h - mean) rstd) w + b took FADD, FMUL, FFMA an element.  The count (sm_90a SASS of the
+# emitted CUDA, nvcc -cubin, cuobjdump): the split part's write loop at 1024x262144 (32
+# elements a thread a chunk) 315 -> 280 instructions (FADD 32 and FMUL 32 -> FFMA 32 more),
+# the kernel 1,752 -> 1,688, 72 registers both, no spill (seven blocks an SM kept); 4096x32768
+# the same 72; 16384x4096's row128 76 -> 72.  Predicted: +0.5 to +2 points of the copy at
+# 1024x262144 (the write pass ~11% shorter: a smaller share of time with every block of an
+# SM past its loads), 0 to +1 at 4096x32768 and 16384x4096.
+# This pass: `cutec run layernorm` on the GPU against float64 (every element) under yfma
+# (bf16 4x262152, 64x32776, 33x4099, f16 17x24584, 16x16384 with a residual-free default
+# plan), then `cutec bench layernorm` bf16 default / yfma at 1024x262144 and 4096x32768 in
+# two rounds (the second reversed), 16384x4096 once each, RMSNorm at 1024x262144 once (the
+# yardstick), f16 1024x262144 once each where the budget leaves room.  No step starts past
+# $BUDGET (42) s, a bench under 8 s.
+# The rule, per shape (points of the copy, d = yfma - default): mean d >= 0.5 and d > 0 in
+# both rounds -> "wins"; mean d < -0.5 (one round: d < -1) -> "loses"; else "within the
+# spread".  The verdict:
+# "make default" when 1024x262144 wins and no bf16 shape loses; "delete" when 1024x262144's
+# mean d < 0 or any shape loses; else "undecided (time it again in the final pass)".  A failed
+# check or a WRONG row decides "delete (WRONG)".  GB/s against issue 16's 3,700 beside.
+#   BUDGET=42 ITERS=10 sh scripts/device-ln42.sh
+. scripts/device-common.sh
+log="$out/ln42.log"
+start=$(date +%s)
+budget=${BUDGET:-42}
+BENCH_TIMEOUT=8
+L=1024x262144
+S=4096x32768
+R=16384x4096
+# pct_of T OP SHAPE: `cutec bench OP --shape SHAPE --dtype $DT` (bf16 unless DT is set) under
+# CUTEC_ROWS_TRIAL=T (0: none): its rows, the % of the copy into $pct and the GB/s into $gbs
+# ("" skipped or failed, "W" wrong)
+pct_of()
+{
+    echo "-- CUTEC_ROWS_TRIAL=$1 $2 $3 ${DT:-bf16}"
+    if budget_left; then
+        CUTEC_ROWS_TRIAL=$1 CUTEC_TORCH_ROWS=/dev/null timeout "$BENCH_TIMEOUT" build/cutec bench "$2" --shape "$3" \
+            --dtype "${DT:-bf16}" --iters "$iters" >"$out/ln42.one" 2>&1
+    else
+        echo "== skipped (time)" >"$out/ln42.one"
+    fi
+    grep -v "^# \(check\|time\|index\|torch\)" "$out/ln42.one"
+    pct=$(rows_pct "$out/ln42.one" "$2" fwd "$3")
+    gbs=$(awk -v op="$2" -v s="$3" '$1 == op && $2 == "fwd" && $4 == s { print (/WRONG|failed/ ? "W" : $6); exit }' "$out/ln42.one")
+}
+# verdict SHAPE D1 D2: "wins", "loses", "spread" or "none" (not timed) / "W" from two rounds' d
+verdict()
+{
+    awk -v a="$2" -v b="$3" 'BEGIN {
+        if (a ~ /W/ || b ~ /W/) { print "W"; exit }
+        if (a == "" && b == "") { print "none"; exit }
+        if (a == "" || b == "") { m = (a b) + 0; print (m < -1 ? "loses" : "spread"); exit }
+        m = (a + b) / 2
+        print (m >= 0.5 && a > 0 && b > 0 ? "wins" : m < -0.5 ? "loses" : "spread") }'
+}
+# line SHAPE D1 D2: the shape's rule line
+line()
+{
+    awk -v s="$1" -v a="$2" -v b="$3" -v v="$(verdict "$@")" 'BEGIN {
+        if (a == "" && b == "") { printf "decides: yfma at %s: not timed\n", s; exit }
+        if (a == "" || b == "") { printf "decides: yfma at %s: %s (%+.2f points, one round)\n", s, v, a b; exit }
+        printf "decides: yfma at %s: %s (%+.2f points, rounds %+.2f %+.2f)\n", s, v, (a + b) / 2, a, b }'
+}
+# checked T OP DTYPE SHAPE: `cutec run OP` under CUTEC_ROWS_TRIAL=T on the GPU, every element
+# against float64: its verdict line; false (and "^ FAILED") unless 0 wrong
+checked()
+{
+    CUTEC_ROWS_TRIAL=$1 timeout 10 build/cutec run "$2" --dtype "$3" --shape "$4" >"$out/ln42.run" 2>&1
+    echo "trial $1: $(tail -n 1 "$out/ln42.run")"
+    grep -q "verified (0 wrong)" "$out/ln42.run" || { echo "   ^ FAILED"; return 1; }
+}
+# mark GBS: whether a GB/s figure meets issue 16's 3,700
+mark() { awk -v g="$1" 'BEGIN { print (g ~ /^[0-9.]+$/ ? (g >= 3700 ? g " (>= 3700)" : g " (short of 3700)") : "-") }'; }
+{
+    device_head
+    if nvidia-smi >/dev/null 2>&1; then
+        echo "== the GPU against float64 (every element) $(el_s)"
+        # (262152: the cluster's last part ends 8 elements into its chunks; 32776: hexrow's
+        # clusters of 2, the second part's tail chunk 8 elements; 4099: row128's registers, a
+        # short last vector; 24584: hexrow, a short tail)
+        for c in "bf16 4x262152" "bf16 64x32776" "bf16 33x4099" "f16 17x24584" "f16 4x262144"; do
+            # shellcheck disable=SC2086 # (the dtype and the shape)
+            [ -n "${bad:-}" ] || checked yfma layernorm $c || bad=1
+        done
+        if [ -z "${bad:-}" ]; then
+            echo "== the benches $(el_s)"
+            pct_of 0 layernorm $L && l0=$pct gl0=$gbs
+            pct_of yfma layernorm $L && ly=$pct gly=$gbs
+            pct_of 0 layernorm $S && s0=$pct gs0=$gbs
+            pct_of yfma layernorm $S && sy=$pct gsy=$gbs
+            pct_of yfma layernorm $S && sy2=$pct gsy2=$gbs
+            pct_of 0 layernorm $S && s02=$pct gs02=$gbs
+            pct_of yfma layernorm $L && ly2=$pct gly2=$gbs
+            pct_of 0 layernorm $L && l02=$pct gl02=$gbs
+            pct_of 0 rmsnorm $L && r0=$pct gr0=$gbs
+            pct_of 0 layernorm $R && h0=$pct gh0=$gbs
+            pct_of yfma layernorm $R && hy=$pct ghy=$gbs
+            DT=f16
+            pct_of 0 layernorm $L && f0=$pct
+            pct_of yfma layernorm $L && fy=$pct
+            DT=bf16
+        fi
+        echo "== at $(el) s: % of the copy (GB/s), bf16 two rounds (the second reversed):"
+        echo "   LayerNorm $L: default ${l0:-} / ${l02:-} (${gl0:-} / ${gl02:-}), yfma ${ly:-} / ${ly2:-} (${gly:-} / ${gly2:-})"
+        echo "   LayerNorm $S: default ${s0:-} / ${s02:-} (${gs0:-} / ${gs02:-}), yfma ${sy:-} / ${sy2:-} (${gsy:-} / ${gsy2:-})"
+        echo "   LayerNorm $R (once): default ${h0:-} (${gh0:-}), yfma ${hy:-} (${ghy:-})"
+        echo "   LayerNorm f16 $L (once): default ${f0:-}, yfma ${fy:-}"
+        echo "   RMSNorm $L (the yardstick): ${r0:-} (${gr0:-})"
+        echo "   issue 16's 3,700 GB/s at $L: default $(mark "${gl0:-}") / $(mark "${gl02:-}"); yfma $(mark "${gly:-}") / $(mark "${gly2:-}")"
+        if [ -n "${bad:-}" ]; then
+            echo "decides: yfma: delete (WRONG): a check against float64 above failed"
+        else
+            dl1=$(diff2 "${ly:-}" "${l0:-}") dl2=$(diff2 "${ly2:-}" "${l02:-}")
+            ds1=$(diff2 "${sy:-}" "${s0:-}") ds2=$(diff2 "${sy2:-}" "${s02:-}")
+            dh=$(diff2 "${hy:-}" "${h0:-}") df=$(diff2 "${fy:-}" "${f0:-}")
+            line "$L" "$dl1" "$dl2"
+            line "$S" "$ds1" "$ds2"
+            line "$R" "$dh" ""
+            line "$L f16" "$df" ""
+            vl=$(verdict "$L" "$dl1" "$dl2")
+            all="$vl $(verdict "$S" "$ds1" "$ds2") $(verdict "$R" "$dh" "") $(verdict "$L" "$df" "")"
+            mean_l=$(mean2 "$dl1" "$dl2")
+            case "$all" in
+            *W*) echo "decides: yfma: delete (WRONG): a bench row above is WRONG" ;;
+            *loses*) echo "decides: yfma: delete (a shape loses more than 0.5 points: $all)" ;;
+            *)
+                if [ "$vl" = wins ]; then
+                    echo "decides: yfma: make default (wins at $L by ${mean_l} points; the others: $all)"
+                elif awk -v m="$mean_l" 'BEGIN { exit !(m == "" || m < 0) }'; then
+                    echo "decides: yfma: delete (not ahead at $L: ${mean_l:-not timed})"
+                else
+                    echo "decides: yfma: undecided (ahead at $L by ${mean_l} points, within the spread: time it again)"
+                fi
+                ;;
+            esac
+        fi
+    else
+        echo "== no GPU here: nothing timed"
+        echo "decides: yfma: undecided (no GPU)"
+    fi
+    device_end
+    echo "== WRONG lines (rows against float64): $(grep -c WRONG "$log")"
+} >"$log" 2>&1
+grep -v "^# \(check\|time\|index\|torch\|  (allowed\)" "$log" | tail -n 100
