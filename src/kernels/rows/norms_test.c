@@ -226,6 +226,19 @@ int main(void)
     forward_giving(lib, be, true, CUTE_BF16, (shape_case){3, 131080, 0}, GIVE_W | GIVE_STATS, 3000);
     forward_giving(lib, be, true, CUTE_F16, (shape_case){2, 70000, 8}, GIVE_RES | GIVE_B, 3000);
     forward(lib, be, true, CUTE_F32, (shape_case){1, 40008, 0}, true, 3000);
+    /* ln42's trial whole (a tail plan's whole write chunks without predicates), alone and
+     * with yfma: parts whose last chunk is short (3x70000 padded with a residual, 2x65544,
+     * hexrow's 2x20000, f16 2x100000 without weight and bias), whole ones (2x262144 f32, f16
+     * 3x24576: hexrow's, each chunk whole) */
+    for (int t = 0; t < 2; t++) {
+        setenv("CUTEC_ROWS_TRIAL", t ? "yfma,whole" : "whole", 1);
+        forward(lib, be, true, CUTE_BF16, (shape_case){3, 70000, 8}, true, 3000);
+        forward(lib, be, true, CUTE_BF16, (shape_case){2, 65544, 0}, true, 0);
+        forward(lib, be, true, CUTE_BF16, (shape_case){2, 20000, 8}, true, 3000);
+        forward(lib, be, true, CUTE_F16, (shape_case){2, 100000, 8}, false, 0);
+        forward(lib, be, true, CUTE_F16, (shape_case){3, 24576, 0}, true, 3000);
+        forward(lib, be, true, CUTE_F32, (shape_case){2, 40008, 0}, true, 0);
+    }
     unsetenv("CUTEC_ROWS_TRIAL");
     /* rows35's wchain (RMSNorm's cluster parts written with each chunk's weight a chunk ahead,
      * the default: the cases above) over hex's parts; parts that end inside a chunk, with and

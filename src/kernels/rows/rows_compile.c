@@ -386,6 +386,9 @@ void row_plan_forms(row_plan *p, int64_t n)
      * eight (64 registers, 228 KB) lost to seven (80.4 / 81.0, 84.5 / 84.4): both deleted.
      * CUTEC_ROWS_TRIAL=no-tail gives the six staged parts back */
     p->tail_global = row_lnb_form("tail") && p->stage_split && p->stage_chunks > 1 && p->tpr * p->rows == 128 && !p->cols_ahead;
+    /* ln42's trial "whole": such a plan's write pass without predicates on its whole chunks
+     * (rows_kernel.c's write_any).  The flip: drop `rows_trial("whole") &&` */
+    p->write_whole = rows_trial("whole") && p->tail_global && p->rows == 1;
     /* nb41's PDL forms of the norms' backward (the defaults where the row kernel is not a
      * persistent grid of clusters of two blocks an SM; rows_call.c, columns.c):
      *  - sumpdl: the column sums' pass (dw, then db) launched as the row kernel's dependent

@@ -161,6 +161,10 @@ typedef struct row_plan {
                               passes, so that the part's shared memory is a chunk smaller and
                               seven blocks an SM fit where six took 228 KB (ln41's "tail7",
                               the default: rows_compile.c's row_plan_forms) */
+    bool write_whole;      /* a tail_global plan's write pass takes a chunk wholly inside
+                              the matrix (every chunk but a row's last, short one) without
+                              predicates: no zero fills, bounds checks or split stores
+                              (ln42's trial "whole": rows_kernel.c's write_any) */
     bool column_grid;      /* blocks tile the columns too (grid.y), each its chunk: an op
                               without row reductions over rows longer than a tile, or a
                               cluster's blocks */
