@@ -5,30 +5,31 @@
 # pass's instructions an element (ln41's diagnosis: seven blocks an SM, and the SM's loads stop
 # whenever all seven are past their read phase; LayerNorm's write pass ~10 instructions an
 # element against RMSNorm's ~4.5):
-#  - yfma (CUTEC_ROWS_TRIAL=yfma; layernorm.c, 16-bit inputs, every held-form shape):
-#    y = fma(fma(h, rstd, -mean rstd), w, b) where ((h - mean) rstd) w + b took FADD, FMUL,
-#    FFMA an element;
 #  - whole (CUTEC_ROWS_TRIAL=whole; rows_kernel.c's write_any; the tail plans: 1024x262144
 #    and hexrow's 4096x32768): a chunk wholly inside the matrix written by a copy of the
 #    chunk's code without predicates (no zero fill before each load, no 64-bit bounds checks,
-#    no split store), the row's short last chunk as before.
+#    no split store), the row's short last chunk as before.  New;
+#  - yfma (CUTEC_ROWS_TRIAL=yfma; layernorm.c, 16-bit inputs, every held-form shape):
+#    y = fma(fma(h, rstd, -mean rstd), w, b) where ((h - mean) rstd) w + b took FADD, FMUL,
+#    FFMA an element.  ln16's "form" (session 33) rebuilt: +0.3 points then at three 64 KB
+#    parts an SM, where it cost 5 registers (67 -> 72 under a bound of 80); on today's seven
+#    32 KB parts it costs none (72 -> 72), so it is timed again, on top of whole.
 # The count (sm_90a SASS of the emitted CUDA by nvcc -cubin and cuobjdump; the split part's
 # write loop at 1024x262144 bf16, one chunk: 32 elements a thread): default 315 instructions,
 # yfma 280, whole 252, yfma,whole 220 (6.9 an element); 72 registers each, no spill (seven
 # blocks an SM kept; 4096x32768 the same; 16384x4096's row128 76 -> 72 under yfma).
-# Predicted (points of the copy): yfma +0.5 to +2 at 1024x262144, 0 to +1 at 4096x32768 and
-# 16384x4096; yfma,whole +1 to +3 at 1024x262144 (the write pass ~30% shorter), 0 to +1.5 at
-# 4096x32768.
-# This pass: `cutec run layernorm` on the GPU against float64 (every element) under
-# yfma,whole (bf16 4x262152 and 64x32776: short last chunks; f16 17x24584, 4x262144) and yfma
-# (bf16 4x262152, 33x4099: row128), then `cutec bench layernorm` bf16 default / yfma /
+# Predicted (points of the copy): whole +0.5 to +2 at 1024x262144, 0 to +1 at 4096x32768;
+# yfma on top of it 0 to +1 (ln16's +0.3).
+# This pass: `cutec run layernorm` on the GPU against float64 (every element) under whole
+# (bf16 4x262152 and 64x32776: short last chunks) and yfma,whole (bf16 4x262152, 33x4099:
+# row128; f16 17x24584, 4x262144), then `cutec bench layernorm` bf16 default / whole /
 # yfma,whole at 1024x262144 and 4096x32768 in two rounds (the second reversed), RMSNorm at
-# 1024x262144 once (the yardstick), 16384x4096 default / yfma once, f16 1024x262144 the
-# three once where the budget leaves room.  No step starts past $BUDGET (40) s, a bench under
-# 8 s.
+# 1024x262144 once (the yardstick), 16384x4096 default / yfma,whole once (whole does not
+# apply there: yfma alone), f16 1024x262144 the three once where the budget leaves room.  No
+# step starts past $BUDGET (40) s, a bench under 8 s.
 # The rule, per shape (points of the copy, d = form - its base, each round's pair): mean d >=
 # 0.5 and d > 0 in both rounds -> "wins"; mean d < -0.5 (one round: d < -1) -> "loses";
-# else "spread".  yfma against the default, whole (yfma,whole) against yfma; per trial:
+# else "spread".  whole against the default, yfma (yfma,whole) against whole; per trial:
 # "make default" when it wins at 1024x262144 and loses at no shape; "delete" when its mean d
 # at 1024x262144 is below 0 or it loses at a shape; else "undecided (time it again)".  A
 # failed check or a WRONG row decides "delete (WRONG)" for the trial checked.  GB/s against
@@ -114,80 +115,80 @@ trial()
         # (262152: the cluster's last part ends 8 elements into its chunks; 32776: hexrow's
         # clusters of 2, the second part's tail chunk 8 elements; 24584: hexrow, a short tail;
         # 4099: row128's registers, a short last vector)
-        for c in "bf16 4x262152" "bf16 64x32776" "f16 17x24584" "f16 4x262144"; do
+        for c in "bf16 4x262152" "bf16 64x32776"; do
             # shellcheck disable=SC2086 # (the dtype and the shape)
-            [ -n "${bad_w:-}" ] || checked yfma,whole layernorm $c || bad_w=1
+            [ -n "${bad_w:-}" ] || checked whole layernorm $c || bad_w=1
         done
-        for c in "bf16 4x262152" "bf16 33x4099"; do
+        for c in "bf16 4x262152" "bf16 33x4099" "f16 17x24584" "f16 4x262144"; do
             # shellcheck disable=SC2086 # (the dtype and the shape)
-            [ -n "${bad_y:-}" ] || checked yfma layernorm $c || bad_y=1
+            [ -n "${bad_y:-}" ] || checked yfma,whole layernorm $c || bad_y=1
         done
-        if [ -z "${bad_y:-}" ]; then
-            W=yfma,whole
-            [ -z "${bad_w:-}" ] || W=skip
+        if [ -z "${bad_w:-}" ]; then
+            Y=yfma,whole
+            [ -z "${bad_y:-}" ] || Y=skip
             echo "== the benches $(el_s)"
             pct_of 0 layernorm $L && l0=$pct gl0=$gbs
-            pct_of yfma layernorm $L && ly=$pct gly=$gbs
-            [ $W = skip ] || { pct_of $W layernorm $L && lw=$pct glw=$gbs; }
+            pct_of whole layernorm $L && lw=$pct glw=$gbs
+            [ $Y = skip ] || { pct_of $Y layernorm $L && ly=$pct gly=$gbs; }
             pct_of 0 layernorm $S && s0=$pct gs0=$gbs
-            pct_of yfma layernorm $S && sy=$pct gsy=$gbs
-            [ $W = skip ] || { pct_of $W layernorm $S && sw=$pct gsw=$gbs; }
-            [ $W = skip ] || { pct_of $W layernorm $S && sw2=$pct gsw2=$gbs; }
-            pct_of yfma layernorm $S && sy2=$pct gsy2=$gbs
+            pct_of whole layernorm $S && sw=$pct gsw=$gbs
+            [ $Y = skip ] || { pct_of $Y layernorm $S && sy=$pct gsy=$gbs; }
+            [ $Y = skip ] || { pct_of $Y layernorm $S && sy2=$pct gsy2=$gbs; }
+            pct_of whole layernorm $S && sw2=$pct gsw2=$gbs
             pct_of 0 layernorm $S && s02=$pct gs02=$gbs
-            [ $W = skip ] || { pct_of $W layernorm $L && lw2=$pct glw2=$gbs; }
-            pct_of yfma layernorm $L && ly2=$pct gly2=$gbs
+            [ $Y = skip ] || { pct_of $Y layernorm $L && ly2=$pct gly2=$gbs; }
+            pct_of whole layernorm $L && lw2=$pct glw2=$gbs
             pct_of 0 layernorm $L && l02=$pct gl02=$gbs
             pct_of 0 rmsnorm $L && r0=$pct gr0=$gbs
             pct_of 0 layernorm $R && h0=$pct gh0=$gbs
-            pct_of yfma layernorm $R && hy=$pct ghy=$gbs
+            [ $Y = skip ] || { pct_of $Y layernorm $R && hy=$pct ghy=$gbs; }
             DT=f16
             pct_of 0 layernorm $L && f0=$pct
-            pct_of yfma layernorm $L && fy=$pct
-            [ $W = skip ] || { pct_of $W layernorm $L && fw=$pct; }
+            pct_of whole layernorm $L && fw=$pct
+            [ $Y = skip ] || { pct_of $Y layernorm $L && fy=$pct; }
             DT=bf16
         fi
         echo "== at $(el) s: % of the copy (GB/s), bf16 two rounds (the second reversed):"
-        echo "   LayerNorm $L: default ${l0:-} / ${l02:-} (${gl0:-} / ${gl02:-}), yfma ${ly:-} / ${ly2:-} (${gly:-} / ${gly2:-}), yfma,whole ${lw:-} / ${lw2:-} (${glw:-} / ${glw2:-})"
-        echo "   LayerNorm $S: default ${s0:-} / ${s02:-} (${gs0:-} / ${gs02:-}), yfma ${sy:-} / ${sy2:-} (${gsy:-} / ${gsy2:-}), yfma,whole ${sw:-} / ${sw2:-} (${gsw:-} / ${gsw2:-})"
-        echo "   LayerNorm $R (once): default ${h0:-} (${gh0:-}), yfma ${hy:-} (${ghy:-})"
-        echo "   LayerNorm f16 $L (once): default ${f0:-}, yfma ${fy:-}, yfma,whole ${fw:-}"
+        echo "   LayerNorm $L: default ${l0:-} / ${l02:-} (${gl0:-} / ${gl02:-}), whole ${lw:-} / ${lw2:-} (${glw:-} / ${glw2:-}), yfma,whole ${ly:-} / ${ly2:-} (${gly:-} / ${gly2:-})"
+        echo "   LayerNorm $S: default ${s0:-} / ${s02:-} (${gs0:-} / ${gs02:-}), whole ${sw:-} / ${sw2:-} (${gsw:-} / ${gsw2:-}), yfma,whole ${sy:-} / ${sy2:-} (${gsy:-} / ${gsy2:-})"
+        echo "   LayerNorm $R (once): default ${h0:-} (${gh0:-}), yfma (,whole) ${hy:-} (${ghy:-})"
+        echo "   LayerNorm f16 $L (once): default ${f0:-}, whole ${fw:-}, yfma,whole ${fy:-}"
         echo "   RMSNorm $L (the yardstick): ${r0:-} (${gr0:-})"
-        echo "   issue 16's 3,700 GB/s at $L: default $(mark "${gl0:-}") / $(mark "${gl02:-}"); yfma $(mark "${gly:-}") / $(mark "${gly2:-}"); yfma,whole $(mark "${glw:-}") / $(mark "${glw2:-}")"
-        if [ -n "${bad_y:-}" ]; then
-            echo "decides: yfma: delete (WRONG): a check against float64 above failed"
-            echo "decides: whole: undecided (not timed: yfma failed its check)"
+        echo "   issue 16's 3,700 GB/s at $L: default $(mark "${gl0:-}") / $(mark "${gl02:-}"); whole $(mark "${glw:-}") / $(mark "${glw2:-}"); yfma,whole $(mark "${gly:-}") / $(mark "${gly2:-}")"
+        if [ -n "${bad_w:-}" ]; then
+            echo "decides: whole: delete (WRONG): a check against float64 above failed"
+            echo "decides: yfma: undecided (not timed: whole failed its check)"
         else
-            dl1=$(diff2 "${ly:-}" "${l0:-}") dl2=$(diff2 "${ly2:-}" "${l02:-}")
-            ds1=$(diff2 "${sy:-}" "${s0:-}") ds2=$(diff2 "${sy2:-}" "${s02:-}")
-            dh=$(diff2 "${hy:-}" "${h0:-}") df=$(diff2 "${fy:-}" "${f0:-}")
-            echo "-- yfma against the default:"
-            line "$L" "$dl1" "$dl2"
-            line "$S" "$ds1" "$ds2"
-            line "$R" "$dh" ""
-            line "$L f16" "$df" ""
+            dl1=$(diff2 "${lw:-}" "${l0:-}") dl2=$(diff2 "${lw2:-}" "${l02:-}")
+            ds1=$(diff2 "${sw:-}" "${s0:-}") ds2=$(diff2 "${sw2:-}" "${s02:-}")
+            df=$(diff2 "${fw:-}" "${f0:-}")
+            echo "-- whole against the default:"
+            line "$L" "$dl1" "$dl2" | sed 's/yfma at/whole at/'
+            line "$S" "$ds1" "$ds2" | sed 's/yfma at/whole at/'
+            line "$L f16" "$df" "" | sed 's/yfma at/whole at/'
             mean_l=$(mean2 "$dl1" "$dl2")
-            trial yfma "$(verdict "$L" "$dl1" "$dl2")" "$(verdict "$S" "$ds1" "$ds2")" "$(verdict "$R" "$dh" "")" \
-                "$(verdict "$L" "$df" "")"
-            if [ -n "${bad_w:-}" ]; then
-                echo "decides: whole: delete (WRONG): a check against float64 above failed"
+            trial whole "$(verdict "$L" "$dl1" "$dl2")" "$(verdict "$S" "$ds1" "$ds2")" "$(verdict "$L" "$df" "")"
+            if [ -n "${bad_y:-}" ]; then
+                echo "decides: yfma: delete (WRONG): a check against float64 above failed"
             else
-                wl1=$(diff2 "${lw:-}" "${ly:-}") wl2=$(diff2 "${lw2:-}" "${ly2:-}")
-                ws1=$(diff2 "${sw:-}" "${sy:-}") ws2=$(diff2 "${sw2:-}" "${sy2:-}")
-                wf=$(diff2 "${fw:-}" "${fy:-}")
-                echo "-- whole (yfma,whole against yfma):"
-                line "$L" "$wl1" "$wl2" | sed 's/yfma at/whole at/'
-                line "$S" "$ws1" "$ws2" | sed 's/yfma at/whole at/'
-                line "$L f16" "$wf" "" | sed 's/yfma at/whole at/'
-                echo "   (yfma,whole against the default at $L: $(diff2 "${lw:-}" "${l0:-}") / $(diff2 "${lw2:-}" "${l02:-}") points)"
-                mean_l=$(mean2 "$wl1" "$wl2")
-                trial whole "$(verdict "$L" "$wl1" "$wl2")" "$(verdict "$S" "$ws1" "$ws2")" "$(verdict "$L" "$wf" "")"
+                yl1=$(diff2 "${ly:-}" "${lw:-}") yl2=$(diff2 "${ly2:-}" "${lw2:-}")
+                ys1=$(diff2 "${sy:-}" "${sw:-}") ys2=$(diff2 "${sy2:-}" "${sw2:-}")
+                yh=$(diff2 "${hy:-}" "${h0:-}") yf=$(diff2 "${fy:-}" "${fw:-}")
+                echo "-- yfma (yfma,whole against whole; at $R against the default):"
+                line "$L" "$yl1" "$yl2"
+                line "$S" "$ys1" "$ys2"
+                line "$R" "$yh" ""
+                line "$L f16" "$yf" ""
+                echo "   (yfma,whole against the default at $L: $(diff2 "${ly:-}" "${l0:-}") / $(diff2 "${ly2:-}" "${l02:-}") points)"
+                mean_l=$(mean2 "$yl1" "$yl2")
+                trial yfma "$(verdict "$L" "$yl1" "$yl2")" "$(verdict "$S" "$ys1" "$ys2")" "$(verdict "$R" "$yh" "")" \
+                    "$(verdict "$L" "$yf" "")"
             fi
         fi
     else
         echo "== no GPU here: nothing timed"
-        echo "decides: yfma: undecided (no GPU)"
         echo "decides: whole: undecided (no GPU)"
+        echo "decides: yfma: undecided (no GPU)"
     fi
     device_end
     echo "== WRONG lines (rows against float64): $(grep -c WRONG "$log")"

@@ -114,7 +114,10 @@ static void shifted_row(cute_ctx *c, row_io *io, const cute_val stats[][4])
  * at 1024x262144, bf16: 322 instructions a 32 elements a thread, ~10 an element: 3 widen x,
  * w and b, 3 the arithmetic, 0.5 the pack, ~0.75 the loads' zero fills, the rest addresses
  * and predicates).  Rounding: 2^-24 of |mean| / spread, relative, on xhat (as lnb2's xfma:
- * ~2e-4 where the mean is 3000 times the spread, within f16's and bf16's tolerances). */
+ * ~2e-4 where the mean is 3000 times the spread, within f16's and bf16's tolerances; f32
+ * keeps the default).  ln16's "form" (session 33) was this one: +0.3 points at 1024x262144
+ * on three 64 KB parts an SM, where it took 5 registers more (67 -> 72); on seven 32 KB
+ * parts it takes none (72), so timed again (scripts/device-ln42.sh). */
 static void yfma_row(cute_ctx *c, row_io *io, const cute_val stats[][4])
 {
     shifted_row(c, io, stats);
