@@ -18,8 +18,13 @@
 # write loop at 1024x262144 bf16, one chunk: 32 elements a thread): default 315 instructions,
 # yfma 280, whole 252, yfma,whole 220 (6.9 an element); 72 registers each, no spill (seven
 # blocks an SM kept; 4096x32768 the same; 16384x4096's row128 76 -> 72 under yfma).
-# Predicted (points of the copy): whole +0.5 to +2 at 1024x262144, 0 to +1 at 4096x32768;
-# yfma on top of it 0 to +1 (ln16's +0.3).
+# Predicted (points of the copy): whole 0 to +1.5 at 1024x262144, 0 to +1 at 4096x32768;
+# yfma on top of it 0 to +1 (ln16's +0.3).  Modest: the lead's early profile (prof42, ncu,
+# /work/notes/mid42/ln42.txt) has LayerNorm at 1024x262144 issuing 63.6% of its slots with
+# 169.7 M warp instructions (~20 an element, both passes) where softmax issues 69.8% with
+# 165.1 M at 95.5% of the copy: the count is not the bound alone; what LayerNorm has that
+# softmax lacks is the columns from L2 (1,648 KB a row into the SMs against 768) and its
+# long-scoreboard stalls (4.17 of 9.92 warps an issue).
 # This pass: `cutec run layernorm` on the GPU against float64 (every element) under whole
 # (bf16 4x262152 and 64x32776: short last chunks) and yfma,whole (bf16 4x262152, 33x4099:
 # row128; f16 17x24584, 4x262144), then `cutec bench layernorm` bf16 default / whole /
