@@ -73,7 +73,7 @@ static int sum_arrays(const row_plan *p) { return row_plan_slots(p, COL_PARTIAL)
 
 static bool keeps_sums(const row_plan *p) { return sum_arrays(p) > 0; }
 
-bool row_plan_persistent(const row_plan *p) { return keeps_sums(p); }
+bool row_plan_persistent(const row_plan *p) { return keeps_sums(p) || p->persist; }
 
 int row_plan_sum_tiles(const row_plan *p) { return keeps_sums(p) && p->cluster > 1 && p->stage_chunks > 1 ? p->stage_chunks : 1; }
 
@@ -389,6 +389,12 @@ void row_plan_forms(row_plan *p, int64_t n)
     /* ln42's trial "whole": such a plan's write pass without predicates on its whole chunks
      * (rows_kernel.c's write_any).  The flip: drop `rows_trial("whole") &&` */
     p->write_whole = rows_trial("whole") && p->tail_global && p->rows == 1;
+    /* ln42's trials "persist" (a tail plan's grid the clusters the device holds, each
+     * walking rows: no cluster of 16 waits for 16 free slots of a GPC a row) and "refill"
+     * (persist, and the next row's chunks copied into each buffer as the write pass is done
+     * with it: rows_kernel.c's refill_chunk; not beside the write pass's other forms) */
+    p->persist = (rows_trial("persist") || rows_trial("refill")) && p->tail_global && p->rows == 1;
+    p->refill = rows_trial("refill") && p->persist && !p->cols_chain && !p->cols_ahead;
     /* nb41's PDL forms of the norms' backward (the defaults where the row kernel is not a
      * persistent grid of clusters of two blocks an SM; rows_call.c, columns.c):
      *  - sumpdl: the column sums' pass (dw, then db) launched as the row kernel's dependent
