@@ -12,8 +12,10 @@
 #  - refill (with yfma,whole): the tail plans' grid persistent (the clusters the device holds
 #    at once walk the rows) and each staged chunk's buffer refilled with the block's next
 #    row's chunk during the write pass (rows_kernel.c's refill_chunk), so that a block's next
-#    loads are in flight during its writes where they waited for the row's end.  Not timed
-#    yet; 72 registers, 36 bytes spilled (one reload in the write loop's predicated copy).
+#    loads are in flight during its writes where they waited for the row's end, and the next
+#    row's tail chunk (from global memory, first in its stage walk) prefetched to L2 at the
+#    write pass's start.  Not timed yet; 72 registers, 60 bytes spilled (a reload a chunk in
+#    the write loop, one in thread 0's copy).
 #    Predicted: +1 to +3 points at 1024x262144 (the lead's early profile: 85% of the copy with
 #    no load of a block in flight during its write pass; RMSNorm 89%, softmax 95.5%), 0 to
 #    +1.5 at 4096x32768; a loss if the write pass's barrier a chunk and the spill cost more.

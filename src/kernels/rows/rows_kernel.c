@@ -338,6 +338,31 @@ static void refill_chunk(cute_ctx *c, const row_thread *th, const row_io *io, cu
     CUTE_IF(c, more) { row_stage_fill(c, &stage, th->p, th->k->g, next, cb, th->k->n); }
 }
 
+/* the plan's refill: the block's next row's tail chunk (read from global memory, first in
+ * that row's stage walk, where the refilled chunks wait in shared memory already) asked of L2
+ * now, a 128-byte line a thread (prefetch.global.L2), so that the next row starts on L2's
+ * latency, not HBM's */
+static void prefetch_next_tail(cute_ctx *c, const row_thread *th)
+{
+    if (!th->p->refill) return;
+    cute_alg *a = cute_ctx_alg(c);
+    int per_line = 128 / cute_dtype_bytes(th->p->dtype[0]);
+    int64_t lines = row_plan_tile(th->p) / per_line;
+    cute_int after = cute_add(a, th->it, cute_i(1)), next = row_block(c, after), tid = cute_thread_idx(c, 0);
+    cute_int at = cute_mul(a, tid, cute_i(per_line));
+    cute_int col = cute_add(a, cute_mul(a, th->tail, cute_i(row_plan_tile(th->p))), at);
+    cute_val more = cute_val_binop(c, CUTE_OP_AND, cute_int_lt(c, after, th->k->iters), cute_int_lt(c, next, th->k->m));
+    more = cute_val_binop(c, CUTE_OP_AND, more, cute_int_lt(c, tid, cute_i(lines)));
+    more = cute_val_binop(c, CUTE_OP_AND, more, cute_int_lt(c, col, th->k->n));
+    CUTE_IF(c, more) {
+        for (int s = 0; s < th->p->op->nslots; s++)
+            if (th->p->has[s] && th->p->op->slot[s].role == ROW_IN) {
+                cute_tensor t = cute_tensor_slice(c, th->k->g[s], CUTE_CRD(CUTE_CRD(CUTE_ALL, CUTE_ALL), CUTE_CRD(next, th->tail)));
+                cute_prefetch_l2(c, cute_tensor_ptr(c, t, at));
+            }
+    }
+}
+
 /* (j: the part's tile whose column sums it adds to) */
 static void write_chunk(cute_ctx *c, const row_thread *th, row_io *io, cute_int rb, cute_int cb, cute_val stats[][4], int j)
 {
@@ -458,6 +483,7 @@ static void write_pass_row(cute_ctx *c, const row_thread *th, row_io *io, cute_i
         return;
     }
     if (th->p->tail_global) { /* (its L2 loads beside the first chunk's columns') */
+        prefetch_next_tail(c, th);
         row_thread from_global = unstaged(th);
         write_any(c, &from_global, io, rb, th->tail, stats);
     }
