@@ -242,8 +242,8 @@ int main(void)
     /* ln42's trials persist and refill (a tail plan's grid persistent: each block walks rows,
      * 28 row blocks at once here, so 15 blocks of two rows at 30, a row past the matrix in a
      * block's last turn at 31; refill: each staged buffer refilled with the next row's chunk
-     * in the write pass), alone and with yfma,whole: weight and bias without a residual (with
-     * one the plan is not a tail plan), a short last part (fewer staged chunks than buffers: a
+     * in the write pass), alone and with yfma,whole: weight and bias without a residual (the
+     * timed calls' form), a short last part (fewer staged chunks than buffers: a
      * row's chunks start where the row before ended), saved statistics, a mean 3000 times the
      * spread, hexrow's clusters of 2 (f16, f32), a weight alone (write_chain: persist without
      * refill) */
