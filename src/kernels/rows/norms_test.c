@@ -239,16 +239,14 @@ int main(void)
         forward(lib, be, true, CUTE_F16, (shape_case){3, 24576, 0}, true, 3000);
         forward(lib, be, true, CUTE_F32, (shape_case){2, 40008, 0}, true, 0);
     }
-    /* ln42's trials persist and refill (a tail plan's grid persistent: each block walks rows,
-     * 28 row blocks at once here, so 15 blocks of two rows at 30, a row past the matrix in a
-     * block's last turn at 31; refill: each staged buffer refilled with the next row's chunk
-     * in the write pass), alone and with yfma,whole: weight and bias without a residual (the
+    /* ln42's trial persist (a tail plan's grid persistent: each block walks rows, 28 row
+     * blocks at once here, so 15 blocks of two rows at 30, a row past the matrix in a block's
+     * last turn at 31), alone and with yfma,whole: weight and bias without a residual (the
      * timed calls' form), a short last part (fewer staged chunks than buffers: a
      * row's chunks start where the row before ended), saved statistics, a mean 3000 times the
-     * spread, hexrow's clusters of 2 (f16, f32), a weight alone (write_chain: persist without
-     * refill) */
-    const char *walks[] = {"persist", "refill", "yfma,whole,refill"};
-    for (int t = 0; t < 3; t++) {
+     * spread, hexrow's clusters of 2 (f16, f32), a weight alone (write_chain) */
+    const char *walks[] = {"persist", "yfma,whole,persist"};
+    for (int t = 0; t < 2; t++) {
         setenv("CUTEC_ROWS_TRIAL", walks[t], 1);
         forward_giving(lib, be, true, CUTE_BF16, (shape_case){30, 70000, 8}, GIVE_W | GIVE_B | GIVE_STATS, 3000);
         forward_giving(lib, be, true, CUTE_F16, (shape_case){31, 20000, 0}, GIVE_W | GIVE_B, 0);

@@ -389,12 +389,12 @@ void row_plan_forms(row_plan *p, int64_t n)
     /* ln42's trial "whole": such a plan's write pass without predicates on its whole chunks
      * (rows_kernel.c's write_any).  The flip: drop `rows_trial("whole") &&` */
     p->write_whole = rows_trial("whole") && p->tail_global && p->rows == 1;
-    /* ln42's trials "persist" (a tail plan's grid the clusters the device holds, each
-     * walking rows: no cluster of 16 waits for 16 free slots of a GPC a row) and "refill"
-     * (persist, and the next row's chunks copied into each buffer as the write pass is done
-     * with it: rows_kernel.c's refill_chunk; not beside the write pass's other forms) */
-    p->persist = (rows_trial("persist") || rows_trial("refill")) && p->tail_global && p->rows == 1;
-    p->refill = rows_trial("refill") && p->persist && !p->cols_chain && !p->cols_ahead;
+    /* ln42's trial "persist": a tail plan's grid the clusters the device holds at once, each
+     * walking rows, none launched a row.  With each staged buffer refilled with the block's
+     * next row in the write pass ("refill": a block barrier and thread 0's copy a chunk, the
+     * next row's tail prefetched to L2) it ran 70.3% of the copy at 1024x262144 and 73.6 at
+     * 4096x32768 against 85.0 and 89.7 (H200, 2026-11-28): deleted */
+    p->persist = rows_trial("persist") && p->tail_global && p->rows == 1;
     /* nb41's PDL forms of the norms' backward (the defaults where the row kernel is not a
      * persistent grid of clusters of two blocks an SM; rows_call.c, columns.c):
      *  - sumpdl: the column sums' pass (dw, then db) launched as the row kernel's dependent

@@ -166,12 +166,8 @@ typedef struct row_plan {
                               predicates: no zero fills, bounds checks or split stores
                               (ln42's trial "whole": rows_kernel.c's write_any) */
     bool persist;          /* a tail plan's grid persistent: the clusters the device holds at
-                              once walk the rows, none launched a row (ln42's trials
-                              "persist" and "refill": row_plan_persistent) */
-    bool refill;           /* ... and each staged chunk's buffer, once the write pass has read
-                              it, released and refilled with the next row's chunk, so that
-                              the block's next loads start during this row's writes (ln42's
-                              trial "refill": rows_kernel.c's refill_chunk) */
+                              once walk the rows, none launched a row (ln42's trial
+                              "persist": row_plan_persistent) */
     bool column_grid;      /* blocks tile the columns too (grid.y), each its chunk: an op
                               without row reductions over rows longer than a tile, or a
                               cluster's blocks */

@@ -48,11 +48,7 @@ typedef struct row_thread {
                                    issued before the row's staged wait */
     bool whole;                 /* the chunk at hand lies wholly inside the matrix: its loads
                                    and stores without predicates (write_any) */
-    bool refill;                /* the write pass's staged chunk at hand: once read, its
-                                   buffer takes the next row's chunk (refill_chunk) */
 } row_thread;
-
-static cute_int row_block(cute_ctx *c, cute_int it);
 
 /* this thread's part of a tensor's (R,T) tile of row block rb, column chunk cb (column
  * tensors are broadcast over the rows: row block 0, stride 0) */
@@ -322,52 +318,10 @@ static void stage_walk(cute_ctx *c, const row_thread *th, row_io *io, cute_int r
     for (int i = 0; i < arity; i++) stats[st][i] = var[i];
 }
 
-/* the plan's refill (ln42's trial): staged chunk cb of row io->row read by every thread (the
- * block's barrier), its buffer released and thread 0's copy of the block's next row's chunk
- * cb issued into it, where there is a next row (a persistent block's; rows_walk fills the
- * first row's chunks, and releases none at a row's end).  The buffers' order is the rows'
- * own: each row's chunks released and filled in order, a row after the other. */
-static void refill_chunk(cute_ctx *c, const row_thread *th, const row_io *io, cute_int cb)
-{
-    cute_alg *a = cute_ctx_alg(c);
-    row_stage stage = th->stage; /* (its states are the tracer's variables: a copy advances them) */
-    cute_barrier(c);
-    CUTE_IF(c, cute_int_lt(c, io->row, th->k->m)) { row_stage_release(c, &stage); }
-    cute_int after = cute_add(a, th->it, cute_i(1)), next = row_block(c, after);
-    cute_val more = cute_val_binop(c, CUTE_OP_AND, cute_int_lt(c, after, th->k->iters), cute_int_lt(c, next, th->k->m));
-    CUTE_IF(c, more) { row_stage_fill(c, &stage, th->p, th->k->g, next, cb, th->k->n); }
-}
-
-/* the plan's refill: the block's next row's tail chunk (read from global memory, first in
- * that row's stage walk, where the refilled chunks wait in shared memory already) asked of L2
- * now, a 128-byte line a thread (prefetch.global.L2), so that the next row starts on L2's
- * latency, not HBM's */
-static void prefetch_next_tail(cute_ctx *c, const row_thread *th)
-{
-    if (!th->p->refill) return;
-    cute_alg *a = cute_ctx_alg(c);
-    int per_line = 128 / cute_dtype_bytes(th->p->dtype[0]);
-    int64_t lines = row_plan_tile(th->p) / per_line;
-    cute_int after = cute_add(a, th->it, cute_i(1)), next = row_block(c, after), tid = cute_thread_idx(c, 0);
-    cute_int at = cute_mul(a, tid, cute_i(per_line));
-    cute_int col = cute_add(a, cute_mul(a, th->tail, cute_i(row_plan_tile(th->p))), at);
-    cute_val more = cute_val_binop(c, CUTE_OP_AND, cute_int_lt(c, after, th->k->iters), cute_int_lt(c, next, th->k->m));
-    more = cute_val_binop(c, CUTE_OP_AND, more, cute_int_lt(c, tid, cute_i(lines)));
-    more = cute_val_binop(c, CUTE_OP_AND, more, cute_int_lt(c, col, th->k->n));
-    CUTE_IF(c, more) {
-        for (int s = 0; s < th->p->op->nslots; s++)
-            if (th->p->has[s] && th->p->op->slot[s].role == ROW_IN) {
-                cute_tensor t = cute_tensor_slice(c, th->k->g[s], CUTE_CRD(CUTE_CRD(CUTE_ALL, CUTE_ALL), CUTE_CRD(next, th->tail)));
-                cute_prefetch_l2(c, cute_tensor_ptr(c, t, at));
-            }
-    }
-}
-
 /* (j: the part's tile whose column sums it adds to) */
 static void write_chunk(cute_ctx *c, const row_thread *th, row_io *io, cute_int rb, cute_int cb, cute_val stats[][4], int j)
 {
     load_chunk(c, th, io, rb, cb, false);
-    if (th->refill) refill_chunk(c, th, io, cb);
     th->p->op->finish(c, io, (const cute_val(*)[4])stats);
     store_chunk(c, th, io, rb, cb, j);
 }
@@ -483,13 +437,10 @@ static void write_pass_row(cute_ctx *c, const row_thread *th, row_io *io, cute_i
         return;
     }
     if (th->p->tail_global) { /* (its L2 loads beside the first chunk's columns') */
-        prefetch_next_tail(c, th);
         row_thread from_global = unstaged(th);
         write_any(c, &from_global, io, rb, th->tail, stats);
     }
-    row_thread staged = *th;
-    staged.refill = th->p->refill;
-    CUTE_FOR(c, cb, th->first, th->staged_end) { write_any(c, &staged, io, rb, cb, stats); }
+    CUTE_FOR(c, cb, th->first, th->staged_end) { write_any(c, th, io, rb, cb, stats); }
 }
 
 /* ... for row io->row (a plan's staged_plain: none for a row past the matrix, whose staged
@@ -694,9 +645,7 @@ static void rows_walk(cute_ctx *c, row_thread *th, row_io *io)
         load_firsts(c, th, io, rb, row);
         if (p->cols_ahead) th->ahead = columns_issue(c, th, th->first);
         if (th->stage.on && p->stage_split) {
-            if (!p->refill) fill_chunks(c, th, rb);
-            if (p->refill) /* (the later rows' in the write pass before theirs: refill_chunk) */
-                CUTE_IF(c, cute_int_eq(c, it, cute_i(0))) { fill_chunks(c, th, rb); }
+            fill_chunks(c, th, rb);
             th->staged = row_stage_buffer(c, &th->stage, p); /* (stage_walk waits chunk by chunk) */
         } else if (th->stage.on) {
             fill_row(c, th, cute_add(a, it, cute_i(th->stage.stages - 1)));
@@ -710,10 +659,9 @@ static void rows_walk(cute_ctx *c, row_thread *th, row_io *io)
         store_row_values(c, th, io, row);
         if (p->tpr > 32) cute_barrier(c); /* the next row block's reductions reuse the scratch */
         if (th->stage.on && p->stage_split) {
-            if (!p->refill) /* (refill_chunk released them) */
-                CUTE_IF(c, inside) {
-                    CUTE_FOR(c, cb, th->first, th->staged_end) { (void)cb, row_stage_release(c, &th->stage); }
-                }
+            CUTE_IF(c, inside) {
+                CUTE_FOR(c, cb, th->first, th->staged_end) { (void)cb, row_stage_release(c, &th->stage); }
+            }
         } else if (th->stage.on) {
             CUTE_IF(c, inside) { row_stage_release(c, &th->stage); }
         }
