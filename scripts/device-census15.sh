@@ -36,7 +36,7 @@ gemm15() # WHAT ARGS...: one bench's rows
         gemm15 "epilogue $e: cost at 8192^3" --dtype bf16 --layout tn --variants hopper --sizes 8192 --epilogue $e \
             --epilogue-cost
     done
-    gemm15 "dual GEMM, SwiGLU" --dtype bf16 --sizes 8192 --epilogue swiglu
+    gemm15 "dual GEMM, SwiGLU" --dtype bf16 --layout tn --variants hopper --sizes 8192 --epilogue swiglu
     for g in 8 64; do
         gemm15 "grouped, $g groups" --dtype bf16 --groups $g --tokens 512 --sizes 4096
     done
