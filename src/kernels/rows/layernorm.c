@@ -108,54 +108,18 @@ static void shifted_row(cute_ctx *c, row_io *io, const cute_val stats[][4])
     io->d[1] = io->v[RSTD] = cute_val_unop(c, CUTE_OP_RSQRT, f32_op(c, CUTE_OP_ADD, var, io->p[0]));
 }
 
-/* ln42's trial "yfma" (rows_compile.c's row_plan_forms; 16-bit inputs, the held form): the
- * write pass by one instruction an element fewer, y = fma(fma(h, rstd, -mean rstd), w, b)
- * where ((h - mean) rstd) w + b took FADD, FMUL, FFMA (SASS of the split part's write loop
- * at 1024x262144, bf16: 322 instructions a 32 elements a thread, ~10 an element: 3 widen x,
- * w and b, 3 the arithmetic, 0.5 the pack, ~0.75 the loads' zero fills, the rest addresses
- * and predicates).  Rounding: 2^-24 of |mean| / spread, relative, on xhat (as lnb2's xfma:
- * ~2e-4 where the mean is 3000 times the spread, within f16's and bf16's tolerances; f32
- * keeps the default).  ln16's "form" (session 33) was this one: +0.3 points at 1024x262144
- * on three 64 KB parts an SM, where it took 5 registers more (67 -> 72); on seven 32 KB
- * parts it takes none (72), so timed again (scripts/device-ln42.sh). */
-static void yfma_row(cute_ctx *c, row_io *io, const cute_val stats[][4])
-{
-    shifted_row(c, io, stats);
-    io->d[2] = cute_val_unop(c, CUTE_OP_NEG, f32_op(c, CUTE_OP_MUL, io->d[0], io->d[1]));
-}
-
-static void yfma_finish(cute_ctx *c, row_io *io, const cute_val stats[][4])
-{
-    (void)stats;
-    cute_ssa h = h_of(c, io);
-    cute_ssa y = cute_ssa_fma(c, h, cute_ssa_scalar(c, io->d[1], h.shape), cute_ssa_scalar(c, io->d[2], h.shape));
-    if (io->has[W] && io->has[B])
-        y = cute_ssa_fma(c, y, io->t[W], io->t[B]);
-    else if (io->has[W])
-        y = cute_ssa_binop(c, CUTE_OP_MUL, y, io->t[W]);
-    else if (io->has[B])
-        y = cute_ssa_binop(c, CUTE_OP_ADD, y, io->t[B]);
-    io->t[Y] = y;
-    io->t[RES_OUT] = h;
-}
-
 #define LAYERNORM_FWD_SLOTS                                                                                        \
     {{"x", ROW_IN, false, 0}, {"residual", ROW_IN, true, 0}, {"weight", COL_IN, true, 0},                          \
      {"bias", COL_IN, true, 0}, {"y", ROW_OUT, false, 0}, {"residual_out", ROW_OUT, true, 0},                      \
      {"mean", ROWVAL_OUT, true, 0}, {"rstd", ROWVAL_OUT, true, 0}}
 
-const row_op row_layernorm_fwd_held = {
+static const row_op layernorm_fwd_held = {
     "layernorm_shifted", 8, LAYERNORM_FWD_SLOTS, 1, two_sums, shifted_partial, shifted_row, fwd_finish, true, 0, NULL, true,
     NULL,
 };
 
-const row_op row_layernorm_fwd_yfma = {
-    "layernorm_shifted_yfma", 8, LAYERNORM_FWD_SLOTS, 1, two_sums, shifted_partial, yfma_row, yfma_finish, true, 0, NULL, true,
-    NULL,
-};
-
 const row_op row_layernorm_fwd = {
-    "layernorm", 8, LAYERNORM_FWD_SLOTS, 1, moments, fwd_partial, fwd_row, fwd_finish, true, 0, &row_layernorm_fwd_held, false, NULL,
+    "layernorm", 8, LAYERNORM_FWD_SLOTS, 1, moments, fwd_partial, fwd_row, fwd_finish, true, 0, &layernorm_fwd_held, false, NULL,
 };
 
 enum { DY, XB, WB, MEAN_IN, RSTD_IN, DX, DW, DB };

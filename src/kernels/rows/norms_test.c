@@ -213,46 +213,6 @@ int main(void)
     /* (the six staged parts before ln41's tail: CUTEC_ROWS_TRIAL=no-tail) */
     setenv("CUTEC_ROWS_TRIAL", "no-tail", 1);
     forward(lib, be, true, CUTE_BF16, (shape_case){3, 70000, 8}, true, 3000);
-    /* ln42's trial yfma (LayerNorm's held forward's write pass by two FMAs an element, 16-bit
-     * inputs): a cluster's parts with the tail (3x70000 padded with a residual), hexrow's
-     * (2x20000, the last part short), a row in registers (21x4096 padded, 7x2003 two rows a
-     * block), a weight alone and a bias alone; means 3000 times the spread (the FMA's rounding
-     * of -mean rstd); f32 keeps the default (1x40008) */
-    setenv("CUTEC_ROWS_TRIAL", "yfma", 1);
-    forward(lib, be, true, CUTE_BF16, (shape_case){3, 70000, 8}, true, 3000);
-    forward(lib, be, true, CUTE_F16, (shape_case){2, 20000, 8}, true, 3000);
-    forward(lib, be, true, CUTE_BF16, (shape_case){21, 4096, 8}, true, 3000);
-    forward(lib, be, true, CUTE_F16, (shape_case){7, 2003, 5}, true, 0);
-    forward_giving(lib, be, true, CUTE_BF16, (shape_case){3, 131080, 0}, GIVE_W | GIVE_STATS, 3000);
-    forward_giving(lib, be, true, CUTE_F16, (shape_case){2, 70000, 8}, GIVE_RES | GIVE_B, 3000);
-    forward(lib, be, true, CUTE_F32, (shape_case){1, 40008, 0}, true, 3000);
-    /* ln42's trial whole (a tail plan's whole write chunks without predicates), alone and
-     * with yfma: parts whose last chunk is short (3x70000 padded with a residual, 2x65544,
-     * hexrow's 2x20000, f16 2x100000 without weight and bias), whole ones (2x262144 f32, f16
-     * 3x24576: hexrow's, each chunk whole) */
-    for (int t = 0; t < 2; t++) {
-        setenv("CUTEC_ROWS_TRIAL", t ? "yfma,whole" : "whole", 1);
-        forward(lib, be, true, CUTE_BF16, (shape_case){3, 70000, 8}, true, 3000);
-        forward(lib, be, true, CUTE_BF16, (shape_case){2, 65544, 0}, true, 0);
-        forward(lib, be, true, CUTE_BF16, (shape_case){2, 20000, 8}, true, 3000);
-        forward(lib, be, true, CUTE_F16, (shape_case){2, 100000, 8}, false, 0);
-        forward(lib, be, true, CUTE_F16, (shape_case){3, 24576, 0}, true, 3000);
-        forward(lib, be, true, CUTE_F32, (shape_case){2, 40008, 0}, true, 0);
-    }
-    /* ln42's trial persist (a tail plan's grid persistent: each block walks rows, 28 row
-     * blocks at once here, so 15 blocks of two rows at 30, a row past the matrix in a block's
-     * last turn at 31), alone and with yfma,whole: weight and bias without a residual (the
-     * timed calls' form), a short last part (fewer staged chunks than buffers: a
-     * row's chunks start where the row before ended), saved statistics, a mean 3000 times the
-     * spread, hexrow's clusters of 2 (f16, f32), a weight alone (write_chain) */
-    const char *walks[] = {"persist", "yfma,whole,persist"};
-    for (int t = 0; t < 2; t++) {
-        setenv("CUTEC_ROWS_TRIAL", walks[t], 1);
-        forward_giving(lib, be, true, CUTE_BF16, (shape_case){30, 70000, 8}, GIVE_W | GIVE_B | GIVE_STATS, 3000);
-        forward_giving(lib, be, true, CUTE_F16, (shape_case){31, 20000, 0}, GIVE_W | GIVE_B, 0);
-    }
-    forward_giving(lib, be, true, CUTE_F32, (shape_case){30, 20004, 4}, GIVE_W | GIVE_B, 0);
-    forward_giving(lib, be, true, CUTE_BF16, (shape_case){29, 70000, 0}, GIVE_W | GIVE_STATS, 3000);
     unsetenv("CUTEC_ROWS_TRIAL");
     /* rows35's wchain (RMSNorm's cluster parts written with each chunk's weight a chunk ahead,
      * the default: the cases above) over hex's parts; parts that end inside a chunk, with and

@@ -73,7 +73,7 @@ static int sum_arrays(const row_plan *p) { return row_plan_slots(p, COL_PARTIAL)
 
 static bool keeps_sums(const row_plan *p) { return sum_arrays(p) > 0; }
 
-bool row_plan_persistent(const row_plan *p) { return keeps_sums(p) || p->persist; }
+bool row_plan_persistent(const row_plan *p) { return keeps_sums(p); }
 
 int row_plan_sum_tiles(const row_plan *p) { return keeps_sums(p) && p->cluster > 1 && p->stage_chunks > 1 ? p->stage_chunks : 1; }
 
@@ -303,10 +303,6 @@ void row_plan_forms(row_plan *p, int64_t n)
     p->pairs = long_row && p->cluster < 2 && rows_env(ROWS_ENV_PAIRS) == 0;
     bool held = p->cluster < 2 ? !p->looped || p->stage_chunks : p->stage_chunks > 0;
     if (held && p->op->held_form) p->op = p->op->held_form;
-    /* ln42's trial "yfma": LayerNorm's held forward's write pass by two FMAs an element
-     * (layernorm.c), 16-bit inputs.  The flip: drop `rows_trial("yfma") &&` */
-    if (rows_trial("yfma") && p->op == &row_layernorm_fwd_held && cute_dtype_bytes(p->dtype[0]) <= 2)
-        p->op = &row_layernorm_fwd_yfma;
     /* an op's cluster form (cross-entropy's label gathered at the block's first chunk: H200,
      * 2026-11-27, fwd+bwd 8192x131072 81.6 -> 84.0% of the copy); CUTEC_ROWS_EARLY=0 leaves it
      * out, so that one run can time both.  (On a staged row of one block, 4096x32768, its
@@ -386,15 +382,12 @@ void row_plan_forms(row_plan *p, int64_t n)
      * eight (64 registers, 228 KB) lost to seven (80.4 / 81.0, 84.5 / 84.4): both deleted.
      * CUTEC_ROWS_TRIAL=no-tail gives the six staged parts back */
     p->tail_global = row_lnb_form("tail") && p->stage_split && p->stage_chunks > 1 && p->tpr * p->rows == 128 && !p->cols_ahead;
-    /* ln42's trial "whole": such a plan's write pass without predicates on its whole chunks
-     * (rows_kernel.c's write_any).  The flip: drop `rows_trial("whole") &&` */
-    p->write_whole = rows_trial("whole") && p->tail_global && p->rows == 1;
-    /* ln42's trial "persist": a tail plan's grid the clusters the device holds at once, each
-     * walking rows, none launched a row.  With each staged buffer refilled with the block's
-     * next row in the write pass ("refill": a block barrier and thread 0's copy a chunk, the
-     * next row's tail prefetched to L2) it ran 70.3% of the copy at 1024x262144 and 73.6 at
-     * 4096x32768 against 85.0 and 89.7 (H200, 2026-11-28): deleted */
-    p->persist = rows_trial("persist") && p->tail_global && p->rows == 1;
+    /* (ln42, measured and deleted; H200, % of the copy against the default in turns: the
+     * write loop at 1024x262144 without predicates on whole chunks and y by two FMAs, 315 ->
+     * 220 sm_90a instructions a chunk, 1024x262144 +0.8, -0.3, 0.0, +0.9 and 4096x32768 +0.5,
+     * +0.7, +0.5, -0.2 over three passes: under the 0.4 asked; these plans' grid persistent,
+     * clusters walking rows, -6.8 and -5.2; with each staged buffer refilled with the next row
+     * in the write pass, -14.7 and -16.5: bench/RESULTS.md, ln42) */
     /* nb41's PDL forms of the norms' backward (the defaults where the row kernel is not a
      * persistent grid of clusters of two blocks an SM; rows_call.c, columns.c):
      *  - sumpdl: the column sums' pass (dw, then db) launched as the row kernel's dependent

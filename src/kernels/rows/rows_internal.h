@@ -161,13 +161,6 @@ typedef struct row_plan {
                               passes, so that the part's shared memory is a chunk smaller and
                               seven blocks an SM fit where six took 228 KB (ln41's "tail7",
                               the default: rows_compile.c's row_plan_forms) */
-    bool write_whole;      /* a tail_global plan's write pass takes a chunk wholly inside
-                              the matrix (every chunk but a row's last, short one) without
-                              predicates: no zero fills, bounds checks or split stores
-                              (ln42's trial "whole": rows_kernel.c's write_any) */
-    bool persist;          /* a tail plan's grid persistent: the clusters the device holds at
-                              once walk the rows, none launched a row (ln42's trial
-                              "persist": row_plan_persistent) */
     bool column_grid;      /* blocks tile the columns too (grid.y), each its chunk: an op
                               without row reductions over rows longer than a tile, or a
                               cluster's blocks */
@@ -311,9 +304,6 @@ void row_cluster_collect(cute_ctx *c, const row_cluster *cl, const cute_reducer 
 extern const row_op row_softmax_fwd, row_softmax_bwd;
 extern const row_op row_rmsnorm_fwd, row_rmsnorm_bwd;
 extern const row_op row_layernorm_fwd, row_layernorm_bwd;
-/* LayerNorm's forward where a block holds its row (or part): the shifted sums; ln42's trial
- * yfma, its write pass by two FMAs an element (layernorm.c) */
-extern const row_op row_layernorm_fwd_held, row_layernorm_fwd_yfma;
 /* the norms' backward by fewer instructions an element (the default: layernorm.c) */
 extern const row_op row_layernorm_bwd_lean, row_rmsnorm_bwd_lean, row_layernorm_bwd_xfma;
 extern const row_op row_cross_entropy;

@@ -46,8 +46,6 @@ typedef struct row_thread {
     cute_int it;                /* the block's row iteration */
     row_cols ahead;             /* the plan's cols_ahead: the first write chunk's columns,
                                    issued before the row's staged wait */
-    bool whole;                 /* the chunk at hand lies wholly inside the matrix: its loads
-                                   and stores without predicates (write_any) */
 } row_thread;
 
 /* this thread's part of a tensor's (R,T) tile of row block rb, column chunk cb (column
@@ -117,9 +115,7 @@ static row_cols columns_issue(cute_ctx *c, const row_thread *th, cute_int cb)
 {
     const row_op *op = th->p->op;
     row_cols cols = {0};
-    cute_tensor crd = part(c, th, th->k->cols, cute_i(0), cb);
-    cute_ssa in_cols = th->whole ? cute_ssa_fill(c, CUTE_I1, crd.layout.shape, 1)
-                                 : cute_elem_less(c, crd, CUTE_CRD(th->p->rows, th->k->n));
+    cute_ssa in_cols = cute_elem_less(c, part(c, th, th->k->cols, cute_i(0), cb), CUTE_CRD(th->p->rows, th->k->n));
     cute_int staged = cute_sub(cute_ctx_alg(c), cb, th->first);
     for (int s = 0; s < op->nslots; s++)
         if (th->p->has[s] && op->slot[s].role == COL_IN) {
@@ -168,10 +164,7 @@ static void load_columns(cute_ctx *c, const row_thread *th, row_io *io, cute_int
 static cute_int staged_tile(cute_ctx *c, const row_thread *th, cute_int cb)
 {
     cute_alg *a = cute_ctx_alg(c);
-    cute_int t = cute_add(a, th->staged, cute_sub(a, cb, th->first));
-    /* (a persistent split part's rows start where the row before ended: a short last part
-     * stages fewer chunks than buffers) */
-    return th->p->persist ? cute_mod(a, t, cute_i(th->stage.stages)) : t;
+    return cute_add(a, th->staged, cute_sub(a, cb, th->first));
 }
 
 /* the row inputs of chunk cb of row block rb and where they lie; the column inputs too
@@ -181,8 +174,7 @@ static void load_chunk(cute_ctx *c, const row_thread *th, row_io *io, cute_int r
     const row_op *op = th->p->op;
     io->crd = part(c, th, th->k->rows, rb, cb);
     io->col0 = cute_mul(cute_ctx_alg(c), cb, cute_i(row_plan_tile(th->p)));
-    io->inside = th->whole ? cute_ssa_fill(c, CUTE_I1, io->crd.layout.shape, 1)
-                           : cute_elem_less(c, io->crd, CUTE_CRD(th->k->m, th->k->n));
+    io->inside = cute_elem_less(c, io->crd, CUTE_CRD(th->k->m, th->k->n));
     /* (a plan's staged_plain: every element of a staged buffer holds the row or 0) */
     bool plain = th->stage.on && th->p->staged_plain;
     for (int s = 0; s < op->nslots; s++)
@@ -326,27 +318,6 @@ static void write_chunk(cute_ctx *c, const row_thread *th, row_io *io, cute_int 
     store_chunk(c, th, io, rb, cb, j);
 }
 
-/* write_chunk, and under the plan's write_whole (ln42's trial "whole") a chunk wholly inside
- * the matrix (the row inside, the chunk's last column too: at 1024x262144 every chunk) by a
- * copy of it without predicates: no zero fill before each load, no bounds checks, no split
- * of each store (SASS of the split part's write loop, bf16 1024x262144: 24 CS2R, 17 ISETP,
- * 4 BSSY/BSYNC pairs a 32 elements a thread).  The branch is the block's (one row a block). */
-static void write_any(cute_ctx *c, const row_thread *th, row_io *io, cute_int rb, cute_int cb, cute_val stats[][4])
-{
-    if (!th->p->write_whole) {
-        write_chunk(c, th, io, rb, cb, stats, 0);
-        return;
-    }
-    cute_alg *a = cute_ctx_alg(c);
-    cute_int end = cute_mul(a, cute_add(a, cb, cute_i(1)), cute_i(row_plan_tile(th->p)));
-    cute_val whole = cute_val_binop(c, CUTE_OP_AND, cute_int_lt(c, io->row, th->k->m),
-                                    cute_int_lt(c, cute_sub(a, end, cute_i(1)), th->k->n));
-    row_thread w = *th;
-    w.whole = true;
-    CUTE_IF(c, whole) { write_chunk(c, &w, io, rb, cb, stats, 0); }
-    CUTE_ELSE(c) { write_chunk(c, th, io, rb, cb, stats, 0); }
-}
-
 /* chunk cb's outputs from its column inputs issued earlier (cols) */
 static void write_chunk_from(cute_ctx *c, const row_thread *th, row_io *io, cute_int rb, cute_int cb,
                              const row_cols *cols, cute_val stats[][4])
@@ -438,9 +409,9 @@ static void write_pass_row(cute_ctx *c, const row_thread *th, row_io *io, cute_i
     }
     if (th->p->tail_global) { /* (its L2 loads beside the first chunk's columns') */
         row_thread from_global = unstaged(th);
-        write_any(c, &from_global, io, rb, th->tail, stats);
+        write_chunk(c, &from_global, io, rb, th->tail, stats, 0);
     }
-    CUTE_FOR(c, cb, th->first, th->staged_end) { write_any(c, th, io, rb, cb, stats); }
+    CUTE_FOR(c, cb, th->first, th->staged_end) { write_chunk(c, th, io, rb, cb, stats, 0); }
 }
 
 /* ... for row io->row (a plan's staged_plain: none for a row past the matrix, whose staged
