@@ -1,10 +1,9 @@
 #!/bin/sh
 # gemv42's mid pass (issue 17: the bf16 GEMV at 95% of the copy), <= 50 s on one H200 after the
 # lead's `make all tests` (nothing is built here); log $OUT/gemv42.log, the raw ncu output
-# $OUT/gemv42-NAME.txt.  No kernel code changed: a profile, then a probe of the ring's depth
-# through the CLI's existing `--forms ringN` (each form checked against float64 first).
+# $OUT/gemv42-NAME.txt.  The library's kernels are main's: a profile, a diagnostic and a probe.
 #
-# The first profile of the bf16 ring against the read-only row sum of the same bytes.  Every
+# The first profile of the bf16 ring beside the read-only row sum of the same bytes.  Every
 # explanation of the ring's 4-9 points so far is a count (gemv39, gemv41: a loaded round trip
 # a round of blocks, each warp's first k-tile waited for and its last three drained, the warps
 # of a round starting and ending together); prof35 (session 35) profiled the ring at
@@ -17,25 +16,34 @@
 #   copy      `cutec run elementwise --op neg` bf16 8192x4096: 67 MB read and 67 written, the
 #             134 MB a D2D copy of "the same bytes" moves (ncu does not profile cuMemcpyDtoD):
 #             its duration is the one to hold the GEMV's against
-#   ring8k    the ring at 8192x8192 (1,024 blocks)
-#   sum8k     the row sum at 8192x8192 (last, after the probe below)
+#   ring8k    the ring at 8192x8192 (1,024 blocks)    } last, after the benches below, where
+#   sum8k     the row sum at 8192x8192                } the budget leaves room
 # and prints prof35's table (the columns: scripts/device-prof35.sh's header) with six stall
 # reasons, then a line a kernel of the named stalls (warps an issue: long scoreboard, barrier,
 # MIO throttle, LG throttle, short scoreboard, wait, no instruction), L1's hit rate (x's
 # cp.async .ca), eligible warps a cycle and shared-memory wavefronts, and the comparison:
 # ring - sum and ring / copy in us.
-# Then `cutec bench gemv --forms lib,ring6,ring8,lib,ring6,ring8` at 16384x4096 and 8192x8192
-# (one process a shape, % of a D2D copy beside each row): rings of 6 and 8 stages (3 and 2
-# blocks an SM: 10 and 14 KB of A a warp in flight, 5.2 and 7.8 rounds at 16384x4096 where the
-# ring of 4 has 3.9) were never timed at one vector.  The count (a round trip a round) predicts
-# both slower (ring6 -1 to -3 points at 16384x4096, less at 8192x8192); a gain says the rounds
-# are not the cost.
+# Then at 16384x4096 and 8192x8192 (% of a D2D copy of A's bytes beside each row):
+#   `cutec bench gemv --forms lib,ring6,ring8,lib,ring6,ring8` (one process, each form checked
+#     against float64 first): rings of 6 and 8 stages (3 and 2 blocks an SM: 10 and 14 KB of A
+#     a warp in flight, 5.2 and 7.8 rounds at 16384x4096 where the ring of 4 has 3.9), never
+#     timed at one vector.  The count (a round trip a round) predicts both slower (ring6 -1 to
+#     -3 points at 16384x4096, less at 8192x8192); a gain says the rounds are not the cost.
+#   the same with CUTEC_GEMV_DIAG=nox, `--forms lib,lib` in the next process: the ring of 4
+#     without x (no copy of x into the ring, no reads of it: y = A's row sums, WRONG by design),
+#     the same blocks an SM and shared memory.  What x costs the ring: its L1/L2 traffic (half
+#     A's bytes, each warp its own copy), 2 of a k-tile's 6 shared-memory reads, its widening
+#     and the products.  Predicted: 1-3 points at 16384x4096 (x's loads hit L1 and L2; the
+#     round count is the rest), up to the row sum's ~104 if x's path is the cost.
 # What it decides (the "decides:" lines):
 #   profile: the ring's largest stall named, and which of three it points at: "the ring's
 #     shared-memory path" where MIO throttle + short scoreboard + LG throttle + barrier reach
 #     half of long scoreboard; "issue" where issue% is 60 or more; else "loads in flight"
 #     (long scoreboard: latency, the rounds' ends), with the ring's us over the sum's and the
-#     copy's.  The final pass's form follows from it (gemv42's RESULTS section).
+#     copy's.
+#   x at a shape: the mean gain without x over the ring of 4 (two rows each): 3 points or more
+#     "x costs the ring": the final pass's form cuts x's traffic (x copied once a block, not a
+#     warp); 1 or less "x is not the cost": the ring's walk is (rounds, fill and drain); else both.
 #   ringN at a shape: "leads" where both rounds gain on lib and the mean gains 0.5 points or more
 #     (the final pass then times it as the default at that shape), "loses" at -0.5 or less, else
 #     "ties"; a WRONG row decides "WRONG" (nothing of it kept).
@@ -82,12 +90,40 @@ forms()
     GEMV_TIMEOUT=10 device_gemv --dtype bf16 --shape "$1" --forms lib,ring6,ring8,lib,ring6,ring8 | tee "$f" |
         grep -E "^rows|WRONG|rror"
 }
+# nox SHAPE: the ring of 4 without x (CUTEC_GEMV_DIAG=nox: wrong by design, each row WRONG),
+# twice, in its own process, into $out/gemv42-nox-SHAPE.txt
+nox()
+{
+    f="$out/gemv42-nox-$1.txt"
+    : >"$f"
+    room 6 || { echo "-- skipped (time): nox at $1"; return; }
+    echo "-- $(el_s) CUTEC_GEMV_DIAG=nox bench gemv bf16 $1 --forms lib,lib (no x: WRONG by design)"
+    CUTEC_GEMV_DIAG=nox GEMV_TIMEOUT=6 device_gemv --dtype bf16 --shape "$1" --forms lib,lib | tee "$f" |
+        grep -E "^rows|rror"
+}
 # pct SHAPE STAGES TURN: the % of the copy of the TURN-th row of the ring of STAGES at SHAPE ("W" if
 # WRONG, "" if none)
 pct()
 {
     awk -v s="ring of $2 " -v t="$3" 'index($0, s) && ++k == t { p = $NF; sub("%", "", p); print (/WRONG/ ? "W" : p) }' \
         "$out/gemv42-forms-$1.txt" 2>/dev/null
+}
+# nox_pct SHAPE TURN: the % of the copy of the ring without x's TURN-th row ("" if none)
+nox_pct()
+{
+    awk -v t="$2" '/ring of 4 / && ++k == t { p = $(NF - 1); if (p !~ /%$/) p = $NF; sub("%", "", p); print p }' \
+        "$out/gemv42-nox-$1.txt" 2>/dev/null
+}
+# decide_nox SHAPE: what x costs the ring at SHAPE (the diagnostic's rows against the ring of 4's)
+decide_nox()
+{
+    awk -v s="$1" -v a1="$(pct "$1" 4 1)" -v a2="$(pct "$1" 4 2)" -v b1="$(nox_pct "$1" 1)" -v b2="$(nox_pct "$1" 2)" 'BEGIN {
+        if (a1 == "" || a2 == "" || b1 == "" || b2 == "" || (a1 a2) ~ /W/) { print "decides: x at " s ": not timed"; exit }
+        m = (b1 + b2 - a1 - a2) / 2
+        v = m >= 3 ? "x costs the ring " sprintf("%.1f", m) " points: the next form cuts x'"'"'s traffic (x once a block)" : \
+            m <= 1 ? "x is not the cost (" sprintf("%+.1f", m) " points without it): the ring'"'"'s walk is" : \
+            "x costs some (" sprintf("%+.1f", m) " points): both"
+        printf "decides: x at %s: %s (ring of 4 %s / %s, without x %s / %s)\n", s, v, a1, a2, b1, b2 }'
 }
 # decide_ring SHAPE STAGES: the probe's rule for the ring of STAGES at SHAPE against the ring of 4
 decide_ring()
@@ -116,13 +152,15 @@ pass()
     [ $have_ncu = 1 ] && echo "== ncu, one launch each (cold L2) $(el_s)" &&
         profile "ring16k rows 134258688 run gemv --dtype bf16 --shape 16384x4096 --iters 3" \
             "sum16k rows 134217728 run sum --dtype bf16 --shape 16384x4096 --iters 3" \
-            "copy ew 67108864 run elementwise --op neg --dtype bf16 --shape 8192x4096 --iters 3" \
-            "ring8k rows 134250496 run gemv --dtype bf16 --shape 8192x8192 --iters 3"
-    echo "== the ring's depth at one vector (rings of 6 and 8 never timed there) $(el_s)"
-    forms 16384x4096
-    forms 8192x8192
+            "copy ew 67108864 run elementwise --op neg --dtype bf16 --shape 8192x4096 --iters 3"
+    echo "== the ring's depth (rings of 6 and 8 never timed at one vector), and the ring without x $(el_s)"
+    for sh in 16384x4096 8192x8192; do
+        forms $sh
+        nox $sh
+    done
     if [ $have_ncu = 1 ]; then
-        profile "sum8k rows 134217728 run sum --dtype bf16 --shape 8192x8192 --iters 3"
+        profile "ring8k rows 134250496 run gemv --dtype bf16 --shape 8192x8192 --iters 3" \
+            "sum8k rows 134217728 run sum --dtype bf16 --shape 8192x8192 --iters 3"
         echo "== the table $(el_s)"
         prof_table
         echo "== named stalls (warps an issue) and extras"
@@ -149,6 +187,7 @@ pass()
         echo "decides: profile: nothing (no ncu row for the ring)"
     fi
     for sh in 16384x4096 8192x8192; do
+        decide_nox $sh
         decide_ring $sh 6
         decide_ring $sh 8
     done

@@ -7,6 +7,7 @@
 #include "cutec/atom_table.h"
 #include "cutec/notation.h"
 #include "kernels/gemv/gemv_internal.h"
+#include "kernels/kernel_env.h"
 
 #define GEMV_THREADS 128
 #define COLS_UNROLL 8
@@ -140,6 +141,7 @@ static bool plan_make(cute_alg *a, const cute_gemv_config *cfg, int arch, gemv_p
     if (cfg->skew) /* a warp a misalignment: as many warps as a vector's elements (skew.c) */
         p->threads = 32 * (p->rows > 1 ? cfg->vec : GEMV_THREADS / 32);
     if (cfg->smem_stages && !plan_ring(a, &thr, &val, p)) return false;
+    p->diag_nox = cfg->smem_stages && !p->words && kernel_env_choice(a, "CUTEC_GEMV_DIAG", "none|nox", 0) == 1;
     p->ktile = p->words ? 32 * (bits / 32) * p->unroll : cute_gemv_k_tile(cfg);
     int64_t tk = p->ktile;
     cute_tuple step = cfg->a_major == 1

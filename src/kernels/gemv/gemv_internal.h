@@ -32,6 +32,9 @@ typedef struct gemv_plan {
      * through it; a scale group's 4-byte cp.async */
     cute_tiled_copy ring_a, ring_x;
     cute_copy_atom ring_s;
+    bool diag_nox; /* a diagnostic, wrong by design (CUTEC_GEMV_DIAG=nox): the ring of one
+                      vector of 16-bit A without x (no copy, no reads; each x 1): y = alpha
+                      A's row sums, so that a bench times the ring without x's traffic */
 } gemv_plan;
 
 #define GEMV_MAX_ROWS 8

@@ -795,6 +795,34 @@ static void mma_code(cute_runtime *rt)
     cute_fn_free(f);
 }
 
+/* CUTEC_GEMV_DIAG=nox (a diagnostic, wrong by design): the bf16 ring copies A alone (no
+ * cp.async of x through L1); a value outside none|nox refused by name */
+static void diag_cases(cute_runtime *rt)
+{
+    cute_gemv_config cfg = {.dtype = CUTE_BF16, .y_dtype = CUTE_BF16, .a_major = 1, .vec = 8, .vectors = 1,
+                            .smem_stages = CUTE_GEMV_RING_STAGES};
+    const char *set[] = {"none", "nox"};
+    for (int i = 0; i < 2; i++) {
+        setenv("CUTEC_GEMV_DIAG", set[i], 1);
+        char err[2048] = "", *text = NULL;
+        const cute_fn *f = cute_gemv_compile(rt, &cfg, err, sizeof err);
+        cute_status s = f ? cute_fn_code(f, "cuda", NULL, &text, err, sizeof err) : CUTE_ERR_INVALID;
+        const char *t = s == CUTE_OK ? text : "";
+        CHECK(s == CUTE_OK && check_count(t, "cp.async.cg") > 0 && (check_count(t, "cp.async.ca") > 0) == !i,
+              "CUTEC_GEMV_DIAG=%s: %d copies of A, %d of x (%s)", set[i], check_count(t, "cp.async.cg"),
+              check_count(t, "cp.async.ca"), err);
+        free(text);
+        cute_fn_free(f);
+    }
+    setenv("CUTEC_GEMV_DIAG", "nox,", 1);
+    char err[2048] = "";
+    const cute_fn *f = cute_gemv_compile(rt, &cfg, err, sizeof err);
+    CHECK(!f && strstr(err, "CUTEC_GEMV_DIAG=nox,: not one of none|nox"), "CUTEC_GEMV_DIAG=nox,: %s",
+          f ? "taken" : err);
+    cute_fn_free(f);
+    unsetenv("CUTEC_GEMV_DIAG");
+}
+
 int main(void)
 {
     seed = check_seed("gemv_test");
@@ -811,6 +839,7 @@ int main(void)
     mma_pdl_cases(rt);
     machine_code(rt);
     mma_code(rt);
+    diag_cases(rt);
     skinny(rt);
     cute_runtime_free(rt);
     return CHECK_DONE("gemv_test");

@@ -123,6 +123,7 @@ static void ring_issue(cute_ctx *c, const gemv_plan *p, const gemv_tiles *t, con
     cute_thr_copy tx = cute_tiled_copy_slice(&p->ring_x, cute_thread_idx(c, 0));
     cute_copy(c, &p->ring_a.atom, cute_partition_S(c, ta, cute_tensor_slice(c, t->gA, at)),
               cute_partition_D(c, ta, cute_tensor_slice(c, r->sA, st)));
+    if (p->diag_nox) return; /* (nor scales: NVFP4 takes no diagnostic) */
     cute_copy(c, &p->ring_x.atom, gemv_lane_row(c, p, cute_partition_S(c, tx, cute_tensor_slice(c, t->gX[0], at)), 0),
               gemv_lane_row(c, p, cute_partition_D(c, tx, cute_tensor_slice(c, r->sX, st)), 0));
     if (!r->scales) return;
@@ -151,7 +152,10 @@ static gemv_ring_tile ring_read(cute_ctx *c, const gemv_plan *p, const gemv_thre
     cute_tensor sX = gemv_lane_row(c, p, cute_partition_S(c, th->thr, cute_tensor_slice(c, r->sX, st)), 0);
     gemv_ring_tile f = {.rA = cute_make_fragment_like(c, sA), .rX = cute_make_fragment_like(c, sX)};
     cute_copy(c, &p->tc.atom, sA, f.rA);
-    cute_copy(c, &p->tc.atom, sX, f.rX);
+    if (p->diag_nox)
+        cute_tensor_store(c, f.rX, cute_ssa_fill(c, (cute_dtype)f.rX.dtype, f.rX.layout.shape, 1.0));
+    else
+        cute_copy(c, &p->tc.atom, sX, f.rX);
     if (!r->scales) return f;
     cute_int lane = cute_lane_idx(c), warp = cute_warp_idx(c);
     for (int row = 0; row <= p->rows; row++) {
