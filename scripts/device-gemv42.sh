@@ -1,9 +1,10 @@
 #!/bin/sh
 # gemv42's mid pass (issue 17: the bf16 GEMV at 95% of the copy), <= 50 s on one H200 after the
 # lead's `make all tests` (nothing is built here); log $OUT/gemv42.log, the raw ncu output
-# $OUT/gemv42-NAME.txt.  The library's kernels are main's: a profile, a diagnostic and a probe.
+# $OUT/gemv42-NAME.txt, the bench rows $OUT/gemv42-FORM-SHAPE.txt.  A profile, a trial
+# (CUTEC_GEMV_TRIAL=xblock), a diagnostic (CUTEC_GEMV_DIAG=nox) and a probe (a ring of 6).
 #
-# The first profile of the bf16 ring beside the read-only row sum of the same bytes.  Every
+# The profile: the first of the bf16 ring beside the read-only row sum of the same bytes.  Every
 # explanation of the ring's 4-9 points so far is a count (gemv39, gemv41: a loaded round trip
 # a round of blocks, each warp's first k-tile waited for and its last three drained, the warps
 # of a round starting and ending together); prof35 (session 35) profiled the ring at
@@ -16,37 +17,48 @@
 #   copy      `cutec run elementwise --op neg` bf16 8192x4096: 67 MB read and 67 written, the
 #             134 MB a D2D copy of "the same bytes" moves (ncu does not profile cuMemcpyDtoD):
 #             its duration is the one to hold the GEMV's against
-#   ring8k    the ring at 8192x8192 (1,024 blocks)    } last, after the benches below, where
-#   sum8k     the row sum at 8192x8192                } the budget leaves room
+#   ring8k    the ring at 8192x8192 (1,024 blocks)    } last, where the budget leaves room
+#   sum8k     the row sum at 8192x8192                }
 # and prints prof35's table (the columns: scripts/device-prof35.sh's header) with six stall
 # reasons, then a line a kernel of the named stalls (warps an issue: long scoreboard, barrier,
 # MIO throttle, LG throttle, short scoreboard, wait, no instruction), L1's hit rate (x's
 # cp.async .ca), eligible warps a cycle and shared-memory wavefronts, and the comparison:
 # ring - sum and ring / copy in us.
-# Then at 16384x4096 and 8192x8192 (% of a D2D copy of A's bytes beside each row):
-#   `cutec bench gemv --forms lib,ring6,ring8,lib,ring6,ring8` (one process, each form checked
-#     against float64 first): rings of 6 and 8 stages (3 and 2 blocks an SM: 10 and 14 KB of A
-#     a warp in flight, 5.2 and 7.8 rounds at 16384x4096 where the ring of 4 has 3.9), never
-#     timed at one vector.  The count (a round trip a round) predicts both slower (ring6 -1 to
-#     -3 points at 16384x4096, less at 8192x8192); a gain says the rounds are not the cost.
-#   the same with CUTEC_GEMV_DIAG=nox, `--forms lib,lib` in the next process: the ring of 4
-#     without x (no copy of x into the ring, no reads of it: y = A's row sums, WRONG by design),
-#     the same blocks an SM and shared memory.  What x costs the ring: its L1/L2 traffic (half
-#     A's bytes, each warp its own copy), 2 of a k-tile's 6 shared-memory reads, its widening
-#     and the products.  Predicted: 1-3 points at 16384x4096 (x's loads hit L1 and L2; the
-#     round count is the rest), up to the row sum's ~104 if x's path is the cost.
+# The benches (`cutec bench gemv --dtype bf16 --forms ...`, one process each, % of a D2D copy
+# of A's bytes beside each row, each form checked against float64 at its first row), at
+# 16384x4096 (between the ring's profile and the others), then 8192x8192 and 4096x16384:
+#   lib     the ring of 4 twice (16384x4096: and a ring of 6 in turns: 3 blocks an SM, 10 KB
+#           of A a warp in flight, 5.2 rounds where the ring of 4 has 3.9; never timed at one
+#           vector; the rounds' count predicts -1 to -3 points)
+#   xblock  CUTEC_GEMV_TRIAL=xblock, the ring of 4 twice, in the next process: x's k-tile held
+#           once a block (warp 0 copies it; a barrier a k-tile orders the copy before every
+#           warp's reads and their reads before the refill), not once a warp: a stage 9 KB, not
+#           12 (36 KB of ring: 5 blocks an SM, 20 warps, 120 KB of A in flight; 67 registers),
+#           and x's L1/L2 traffic a quarter of the ring's (an eighth of A's bytes, not half).
+#           Blocks partly past A take the register form.  Checked against float64 on the GPU
+#           first (4099x4104 bf16; 1001x16392 bf16 -> f32, split K).  Predicted: +1 to +2
+#           points at 16384x4096 and 8192x8192 (fewer rounds: 3.1 and 1.55; less x), 0 to -1
+#           at 4096x16384 (0.78 rounds: blocks an SM past the grid's); the barrier's cost
+#           unknown (gemv39's blocks of 8 warps, no barrier, moved nothing)
+#   nox     CUTEC_GEMV_DIAG=nox (16384x4096): the ring of 4 without x (no copy of x into the
+#           ring, no reads of it: y = A's row sums, WRONG by design), the same blocks an SM and
+#           shared memory: what x costs the ring (its L1/L2 traffic, 2 of a k-tile's 6
+#           shared-memory reads, its widening and products).  Predicted 1-3 points.
 # What it decides (the "decides:" lines):
 #   profile: the ring's largest stall named, and which of three it points at: "the ring's
 #     shared-memory path" where MIO throttle + short scoreboard + LG throttle + barrier reach
 #     half of long scoreboard; "issue" where issue% is 60 or more; else "loads in flight"
 #     (long scoreboard: latency, the rounds' ends), with the ring's us over the sum's and the
 #     copy's.
-#   x at a shape: the mean gain without x over the ring of 4 (two rows each): 3 points or more
-#     "x costs the ring": the final pass's form cuts x's traffic (x copied once a block, not a
-#     warp); 1 or less "x is not the cost": the ring's walk is (rounds, fill and drain); else both.
-#   ringN at a shape: "leads" where both rounds gain on lib and the mean gains 0.5 points or more
-#     (the final pass then times it as the default at that shape), "loses" at -0.5 or less, else
-#     "ties"; a WRONG row decides "WRONG" (nothing of it kept).
+#   x at 16384x4096: the mean gain without x over the ring of 4: 3 points or more "x costs the
+#     ring"; 1 or less "x is not the cost": the ring's walk is (rounds, fill and drain); else
+#     both.
+#   a form (ring6, xblock) at a shape against the ring of 4 (two rows each, A's and B's
+#     processes back to back): "leads" where both rows gain and the mean gains 0.5 points or
+#     more, "loses" at -0.5 or less, else "ties"; a WRONG row "WRONG".
+#   xblock: "revert (WRONG)" if a check failed; "the default" where it leads at 2 or 3 shapes
+#     and loses at none (the final pass confirms it in turns); "delete" where it leads at none
+#     and loses at one or more; else "keep opt-in" (timed again in the final pass).
 #   BUDGET_S=50 sh scripts/device-gemv42.sh
 . scripts/device-common.sh
 log="$out/gemv42.log"
@@ -80,61 +92,56 @@ profile()
         if room "$PROF_TIMEOUT"; then prof $k; else echo "-- skipped (time): ncu ${k%% *}"; fi
     done
 }
-# forms SHAPE: the ring-depth probe's process at SHAPE, its rows into $out/gemv42-forms-SHAPE.txt
-forms()
+# bench NAME SHAPE FORMS [ENV=VALUE]: `cutec bench gemv --dtype bf16 --shape SHAPE --forms FORMS`
+# (each form checked against float64 at its first row) under ENV in its own process, its rows
+# into $out/gemv42-NAME-SHAPE.txt; skipped (an empty file) where 8 s do not fit the budget
+bench()
 {
-    f="$out/gemv42-forms-$1.txt"
+    f="$out/gemv42-$1-$2.txt"
     : >"$f"
-    room 10 || { echo "-- skipped (time): forms at $1"; return; }
-    echo "-- $(el_s) bench gemv bf16 $1 --forms lib,ring6,ring8,lib,ring6,ring8"
-    GEMV_TIMEOUT=10 device_gemv --dtype bf16 --shape "$1" --forms lib,ring6,ring8,lib,ring6,ring8 | tee "$f" |
-        grep -E "^rows|WRONG|rror"
+    room 8 || { echo "-- skipped (time): $1 at $2"; return; }
+    echo "-- $(el_s) $1: ${4:-} bench gemv bf16 $2 --forms $3"
+    (if [ -n "${4:-}" ]; then export "${4?}"; fi
+        GEMV_TIMEOUT=8 device_gemv --dtype bf16 --shape "$2" --forms "$3") | tee "$f" | grep -E "^rows|rror"
 }
-# nox SHAPE: the ring of 4 without x (CUTEC_GEMV_DIAG=nox: wrong by design, each row WRONG),
-# twice, in its own process, into $out/gemv42-nox-SHAPE.txt
-nox()
-{
-    f="$out/gemv42-nox-$1.txt"
-    : >"$f"
-    room 6 || { echo "-- skipped (time): nox at $1"; return; }
-    echo "-- $(el_s) CUTEC_GEMV_DIAG=nox bench gemv bf16 $1 --forms lib,lib (no x: WRONG by design)"
-    CUTEC_GEMV_DIAG=nox GEMV_TIMEOUT=6 device_gemv --dtype bf16 --shape "$1" --forms lib,lib | tee "$f" |
-        grep -E "^rows|rror"
-}
-# pct SHAPE STAGES TURN: the % of the copy of the TURN-th row of the ring of STAGES at SHAPE ("W" if
-# WRONG, "" if none)
+# pct NAME SHAPE STAGES TURN: the % of the copy of the TURN-th row of the ring of STAGES in
+# bench NAME's file at SHAPE: "W" if WRONG (nox: its figure, WRONG by design), "" if none
 pct()
 {
-    awk -v s="ring of $2 " -v t="$3" 'index($0, s) && ++k == t { p = $NF; sub("%", "", p); print (/WRONG/ ? "W" : p) }' \
-        "$out/gemv42-forms-$1.txt" 2>/dev/null
+    awk -v s="ring of $3 " -v t="$4" -v diag="$([ "$1" = nox ] && echo 1)" 'index($0, s) && ++k == t {
+        p = $NF; if (p !~ /%$/) p = $(NF - 1); sub("%", "", p); print (/WRONG/ && !diag ? "W" : p) }' \
+        "$out/gemv42-$1-$2.txt" 2>/dev/null
 }
-# nox_pct SHAPE TURN: the % of the copy of the ring without x's TURN-th row ("" if none)
-nox_pct()
+# versus NAME SHAPE STAGES: "B1 B2 D1 D2 M" for NAME's two rows (ring of STAGES) against lib's two
+# rings of 4 at SHAPE (D: B - A a round, M: their mean); "W" if either has a WRONG row, "" if a
+# row is missing
+versus()
 {
-    awk -v t="$2" '/ring of 4 / && ++k == t { p = $(NF - 1); if (p !~ /%$/) p = $NF; sub("%", "", p); print p }' \
-        "$out/gemv42-nox-$1.txt" 2>/dev/null
+    awk -v a1="$(pct lib "$2" 4 1)" -v a2="$(pct lib "$2" 4 2)" -v b1="$(pct "$1" "$2" "$3" 1)" \
+        -v b2="$(pct "$1" "$2" "$3" 2)" 'BEGIN {
+        if ((a1 a2 b1 b2) ~ /W/) { print "W"; exit }
+        if (a1 == "" || a2 == "" || b1 == "" || b2 == "") exit
+        printf "%s %s %.2f %.2f %.2f (ring of 4: %s %s)\n", b1, b2, b1 - a1, b2 - a2, (b1 - a1 + b2 - a2) / 2, a1, a2 }'
 }
-# decide_nox SHAPE: what x costs the ring at SHAPE (the diagnostic's rows against the ring of 4's)
+# decide LABEL NAME SHAPE STAGES: the rule of a form (bench NAME's ring of STAGES) against the
+# ring of 4 (header), a line; the verdict word in $verdict
+decide()
+{
+    v=$(versus "$2" "$3" "$4")
+    verdict=$(echo "$v" | awk '$0 == "W" { print "WRONG"; exit } NF < 5 { print "untimed"; exit }
+        { print ($3 > 0 && $4 > 0 && $5 >= 0.5 ? "leads" : $5 <= -0.5 ? "loses" : "ties") }')
+    echo "decides: $1 at $3: $verdict (${v:-no rows})"
+}
+# decide_nox SHAPE: what x costs the ring at SHAPE (the diagnostic's rows against lib's)
 decide_nox()
 {
-    awk -v s="$1" -v a1="$(pct "$1" 4 1)" -v a2="$(pct "$1" 4 2)" -v b1="$(nox_pct "$1" 1)" -v b2="$(nox_pct "$1" 2)" 'BEGIN {
-        if (a1 == "" || a2 == "" || b1 == "" || b2 == "" || (a1 a2) ~ /W/) { print "decides: x at " s ": not timed"; exit }
-        m = (b1 + b2 - a1 - a2) / 2
-        v = m >= 3 ? "x costs the ring " sprintf("%.1f", m) " points: the next form cuts x'"'"'s traffic (x once a block)" : \
-            m <= 1 ? "x is not the cost (" sprintf("%+.1f", m) " points without it): the ring'"'"'s walk is" : \
-            "x costs some (" sprintf("%+.1f", m) " points): both"
-        printf "decides: x at %s: %s (ring of 4 %s / %s, without x %s / %s)\n", s, v, a1, a2, b1, b2 }'
-}
-# decide_ring SHAPE STAGES: the probe's rule for the ring of STAGES at SHAPE against the ring of 4
-decide_ring()
-{
-    a1=$(pct "$1" 4 1) a2=$(pct "$1" 4 2) b1=$(pct "$1" "$2" 1) b2=$(pct "$1" "$2" 2)
-    awk -v s="$1" -v n="$2" -v a1="$a1" -v a2="$a2" -v b1="$b1" -v b2="$b2" 'BEGIN {
-        if ((a1 b1 a2 b2) ~ /W/) { print "decides: ring" n " at " s ": WRONG"; exit }
-        if (a1 == "" || a2 == "" || b1 == "" || b2 == "") { print "decides: ring" n " at " s ": not timed"; exit }
-        d1 = b1 - a1; d2 = b2 - a2; m = (d1 + d2) / 2
-        v = d1 > 0 && d2 > 0 && m >= 0.5 ? "leads" : m <= -0.5 ? "loses" : "ties"
-        printf "decides: ring%s at %s: %s (%+.2f points: %s -> %s, %s -> %s)\n", n, s, v, m, a1, b1, a2, b2 }'
+    v=$(versus nox "$1" 4)
+    echo "$v" | awk -v s="$1" '$0 == "W" || NF < 5 { print "decides: x at " s ": not timed"; exit }
+        { m = $5
+          v = m >= 3 ? sprintf("x costs the ring %.1f points: the next form cuts x'"'"'s traffic", m) : \
+              m <= 1 ? sprintf("x is not the cost (%+.1f points without it): the ring'"'"'s walk is", m) : \
+              sprintf("x costs some (%+.1f points): both", m)
+          print "decides: x at " s ": " v " (" $0 ")" }'
 }
 pass()
 {
@@ -142,21 +149,34 @@ pass()
     if ! nvidia-smi >/dev/null 2>&1; then
         echo "== no GPU here: nothing profiled or timed"
         echo "decides: profile: nothing (no GPU)"
+        echo "decides: xblock: keep opt-in (no GPU)"
         return 0
     fi
     : >"$out/gemv42-rows.txt"
     have_ncu=0
     find_ncu && have_ncu=1
+    echo "== xblock against float64 on the GPU (every element) $(el_s)"
+    # (4099: a last block partly past A, its warps through registers; 4104: a partial k-tile;
+    # 1001x16392 f16: split K, the barrier in every split)
+    for c in "--shape 4099x4104" "--shape 1001x16392 --out-dtype f32"; do
+        # shellcheck disable=SC2086 # (the shape and the dtype)
+        CUTEC_GEMV_TRIAL=xblock device_gemv_run --dtype bf16 $c | tee -a "$out/gemv42-runs.txt"
+    done
+    [ $have_ncu = 1 ] && echo "== ncu: the ring at 16384x4096 (cold L2) $(el_s)" &&
+        profile "ring16k rows 134258688 run gemv --dtype bf16 --shape 16384x4096 --iters 3"
+    echo "== 16384x4096: the ring of 4 (and of 6), xblock, the ring without x $(el_s)"
+    bench lib 16384x4096 lib,ring6,lib,ring6
+    bench xblock 16384x4096 lib,lib CUTEC_GEMV_TRIAL=xblock
+    bench nox 16384x4096 lib,lib CUTEC_GEMV_DIAG=nox
     # the bytes each count reads: A (134,217,728) and x and y (the GEMV), A (the sum), the
     # copy's read half
-    [ $have_ncu = 1 ] && echo "== ncu, one launch each (cold L2) $(el_s)" &&
-        profile "ring16k rows 134258688 run gemv --dtype bf16 --shape 16384x4096 --iters 3" \
-            "sum16k rows 134217728 run sum --dtype bf16 --shape 16384x4096 --iters 3" \
+    [ $have_ncu = 1 ] && echo "== ncu: the row sum and the copy $(el_s)" &&
+        profile "sum16k rows 134217728 run sum --dtype bf16 --shape 16384x4096 --iters 3" \
             "copy ew 67108864 run elementwise --op neg --dtype bf16 --shape 8192x4096 --iters 3"
-    echo "== the ring's depth (rings of 6 and 8 never timed at one vector), and the ring without x $(el_s)"
-    for sh in 16384x4096 8192x8192; do
-        forms $sh
-        nox $sh
+    echo "== 8192x8192 and 4096x16384: the ring of 4 and xblock $(el_s)"
+    for sh in 8192x8192 4096x16384; do
+        bench lib $sh lib,lib
+        bench xblock $sh lib,lib CUTEC_GEMV_TRIAL=xblock
     done
     if [ $have_ncu = 1 ]; then
         profile "ring8k rows 134250496 run gemv --dtype bf16 --shape 8192x8192 --iters 3" \
@@ -186,13 +206,25 @@ pass()
     else
         echo "decides: profile: nothing (no ncu row for the ring)"
     fi
-    for sh in 16384x4096 8192x8192; do
-        decide_nox $sh
-        decide_ring $sh 6
-        decide_ring $sh 8
+    decide_nox 16384x4096
+    decide ring6 lib 16384x4096 6
+    leads=0 loses=0 wrong=0
+    grep -q "FAILED\|NOT the same" "$out/gemv42-runs.txt" 2>/dev/null && wrong=1
+    for sh in 16384x4096 8192x8192 4096x16384; do
+        decide xblock xblock $sh 4
+        case $verdict in leads) leads=$((leads + 1)) ;; loses) loses=$((loses + 1)) ;; WRONG) wrong=1 ;; esac
     done
+    if [ $wrong = 1 ]; then
+        echo "decides: xblock: revert (WRONG: a check against float64 failed)"
+    elif [ $leads -ge 2 ] && [ $loses = 0 ]; then
+        echo "decides: xblock: the default (led at $leads of 3 shapes, lost at none; the final pass confirms)"
+    elif [ $leads = 0 ] && [ $loses -ge 1 ]; then
+        echo "decides: xblock: delete (lost at $loses of 3 shapes, led at none)"
+    else
+        echo "decides: xblock: keep opt-in, timed again in the final pass (led at $leads, lost at $loses of 3)"
+    fi
     device_end
-    echo "== WRONG lines: $(grep -c WRONG "$out"/gemv42-forms-*.txt 2>/dev/null | awk -F: '{ s += $NF } END { print s + 0 }')"
+    echo "== WRONG lines (not the diagnostic's): $(cat "$out"/gemv42-lib-*.txt "$out"/gemv42-xblock-*.txt 2>/dev/null | grep -c WRONG)"
 }
 pass >"$log" 2>&1
-grep -v "^# \(check\|time\|index\|  (allowed\)" "$log" | tail -n 90
+grep -v "^# \(check\|time\|index\|  (allowed\)" "$log" | tail -n 100

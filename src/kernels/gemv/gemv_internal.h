@@ -35,6 +35,8 @@ typedef struct gemv_plan {
     bool diag_nox; /* a diagnostic, wrong by design (CUTEC_GEMV_DIAG=nox): the ring of one
                       vector of 16-bit A without x (no copy, no reads; each x 1): y = alpha
                       A's row sums, so that a bench times the ring without x's traffic */
+    bool xblock;   /* a trial (CUTEC_GEMV_TRIAL=xblock): the ring of one vector holds x's k-tile
+                      once a block, copied by warp 0, a barrier a k-tile (ring.c) */
 } gemv_plan;
 
 #define GEMV_MAX_ROWS 8

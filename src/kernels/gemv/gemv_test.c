@@ -795,12 +795,28 @@ static void mma_code(cute_runtime *rt)
     cute_fn_free(f);
 }
 
+/* the bf16 ring of one vector, the library's for 16-bit A */
+static const cute_gemv_config ring_cfg = {.dtype = CUTE_BF16, .y_dtype = CUTE_BF16, .a_major = 1, .vec = 8,
+                                          .vectors = 1, .smem_stages = CUTE_GEMV_RING_STAGES};
+
+/* ring_cfg's compile under name=value (outside choices) refused by name; name unset after */
+static void env_refused(cute_runtime *rt, const char *name, const char *value, const char *choices)
+{
+    setenv(name, value, 1);
+    char err[2048] = "";
+    const cute_fn *f = cute_gemv_compile(rt, &ring_cfg, err, sizeof err);
+    char want[200];
+    snprintf(want, sizeof want, "%s=%s: not one of %s", name, value, choices);
+    CHECK(!f && strstr(err, want), "%s=%s: %s", name, value, f ? "taken" : err);
+    cute_fn_free(f);
+    unsetenv(name);
+}
+
 /* CUTEC_GEMV_DIAG=nox (a diagnostic, wrong by design): the bf16 ring copies A alone (no
  * cp.async of x through L1); a value outside none|nox refused by name */
 static void diag_cases(cute_runtime *rt)
 {
-    cute_gemv_config cfg = {.dtype = CUTE_BF16, .y_dtype = CUTE_BF16, .a_major = 1, .vec = 8, .vectors = 1,
-                            .smem_stages = CUTE_GEMV_RING_STAGES};
+    cute_gemv_config cfg = ring_cfg;
     const char *set[] = {"none", "nox"};
     for (int i = 0; i < 2; i++) {
         setenv("CUTEC_GEMV_DIAG", set[i], 1);
@@ -814,13 +830,31 @@ static void diag_cases(cute_runtime *rt)
         free(text);
         cute_fn_free(f);
     }
-    setenv("CUTEC_GEMV_DIAG", "nox,", 1);
-    char err[2048] = "";
-    const cute_fn *f = cute_gemv_compile(rt, &cfg, err, sizeof err);
-    CHECK(!f && strstr(err, "CUTEC_GEMV_DIAG=nox,: not one of none|nox"), "CUTEC_GEMV_DIAG=nox,: %s",
-          f ? "taken" : err);
-    cute_fn_free(f);
-    unsetenv("CUTEC_GEMV_DIAG");
+    env_refused(rt, "CUTEC_GEMV_DIAG", "nox,", "none|nox");
+}
+
+/* CUTEC_GEMV_TRIAL=xblock: x's k-tile once a block through the ring (warp 0's copy, a barrier a
+ * k-tile), against float64: blocks all in A with K past the last whole k-tile and padded rows, a
+ * batch and beta y; a last block partly past A (its warps through registers) with 3 splits;
+ * f16 into f32; then a value outside none|xblock refused by name */
+static void xblock_cases(cute_runtime *rt)
+{
+    setenv("CUTEC_GEMV_TRIAL", "xblock", 1);
+    cute_gemv_lib *lib = cute_gemv_lib_new(rt);
+    static const gemv_case cases[] = {
+        {CUTE_BF16, CUTE_BF16, 64, 4104, 1, 1, 8, 1, 0, 0, 0, 0},
+        {CUTE_BF16, CUTE_BF16, 48, 2048, 2, 1, 0, 1, 0, 0, 0.5, 0},
+        {CUTE_BF16, CUTE_BF16, 37, 6000, 1, 1, 0, 1, 0, 3, -0.5, 0},
+        {CUTE_F16, CUTE_F32, 40, 3072, 1, 1, 0, 1, 0, 0, 0, 0},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        run_case(rt, lib, &cases[i]);
+        cute_gemv_config cfg;
+        cute_gemv_lib_last(lib, &cfg, NULL);
+        CHECK(cfg.smem_stages == CUTE_GEMV_RING_STAGES, "xblock case %zu: a ring of %d", i, cfg.smem_stages);
+    }
+    cute_gemv_lib_free(lib);
+    env_refused(rt, "CUTEC_GEMV_TRIAL", "xblocks", "none|xblock");
 }
 
 int main(void)
@@ -840,6 +874,7 @@ int main(void)
     machine_code(rt);
     mma_code(rt);
     diag_cases(rt);
+    xblock_cases(rt);
     skinny(rt);
     cute_runtime_free(rt);
     return CHECK_DONE("gemv_test");
