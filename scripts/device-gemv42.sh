@@ -39,7 +39,9 @@
 #           first (4099x4104 bf16; 1001x16392 bf16 -> f32, split K).  Predicted: +1 to +2
 #           points at 16384x4096 and 8192x8192 (fewer rounds: 3.1 and 1.55; less x), 0 to -1
 #           at 4096x16384 (0.78 rounds: blocks an SM past the grid's); the barrier's cost
-#           unknown (gemv39's blocks of 8 warps, no barrier, moved nothing)
+#           unknown (gemv39's blocks of 8 warps, no barrier, moved nothing).  At 16384x4096
+#           also xblock's ring of 6 in turns (54 KB: 4 blocks an SM, 10 KB of A a warp in
+#           flight: the ring of 4's blocks with deeper warps)
 #   nox     CUTEC_GEMV_DIAG=nox (16384x4096): the ring of 4 without x (no copy of x into the
 #           ring, no reads of it: y = A's row sums, WRONG by design), the same blocks an SM and
 #           shared memory: what x costs the ring (its L1/L2 traffic, 2 of a k-tile's 6
@@ -166,7 +168,7 @@ pass()
         profile "ring16k rows 134258688 run gemv --dtype bf16 --shape 16384x4096 --iters 3"
     echo "== 16384x4096: the ring of 4 (and of 6), xblock, the ring without x $(el_s)"
     bench lib 16384x4096 lib,ring6,lib,ring6
-    bench xblock 16384x4096 lib,lib CUTEC_GEMV_TRIAL=xblock
+    bench xblock 16384x4096 lib,ring6,lib,ring6 CUTEC_GEMV_TRIAL=xblock
     bench nox 16384x4096 lib,lib CUTEC_GEMV_DIAG=nox
     # the bytes each count reads: A (134,217,728) and x and y (the GEMV), A (the sum), the
     # copy's read half
@@ -208,6 +210,7 @@ pass()
     fi
     decide_nox 16384x4096
     decide ring6 lib 16384x4096 6
+    decide "xblock's ring of 6" xblock 16384x4096 6
     leads=0 loses=0 wrong=0
     grep -q "FAILED\|NOT the same" "$out/gemv42-runs.txt" 2>/dev/null && wrong=1
     for sh in 16384x4096 8192x8192 4096x16384; do
