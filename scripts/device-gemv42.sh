@@ -1,63 +1,58 @@
 #!/bin/sh
 # gemv42's mid pass (issue 17: the bf16 GEMV at 95% of the copy), <= 50 s on one H200 after the
 # lead's `make all tests` (nothing is built here); log $OUT/gemv42.log, the raw ncu output
-# $OUT/gemv42-NAME.txt, the bench rows $OUT/gemv42-FORM-SHAPE.txt.  A profile, a trial
-# (CUTEC_GEMV_TRIAL=xblock), a diagnostic (CUTEC_GEMV_DIAG=nox) and a probe (a ring of 6).
+# $OUT/gemv42-NAME.txt, the bench rows $OUT/gemv42-FORM-SHAPE.txt.  A trial
+# (CUTEC_GEMV_TRIAL=xblock), a diagnostic (CUTEC_GEMV_DIAG=nox), a probe (rings of 6) and their
+# profile.
 #
-# The profile: the first of the bf16 ring beside the read-only row sum of the same bytes.  Every
-# explanation of the ring's 4-9 points so far is a count (gemv39, gemv41: a loaded round trip
-# a round of blocks, each warp's first k-tile waited for and its last three drained, the warps
-# of a round starting and ending together); prof35 (session 35) profiled the ring at
-# 16384x4096 alone, cold, without the sum beside it: DRAM 78.2% of peak against the copy
-# kernel's 80.6, long scoreboard 4.47 of 8.73 warps an issue, occupancy 22.9%.
-# Nsight Compute (device-common.sh's prof: clocks left alone, caches flushed, one launch, the
-# third) on
-#   ring16k   the library's bf16 GEMV (ring of 4) 16384x4096     rows_kernel_N (2,048 blocks)
-#   sum16k    `cutec run sum` bf16 16384x4096 (the row sum)      rows_kernel_N
-#   copy      `cutec run elementwise --op neg` bf16 8192x4096: 67 MB read and 67 written, the
-#             134 MB a D2D copy of "the same bytes" moves (ncu does not profile cuMemcpyDtoD):
-#             its duration is the one to hold the GEMV's against
-#   ring8k    the ring at 8192x8192 (1,024 blocks)    } last, where the budget leaves room
-#   sum8k     the row sum at 8192x8192                }
-# and prints prof35's table (the columns: scripts/device-prof35.sh's header) with six stall
-# reasons, then a line a kernel of the named stalls (warps an issue: long scoreboard, barrier,
-# MIO throttle, LG throttle, short scoreboard, wait, no instruction), L1's hit rate (x's
-# cp.async .ca), eligible warps a cycle and shared-memory wavefronts, and the comparison:
-# ring - sum and ring / copy in us.
+# The lead's early profile (15:48 UTC, scripts/device-prof42.sh PART=gemv, one cold launch each
+# under ncu): the ring of 4 at 16384x4096 35.7 us, 22.7% occupancy (16 warps an SM), issue
+# 42.9%, DRAM 79.6% of peak, long scoreboard 4.37 of 8.44 warps an issue, short scoreboard
+# 0.86, MIO 0.29, L1 hit 33% (x's copies); at 8192x8192 37.3 us, short scoreboard 1.45, MIO
+# 0.82; the read-only row sum of 16384x4096's bytes 33.8 us at 70.4% occupancy (48 warps),
+# DRAM 84.2%, long scoreboard 17.9, barrier 2.98; the copy kernel of the same bytes moved
+# (neg, 16384x4096: 268 MB) 64.4 us.  Both kernels issue about as many instructions (14.1 and
+# 13.4 M) at the same rate; the ring holds a third of the sum's warps.  So the ring waits on
+# its loads with few warps: what it lacks is warps (or loads a warp) in flight, and the
+# shared-memory path (x's copies and reads) is the second cost.
+#
 # The benches (`cutec bench gemv --dtype bf16 --forms ...`, one process each, % of a D2D copy
 # of A's bytes beside each row, each form checked against float64 at its first row), at
-# 16384x4096 (between the ring's profile and the others), then 8192x8192 and 4096x16384:
+# 16384x4096, then 8192x8192 and 4096x16384:
 #   lib     the ring of 4 twice (16384x4096: and a ring of 6 in turns: 3 blocks an SM, 10 KB
 #           of A a warp in flight, 5.2 rounds where the ring of 4 has 3.9; never timed at one
 #           vector; the rounds' count predicts -1 to -3 points)
 #   xblock  CUTEC_GEMV_TRIAL=xblock, the ring of 4 twice, in the next process: x's k-tile held
 #           once a block (warp 0 copies it; a barrier a k-tile orders the copy before every
 #           warp's reads and their reads before the refill), not once a warp: a stage 9 KB, not
-#           12 (36 KB of ring: 5 blocks an SM, 20 warps, 120 KB of A in flight; 67 registers),
-#           and x's L1/L2 traffic a quarter of the ring's (an eighth of A's bytes, not half).
-#           Blocks partly past A take the register form.  Checked against float64 on the GPU
-#           first (4099x4104 bf16; 1001x16392 bf16 -> f32, split K).  Predicted: +1 to +2
-#           points at 16384x4096 and 8192x8192 (fewer rounds: 3.1 and 1.55; less x), 0 to -1
-#           at 4096x16384 (0.78 rounds: blocks an SM past the grid's); the barrier's cost
-#           unknown (gemv39's blocks of 8 warps, no barrier, moved nothing).  At 16384x4096
-#           also xblock's ring of 6 in turns (54 KB: 4 blocks an SM, 10 KB of A a warp in
-#           flight: the ring of 4's blocks with deeper warps)
+#           12 (36 KB of ring: 6 blocks an SM by shared memory, 24 warps, 144 KB of A in
+#           flight; 67 registers), and x's L1/L2 traffic a quarter of the ring's (an eighth of
+#           A's bytes, not half).  Blocks partly past A take the register form.  Checked
+#           against float64 on the GPU first (4099x4104 bf16; 1001x16392 bf16 -> f32, split K).
+#           Predicted: +1 to +3 points at 16384x4096 and 8192x8192 (1.5 times the warps: 2.6
+#           and 1.3 rounds; less x), 0 to +1 at 4096x16384 (0.65 rounds: the grid's 3.9 blocks
+#           an SM all resident either way); the barrier's cost unknown.  At 16384x4096 also
+#           xblock's ring of 6 (54 KB: 4 blocks an SM, the ring's warps each 10 KB in flight)
 #   nox     CUTEC_GEMV_DIAG=nox (16384x4096): the ring of 4 without x (no copy of x into the
 #           ring, no reads of it: y = A's row sums, WRONG by design), the same blocks an SM and
 #           shared memory: what x costs the ring (its L1/L2 traffic, 2 of a k-tile's 6
 #           shared-memory reads, its widening and products).  Predicted 1-3 points.
+# Then Nsight Compute (device-common.sh's prof: clocks left alone, caches flushed, one launch,
+# the third; the columns: scripts/device-prof35.sh's header; six stall reasons, then a line a
+# kernel of the named ones, L1's hit rate, eligible warps a cycle, shared-memory wavefronts) on
+# xblock at 16384x4096 (xb16k), the ring without x (nox16k), the ring (ring16k, this run's
+# yardstick) and xblock at 8192x8192 (xb8k), as the budget leaves room.
 # What it decides (the "decides:" lines):
-#   profile: the ring's largest stall named, and which of three it points at: "the ring's
-#     shared-memory path" where MIO throttle + short scoreboard + LG throttle + barrier reach
-#     half of long scoreboard; "issue" where issue% is 60 or more; else "loads in flight"
-#     (long scoreboard: latency, the rounds' ends), with the ring's us over the sum's and the
-#     copy's.
+#   profile of ring16k / xb16k: the largest stall, and which of three it points at: "the
+#     shared-memory path and barriers" where MIO throttle + short scoreboard + LG throttle +
+#     barrier reach half of long scoreboard; "issue" where issue% is 60 or more; else "loads
+#     in flight".
 #   x at 16384x4096: the mean gain without x over the ring of 4: 3 points or more "x costs the
 #     ring"; 1 or less "x is not the cost": the ring's walk is (rounds, fill and drain); else
 #     both.
-#   a form (ring6, xblock) at a shape against the ring of 4 (two rows each, A's and B's
-#     processes back to back): "leads" where both rows gain and the mean gains 0.5 points or
-#     more, "loses" at -0.5 or less, else "ties"; a WRONG row "WRONG".
+#   a form (ring6, xblock, xblock's ring of 6) at a shape against the ring of 4 (two rows each,
+#     A's and B's processes back to back): "leads" where both rows gain and the mean gains 0.5
+#     points or more, "loses" at -0.5 or less, else "ties"; a WRONG row "WRONG".
 #   xblock: "revert (WRONG)" if a check failed; "the default" where it leads at 2 or 3 shapes
 #     and loses at none (the final pass confirms it in turns); "delete" where it leads at none
 #     and loses at one or more; else "keep opt-in" (timed again in the final pass).
@@ -86,12 +81,16 @@ named()
 }
 # col NAME N: column N of kernel NAME's row in the table ("" if none)
 col() { awk -v n="$1" -v c="$2" '$1 == n { print $c; exit }' "$out/gemv42-rows.txt" 2>/dev/null; }
-# profile "NAME KERNEL NEED ARGS..."...: prof of each, where $PROF_TIMEOUT s fit the budget
+# profile [ENV=VALUE] "NAME KERNEL NEED ARGS..."...: prof of each (under ENV), where
+# $PROF_TIMEOUT s fit the budget
 profile()
 {
+    e=
+    case $1 in *=*) e=$1 && shift ;; esac
     for k in "$@"; do
         # shellcheck disable=SC2086 # (the name, kernel, bytes and cutec's arguments)
-        if room "$PROF_TIMEOUT"; then prof $k; else echo "-- skipped (time): ncu ${k%% *}"; fi
+        if room "$PROF_TIMEOUT"; then (if [ -n "$e" ]; then export "${e?}"; fi; prof $k); else
+            echo "-- skipped (time): ncu ${k%% *}"; fi
     done
 }
 # bench NAME SHAPE FORMS [ENV=VALUE]: `cutec bench gemv --dtype bf16 --shape SHAPE --forms FORMS`
@@ -164,50 +163,44 @@ pass()
         # shellcheck disable=SC2086 # (the shape and the dtype)
         CUTEC_GEMV_TRIAL=xblock device_gemv_run --dtype bf16 $c | tee -a "$out/gemv42-runs.txt"
     done
-    [ $have_ncu = 1 ] && echo "== ncu: the ring at 16384x4096 (cold L2) $(el_s)" &&
-        profile "ring16k rows 134258688 run gemv --dtype bf16 --shape 16384x4096 --iters 3"
-    echo "== 16384x4096: the ring of 4 (and of 6), xblock, the ring without x $(el_s)"
+    echo "== 16384x4096: the ring of 4 (and of 6), xblock (and its ring of 6), the ring without x $(el_s)"
     bench lib 16384x4096 lib,ring6,lib,ring6
     bench xblock 16384x4096 lib,ring6,lib,ring6 CUTEC_GEMV_TRIAL=xblock
     bench nox 16384x4096 lib,lib CUTEC_GEMV_DIAG=nox
-    # the bytes each count reads: A (134,217,728) and x and y (the GEMV), A (the sum), the
-    # copy's read half
-    [ $have_ncu = 1 ] && echo "== ncu: the row sum and the copy $(el_s)" &&
-        profile "sum16k rows 134217728 run sum --dtype bf16 --shape 16384x4096 --iters 3" \
-            "copy ew 67108864 run elementwise --op neg --dtype bf16 --shape 8192x4096 --iters 3"
     echo "== 8192x8192 and 4096x16384: the ring of 4 and xblock $(el_s)"
     for sh in 8192x8192 4096x16384; do
         bench lib $sh lib,lib
         bench xblock $sh lib,lib CUTEC_GEMV_TRIAL=xblock
     done
     if [ $have_ncu = 1 ]; then
-        profile "ring8k rows 134250496 run gemv --dtype bf16 --shape 8192x8192 --iters 3" \
-            "sum8k rows 134217728 run sum --dtype bf16 --shape 8192x8192 --iters 3"
+        # the bytes each count reads: A (134,217,728) and x and y
+        echo "== ncu: xblock, the ring without x and the ring, 16384x4096 $(el_s)"
+        profile CUTEC_GEMV_TRIAL=xblock "xb16k rows 134258688 run gemv --dtype bf16 --shape 16384x4096 --iters 3"
+        profile CUTEC_GEMV_DIAG=nox "nox16k rows 134258688 run gemv --dtype bf16 --shape 16384x4096 --iters 3"
+        profile "ring16k rows 134258688 run gemv --dtype bf16 --shape 16384x4096 --iters 3"
+        profile CUTEC_GEMV_TRIAL=xblock "xb8k rows 134250496 run gemv --dtype bf16 --shape 8192x8192 --iters 3"
         echo "== the table $(el_s)"
         prof_table
         echo "== named stalls (warps an issue) and extras"
-        for n in ring16k sum16k copy ring8k sum8k; do named $n; done
+        for n in xb16k nox16k ring16k xb8k; do named $n; done
     fi
-    echo "== at $(el) s: the comparison (ncu's us, one cold launch each)"
-    r=$(col ring16k 2) s=$(col sum16k 2) c=$(col copy 2) r8=$(col ring8k 2) s8=$(col sum8k 2)
-    awk -v r="$r" -v s="$s" -v c="$c" -v r8="$r8" -v s8="$s8" 'BEGIN {
-        if (r != "" && s != "") printf "16384x4096: ring %.1f us, sum %.1f (ring - sum %+.1f us, sum / ring %.1f%%)\n", r, s, r - s, 100 * s / r
-        if (r != "" && c != "") printf "16384x4096: the copy of 134 MB %.1f us: ring at %.1f%% of the copy by ncu\n", c, 100 * c / r
-        if (r8 != "" && s8 != "") printf "8192x8192:  ring %.1f us, sum %.1f (ring - sum %+.1f us)\n", r8, s8, r8 - s8
-        if (r8 != "" && c != "") printf "8192x8192:  ring at %.1f%% of the copy by ncu\n", 100 * c / r8 }'
-    f="$out/gemv42-ring16k.txt"
-    if [ -s "$f" ] && [ -n "$r" ]; then
-        awk -v l="$(stall "$f" long_scoreboard)" -v b="$(stall "$f" barrier)" -v m="$(stall "$f" mio_throttle)" \
-            -v g="$(stall "$f" lg_throttle)" -v sh="$(stall "$f" short_scoreboard)" -v i="$(col ring16k 11)" \
-            -v top="$(awk '$1 == "ring16k" { print $13, $14; exit }' "$out/gemv42-rows.txt")" 'BEGIN {
+    echo "== at $(el) s: the comparison (ncu's us, one cold launch each; the early profile: ring 35.7, sum 33.8)"
+    r=$(col ring16k 2) x=$(col xb16k 2) n=$(col nox16k 2)
+    awk -v r="$r" -v x="$x" -v n="$n" 'BEGIN {
+        if (r != "" && x != "") printf "16384x4096: xblock %.1f us against the ring'"'"'s %.1f (%+.1f us)\n", x, r, x - r
+        if (r != "" && n != "") printf "16384x4096: without x %.1f us against the ring'"'"'s %.1f (%+.1f us)\n", n, r, n - r }'
+    for k in ring16k xb16k; do
+        f="$out/gemv42-$k.txt"
+        if [ ! -s "$f" ] || [ -z "$(col $k 2)" ]; then continue; fi
+        awk -v k="$k" -v l="$(stall "$f" long_scoreboard)" -v b="$(stall "$f" barrier)" -v m="$(stall "$f" mio_throttle)" \
+            -v g="$(stall "$f" lg_throttle)" -v sh="$(stall "$f" short_scoreboard)" -v i="$(col $k 11)" -v o="$(col $k 12)" \
+            -v top="$(awk -v k="$k" '$1 == k { print $13, $14; exit }' "$out/gemv42-rows.txt")" 'BEGIN {
             n = (b != "-") * b + (m != "-") * m + (g != "-") * g + (sh != "-") * sh
-            v = l != "-" && n >= 0.5 * l ? "the ring'"'"'s shared-memory path (MIO/LSU: x through the ring, the LDS)" : \
-                i >= 60 ? "issue (instructions a byte)" : "loads in flight (long scoreboard: latency, the rounds'"'"' ends)"
-            printf "decides: profile: %s (the ring at 16384x4096: largest stall %s; long scoreboard %s, barrier+MIO+LG+short %.2f, issue %s%%)\n",
-                v, top, l, n, i }'
-    else
-        echo "decides: profile: nothing (no ncu row for the ring)"
-    fi
+            v = l != "-" && n >= 0.5 * l ? "the shared-memory path and barriers (MIO, short scoreboard, barrier)" : \
+                i >= 60 ? "issue (instructions a byte)" : "loads in flight (long scoreboard)"
+            printf "decides: profile of %s: %s (largest stall %s; long scoreboard %s, barrier+MIO+LG+short %.2f, issue %s%%, occupancy %s%%)\n",
+                k, v, top, l, n, i, o }'
+    done
     decide_nox 16384x4096
     decide ring6 lib 16384x4096 6
     decide "xblock's ring of 6" xblock 16384x4096 6
