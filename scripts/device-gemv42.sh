@@ -32,7 +32,8 @@
 #           Predicted: +1 to +3 points at 16384x4096 and 8192x8192 (1.5 times the warps: 2.6
 #           and 1.3 rounds; less x), 0 to +1 at 4096x16384 (0.65 rounds: the grid's 3.9 blocks
 #           an SM all resident either way); the barrier's cost unknown.  At 16384x4096 also
-#           xblock's ring of 6 (54 KB: 4 blocks an SM, the ring's warps each 10 KB in flight)
+#           xblock's rings of 6 (54 KB: 4 blocks an SM, the ring's warps each 10 KB in flight;
+#           78 registers) and of 3 (27 KB: 7 blocks an SM by registers, 28 warps, 4 KB each)
 #   nox     CUTEC_GEMV_DIAG=nox (16384x4096): the ring of 4 without x (no copy of x into the
 #           ring, no reads of it: y = A's row sums, WRONG by design), the same blocks an SM and
 #           shared memory: what x costs the ring (its L1/L2 traffic, 2 of a k-tile's 6
@@ -165,7 +166,7 @@ pass()
     done
     echo "== 16384x4096: the ring of 4 (and of 6), xblock (and its ring of 6), the ring without x $(el_s)"
     bench lib 16384x4096 lib,ring6,lib,ring6
-    bench xblock 16384x4096 lib,ring6,lib,ring6 CUTEC_GEMV_TRIAL=xblock
+    bench xblock 16384x4096 lib,ring6,ring3,lib,ring6,ring3 CUTEC_GEMV_TRIAL=xblock
     bench nox 16384x4096 lib,lib CUTEC_GEMV_DIAG=nox
     echo "== 8192x8192 and 4096x16384: the ring of 4 and xblock $(el_s)"
     for sh in 8192x8192 4096x16384; do
@@ -204,6 +205,7 @@ pass()
     decide_nox 16384x4096
     decide ring6 lib 16384x4096 6
     decide "xblock's ring of 6" xblock 16384x4096 6
+    decide "xblock's ring of 3" xblock 16384x4096 3
     leads=0 loses=0 wrong=0
     grep -q "FAILED\|NOT the same" "$out/gemv42-runs.txt" 2>/dev/null && wrong=1
     for sh in 16384x4096 8192x8192 4096x16384; do
