@@ -141,8 +141,8 @@ static bool plan_make(cute_alg *a, const cute_gemv_config *cfg, int arch, gemv_p
     if (cfg->skew) /* a warp a misalignment: as many warps as a vector's elements (skew.c) */
         p->threads = 32 * (p->rows > 1 ? cfg->vec : GEMV_THREADS / 32);
     if (cfg->smem_stages && !plan_ring(a, &thr, &val, p)) return false;
-    p->diag_nox = cfg->smem_stages && !p->words && kernel_env_choice(a, "CUTEC_GEMV_DIAG", "none|nox", 0) == 1;
-    p->xblock = cfg->smem_stages && !p->words && kernel_env_choice(a, "CUTEC_GEMV_TRIAL", "none|xblock", 0) == 1;
+    if (cfg->smem_stages && !p->words)
+        p->diag = kernel_env_choice(a, "CUTEC_GEMV_DIAG", "none|nox|copyonly", GEMV_DIAG_NONE);
     p->ktile = p->words ? 32 * (bits / 32) * p->unroll : cute_gemv_k_tile(cfg);
     int64_t tk = p->ktile;
     cute_tuple step = cfg->a_major == 1

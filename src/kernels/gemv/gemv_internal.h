@@ -32,14 +32,16 @@ typedef struct gemv_plan {
      * through it; a scale group's 4-byte cp.async */
     cute_tiled_copy ring_a, ring_x;
     cute_copy_atom ring_s;
-    bool diag_nox; /* a diagnostic, wrong by design (CUTEC_GEMV_DIAG=nox): the ring of one
-                      vector of 16-bit A without x (no copy, no reads; each x 1): y = alpha
-                      A's row sums, so that a bench times the ring without x's traffic */
-    bool xblock;   /* a trial (CUTEC_GEMV_TRIAL=xblock): the ring of one vector holds x's k-tile
-                      once a block, copied by warp 0, a barrier a k-tile (ring.c) */
+    int diag; /* a diagnostic, wrong by design (CUTEC_GEMV_DIAG, gemv_diag): the ring of one
+                 vector without some of its work, so that a bench times what is left */
 } gemv_plan;
 
 #define GEMV_MAX_ROWS 8
+
+/* CUTEC_GEMV_DIAG's settings (plan.diag): none; nox, the ring without x (no copy of x into the
+ * ring, no reads of it: each x 1, y = alpha A's row sums); copyonly, the ring's copies and
+ * waits alone (no reads of a stage: every element 1, y = alpha K) */
+enum gemv_diag { GEMV_DIAG_NONE, GEMV_DIAG_NOX, GEMV_DIAG_COPYONLY };
 
 
 /* the K-major kernel's rows per warp: two for one vector of 8- or 16-bit elements, four for

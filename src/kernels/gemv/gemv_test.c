@@ -812,49 +812,31 @@ static void env_refused(cute_runtime *rt, const char *name, const char *value, c
     unsetenv(name);
 }
 
-/* CUTEC_GEMV_DIAG=nox (a diagnostic, wrong by design): the bf16 ring copies A alone (no
- * cp.async of x through L1); a value outside none|nox refused by name */
+/* CUTEC_GEMV_DIAG (diagnostics, wrong by design): nox, the bf16 ring copies A alone (no
+ * cp.async of x through L1) and reads A's stages; copyonly, it copies both and reads no stage
+ * (shared memory reached only by cp.async); a value outside none|nox|copyonly refused by name */
 static void diag_cases(cute_runtime *rt)
 {
-    cute_gemv_config cfg = ring_cfg;
-    const char *set[] = {"none", "nox"};
-    for (int i = 0; i < 2; i++) {
-        setenv("CUTEC_GEMV_DIAG", set[i], 1);
+    static const struct {
+        const char *set;
+        bool x, reads;
+    } diag[] = {{"none", true, true}, {"nox", false, true}, {"copyonly", true, false}};
+    for (int i = 0; i < 3; i++) {
+        setenv("CUTEC_GEMV_DIAG", diag[i].set, 1);
         char err[2048] = "", *text = NULL;
-        const cute_fn *f = cute_gemv_compile(rt, &cfg, err, sizeof err);
+        const cute_fn *f = cute_gemv_compile(rt, &ring_cfg, err, sizeof err);
         cute_status s = f ? cute_fn_code(f, "cuda", NULL, &text, err, sizeof err) : CUTE_ERR_INVALID;
         const char *t = s == CUTE_OK ? text : "";
-        CHECK(s == CUTE_OK && check_count(t, "cp.async.cg") > 0 && (check_count(t, "cp.async.ca") > 0) == !i,
-              "CUTEC_GEMV_DIAG=%s: %d copies of A, %d of x (%s)", set[i], check_count(t, "cp.async.cg"),
-              check_count(t, "cp.async.ca"), err);
+        int a = check_count(t, "cp.async.cg"), x = check_count(t, "cp.async.ca"),
+            reads = check_count(t, "__cvta_shared_to_generic");
+        CHECK(s == CUTE_OK && a > 0 && (x > 0) == diag[i].x && (reads > 0) == diag[i].reads,
+              "CUTEC_GEMV_DIAG=%s: %d copies of A, %d of x, %d reads of shared memory (%s)", diag[i].set, a, x, reads,
+              err);
         free(text);
         cute_fn_free(f);
     }
-    env_refused(rt, "CUTEC_GEMV_DIAG", "nox,", "none|nox");
-}
-
-/* CUTEC_GEMV_TRIAL=xblock: x's k-tile once a block through the ring (warp 0's copy, a barrier a
- * k-tile), against float64: blocks all in A with K past the last whole k-tile and padded rows, a
- * batch and beta y; a last block partly past A (its warps through registers) with 3 splits;
- * f16 into f32; then a value outside none|xblock refused by name */
-static void xblock_cases(cute_runtime *rt)
-{
-    setenv("CUTEC_GEMV_TRIAL", "xblock", 1);
-    cute_gemv_lib *lib = cute_gemv_lib_new(rt);
-    static const gemv_case cases[] = {
-        {CUTE_BF16, CUTE_BF16, 64, 4104, 1, 1, 8, 1, 0, 0, 0, 0},
-        {CUTE_BF16, CUTE_BF16, 48, 2048, 2, 1, 0, 1, 0, 0, 0.5, 0},
-        {CUTE_BF16, CUTE_BF16, 37, 6000, 1, 1, 0, 1, 0, 3, -0.5, 0},
-        {CUTE_F16, CUTE_F32, 40, 3072, 1, 1, 0, 1, 0, 0, 0, 0},
-    };
-    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
-        run_case(rt, lib, &cases[i]);
-        cute_gemv_config cfg;
-        cute_gemv_lib_last(lib, &cfg, NULL);
-        CHECK(cfg.smem_stages == CUTE_GEMV_RING_STAGES, "xblock case %zu: a ring of %d", i, cfg.smem_stages);
-    }
-    cute_gemv_lib_free(lib);
-    env_refused(rt, "CUTEC_GEMV_TRIAL", "xblocks", "none|xblock");
+    unsetenv("CUTEC_GEMV_DIAG");
+    env_refused(rt, "CUTEC_GEMV_DIAG", "nox,", "none|nox|copyonly");
 }
 
 int main(void)
@@ -874,7 +856,6 @@ int main(void)
     machine_code(rt);
     mma_code(rt);
     diag_cases(rt);
-    xblock_cases(rt);
     skinny(rt);
     cute_runtime_free(rt);
     return CHECK_DONE("gemv_test");

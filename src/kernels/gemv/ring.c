@@ -38,8 +38,8 @@ static cute_dtype ring_dtype(const gemv_plan *p)
 int64_t gemv_ring_bytes(const gemv_plan *p)
 {
     int64_t warps = p->threads / 32, tk = p->ktile, es = cute_dtype_bytes(ring_dtype(p));
-    int64_t scales = p->words ? 4 * 32 * (p->rows + 1) * warps : 0, xs = p->xblock ? 1 : warps;
-    return p->cfg.smem_stages * (es * (warps * p->rows * tk + xs * tk) + scales);
+    int64_t scales = p->words ? 4 * 32 * (p->rows + 1) * warps : 0;
+    return p->cfg.smem_stages * (es * (warps * p->rows * tk + warps * tk) + scales);
 }
 
 int gemv_smem_blocks(int64_t bytes, int most)
@@ -64,12 +64,9 @@ gemv_ring gemv_ring_make(cute_ctx *c, const gemv_plan *p, const cute_tensor *sfa
     cute_dtype e = ring_dtype(p);
     r.sA = cute_smem_alloc_tensor(c, &A, e, cute_layout_fmt(a, "(%lld,%lld,%d):(%lld,1,%lld)", rows, tk, d, tk, rows * tk),
                                   16);
-    /* x once a warp (xblock: once a block): its rows read the first row's */
-    long long xs = p->xblock ? 1 : warps;
-    r.sX = cute_smem_alloc_tensor(c, &A, e,
-                                  cute_layout_fmt(a, "((%d,%d),%lld,%d):((0,%lld),1,%lld)", p->rows, warps, tk, d,
-                                                  p->xblock ? 0 : tk, xs * tk),
-                                  16);
+    /* x once a warp: its rows read the first row's */
+    r.sX = cute_smem_alloc_tensor(
+        c, &A, e, cute_layout_fmt(a, "((%d,%d),%lld,%d):((0,%lld),1,%lld)", p->rows, warps, tk, d, tk, warps * tk), 16);
     if (!sfa) return r;
     r.sS = cute_smem_alloc_tensor(
         c, &A, CUTE_U32,
@@ -126,13 +123,9 @@ static void ring_issue(cute_ctx *c, const gemv_plan *p, const gemv_tiles *t, con
     cute_thr_copy tx = cute_tiled_copy_slice(&p->ring_x, cute_thread_idx(c, 0));
     cute_copy(c, &p->ring_a.atom, cute_partition_S(c, ta, cute_tensor_slice(c, t->gA, at)),
               cute_partition_D(c, ta, cute_tensor_slice(c, r->sA, st)));
-    if (p->diag_nox) return; /* (nor scales: NVFP4 takes no diagnostic) */
-    cute_tensor xs = gemv_lane_row(c, p, cute_partition_S(c, tx, cute_tensor_slice(c, t->gX[0], at)), 0),
-                xd = gemv_lane_row(c, p, cute_partition_D(c, tx, cute_tensor_slice(c, r->sX, st)), 0);
-    if (p->xblock) /* warp 0's copy serves the block (a warp's partition of x is the whole k-tile) */
-        CUTE_IF(c, cute_int_eq(c, cute_warp_idx(c), cute_i(0))) { cute_copy(c, &p->ring_x.atom, xs, xd); }
-    else
-        cute_copy(c, &p->ring_x.atom, xs, xd);
+    if (p->diag == GEMV_DIAG_NOX) return; /* (nor scales: NVFP4 takes no diagnostic) */
+    cute_copy(c, &p->ring_x.atom, gemv_lane_row(c, p, cute_partition_S(c, tx, cute_tensor_slice(c, t->gX[0], at)), 0),
+              gemv_lane_row(c, p, cute_partition_D(c, tx, cute_tensor_slice(c, r->sX, st)), 0));
     if (!r->scales) return;
     cute_int lane = cute_lane_idx(c), warp = cute_warp_idx(c);
     for (int row = 0; row <= p->rows; row++)
@@ -158,8 +151,11 @@ static gemv_ring_tile ring_read(cute_ctx *c, const gemv_plan *p, const gemv_thre
     cute_tensor sA = cute_partition_S(c, th->thr, cute_tensor_slice(c, r->sA, st));
     cute_tensor sX = gemv_lane_row(c, p, cute_partition_S(c, th->thr, cute_tensor_slice(c, r->sX, st)), 0);
     gemv_ring_tile f = {.rA = cute_make_fragment_like(c, sA), .rX = cute_make_fragment_like(c, sX)};
-    cute_copy(c, &p->tc.atom, sA, f.rA);
-    if (p->diag_nox)
+    if (p->diag == GEMV_DIAG_COPYONLY)
+        cute_tensor_store(c, f.rA, cute_ssa_fill(c, (cute_dtype)f.rA.dtype, f.rA.layout.shape, 1.0));
+    else
+        cute_copy(c, &p->tc.atom, sA, f.rA);
+    if (p->diag != GEMV_DIAG_NONE)
         cute_tensor_store(c, f.rX, cute_ssa_fill(c, (cute_dtype)f.rX.dtype, f.rX.layout.shape, 1.0));
     else
         cute_copy(c, &p->tc.atom, sX, f.rX);
@@ -186,15 +182,9 @@ void gemv_ring_walk(cute_ctx *c, const gemv_plan *p, const gemv_thread *th, cons
     CUTE_FOR(c, kt, cute_i(0), full)
     {
         cute_int ahead = cute_add(a, kt, cute_i(d - 1));
-        if (p->xblock) {
-            /* k-tile kt has landed (warp 0's x too, after the barrier), and every warp has read
-             * stage kt - 1, which the copies below refill */
-            cute_cp_async_wait_group(c, d - 2);
-            cute_barrier(c);
-        }
         CUTE_IF(c, cute_int_lt(c, ahead, full)) { ring_issue(c, p, t, r, &l, ahead, cute_mod(a, ahead, cute_i(d))); }
         cute_cp_async_commit_group(c);
-        if (!p->xblock) cute_cp_async_wait_group(c, d - 1); /* k-tile kt has landed */
+        cute_cp_async_wait_group(c, d - 1); /* k-tile kt has landed */
         gemv_ring_tile f = ring_read(c, p, th, r, &l, cute_mod(a, kt, cute_i(d)));
         fn(c, p, &f, user);
     }

@@ -80,25 +80,12 @@ static void ring_fma(cute_ctx *c, const gemv_plan *p, const gemv_ring_tile *f, v
     fma_fragments(c, p, user, f->rA, &f->rX);
 }
 
-/* the in-bounds warp's whole k-tiles through the ring (cfg.smem_stages); xblock (a barrier a
- * k-tile): in a block whose rows are all in A, else each k-tile through registers */
+/* the in-bounds warp's whole k-tiles through the ring (cfg.smem_stages) */
 static void rows_ring(cute_ctx *c, const gemv_plan *p, const gemv_thread *th, const gemv_tiles *t, cute_int full,
                       void *user)
 {
     row_acc *acc = user;
-    if (!p->xblock) {
-        gemv_ring_walk(c, p, th, t, &acc->ring, full, ring_fma, acc);
-        return;
-    }
-    cute_alg *a = cute_ctx_alg(c);
-    int warps = p->threads / 32;
-    cute_int after = cute_mul(a, cute_sub(a, cute_i(warps), cute_warp_idx(c)), cute_i(p->rows));
-    cute_int last = cute_add(a, th->first.coord.leaf[0], cute_sub(a, after, cute_i(1))); /* the block's */
-    CUTE_IF(c, cute_int_lt(c, last, acc->mY.layout.shape.leaf[0])) { gemv_ring_walk(c, p, th, t, &acc->ring, full, ring_fma, acc); }
-    CUTE_ELSE(c)
-    {
-        CUTE_FOR(c, kt, cute_i(0), full) { tile_fma(c, p, th, t, CUTE_CRD(CUTE_ALL, CUTE_ALL, kt), false, user); }
-    }
+    gemv_ring_walk(c, p, th, t, &acc->ring, full, ring_fma, acc);
 }
 
 /* each row's sum over the warp for each vector, written by lane 0 (rows past M are not) */
