@@ -18,8 +18,7 @@
 #             flight.  Predicted: within a point of the ring (its walk, not its reads and
 #             products, sets the time; issue is 43%).  If it gains 3 points or more, the reads
 #             and products between a k-tile's wait and the next copies are the cost.
-#   nox       CUTEC_GEMV_DIAG=nox again (the mid pass's +0.65 at 16384x4096; here at 8192x8192
-#             too).
+#   nox       CUTEC_GEMV_DIAG=nox again at 16384x4096 (the mid pass's +0.65).
 #   ring6, ring8 (`--forms lib,ring6,ring8,lib,ring6,ring8`, one process, each form checked
 #             against float64 first): the library's ring of 6 and 8 stages at one vector, never
 #             timed (3 and 2 blocks an SM: 12 warps with 10 KB in flight, 8 with 14 KB; 5.2 and
@@ -27,11 +26,12 @@
 #             The rounds' count predicts both slower everywhere (ring6 -1 to -3 points at
 #             16384x4096), most at 4096x16384 (one round becomes 1.3 and 1.9).
 # The order (each step where the budget leaves room): 16384x4096 (lib's forms, copyonly, nox),
-# 8192x8192 (the same), torch.mv at the three shapes (bench/torch_gemv.py), 4096x16384's forms,
-# then ncu on copyonly and the ring at 16384x4096 (device-common.sh's prof: clocks left alone,
+# 8192x8192 (lib's forms, copyonly), torch.mv at the three shapes (bench/torch_gemv.py),
+# 4096x16384's forms, the read-only row sum of 16384x4096 (`cutec bench sum`, the yardstick:
+# 104% in session 41), then ncu on copyonly and the ring at 16384x4096 (device-common.sh's prof: clocks left alone,
 # caches flushed, one cold launch; the columns: scripts/device-prof35.sh's header).
 # What it decides (the "decides:" lines): nothing in the library changes (no form on trial);
-#   copyonly / nox at a shape: the mean gain over the ring of 4 (two rows each): 3 points or
+#   copyonly (16384x4096, 8192x8192) / nox (16384x4096): the mean gain over the ring of 4 (two rows each): 3 points or
 #     more "costs the ring N points", 1 or less "not the cost", else "some";
 #   ring6 / ring8 at a shape against the ring of 4 (two rows each in one process): "leads" where
 #     both rows gain and the mean gains 0.5 points or more, "loses" at -0.5 or less, else
@@ -164,7 +164,9 @@ pass()
         echo "-- skipped (time): torch.mv"; fi
     echo "== 4096x16384: the ring of 4 (and of 6 and 8) $(el_s)"
     GEMV_LIM=10 bench lib 4096x16384 lib,ring6,ring8,lib,ring6,ring8
-    bench nox 8192x8192 lib,lib CUTEC_GEMV_DIAG=nox
+    echo "== the read-only row sum of 16384x4096 (the yardstick) $(el_s)"
+    if room 8; then CUTEC_TORCH_ROWS=/dev/null timeout 8 build/cutec bench sum --dtype bf16 --shape 16384x4096 --iters "$iters" 2>&1 |
+        grep -v "^# \(check\|time\|index\)" | tee "$out/gemv42-sum.txt"; else echo "-- skipped (time): sum"; fi
     if [ $have_ncu = 1 ]; then
         # the bytes each count reads: A (134,217,728) and x and y
         echo "== ncu: the ring's copies alone and the ring, 16384x4096 $(el_s)"
@@ -176,10 +178,9 @@ pass()
         for n in copy16k ring16k; do named $n; done
     fi
     echo "== at $(el) s: what decides"
-    for sh in 16384x4096 8192x8192; do
-        decide_diag copyonly $sh
-        decide_diag nox $sh
-    done
+    decide_diag copyonly 16384x4096
+    decide_diag nox 16384x4096
+    decide_diag copyonly 8192x8192
     for sh in 16384x4096 8192x8192 4096x16384; do
         decide ring6 lib $sh 6
         decide ring8 lib $sh 8
