@@ -31,7 +31,103 @@
 . scripts/device-common.sh
 log="$out/prof35.log"
 start=$(date +%s) budget=${BUDGET_S:-90}
-prof_tag=prof35
+# the metrics (the two regex: families of names, each sure to match some: the ld counters, long
+# scoreboard; a missing ldgsts counter or stall reason drops out.  A plain name this ncu lacks
+# fails the run: prof then uses sections)
+metrics="gpu__time_duration.sum,sm__cycles_elapsed.avg.per_second,dram__bytes_read.sum,dram__bytes_write.sum"
+metrics="$metrics,dram__throughput.avg.pct_of_peak_sustained_elapsed,lts__t_sector_hit_rate.pct"
+metrics="$metrics,lts__t_sectors_srcunit_tex_op_read.sum,dram__sectors_read.sum"
+metrics="$metrics,regex:^l1tex__t_(sectors|requests)_pipe_lsu_mem_global_op_(ld|ldgsts)\.sum$"
+metrics="$metrics,sm__throughput.avg.pct_of_peak_sustained_elapsed,sm__warps_active.avg.pct_of_peak_sustained_active"
+metrics="$metrics,smsp__issue_active.avg.pct_of_peak_sustained_active,smsp__inst_executed.sum"
+metrics="$metrics,launch__grid_size,launch__block_size,launch__registers_per_thread"
+metrics="$metrics,regex:^smsp__average_warps_issue_stalled_[a-z_]+_per_issue_active\.ratio$"
+
+find_ncu()
+{
+    ncu=$(command -v ncu 2>/dev/null)
+    for c in /usr/local/cuda/bin/ncu /usr/local/cuda*/bin/ncu /opt/nvidia/nsight-compute/*/ncu \
+        /usr/local/cuda*/nsight-compute*/ncu; do
+        [ -z "$ncu" ] && [ -x "$c" ] && ncu=$c
+    done
+    [ -n "$ncu" ] && echo "ncu: $ncu ($($ncu --version 2>&1 | tail -n 1))" && return 0
+    echo "ncu: none (looked at PATH, /usr/local/cuda/bin, /usr/local/cuda*/bin," \
+        "/opt/nvidia/nsight-compute/*/, /usr/local/cuda*/nsight-compute*/)"
+    return 1
+}
+
+# prof NAME KERNEL NEED cutec-args...: one launch of KERNEL_N under ncu, its raw output in
+# $out/prof35-NAME.txt, its row in $out/prof35-rows.txt; NEED: the bytes the count reads
+prof()
+{
+    name=$1 kern=$2 need=$3 && shift 3
+    device_late "ncu $name" && return
+    f="$out/prof35-$name.txt"
+    echo "-- +$(($(date +%s) - start)) s: $name: cutec $*"
+    : >"$f"
+    [ -z "${sections_only:-}" ] && timeout 25 "$ncu" --clock-control none --kernel-name-base function \
+        --kernel-name "regex:^${kern}_kernel_[0-9]+$" --launch-skip 2 --launch-count 1 --print-units base \
+        --metrics "$metrics" build/cutec "$@" >"$f" 2>&1
+    if ! grep -q "dram__bytes_read.sum" "$f"; then # a metric this ncu lacks: its sections, from now on
+        [ -z "${sections_only:-}" ] && echo "no metrics: $(grep -m 2 -iE "error|unknown|fail" "$f" | cut -c1-200 | tr '\n' ' ')"
+        sections_only=1
+        timeout 25 "$ncu" --clock-control none --kernel-name-base function --kernel-name "regex:^${kern}_kernel_[0-9]+$" \
+            --launch-skip 2 --launch-count 1 --section SpeedOfLight --section MemoryWorkloadAnalysis \
+            --section WarpStateStats --section Occupancy build/cutec "$@" >>"$f" 2>&1
+        grep -E "_kernel_|Duration|Throughput|Hit Rate|Achieved Occupancy|Warp Cycles Per Issued" "$f" | head -14
+        return
+    fi
+    grep -m 1 -E "verified|FAILED|wrong" "$f" | cut -c1-160
+    prof_row "$name" "$need" "$f" | tee -a "$out/prof35-rows.txt"
+}
+
+# prof_row NAME NEED FILE: the table's row of one kernel from ncu's "METRIC UNIT VALUE" lines
+# in FILE, every value in its base unit (second, byte, byte/second, hertz) whatever unit ncu
+# chose for it: a time in nsecond, usecond, msecond or second (or ns / us / ms / s), a size
+# or rate with an SI prefix (Kbyte, Mbyte/second, Gbyte/second, Tbyte/second, Ghz), a rate
+# per a unit of time (cycle/nsecond, byte/usecond); thousands separators dropped
+prof_row()
+{
+    awk -v n="$1" -v need="$2" '
+        # the factor of one unit word into its base: time words, else an SI prefix
+        function word(w) {
+            if (w == "nsecond" || w == "ns") return 1e-9
+            if (w == "usecond" || w == "us") return 1e-6
+            if (w == "msecond" || w == "ms") return 1e-3
+            if (w == "second" || w == "s") return 1
+            if (w ~ /^[kK][a-z]/) return 1e3
+            if (w ~ /^M[a-z]/) return 1e6
+            if (w ~ /^G[a-z]/) return 1e9
+            if (w ~ /^T[a-z]/) return 1e12
+            return 1
+        }
+        # a unit "A" or "A/B" (byte/second, cycle/nsecond) as one factor
+        function factor(u,   i) {
+            i = index(u, "/")
+            return i ? word(substr(u, 1, i - 1)) / word(substr(u, i + 1)) : word(u)
+        }
+        $1 ~ /_kernel_[0-9]+$/ && !k { k = $1 }
+        # "NAME [UNIT] VALUE"
+        NF >= 2 && $1 ~ /__/ { v = $NF; gsub(",", "", v); m[$1] = (v + 0) * (NF >= 3 ? factor($(NF - 1)) : 1) }
+        END {
+            t = m["gpu__time_duration.sum"]; rd = m["dram__bytes_read.sum"]; wr = m["dram__bytes_write.sum"]
+            ds = m["dram__sectors_read.sum"]; if (!ds) ds = rd / 32
+            ld = m["l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum"] + m["l1tex__t_sectors_pipe_lsu_mem_global_op_ldgsts.sum"]
+            rq = m["l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum"] + m["l1tex__t_requests_pipe_lsu_mem_global_op_ldgsts.sum"]
+            for (s in m) if (s ~ /issue_stalled_/) { r = s; sub("smsp__average_warps_issue_stalled_", "", r)
+                sub("_per_issue_active.ratio", "", r); sum += m[s]; if (r != "selected") st[r] = m[s] }
+            top = ""
+            for (i = 0; i < 4; i++) { b = ""; for (r in st) if (b == "" || st[r] > st[b]) b = r
+                if (b != "") { top = top sprintf(" %s %.2f", b, st[b]); delete st[b] } }
+            printf("%-9s %7.1f %7.1f %5.3f %8.0f %5.1f %6.1f %6.2f %5.1f %5.1f %6.1f %5.1f  %s (of %.2f) [%s, %d regs, %.0f MHz]\n",
+                   n, t * 1e6, rd / 1e6, need ? rd / need : 0, t ? (rd + wr) / t / 1e9 : 0,
+                   m["dram__throughput.avg.pct_of_peak_sustained_elapsed"], m["lts__t_sector_hit_rate.pct"],
+                   ds ? m["lts__t_sectors_srcunit_tex_op_read.sum"] / ds : 0, rq ? ld / rq : 0,
+                   m["sm__throughput.avg.pct_of_peak_sustained_elapsed"],
+                   m["smsp__issue_active.avg.pct_of_peak_sustained_active"],
+                   m["sm__warps_active.avg.pct_of_peak_sustained_active"], top, sum, k,
+                   m["launch__registers_per_thread"], m["sm__cycles_elapsed.avg.per_second"] / 1e6) }' "$3"
+}
 
 # `sh scripts/device-prof35.sh units`: prof_row on one kernel's figures as ncu prints them in
 # three unit styles (base units; usecond, Mbyte and cycle/nsecond; ms, Kbyte and Ghz): the
@@ -82,7 +178,9 @@ pass()
     prof copy-66 ew 66060288 run elementwise --op neg --dtype bf16 --shape 7168x4608 --iters 3
     prof copy-134 ew 134217728 run elementwise --op neg --dtype bf16 --shape 16384x4096 --iters 3
     echo "== the table"
-    prof_table
+    printf "%-9s %7s %7s %5s %8s %5s %6s %6s %5s %5s %6s %5s  %s\n" kernel us "rd MB" /need "DRAM GB/s" dram% \
+        "L2hit%" L2/DRAM sec/rq SM% issue% occ% "top stalls (warps an issue)"
+    cat "$out/prof35-rows.txt"
     device_end
 }
 pass >"$log" 2>&1
