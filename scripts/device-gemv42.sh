@@ -3,60 +3,45 @@
 # lead's `make all tests` (nothing is built here); log $OUT/gemv42.log, the bench rows
 # $OUT/gemv42-FORM-SHAPE.txt.
 #
-# What is known (the lead's early profile and this branch's mid pass, H200, 16:04 UTC): the ring
-# of 4 at 16384x4096 waits on its loads with 16 warps an SM (22.7% occupancy, long scoreboard
-# 4.37 of 8.44 warps an issue, issue 42.9%), where the read-only row sum of the same bytes runs
-# 48 (70.4%) at 104% of the copy; x is not the cost (the ring without x, CUTEC_GEMV_DIAG=nox:
-# 92.0 / 91.8 against 91.3 / 91.2); x once a block with a barrier a k-tile (24 warps) lost
-# (-1.3 / -8.5 / +0.2 points at 16384x4096 / 8192x8192 / 4096x16384) and was deleted.
-# By the three shapes' figures the ring's time has a fixed part: 36.2 / 35.4 / 34.2 us at 3.88 /
-# 1.94 / 0.97 rounds of blocks, ~33.5 us at none, and the row sum's rate is ~32 us: a call
-# pays its grid's start and end (the launch between back-to-back grids, the first loads'
-# round trip, the last round's drain) on top of its rounds.
-#   pdl       CUTEC_GEMV_TRIAL=pdl: the kernel its own programmatic dependent launch (sm_90; every
-#             thread waits for the previous grid before its first global access, then lets the
-#             next grid in), as the library's GEMMs are: back-to-back calls place the next
-#             call's blocks while this one's last round runs and start them as it drains.  The
-#             Hopper GEMM gained 4.5 points of cuBLAS at 2048^3 (~1 us of a ~24 us call) by it.
-#             Predicted: +1.5 to +3 points at each shape (0.5-1 us of 34-36), most where the
-#             last round leaves slots free (16384x4096: 88% full).  Checked against float64 on
-#             the GPU first (bf16 4099x4104: a partial block and K tail; f16 -> f32 2048x8200
-#             with beta); then one process a form and shape, two rows each (lib, pdl; at
-#             8192x8192 pdl first), a second round at 16384x4096 and f16 where the budget
-#             leaves room.
-#   copyonly  CUTEC_GEMV_DIAG=copyonly (16384x4096): the ring's copies of A and x and its waits
-#             alone, no stage read (WRONG by design): whether the ring's reads and products
-#             cost it (predicted: within a point, as x's 0.65).
-#   torch.mv at the three shapes (bench/torch_gemv.py mv-bf16) and the read-only row sum of
-#   16384x4096 (`cutec bench sum`, the yardstick) beside.
+# The extra pass (16:50 UTC) timed CUTEC_GEMV_TRIAL=pdl (the unsplit K-major rows kernel its own
+# programmatic dependent launch on sm_90, as the library's GEMMs are) against the plain launch:
+# bf16, % of the copy, two rows each, one process a form: 16384x4096 89.9 / 90.0 -> 94.3 / 94.1,
+# 8192x8192 92.2 / 91.7 -> 96.7 / 96.7, 4096x16384 93.7 / 93.9 -> 98.4 / 98.4 (+4.25 / +4.75 /
+# +4.60 points: ~1.6 us a call, more than the 0.5-1 us predicted).  It is the default now; CUTEC_GEMV_PDL=0 gives the plain launch.  This pass confirms
+# it: the default checked against float64 on the GPU (bf16 4099x4104: a partial block and K
+# tail; f16 -> f32 2048x8200), then one process a form and shape, two rows each (lib: the plain
+# launch, CUTEC_GEMV_PDL=0; pdl: the default; at 8192x8192 pdl first), the ring's copies alone
+# (CUTEC_GEMV_DIAG=copyonly, WRONG by design) at 16384x4096, torch.mv at the three shapes
+# (bench/torch_gemv.py mv-bf16), the read-only row sum of 16384x4096 (`cutec bench sum`, the
+# yardstick), a second round at 16384x4096 (pdl first) and f16 where the budget leaves room.
 # What it decides (the "decides:" lines):
-#   pdl at a shape against the ring of 4 (two rows each, the processes back to back): "leads"
+#   pdl at a shape against the plain launch (two rows each, the processes back to back): "leads"
 #     where both rows gain and the mean gains 0.5 points or more, "loses" at -0.5 or less, else
 #     "ties"; a WRONG row or a failed check "WRONG";
-#   pdl: "revert (WRONG)" if a check failed; "the default" where it leads at 2 or 3 shapes and
-#     loses at none (the library's unsplit rows kernel a dependent launch on sm_90,
-#     CUTEC_GEMV_TRIAL deleted); "delete" where it leads at none; else "keep opt-in";
-#   copyonly: the mean gain over the ring of 4: 3 points or more "costs the ring N points", 1
-#     or less "is not the cost", else "some";
-#   the ring of 4 and pdl against issue 17's marks (95% of the copy; 1.35x torch.mv's GB/s).
+#   pdl: "revert to the plain launch" if a check failed or it leads at none; "the default,
+#     confirmed" where it leads at 2 or 3 shapes and loses at none; else "stays the default";
+#   copyonly: the mean gain over the plain ring of 4: 3 points or more "costs the ring N
+#     points", 1 or less "is not the cost", else "some";
+#   the ring of 4 (both launches) against issue 17's marks (95% of the copy; 1.35x torch.mv).
 #   BUDGET_S=50 sh scripts/device-gemv42.sh
 . scripts/device-common.sh
 log="$out/gemv42.log"
 start=$(date +%s) budget=${BUDGET_S:-50}
 # room S: true while S more seconds fit in the budget
 room() { [ $(($(date +%s) - start + $1)) -le "$budget" ]; }
-# bench NAME SHAPE FORMS [ENV=VALUE]: `cutec bench gemv --dtype bf16 --shape SHAPE --forms FORMS`
-# (each form checked against float64 at its first row) under ENV in its own process, its rows
-# into $out/gemv42-NAME-SHAPE.txt, under a limit of $GEMV_LIM (8) s; skipped (an empty file)
-# where that does not fit the budget
+# bench NAME SHAPE FORMS [ENV=VALUE...]: `cutec bench gemv --dtype bf16 --shape SHAPE --forms
+# FORMS` (each form checked against float64 at its first row) under each ENV in its own process,
+# its rows into $out/gemv42-NAME-SHAPE.txt, under a limit of $GEMV_LIM (8) s; skipped (an empty
+# file) where that does not fit the budget
 bench()
 {
-    f="$out/gemv42-$1-$2.txt"
+    f="$out/gemv42-$1-$2.txt" name=$1 shape=$2 forms=$3
+    shift 3
     : >"$f"
-    room "${GEMV_LIM:-8}" || { echo "-- skipped (time): $1 at $2"; return; }
-    echo "-- $(el_s) $1: ${4:-} bench gemv bf16 $2 --forms $3"
-    (if [ -n "${4:-}" ]; then export "${4?}"; fi
-        GEMV_TIMEOUT=${GEMV_LIM:-8} device_gemv --dtype bf16 --shape "$2" --forms "$3") | tee "$f" | grep -E "^rows|rror"
+    room "${GEMV_LIM:-8}" || { echo "-- skipped (time): $name at $shape"; return; }
+    echo "-- $(el_s) $name: $* bench gemv bf16 $shape --forms $forms"
+    (for e in "$@"; do export "${e?}"; done
+        GEMV_TIMEOUT=${GEMV_LIM:-8} device_gemv --dtype bf16 --shape "$shape" --forms "$forms") | tee "$f" | grep -E "^rows|rror"
 }
 # pct NAME SHAPE STAGES TURN: the % of the copy of the TURN-th row of the ring of STAGES in
 # bench NAME's file at SHAPE: "W" if WRONG (nox, copyonly: their figure, WRONG by design), "" if
@@ -117,24 +102,24 @@ pass()
     device_head
     if ! nvidia-smi >/dev/null 2>&1; then
         echo "== no GPU here: nothing timed"
-        echo "decides: pdl: keep opt-in (no GPU)"
+        echo "decides: pdl: stays the default (no GPU)"
         return 0
     fi
     : >"$out/gemv42-runs.txt"
-    echo "== pdl against float64 on the GPU (every element) $(el_s)"
+    echo "== the default (pdl) against float64 on the GPU (every element) $(el_s)"
     for c in "--dtype bf16 --shape 4099x4104" "--dtype f16 --out-dtype f32 --shape 2048x8200"; do
         # shellcheck disable=SC2086 # (the dtype and the shape)
-        CUTEC_GEMV_TRIAL=pdl device_gemv_run $c | tee -a "$out/gemv42-runs.txt"
+        device_gemv_run $c | tee -a "$out/gemv42-runs.txt"
     done
-    echo "== the ring of 4 (lib) and pdl, one process each $(el_s)"
-    bench lib 16384x4096 lib,lib
-    bench pdl 16384x4096 lib,lib CUTEC_GEMV_TRIAL=pdl
-    bench pdl 8192x8192 lib,lib CUTEC_GEMV_TRIAL=pdl
-    bench lib 8192x8192 lib,lib
-    bench lib 4096x16384 lib,lib
-    bench pdl 4096x16384 lib,lib CUTEC_GEMV_TRIAL=pdl
+    echo "== the plain launch (lib: CUTEC_GEMV_PDL=0) and the default (pdl), one process each $(el_s)"
+    bench lib 16384x4096 lib,lib CUTEC_GEMV_PDL=0
+    bench pdl 16384x4096 lib,lib
+    bench pdl 8192x8192 lib,lib
+    bench lib 8192x8192 lib,lib CUTEC_GEMV_PDL=0
+    bench lib 4096x16384 lib,lib CUTEC_GEMV_PDL=0
+    bench pdl 4096x16384 lib,lib
     echo "== the ring's copies alone (16384x4096) $(el_s)"
-    bench copyonly 16384x4096 lib,lib CUTEC_GEMV_DIAG=copyonly
+    bench copyonly 16384x4096 lib,lib CUTEC_GEMV_DIAG=copyonly CUTEC_GEMV_PDL=0
     echo "== torch.mv (bf16) $(el_s)"
     : >"$out/gemv42-torch.txt"
     if room 12; then timeout 12 python3 bench/torch_gemv.py mv-bf16 2>&1 | grep -E "torch.mv|rror" | tee "$out/gemv42-torch.txt"; else
@@ -143,14 +128,14 @@ pass()
     if room 8; then CUTEC_TORCH_ROWS=/dev/null timeout 8 build/cutec bench sum --dtype bf16 --shape 16384x4096 --iters "$iters" 2>&1 |
         grep -v "^# \(check\|time\|index\)" | tee "$out/gemv42-sum.txt"; else echo "-- skipped (time): sum"; fi
     echo "== a second round at 16384x4096 (pdl first), f16 $(el_s)"
-    bench pdl2 16384x4096 lib,lib CUTEC_GEMV_TRIAL=pdl
-    bench lib2 16384x4096 lib,lib
+    bench pdl2 16384x4096 lib,lib
+    bench lib2 16384x4096 lib,lib CUTEC_GEMV_PDL=0
     (f="$out/gemv42-f16.txt" && : >"$f"
-        for e in none pdl; do
+        for e in 0 1; do
             room 8 || { echo "-- skipped (time): f16 $e" && continue; }
-            echo "-- $(el_s) f16 16384x4096 CUTEC_GEMV_TRIAL=$e"
-            CUTEC_GEMV_TRIAL=$e GEMV_TIMEOUT=8 device_gemv --dtype f16 --shape 16384x4096 --forms lib,lib |
-                grep -E "^rows|rror" | sed "s/^/$e: /" | tee -a "$f"
+            echo "-- $(el_s) f16 16384x4096 CUTEC_GEMV_PDL=$e"
+            CUTEC_GEMV_PDL=$e GEMV_TIMEOUT=8 device_gemv --dtype f16 --shape 16384x4096 --forms lib,lib |
+                grep -E "^rows|rror" | sed "s/^/pdl$e: /" | tee -a "$f"
         done)
     echo "== at $(el) s: what decides"
     decide_diag copyonly 16384x4096
@@ -166,20 +151,20 @@ pass()
         awk '/ring of 4 / { p = $NF; sub("%", "", p); if (FILENAME ~ /pdl2/) b += p / 2; else a += p / 2 }
             END { printf "   16384x4096, the second round: lib %.2f, pdl %.2f (%+.2f)\n", a, b, b - a }' \
             "$out/gemv42-lib2-16384x4096.txt" "$out/gemv42-pdl2-16384x4096.txt"
-    grep -q "ring of 4" "$out/gemv42-f16.txt" && awk '/ring of 4 / { p = $NF; sub("%", "", p); if ($1 == "pdl:") b += p / 2; else a += p / 2 }
+    grep -q "ring of 4" "$out/gemv42-f16.txt" && awk '/ring of 4 / { p = $NF; sub("%", "", p); if ($1 == "pdl1:") b += p / 2; else a += p / 2 }
             END { printf "   f16 16384x4096: lib %.2f, pdl %.2f (%+.2f)\n", a, b, b - a }' "$out/gemv42-f16.txt"
     if [ $wrong = 1 ]; then
-        echo "decides: pdl: revert (WRONG: a check against float64 failed)"
+        echo "decides: pdl: revert to the plain launch (WRONG: a check against float64 failed)"
     elif [ $timed = 0 ]; then
-        echo "decides: pdl: keep opt-in (not timed)"
+        echo "decides: pdl: stays the default (not timed)"
     elif [ "$checked" != 2 ]; then
-        echo "decides: pdl: keep opt-in ($checked of 2 checks against float64 finished; led at $leads, lost at $loses of 3)"
+        echo "decides: pdl: stays the default, unconfirmed ($checked of 2 checks against float64 finished; led at $leads, lost at $loses of 3)"
     elif [ $leads -ge 2 ] && [ $loses = 0 ]; then
-        echo "decides: pdl: the default (led at $leads of 3 shapes, lost at none)"
+        echo "decides: pdl: the default, confirmed (led at $leads of 3 shapes, lost at none)"
     elif [ $leads = 0 ]; then
-        echo "decides: pdl: delete (led at none of 3 shapes, lost at $loses)"
+        echo "decides: pdl: revert to the plain launch (led at none of 3 shapes, lost at $loses)"
     else
-        echo "decides: pdl: keep opt-in (led at $leads, lost at $loses of 3)"
+        echo "decides: pdl: stays the default (led at $leads, lost at $loses of 3)"
     fi
     for sh in 16384x4096 8192x8192 4096x16384; do
         marks lib $sh

@@ -32,10 +32,10 @@ typedef struct gemv_plan {
      * through it; a scale group's 4-byte cp.async */
     cute_tiled_copy ring_a, ring_x;
     cute_copy_atom ring_s;
-    bool pdl_self; /* a trial (CUTEC_GEMV_TRIAL=pdl; sm_90 on, K-major rows, unsplit): the kernel
-                      itself a programmatic dependent launch, every thread waiting for the
-                      stream's previous grid before its first global access, then letting the
-                      next grid in (parts.c, gemv_let_dependents_in) */
+    bool pdl_self; /* sm_90 on, K-major rows, unsplit (CUTEC_GEMV_PDL=0: not): the kernel itself
+                      a programmatic dependent launch, every thread waiting for the stream's
+                      previous grid before its first global access, then letting the next grid
+                      in (parts.c, gemv_let_dependents_in) */
     int diag; /* a diagnostic, wrong by design (CUTEC_GEMV_DIAG, gemv_diag): the ring of one
                  vector without some of its work, so that a bench times what is left */
 } gemv_plan;

@@ -839,25 +839,28 @@ static void diag_cases(cute_runtime *rt)
     env_refused(rt, "CUTEC_GEMV_DIAG", "nox,", "none|nox|copyonly");
 }
 
-/* CUTEC_GEMV_TRIAL=pdl (sm_90 on): the unsplit K-major kernel waits for the stream's previous
- * grid before its first global access, then lets the next grid in (its code: the wait, then the
- * launch of dependents, then the first copy); against float64 on the interpreter (which runs
- * grids in order): the ring with padded rows, a partial block with beta, f16 -> f32, and a split
- * call (the one launch's own wait); a value outside none|pdl refused by name */
+/* sm_90 on, the unsplit K-major kernel waits for the stream's previous grid before its first
+ * global access, then lets the next grid in (its code: the wait, then the launch of dependents,
+ * then the first copy; none of it under CUTEC_GEMV_PDL=0); against float64 on the interpreter
+ * (which runs grids in order): the ring with padded rows, a partial block with beta, f16 -> f32,
+ * and a split call (the one launch's own wait); a value outside 0|1 refused by name */
 static void pdl_cases(cute_runtime *rt)
 {
     cute_runtime *own = NULL;
     if (!(rt = on_sm90(rt, &own))) return;
-    setenv("CUTEC_GEMV_TRIAL", "pdl", 1);
-    char err[2048] = "", *text = NULL;
-    const cute_fn *f = cute_gemv_compile(rt, &ring_cfg, err, sizeof err);
-    cute_status s = f ? cute_fn_code(f, "cuda", NULL, &text, err, sizeof err) : CUTE_ERR_INVALID;
-    const char *t = s == CUTE_OK ? text : "", *w = strstr(t, "griddepcontrol.wait"),
-               *l = strstr(t, "griddepcontrol.launch_dependents"), *cp = strstr(t, "cp.async");
-    CHECK(w && l && cp && w < l && l < cp, "CUTEC_GEMV_TRIAL=pdl: the wait, the dependents let in, then the copies (%s)",
-          err);
-    free(text);
-    cute_fn_free(f);
+    for (int pdl = 1; pdl >= 0; pdl--) {
+        setenv("CUTEC_GEMV_PDL", pdl ? "1" : "0", 1);
+        char err[2048] = "", *text = NULL;
+        const cute_fn *f = cute_gemv_compile(rt, &ring_cfg, err, sizeof err);
+        cute_status s = f ? cute_fn_code(f, "cuda", NULL, &text, err, sizeof err) : CUTE_ERR_INVALID;
+        const char *t = s == CUTE_OK ? text : "", *w = strstr(t, "griddepcontrol.wait"),
+                   *l = strstr(t, "griddepcontrol.launch_dependents"), *cp = strstr(t, "cp.async");
+        CHECK(s == CUTE_OK && cp && (pdl ? w && l && w < l && l < cp : !w && !l),
+              "CUTEC_GEMV_PDL=%d: the wait, the dependents let in, then the copies, or none (%s)", pdl, err);
+        free(text);
+        cute_fn_free(f);
+    }
+    unsetenv("CUTEC_GEMV_PDL");
     cute_gemv_lib *lib = cute_gemv_lib_new(rt);
     static const gemv_case cases[] = {
         {CUTE_BF16, CUTE_BF16, 64, 4104, 1, 1, 8, 1, 0, 0, 0, 0},
@@ -867,7 +870,7 @@ static void pdl_cases(cute_runtime *rt)
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) run_case(rt, lib, &cases[i]);
     cute_gemv_lib_free(lib);
-    env_refused(rt, "CUTEC_GEMV_TRIAL", "pdls", "none|pdl");
+    env_refused(rt, "CUTEC_GEMV_PDL", "2", "0|1");
     if (own) cute_runtime_free(own);
 }
 
