@@ -36,6 +36,9 @@ typedef struct gemv_plan {
                       a programmatic dependent launch, every thread waiting for the stream's
                       previous grid before its first global access, then letting the next grid
                       in (parts.c, gemv_let_dependents_in) */
+    bool ring_early; /* a trial (CUTEC_GEMV_TRIAL=early): the ring refills a stage with the k-tile
+                        `stages` ahead as soon as it is read into registers, before its products
+                        (ring.c, gemv_ring_walk) */
     int diag; /* a diagnostic, wrong by design (CUTEC_GEMV_DIAG, gemv_diag): the ring of one
                  vector without some of its work, so that a bench times what is left */
 } gemv_plan;

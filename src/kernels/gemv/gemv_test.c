@@ -874,6 +874,27 @@ static void pdl_cases(cute_runtime *rt)
     if (own) cute_runtime_free(own);
 }
 
+/* CUTEC_GEMV_TRIAL=early: the ring refills a stage as soon as it is read, before its products;
+ * against float64 on the interpreter (which reports a read of a stage before its copy landed):
+ * bf16 with padded rows and a K tail, a batch with beta and a partial block, f16 -> f32 in 3
+ * splits, rings of 2 and 6; a value outside none|early refused by name */
+static void early_cases(cute_runtime *rt)
+{
+    setenv("CUTEC_GEMV_TRIAL", "early", 1);
+    cute_gemv_lib *lib = cute_gemv_lib_new(rt);
+    static const gemv_case cases[] = {
+        {CUTE_BF16, CUTE_BF16, 64, 4104, 1, 1, 8, 1, 0, 0, 0, 0},
+        {CUTE_BF16, CUTE_BF16, 37, 3000, 2, 1, 0, 1, 0, 0, 0.5, 0},
+        {CUTE_F16, CUTE_F32, 21, 6000, 1, 1, 0, 1, 0, 3, -0.5, 0},
+    };
+    for (int d = -1; d <= 6; d += d < 0 ? 3 : 4) { /* the library's 4, then 2 and 6 */
+        cute_gemv_lib_smem_stages(lib, d);
+        for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) run_case(rt, lib, &cases[i]);
+    }
+    cute_gemv_lib_free(lib);
+    env_refused(rt, "CUTEC_GEMV_TRIAL", "earlier", "none|early");
+}
+
 int main(void)
 {
     seed = check_seed("gemv_test");
@@ -892,6 +913,7 @@ int main(void)
     mma_code(rt);
     diag_cases(rt);
     pdl_cases(rt);
+    early_cases(rt);
     skinny(rt);
     cute_runtime_free(rt);
     return CHECK_DONE("gemv_test");

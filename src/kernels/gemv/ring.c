@@ -175,17 +175,28 @@ void gemv_ring_walk(cute_ctx *c, const gemv_plan *p, const gemv_thread *th, cons
     cute_alg *a = cute_ctx_alg(c);
     int d = p->cfg.smem_stages;
     ring_lane l = ring_lane_of(c, p, th, t, r, full);
-    for (int s = 0; s < d - 1; s++) { /* the first stages - 1 k-tiles, a group each */
+    /* the first stages - 1 k-tiles, a group each (ring_early: every stage's) */
+    for (int s = 0; s < (p->ring_early ? d : d - 1); s++) {
         CUTE_IF(c, cute_int_lt(c, cute_i(s), full)) { ring_issue(c, p, t, r, &l, cute_i(s), cute_i(s)); }
         cute_cp_async_commit_group(c);
     }
     CUTE_FOR(c, kt, cute_i(0), full)
     {
-        cute_int ahead = cute_add(a, kt, cute_i(d - 1));
-        CUTE_IF(c, cute_int_lt(c, ahead, full)) { ring_issue(c, p, t, r, &l, ahead, cute_mod(a, ahead, cute_i(d))); }
-        cute_cp_async_commit_group(c);
-        cute_cp_async_wait_group(c, d - 1); /* k-tile kt has landed */
-        gemv_ring_tile f = ring_read(c, p, th, r, &l, cute_mod(a, kt, cute_i(d)));
-        fn(c, p, &f, user);
+        if (p->ring_early) { /* k-tile kt's stage refilled with k-tile kt + stages once read, before
+                                its products: stages k-tiles in flight through them, not stages - 1 */
+            cute_cp_async_wait_group(c, d - 1); /* k-tile kt has landed */
+            cute_int s = cute_mod(a, kt, cute_i(d)), next = cute_add(a, kt, cute_i(d));
+            gemv_ring_tile f = ring_read(c, p, th, r, &l, s);
+            CUTE_IF(c, cute_int_lt(c, next, full)) { ring_issue(c, p, t, r, &l, next, s); }
+            cute_cp_async_commit_group(c);
+            fn(c, p, &f, user);
+        } else {
+            cute_int ahead = cute_add(a, kt, cute_i(d - 1));
+            CUTE_IF(c, cute_int_lt(c, ahead, full)) { ring_issue(c, p, t, r, &l, ahead, cute_mod(a, ahead, cute_i(d))); }
+            cute_cp_async_commit_group(c);
+            cute_cp_async_wait_group(c, d - 1); /* k-tile kt has landed */
+            gemv_ring_tile f = ring_read(c, p, th, r, &l, cute_mod(a, kt, cute_i(d)));
+            fn(c, p, &f, user);
+        }
     }
 }
