@@ -3,36 +3,25 @@
 # lead's `make all tests` (nothing is built here); log $OUT/gemv42.log, the bench rows
 # $OUT/gemv42-FORM-SHAPE.txt.
 #
-# The extra pass (16:50 UTC) timed CUTEC_GEMV_TRIAL=pdl (the unsplit K-major rows kernel its own
-# programmatic dependent launch on sm_90, as the library's GEMMs are) against the plain launch:
-# bf16, % of the copy, two rows each, one process a form: 16384x4096 89.9 / 90.0 -> 94.3 / 94.1,
-# 8192x8192 92.2 / 91.7 -> 96.7 / 96.7, 4096x16384 93.7 / 93.9 -> 98.4 / 98.4 (+4.25 / +4.75 /
-# +4.60 points: ~1.6 us a call, more than the 0.5-1 us predicted).  It is the default now; CUTEC_GEMV_PDL=0 gives the plain launch.  This pass confirms
-# it: the default checked against float64 on the GPU (bf16 4099x4104: a partial block and K
-# tail), then one process a form and shape, two rows each (lib: the plain launch,
-# CUTEC_GEMV_PDL=0; pdl: the default; early: the default with CUTEC_GEMV_TRIAL=early; the order
-# turned at 8192x8192; each form checked against float64 at its first row), torch.mv at the
-# three shapes (bench/torch_gemv.py mv-bf16), the read-only row sum of 16384x4096 (`cutec bench
-# sum`, the yardstick), a second round at 16384x4096 (pdl first) and f16 where the budget
-# leaves room.
-#   early     CUTEC_GEMV_TRIAL=early, checked against float64 on the GPU first (f16 4099x4104): the ring issues every stage before its loop and refills each stage as
-#             soon as it is read into registers, before its products: 4 k-tiles (8 KB of A) a
-#             warp in flight through the products instead of 3, in the same 48 KB of ring (80
-#             registers).  The count: the ring's copies alone ran 2.45 points faster than the
-#             ring at 16384x4096 (the extra pass): a warp's products delay its next copy with 3
-#             k-tiles in flight.  Predicted: +1 to +2.5 points at 16384x4096 and 8192x8192 over
-#             the default, less at 4096x16384 (already at 98.4).
+# The GEMV's unsplit K-major rows kernel (the bf16 ring of one vector among them) is its own
+# programmatic dependent launch on sm_90 by default since this branch (CUTEC_GEMV_PDL=0: the
+# plain launch).  Timed (H200, bf16, % of the copy, one process a form, two rows each): the extra
+# pass 89.9 / 90.0 -> 94.3 / 94.1 at 16384x4096, 92.2 / 91.7 -> 96.7 / 96.7 at 8192x8192, 93.7 /
+# 93.9 -> 98.4 / 98.4 at 4096x16384; the second extra pass 91.1 / 91.1 -> 95.5 / 95.3, 93.2 / 93.3
+# -> 98.6 / 98.3, 96.1 / 96.3 -> 100.6 / 100.6.  This pass confirms it, default against the old
+# form in turns: the default checked against float64 on the GPU (bf16 4099x4104: a partial block
+# and K tail), then one process a form and shape, two rows each, each form
+# checked against float64 at its first row (pdl: the default; lib: CUTEC_GEMV_PDL=0), pdl first
+# at 16384x4096 and 4096x16384, lib first at 8192x8192; torch.mv at the three shapes
+# (bench/torch_gemv.py mv-bf16); the read-only row sum of 16384x4096 (`cutec bench sum`, the
+# yardstick); a second round at 16384x4096 (lib first) and f16 where the budget leaves room.
 # What it decides (the "decides:" lines):
 #   pdl at a shape against the plain launch (two rows each, the processes back to back): "leads"
 #     where both rows gain and the mean gains 0.5 points or more, "loses" at -0.5 or less, else
 #     "ties"; a WRONG row or a failed check "WRONG";
 #   pdl: "revert to the plain launch" if a check failed or it leads at none; "the default,
 #     confirmed" where it leads at 2 or 3 shapes and loses at none; else "stays the default";
-#   early at a shape against the default (the same rule); early: "delete" if a check failed or
-#     it leads at none; "the next default" where it leads at 2 or 3 and loses at none (it stays
-#     opt-in until the next engineer confirms it: this is the session's last pass); else "keep
-#     opt-in";
-#   the ring of 4 (each form) against issue 17's marks (95% of the copy; 1.35x torch.mv).
+#   the ring of 4 (both launches) against issue 17's marks (95% of the copy; 1.35x torch.mv).
 #   BUDGET_S=50 sh scripts/device-gemv42.sh
 . scripts/device-common.sh
 log="$out/gemv42.log"
@@ -103,21 +92,16 @@ pass()
         echo "decides: pdl: stays the default (no GPU)"
         return 0
     fi
-: >"$out/gemv42-runs.txt" && : >"$out/gemv42-early-runs.txt"
+    : >"$out/gemv42-runs.txt"
     echo "== the default (pdl) against float64 on the GPU (every element) $(el_s)"
     device_gemv_run --dtype bf16 --shape 4099x4104 | tee -a "$out/gemv42-runs.txt"
-    echo "== early against float64 on the GPU $(el_s)"
-    CUTEC_GEMV_TRIAL=early device_gemv_run --dtype f16 --shape 4099x4104 | tee -a "$out/gemv42-early-runs.txt"
-    echo "== the plain launch (lib: CUTEC_GEMV_PDL=0), the default (pdl) and early, one process each $(el_s)"
-    bench lib 16384x4096 lib,lib CUTEC_GEMV_PDL=0
+    echo "== the default (pdl) and the plain launch (lib: CUTEC_GEMV_PDL=0), one process each $(el_s)"
     bench pdl 16384x4096 lib,lib
-    bench early 16384x4096 lib,lib CUTEC_GEMV_TRIAL=early
-    bench early 8192x8192 lib,lib CUTEC_GEMV_TRIAL=early
-    bench pdl 8192x8192 lib,lib
+    bench lib 16384x4096 lib,lib CUTEC_GEMV_PDL=0
     bench lib 8192x8192 lib,lib CUTEC_GEMV_PDL=0
-    bench lib 4096x16384 lib,lib CUTEC_GEMV_PDL=0
+    bench pdl 8192x8192 lib,lib
     bench pdl 4096x16384 lib,lib
-    bench early 4096x16384 lib,lib CUTEC_GEMV_TRIAL=early
+    bench lib 4096x16384 lib,lib CUTEC_GEMV_PDL=0
     echo "== torch.mv (bf16) $(el_s)"
     : >"$out/gemv42-torch.txt"
     if room 12; then timeout 12 python3 bench/torch_gemv.py mv-bf16 2>&1 | grep -E "torch.mv|rror" | tee "$out/gemv42-torch.txt"; else
@@ -125,12 +109,12 @@ pass()
     echo "== the read-only row sum of 16384x4096 (the yardstick) $(el_s)"
     if room 8; then CUTEC_TORCH_ROWS=/dev/null timeout 8 build/cutec bench sum --dtype bf16 --shape 16384x4096 --iters "$iters" 2>&1 |
         grep -v "^# \(check\|time\|index\)" | tee "$out/gemv42-sum.txt"; else echo "-- skipped (time): sum"; fi
-    echo "== a second round at 16384x4096 (pdl first), f16 $(el_s)"
-    bench pdl2 16384x4096 lib,lib
+    echo "== a second round at 16384x4096 (lib first), f16 $(el_s)"
     bench lib2 16384x4096 lib,lib CUTEC_GEMV_PDL=0
+    bench pdl2 16384x4096 lib,lib
     (f="$out/gemv42-f16.txt" && : >"$f"
-        for e in 0 1; do
-            room 8 || { echo "-- skipped (time): f16 $e" && continue; }
+        for e in 1 0; do
+            room 8 || { echo "-- skipped (time): f16 CUTEC_GEMV_PDL=$e" && continue; }
             echo "-- $(el_s) f16 16384x4096 CUTEC_GEMV_PDL=$e"
             CUTEC_GEMV_PDL=$e GEMV_TIMEOUT=8 device_gemv --dtype f16 --shape 16384x4096 --forms lib,lib |
                 grep -E "^rows|rror" | sed "s/^/pdl$e: /" | tee -a "$f"
@@ -163,33 +147,12 @@ pass()
     else
         echo "decides: pdl: stays the default (led at $leads, lost at $loses of 3)"
     fi
-    eleads=0 eloses=0 ewrong=0 etimed=0
-    grep -q "FAILED\|NOT the same\|rror" "$out/gemv42-early-runs.txt" && ewrong=1
-    echecked=$(grep -c "verified against float64 (0 wrong" "$out/gemv42-early-runs.txt")
-    for sh in 16384x4096 8192x8192 4096x16384; do
-        decide pdl early $sh
-        case $verdict in leads) eleads=$((eleads + 1)) ;; loses) eloses=$((eloses + 1)) ;; WRONG) ewrong=1 ;; esac
-        [ "$verdict" = untimed ] || etimed=$((etimed + 1))
-    done
-    if [ $ewrong = 1 ]; then
-        echo "decides: early: delete (WRONG: a check against float64 failed)"
-    elif [ $etimed = 0 ] || [ "$echecked" != 1 ]; then
-        echo "decides: early: keep opt-in (not timed or not checked: $etimed shapes timed, $echecked of 1 check)"
-    elif [ $eleads -ge 2 ] && [ $eloses = 0 ]; then
-        echo "decides: early: the next default (led the default at $eleads of 3 shapes, lost at none; opt-in until then)"
-    elif [ $eleads = 0 ]; then
-        echo "decides: early: delete (led at none of 3 shapes, lost at $eloses)"
-    else
-        echo "decides: early: keep opt-in (led at $eleads, lost at $eloses of 3)"
-    fi
     for sh in 16384x4096 8192x8192 4096x16384; do
         marks lib $sh
         marks pdl $sh
-        marks early $sh
     done
     device_end
-    echo "== WRONG lines (not the diagnostic's): $(cat "$out"/gemv42-lib*-*.txt "$out"/gemv42-pdl*-*.txt "$out"/gemv42-early-*.txt \
-        "$out/gemv42-f16.txt" 2>/dev/null | grep -c WRONG)"
+    echo "== WRONG lines: $(cat "$out"/gemv42-lib*-*.txt "$out"/gemv42-pdl*-*.txt "$out/gemv42-f16.txt" 2>/dev/null | grep -c WRONG)"
 }
 pass >"$log" 2>&1
 grep -v "^# \(check\|time\|index\|  (allowed\)" "$log" | tail -n 100

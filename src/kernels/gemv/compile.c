@@ -141,9 +141,6 @@ static bool plan_make(cute_alg *a, const cute_gemv_config *cfg, int arch, gemv_p
     if (cfg->skew) /* a warp a misalignment: as many warps as a vector's elements (skew.c) */
         p->threads = 32 * (p->rows > 1 ? cfg->vec : GEMV_THREADS / 32);
     if (cfg->smem_stages && !plan_ring(a, &thr, &val, p)) return false;
-    if (cfg->smem_stages && !p->words)
-        p->diag = kernel_env_choice(a, "CUTEC_GEMV_DIAG", "none|nox|copyonly", GEMV_DIAG_NONE);
-    p->ring_early = kernel_env_choice(a, "CUTEC_GEMV_TRIAL", "none|early", 0) == 1 && cfg->smem_stages && !p->words;
     /* the unsplit rows kernel its own dependent launch on sm_90 (CUTEC_GEMV_PDL=0: the plain
      * launch; gemv42's extra pass, H200: +4.25 / +4.75 / +4.60 points of the copy at 16384x4096,
      * 8192x8192, 4096x16384) */

@@ -36,19 +36,9 @@ typedef struct gemv_plan {
                       a programmatic dependent launch, every thread waiting for the stream's
                       previous grid before its first global access, then letting the next grid
                       in (parts.c, gemv_let_dependents_in) */
-    bool ring_early; /* a trial (CUTEC_GEMV_TRIAL=early): the ring refills a stage with the k-tile
-                        `stages` ahead as soon as it is read into registers, before its products
-                        (ring.c, gemv_ring_walk) */
-    int diag; /* a diagnostic, wrong by design (CUTEC_GEMV_DIAG, gemv_diag): the ring of one
-                 vector without some of its work, so that a bench times what is left */
 } gemv_plan;
 
 #define GEMV_MAX_ROWS 8
-
-/* CUTEC_GEMV_DIAG's settings (plan.diag): none; nox, the ring without x (no copy of x into the
- * ring, no reads of it: each x 1, y = alpha A's row sums); copyonly, the ring's copies and
- * waits alone (no reads of a stage: every element 1, y = alpha K) */
-enum gemv_diag { GEMV_DIAG_NONE, GEMV_DIAG_NOX, GEMV_DIAG_COPYONLY };
 
 
 /* the K-major kernel's rows per warp: two for one vector of 8- or 16-bit elements, four for

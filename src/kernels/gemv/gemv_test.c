@@ -812,33 +812,6 @@ static void env_refused(cute_runtime *rt, const char *name, const char *value, c
     unsetenv(name);
 }
 
-/* CUTEC_GEMV_DIAG (diagnostics, wrong by design): nox, the bf16 ring copies A alone (no
- * cp.async of x through L1) and reads A's stages; copyonly, it copies both and reads no stage
- * (shared memory reached only by cp.async); a value outside none|nox|copyonly refused by name */
-static void diag_cases(cute_runtime *rt)
-{
-    static const struct {
-        const char *set;
-        bool x, reads;
-    } diag[] = {{"none", true, true}, {"nox", false, true}, {"copyonly", true, false}};
-    for (int i = 0; i < 3; i++) {
-        setenv("CUTEC_GEMV_DIAG", diag[i].set, 1);
-        char err[2048] = "", *text = NULL;
-        const cute_fn *f = cute_gemv_compile(rt, &ring_cfg, err, sizeof err);
-        cute_status s = f ? cute_fn_code(f, "cuda", NULL, &text, err, sizeof err) : CUTE_ERR_INVALID;
-        const char *t = s == CUTE_OK ? text : "";
-        int a = check_count(t, "cp.async.cg"), x = check_count(t, "cp.async.ca"),
-            reads = check_count(t, "__cvta_shared_to_generic");
-        CHECK(s == CUTE_OK && a > 0 && (x > 0) == diag[i].x && (reads > 0) == diag[i].reads,
-              "CUTEC_GEMV_DIAG=%s: %d copies of A, %d of x, %d reads of shared memory (%s)", diag[i].set, a, x, reads,
-              err);
-        free(text);
-        cute_fn_free(f);
-    }
-    unsetenv("CUTEC_GEMV_DIAG");
-    env_refused(rt, "CUTEC_GEMV_DIAG", "nox,", "none|nox|copyonly");
-}
-
 /* sm_90 on, the unsplit K-major kernel waits for the stream's previous grid before its first
  * global access, then lets the next grid in (its code: the wait, then the launch of dependents,
  * then the first copy; none of it under CUTEC_GEMV_PDL=0); against float64 on the interpreter
@@ -874,27 +847,6 @@ static void pdl_cases(cute_runtime *rt)
     if (own) cute_runtime_free(own);
 }
 
-/* CUTEC_GEMV_TRIAL=early: the ring refills a stage as soon as it is read, before its products;
- * against float64 on the interpreter (which reports a read of a stage before its copy landed):
- * bf16 with padded rows and a K tail, a batch with beta and a partial block, f16 -> f32 in 3
- * splits, rings of 2 and 6; a value outside none|early refused by name */
-static void early_cases(cute_runtime *rt)
-{
-    setenv("CUTEC_GEMV_TRIAL", "early", 1);
-    cute_gemv_lib *lib = cute_gemv_lib_new(rt);
-    static const gemv_case cases[] = {
-        {CUTE_BF16, CUTE_BF16, 64, 4104, 1, 1, 8, 1, 0, 0, 0, 0},
-        {CUTE_BF16, CUTE_BF16, 37, 3000, 2, 1, 0, 1, 0, 0, 0.5, 0},
-        {CUTE_F16, CUTE_F32, 21, 6000, 1, 1, 0, 1, 0, 3, -0.5, 0},
-    };
-    for (int d = -1; d <= 6; d += d < 0 ? 3 : 4) { /* the library's 4, then 2 and 6 */
-        cute_gemv_lib_smem_stages(lib, d);
-        for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) run_case(rt, lib, &cases[i]);
-    }
-    cute_gemv_lib_free(lib);
-    env_refused(rt, "CUTEC_GEMV_TRIAL", "earlier", "none|early");
-}
-
 int main(void)
 {
     seed = check_seed("gemv_test");
@@ -911,9 +863,7 @@ int main(void)
     mma_pdl_cases(rt);
     machine_code(rt);
     mma_code(rt);
-    diag_cases(rt);
     pdl_cases(rt);
-    early_cases(rt);
     skinny(rt);
     cute_runtime_free(rt);
     return CHECK_DONE("gemv_test");

@@ -123,7 +123,6 @@ static void ring_issue(cute_ctx *c, const gemv_plan *p, const gemv_tiles *t, con
     cute_thr_copy tx = cute_tiled_copy_slice(&p->ring_x, cute_thread_idx(c, 0));
     cute_copy(c, &p->ring_a.atom, cute_partition_S(c, ta, cute_tensor_slice(c, t->gA, at)),
               cute_partition_D(c, ta, cute_tensor_slice(c, r->sA, st)));
-    if (p->diag == GEMV_DIAG_NOX) return; /* (nor scales: NVFP4 takes no diagnostic) */
     cute_copy(c, &p->ring_x.atom, gemv_lane_row(c, p, cute_partition_S(c, tx, cute_tensor_slice(c, t->gX[0], at)), 0),
               gemv_lane_row(c, p, cute_partition_D(c, tx, cute_tensor_slice(c, r->sX, st)), 0));
     if (!r->scales) return;
@@ -151,14 +150,8 @@ static gemv_ring_tile ring_read(cute_ctx *c, const gemv_plan *p, const gemv_thre
     cute_tensor sA = cute_partition_S(c, th->thr, cute_tensor_slice(c, r->sA, st));
     cute_tensor sX = gemv_lane_row(c, p, cute_partition_S(c, th->thr, cute_tensor_slice(c, r->sX, st)), 0);
     gemv_ring_tile f = {.rA = cute_make_fragment_like(c, sA), .rX = cute_make_fragment_like(c, sX)};
-    if (p->diag == GEMV_DIAG_COPYONLY)
-        cute_tensor_store(c, f.rA, cute_ssa_fill(c, (cute_dtype)f.rA.dtype, f.rA.layout.shape, 1.0));
-    else
-        cute_copy(c, &p->tc.atom, sA, f.rA);
-    if (p->diag != GEMV_DIAG_NONE)
-        cute_tensor_store(c, f.rX, cute_ssa_fill(c, (cute_dtype)f.rX.dtype, f.rX.layout.shape, 1.0));
-    else
-        cute_copy(c, &p->tc.atom, sX, f.rX);
+    cute_copy(c, &p->tc.atom, sA, f.rA);
+    cute_copy(c, &p->tc.atom, sX, f.rX);
     if (!r->scales) return f;
     cute_int lane = cute_lane_idx(c), warp = cute_warp_idx(c);
     for (int row = 0; row <= p->rows; row++) {
@@ -175,28 +168,17 @@ void gemv_ring_walk(cute_ctx *c, const gemv_plan *p, const gemv_thread *th, cons
     cute_alg *a = cute_ctx_alg(c);
     int d = p->cfg.smem_stages;
     ring_lane l = ring_lane_of(c, p, th, t, r, full);
-    /* the first stages - 1 k-tiles, a group each (ring_early: every stage's) */
-    for (int s = 0; s < (p->ring_early ? d : d - 1); s++) {
+    for (int s = 0; s < d - 1; s++) { /* the first stages - 1 k-tiles, a group each */
         CUTE_IF(c, cute_int_lt(c, cute_i(s), full)) { ring_issue(c, p, t, r, &l, cute_i(s), cute_i(s)); }
         cute_cp_async_commit_group(c);
     }
     CUTE_FOR(c, kt, cute_i(0), full)
     {
-        if (p->ring_early) { /* k-tile kt's stage refilled with k-tile kt + stages once read, before
-                                its products: stages k-tiles in flight through them, not stages - 1 */
-            cute_cp_async_wait_group(c, d - 1); /* k-tile kt has landed */
-            cute_int s = cute_mod(a, kt, cute_i(d)), next = cute_add(a, kt, cute_i(d));
-            gemv_ring_tile f = ring_read(c, p, th, r, &l, s);
-            CUTE_IF(c, cute_int_lt(c, next, full)) { ring_issue(c, p, t, r, &l, next, s); }
-            cute_cp_async_commit_group(c);
-            fn(c, p, &f, user);
-        } else {
-            cute_int ahead = cute_add(a, kt, cute_i(d - 1));
-            CUTE_IF(c, cute_int_lt(c, ahead, full)) { ring_issue(c, p, t, r, &l, ahead, cute_mod(a, ahead, cute_i(d))); }
-            cute_cp_async_commit_group(c);
-            cute_cp_async_wait_group(c, d - 1); /* k-tile kt has landed */
-            gemv_ring_tile f = ring_read(c, p, th, r, &l, cute_mod(a, kt, cute_i(d)));
-            fn(c, p, &f, user);
-        }
+        cute_int ahead = cute_add(a, kt, cute_i(d - 1));
+        CUTE_IF(c, cute_int_lt(c, ahead, full)) { ring_issue(c, p, t, r, &l, ahead, cute_mod(a, ahead, cute_i(d))); }
+        cute_cp_async_commit_group(c);
+        cute_cp_async_wait_group(c, d - 1); /* k-tile kt has landed */
+        gemv_ring_tile f = ring_read(c, p, th, r, &l, cute_mod(a, kt, cute_i(d)));
+        fn(c, p, &f, user);
     }
 }
