@@ -15,9 +15,8 @@
 #include <string.h>
 #include <time.h>
 
-#include <unistd.h>
-
 #include "check.h"
+#include "check_stderr.h"
 #include "cutec/interp.h"
 #include "cutec/numeric.h"
 #include "cutec/kernels.h"
@@ -416,15 +415,9 @@ static void sm80_pdl(void)
           "CUTEC_GEMM_SM80_DIAG=nostores: %s", f ? "taken" : err);
     /* a diagnostic in force is said once, on stderr: never silently wrong output */
     setenv("CUTEC_GEMM_SM80_DIAG", "nostore", 1);
-    fflush(stderr);
-    FILE *said = tmpfile();
-    int saved = dup(2);
-    CHECK(said && saved >= 0 && dup2(fileno(said), 2) >= 0, "stderr to a temporary file");
+    check_stderr_begin();
     for (int i = 0; i < 2; i++) cute_fn_free(cute_gemm_compile(rt, &cfg, err, sizeof err));
-    fflush(stderr);
-    dup2(saved, 2), close(saved);
-    char text[1024] = "";
-    if (said) rewind(said), text[fread(text, 1, sizeof text - 1, said)] = 0, fclose(said);
+    const char *text = check_stderr_end();
     const char *w = strstr(text, "CUTEC_GEMM_SM80_DIAG=nostore is a diagnostic");
     CHECK(w && strstr(w, "wrong results by design") && !strstr(w + 1, "CUTEC_GEMM_SM80_DIAG=nostore is"),
           "the diagnostic said once: \"%s\"", text);
