@@ -5,7 +5,9 @@
 # The trial: CUTEC_ATTN_BWD_PINGPONG=1, the dK/dV kernel's two consumer warpgroups issuing their
 # batches (the scores, then the products with the fused dQ's part) in ping-pong turns, so that
 # one warpgroup's gradients run under the other's wgmma (prof39: the fused kernel's tensor pipe
-# 54.9% busy, cuDNN's 65.9%).  Predicted +3 to +10% at both shapes (bench/RESULTS.md, attnb42).
+# 54.9% busy, cuDNN's 65.9%).  Session 31 (attnb4) timed the same turns once a process: the two
+# kernels' dK/dV 440.4 against 445.0, the fused form 409.5 against 408.1 when the order's L2
+# round trips were the writer's; predicted here 0 to +5% (bench/RESULTS.md, attnb42).
 # Each shape is one process, `cutec run attention --bwd --turns CUTEC_ATTN_BWD_PINGPONG=1`: the
 # default and the trial in turns on one set of inputs, each form's first call checked against
 # float64 on the GPU (a FAILED line decides "revert (WRONG)"), then 2 rounds of timings (the
@@ -74,8 +76,8 @@ decide()
         decide 8x16x4096
     else
         echo "== no GPU here: nothing timed"
-        echo "decides: $TRIAL at 8x16x4096: keep opt-in (no GPU)"
         echo "decides: $TRIAL at 2x16x16384: keep opt-in (no GPU)"
+        echo "decides: $TRIAL at 8x16x4096: keep opt-in (no GPU)"
     fi
     device_end
 } >"$log" 2>&1
