@@ -467,9 +467,9 @@ static void staged_step(cute_ctx *c, const attn_plan *p, const hb_job *j, const 
  * as they come the two warpgroups' batches, started by the same stage's wait and met at dS^T's,
  * interleave on the tensor cores and retire together, leaving both gradients' math to run
  * with the tensor cores idle.  ring: the warpgroup (attn_hop_pingpong_start), or {0} out of
- * turns.  (The two kernels' dK/dV steps in turns measured slower in session 31: 440.4 /
- * 396.9 TFLOP/s against 445.0 / 413.7; that kernel had no dQ part, no dS^T staged, no
- * handoff to a writer: less to hide.) */
+ * turns.  (Session 31 timed these turns once: the two kernels' dK/dV 440.4 / 396.9 TFLOP/s,
+ * causal, against 445.0 / 413.7; the fused form 409.5 / 358.2 against 408.1 / 326.6, when its
+ * writer still made the order's two L2 round trips a step and fused-atomic ran 440.7.) */
 static void in_turn(cute_ctx *c, cute_val ring, bool mine)
 {
     if (!ring.r) return;
