@@ -22,6 +22,32 @@ log="$out/attnb42.log"
 start=$(date +%s)
 budget=${BUDGET_S:-50}
 TRIAL=CUTEC_ATTN_BWD_PINGPONG=1
+# The clocks under load: the early profile (ncu, one cold launch, /work/notes/mid42) ran the
+# fused dK/dV kernel at 2x16x16384 in 18.94 ms at 1,811 MHz, where the benches' 526.7 TFLOP/s
+# is 20.9 ms for the call (~9% more; at 8x16x4096 prof39 saw 0.6%): a power cap in the 200 ms
+# of back-to-back calls would be one thing 16k pays and 4096 does not.  So each process runs
+# beside nvidia-smi sampling the GPU every 100 ms; sampled GPU IDX: its SM clock and power
+# over the samples drawing 250 W or more (min / median / max) and how many had the software
+# power cap (0x4) among the clocks' event reasons.
+GPU=${CUDA_VISIBLE_DEVICES:-0}
+GPU=${GPU%%,*}
+FIELDS=clocks.sm,power.draw,clocks_event_reasons.active
+nvidia-smi -i "$GPU" --query-gpu=$FIELDS --format=csv,noheader,nounits >/dev/null 2>&1 ||
+    FIELDS=clocks.sm,power.draw,clocks_throttle_reasons.active
+sample_start() { nvidia-smi -i "$GPU" --query-gpu=$FIELDS --format=csv,noheader,nounits -lms 100 >"$out/attnb42.$1.smi" 2>&1 & smi=$!; }
+sample_end()
+{
+    kill "$smi" 2>/dev/null
+    wait "$smi" 2>/dev/null
+    awk -F', *' -v n="$1" '
+        $2 + 0 >= 250 { k++; c[k] = $1 + 0; p[k] = $2 + 0; r = $3; v = (r ~ /^0x/) ? hex(r) : r + 0; if (int(v / 4) % 2) cap++ }
+        function hex(s,   i, d, x) { x = 0; s = tolower(substr(s, 3)); for (i = 1; i <= length(s); i++) { d = index("0123456789abcdef", substr(s, i, 1)) - 1; x = x * 16 + d } return x }
+        function sort(a, m,   i, j, t) { for (i = 1; i <= m; i++) for (j = i + 1; j <= m; j++) if (a[j] < a[i]) { t = a[i]; a[i] = a[j]; a[j] = t } }
+        END { if (!k) { print "   sampled GPU " g " (" n "): no sample at 250 W or more (" NR " lines)"; exit }
+              sort(c, k); sort(p, k)
+              printf "   sampled GPU %s (%s): %d samples at >= 250 W: SM %d / %d / %d MHz, %d / %d / %d W (min / median / max), the power cap in %d\n",
+                  g, n, k, c[1], c[int((k + 1) / 2)], c[k], p[1], p[int((k + 1) / 2)], p[k], cap }' g="$GPU" "$out/attnb42.$1.smi"
+}
 # turns NAME SECONDS ARGS: one `run --turns` process under min(SECONDS, the budget left) s, its
 # lines into $out/attnb42.NAME (line-buffered: a time limit keeps the rounds it printed)
 turns()
@@ -36,9 +62,11 @@ turns()
         return
     fi
     echo "-- $name: run --turns $TRIAL $* (limit $lim s) $(el_s)"
+    sample_start "$name"
     timeout "$lim" stdbuf -oL -eL build/cutec run attention --bwd --headdim 128 --iters 10 --rounds 2 \
         --turns "$TRIAL" "$@" >"$out/attnb42.$name" 2>&1
     grep -E "^turn|rror|FAIL|refus" "$out/attnb42.$name"
+    sample_end "$name"
 }
 # decide NAME: the rule's line from $out/attnb42.NAME's turns
 decide()
