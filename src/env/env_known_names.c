@@ -9,7 +9,6 @@ const char *const cute_env_known_names[] = {
     "CUTEC_ARCH",
     "CUTEC_ATTN_BWD_FORM",
     "CUTEC_ATTN_BWD_PDL",
-    "CUTEC_ATTN_BWD_PINGPONG",
     "CUTEC_ATTN_FWD_DIAG",
     "CUTEC_ATTN_FWD_FINISH",
     "CUTEC_ATTN_FWD_JOIN",

@@ -88,10 +88,6 @@ typedef struct attn_hop_bwd_plan {
                      * launched as a programmatic dependent launch, so that it starts under
                      * the last wave of the one before (hopper_bwd.c's pdl_enter, bwd_pre.c,
                      * hopper_bwd_dq.c's post_wait_kernel) */
-    bool pingpong;  /* CUTEC_ATTN_BWD_PINGPONG=1 (trial): the dK/dV kernel's serial steps
-                     * (head dims 96 and 128) issue their two batches in the consumers'
-                     * ping-pong turns, so that one warpgroup's gradients run under the
-                     * other's wgmma (hopper_bwd.c's in_turn) */
     cute_tiled_mma dq_mma;
     cute_tiled_copy ds_r2s; /* dS^T's stmatrix (the scores' C layout into smem_ds) */
     cute_composed smem_ds;

@@ -362,9 +362,6 @@ static void on_gpu(void)
     setenv("CUTEC_ATTN_BWD_PDL", "1", 1);
     ATTN_TEST_ON("cuda", "the attention backward (hopper, dependent launches)", fused);
     unsetenv("CUTEC_ATTN_BWD_PDL");
-    setenv("CUTEC_ATTN_BWD_PINGPONG", "1", 1);
-    ATTN_TEST_ON("cuda", "the attention backward (hopper, dK/dV in ping-pong turns)", fused);
-    unsetenv("CUTEC_ATTN_BWD_PINGPONG");
     wanted = CUTE_ATTENTION_SM80;
     ATTN_TEST_ON("cuda", "the attention backward", moderate);
 }
@@ -437,17 +434,6 @@ int main(void)
     setenv("CUTEC_ATTN_BWD_FORM", "fused-atomic", 1);
     ATTN_TEST_ON("interp", "the attention backward (hopper, dQ fused, added in any order)", fused_atomic);
     unsetenv("CUTEC_ATTN_BWD_FORM");
-    /* the dK/dV kernel's warpgroups in ping-pong turns (CUTEC_ATTN_BWD_PINGPONG, a trial):
-     * the d128 defaults (fused, odd sizes, grouped; causal two kernels with key tiles no
-     * query sees) and d96 */
-    static const bwd_case pingpong[] = {
-        {1, 333, 270, 4, 2, 128, false, false, CUTE_BF16, 0},
-        {1, 100, 300, 2, 2, 128, true, true, CUTE_BF16, 0},
-        {1, 131, 203, 2, 1, 96, true, false, CUTE_F16, 0},
-    };
-    setenv("CUTEC_ATTN_BWD_PINGPONG", "1", 1);
-    ATTN_TEST_ON("interp", "the attention backward (hopper, dK/dV in ping-pong turns)", pingpong);
-    unsetenv("CUTEC_ATTN_BWD_PINGPONG");
     /* AUTO on an sm_90a target: the Hopper backward at 96 and 128, resolved by the forward's
      * rule (attn_variant: attn_hopper_bwd_head_dim) */
     static const bwd_case auto_sm90[] = {

@@ -31,7 +31,7 @@ static void make_specs(const cute_attention_config *cfg, cute_arg_spec specs[ATT
 /* the Hopper kernels' plans (and the SM80 one of the preprocessing kernel), or the SM80 plan */
 static bool make_plan(cute_alg *a, cute_runtime *rt, const cute_attention_config *cfg, bool hopper, attn_hop_bwd_plan *hp)
 {
-    hp->fused_dq = hp->dq_atomic = hp->pdl = hp->pingpong = false; /* (the SM80 host's pre kernel reads them too) */
+    hp->fused_dq = hp->dq_atomic = hp->pdl = false; /* (the SM80 host's pre kernel reads them too) */
     if (!attn_bwd_plan_make(a, cfg, &hp->pre)) return false;
     if (!hopper) return true;
     int arch = cute_runtime_target_arch(rt);
@@ -44,8 +44,6 @@ static bool make_plan(cute_alg *a, cute_runtime *rt, const cute_attention_config
      * bench/RESULTS.md, attnb40); CUTEC_ATTN_BWD_PDL=0 the plain launches (fused-atomic:
      * post_kernel has no counts to wait on; not taken) */
     hp->pdl = kernel_env_choice(a, "CUTEC_ATTN_BWD_PDL", "0|1", 1) == 1 && form != ATTN_BWD_FORM_ATOMIC;
-    /* (a trial: bench/RESULTS.md, attnb42) */
-    hp->pingpong = kernel_env_choice(a, "CUTEC_ATTN_BWD_PINGPONG", "0|1", 0) == 1;
     if (a->failed) return false;
     if (attn_bwd_fuses(form, cfg->head_dim) && !attn_hbdq_plan(a, hp)) return false;
     hp->dq_atomic = hp->fused_dq && form == ATTN_BWD_FORM_ATOMIC;
@@ -68,9 +66,8 @@ const cute_fn *cute_attention_bwd_compile(cute_runtime *rt, const cute_attention
     char name[80];
     const char *dq = !hopper || !plan->fused_dq ? "" : plan->dq_atomic ? "_dqatomic" : "_dqfused";
     /* (the lean steps follow the head dim, already in the name: attn_plan_hopper_bwd) */
-    snprintf(name, sizeof name, "attention_bwd%s_%s_d%d%s%s%s%s", hopper ? "_hopper" : "", cute_dtype_name(cfg->dtype),
-             cfg->head_dim, cfg->causal ? "_causal" : "", dq, hopper && plan->pdl ? "_pdl" : "",
-             hopper && plan->pingpong ? "_pp" : "");
+    snprintf(name, sizeof name, "attention_bwd%s_%s_d%d%s%s%s", hopper ? "_hopper" : "", cute_dtype_name(cfg->dtype),
+             cfg->head_dim, cfg->causal ? "_causal" : "", dq, hopper && plan->pdl ? "_pdl" : "");
     /* (the SM80 host reads the user pointer as an attn_plan: hp->pre, the struct's first member) */
     const cute_fn *f = cute_compile(rt, name, hopper ? attn_hop_bwd_host : bwd_host, plan, ATTN_BWD_NARGS, specs, err, n);
     free(plan); /* only needed while tracing */

@@ -460,46 +460,24 @@ static void staged_step(cute_ctx *c, const attn_plan *p, const hb_job *j, const 
     st->gl = f->sl, st->gd = f->sd;
 }
 
-/* CUTEC_ATTN_BWD_PINGPONG=1 (hp->pingpong): serial_step's batches issued in the consumers'
- * turns (the forward's ring of two, attn_hop_my_turn), so that the warpgroups' batches reach
- * the tensor cores whole and one after the other, the first's gradients under the second's
- * scores and the second's under the first's products (FlashAttention 3's ping-pong), where
- * as they come the two warpgroups' batches, started by the same stage's wait and met at dS^T's,
- * interleave on the tensor cores and retire together, leaving both gradients' math to run
- * with the tensor cores idle.  ring: the warpgroup (attn_hop_pingpong_start), or {0} out of
- * turns.  (Session 31 timed these turns once: the two kernels' dK/dV 440.4 / 396.9 TFLOP/s,
- * causal, against 445.0 / 413.7; the fused form 409.5 / 358.2 against 408.1 / 326.6, when its
- * writer still made the order's two L2 round trips a step and fused-atomic ran 440.7.) */
-static void in_turn(cute_ctx *c, cute_val ring, bool mine)
-{
-    if (!ring.r) return;
-    if (mine) attn_hop_my_turn(c, ring);
-    else attn_hop_your_turn(c, ring);
-}
-
 /* one step of serial_steps: the scores, P and dS, the fused dQ's dS^T staged, then dV and dK,
  * and with_dq the fused dQ's part of the step before (a step late: the warpgroups need not
  * meet at every step to have both halves of dS^T in), each batch issued as the pipeline's
- * wait lets it (the two warpgroups' batches share the tensor cores as they come), or in
- * turns (in_turn) */
+ * wait lets it (the two warpgroups' batches share the tensor cores as they come; in turns,
+ * the forward's ping-pong, measured slower: docs/attention.md) */
 static void serial_step(cute_ctx *c, const attn_plan *p, const hb_job *j, const hb_smem *m, hb_frag *f,
-                        const cute_tensor *mt, cute_val scale_log2, cute_pipeline_state *s, cute_int i, bool with_dq,
-                        cute_val ring)
+                        const cute_tensor *mt, cute_val scale_log2, cute_pipeline_state *s, cute_int i, bool with_dq)
 {
     hb_step st = step_views(c, p, j, f, mt, i);
     cute_val line = line_fetch(c, p, j, f, mt, i);
-    in_turn(c, ring, true);
     issue_scores(c, p, m, f, s);
-    in_turn(c, ring, false);
     cute_warpgroup_wait(c, 0);
     staged_step(c, p, j, f, line, &st);
     gradients(c, p, j, f, &st, scale_log2, staged_lines(p, j));
     convert(c, p, j, f);
     if (j->fused) attn_hbdq_stage_ds(c, j->hp, &f->q, f->acc_b);
     if (with_dq) attn_hbdq_wait_ds(c, &f->q);
-    in_turn(c, ring, true);
     issue_products(c, p, j, f, s, with_dq);
-    in_turn(c, ring, false);
     cute_warpgroup_wait(c, 0);
     if (with_dq) attn_hbdq_handoff(c, &f->q);
     cute_pipeline_consumer_release(c, &m->py, s);
@@ -533,13 +511,11 @@ static void issue_scores_apart(cute_ctx *c, const attn_plan *p, const hb_smem *m
  * that of zeros staged before (no wgmma in a branch, and a first step peeled off the loop
  * would spill), the last part alone after the loop. */
 static void serial_steps(cute_ctx *c, const attn_plan *p, const hb_job *j, const hb_smem *m, hb_frag *f,
-                         const cute_tensor *mt, cute_val scale_log2, cute_int tid)
+                         const cute_tensor *mt, cute_val scale_log2)
 {
     cute_pipeline_state s = cute_make_pipeline_state(c, CUTE_PIPELINE_CONSUMER, p->stages);
     if (j->fused) attn_hbdq_stage_zero(c, j->hp, &f->q, f->acc_b);
-    cute_val ring = j->hp->pingpong ? attn_hop_pingpong_start(c, tid) : (cute_val){0};
-    CUTE_FOR(c, i, cute_i(0), j->steps) { serial_step(c, p, j, m, f, mt, scale_log2, &s, i, j->fused, ring); }
-    if (ring.r) attn_hop_pingpong_end(c, ring);
+    CUTE_FOR(c, i, cute_i(0), j->steps) { serial_step(c, p, j, m, f, mt, scale_log2, &s, i, j->fused); }
     if (!j->fused) return;
     attn_hbdq_wait_ds(c, &f->q);
     cute_warpgroup_arrive(c);
@@ -615,7 +591,7 @@ static void consumer(cute_ctx *c, const attn_plan *p, const hb_job *j, const hb_
     cute_pipeline_state sx = cute_make_pipeline_state(c, CUTE_PIPELINE_CONSUMER, 1);
     cute_pipeline_consumer_wait(c, &m->px, &sx, (cute_val){0});
     if (staged_lines(p, j)) {
-        serial_steps(c, p, j, m, &f, mt, scale_log2, tid);
+        serial_steps(c, p, j, m, &f, mt, scale_log2);
     } else {
         cute_val first = attn_hop_pingpong_start(c, tid);
         overlapped_steps(c, p, j, m, &f, mt, scale_log2, first);
