@@ -1,39 +1,34 @@
 #!/bin/sh
-# A pass of branch attnb42 on one H200 (issue 18: the Hopper attention backward, d128 bf16, at
+# Branch attnb42's final pass on one H200 (issue 18: the Hopper attention backward, d128 bf16, at
 # 110% of SDPA's at 8x16x4096 and 2x16x16384), under $BUDGET_S (50) s after the lead's `make all
-# tests` (nothing is built here); log $OUT/attnb42.log.
-# The trial: CUTEC_ATTN_BWD_PINGPONG=1, the dK/dV kernel's two consumer warpgroups issuing their
-# batches (the scores, then the products with the fused dQ's part) in ping-pong turns, so that
-# one warpgroup's gradients run under the other's wgmma (prof39: the fused kernel's tensor pipe
-# 54.9% busy, cuDNN's 65.9%).  Session 31 (attnb4) timed the same turns once a process: the two
-# kernels' dK/dV 440.4 against 445.0, the fused form 409.5 against 408.1 when the order's L2
-# round trips were the writer's; predicted here 0 to +5% (bench/RESULTS.md, attnb42).
-# Each shape is one process, `cutec run attention --bwd --turns CUTEC_ATTN_BWD_PINGPONG=1`: the
-# default and the trial in turns on one set of inputs, each form's first call checked against
-# float64 on the GPU (a FAILED line decides "revert (WRONG)"), then 2 rounds of timings (the
-# second reversed).  2x16x16384 first (issue 18's furthest mark: 97.4% of SDPA; its rounds in
-# turns agreed in session 41 where 4096's spread 10%), then 8x16x4096 and the 4096 bench beside
-# SDPA where the budget has room (attnb41: ~20 s a form for the compile and the check).  The rule, per shape, r = the mean of the rounds' trial / default:
-#   r >= 1.01 and the trial ahead in every round -> "make it the default";
-#   r < 0.995 -> "delete"; else "within the spread (opt-in; the final pass times it again)".
+# tests` (nothing is built here); log $OUT/attnb42.log.  No form to time: the mid pass deleted
+# CUTEC_ATTN_BWD_PINGPONG (x0.988 at 2x16x16384 in turns).  This pass counts where the 16k
+# call's time goes.  The early profile of session 42 (ncu, one cold launch, caches flushed, the
+# kernels serialized; /work/notes/mid42/attnb42.txt) ran the fused dK/dV kernel at 2x16x16384 in
+# 18,944 us at 1,811 MHz (34.3M cycles) and the call's three kernels in 19,116 us, where the
+# benches' call takes 20.6-21.1 ms at 1,815-1,860 MHz (the lead's samples and the mid pass's:
+# 38.3M cycles, +11%); prof39 saw +0.6% at 8x16x4096 (session 38's code, plain launches).
+# Each shape: `cutec run attention --bwd --iters 10` under nsys (no serialization: the dependent
+# launches overlap as in the bench), nvidia-smi sampling the clocks beside; then every call's
+# kernels from nsys's GPU trace: per call (the first is the float64 check's, the next four the
+# timing's warm-up and its sizing, then the ten timed, a call each: 2 ms spans), pre's, the dK/dV kernel's and post's durations, the gap
+# between pre's end and the dK/dV kernel's start, post's end after the dK/dV kernel's, and the
+# call's span from pre's start to post's end.  Its "decides:" line: where the call's extra time
+# lies (the dK/dV kernel itself slower in the bench's calls than ncu's 18,944 us, or between
+# the kernels), and whether the first (cold) call differs from the timed ones.
 #   BUDGET_S=50 sh scripts/device-attnb42.sh
 . scripts/device-common.sh
 log="$out/attnb42.log"
 start=$(date +%s)
 budget=${BUDGET_S:-50}
-TRIAL=CUTEC_ATTN_BWD_PINGPONG=1
-# The clocks under load: the early profile (ncu, one cold launch, /work/notes/mid42) ran the
-# fused dK/dV kernel at 2x16x16384 in 18.94 ms at 1,811 MHz, where the benches' 526.7 TFLOP/s
-# is 20.9 ms for the call (~9% more; at 8x16x4096 prof39 saw 0.6%): a power cap in the 200 ms
-# of back-to-back calls would be one thing 16k pays and 4096 does not.  So each process runs
-# beside nvidia-smi sampling the GPU every 100 ms; sampled GPU IDX: its SM clock and power
-# over the samples drawing 250 W or more (min / median / max) and how many had the software
-# power cap (0x4) among the clocks' event reasons.
 GPU=${CUDA_VISIBLE_DEVICES:-0}
 GPU=${GPU%%,*}
 FIELDS=clocks.sm,power.draw,clocks_event_reasons.active
 nvidia-smi -i "$GPU" --query-gpu=$FIELDS --format=csv,noheader,nounits >/dev/null 2>&1 ||
     FIELDS=clocks.sm,power.draw,clocks_throttle_reasons.active
+# sample_start NAME / sample_end NAME: nvidia-smi every 100 ms into $out/attnb42.NAME.smi; then the
+# SM clock and power over the samples drawing 250 W or more (min / median / max) and how many
+# had the software power cap (0x4) among the clocks' event reasons
 sample_start() { nvidia-smi -i "$GPU" --query-gpu=$FIELDS --format=csv,noheader,nounits -lms 100 >"$out/attnb42.$1.smi" 2>&1 & smi=$!; }
 sample_end()
 {
@@ -48,64 +43,124 @@ sample_end()
               printf "   sampled GPU %s (%s): %d samples at >= 250 W: SM %d / %d / %d MHz, %d / %d / %d W (min / median / max), the power cap in %d\n",
                   g, n, k, c[1], c[int((k + 1) / 2)], c[k], p[1], p[int((k + 1) / 2)], p[k], cap }' g="$GPU" "$out/attnb42.$1.smi"
 }
-# turns NAME SECONDS ARGS: one `run --turns` process under min(SECONDS, the budget left) s, its
-# lines into $out/attnb42.NAME (line-buffered: a time limit keeps the rounds it printed)
-turns()
+# find_nsys: $nsys, the first of PATH's and the toolkit's; false, saying where it looked, if none
+find_nsys()
+{
+    for c in "$(command -v nsys 2>/dev/null)" /usr/local/cuda/bin/nsys /usr/local/cuda*/bin/nsys \
+        /opt/nvidia/nsight-systems/*/bin/nsys /usr/local/cuda*/nsight-systems*/bin/nsys; do
+        [ -n "$c" ] && [ -x "$c" ] && nsys=$c && echo "nsys: $nsys ($("$nsys" --version 2>&1 | tail -n 1))" && return 0
+    done
+    echo "nsys: none on PATH, in /usr/local/cuda*/bin or /opt/nvidia/nsight-systems/*/bin"
+    return 1
+}
+# calls NAME CSV: the backward's calls from nsys's GPU trace (python3: the kernel names hold commas)
+calls()
+{
+    python3 - "$1" "$2" <<'EOF'
+import csv, statistics, sys
+name, path = sys.argv[1], sys.argv[2]
+rows = list(csv.DictReader(open(path)))
+def col(r, *keys):
+    for k in keys:
+        if k in r and r[k] not in ("", None):
+            return float(r[k])
+    raise KeyError(keys)
+ks = []
+for r in rows:
+    n = r.get("Name", "")
+    kind = "pre" if n.startswith("pre_") else "kv" if n.startswith("dkdv") else "post" if n.startswith("post") else None
+    if kind:
+        s = col(r, "Start (ns)", "Start")
+        ks.append((s, s + col(r, "Duration (ns)", "Duration"), kind))
+ks.sort()
+calls, cur = [], None
+for s, e, k in ks:
+    if k == "pre":
+        cur = {"pre": (s, e)}
+        calls.append(cur)
+    elif cur is not None:
+        cur[k] = (s, e)
+calls = [c for c in calls if "kv" in c and "post" in c]
+if not calls:
+    print(f"   {name}: no call of pre, dK/dV and post kernels in the trace ({len(rows)} rows)")
+    sys.exit(0)
+us = lambda x: x / 1e3
+out = []
+for i, c in enumerate(calls):
+    p, k, q = c["pre"], c["kv"], c["post"]
+    out.append((us(p[1] - p[0]), us(k[0] - p[1]), us(k[1] - k[0]), us(q[1] - q[0]), us(q[1] - k[1]), us(q[1] - p[0])))
+print(f"   {name}: {len(calls)} calls; us: pre, dK/dV start after pre's end, dK/dV, post, post's end after dK/dV's, the span")
+for i, o in enumerate(out):
+    if i < 5 or i >= len(out) - 2:
+        print(f"   call {i + 1:2d}: " + "  ".join(f"{x:9.1f}" for x in o))
+timed = out[5:] if len(out) > 5 else out
+med = [statistics.median(x[j] for x in timed) for j in range(6)]
+print(f"   {name} median of calls {len(out) - len(timed) + 1}..{len(out)}: " + "  ".join(f"{x:9.1f}" for x in med))
+print(f"   {name} first call: dK/dV {out[0][2]:.1f} us, span {out[0][5]:.1f}; the timed: dK/dV {med[2]:.1f} us, span {med[5]:.1f}")
+print(f"@{name} {out[0][2]:.1f} {med[2]:.1f} {med[5]:.1f} {med[1]:.1f} {med[4]:.1f}")
+EOF
+}
+# traced NAME SECONDS ARGS: `cutec run attention --bwd --iters 10 ARGS` under nsys (and the
+# clocks' sampler), then its calls
+traced()
 {
     name=$1 lim=$2
     shift 2
     left=$((budget - $(el)))
     [ "$left" -lt "$lim" ] && lim=$left
-    if [ "$lim" -lt 10 ]; then
+    if [ "$lim" -lt 15 ]; then
         echo "-- skipped (past BUDGET_S): $name"
-        : >"$out/attnb42.$name"
         return
     fi
-    echo "-- $name: run --turns $TRIAL $* (limit $lim s) $(el_s)"
+    echo "-- $name: nsys profile cutec run attention --bwd --headdim 128 --iters 10 $* (limit $lim s) $(el_s)"
     sample_start "$name"
-    timeout "$lim" stdbuf -oL -eL build/cutec run attention --bwd --headdim 128 --iters 10 --rounds 2 \
-        --turns "$TRIAL" "$@" >"$out/attnb42.$name" 2>&1
-    grep -E "^turn|rror|FAIL|refus" "$out/attnb42.$name"
+    timeout "$lim" "$nsys" profile --trace=cuda --sample=none --cpuctxsw=none --force-overwrite=true \
+        -o "$out/attnb42-$name" build/cutec run attention --bwd --headdim 128 --iters 10 "$@" >"$out/attnb42.$name" 2>&1
     sample_end "$name"
+    grep -E "verified|FAILED|rror" "$out/attnb42.$name" | head -n 3
+    rep="$out/attnb42-$name.nsys-rep"
+    [ -f "$rep" ] || { echo "   $name: no report ($(tail -n 1 "$out/attnb42.$name"))"; return; }
+    for r in cuda_gpu_trace gputrace; do
+        timeout 30 "$nsys" stats --report "$r" --format csv --force-export=true -o "$out/attnb42-$name" "$rep" \
+            >"$out/attnb42.$name.stats" 2>&1
+        csv=$(find "$out" -maxdepth 1 -name "attnb42-${name}_*$r*.csv" | head -n 1)
+        [ -n "$csv" ] && break
+    done
+    if [ -z "$csv" ]; then
+        echo "   $name: nsys stats made no csv ($(tail -n 2 "$out/attnb42.$name.stats" | tr '\n' ' '))"
+        return
+    fi
+    calls "$name" "$csv" | tee "$out/attnb42.$name.calls" | grep -v "^@"
+    echo "   (at $(el) s)"
 }
-# decide NAME: the rule's line from $out/attnb42.NAME's turns
+# decide: the rule's lines from the @ lines (NAME, the first call's dK/dV us, the timed calls'
+# median dK/dV, their span, pre's end to the dK/dV kernel's start, post's end after the dK/dV's)
 decide()
 {
-    awk -v f="$1" -v t="$TRIAL" '
-        /^turn / { r = $2; lab = $3; sub(/:$/, "", lab)
-                   if (/FAILED|failed/) bad = 1
-                   for (i = 1; i < NF; i++) if ($(i + 1) == "TFLOP/s") v = $i
-                   if (lab == "default") d[r] = v; else if (lab == t) x[r] = v }
-        END {
-            if (bad) { print "decides: " t " at " f ": revert (WRONG): a check against float64 failed"; exit }
-            n = 0; s = 0; ahead = 0; line = ""
-            for (r in d) if (r in x && d[r] > 0) { n++; q = x[r] / d[r]; s += q; if (q > 1) ahead++
-                                                   line = line sprintf(" round %s %.1f / %.1f = x%.4f;", r, x[r], d[r], q) }
-            if (n == 0) { print "decides: " t " at " f ": keep opt-in (not timed)"; exit }
-            m = s / n
-            v = m >= 1.01 && ahead == n ? "make it the default" : m < 0.995 ? "delete" : "within the spread (opt-in; the final pass times it again)"
-            printf "decides: %s at %s: %s (mean x%.4f, ahead in %d of %d;%s)\n", t, f, v, m, ahead, n, line }' \
-        "$out/attnb42.$1"
+    cat "$out"/attnb42.*.calls 2>/dev/null | awk '/^@/ {
+        sub(/^@/, ""); n++
+        name = $1; first = $2; kv = $3; span = $4; gap = $5; tail = $6
+        ncu = name == "2x16x16384" ? 18943.6 : 0
+        printf "decides: the count at %s: the timed calls span %.1f us, the dK/dV kernel %.1f of it (pre to it %.1f, post after it %.1f); the first call'"'"'s dK/dV %.1f (the timed x%.3f of it)%s\n",
+            name, span, kv, gap, tail, first, kv / first,
+            ncu ? sprintf("; ncu'"'"'s cold launch 18,943.6: the bench'"'"'s dK/dV x%.3f of it, so the extra time lies %s", kv / ncu,
+                          kv / ncu > 1.04 ? "in the dK/dV kernel itself" : "between the kernels") : "" }
+        END { if (!n) print "decides: the count: no trace read (nothing to decide)" }'
 }
 {
     device_head
     if nvidia-smi >/dev/null 2>&1; then
-        turns 2x16x16384 45 --batch 2 --heads 16 --seqlen 16384
-        turns 8x16x4096 45 --batch 8 --heads 16 --seqlen 4096
-        if budget_left && [ $((budget - $(el))) -ge 15 ]; then
-            echo "-- the default beside SDPA, 8x16x4096 $(el_s)"
-            timeout $((budget - $(el))) build/cutec bench attention --bwd --headdim 128 --iters 10 2>&1 |
-                grep -E "^bf16|of SDPA|WRONG|rror"
-        else
-            echo "-- skipped (past BUDGET_S): the bench beside SDPA"
+        echo "decides: CUTEC_ATTN_BWD_PINGPONG: deleted at the mid pass (2x16x16384 in turns x0.988, behind in both rounds)"
+        if find_nsys; then
+            traced 2x16x16384 35 --batch 2 --heads 16 --seqlen 16384
+            traced 8x16x4096 30 --batch 8 --heads 16 --seqlen 4096
         fi
         echo "== at $(el) s:"
-        decide 2x16x16384
-        decide 8x16x4096
+        decide
     else
-        echo "== no GPU here: nothing timed"
-        echo "decides: $TRIAL at 2x16x16384: keep opt-in (no GPU)"
-        echo "decides: $TRIAL at 8x16x4096: keep opt-in (no GPU)"
+        echo "== no GPU here: nothing traced"
+        echo "decides: CUTEC_ATTN_BWD_PINGPONG: deleted at the mid pass (2x16x16384 in turns x0.988, behind in both rounds)"
+        echo "decides: the count: not run (no GPU)"
     fi
     device_end
 } >"$log" 2>&1
