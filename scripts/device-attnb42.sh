@@ -70,7 +70,8 @@ def col(r, *keys):
 ks = []
 for r in rows:
     n = r.get("Name", "")
-    kind = "pre" if n.startswith("pre_") else "kv" if n.startswith("dkdv") else "post" if n.startswith("post") else None
+    kind = ("pre" if "pre_counts_kernel" in n or "pre_kernel" in n else "kv" if "dkdv_" in n
+            else "post" if "post_wait_kernel" in n or "post_kernel" in n else None)
     if kind:
         s = col(r, "Start (ns)", "Start")
         ks.append((s, s + col(r, "Duration (ns)", "Duration"), kind))
