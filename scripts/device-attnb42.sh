@@ -17,7 +17,7 @@
 # lies (the dK/dV kernel itself slower in the bench's calls than ncu's 18,944 us, or between
 # the kernels), and whether the first (cold) call differs from the timed ones.
 # (The mid pass's 16k process took 40 s for two forms; one form under nsys ~30 s: with the
-# 50 s budget the 4096 trace runs only if 25 s are left; BUDGET_S=80 gives it room.)
+# 50 s budget the 4096 trace runs only if 20 s are left; BUDGET_S=80 gives it room.)
 #   BUDGET_S=50 sh scripts/device-attnb42.sh
 . scripts/device-common.sh
 log="$out/attnb42.log"
@@ -111,7 +111,7 @@ traced()
     shift 2
     left=$((budget - $(el)))
     [ "$left" -lt "$lim" ] && lim=$left
-    if [ "$lim" -lt 25 ]; then
+    if [ "$lim" -lt 20 ]; then
         echo "-- skipped (past BUDGET_S): $name"
         return
     fi
