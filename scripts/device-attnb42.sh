@@ -8,8 +8,8 @@
 # 18,944 us at 1,811 MHz (34.3M cycles) and the call's three kernels in 19,116 us, where the
 # benches' call takes 20.6-21.1 ms at 1,815-1,860 MHz (the lead's samples and the mid pass's:
 # 38.3M cycles, +11%); prof39 saw +0.6% at 8x16x4096 (session 38's code, plain launches).
-# (The extra pass of 16:39 UTC looked for nsys and found none: KINDS.md says nsys makes no
-# report on these machines.)  So each shape's `cutec run attention --bwd --iters 10` runs under
+# (The extra pass of 16:39 UTC looked for nsys and found none: nsys is not usable on these
+# machines, it makes no report.)  So each shape's `cutec run attention --bwd --iters 10` runs under
 # ncu, the dK/dV kernel's first six launches profiled with the caches and clocks left alone
 # (--cache-control none: each launch in the state the calls before it left; ncu serializes the
 # launches, as in the early profile): launch 1 is the float64 check's call (after the forward),
