@@ -462,6 +462,20 @@ static bool dependent_launch(cute_alg *a, gemm_plan *p, int arch)
     return !a->failed;
 }
 
+/* The fragments' reads from shared memory (CUTEC_GEMM_SM80_PREFETCH, a trial of s8_42, opt-in):
+ * as the dtype's tiling row has them (row, the default), or one k-block ahead across tiles,
+ * within each tile, or none ahead (gemm_internal.h's gemm_prefetch).  The rows' choices were
+ * timed in session 27, when fragments carried across the back edge spilled; e4m3 on sm_90a
+ * (within, 240 registers) without read-ahead takes 226 and f16/bf16 (across, 254) within each
+ * tile 230, none of them spilling (ptxas 13, tn). */
+static bool prefetch_choice(cute_alg *a, gemm_plan *p)
+{
+    static const gemm_prefetch forms[] = {GEMM_PREFETCH_ACROSS, GEMM_PREFETCH_WITHIN, GEMM_PREFETCH_NONE};
+    int e = kernel_env_choice(a, "CUTEC_GEMM_SM80_PREFETCH", "row|across|within|none", 0);
+    if (e > 0) p->prefetch = forms[e - 1];
+    return !a->failed;
+}
+
 /* A diagnostic, wrong by design (CUTEC_GEMM_SM80_DIAG=nostore, step 5): each thread stores
  * only the first of its runs of C (1/32 of the bytes at s8 128x128), so that a bench times
  * the rounds without C's traffic (bench/RESULTS.md, s16's rounds). */
@@ -484,6 +498,7 @@ bool gemm_plan_tensorop(cute_alg *a, const cute_gemm_config *cfg, int arch, gemm
     /* fp8 on sm_90 (f16 steps) with an operand through LDSM8_MN: each k-block read just
      * before its MMAs, as ptxas schedules them (read one ahead, tt spilled 12 bytes) */
     if (strstr(s->mma, "_VIA_F16") && (pairs_mn(s, cfg, 0) || pairs_mn(s, cfg, 1))) p->prefetch = GEMM_PREFETCH_NONE;
+    if (!prefetch_choice(a, p)) return false;
     p->mma = tc_mma(a, s, cfg, &atom, wm, wn);
     int esize = cute_dtype_bytes(s->d);
     int bytes = gemm_vector_bytes(cfg, s->d);
