@@ -417,7 +417,7 @@ static void sm80_pdl(void)
 }
 
 /* The fragments' reads as CUTEC_GEMM_SM80_PREFETCH sets them (plan_multistage.c), on sm_90a against
- * float64: e4m3 (its row within tiles) with none ahead, f16 (across) within tiles, bf16 none
+ * float64: e4m3 (its sm_90 row none ahead) within tiles, f16 (across) within tiles, bf16 none
  * ahead, each over K tails; a setting outside row|across|within|none refused by name */
 static void sm80_prefetch(void)
 {
@@ -430,7 +430,7 @@ static void sm80_prefetch(void)
         const char *form;
         cute_dtype d, cd;
         int64_t bk, k;
-    } cases[] = {{"none", CUTE_E4M3, CUTE_BF16, 128, 300}, {"within", CUTE_F16, CUTE_F16, 64, 200},
+    } cases[] = {{"within", CUTE_E4M3, CUTE_BF16, 128, 300}, {"within", CUTE_F16, CUTE_F16, 64, 200},
                  {"none", CUTE_BF16, CUTE_F32, 64, 150}};
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         setenv("CUTEC_GEMM_SM80_PREFETCH", cases[i].form, 1);
