@@ -176,8 +176,8 @@ static const tc_shape tc_shapes[] = {
      * spilled 68-104 bytes here; as f16 steps into C (ir_insts.def) none, and no FADDs
      * (sm_90 only: untried on later targets, which keep CuTe's row).  sm_90's reads each
      * k-block just before its MMAs, ptxas scheduling them (226 registers against 240 one
-     * ahead within tiles): ahead in 9 of 10 comparisons, +0.7 points of f16's ceiling at
-     * 4096^3 and 8192^3 (bench/RESULTS.md, s8_42) */
+     * ahead within tiles): ahead in 15 of 16 comparisons, 1.6 / 1.1 points of f16's ceiling
+     * at 4096^3 / 8192^3 in the last (bench/RESULTS.md, s8_42) */
     {CUTE_E4M3, 90, "SM89_16x8x32_F32E4M3E4M3F32_TN_VIA_F16", 256, 128, 128, 3, "SM75_U32x4_LDSM_N", LDSM8_MN, GEMM_PREFETCH_NONE, 100},
     {CUTE_E5M2, 90, "SM89_16x8x32_F32E5M2E5M2F32_TN_VIA_F16", 256, 128, 128, 3, "SM75_U32x4_LDSM_N", LDSM8_MN, GEMM_PREFETCH_NONE, 100},
     {CUTE_E4M3, 89, "SM89_16x8x32_F32E4M3E4M3F32_TN", 256, 128, 128, 3, "SM75_U32x4_LDSM_N", LDSM8_MN, GEMM_PREFETCH_WITHIN, 0},
@@ -465,20 +465,6 @@ static bool dependent_launch(cute_alg *a, gemm_plan *p, int arch)
     return !a->failed;
 }
 
-/* The fragments' reads from shared memory (CUTEC_GEMM_SM80_PREFETCH, a trial of s8_42, opt-in):
- * as the dtype's tiling row has them (row, the default), or one k-block ahead across tiles,
- * within each tile, or none ahead (gemm_internal.h's gemm_prefetch).  The rows' choices were
- * timed in session 27, when fragments carried across the back edge spilled; e4m3 on sm_90a
- * (within, 240 registers) without read-ahead takes 226 and f16/bf16 (across, 254) within each
- * tile 230, none of them spilling (ptxas 13, tn); e4m3's rows take none since s8_42's passes. */
-static bool prefetch_choice(cute_alg *a, gemm_plan *p)
-{
-    static const gemm_prefetch forms[] = {GEMM_PREFETCH_ACROSS, GEMM_PREFETCH_WITHIN, GEMM_PREFETCH_NONE};
-    int e = kernel_env_choice(a, "CUTEC_GEMM_SM80_PREFETCH", "row|across|within|none", 0);
-    if (e > 0) p->prefetch = forms[e - 1];
-    return !a->failed;
-}
-
 /* A diagnostic, wrong by design (CUTEC_GEMM_SM80_DIAG=nostore, step 5): each thread stores
  * only the first of its runs of C (1/32 of the bytes at s8 128x128), so that a bench times
  * the rounds without C's traffic (bench/RESULTS.md, s16's rounds). */
@@ -501,7 +487,6 @@ bool gemm_plan_tensorop(cute_alg *a, const cute_gemm_config *cfg, int arch, gemm
     /* fp8 on sm_90 (f16 steps) with an operand through LDSM8_MN: each k-block read just
      * before its MMAs, as ptxas schedules them (read one ahead, tt spilled 12 bytes) */
     if (strstr(s->mma, "_VIA_F16") && (pairs_mn(s, cfg, 0) || pairs_mn(s, cfg, 1))) p->prefetch = GEMM_PREFETCH_NONE;
-    if (!prefetch_choice(a, p)) return false;
     p->mma = tc_mma(a, s, cfg, &atom, wm, wn);
     int esize = cute_dtype_bytes(s->d);
     int bytes = gemm_vector_bytes(cfg, s->d);

@@ -416,43 +416,6 @@ static void sm80_pdl(void)
     cute_runtime_free(rt);
 }
 
-/* The fragments' reads as CUTEC_GEMM_SM80_PREFETCH sets them (plan_multistage.c), on sm_90a against
- * float64: e4m3 (its sm_90 row none ahead) within tiles, f16 (across) within tiles, bf16 none
- * ahead, each over K tails; a setting outside row|across|within|none refused by name */
-static void sm80_prefetch(void)
-{
-    char err[2048] = "";
-    cute_runtime *rt;
-    CHECK(cute_runtime_new("interp", &rt, err, sizeof err) == CUTE_OK, "interpreter: %s", err);
-    if (check_failed) return;
-    cute_runtime_set_target_arch(rt, "sm_90a");
-    static const struct {
-        const char *form;
-        cute_dtype d, cd;
-        int64_t bk, k;
-    } cases[] = {{"within", CUTE_E4M3, CUTE_BF16, 128, 300}, {"within", CUTE_F16, CUTE_F16, 64, 200},
-                 {"none", CUTE_BF16, CUTE_F32, 64, 150}};
-    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
-        setenv("CUTEC_GEMM_SM80_PREFETCH", cases[i].form, 1);
-        cute_gemm_tiling t = {.bm = 128, .bn = 128, .bk = cases[i].bk, .stages = 3, .warps_m = 2, .warps_n = 2};
-        cute_gemm_lib *lib = cute_gemm_lib_new(rt);
-        CHECK(cute_gemm_lib_tiling(lib, &t), "prefetch tiling");
-        problem pr = {129, 67, cases[i].k, 1, {1, 1, 0}, cases[i].d, cases[i].cd, 1.5, -0.5};
-        char what[64];
-        snprintf(what, sizeof what, "interp sm_90a prefetch %s", cases[i].form);
-        run(lib, cute_runtime_backend(rt), CUTE_GEMM_TENSOROP_SMEM, &pr, what);
-        cute_gemm_lib_free(lib);
-    }
-    setenv("CUTEC_GEMM_SM80_PREFETCH", "ahead", 1);
-    cute_gemm_config cfg = {.variant = CUTE_GEMM_TENSOROP_SMEM, .dtype = CUTE_F16, .c_dtype = CUTE_F16,
-                            .major = {1, 1, 0}, .align_bytes = 16, .index_bound = CUTE_GEMM_INDEX_BOUND};
-    const cute_fn *f = cute_gemm_compile(rt, &cfg, err, sizeof err);
-    CHECK(!f && strstr(err, "CUTEC_GEMM_SM80_PREFETCH=ahead: not one of row|across|within|none"),
-          "CUTEC_GEMM_SM80_PREFETCH=ahead: %s", f ? "taken" : err);
-    unsetenv("CUTEC_GEMM_SM80_PREFETCH");
-    cute_runtime_free(rt);
-}
-
 /* Two stages refused (trace only): ov2's 2-stage pipeline measured slower on the H200
  * (bench/RESULTS.md, dec-s8), so at least three, as the message says */
 static void two_stages_refused(void)
@@ -537,7 +500,6 @@ int main(void)
     persistent("interp", 1);
     persistent_per_sm();
     sm80_pdl();
-    sm80_prefetch();
     two_stages_refused();
     banks();
     static const int64_t big[][4] = {{1021, 509, 263, 1}, {1024, 768, 520, 2}, {2048, 2048, 2048, 1}};
