@@ -470,7 +470,7 @@ static bool dependent_launch(cute_alg *a, gemm_plan *p, int arch)
  * the rounds without C's traffic (bench/RESULTS.md, s16's rounds). */
 static bool diagnostic(cute_alg *a, gemm_plan *p)
 {
-    p->diag_nostore = kernel_env_choice(a, "CUTEC_GEMM_SM80_DIAG", "none|nostore", 0) == 1;
+    p->diag_nostore = kernel_env_diag(a, "CUTEC_GEMM_SM80_DIAG", "none|nostore") == 1;
     return !a->failed;
 }
 
