@@ -865,6 +865,39 @@ static void pdl_cases(cute_runtime *rt)
     if (own) cute_runtime_free(own);
 }
 
+/* sm_90a, the skew form in one launch (a dependent launch): its first k-tiles asked of L2
+ * before the wait for the previous grid, the wait before the first load; under
+ * CUTEC_GEMV_EARLY=0 the wait first; a value outside 1|0 refused by name.  (Its answers: the
+ * sm_90a one-launch cases above, skew included.) */
+static void early_code(cute_runtime *rt)
+{
+    cute_runtime *own = NULL;
+    if (!(rt = on_sm90(rt, &own))) return;
+    static const cute_gemv_config skew = {.dtype = CUTE_BF16, .y_dtype = CUTE_BF16, .a_major = 1, .vec = 8,
+                                          .vectors = 3, .split = true, .one_launch = true, .skew = true,
+                                          .l2_prefetch = 1};
+    for (int early = 1; early >= 0; early--) {
+        setenv("CUTEC_GEMV_EARLY", early ? "1" : "0", 1);
+        char err[2048] = "", *text = NULL;
+        const cute_fn *f = cute_gemv_compile(rt, &skew, err, sizeof err);
+        cute_status s = f ? cute_fn_code(f, "cuda", NULL, &text, err, sizeof err) : CUTE_ERR_INVALID;
+        const char *t = s == CUTE_OK ? text : "", *pf = strstr(t, "prefetch.global.L2"),
+                   *w = strstr(t, "griddepcontrol.wait"), *ld = strstr(t, "*(const bf16x8 *)");
+        CHECK(s == CUTE_OK && pf && w && ld && w < ld && (early ? pf < w : w < pf),
+              "CUTEC_GEMV_EARLY=%d: the prefetch %s the wait, the wait before the loads (%s)", early,
+              early ? "before" : "after", err);
+        free(text);
+        cute_fn_free(f);
+    }
+    setenv("CUTEC_GEMV_EARLY", "2", 1);
+    char err[2048] = "";
+    const cute_fn *f = cute_gemv_compile(rt, &skew, err, sizeof err);
+    CHECK(!f && strstr(err, "CUTEC_GEMV_EARLY=2: not one of 1|0"), "CUTEC_GEMV_EARLY=2: %s", f ? "taken" : err);
+    cute_fn_free(f);
+    unsetenv("CUTEC_GEMV_EARLY");
+    if (own) cute_runtime_free(own);
+}
+
 int main(void)
 {
     seed = check_seed("gemv_test");
@@ -882,6 +915,7 @@ int main(void)
     machine_code(rt);
     mma_code(rt);
     pdl_cases(rt);
+    early_code(rt);
     skinny(rt);
     cute_runtime_free(rt);
     return CHECK_DONE("gemv_test");

@@ -119,7 +119,7 @@ static void skew_body(cute_ctx *c, cute_tensor mA, cute_tensor mX, cute_tensor m
     cute_alg *a = cute_ctx_alg(c);
     int vec = p->cfg.vec, warps = p->threads / 32, U = p->unroll;
     cute_int M = mA.layout.shape.leaf[0], K = mA.layout.shape.leaf[1];
-    bool early = p->pdl; /* (a dependent launch: the wait after the prefetch below) */
+    bool early = p->early && p->pdl; /* (a dependent launch: the wait after the prefetch below) */
     if (!early) gemv_let_dependents_in(c, p);
     cute_tensor slot = gemv_last_slot(c, p);
     gemv_tiles t = gemv_block_split(c, p, K, kchunk);
