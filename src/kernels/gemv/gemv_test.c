@@ -830,6 +830,18 @@ static void env_refused(cute_runtime *rt, const char *name, const char *value, c
     unsetenv(name);
 }
 
+/* cfg's CUDA C (free it), compiled for rt under name=value; NULL with the reason in err */
+static char *cuda_under(cute_runtime *rt, const cute_gemv_config *cfg, const char *name, const char *value, char *err,
+                        size_t n)
+{
+    setenv(name, value, 1);
+    char *text = NULL;
+    const cute_fn *f = cute_gemv_compile(rt, cfg, err, n);
+    if (f && cute_fn_code(f, "cuda", NULL, &text, err, n) != CUTE_OK) text = NULL;
+    cute_fn_free(f);
+    return text;
+}
+
 /* sm_90 on, the unsplit K-major kernel waits for the stream's previous grid before its first
  * global access, then lets the next grid in (its code: the wait, then the launch of dependents,
  * then the first copy; none of it under CUTEC_GEMV_PDL=0); against float64 on the interpreter
@@ -840,16 +852,12 @@ static void pdl_cases(cute_runtime *rt)
     cute_runtime *own = NULL;
     if (!(rt = on_sm90(rt, &own))) return;
     for (int pdl = 1; pdl >= 0; pdl--) {
-        setenv("CUTEC_GEMV_PDL", pdl ? "1" : "0", 1);
-        char err[2048] = "", *text = NULL;
-        const cute_fn *f = cute_gemv_compile(rt, &ring_cfg, err, sizeof err);
-        cute_status s = f ? cute_fn_code(f, "cuda", NULL, &text, err, sizeof err) : CUTE_ERR_INVALID;
-        const char *t = s == CUTE_OK ? text : "", *w = strstr(t, "griddepcontrol.wait"),
+        char err[2048] = "", *text = cuda_under(rt, &ring_cfg, "CUTEC_GEMV_PDL", pdl ? "1" : "0", err, sizeof err);
+        const char *t = text ? text : "", *w = strstr(t, "griddepcontrol.wait"),
                    *l = strstr(t, "griddepcontrol.launch_dependents"), *cp = strstr(t, "cp.async");
-        CHECK(s == CUTE_OK && cp && (pdl ? w && l && w < l && l < cp : !w && !l),
+        CHECK(text && cp && (pdl ? w && l && w < l && l < cp : !w && !l),
               "CUTEC_GEMV_PDL=%d: the wait, the dependents let in, then the copies, or none (%s)", pdl, err);
         free(text);
-        cute_fn_free(f);
     }
     unsetenv("CUTEC_GEMV_PDL");
     cute_gemv_lib *lib = cute_gemv_lib_new(rt);
@@ -877,17 +885,13 @@ static void early_code(cute_runtime *rt)
                                           .vectors = 3, .split = true, .one_launch = true, .skew = true,
                                           .l2_prefetch = 1};
     for (int early = 1; early >= 0; early--) {
-        setenv("CUTEC_GEMV_EARLY", early ? "1" : "0", 1);
-        char err[2048] = "", *text = NULL;
-        const cute_fn *f = cute_gemv_compile(rt, &skew, err, sizeof err);
-        cute_status s = f ? cute_fn_code(f, "cuda", NULL, &text, err, sizeof err) : CUTE_ERR_INVALID;
-        const char *t = s == CUTE_OK ? text : "", *pf = strstr(t, "prefetch.global.L2"),
+        char err[2048] = "", *text = cuda_under(rt, &skew, "CUTEC_GEMV_EARLY", early ? "1" : "0", err, sizeof err);
+        const char *t = text ? text : "", *pf = strstr(t, "prefetch.global.L2"),
                    *w = strstr(t, "griddepcontrol.wait"), *ld = strstr(t, "*(const bf16x8 *)");
-        CHECK(s == CUTE_OK && pf && w && ld && w < ld && (early ? pf < w : w < pf),
+        CHECK(text && pf && w && ld && w < ld && (early ? pf < w : w < pf),
               "CUTEC_GEMV_EARLY=%d: the prefetch %s the wait, the wait before the loads (%s)", early,
               early ? "before" : "after", err);
         free(text);
-        cute_fn_free(f);
     }
     setenv("CUTEC_GEMV_EARLY", "2", 1);
     char err[2048] = "";
