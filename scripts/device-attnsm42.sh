@@ -8,12 +8,17 @@
 #     (CUTEC_WGMMA_DESC=stage CUTEC_ATTN_FWD_WGU=1: session 39's uniform warpgroup index, 454 ->
 #     420 instructions a key tile at d64, never timed there); wgu+skip (CUTEC_ATTN_FWD_SKIP=1:
 #     a warpgroup with no row inside Sq takes its turns and releases its stages, computing
-#     nothing; alone it spills 168 bytes at d64, with wgu none).
+#     nothing, and a head's Q tiles rotated on the persistent grid so that the short tiles
+#     spread over the blocks; alone it spills 168 bytes at d64, with wgu none).  Predicted:
+#     wgu within 1% either way (d128 x0.993 / x1.010, d256 x1.013); skip on top of it +1.6%
+#     (a model: the last block's 43 long tiles -> 42.31, a short tile 0.77 of a long one).
 #  2. Decode 8x32x32768 d128, 32 KV heads (asks SDPA's speed; census 99.6%): the combine as a
 #     programmatic dependent launch (CUTEC_ATTN_DECODE_PDL=1) against the default in turns in
 #     one process (checked first); then the default beside SDPA and the device copy (`cutec
 #     bench`); then K and V laid out as SDPA's bench lays them, each head's keys together
-#     (`--kv-layout bhsd`, the same kernel: what the layout alone is worth).
+#     (`--kv-layout bhsd`, the same kernel: what the layout alone is worth).  Predicted: PDL
+#     +0.2-0.5% (the combine's launch and start, a few us of ~960); bhsd unknown (the bshd
+#     blocks read 256-byte rows 8 KB apart, SDPA's bench reads each head's 8 MB in order).
 #  3. d64 beside SDPA (the default), if the budget leaves room.
 # The rules (ratio = form / default (skip: also / wgu), each round's pair; a round's turns run in reverse in the
 # next): mean >= 1.005 with every round >= 1 -> "make default"; mean < 0.995 -> "delete";
