@@ -13,8 +13,9 @@
 #     wgu within 1% either way (d128 x0.993 / x1.010, d256 x1.013); skip on top of it +1.6%
 #     (a model: the last block's 43 long tiles -> 42.31, a short tile 0.77 of a long one).
 #  2. Decode 8x32x32768 d128, 32 KV heads (asks SDPA's speed; census 99.6%): the combine as a
-#     programmatic dependent launch (CUTEC_ATTN_DECODE_PDL=1) against the default in turns in
-#     one process (checked first); then the default beside SDPA and the device copy (`cutec
+#     programmatic dependent launch (CUTEC_ATTN_DECODE_PDL=1), and the split kernel too (=2,
+#     under the last call's combine) against the default in turns in one process (checked
+#     first); then the default beside SDPA and the device copy (`cutec
 #     bench`); then K and V laid out as SDPA's bench lays them, each head's keys together
 #     (`--kv-layout bhsd`, the same kernel: what the layout alone is worth).  Predicted: PDL
 #     +0.2-0.5% (the combine's launch and start, a few us of ~960); bhsd unknown (the bshd
@@ -67,7 +68,8 @@ decide()
     device_step 30 build/cutec run attention $D64 --rounds 2 \
         --turns "$WGU/$WGU,CUTEC_ATTN_FWD_SKIP=1" | tee "$out/d64-turns.txt"
     echo "== 2. decode 8x32x32768 d128 MHA: default / PDL in turns (each checked first)"
-    device_step 30 build/cutec run attention $DEC --rounds 2 --turns CUTEC_ATTN_DECODE_PDL=1 | tee "$out/dec-turns.txt"
+    device_step 30 build/cutec run attention $DEC --rounds 2 --turns CUTEC_ATTN_DECODE_PDL=1/CUTEC_ATTN_DECODE_PDL=2 |
+        tee "$out/dec-turns.txt"
     echo "== 2b. decode MHA beside SDPA and the copy (the default; bshd)"
     device_step 30 build/cutec bench attention $DEC | tee "$out/dec-bench.txt"
     echo "== 2c. decode MHA with K and V as SDPA's (bhsd), the same kernel, no SDPA"
@@ -90,7 +92,8 @@ decide()
         decide "d64 wgu" "$out/d64-turns.txt" TFLOP/s "$WGU"
         decide "d64 wgu+skip" "$out/d64-turns.txt" TFLOP/s "$WGU,CUTEC_ATTN_FWD_SKIP=1"
         decide "d64 skip on top of wgu" "$out/d64-turns.txt" TFLOP/s "$WGU,CUTEC_ATTN_FWD_SKIP=1" "$WGU"
-        decide "decode PDL" "$out/dec-turns.txt" GB/s CUTEC_ATTN_DECODE_PDL=1
+        decide "decode PDL=1 (the combine)" "$out/dec-turns.txt" GB/s CUTEC_ATTN_DECODE_PDL=1
+        decide "decode PDL=2 (both kernels)" "$out/dec-turns.txt" GB/s CUTEC_ATTN_DECODE_PDL=2
         sd=$(awk '/^decode/ && !/WRONG/ { p = $(NF-1); sub("%", "", p); print p; exit }' "$out/dec-bench.txt" 2>/dev/null)
         awk -v p="$sd" 'BEGIN { if (p !~ /^[0-9.]+$/) print "decides: decode against SDPA: no figure";
             else printf "decides: decode against SDPA: %s%% of SDPA (the default, bshd): %s\n", p,
@@ -98,7 +101,9 @@ decide()
     else
         echo "decides: d64 wgu: keep opt-in (no GPU)"
         echo "decides: d64 wgu+skip: keep opt-in (no GPU)"
-        echo "decides: decode PDL: keep opt-in (no GPU)"
+        echo "decides: d64 skip on top of wgu: keep opt-in (no GPU)"
+        echo "decides: decode PDL=1 (the combine): keep opt-in (no GPU)"
+        echo "decides: decode PDL=2 (both kernels): keep opt-in (no GPU)"
     fi
     echo "== WRONG or FAILED lines: $(cat "$out"/d64-*.txt "$out"/dec-*.txt 2>/dev/null | grep -c 'WRONG\|FAILED')"
 } >"$log" 2>&1

@@ -100,14 +100,17 @@ int main(void)
         {1, 37, 6, 2, 128, false, 1, CUTE_F16},
     };
     ATTN_TEST_ON("interp", "attention decode", small);
-    /* the combine a dependent launch (CUTEC_ATTN_DECODE_PDL=1): forced splits and the
-     * library's, GQA and MHA */
+    /* the combine a dependent launch (CUTEC_ATTN_DECODE_PDL=1), and the split kernel too (=2,
+     * on the GPU: calls back to back, the check's poisoned outputs before them): forced splits
+     * and the library's, GQA and MHA */
     static const dec_case pdl[] = {
         {2, 300, 8, 2, 128, true, 0, CUTE_BF16},
         {3, 197, 5, 5, 96, false, 3, CUTE_F16},
     };
     setenv("CUTEC_ATTN_DECODE_PDL", "1", 1);
     ATTN_TEST_ON("interp", "attention decode (the combine a dependent launch)", pdl);
+    setenv("CUTEC_ATTN_DECODE_PDL", "2", 1);
+    ATTN_TEST_ON("interp", "attention decode (both kernels dependent launches)", pdl);
     static const dec_case gpu[] = {
         {8, 32768, 32, 8, 128, true, 0, CUTE_BF16},
         {2, 5000, 32, 32, 128, false, 0, CUTE_F16},
@@ -117,6 +120,8 @@ int main(void)
         {2, 5000, 32, 32, 128, false, 0, CUTE_F16},
         {3, 777, 16, 2, 64, true, 7, CUTE_BF16},
     };
+    ATTN_TEST_ON("cuda", "attention decode (both kernels dependent launches)", gpu_pdl);
+    setenv("CUTEC_ATTN_DECODE_PDL", "1", 1);
     ATTN_TEST_ON("cuda", "attention decode (the combine a dependent launch)", gpu_pdl);
     unsetenv("CUTEC_ATTN_DECODE_PDL");
     ATTN_TEST_ON("cuda", "attention decode", gpu);

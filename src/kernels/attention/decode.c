@@ -46,6 +46,7 @@ static void split_kernel(cute_ctx *c, cute_tensor mQ, cute_tensor mK, cute_tenso
 {
     const attn_plan *p = cute_ctx_user(c);
     cute_int split = cute_block_idx(c, 0);
+    if (p->pdl == 2) cute_griddepcontrol_wait(c); /* the kernel before it wrote Q, K, V or the workspace */
     if (p->pdl) cute_griddepcontrol_launch_dependents(c); /* (the combine's blocks wait for our end) */
     cute_tensor m[5] = {mQ, mK, mV, CUTE_SLICE(c, mOs, split, CUTE_ALL, CUTE_ALL, CUTE_ALL, CUTE_ALL),
                         CUTE_SLICE(c, mLs, split, CUTE_ALL, CUTE_ALL, CUTE_ALL)};
@@ -81,12 +82,14 @@ static void store_one(cute_ctx *c, cute_tensor t, cute_val v)
 }
 
 /* one block per (row, KV head, batch), a thread per element of D; with p->pdl launched
- * while the split kernel runs, each block waiting for that grid's end (its writes seen) */
+ * while the split kernel runs, each block waiting for that grid's end (its writes seen),
+ * and at 2 letting the next call's split kernel in (it waits for this grid's end) */
 static void combine_kernel(cute_ctx *c, cute_tensor mOs, cute_tensor mLs, cute_tensor mO, cute_tensor mL,
                            cute_int splits)
 {
     const attn_plan *p = cute_ctx_user(c);
     if (p->pdl) cute_griddepcontrol_wait(c);
+    if (p->pdl == 2) cute_griddepcontrol_launch_dependents(c);
     cute_int r = cute_block_idx(c, 0), hk = cute_block_idx(c, 1), b = cute_block_idx(c, 2), d = cute_thread_idx(c, 0);
     running run = {cute_val_var(c, cute_val_const(c, CUTE_F32, -INFINITY)), cute_val_var(c, cute_val_const(c, CUTE_F32, 0)),
                    cute_val_var(c, cute_val_const(c, CUTE_F32, 0))};
@@ -109,7 +112,7 @@ static void decode_host(cute_ctx *c, const cute_arg *arg)
     const cute_int *q = arg[ATTN_DEC_Q].tensor.layout.shape.leaf, *k = arg[ATTN_DEC_K].tensor.layout.shape.leaf;
     cute_int chunk = arg[ATTN_DEC_CHUNK].i;
     cute_int splits = cute_ceil_div(a, cute_ceil_div(a, k[1], cute_i(p->bn)), chunk);
-    cute_launch_cfg cfg = {.grid = {splits, k[2], k[0]}, .block = {cute_i(p->threads)}};
+    cute_launch_cfg cfg = {.grid = {splits, k[2], k[0]}, .block = {cute_i(p->threads)}, .pdl = p->pdl == 2};
     cute_tensor mV = arg[ATTN_DEC_V].tensor; /* K's layout: the library checks the strides agree */
     mV.layout = arg[ATTN_DEC_K].tensor.layout;
     CUTE_LAUNCH(c, split_kernel, cfg, arg[ATTN_DEC_Q].tensor, arg[ATTN_DEC_K].tensor, mV, arg[ATTN_DEC_OS].tensor,
@@ -129,11 +132,11 @@ const cute_fn *cute_attention_decode_compile(cute_runtime *rt, const cute_attent
      * workspace slot when the caller wants none) */
     cute_attention_config c = *cfg;
     c.lse = true;
-    /* the combine as a dependent launch: CUTEC_ATTN_DECODE_PDL=1, opt-in until
-     * scripts/device-attnsm42.sh times it (the combine's launch and start, a few
-     * microseconds of a call's ~1 ms at 8x32x32768 d128, under the split kernel) */
+    /* the combine as a dependent launch (CUTEC_ATTN_DECODE_PDL=1), and the split kernel too
+     * (=2), opt-in until scripts/device-attnsm42.sh times them: a kernel's launch and start,
+     * a few microseconds of a call's ~1 ms at 8x32x32768 d128, under the kernel before it */
     bool ok = plan && attn_plan_sized(&a, &c, plan, 16, 1);
-    if (ok) plan->pdl = kernel_env_choice(&a, "CUTEC_ATTN_DECODE_PDL", "0|1", 0) == 1, ok = !a.failed;
+    if (ok) plan->pdl = kernel_env_choice(&a, "CUTEC_ATTN_DECODE_PDL", "0|1|2", 0), ok = !a.failed;
     if (!ok) {
         snprintf(err, n, "%s", plan ? a.error : "attention decode: out of memory");
         free(plan);
@@ -151,7 +154,7 @@ const cute_fn *cute_attention_decode_compile(cute_runtime *rt, const cute_attent
     specs[ATTN_DEC_SCALE_LOG2] = cute_spec_float(CUTE_F32);
     char name[80];
     snprintf(name, sizeof name, "attention_decode_%s_d%d%s", cute_dtype_name(cfg->dtype), cfg->head_dim,
-             plan->pdl ? "_pdl" : "");
+             plan->pdl == 2 ? "_pdl2" : plan->pdl ? "_pdl" : "");
     const cute_fn *f = cute_compile(rt, name, decode_host, plan, ATTN_DEC_NARGS, specs, err, n);
     free(plan);
     return f;
