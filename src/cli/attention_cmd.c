@@ -88,7 +88,8 @@ static bool option(attn_opts *o, const char *k, const char *v, char *why, size_t
     else if (!strcmp(k, "--splits"))
         ok = cli_int(v, 1, 1 << 16, &o->splits, why, n);
     else if (!strcmp(k, "--kv-layout"))
-        ok = !strcmp(v, "bshd") || !strcmp(v, "bhsd"), o->kv_bhsd = !strcmp(v, "bhsd"), snprintf(why, n, "bshd or bhsd");
+        ok = !strcmp(v, "bshd") || !strcmp(v, "bhsd"), o->kv_bhsd = !strcmp(v, "bhsd"),
+        snprintf(why, n, "bshd or bhsd");
     else if (!strcmp(k, "--turns")) {
         turn_form forms[TURN_FORMS];
         int nf;
@@ -415,7 +416,8 @@ static int run_turns(problem *p, const attn_opts *o)
     char what[160];
     describe(o, what, sizeof what);
     fwd_turns t = {p, o};
-    int rc = turns_run(o->turns, (int)o->rounds, what, &(turn_ops){&t, turn_lib, turn_checked, turn_timed, flops(o) / 1e9, "TFLOP/s"});
+    turn_ops ops = {&t, turn_lib, turn_checked, turn_timed, flops(o) / 1e9, "TFLOP/s"};
+    int rc = turns_run(o->turns, (int)o->rounds, what, &ops);
     p->lib = NULL;
     problem_drop(p);
     return rc;

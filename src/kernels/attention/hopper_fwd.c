@@ -315,7 +315,8 @@ static void consume_tile(cute_ctx *c, const attn_plan *p, const attn_block *t, c
 static cute_int tile_busy(cute_ctx *c, const attn_plan *p, const attn_block *t, cute_val wg)
 {
     cute_alg *a = cute_ctx_alg(c);
-    cute_int first_row = cute_add(a, cute_mul(a, t->m_block, cute_i(p->bm)), cute_mul(a, cute_int_from_val(c, wg, 0), cute_i(64)));
+    cute_int row0 = cute_mul(a, t->m_block, cute_i(p->bm));
+    cute_int first_row = cute_add(a, row0, cute_mul(a, cute_int_from_val(c, wg, 0), cute_i(64)));
     return cute_min(a, cute_i(1), cute_max(a, cute_i(0), cute_sub(a, t->sq, first_row)));
 }
 

@@ -177,8 +177,8 @@ static bool forward_choices(cute_alg *a, const cute_attention_config *cfg, attn_
     p->wg_uniform = kernel_env_choice(a, "CUTEC_ATTN_FWD_WGU", "0|1", wgu[cfg->causal]) == 1;
     /* opt-in until scripts/device-attnsm42.sh times it: d64 16x32x2048's 192-row tiles are
      * 11 a head for 10.67 tiles' rows, the last one's third warpgroup wholly past Sq (3% of
-     * the GEMMs) */
-    p->skip_idle = kernel_env_choice(a, "CUTEC_ATTN_FWD_SKIP", "0|1", 0) == 1;
+     * the GEMMs); not with the tiles joined (consume_joined has no idle form) */
+    p->skip_idle = kernel_env_choice(a, "CUTEC_ATTN_FWD_SKIP", "0|1", 0) == 1 && !p->join;
     /* a diagnostic only (wrong outputs): how fast the key-tile loop runs without its softmax,
      * or without O's rescale; or the unmasked tiles' softmax without its exp2s, or its row sums */
     p->diag = kernel_env_choice(a, "CUTEC_ATTN_FWD_DIAG", "none|nosoftmax|norescale|noexp|nosum", ATTN_DIAG_NONE);
