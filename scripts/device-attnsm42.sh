@@ -4,16 +4,16 @@
 # The mid pass (16:04 UTC, bench/RESULTS.md's attnsm42 section): d64 16x32x2048 with the
 # warpgroup index uniform and idle warpgroups skipped 521.9 / 521.8 TFLOP/s against 502.3 /
 # 466.8 (now the default at d64 non-causal); decode 8x32x32768 d128 4,506 GB/s = 99.2% of
-# SDPA (4,542), its dependent launches x1.0008 (=1) and x1.0020 (=2), K and V laid out as
-# SDPA's (bhsd) 4,529 (+0.5%: the layout is not the gap).  SDPA's decode (FlashAttention 2's
-# split heuristic: 8 x 32 = 256 rows' blocks fill 0.8 of 2 blocks an SM, so one split) runs
-# 256 blocks and no combine; ours 3 splits, 768 one-warp blocks, 16 KB of loads in flight
-# each, then the combine.  This pass:
+# SDPA (4,542), its dependent launches x1.0008 (the combine's) and x1.0020 (both), K and V
+# laid out as SDPA's (bhsd) 4,529 (+0.5%: the layout is not the gap).  SDPA's decode
+# (FlashAttention 2's split heuristic: 8 x 32 = 256 rows' blocks fill 0.8 of 2 blocks an SM,
+# so one split) runs 256 blocks and no combine; ours 3 splits, 768 one-warp blocks, 16 KB of
+# loads in flight each, then the combine.  This pass:
 #  1. Decode MHA, forms in turns in one process, each checked against float64 first: the
 #     default (3 splits); CUTEC_ATTN_DECODE_SPLITS=1 and =2 (256 and 512 blocks, the same
 #     kernel); CUTEC_ATTN_DECODE_STAGES=2 (K and V a tile ahead in two stages, the split count
-#     one wave's: 1, 256 blocks with 32 KB in flight each, SDPA's grid); PDL=2 (both launches
-#     dependent); STAGES=2 with PDL=2.
+#     one wave's: 1, 256 blocks with 32 KB in flight each, SDPA's grid); PDL=1 (both launches
+#     dependent); STAGES=2 with PDL=1.
 #  2. d64 16x32x2048: the new default against the kernel before (CUTEC_ATTN_FWD_WGU=0
 #     CUTEC_ATTN_FWD_SKIP=0) and wgu alone (SKIP=0), in turns, checked first.
 #  3. Decode MHA beside SDPA and the copy (`cutec bench`, the default).
@@ -21,8 +21,8 @@
 #     wave), STAGES=2 with SPLITS=4 (256 blocks), in turns: what STAGES=2 as the default would
 #     do there.
 # "make default" for STAGES=2 means DECODE_STAGES = 2 in decode_lib.c (where GQA's line
-# does not say "delete"); for PDL=2, the combine's and split kernel's launches dependent by
-# default (decode.c's env default 0 -> 2); for a split count, a rule the next engineer writes.
+# does not say "delete"); for PDL, both launches dependent by default (decode.c's env
+# default 0 -> 1); for a split count, a rule the next engineer writes.
 #  5. d64 beside SDPA (`cutec bench`).
 # The rules (ratio = form / default, each round's pair, a round's turns in reverse in the
 # next): a new form: mean >= 1.005 with every round >= 1 -> "make default"; mean < 0.995 ->
@@ -43,8 +43,8 @@ D64="--variant hopper --headdim 64 --batch 16 --heads 32 --seqlen 2048 --iters $
 S1=CUTEC_ATTN_DECODE_SPLITS=1
 S2=CUTEC_ATTN_DECODE_SPLITS=2
 K2=CUTEC_ATTN_DECODE_STAGES=2
-P2=CUTEC_ATTN_DECODE_PDL=2
-K2P2=CUTEC_ATTN_DECODE_STAGES=2,CUTEC_ATTN_DECODE_PDL=2
+P2=CUTEC_ATTN_DECODE_PDL=1
+K2P2=CUTEC_ATTN_DECODE_STAGES=2,CUTEC_ATTN_DECODE_PDL=1
 K2S4=CUTEC_ATTN_DECODE_STAGES=2,CUTEC_ATTN_DECODE_SPLITS=4
 OLD=CUTEC_ATTN_FWD_WGU=0,CUTEC_ATTN_FWD_SKIP=0
 WGU=CUTEC_ATTN_FWD_SKIP=0
@@ -84,7 +84,7 @@ decide()
 # shellcheck disable=SC2086
 {
     device_gpu_head "attnsm42 (final)"
-    echo "== 1. decode 8x32x32768 d128 MHA: default / splits 1 / splits 2 / 2 stages / PDL=2 / 2 stages + PDL=2"
+    echo "== 1. decode 8x32x32768 d128 MHA: default / splits 1 / splits 2 / 2 stages / PDL / 2 stages + PDL"
     device_step 25 build/cutec run attention $DEC --rounds 2 --turns "$S1/$S2/$K2/$P2/$K2P2" | tee "$out/dec-turns.txt"
     echo "== 2. d64 16x32x2048: the default (wgu + skip) / the kernel before / wgu alone"
     device_step 20 build/cutec run attention $D64 --rounds 2 --turns "$OLD/$WGU" | tee "$out/d64-turns.txt"
@@ -108,8 +108,8 @@ decide()
         decide "decode splits 1" "$out/dec-turns.txt" GB/s "$S1"
         decide "decode splits 2" "$out/dec-turns.txt" GB/s "$S2"
         decide "decode 2 stages (1 split)" "$out/dec-turns.txt" GB/s "$K2"
-        decide "decode PDL=2" "$out/dec-turns.txt" GB/s "$P2"
-        decide "decode 2 stages + PDL=2" "$out/dec-turns.txt" GB/s "$K2P2"
+        decide "decode PDL" "$out/dec-turns.txt" GB/s "$P2"
+        decide "decode 2 stages + PDL" "$out/dec-turns.txt" GB/s "$K2P2"
         decide "decode GQA 2 stages (6 splits)" "$out/gqa-turns.txt" GB/s "$K2"
         decide "decode GQA 2 stages + splits 4" "$out/gqa-turns.txt" GB/s "$K2S4"
         decide "d64 the kernel before against the new default" "$out/d64-turns.txt" TFLOP/s "$OLD" default "$CONFIRM"

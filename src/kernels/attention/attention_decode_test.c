@@ -100,16 +100,14 @@ int main(void)
         {1, 37, 6, 2, 128, false, 1, CUTE_F16},
     };
     ATTN_TEST_ON("interp", "attention decode", small);
-    /* the combine a dependent launch (CUTEC_ATTN_DECODE_PDL=1), and the split kernel too (=2,
-     * on the GPU: calls back to back, the check's poisoned outputs before them): forced splits
-     * and the library's, GQA and MHA */
+    /* both kernels dependent launches (CUTEC_ATTN_DECODE_PDL=1; on the GPU calls back to
+     * back, the check's poisoned outputs before them): forced splits and the library's, GQA
+     * and MHA */
     static const dec_case pdl[] = {
         {2, 300, 8, 2, 128, true, 0, CUTE_BF16},
         {3, 197, 5, 5, 96, false, 3, CUTE_F16},
     };
     setenv("CUTEC_ATTN_DECODE_PDL", "1", 1);
-    ATTN_TEST_ON("interp", "attention decode (the combine a dependent launch)", pdl);
-    setenv("CUTEC_ATTN_DECODE_PDL", "2", 1);
     ATTN_TEST_ON("interp", "attention decode (both kernels dependent launches)", pdl);
     /* K and V a tile ahead in two stages (CUTEC_ATTN_DECODE_STAGES=2: the split count one
      * wave's, or forced), keys ending inside a tile, a split's last tile prefetching past it */
@@ -117,7 +115,7 @@ int main(void)
     ATTN_TEST_ON("interp", "attention decode (two stages, both kernels dependent launches)", pdl);
     unsetenv("CUTEC_ATTN_DECODE_PDL");
     ATTN_TEST_ON("interp", "attention decode (two stages)", small);
-    setenv("CUTEC_ATTN_DECODE_PDL", "2", 1);
+    setenv("CUTEC_ATTN_DECODE_PDL", "1", 1);
     static const dec_case gpu[] = {
         {8, 32768, 32, 8, 128, true, 0, CUTE_BF16},
         {2, 5000, 32, 32, 128, false, 0, CUTE_F16},
@@ -130,8 +128,6 @@ int main(void)
     ATTN_TEST_ON("cuda", "attention decode (two stages, both kernels dependent launches)", gpu_pdl);
     unsetenv("CUTEC_ATTN_DECODE_STAGES");
     ATTN_TEST_ON("cuda", "attention decode (both kernels dependent launches)", gpu_pdl);
-    setenv("CUTEC_ATTN_DECODE_PDL", "1", 1);
-    ATTN_TEST_ON("cuda", "attention decode (the combine a dependent launch)", gpu_pdl);
     unsetenv("CUTEC_ATTN_DECODE_PDL");
     ATTN_TEST_ON("cuda", "attention decode", gpu);
     return CHECK_DONE("attention_decode_test");

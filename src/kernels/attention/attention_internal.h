@@ -68,10 +68,9 @@ typedef struct attn_plan {
                                 past Sq (a head's last Q tile) takes its turns and releases
                                 its stages but computes nothing (hopper_fwd.c's idle_tile;
                                 CUTEC_ATTN_FWD_SKIP=0|1: hopper_plan.c) */
-    int pdl;                 /* decode's dependent launches (decode.c; CUTEC_ATTN_DECODE_PDL):
-                                0 none; 1 the combine, let in as the split kernel's blocks
-                                start; 2 the split kernel too, under the stream's kernel
-                                before it, waiting for its end before any read */
+    bool pdl;                /* decode's kernels dependent launches (decode.c;
+                                CUTEC_ATTN_DECODE_PDL=0|1): the split kernel under the
+                                stream's kernel before it, the combine under the split's */
     cute_tiled_mma pv;
     cute_tma_atom tma_q, tma_k, tma_v;
     /* the Blackwell forward (blackwell_fwd_plan.c): S = Q K^T (tcgen05 _SS) and O += P V (_TS,

@@ -46,8 +46,10 @@ static void split_kernel(cute_ctx *c, cute_tensor mQ, cute_tensor mK, cute_tenso
 {
     const attn_plan *p = cute_ctx_user(c);
     cute_int split = cute_block_idx(c, 0);
-    if (p->pdl == 2) cute_griddepcontrol_wait(c); /* the kernel before it wrote Q, K, V or the workspace */
-    if (p->pdl) cute_griddepcontrol_launch_dependents(c); /* (the combine's blocks wait for our end) */
+    if (p->pdl) { /* the kernel before it may write Q, K, V or read the workspace; the combine waits for our end */
+        cute_griddepcontrol_wait(c);
+        cute_griddepcontrol_launch_dependents(c);
+    }
     cute_tensor m[5] = {mQ, mK, mV, CUTE_SLICE(c, mOs, split, CUTE_ALL, CUTE_ALL, CUTE_ALL, CUTE_ALL),
                         CUTE_SLICE(c, mLs, split, CUTE_ALL, CUTE_ALL, CUTE_ALL)};
     attn_block t = split_tiles(c, p, m, chunk);
@@ -83,13 +85,15 @@ static void store_one(cute_ctx *c, cute_tensor t, cute_val v)
 
 /* one block per (row, KV head, batch), a thread per element of D; with p->pdl launched
  * while the split kernel runs, each block waiting for that grid's end (its writes seen),
- * and at 2 letting the next call's split kernel in (it waits for this grid's end) */
+ * then letting the next call's split kernel in (it waits for this grid's end) */
 static void combine_kernel(cute_ctx *c, cute_tensor mOs, cute_tensor mLs, cute_tensor mO, cute_tensor mL,
                            cute_int splits)
 {
     const attn_plan *p = cute_ctx_user(c);
-    if (p->pdl) cute_griddepcontrol_wait(c);
-    if (p->pdl == 2) cute_griddepcontrol_launch_dependents(c);
+    if (p->pdl) {
+        cute_griddepcontrol_wait(c);
+        cute_griddepcontrol_launch_dependents(c);
+    }
     cute_int r = cute_block_idx(c, 0), hk = cute_block_idx(c, 1), b = cute_block_idx(c, 2), d = cute_thread_idx(c, 0);
     running run = {cute_val_var(c, cute_val_const(c, CUTE_F32, -INFINITY)), cute_val_var(c, cute_val_const(c, CUTE_F32, 0)),
                    cute_val_var(c, cute_val_const(c, CUTE_F32, 0))};
@@ -112,7 +116,7 @@ static void decode_host(cute_ctx *c, const cute_arg *arg)
     const cute_int *q = arg[ATTN_DEC_Q].tensor.layout.shape.leaf, *k = arg[ATTN_DEC_K].tensor.layout.shape.leaf;
     cute_int chunk = arg[ATTN_DEC_CHUNK].i;
     cute_int splits = cute_ceil_div(a, cute_ceil_div(a, k[1], cute_i(p->bn)), chunk);
-    cute_launch_cfg cfg = {.grid = {splits, k[2], k[0]}, .block = {cute_i(p->threads)}, .pdl = p->pdl == 2};
+    cute_launch_cfg cfg = {.grid = {splits, k[2], k[0]}, .block = {cute_i(p->threads)}, .pdl = p->pdl};
     cute_tensor mV = arg[ATTN_DEC_V].tensor; /* K's layout: the library checks the strides agree */
     mV.layout = arg[ATTN_DEC_K].tensor.layout;
     CUTE_LAUNCH(c, split_kernel, cfg, arg[ATTN_DEC_Q].tensor, arg[ATTN_DEC_K].tensor, mV, arg[ATTN_DEC_OS].tensor,
@@ -132,11 +136,12 @@ const cute_fn *cute_attention_decode_compile(cute_runtime *rt, const cute_attent
      * workspace slot when the caller wants none) */
     cute_attention_config c = *cfg;
     c.lse = true;
-    /* the combine as a dependent launch (CUTEC_ATTN_DECODE_PDL=1), and the split kernel too
-     * (=2), opt-in until scripts/device-attnsm42.sh times them: a kernel's launch and start,
-     * a few microseconds of a call's ~1 ms at 8x32x32768 d128, under the kernel before it */
+    /* both kernels dependent launches (CUTEC_ATTN_DECODE_PDL=1), opt-in until
+     * scripts/device-attnsm42.sh's final pass: a kernel's launch and start, a few
+     * microseconds of a call's ~1 ms at 8x32x32768 d128, under the kernel before it (the
+     * mid pass, in turns: x1.0020; the combine's alone x1.0008, not kept) */
     bool ok = plan && attn_plan_sized(&a, &c, plan, 16, 1);
-    if (ok) plan->pdl = kernel_env_choice(&a, "CUTEC_ATTN_DECODE_PDL", "0|1|2", 0), ok = !a.failed;
+    if (ok) plan->pdl = kernel_env_choice(&a, "CUTEC_ATTN_DECODE_PDL", "0|1", 0) == 1, ok = !a.failed;
     /* K and V a whole tile ahead in two stages each (kv_stages 2: decode_lib.c's choice; 68
      * KB a block, three an SM, 32 KB of loads in flight a block where one stage has 16 KB) */
     if (ok && cfg->kv_stages == 2)
@@ -159,7 +164,7 @@ const cute_fn *cute_attention_decode_compile(cute_runtime *rt, const cute_attent
     specs[ATTN_DEC_SCALE_LOG2] = cute_spec_float(CUTE_F32);
     char name[80];
     snprintf(name, sizeof name, "attention_decode_%s_d%d%s%s", cute_dtype_name(cfg->dtype), cfg->head_dim,
-             plan->pdl == 2 ? "_pdl2" : plan->pdl ? "_pdl" : "", plan->stages > 1 ? "_kv2" : "");
+             plan->pdl ? "_pdl" : "", plan->stages > 1 ? "_kv2" : "");
     const cute_fn *f = cute_compile(rt, name, decode_host, plan, ATTN_DEC_NARGS, specs, err, n);
     free(plan);
     return f;
