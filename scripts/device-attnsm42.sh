@@ -30,8 +30,9 @@
 # (WRONG)".  d64's old forms against the new default: "revert" where the old one wins so,
 # "keep (confirmed)" where it loses so, else "keep (within noise)".  Decode against SDPA:
 # >= 102% "met with margin", >= 100% "met (within noise)", else "short".
-# A step starts only where its limit (25, 20, 22, 15, 15 s) still fits in $BUDGET (50) s:
-# BUDGET=100 runs all five.
+# A step starts only where its limit (22, 16, 16, 12, 12 s; the mid pass's steps took 9-12 s)
+# still fits in $BUDGET (50) s: the first four fit when each takes about its expected time;
+# BUDGET=80 runs all five.
 #   BUDGET=50 ITERS=10 sh scripts/device-attnsm42.sh
 . scripts/device-common.sh
 log="$out/attnsm42.log"
@@ -85,15 +86,15 @@ decide()
 {
     device_gpu_head "attnsm42 (final)"
     echo "== 1. decode 8x32x32768 d128 MHA: default / splits 1 / splits 2 / 2 stages / PDL / 2 stages + PDL"
-    device_step 25 build/cutec run attention $DEC --rounds 2 --turns "$S1/$S2/$K2/$P2/$K2P2" | tee "$out/dec-turns.txt"
+    device_step 22 build/cutec run attention $DEC --rounds 2 --turns "$S1/$S2/$K2/$P2/$K2P2" | tee "$out/dec-turns.txt"
     echo "== 2. d64 16x32x2048: the default (wgu + skip) / the kernel before / wgu alone"
-    device_step 20 build/cutec run attention $D64 --rounds 2 --turns "$OLD/$WGU" | tee "$out/d64-turns.txt"
+    device_step 16 build/cutec run attention $D64 --rounds 2 --turns "$OLD/$WGU" | tee "$out/d64-turns.txt"
     echo "== 3. decode MHA beside SDPA and the copy (the default)"
-    device_step 22 build/cutec bench attention $DEC | tee "$out/dec-bench.txt"
+    device_step 16 build/cutec bench attention $DEC | tee "$out/dec-bench.txt"
     echo "== 4. decode GQA (8 KV heads): default / 2 stages / 2 stages + splits 4"
-    device_step 15 build/cutec run attention $GQA --rounds 2 --turns "$K2/$K2S4" | tee "$out/gqa-turns.txt"
+    device_step 12 build/cutec run attention $GQA --rounds 2 --turns "$K2/$K2S4" | tee "$out/gqa-turns.txt"
     echo "== 5. d64 beside SDPA (the default)"
-    device_step 15 build/cutec bench attention $D64 | tee "$out/d64-bench.txt"
+    device_step 12 build/cutec bench attention $D64 | tee "$out/d64-bench.txt"
     device_stamp "done; clocks after"
     nvidia-smi --query-gpu=clocks.sm,clocks.mem,power.draw,temperature.gpu --format=csv 2>&1
     echo "== the figures (label round value)"
