@@ -46,7 +46,7 @@ static void split_kernel(cute_ctx *c, cute_tensor mQ, cute_tensor mK, cute_tenso
 {
     const attn_plan *p = cute_ctx_user(c);
     cute_int split = cute_block_idx(c, 0);
-    if (p->pdl) { /* the kernel before it may write Q, K, V or read the workspace; the combine waits for our end */
+    if (p->pdl) { /* the kernel before may write Q, K, V or read the workspace; the combine waits for us */
         cute_griddepcontrol_wait(c);
         cute_griddepcontrol_launch_dependents(c);
     }

@@ -305,12 +305,6 @@ static void consume_tile(cute_ctx *c, const attn_plan *p, const attn_block *t, c
     attn_epilogue(c, p, f.pv, t, &r, f.acc_o, scale_log2);
 }
 
-/* With p->skip_idle, a warpgroup whose 64 rows of the tile all lie at or past Sq (a head's
- * last Q tile when bm does not divide Sq: d64's 192 rows, 11 tiles for 2048) computes
- * nothing: it takes each of the tile's turns of the ring and passes it on at once (the
- * others' GEMMs run without its share), and waits for and releases each of Q's, K's and V's
- * stages as consume_tile would (their barriers count every consumer thread); no epilogue
- * (no row of it is stored). */
 /* 1 where warpgroup wg (the ring's index) has a row of tile t inside Sq, else 0 */
 static cute_int tile_busy(cute_ctx *c, const attn_plan *p, const attn_block *t, cute_val wg)
 {
@@ -333,6 +327,12 @@ static void skip_stage(cute_ctx *c, const cute_pipeline *pipe, cute_pipeline_sta
     cute_pipeline_state_advance(c, s);
 }
 
+/* With p->skip_idle, a warpgroup whose 64 rows of the tile all lie at or past Sq (a head's
+ * last Q tile when bm does not divide Sq: d64's 192 rows, 11 tiles for 2048) computes
+ * nothing: it takes each of the tile's turns of the ring and passes it on at once (the
+ * others' GEMMs run without its share), and waits for and releases each of Q's, K's and V's
+ * stages as consume_tile would (their barriers count every consumer thread); no epilogue
+ * (no row of it is stored). */
 static void idle_tile(cute_ctx *c, const attn_plan *p, const attn_block *t, const hop_smem *m, hop_states *st)
 {
     cute_alg *a = cute_ctx_alg(c);
