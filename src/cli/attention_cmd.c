@@ -39,8 +39,7 @@ static int usage(const char *cmd)
             "  --block-m: the Hopper forward's query rows a tile (192: three consumer warpgroups, head dim 64);\n"
             "  --persistent 1|0: the Hopper forward's persistent grid (a block an SM) or a block a\n"
             "  tile (unset: its choice, persistent at head dims 64 and 128); --kv-stages 2: the SM80 forward's K\n"
-            "  and V tiles loaded a whole tile ahead (two stages each, one barrier a tile; compile --decode: the\n"
-            "  split kernel's, which the library takes with CUTEC_ATTN_DECODE_STAGES=2);\n"
+            "  and V tiles loaded a whole tile ahead (two stages each, one barrier a tile);\n"
             "  run --turns A[/B...] [--rounds R]: on one set of inputs the default and each form (A: NAME=VALUE\n"
             "  settings of CUTEC_ variables, ',' between them; a library compiled and called under them) in turns,\n"
             "  R rounds (2), every second reversed, each form's first call checked against float64\n",
@@ -167,7 +166,7 @@ static int emit(const attn_opts *o)
                                  .variant = o->decode ? CUTE_ATTENTION_AUTO : o->variant,
                                  .block_n = o->bwd || o->decode ? 0 : (int)o->block_n,
                                  .block_m = o->bwd || o->decode ? 0 : (int)o->block_m, .grid = grid_of(o),
-                                 .kv_stages = o->bwd ? 0 : (int)o->kv_stages};
+                                 .kv_stages = o->bwd || o->decode ? 0 : (int)o->kv_stages};
     return cli_emit_compiled("attention", o->bwd ? compile_bwd : o->decode ? compile_decode : compile, &cfg, o->k.emit,
                              o->k.arch);
 }

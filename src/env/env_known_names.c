@@ -10,8 +10,6 @@ const char *const cute_env_known_names[] = {
     "CUTEC_ATTN_BWD_FORM",
     "CUTEC_ATTN_BWD_PDL",
     "CUTEC_ATTN_DECODE_PDL",
-    "CUTEC_ATTN_DECODE_SPLITS",
-    "CUTEC_ATTN_DECODE_STAGES",
     "CUTEC_ATTN_FWD_DIAG",
     "CUTEC_ATTN_FWD_FINISH",
     "CUTEC_ATTN_FWD_JOIN",

@@ -109,13 +109,6 @@ int main(void)
     };
     setenv("CUTEC_ATTN_DECODE_PDL", "1", 1);
     ATTN_TEST_ON("interp", "attention decode (both kernels dependent launches)", pdl);
-    /* K and V a tile ahead in two stages (CUTEC_ATTN_DECODE_STAGES=2: the split count one
-     * wave's, or forced), keys ending inside a tile, a split's last tile prefetching past it */
-    setenv("CUTEC_ATTN_DECODE_STAGES", "2", 1);
-    ATTN_TEST_ON("interp", "attention decode (two stages, both kernels dependent launches)", pdl);
-    unsetenv("CUTEC_ATTN_DECODE_PDL");
-    ATTN_TEST_ON("interp", "attention decode (two stages)", small);
-    setenv("CUTEC_ATTN_DECODE_PDL", "1", 1);
     static const dec_case gpu[] = {
         {8, 32768, 32, 8, 128, true, 0, CUTE_BF16},
         {2, 5000, 32, 32, 128, false, 0, CUTE_F16},
@@ -125,8 +118,6 @@ int main(void)
         {2, 5000, 32, 32, 128, false, 0, CUTE_F16},
         {3, 777, 16, 2, 64, true, 7, CUTE_BF16},
     };
-    ATTN_TEST_ON("cuda", "attention decode (two stages, both kernels dependent launches)", gpu_pdl);
-    unsetenv("CUTEC_ATTN_DECODE_STAGES");
     ATTN_TEST_ON("cuda", "attention decode (both kernels dependent launches)", gpu_pdl);
     unsetenv("CUTEC_ATTN_DECODE_PDL");
     ATTN_TEST_ON("cuda", "attention decode", gpu);

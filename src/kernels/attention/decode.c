@@ -142,11 +142,6 @@ const cute_fn *cute_attention_decode_compile(cute_runtime *rt, const cute_attent
      * mid pass, in turns: x1.0020; the combine's alone x1.0008, not kept) */
     bool ok = plan && attn_plan_sized(&a, &c, plan, 16, 1);
     if (ok) plan->pdl = kernel_env_choice(&a, "CUTEC_ATTN_DECODE_PDL", "0|1", 0) == 1, ok = !a.failed;
-    /* K and V a whole tile ahead in two stages each (kv_stages 2: decode_lib.c's choice; 68
-     * KB a block, three an SM, 32 KB of loads in flight a block where one stage has 16 KB) */
-    if (ok && cfg->kv_stages == 2)
-        plan->stages = 2, plan->smem_kv = attn_smem_tile(&a, cfg->dtype, plan->bn, plan->d, 2);
-    ok = ok && !a.failed;
     if (!ok) {
         snprintf(err, n, "%s", plan ? a.error : "attention decode: out of memory");
         free(plan);
@@ -163,8 +158,8 @@ const cute_fn *cute_attention_decode_compile(cute_runtime *rt, const cute_attent
     specs[ATTN_DEC_CHUNK] = cute_spec_int("?");
     specs[ATTN_DEC_SCALE_LOG2] = cute_spec_float(CUTE_F32);
     char name[80];
-    snprintf(name, sizeof name, "attention_decode_%s_d%d%s%s", cute_dtype_name(cfg->dtype), cfg->head_dim,
-             plan->pdl ? "_pdl" : "", plan->stages > 1 ? "_kv2" : "");
+    snprintf(name, sizeof name, "attention_decode_%s_d%d%s", cute_dtype_name(cfg->dtype), cfg->head_dim,
+             plan->pdl ? "_pdl" : "");
     const cute_fn *f = cute_compile(rt, name, decode_host, plan, ATTN_DEC_NARGS, specs, err, n);
     free(plan);
     return f;

@@ -5,13 +5,8 @@
 #include <stdio.h>
 
 #include "cutec/cuda_driver.h"
-#include "env/env_choice.h"
 #include "kernels/attention/attention_internal.h"
 #include "kernels/attention/attention_decode.h"
-
-/* The split kernel's K and V: one stage (1), or a tile ahead in two (2: opt-in until
- * scripts/device-attnsm42.sh's final pass, whose "decides:" line says whether to write 2) */
-static const int DECODE_STAGES = 1;
 
 static bool decode_ok(const cute_call_arg *const t[4], const cute_call_arg *lse, double scale, char *err, size_t n)
 {
@@ -42,17 +37,20 @@ static double filled(int64_t n, int64_t r)
 /* The splits (at most one a key tile, and about two waves of blocks) whose grid of B G
  * splits blocks best fills its waves of resident blocks; a split more only where it fills
  * 1% more.  About 8 blocks an SM before: 1.4 to 1.6 waves at the issue's shapes, the last a
- * third to a half empty.  With K and V in two stages (one_wave), the most splits whose grid
- * is one wave at most, at least one: 8x32 heads' 256 blocks on 132 SMs of 3, as SDPA's
- * FlashAttention 2 grid (one split where the rows' blocks fill 0.8 of 2 an SM). */
-static int64_t choose_splits(cute_attention_lib *lib, const cute_fn *f, int asked, bool one_wave, int64_t B, int64_t G,
-                             int64_t tiles)
+ * third to a half empty.  Where the B G rows' blocks alone cover every SM, the count (to the
+ * nearest, where it is 2 or more: B G up to 2.7 SMs) that gives about 4 blocks an SM (64 KB
+ * of loads in flight), not a whole wave of 6:
+ * H200, 8x32x32768 d128 MHA, session 42's final pass in turns, 2 splits (512 blocks) 4,492 /
+ * 4,487 GB/s against 3's (768) 4,426 / 4,423, x1.0147; 1 split (256) x0.787.  (8 KV heads,
+ * 64 rows' blocks, keep 12 splits: 102.5% of the copy, untimed against fewer.) */
+static int64_t choose_splits(cute_attention_lib *lib, const cute_fn *f, int asked, int64_t B, int64_t G, int64_t tiles)
 {
     cute_cuda *cu = cute_cuda_backend_driver(cute_runtime_backend(attn_lib_runtime(lib)));
     const cute_device_info *d = cu ? cute_cuda_device(cu) : NULL;
     int64_t r = d ? d->sm_count * blocks_per_sm(f, d) : 4 * 8, best = 1;
     if (asked) return asked < tiles ? asked : tiles;
-    if (one_wave) return r / (B * G) < 1 ? 1 : r / (B * G) < tiles ? r / (B * G) : tiles;
+    int64_t near4 = d && B * G >= d->sm_count ? (8 * d->sm_count + B * G) / (2 * B * G) : 0; /* 4 SMs / (B G) */
+    if (near4 >= 2) return near4 < tiles ? near4 : tiles;
     for (int64_t s = 2; s <= tiles && s <= 2 * r / (B * G) + 1; s++)
         if (filled(B * G * s, r) > filled(B * G * best, r) + 0.01) best = s;
     return best;
@@ -86,21 +84,11 @@ cute_status cutec_attention_decode(cute_attention_lib *lib, const cute_call_arg 
     if (!decode_ok(t, lse, scale, err, n)) return CUTE_ERR_INVALID;
     int64_t B = Q->shape[0], H = Q->shape[2], G = K->shape[2], D = Q->shape[3], group = H / G;
     if (B == 0 || H == 0) return CUTE_OK;
-    /* the split kernel's K and V stages, CUTEC_ATTN_DECODE_STAGES or DECODE_STAGES; and
-     * CUTEC_ATTN_DECODE_SPLITS, a split count where the library was given none (both a
-     * trial's knobs, read at each call: scripts/device-attnsm42.sh times them in turns) */
-    long stages = DECODE_STAGES, env_splits = 0;
-    int asked = attn_lib_splits(lib);
-    if (cute_env_int_err("CUTEC_ATTN_DECODE_STAGES", 1, 2, DECODE_STAGES, &stages, err, n) != 0 ||
-        (!asked && cute_env_int_err("CUTEC_ATTN_DECODE_SPLITS", 0, 1 << 16, 0, &env_splits, err, n) != 0))
-        return CUTE_ERR_INVALID;
-    if (!asked) asked = (int)env_splits;
-    cute_attention_config cfg = {.dtype = (cute_dtype)Q->dtype, .head_dim = (int)D, .causal = false, .lse = true,
-                                 .kv_stages = (int)stages};
+    cute_attention_config cfg = {.dtype = (cute_dtype)Q->dtype, .head_dim = (int)D, .causal = false, .lse = true};
     const cute_fn *f = attn_lib_decode_fn(lib, &cfg, err, n);
     if (!f) return CUTE_ERR_COMPILE;
     cute_buffer ws;
-    int64_t tiles = (K->shape[1] + 63) / 64, splits = choose_splits(lib, f, asked, stages == 2, B, G, tiles);
+    int64_t tiles = (K->shape[1] + 63) / 64, splits = choose_splits(lib, f, attn_lib_splits(lib), B, G, tiles);
     int64_t chunk = (tiles + splits - 1) / splits, S = (tiles + chunk - 1) / chunk;
     size_t os = (size_t)(S * B * H * D) * 4, ls = os + (size_t)(S * B * H) * 4; /* O_s, LSE_s, then a spare LSE */
     cute_status st = attn_lib_workspace(lib, ls + (size_t)(B * H) * 4, &ws, err, n);
