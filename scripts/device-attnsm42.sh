@@ -1,52 +1,35 @@
 #!/bin/sh
-# Branch attnsm42's final pass on one H200 (issue 18's two near misses), at most 50 s of GPU
-# work after the lead's `make all tests` (nothing is built here); log $OUT/attnsm42.log.
-# The mid pass (16:04 UTC, bench/RESULTS.md's attnsm42 section): d64 16x32x2048 with the
-# warpgroup index uniform and idle warpgroups skipped 521.9 / 521.8 TFLOP/s against 502.3 /
-# 466.8 (now the default at d64 non-causal); decode 8x32x32768 d128 4,506 GB/s = 99.2% of
-# SDPA (4,542), its dependent launches x1.0008 (the combine's) and x1.0020 (both), K and V
-# laid out as SDPA's (bhsd) 4,529 (+0.5%: the layout is not the gap).  SDPA's decode
-# (FlashAttention 2's split heuristic: 8 x 32 = 256 rows' blocks fill 0.8 of 2 blocks an SM,
-# so one split) runs 256 blocks and no combine; ours 3 splits, 768 one-warp blocks, 16 KB of
-# loads in flight each, then the combine.  This pass:
-#  1. Decode MHA, forms in turns in one process, each checked against float64 first: the
-#     default (3 splits); CUTEC_ATTN_DECODE_SPLITS=1 and =2 (256 and 512 blocks, the same
-#     kernel); CUTEC_ATTN_DECODE_STAGES=2 (K and V a tile ahead in two stages, the split count
-#     one wave's: 1, 256 blocks with 32 KB in flight each, SDPA's grid); PDL=1 (both launches
-#     dependent); STAGES=2 with PDL=1.
-#  2. d64 16x32x2048: the new default against the kernel before (CUTEC_ATTN_FWD_WGU=0
+# Branch attnsm42's decisions confirmed on one H200 (issue 18's two near misses), at most 50 s
+# of GPU work after `make all tests` (nothing is built here); log $OUT/attnsm42.log.
+# Session 42's passes (bench/RESULTS.md's attnsm42 section): d64 16x32x2048 non-causal with the
+# warpgroup index uniform and idle warpgroups skipped (the default since the mid pass) 521.9 /
+# 521.8 and 513.6 / 474.5 TFLOP/s against the kernel before's 502.3 / 466.8 and 500.0 / 463.1
+# in turns; decode 8x32x32768 d128 MHA with 2 splits (the default since the final pass) 4,492
+# / 4,487 GB/s against 3 splits' 4,426 / 4,423 in turns (x1.0147); the dependent launches
+# (CUTEC_ATTN_DECODE_PDL=1, opt-in) x1.0020 and x1.0019.  This script:
+#  1. Decode MHA beside SDPA and the copy (`cutec bench`, the default): the mark.
+#  2. Decode MHA in turns (one process, each form checked against float64 first): the default
+#     (2 splits) against the dependent launches on it.
+#  3. Decode MHA with 3 splits forced (--splits 3, the default before) in turns with the
+#     dependent launches (another process: the two processes' defaults compared beside).
+#  4. d64 16x32x2048: the default against the kernel before (CUTEC_ATTN_FWD_WGU=0
 #     CUTEC_ATTN_FWD_SKIP=0) and wgu alone (SKIP=0), in turns, checked first.
-#  3. Decode MHA beside SDPA and the copy (`cutec bench`, the default).
-#  4. Decode GQA (8 KV heads, 12 splits by default): the default, STAGES=2 (6 splits, one
-#     wave), STAGES=2 with SPLITS=4 (256 blocks), in turns: what STAGES=2 as the default would
-#     do there.
-# "make default" for STAGES=2 means DECODE_STAGES = 2 in decode_lib.c (where GQA's line
-# does not say "delete"); for PDL, both launches dependent by default (decode.c's env
-# default 0 -> 1); for a split count, a rule the next engineer writes.
-#  5. d64 beside SDPA (`cutec bench`).
 # The rules (ratio = form / default, each round's pair, a round's turns in reverse in the
-# next): a new form: mean >= 1.005 with every round >= 1 -> "make default"; mean < 0.995 ->
-# "delete"; else "keep opt-in (within noise)"; a FAILED check or a failed run -> "delete
-# (WRONG)".  d64's old forms against the new default: "revert" where the old one wins so,
-# "keep (confirmed)" where it loses so, else "keep (within noise)".  Decode against SDPA:
-# >= 102% "met with margin", >= 100% "met (within noise)", else "short".
-# A step starts only where its limit (22, 16, 16, 12, 12 s; the mid pass's steps took 9-12 s)
-# still fits in $BUDGET (50) s: the first four fit when each takes about its expected time;
-# BUDGET=80 runs all five.
+# next): PDL: mean >= 1.005 with every round >= 1 -> "make default"; mean < 0.995 ->
+# "delete"; else "keep opt-in (within noise)"; d64's old forms: "revert" where the old one wins
+# so, "keep (confirmed)" where it loses so, else "keep (within noise)"; 2 against 3 splits
+# (across processes, step 2's default over step 3's): the same words as d64's; decode against
+# SDPA: >= 102% "met with margin", >= 100% "met (within noise)", else "short"; a FAILED check
+# or a failed run: WRONG.  A step starts only where its limit (20, 14, 14, 16 s) still fits in
+# $BUDGET (50) s; BUDGET=70 runs all four.
 #   BUDGET=50 ITERS=10 sh scripts/device-attnsm42.sh
 . scripts/device-common.sh
 log="$out/attnsm42.log"
 t0=$(date +%s)
 budget=${BUDGET:-50}
 DEC="--decode --batch 8 --heads 32 --kv-heads 32 --seqlen 32768 --headdim 128 --iters $iters"
-GQA="--decode --batch 8 --heads 32 --kv-heads 8 --seqlen 32768 --headdim 128 --iters $iters"
 D64="--variant hopper --headdim 64 --batch 16 --heads 32 --seqlen 2048 --iters $iters"
-S1=CUTEC_ATTN_DECODE_SPLITS=1
-S2=CUTEC_ATTN_DECODE_SPLITS=2
-K2=CUTEC_ATTN_DECODE_STAGES=2
-P2=CUTEC_ATTN_DECODE_PDL=1
-K2P2=CUTEC_ATTN_DECODE_STAGES=2,CUTEC_ATTN_DECODE_PDL=1
-K2S4=CUTEC_ATTN_DECODE_STAGES=2,CUTEC_ATTN_DECODE_SPLITS=4
+P=CUTEC_ATTN_DECODE_PDL=1
 OLD=CUTEC_ATTN_FWD_WGU=0,CUTEC_ATTN_FWD_SKIP=0
 WGU=CUTEC_ATTN_FWD_SKIP=0
 CONFIRM="revert to the old form|keep the new default (confirmed)|keep the new default (within noise)"
@@ -81,44 +64,37 @@ decide()
             v = m >= 1.005 && lo >= 1 ? w[1] : m < 0.995 ? w[2] : w[3]
             printf "decides: %s: %s (x%.4f, rounds%s)\n", name, v, m, s }'
 }
-# (DEC, GQA and D64 split into words where they are used)
+# (DEC and D64 split into words where they are used)
 # shellcheck disable=SC2086
 {
-    device_gpu_head "attnsm42 (final)"
-    echo "== 1. decode 8x32x32768 d128 MHA: default / splits 1 / splits 2 / 2 stages / PDL / 2 stages + PDL"
-    device_step 22 build/cutec run attention $DEC --rounds 2 --turns "$S1/$S2/$K2/$P2/$K2P2" | tee "$out/dec-turns.txt"
-    echo "== 2. d64 16x32x2048: the default (wgu + skip) / the kernel before / wgu alone"
+    device_gpu_head "attnsm42 (confirm)"
+    echo "== 1. decode 8x32x32768 d128 MHA beside SDPA and the copy (the default: 2 splits)"
+    device_step 20 build/cutec bench attention $DEC | tee "$out/dec-bench.txt"
+    echo "== 2. decode MHA: the default (2 splits) / PDL, in turns"
+    device_step 14 build/cutec run attention $DEC --rounds 2 --turns "$P" | tee "$out/dec-turns.txt"
+    echo "== 3. decode MHA, 3 splits forced (the default before) / PDL, in turns"
+    device_step 14 build/cutec run attention $DEC --splits 3 --rounds 2 --turns "$P" | tee "$out/dec3-turns.txt"
+    echo "== 4. d64 16x32x2048: the default (wgu + skip) / the kernel before / wgu alone"
     device_step 16 build/cutec run attention $D64 --rounds 2 --turns "$OLD/$WGU" | tee "$out/d64-turns.txt"
-    echo "== 3. decode MHA beside SDPA and the copy (the default)"
-    device_step 16 build/cutec bench attention $DEC | tee "$out/dec-bench.txt"
-    echo "== 4. decode GQA (8 KV heads): default / 2 stages / 2 stages + splits 4"
-    device_step 12 build/cutec run attention $GQA --rounds 2 --turns "$K2/$K2S4" | tee "$out/gqa-turns.txt"
-    echo "== 5. d64 beside SDPA (the default)"
-    device_step 12 build/cutec bench attention $D64 | tee "$out/d64-bench.txt"
     device_stamp "done; clocks after"
     nvidia-smi --query-gpu=clocks.sm,clocks.mem,power.draw,temperature.gpu --format=csv 2>&1
     echo "== the figures (label round value)"
-    for f in dec-turns:GB/s d64-turns:TFLOP/s gqa-turns:GB/s; do
+    for f in dec-turns:GB/s dec3-turns:GB/s d64-turns:TFLOP/s; do
         echo "${f%%:*}:"
         figures "$out/${f%%:*}.txt" "${f#*:}" | sed 's/^/   /'
     done
     echo "decode beside SDPA: $(grep -E '^decode' "$out/dec-bench.txt" 2>/dev/null | tr -s ' ')"
     echo "   (columns: ms, GB/s, copy GB/s, of copy, SDPA GB/s, of SDPA, rows checked)"
-    echo "d64 beside SDPA: $(grep -E '^bf16' "$out/d64-bench.txt" 2>/dev/null | tr -s ' ' | tr '\n' ';')"
     if [ "$budget" -gt 0 ]; then
-        decide "decode splits 1" "$out/dec-turns.txt" GB/s "$S1"
-        decide "decode splits 2" "$out/dec-turns.txt" GB/s "$S2"
-        decide "decode 2 stages (1 split)" "$out/dec-turns.txt" GB/s "$K2"
-        decide "decode PDL" "$out/dec-turns.txt" GB/s "$P2"
-        decide "decode 2 stages + PDL" "$out/dec-turns.txt" GB/s "$K2P2"
-        decide "decode GQA 2 stages (6 splits)" "$out/gqa-turns.txt" GB/s "$K2"
-        decide "decode GQA 2 stages + splits 4" "$out/gqa-turns.txt" GB/s "$K2S4"
+        decide "decode PDL on 2 splits" "$out/dec-turns.txt" GB/s "$P"
+        decide "decode PDL on 3 splits" "$out/dec3-turns.txt" GB/s "$P"
+        { figures "$out/dec-turns.txt" GB/s | awk '$1 == "default" { print "turn " $2 " default: x, " $3 " GB/s" }'
+          figures "$out/dec3-turns.txt" GB/s | awk '$1 == "default" { print "turn " $2 " three: x, " $3 " GB/s" }'
+        } >"$out/dec23-turns.txt"
+        decide "decode 3 splits (the default before) against 2 (across processes)" "$out/dec23-turns.txt" GB/s \
+            three default "$CONFIRM"
         decide "d64 the kernel before against the new default" "$out/d64-turns.txt" TFLOP/s "$OLD" default "$CONFIRM"
         decide "d64 wgu alone against the new default" "$out/d64-turns.txt" TFLOP/s "$WGU" default "$CONFIRM"
-        awk '/^turn [0-9]+ default:/ { for (i = 4; i <= NF; i++) if ($i == "TFLOP/s") { v = $(i - 1)
-                printf "decides: d64 default round %s: %s TFLOP/s: %s\n", $2, v,
-                    (v >= 510 ? "500 met with margin" : v >= 500 ? "500 met" : "short of 500") } }' \
-            "$out/d64-turns.txt" 2>/dev/null
         sd=$(awk '/^decode/ && !/WRONG/ { p = $(NF-1); sub("%", "", p); print p; exit }' "$out/dec-bench.txt" 2>/dev/null)
         awk -v p="$sd" 'BEGIN { if (p !~ /^[0-9.]+$/) { print "decides: decode against SDPA: no figure"; exit }
             v = p >= 102 ? "met with margin" : p >= 100 ? "met (within noise)" : "short"
@@ -126,6 +102,6 @@ decide()
     else
         echo "decides: every form: as it is (no GPU)"
     fi
-    echo "== WRONG or FAILED lines: $(cat "$out"/d64-*.txt "$out"/dec-*.txt "$out"/gqa-*.txt 2>/dev/null | grep -c 'WRONG\|FAILED')"
+    echo "== WRONG or FAILED lines: $(cat "$out"/d64-*.txt "$out"/dec-*.txt "$out"/dec3-*.txt 2>/dev/null | grep -c 'WRONG\|FAILED')"
 } >"$log" 2>&1
-grep -v "^# \(check\|time\|index\|  (allowed\)" "$log" | tail -n 100
+grep -v "^# \(check\|time\|index\|  (allowed\)" "$log" | tail -n 80
