@@ -7,6 +7,7 @@
 #include "cutec/atom_table.h"
 #include "cutec/notation.h"
 #include "kernels/gemv/gemv_internal.h"
+#include "kernels/kernel_env.h"
 
 #define GEMV_THREADS 128
 #define COLS_UNROLL 8
@@ -140,6 +141,11 @@ static bool plan_make(cute_alg *a, const cute_gemv_config *cfg, int arch, gemv_p
     if (cfg->skew) /* a warp a misalignment: as many warps as a vector's elements (skew.c) */
         p->threads = 32 * (p->rows > 1 ? cfg->vec : GEMV_THREADS / 32);
     if (cfg->smem_stages && !plan_ring(a, &thr, &val, p)) return false;
+    /* the unsplit rows kernel its own dependent launch on sm_90 (CUTEC_GEMV_PDL=0: the plain
+     * launch; gemv42's extra pass, H200: +4.25 / +4.75 / +4.60 points of the copy at 16384x4096,
+     * 8192x8192, 4096x16384) */
+    p->pdl_self = kernel_env_choice(a, "CUTEC_GEMV_PDL", "0|1", 1) == 1 && cfg->a_major == 1 && !cfg->split &&
+                  !cfg->sf_vec && !cfg->skew && arch >= 90;
     p->ktile = p->words ? 32 * (bits / 32) * p->unroll : cute_gemv_k_tile(cfg);
     int64_t tk = p->ktile;
     cute_tuple step = cfg->a_major == 1

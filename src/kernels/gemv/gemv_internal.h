@@ -32,6 +32,10 @@ typedef struct gemv_plan {
      * through it; a scale group's 4-byte cp.async */
     cute_tiled_copy ring_a, ring_x;
     cute_copy_atom ring_s;
+    bool pdl_self; /* sm_90 on, K-major rows, unsplit (CUTEC_GEMV_PDL=0: not): the kernel itself
+                      a programmatic dependent launch, every thread waiting for the stream's
+                      previous grid before its first global access, then letting the next grid
+                      in (parts.c, gemv_let_dependents_in) */
 } gemv_plan;
 
 #define GEMV_MAX_ROWS 8
@@ -209,8 +213,8 @@ void gemv_finish_warp(cute_ctx *c, const gemv_plan *p, const cute_val *sums, cut
                       cute_val beta);
 /* the splitting kernel's blocks letting the second kernel in (p->pdl: it then waits for the
  * whole grid before it reads W); in one launch (cfg.one_launch: the kernel itself a
- * dependent launch), first the wait for the stream's previous grid, then the next grid let in;
- * nothing otherwise */
+ * dependent launch) or as its own dependent launch (p->pdl_self), first the wait for the
+ * stream's previous grid, then the next grid let in; nothing otherwise */
 void gemv_let_dependents_in(cute_ctx *c, const gemv_plan *p);
 /* Split-K in one launch (cfg.one_launch): the block's verdict slot (shared memory, allocated at
  * the kernel's top level; nothing otherwise), and the kernel's end: every thread of the block
