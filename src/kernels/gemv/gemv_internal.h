@@ -69,6 +69,9 @@ void gemv_blockscaled_host(cute_ctx *c, const cute_arg *arg);
 /* many vectors through mma.sync (mma.c): the plan's tiles and TiledMMA, and the host */
 bool gemv_plan_mma(cute_alg *a, const cute_gemv_config *cfg, gemv_plan *p);
 void gemv_mma_host(cute_ctx *c, const cute_arg *arg);
+/* f32's mma.sync form (not wgmma) with each 3xTF32 product summed apart, three chains of
+ * mma.sync a vector atom (opt-in trial: CUTEC_GEMV_F32_CHAINS=3; docs/gemv.md) */
+bool gemv_f32_chains(const cute_gemv_config *cfg, int arch);
 /* the mma form's k-tile */
 int64_t gemv_mma_k_tile(const cute_gemv_config *cfg);
 /* A thread's MMA partition (V,M|N,K) regrouped as ((the leaves vec[0..nv): one row's 16

@@ -20,6 +20,7 @@
 #include "cutec/atom_table.h"
 #include "cutec/notation.h"
 #include "cutec/smem.h"
+#include "env/env_choice.h"
 #include "kernels/gemv/gemv_internal.h"
 
 /* a block's warps: 8 through registers; 4 through the ring, whose warps share nothing but X
@@ -151,7 +152,9 @@ gemv_mma_tiles gemv_mma_block_tiles(cute_ctx *c, const gemv_plan *p, cute_tensor
 
 typedef struct mma_thread {
     cute_thr_mma thr;
-    cute_tensor acc; /* (V,M,N) f32 */
+    cute_tensor acc;      /* (V,M,N) f32 */
+    cute_tensor small[2]; /* gemv_f32_chains: the two small-term products' own sums, as acc */
+    bool chains;
     cute_copy_atom vec16;
     cute_copy_atom cp16, cpx; /* the ring's 16-byte cp.async (A around L1, X through it) */
     cute_tensor ring;         /* the ring (cfg.smem_stages): A's (E, R, 1, lanes, warps, stages) */
@@ -242,8 +245,9 @@ static void products(cute_ctx *c, const gemv_plan *p, const mma_thread *th, cute
         gemv_split_tf32_bits(c, rA, &aB, &aS, false), gemv_split_tf32_bits(c, rX, &xB, &xS, false);
     else
         split_tf32(c, rA, &aB, &aS), split_tf32(c, rX, &xB, &xS);
-    cute_gemm(c, &p->mma, th->acc, aS, xB, th->acc);
-    cute_gemm(c, &p->mma, th->acc, aB, xS, th->acc);
+    cute_tensor s0 = th->chains ? th->small[0] : th->acc, s1 = th->chains ? th->small[1] : th->acc;
+    cute_gemm(c, &p->mma, s0, aS, xB, s0);
+    cute_gemm(c, &p->mma, s1, aB, xS, s1);
     cute_gemm(c, &p->mma, th->acc, aB, xB, th->acc);
 }
 
@@ -445,10 +449,29 @@ typedef struct mma_block {
     const gemv_mma_tiles *t;
 } mma_block;
 
+/* With gemv_f32_chains, the block's walk keeps each 3xTF32 product's sum apart (acc for big
+ * big', two more for the small terms), so that a k-tile's mma.sync form three chains a
+ * vector atom instead of one of 12 (8 vectors: a warp's whole k-tile one chain, each
+ * waiting on the last), and adds them at the end: acc += small[0] + small[1] */
 static void block_walk(cute_ctx *c, bool rows_out, void *user)
 {
     const mma_block *b = user;
-    walk(c, b->p, b->th, b->t, rows_out);
+    mma_thread th = *b->th;
+    th.chains = gemv_f32_chains(&b->p->cfg, b->p->arch);
+    for (int i = 0; i < 2 && th.chains; i++) {
+        th.small[i] = cute_make_rmem_tensor_like(c, th.acc, CUTE_F32);
+        cute_clear(c, th.small[i]);
+    }
+    walk(c, b->p, &th, b->t, rows_out);
+    if (!th.chains) return;
+    cute_ssa small = cute_ssa_binop(c, CUTE_OP_ADD, cute_tensor_load(c, th.small[0]), cute_tensor_load(c, th.small[1]));
+    cute_tensor_store(c, th.acc, cute_ssa_binop(c, CUTE_OP_ADD, cute_tensor_load(c, th.acc), small));
+}
+
+bool gemv_f32_chains(const cute_gemv_config *cfg, int arch)
+{
+    if (!cfg->mma || cfg->dtype != CUTE_F32 || gemv_wgmma(cfg, arch)) return false;
+    return cute_env_choice_warn("CUTEC_GEMV_F32_CHAINS", "1|3", 0) == 1;
 }
 
 static void mma_kernel(cute_ctx *c, cute_tensor mA, cute_tensor mX, cute_tensor mY, cute_tensor mW,
