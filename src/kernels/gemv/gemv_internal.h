@@ -110,6 +110,9 @@ bool gemv_plan_wgmma(cute_alg *a, const cute_gemv_config *cfg, gemv_plan *p);
 /* its kernel (mma.c's launches it: the same arguments and second kernel) */
 void gemv_wgmma_kernel(cute_ctx *c, cute_tensor mA, cute_tensor mX, cute_tensor mY, cute_tensor mW, cute_int kchunk,
                        cute_val alpha, cute_val beta);
+/* its A ring's stages (0: none, A's loads ahead in registers; opt-in trial
+ * CUTEC_GEMV_WGMMA_RING=4|6|8, fewer where a block's shared memory would not hold them) */
+int gemv_wgmma_ring(const cute_gemv_config *cfg);
 /* its blocks an SM (shared memory and registers), and its rows a block */
 int gemv_wgmma_blocks(const cute_gemv_config *cfg);
 int gemv_wgmma_rows(const cute_gemv_config *cfg);

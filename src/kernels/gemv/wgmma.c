@@ -24,6 +24,7 @@
 #include "cutec/smem.h"
 #include "cutec/smem_atoms.h"
 #include "cutec/sync.h"
+#include "env/env_choice.h"
 #include "kernels/gemv/gemv_internal.h"
 
 enum { WG_BK = 32, WG_MAX_AHEAD = 2 };
@@ -57,9 +58,29 @@ bool gemv_wgmma(const cute_gemv_config *cfg, int arch)
 }
 
 /* X's k-tile, big and small halves, two stages */
-static int64_t smem_bytes(const cute_gemv_config *cfg)
+static int64_t halves_bytes(const cute_gemv_config *cfg)
 {
     return 4 * (int64_t)gemv_nvec(cfg) * WG_BK * 4;
+}
+
+/* a stage of the A ring (gemv_wgmma_ring): the block's k-tile of A and of X, f32 */
+static int64_t ring_stage_bytes(const cute_gemv_config *cfg)
+{
+    return (int64_t)(gemv_wgmma_rows(cfg) + gemv_nvec(cfg)) * WG_BK * 4;
+}
+
+int gemv_wgmma_ring(const cute_gemv_config *cfg)
+{
+    static const int stages[] = {0, 4, 6, 8};
+    int d = stages[cute_env_choice_warn("CUTEC_GEMV_WGMMA_RING", "0|4|6|8", 0)];
+    /* fewer stages where the block's shared memory would not hold them (128 vectors: 4) */
+    while (d > 2 && halves_bytes(cfg) + d * ring_stage_bytes(cfg) > GEMV_MMA_RING_MAX) d -= 2;
+    return d;
+}
+
+static int64_t smem_bytes(const cute_gemv_config *cfg)
+{
+    return halves_bytes(cfg) + gemv_wgmma_ring(cfg) * ring_stage_bytes(cfg);
 }
 
 int gemv_wgmma_blocks(const cute_gemv_config *cfg)
@@ -119,6 +140,11 @@ typedef struct wg_thread {
     cute_tensor acc; /* (V,M,N) f32 */
     cute_copy_atom vec16;
     cute_tensor sX; /* (bn, 32, (half, stage)) tf32: X's big and small halves by logical column */
+    /* the A ring (gemv_wgmma_ring): each thread's 16-byte vectors of A's fragments and of its
+     * part of X's k-tile, (4, vectors, threads, stages), the block's threads side by side for
+     * each vector; the 16-byte cp.async (A around L1, X through it) */
+    cute_tensor ringA, ringX;
+    cute_copy_atom cpa, cpx;
 } wg_thread;
 
 static const int vec_a[2] = {1, 3}; /* a fragment's leaves (v, j0) by_logical: 4 contiguous columns */
@@ -255,13 +281,98 @@ static void whole(cute_ctx *c, const gemv_plan *p, const wg_thread *th, const ge
     }
 }
 
+/* the thread's place in `ring` at stage s, shaped as `like` (its vector first, in
+ * column-major order) */
+static cute_tensor ring_lane(cute_ctx *c, cute_tensor ring, cute_tensor like, cute_int s)
+{
+    cute_alg *a = cute_ctx_alg(c);
+    cute_tensor t = cute_tensor_slice(c, ring, CUTE_CRD(CUTE_ALL, CUTE_ALL, cute_thread_idx(c, 0), s));
+    cute_layout order = cute_make_layout(a, like.layout.shape);
+    t.layout = cute_compose(a, &t.layout, &order);
+    return t;
+}
+
+/* A's fragment of k-tile kt (by vector) and the thread's part of X's, as global tensors */
+static void ring_sources(cute_ctx *c, const gemv_plan *p, const wg_thread *th, const gemv_mma_tiles *t, cute_int kt,
+                         cute_tensor *srcA, cute_tensor *srcX)
+{
+    cute_tensor gA = CUTE_SLICE(c, t->gA, CUTE_ALL, CUTE_ALL, kt);
+    *srcA = gemv_mma_by_vector(c, cute_partition_A(c, th->thr, by_logical(c, gA, p->bm)), vec_a, 2);
+    *srcX = x_part(c, p, CUTE_SLICE(c, t->gX, CUTE_ALL, CUTE_ALL, kt));
+}
+
+/* k-tile kt's A and X into stage s, by cp.async */
+static void ring_issue(cute_ctx *c, const gemv_plan *p, const wg_thread *th, const gemv_mma_tiles *t, cute_int kt,
+                       cute_int s)
+{
+    cute_tensor srcA, srcX;
+    ring_sources(c, p, th, t, kt, &srcA, &srcX);
+    cute_copy(c, &th->cpa, srcA, ring_lane(c, th->ringA, srcA, s));
+    cute_copy(c, &th->cpx, srcX, ring_lane(c, th->ringX, srcX, s));
+}
+
+/* stage s read back into registers, as load_tile gives them */
+static wg_regs ring_read(cute_ctx *c, const gemv_plan *p, const wg_thread *th, const gemv_mma_tiles *t, cute_int s)
+{
+    cute_tensor gA = CUTE_SLICE(c, t->gA, CUTE_ALL, CUTE_ALL, cute_i(0)), srcA, srcX;
+    ring_sources(c, p, th, t, cute_i(0), &srcA, &srcX);
+    wg_regs r = {.rA = cute_make_rmem_tensor_like(c, cute_partition_fragment_A(c, th->thr, gA), CUTE_F32),
+                 .rX = cute_make_rmem_tensor_like(c, srcX, CUTE_F32)};
+    cute_tensor dst = r.rA;
+    dst.layout = cute_layout_parse(cute_ctx_alg(c), "((2,2),1,(2,2)):((1,2),0,(4,8))");
+    dst = gemv_mma_by_vector(c, dst, vec_a, 2);
+    cute_copy(c, &th->vec16, ring_lane(c, th->ringA, dst, s), dst);
+    cute_copy(c, &th->vec16, ring_lane(c, th->ringX, r.rX, s), r.rX);
+    return r;
+}
+
+/* the in-bounds block's `full` whole k-tiles through the A ring (gemv_wgmma_ring): each
+ * thread's loads into stages of its own by cp.async, stages - 1 k-tiles ahead of the products
+ * (a thread reads back only what it copied: the wait for its own copies orders them, no
+ * barrier), so that the bytes in flight an SM are the ring's (5 stages of 16 KB of A at 64
+ * vectors and 6 stages, against 32 KB in registers two k-tiles ahead), not registers'; two
+ * k-tiles a step at two places of the code, whose registers differ, so that each batch is
+ * left running while the next one's halves are made, then the last k-tile if `full` is odd */
+static void ring_whole(cute_ctx *c, const gemv_plan *p, const wg_thread *th, const gemv_mma_tiles *t, cute_int full,
+                       int d)
+{
+    cute_alg *a = cute_ctx_alg(c);
+    for (int s = 0; s < d - 1; s++) {
+        CUTE_IF(c, cute_int_lt(c, cute_i(s), full)) { ring_issue(c, p, th, t, cute_i(s), cute_i(s)); }
+        cute_cp_async_commit_group(c);
+    }
+    cute_int steps = cute_div(a, full, cute_i(2));
+    CUTE_FOR(c, st, cute_i(0), steps)
+    {
+        for (int i = 0; i < 2; i++) {
+            cute_int kt = cute_add(a, cute_mul(a, st, cute_i(2)), cute_i(i));
+            cute_int ahead = cute_add(a, kt, cute_i(d - 1));
+            CUTE_IF(c, cute_int_lt(c, ahead, full)) { ring_issue(c, p, th, t, ahead, cute_mod(a, ahead, cute_i(d))); }
+            cute_cp_async_commit_group(c);
+            cute_cp_async_wait_group(c, d - 1); /* k-tile kt has landed */
+            wg_regs r = ring_read(c, p, th, t, cute_mod(a, kt, cute_i(d)));
+            products(c, p, th, kt, &r, 1);
+        }
+    }
+    CUTE_IF(c, cute_int_lt(c, cute_mul(a, steps, cute_i(2)), full))
+    {
+        cute_int kt = cute_sub(a, full, cute_i(1));
+        cute_cp_async_wait_group(c, 0);
+        wg_regs r = ring_read(c, p, th, t, cute_mod(a, kt, cute_i(d)));
+        products(c, p, th, kt, &r, 0);
+    }
+}
+
 /* the split's full k-tiles (through `whole`, or, where `rows_out` (the block reaches past
  * A's last row), one at a time with A predicated), then the partial last one, predicated */
 static void walk(cute_ctx *c, const gemv_plan *p, const wg_thread *th, const gemv_mma_tiles *t, bool rows_out)
 {
     cute_alg *a = cute_ctx_alg(c);
     cute_int full = cute_div(a, cute_sub(a, t->kend, t->k0), cute_i(p->bk)), issued = full;
-    if (!rows_out) {
+    int ring = gemv_wgmma_ring(&p->cfg);
+    if (!rows_out && ring) {
+        ring_whole(c, p, th, t, full, ring);
+    } else if (!rows_out) {
         whole(c, p, th, t, full, &issued);
     } else {
         CUTE_FOR(c, kt, cute_i(0), full)
@@ -305,6 +416,16 @@ void gemv_wgmma_kernel(cute_ctx *c, cute_tensor mA, cute_tensor mX, cute_tensor 
     cute_composed L = cute_smem_layout_staged(a, &atom, &shape);
     cute_smem_allocator al = cute_smem_allocator_new(c);
     th.sX = cute_smem_alloc_tensor_composed(c, &al, CUTE_TF32, L, 16);
+    int d = gemv_wgmma_ring(&p->cfg);
+    if (d) {
+        long long T = p->threads, va = p->bm * WG_BK / (4 * T), vx = p->bn * WG_BK / (4 * T);
+        cute_layout la = cute_layout_fmt(a, "(4,%lld,%lld,%d):(1,%lld,4,%lld)", va, T, d, 4 * T, 4 * T * va);
+        cute_layout lx = cute_layout_fmt(a, "(4,%lld,%lld,%d):(1,%lld,4,%lld)", vx, T, d, 4 * T, 4 * T * vx);
+        th.ringA = cute_smem_alloc_tensor(c, &al, CUTE_F32, la, 16);
+        th.ringX = cute_smem_alloc_tensor(c, &al, CUTE_F32, lx, 16);
+        cute_copy_atom_named(a, "SM80_CP_ASYNC_CACHEGLOBAL<uint128>", CUTE_F32, &th.cpa);
+        cute_copy_atom_named(a, "SM80_CP_ASYNC_CACHEALWAYS<uint128>", CUTE_F32, &th.cpx);
+    }
     wg_block b = {p, &th, &t};
     gemv_mma_block(c, p, th.thr, &th.acc, &t, mA, (gemv_mma_ends){mY, mW, alpha, beta}, block_walk, &b);
 }
