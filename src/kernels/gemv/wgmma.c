@@ -57,10 +57,27 @@ bool gemv_wgmma(const cute_gemv_config *cfg, int arch)
            n <= GEMV_WGMMA_MAX_VECTORS;
 }
 
-/* X's k-tile, big and small halves, two stages */
+/* the A ring's stages asked for (CUTEC_GEMV_WGMMA_RING; 0: none) */
+static int ring_asked(void)
+{
+    static const int stages[] = {0, 4, 6, 8};
+    return stages[cute_env_choice_warn("CUTEC_GEMV_WGMMA_RING", "0|4|6|8", 0)];
+}
+
+/* X's halves' stages: two, three with the A ring.  Each k-tile's halves are stored by every
+ * thread of the block into stage n % stages before the k-tile's barrier, while only the
+ * storing thread's own warpgroup has waited for the batch before last (n - 2) that read that
+ * stage with two; with three, the stage's last readers are batches n - 3, which each
+ * warpgroup waited for before the barrier of k-tile n - 1 */
+static int x_stages(void)
+{
+    return ring_asked() ? 3 : 2;
+}
+
+/* X's k-tile, big and small halves, x_stages stages */
 static int64_t halves_bytes(const cute_gemv_config *cfg)
 {
-    return 4 * (int64_t)gemv_nvec(cfg) * WG_BK * 4;
+    return 2 * x_stages() * (int64_t)gemv_nvec(cfg) * WG_BK * 4;
 }
 
 /* a stage of the A ring (gemv_wgmma_ring): the block's k-tile of A and of X, f32 */
@@ -71,8 +88,7 @@ static int64_t ring_stage_bytes(const cute_gemv_config *cfg)
 
 int gemv_wgmma_ring(const cute_gemv_config *cfg)
 {
-    static const int stages[] = {0, 4, 6, 8};
-    int d = stages[cute_env_choice_warn("CUTEC_GEMV_WGMMA_RING", "0|4|6|8", 0)];
+    int d = ring_asked();
     /* fewer stages where the block's shared memory would not hold them (128 vectors: 4) */
     while (d > 2 && halves_bytes(cfg) + d * ring_stage_bytes(cfg) > GEMV_MMA_RING_MAX) d -= 2;
     return d;
@@ -198,7 +214,7 @@ static void assign(cute_ctx *c, const wg_regs *dst, const wg_regs *src)
     cute_tensor_store(c, dst->rX, cute_tensor_load(c, src->rX));
 }
 
-/* acc += A's k-tile times X's in 3xTF32, X's halves through stage n % 2 (n: the batch's place
+/* acc += A's k-tile times X's in 3xTF32, X's halves through stage n % x_stages() (n: the batch's place
  * in the block's sequence of them, so that consecutive batches alternate stages); `left` of
  * the batches (0 or 1) left running after it: 1 only where the next batch's A halves are other
  * registers than this one's (another place in the code: the same place in a loop writes the
@@ -207,7 +223,7 @@ static void assign(cute_ctx *c, const wg_regs *dst, const wg_regs *src)
 static void products(cute_ctx *c, const gemv_plan *p, const wg_thread *th, cute_int n, const wg_regs *r, int left)
 {
     cute_alg *a = cute_ctx_alg(c);
-    cute_int s2 = cute_mul(a, cute_mod(a, n, cute_i(2)), cute_i(2));
+    cute_int s2 = cute_mul(a, cute_mod(a, n, cute_i(x_stages())), cute_i(2));
     cute_tensor xb, xs;
     gemv_split_tf32_bits(c, r->rX, &xb, &xs, true);
     cute_tensor halves[2] = {xb, xs}, stage[2];
@@ -412,7 +428,7 @@ void gemv_wgmma_kernel(cute_ctx *c, cute_tensor mA, cute_tensor mX, cute_tensor 
                     .vec16 = cute_copy_atom_universal(a, CUTE_F32, 128)};
     cute_composed atom;
     cute_smem_atom_gmma(a, "Layout_K_SW128_Atom", CUTE_TF32, &atom);
-    cute_tuple shape = cute_tuple_fmt(a, "(%lld,%d,4)", (long long)p->bn, WG_BK);
+    cute_tuple shape = cute_tuple_fmt(a, "(%lld,%d,%d)", (long long)p->bn, WG_BK, 2 * x_stages());
     cute_composed L = cute_smem_layout_staged(a, &atom, &shape);
     cute_smem_allocator al = cute_smem_allocator_new(c);
     th.sX = cute_smem_alloc_tensor_composed(c, &al, CUTE_TF32, L, 16);
