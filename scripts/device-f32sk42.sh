@@ -13,7 +13,8 @@
 # meanwhile); (2) 64 vectors: default / ring 6 / default / ring 6, each its own process (% of a
 # device copy of the same bytes, y checked against float64 first); (3) 8 vectors: default /
 # chains / default / chains; (4) torch.mm f32 at 8, 16 and 64 rows (TF32 off, PyTorch's default);
-# (5) if time is left: 8 vectors with chains in one split (no second kernel), 16 vectors with
+# (5) if time is left: 8 vectors with chains in one split (no second kernel), 8 vectors through
+# a ring of 6 in 2 splits (16 vectors' form: 2 blocks an SM, not 3), 16 vectors with
 # chains, 64 vectors through a ring of 4 (8 do not fit beside X's halves: 6).
 # No step starts past $BUDGET (50) s; each process under 12 s (20 for the checks).
 # The rule, per trial: a failed check or a WRONG row -> "revert (wrong)"; d = trial - default
@@ -124,16 +125,18 @@ for m in (8, 16, 64):
 ' 2>&1 | tail -n 3)
         echo "== explorations $(el_s)"
         pct_of 8 $C --splits 1 && c8s1=$pct
+        pct_of 8 - --smem-stages 6 --splits 2 && d8r6=$pct
         pct_of 16 - && d16=$pct
         pct_of 16 $C && c16=$pct
         pct_of 64 CUTEC_GEMV_WGMMA_RING=4 && r64r4=$pct
         echo "== at $(el) s: % of the copy, f32 $S: 64 vectors default ${d64a:-} / ${d64b:-} (${d64ams:-?} ms)," \
             "ring 6 ${r64a:-} / ${r64b:-} (${r64ams:-?} ms), ring 4 ${r64r4:-};" \
             "8 vectors default ${d8a:-} / ${d8b:-} (${d8ams:-?} ms), chains ${c8a:-} / ${c8b:-} (${c8ams:-?} ms)," \
-            "chains in one split ${c8s1:-}; 16 vectors default ${d16:-}, chains ${c16:-}"
+            "chains in one split ${c8s1:-}, a ring of 6 in 2 splits ${d8r6:-}; 16 vectors default ${d16:-}, chains ${c16:-}"
         decide "64 vectors through the A ring (CUTEC_GEMV_WGMMA_RING=6)" "${badR:-}" "${d64a:-}" "${r64a:-}" "${d64b:-}" "${r64b:-}"
         decide "8 vectors with three chains (CUTEC_GEMV_F32_CHAINS=3)" "${badC:-}" "${d8a:-}" "${c8a:-}" "${d8b:-}" "${c8b:-}"
         suggest "8 vectors, chains in one split against chains in the library's splits" "$(mean2 "${c8a:-}" "${c8b:-}")" "${c8s1:-}"
+        suggest "8 vectors, a ring of 6 in 2 splits (16 vectors' form) against 8 stages" "$(mean2 "${d8a:-}" "${d8b:-}")" "${d8r6:-}"
         suggest "16 vectors with chains" "${d16:-}" "${c16:-}"
         suggest "64 vectors, a ring of 4 against 6" "$(mean2 "${r64a:-}" "${r64b:-}")" "${r64r4:-}"
     else
