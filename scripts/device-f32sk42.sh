@@ -7,13 +7,16 @@
 #     vectors through a cp.async ring of shared memory (5 x 16 KB of A in flight an SM) instead
 #     of registers two k-tiles ahead (32 KB: ~61% of the copy by Little's law, 63.3 measured);
 #   CUTEC_GEMV_F32_CHAINS=3: mma.sync's 3xTF32 (8 and 16 vectors, the ring of 4 warps) with each
-#     product summed apart, three dependent chains of mma.sync a vector atom, not one of twelve.
+#     product summed apart, three dependent chains of mma.sync a vector atom, not one of twelve;
+#   CUTEC_GEMV_F32_KTILE=64: the same ring in k-tiles of 64 columns, not 32 (256 contiguous bytes
+#     of each row a warp's k-tile; 4 stages at 8 vectors, 3 at 16).
 # Steps: (1) `cutec run gemv` of each trial on the GPU against float64 (every element), odd
 # sizes, split K, the block past A's last row, side by side in the background (nothing timed
 # meanwhile); (2) 64 vectors: default / ring 6 / default / ring 6, each its own process (% of a
 # device copy of the same bytes, y checked against float64 first); (3) 8 vectors: default /
-# chains / default / chains; (4) torch.mm f32 at 8, 16 and 64 rows (TF32 off, PyTorch's default);
-# (5) if time is left: 8 vectors with chains in one split (no second kernel), 8 vectors through
+# chains / wide / default / chains / wide; (4) torch.mm f32 at 8, 16 and 64 rows (TF32 off,
+# PyTorch's default); (5) if time is left: 8 vectors wide with chains, 16 vectors default /
+# wide, 8 vectors with chains in one split (no second kernel), 8 vectors through
 # a ring of 6 in 2 splits (16 vectors' form: 2 blocks an SM, not 3), 16 vectors with
 # chains, 64 vectors through a ring of 4 (8 do not fit beside X's halves: 6).
 # No step starts past $BUDGET (50) s; each process under 12 s (20 for the checks).
@@ -28,8 +31,8 @@ start=$(date +%s)
 budget=${BUDGET:-50}
 GEMV_TIMEOUT=12
 S=8192x8192
-# pct_of N ENV [ARGS...]: the bench row of f32 at $S with N vectors, ENV (NAME=VALUE or "-")
-# set, into $pct ("" skipped or failed, "W" wrong) and $ms; $row the row
+# pct_of N ENV [ARGS...]: the bench row of f32 at $S with N vectors, ENV (NAME=VALUE, several
+# joined by +, or "-") set, into $pct ("" skipped or failed, "W" wrong) and $ms; $row the row
 pct_of()
 {
     n=$1 e=$2
@@ -40,7 +43,8 @@ pct_of()
     if [ "$e" = - ]; then
         row=$(device_gemv --dtype f32 --shape $S --vectors "$n" "$@" | tail -n 1)
     else
-        row=$(export "${e?}" && device_gemv --dtype f32 --shape $S --vectors "$n" "$@" | tail -n 1)
+        row=$(for v in $(echo "$e" | tr + ' '); do export "${v?}"; done
+            device_gemv --dtype f32 --shape $S --vectors "$n" "$@" | tail -n 1)
     fi
     echo "$row"
     case "$row" in *WRONG*) pct=W ;; *) pct=$(copy_pct "$row") ;; esac
@@ -88,7 +92,7 @@ suggest()
 {
     device_head
     if nvidia-smi >/dev/null 2>&1; then
-        R=CUTEC_GEMV_WGMMA_RING=6 C=CUTEC_GEMV_F32_CHAINS=3
+        R=CUTEC_GEMV_WGMMA_RING=6 C=CUTEC_GEMV_F32_CHAINS=3 W=CUTEC_GEMV_F32_KTILE=64
         echo "== the trials on the GPU against float64 $(el_s)"
         check 1 $R --shape 1000x2056 --vectors 64
         check 2 $R --shape 1024x1000 --vectors 64 --splits 2
@@ -100,18 +104,24 @@ suggest()
         check 8 $C --shape 1000x2056 --vectors 16 --splits 3
         check 9 $C --shape 1000x2056 --vectors 8 --splits 1
         check 10 $C --shape 1000x1000 --vectors 24 --smem-stages 0
+        check 11 $W --shape 1000x2056 --vectors 8
+        check 12 $W --shape 1000x1000 --vectors 16 --splits 3
+        check 13 $W --shape 520x2056 --vectors 8 --splits 2 --reduction atomic
         checked 1 2 3 4 5 6 || badR=1
         checked 7 8 9 10 || badC=1
+        checked 11 12 13 || badW=1
         echo "== 64 vectors: default / ring 6 / default / ring 6 $(el_s)"
         pct_of 64 - && d64a=$pct d64ams=$ms
         pct_of 64 $R && r64a=$pct r64ams=$ms
         pct_of 64 - && d64b=$pct
         pct_of 64 $R && r64b=$pct
-        echo "== 8 vectors: default / chains / default / chains $(el_s)"
+        echo "== 8 vectors: default / chains / wide / default / chains / wide $(el_s)"
         pct_of 8 - && d8a=$pct d8ams=$ms
         pct_of 8 $C && c8a=$pct c8ams=$ms
+        pct_of 8 $W && w8a=$pct w8ams=$ms
         pct_of 8 - && d8b=$pct
         pct_of 8 $C && c8b=$pct
+        pct_of 8 $W && w8b=$pct
         echo "== torch.mm f32, K 8192 (TF32 off) $(el_s)"
         budget_left && (cd bench && timeout 15 python3 -c '
 import torch
@@ -124,17 +134,23 @@ for m in (8, 16, 64):
     print(f"torch.mm f32 {m}x8192x8192: {ms:.4f} ms {((m + 8192) * 8192 + m * 8192) * 4 / ms / 1e6:8.1f} GB/s")
 ' 2>&1 | tail -n 3)
         echo "== explorations $(el_s)"
+        pct_of 8 "$C+$W" && wc8=$pct
+        pct_of 16 - && d16=$pct
+        pct_of 16 $W && w16=$pct
         pct_of 8 $C --splits 1 && c8s1=$pct
         pct_of 8 - --smem-stages 6 --splits 2 && d8r6=$pct
-        pct_of 16 - && d16=$pct
         pct_of 16 $C && c16=$pct
         pct_of 64 CUTEC_GEMV_WGMMA_RING=4 && r64r4=$pct
         echo "== at $(el) s: % of the copy, f32 $S: 64 vectors default ${d64a:-} / ${d64b:-} (${d64ams:-?} ms)," \
             "ring 6 ${r64a:-} / ${r64b:-} (${r64ams:-?} ms), ring 4 ${r64r4:-};" \
             "8 vectors default ${d8a:-} / ${d8b:-} (${d8ams:-?} ms), chains ${c8a:-} / ${c8b:-} (${c8ams:-?} ms)," \
-            "chains in one split ${c8s1:-}, a ring of 6 in 2 splits ${d8r6:-}; 16 vectors default ${d16:-}, chains ${c16:-}"
+            "wide ${w8a:-} / ${w8b:-} (${w8ams:-?} ms), wide with chains ${wc8:-}," \
+            "chains in one split ${c8s1:-}, a ring of 6 in 2 splits ${d8r6:-}; 16 vectors default ${d16:-}, wide ${w16:-}, chains ${c16:-}"
         decide "64 vectors through the A ring (CUTEC_GEMV_WGMMA_RING=6)" "${badR:-}" "${d64a:-}" "${r64a:-}" "${d64b:-}" "${r64b:-}"
         decide "8 vectors with three chains (CUTEC_GEMV_F32_CHAINS=3)" "${badC:-}" "${d8a:-}" "${c8a:-}" "${d8b:-}" "${c8b:-}"
+        decide "8 vectors in k-tiles of 64 (CUTEC_GEMV_F32_KTILE=64)" "${badW:-}" "${d8a:-}" "${w8a:-}" "${d8b:-}" "${w8b:-}"
+        suggest "8 vectors, wide with chains against wide" "$(mean2 "${w8a:-}" "${w8b:-}")" "${wc8:-}"
+        suggest "16 vectors in k-tiles of 64" "${d16:-}" "${w16:-}"
         suggest "8 vectors, chains in one split against chains in the library's splits" "$(mean2 "${c8a:-}" "${c8b:-}")" "${c8s1:-}"
         suggest "8 vectors, a ring of 6 in 2 splits (16 vectors' form) against 8 stages" "$(mean2 "${d8a:-}" "${d8b:-}")" "${d8r6:-}"
         suggest "16 vectors with chains" "${d16:-}" "${c16:-}"
@@ -143,6 +159,7 @@ for m in (8, 16, 64):
         echo "== no GPU here: nothing timed"
         echo "decides: 64 vectors through the A ring: keep opt-in (no GPU)"
         echo "decides: 8 vectors with three chains: keep opt-in (no GPU)"
+        echo "decides: 8 vectors in k-tiles of 64: keep opt-in (no GPU)"
     fi
     device_end
     echo "== WRONG lines: $(grep -c WRONG "$log")"

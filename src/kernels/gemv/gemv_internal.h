@@ -72,6 +72,9 @@ void gemv_mma_host(cute_ctx *c, const cute_arg *arg);
 /* f32's mma.sync form (not wgmma) with each 3xTF32 product summed apart, three chains of
  * mma.sync a vector atom (opt-in trial: CUTEC_GEMV_F32_CHAINS=3; docs/gemv.md) */
 bool gemv_f32_chains(const cute_gemv_config *cfg, int arch);
+/* f32's ring (mma.sync) in k-tiles of 64 columns, not 32: 256 contiguous bytes of each row
+ * a warp's k-tile, copied at once (opt-in trial: CUTEC_GEMV_F32_KTILE=64; docs/gemv.md) */
+bool gemv_f32_wide(const cute_gemv_config *cfg);
 /* the mma form's k-tile */
 int64_t gemv_mma_k_tile(const cute_gemv_config *cfg);
 /* A thread's MMA partition (V,M|N,K) regrouped as ((the leaves vec[0..nv): one row's 16

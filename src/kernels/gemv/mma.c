@@ -65,8 +65,14 @@ int64_t gemv_mma_k_tile(const cute_gemv_config *cfg)
      * and accumulators (64 registers each) leave too few registers, or f32 (whose big and
      * small tf32 halves double A's and X's fragments), or through the ring (a stage of 2 KB
      * a warp: stages - 1 of them in flight) */
-    if (cfg->dtype == CUTE_F32) return 32;
+    if (cfg->dtype == CUTE_F32) return gemv_f32_wide(cfg) ? 64 : 32;
     return gemv_nvec(cfg) > 64 || cfg->smem_stages ? 64 : 128;
+}
+
+bool gemv_f32_wide(const cute_gemv_config *cfg)
+{
+    if (!cfg->mma || cfg->dtype != CUTE_F32 || !cfg->smem_stages) return false;
+    return cute_env_choice_warn("CUTEC_GEMV_F32_KTILE", "32|64", 0) == 1;
 }
 
 /* a warp's stage of the ring: its 16 rows of a k-tile of A and X's k-tile (its own copy) */
