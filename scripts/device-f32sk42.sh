@@ -2,7 +2,7 @@
 # Branch f32sk42's mid pass on one H200 (issue 17: f32's skinny GEMM at 8192x8192 with 8 and 64
 # vectors, 85% of the device copy), under 50 s of GPU work after the lead's `make all tests`
 # (nothing is built here); log $OUT/f32sk42.log.
-# Two opt-in trials (bench/RESULTS.md, f32sk42; docs/gemv.md, "Trials of session 42"):
+# Three opt-in trials (bench/RESULTS.md, f32sk42; docs/gemv.md, "Trials of session 42"):
 #   CUTEC_GEMV_WGMMA_RING=6 (also 4): the wgmma form (64 vectors) with each thread's A and X
 #     vectors through a cp.async ring of shared memory (5 x 16 KB of A in flight an SM) instead
 #     of registers two k-tiles ahead (32 KB: ~61% of the copy by Little's law, 63.3 measured);
@@ -14,11 +14,12 @@
 # sizes, split K, the block past A's last row, side by side in the background (nothing timed
 # meanwhile); (2) 64 vectors: default / ring 6 / default / ring 6, each its own process (% of a
 # device copy of the same bytes, y checked against float64 first); (3) 8 vectors: default /
-# chains / wide / default / chains / wide; (4) torch.mm f32 at 8, 16 and 64 rows (TF32 off,
-# PyTorch's default); (5) if time is left: 8 vectors wide with chains, 16 vectors default /
-# wide, 8 vectors with chains in one split (no second kernel), 8 vectors through
-# a ring of 6 in 2 splits (16 vectors' form: 2 blocks an SM, not 3), 16 vectors with
-# chains, 64 vectors through a ring of 4 (8 do not fit beside X's halves: 6).
+# chains in one split (128 blocks of 4 warps, one an SM: no second kernel, half the rows read at
+# once; chains shorten a warp's k-tile where one warp a scheduler must carry it) / chains / wide,
+# twice; (4) torch.mm f32 at 8, 16 and 64 rows (TF32 off, PyTorch's default); (5) if time is
+# left: 16 vectors default / chains in one split, 64 vectors through a ring of 4 (8 do not fit
+# beside X's halves: 6), 8 vectors wide with chains in one split and in two, 16 vectors wide /
+# with chains, 8 vectors through a ring of 6 in 2 splits (16 vectors' form: 2 blocks an SM).
 # No step starts past $BUDGET (50) s; each process under 12 s (20 for the checks).
 # The rule, per trial: a failed check or a WRONG row -> "revert (wrong)"; d = trial - default
 # (points of the copy, the mean of the two turns each, d1 d2 each turn's): d >= 1 and d1, d2 > 0
@@ -115,11 +116,13 @@ suggest()
         pct_of 64 $R && r64a=$pct r64ams=$ms
         pct_of 64 - && d64b=$pct
         pct_of 64 $R && r64b=$pct
-        echo "== 8 vectors: default / chains / wide / default / chains / wide $(el_s)"
+        echo "== 8 vectors: default / chains in one split / chains / wide, twice $(el_s)"
         pct_of 8 - && d8a=$pct d8ams=$ms
+        pct_of 8 $C --splits 1 && o8a=$pct o8ams=$ms
         pct_of 8 $C && c8a=$pct c8ams=$ms
         pct_of 8 $W && w8a=$pct w8ams=$ms
         pct_of 8 - && d8b=$pct
+        pct_of 8 $C --splits 1 && o8b=$pct
         pct_of 8 $C && c8b=$pct
         pct_of 8 $W && w8b=$pct
         echo "== torch.mm f32, K 8192 (TF32 off) $(el_s)"
@@ -134,24 +137,27 @@ for m in (8, 16, 64):
     print(f"torch.mm f32 {m}x8192x8192: {ms:.4f} ms {((m + 8192) * 8192 + m * 8192) * 4 / ms / 1e6:8.1f} GB/s")
 ' 2>&1 | tail -n 3)
         echo "== explorations $(el_s)"
-        pct_of 8 "$C+$W" && wc8=$pct
         pct_of 16 - && d16=$pct
-        pct_of 16 $W && w16=$pct
-        pct_of 8 $C --splits 1 && c8s1=$pct
-        pct_of 8 - --smem-stages 6 --splits 2 && d8r6=$pct
-        pct_of 16 $C && c16=$pct
+        pct_of 16 $C --splits 1 && o16=$pct
         pct_of 64 CUTEC_GEMV_WGMMA_RING=4 && r64r4=$pct
+        pct_of 8 "$C+$W" --splits 1 && wo8=$pct
+        pct_of 8 "$C+$W" && wc8=$pct
+        pct_of 16 $W && w16=$pct
+        pct_of 16 $C && c16=$pct
+        pct_of 8 - --smem-stages 6 --splits 2 && d8r6=$pct
         echo "== at $(el) s: % of the copy, f32 $S: 64 vectors default ${d64a:-} / ${d64b:-} (${d64ams:-?} ms)," \
             "ring 6 ${r64a:-} / ${r64b:-} (${r64ams:-?} ms), ring 4 ${r64r4:-};" \
             "8 vectors default ${d8a:-} / ${d8b:-} (${d8ams:-?} ms), chains ${c8a:-} / ${c8b:-} (${c8ams:-?} ms)," \
-            "wide ${w8a:-} / ${w8b:-} (${w8ams:-?} ms), wide with chains ${wc8:-}," \
-            "chains in one split ${c8s1:-}, a ring of 6 in 2 splits ${d8r6:-}; 16 vectors default ${d16:-}, wide ${w16:-}, chains ${c16:-}"
+            "chains in one split ${o8a:-} / ${o8b:-} (${o8ams:-?} ms), wide ${w8a:-} / ${w8b:-} (${w8ams:-?} ms)," \
+            "wide with chains ${wc8:-}, in one split ${wo8:-}, a ring of 6 in 2 splits ${d8r6:-}; 16 vectors default ${d16:-}, wide ${w16:-}, chains ${c16:-}, chains in one split ${o16:-}"
         decide "64 vectors through the A ring (CUTEC_GEMV_WGMMA_RING=6)" "${badR:-}" "${d64a:-}" "${r64a:-}" "${d64b:-}" "${r64b:-}"
         decide "8 vectors with three chains (CUTEC_GEMV_F32_CHAINS=3)" "${badC:-}" "${d8a:-}" "${c8a:-}" "${d8b:-}" "${c8b:-}"
+        decide "8 vectors with three chains in one split (CUTEC_GEMV_F32_CHAINS=3 --splits 1)" "${badC:-}" "${d8a:-}" "${o8a:-}" "${d8b:-}" "${o8b:-}"
         decide "8 vectors in k-tiles of 64 (CUTEC_GEMV_F32_KTILE=64)" "${badW:-}" "${d8a:-}" "${w8a:-}" "${d8b:-}" "${w8b:-}"
         suggest "8 vectors, wide with chains against wide" "$(mean2 "${w8a:-}" "${w8b:-}")" "${wc8:-}"
         suggest "16 vectors in k-tiles of 64" "${d16:-}" "${w16:-}"
-        suggest "8 vectors, chains in one split against chains in the library's splits" "$(mean2 "${c8a:-}" "${c8b:-}")" "${c8s1:-}"
+        suggest "8 vectors, wide with chains in one split against chains in one split" "$(mean2 "${o8a:-}" "${o8b:-}")" "${wo8:-}"
+        suggest "16 vectors, chains in one split" "${d16:-}" "${o16:-}"
         suggest "8 vectors, a ring of 6 in 2 splits (16 vectors' form) against 8 stages" "$(mean2 "${d8a:-}" "${d8b:-}")" "${d8r6:-}"
         suggest "16 vectors with chains" "${d16:-}" "${c16:-}"
         suggest "64 vectors, a ring of 4 against 6" "$(mean2 "${r64a:-}" "${r64b:-}")" "${r64r4:-}"
