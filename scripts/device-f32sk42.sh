@@ -2,24 +2,28 @@
 # Branch f32sk42's mid pass on one H200 (issue 17: f32's skinny GEMM at 8192x8192 with 8 and 64
 # vectors, 85% of the device copy), under 50 s of GPU work after the lead's `make all tests`
 # (nothing is built here); log $OUT/f32sk42.log.
-# Three opt-in trials (bench/RESULTS.md, f32sk42; docs/gemv.md, "Trials of session 42"):
+# Four opt-in trials (bench/RESULTS.md, f32sk42; docs/gemv.md, "Trials of session 42"):
 #   CUTEC_GEMV_WGMMA_RING=6 (also 4): the wgmma form (64 vectors) with each thread's A and X
 #     vectors through a cp.async ring of shared memory (5 x 16 KB of A in flight an SM) instead
 #     of registers two k-tiles ahead (32 KB: ~61% of the copy by Little's law, 63.3 measured);
 #   CUTEC_GEMV_F32_CHAINS=3: mma.sync's 3xTF32 (8 and 16 vectors, the ring of 4 warps) with each
 #     product summed apart, three dependent chains of mma.sync a vector atom, not one of twelve;
 #   CUTEC_GEMV_F32_KTILE=64: the same ring in k-tiles of 64 columns, not 32 (256 contiguous bytes
-#     of each row a warp's k-tile; 4 stages at 8 vectors, 3 at 16).
+#     of each row a warp's k-tile; 4 stages at 8 vectors, 3 at 16);
+#   CUTEC_GEMV_F32_KPAIR=1: the same ring in blocks of 8 warps on 64 rows, two k groups of 4 each
+#     on its half of every 64-column k-tile (warps (4,1,2)), their sums added in shared memory at
+#     the end: one block an SM, one split at 8192 rows (no second kernel, 8,192 rows read at once
+#     in 256-byte pieces, not 16,384 in 128), 8 warps an SM for 3xTF32's work.
 # Steps: (1) `cutec run gemv` of each trial on the GPU against float64 (every element), odd
 # sizes, split K, the block past A's last row, side by side in the background (nothing timed
 # meanwhile); (2) 64 vectors: default / ring 6 / default / ring 6, each its own process (% of a
 # device copy of the same bytes, y checked against float64 first); (3) 8 vectors: default /
-# chains in one split (128 blocks of 4 warps, one an SM: no second kernel, half the rows read at
-# once; chains shorten a warp's k-tile where one warp a scheduler must carry it) / chains / wide,
-# twice; (4) torch.mm f32 at 8, 16 and 64 rows (TF32 off, PyTorch's default); (5) if time is
-# left: 16 vectors default / chains in one split, 64 vectors through a ring of 4 (8 do not fit
-# beside X's halves: 6), 8 vectors wide with chains in one split and in two, 16 vectors wide /
-# with chains, 8 vectors through a ring of 6 in 2 splits (16 vectors' form: 2 blocks an SM).
+# k pairs / chains in one split (128 blocks of 4 warps, one an SM: no second kernel, half the
+# rows read at once; chains shorten a warp's k-tile where one warp a scheduler must carry it) /
+# chains, twice; (4) torch.mm f32 at 8, 16 and 64 rows (TF32 off, PyTorch's default); (5) if
+# time is left: 16 vectors default / k pairs, 8 vectors in k pairs with chains, 64 vectors
+# through a ring of 4 (8 do not fit beside X's halves: 6), 16 vectors with chains in one split,
+# 8 vectors wide, wide with chains in one split, 16 vectors with chains.
 # No step starts past $BUDGET (50) s; each process under 12 s (20 for the checks).
 # The rule, per trial: a failed check or a WRONG row -> "revert (wrong)"; d = trial - default
 # (points of the copy, the mean of the two turns each, d1 d2 each turn's): d >= 1 and d1, d2 > 0
@@ -93,7 +97,7 @@ suggest()
 {
     device_head
     if nvidia-smi >/dev/null 2>&1; then
-        R=CUTEC_GEMV_WGMMA_RING=6 C=CUTEC_GEMV_F32_CHAINS=3 W=CUTEC_GEMV_F32_KTILE=64
+        R=CUTEC_GEMV_WGMMA_RING=6 C=CUTEC_GEMV_F32_CHAINS=3 W=CUTEC_GEMV_F32_KTILE=64 P=CUTEC_GEMV_F32_KPAIR=1
         echo "== the trials on the GPU against float64 $(el_s)"
         check 1 $R --shape 1000x2056 --vectors 64
         check 2 $R --shape 1024x1000 --vectors 64 --splits 2
@@ -108,23 +112,27 @@ suggest()
         check 11 $W --shape 1000x2056 --vectors 8
         check 12 $W --shape 1000x1000 --vectors 16 --splits 3
         check 13 $W --shape 520x2056 --vectors 8 --splits 2 --reduction atomic
+        check 14 $P --shape 1000x2056 --vectors 8
+        check 15 $P --shape 1000x1000 --vectors 16 --splits 3
+        check 16 $P --shape 520x2056 --vectors 8 --splits 2 --reduction atomic
         checked 1 2 3 4 5 6 || badR=1
         checked 7 8 9 10 || badC=1
         checked 11 12 13 || badW=1
+        checked 14 15 16 || badP=1
         echo "== 64 vectors: default / ring 6 / default / ring 6 $(el_s)"
         pct_of 64 - && d64a=$pct d64ams=$ms
         pct_of 64 $R && r64a=$pct r64ams=$ms
         pct_of 64 - && d64b=$pct
         pct_of 64 $R && r64b=$pct
-        echo "== 8 vectors: default / chains in one split / chains / wide, twice $(el_s)"
+        echo "== 8 vectors: default / k pairs / chains in one split / chains, twice $(el_s)"
         pct_of 8 - && d8a=$pct d8ams=$ms
+        pct_of 8 $P && p8a=$pct p8ams=$ms
         pct_of 8 $C --splits 1 && o8a=$pct o8ams=$ms
         pct_of 8 $C && c8a=$pct c8ams=$ms
-        pct_of 8 $W && w8a=$pct w8ams=$ms
         pct_of 8 - && d8b=$pct
+        pct_of 8 $P && p8b=$pct
         pct_of 8 $C --splits 1 && o8b=$pct
         pct_of 8 $C && c8b=$pct
-        pct_of 8 $W && w8b=$pct
         echo "== torch.mm f32, K 8192 (TF32 off) $(el_s)"
         budget_left && (cd bench && timeout 15 python3 -c '
 import torch
@@ -138,34 +146,34 @@ for m in (8, 16, 64):
 ' 2>&1 | tail -n 3)
         echo "== explorations $(el_s)"
         pct_of 16 - && d16=$pct
-        pct_of 16 $C --splits 1 && o16=$pct
+        pct_of 16 $P && p16=$pct
+        pct_of 8 "$P+$C" && pc8=$pct
         pct_of 64 CUTEC_GEMV_WGMMA_RING=4 && r64r4=$pct
+        pct_of 16 $C --splits 1 && o16=$pct
+        pct_of 8 $W && w8=$pct
         pct_of 8 "$C+$W" --splits 1 && wo8=$pct
-        pct_of 8 "$C+$W" && wc8=$pct
-        pct_of 16 $W && w16=$pct
         pct_of 16 $C && c16=$pct
-        pct_of 8 - --smem-stages 6 --splits 2 && d8r6=$pct
         echo "== at $(el) s: % of the copy, f32 $S: 64 vectors default ${d64a:-} / ${d64b:-} (${d64ams:-?} ms)," \
             "ring 6 ${r64a:-} / ${r64b:-} (${r64ams:-?} ms), ring 4 ${r64r4:-};" \
             "8 vectors default ${d8a:-} / ${d8b:-} (${d8ams:-?} ms), chains ${c8a:-} / ${c8b:-} (${c8ams:-?} ms)," \
-            "chains in one split ${o8a:-} / ${o8b:-} (${o8ams:-?} ms), wide ${w8a:-} / ${w8b:-} (${w8ams:-?} ms)," \
-            "wide with chains ${wc8:-}, in one split ${wo8:-}, a ring of 6 in 2 splits ${d8r6:-}; 16 vectors default ${d16:-}, wide ${w16:-}, chains ${c16:-}, chains in one split ${o16:-}"
+            "k pairs ${p8a:-} / ${p8b:-} (${p8ams:-?} ms), chains in one split ${o8a:-} / ${o8b:-} (${o8ams:-?} ms)," \
+            "k pairs with chains ${pc8:-}, wide ${w8:-}, wide with chains in one split ${wo8:-}; 16 vectors default ${d16:-}, k pairs ${p16:-}, chains ${c16:-}, chains in one split ${o16:-}"
         decide "64 vectors through the A ring (CUTEC_GEMV_WGMMA_RING=6)" "${badR:-}" "${d64a:-}" "${r64a:-}" "${d64b:-}" "${r64b:-}"
         decide "8 vectors with three chains (CUTEC_GEMV_F32_CHAINS=3)" "${badC:-}" "${d8a:-}" "${c8a:-}" "${d8b:-}" "${c8b:-}"
         decide "8 vectors with three chains in one split (CUTEC_GEMV_F32_CHAINS=3 --splits 1)" "${badC:-}" "${d8a:-}" "${o8a:-}" "${d8b:-}" "${o8b:-}"
-        decide "8 vectors in k-tiles of 64 (CUTEC_GEMV_F32_KTILE=64)" "${badW:-}" "${d8a:-}" "${w8a:-}" "${d8b:-}" "${w8b:-}"
-        suggest "8 vectors, wide with chains against wide" "$(mean2 "${w8a:-}" "${w8b:-}")" "${wc8:-}"
-        suggest "16 vectors in k-tiles of 64" "${d16:-}" "${w16:-}"
+        decide "8 vectors in k pairs (CUTEC_GEMV_F32_KPAIR=1)" "${badP:-}" "${d8a:-}" "${p8a:-}" "${d8b:-}" "${p8b:-}"
+        suggest "16 vectors in k pairs" "${d16:-}" "${p16:-}"
+        suggest "8 vectors, k pairs with chains against k pairs" "$(mean2 "${p8a:-}" "${p8b:-}")" "${pc8:-}"
+        suggest "8 vectors in k-tiles of 64 (${badW:+WRONG in the checks, }CUTEC_GEMV_F32_KTILE=64)" "$(mean2 "${d8a:-}" "${d8b:-}")" "${w8:-}"
         suggest "8 vectors, wide with chains in one split against chains in one split" "$(mean2 "${o8a:-}" "${o8b:-}")" "${wo8:-}"
         suggest "16 vectors, chains in one split" "${d16:-}" "${o16:-}"
-        suggest "8 vectors, a ring of 6 in 2 splits (16 vectors' form) against 8 stages" "$(mean2 "${d8a:-}" "${d8b:-}")" "${d8r6:-}"
         suggest "16 vectors with chains" "${d16:-}" "${c16:-}"
         suggest "64 vectors, a ring of 4 against 6" "$(mean2 "${r64a:-}" "${r64b:-}")" "${r64r4:-}"
     else
         echo "== no GPU here: nothing timed"
         echo "decides: 64 vectors through the A ring: keep opt-in (no GPU)"
         echo "decides: 8 vectors with three chains: keep opt-in (no GPU)"
-        echo "decides: 8 vectors in k-tiles of 64: keep opt-in (no GPU)"
+        echo "decides: 8 vectors in k pairs: keep opt-in (no GPU)"
     fi
     device_end
     echo "== WRONG lines: $(grep -c WRONG "$log")"

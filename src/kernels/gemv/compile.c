@@ -64,8 +64,11 @@ static int mma_ring_default(const cute_gemv_config *cfg)
     if (gemv_nvec(cfg) > 16 || !cute_gemv_ring_able(cfg)) return 0;
     if (cfg->dtype != CUTE_F32) return 8;
     cute_gemv_config at = *cfg;
-    for (at.smem_stages = 8; at.smem_stages > 4; at.smem_stages -= 2)
-        if (gemv_smem_blocks(gemv_mma_ring_bytes(&at), 2) == 2) break;
+    at.smem_stages = 8;
+    bool pair = gemv_mma_kgroups(&at) == 2; /* one block of 8 warps an SM: the deepest that fits */
+    for (; at.smem_stages > 4; at.smem_stages -= 2)
+        if (pair ? gemv_mma_ring_bytes(&at) <= GEMV_MMA_RING_MAX : gemv_smem_blocks(gemv_mma_ring_bytes(&at), 2) == 2)
+            break;
     /* k-tiles of 64 columns (gemv_f32_wide) at 16 vectors: 3 stages, where 4 leave one block */
     if (gemv_f32_wide(&at) && gemv_smem_blocks(gemv_mma_ring_bytes(&at), 2) < 2) at.smem_stages = 3;
     return at.smem_stages;
@@ -237,7 +240,8 @@ static bool config_ok(const cute_gemv_config *cfg, char *err, size_t n)
     }
     if (cute_env_choice_err("CUTEC_GEMV_F32_CHAINS", "1|3", 0, err, n) < 0 ||
         cute_env_choice_err("CUTEC_GEMV_WGMMA_RING", "0|4|6|8", 0, err, n) < 0 ||
-        cute_env_choice_err("CUTEC_GEMV_F32_KTILE", "32|64", 0, err, n) < 0)
+        cute_env_choice_err("CUTEC_GEMV_F32_KTILE", "32|64", 0, err, n) < 0 ||
+        cute_env_choice_err("CUTEC_GEMV_F32_KPAIR", "0|1", 0, err, n) < 0)
         return false;
     if (cfg->mma && gemv_mma_ring_bytes(cfg) > GEMV_MMA_RING_MAX) {
         snprintf(err, n, "gemv: the tensor-core form's ring of %d stages at %d vectors is %lld KB a block (at most %d)",

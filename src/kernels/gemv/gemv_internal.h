@@ -28,6 +28,7 @@ typedef struct gemv_plan {
      * vectors on its 8-column side; a block's tile (bm rows, bn vectors, bk columns) */
     cute_tiled_mma mma;
     int64_t bm, bn, bk, bkx; /* bkx: X's columns a step (bk is A's) */
+    int kgroups;             /* gemv_mma_kgroups */
     /* NVFP4's ring (cfg.smem_stages, ring.c): tc's partitions by cp.async, A around L1, x
      * through it; a scale group's 4-byte cp.async */
     cute_tiled_copy ring_a, ring_x;
@@ -75,6 +76,11 @@ bool gemv_f32_chains(const cute_gemv_config *cfg, int arch);
 /* f32's ring (mma.sync) in k-tiles of 64 columns, not 32: 256 contiguous bytes of each row
  * a warp's k-tile, copied at once (opt-in trial: CUTEC_GEMV_F32_KTILE=64; docs/gemv.md) */
 bool gemv_f32_wide(const cute_gemv_config *cfg);
+/* f32's ring with two k groups, blocks of 8 warps on 64 rows, warps (4, 1, 2): each group on its
+ * half of every k-tile of 64 columns, the second's sums added into the first's at the end; one
+ * block an SM, so one split at 8192 rows (opt-in trial CUTEC_GEMV_F32_KPAIR=1; docs/gemv.md):
+ * 2, else 1 */
+int gemv_mma_kgroups(const cute_gemv_config *cfg);
 /* the mma form's k-tile */
 int64_t gemv_mma_k_tile(const cute_gemv_config *cfg);
 /* A thread's MMA partition (V,M|N,K) regrouped as ((the leaves vec[0..nv): one row's 16

@@ -30,6 +30,12 @@ static int mma_warps(const cute_gemv_config *cfg)
     return cfg->smem_stages ? 4 : 8;
 }
 
+int gemv_mma_kgroups(const cute_gemv_config *cfg)
+{
+    if (!cfg->mma || cfg->dtype != CUTE_F32 || !cfg->smem_stages) return 1;
+    return cute_env_choice_warn("CUTEC_GEMV_F32_KPAIR", "0|1", 0) == 1 ? 2 : 1;
+}
+
 int gemv_mma_rows(const cute_gemv_config *cfg, int arch)
 {
     return gemv_wgmma(cfg, arch) ? gemv_wgmma_rows(cfg) : 16 * mma_warps(cfg);
@@ -65,7 +71,7 @@ int64_t gemv_mma_k_tile(const cute_gemv_config *cfg)
      * and accumulators (64 registers each) leave too few registers, or f32 (whose big and
      * small tf32 halves double A's and X's fragments), or through the ring (a stage of 2 KB
      * a warp: stages - 1 of them in flight) */
-    if (cfg->dtype == CUTE_F32) return gemv_f32_wide(cfg) ? 64 : 32;
+    if (cfg->dtype == CUTE_F32) return gemv_f32_wide(cfg) || gemv_mma_kgroups(cfg) == 2 ? 64 : 32;
     return gemv_nvec(cfg) > 64 || cfg->smem_stages ? 64 : 128;
 }
 
@@ -75,23 +81,25 @@ bool gemv_f32_wide(const cute_gemv_config *cfg)
     return cute_env_choice_warn("CUTEC_GEMV_F32_KTILE", "32|64", 0) == 1;
 }
 
-/* a warp's stage of the ring: its 16 rows of a k-tile of A and X's k-tile (its own copy) */
+/* a warp's stage of the ring: its 16 rows of a k-tile of A and X's k-tile (its own copy; with
+ * two k groups, its group's half of the k-tile's columns) */
 static int64_t ring_stage_bytes(const cute_gemv_config *cfg)
 {
     int64_t rows = 16 + gemv_nvec(cfg);
-    return rows * gemv_mma_k_tile(cfg) * cute_dtype_bytes(cfg->dtype);
+    return rows * gemv_mma_k_tile(cfg) / gemv_mma_kgroups(cfg) * cute_dtype_bytes(cfg->dtype);
 }
 
 int64_t gemv_mma_ring_bytes(const cute_gemv_config *cfg)
 {
-    return cfg->smem_stages ? mma_warps(cfg) * cfg->smem_stages * ring_stage_bytes(cfg) : 0;
+    int warps = mma_warps(cfg) * gemv_mma_kgroups(cfg);
+    return cfg->smem_stages ? warps * cfg->smem_stages * ring_stage_bytes(cfg) : 0;
 }
 
 int gemv_mma_blocks(const cute_gemv_config *cfg, int arch)
 {
     if (gemv_wgmma(cfg, arch)) return gemv_wgmma_blocks(cfg);
     /* 16 warps an SM up to 64 vectors (128 registers a thread), 8 past */
-    int blocks = (gemv_nvec(cfg) <= 64 ? 16 : 8) / mma_warps(cfg);
+    int blocks = (gemv_nvec(cfg) <= 64 ? 16 : 8) / (mma_warps(cfg) * gemv_mma_kgroups(cfg));
     return cfg->smem_stages ? gemv_smem_blocks(gemv_mma_ring_bytes(cfg), blocks) : blocks;
 }
 
@@ -102,12 +110,16 @@ bool gemv_plan_mma(cute_alg *a, const cute_gemv_config *cfg, gemv_plan *p)
     cute_mma_atom atom;
     if (!cute_mma_atom_named(a, f->atom, &atom)) return false;
     int w = mma_warps(cfg);
-    cute_layout warps = cute_layout_fmt(a, "(%d,1,1):(1,0,0)", w);
-    cute_tiler perm_k = cute_tiler_parse(a, f->perm_k);
+    p->kgroups = gemv_mma_kgroups(cfg);
+    /* two k groups (f32): warps (4, 1, 2), group g on columns 16 g .. 16 g + 15 of each 32 (a
+     * lane's q + 4 v + 8 g + 16 r at 4 q + v + 2 r + 16 g: its 4 columns of a row contiguous) */
+    cute_layout warps = p->kgroups == 2 ? cute_layout_fmt(a, "(%d,1,2):(1,0,%d)", w, w)
+                                        : cute_layout_fmt(a, "(%d,1,1):(1,0,0)", w);
+    cute_tiler perm_k = cute_tiler_parse(a, p->kgroups == 2 ? "(4,2,2,2):(4,1,16,2)" : f->perm_k);
     p->mma = cute_make_tiled_mma(a, &atom, &warps, NULL, NULL, &perm_k);
-    p->threads = 32 * w;
+    p->threads = 32 * w * p->kgroups;
     p->bm = 16 * w, p->bn = (p->nvec + 7) / 8 * 8, p->bk = gemv_mma_k_tile(cfg);
-    p->bkx = f->kx;
+    p->bkx = f->kx * p->kgroups;
     p->ktile = p->bk;
     return !a->failed;
 }
@@ -165,6 +177,7 @@ typedef struct mma_thread {
     cute_copy_atom cp16, cpx; /* the ring's 16-byte cp.async (A around L1, X through it) */
     cute_tensor ring;         /* the ring (cfg.smem_stages): A's (E, R, 1, lanes, warps, stages) */
     cute_tensor ring_x;       /* ... and X's: (E, Rx, parts, lanes, warps, stages) */
+    cute_tensor pair_sums;    /* two k groups: the second's sums for the first, (acc, threads / 2) */
 } mma_thread;
 
 /* a thread's partition of operand op's tile g regrouped by vector (by_vector) */
@@ -274,14 +287,14 @@ static void ring_make(cute_ctx *c, const gemv_plan *p, mma_thread *th)
 {
     cute_alg *a = cute_ctx_alg(c);
     long long e = 16 / cute_dtype_bytes(p->cfg.dtype), lanes = 32 * e;
-    long long r = 16 * p->bk * cute_dtype_bytes(p->cfg.dtype) / (32 * 16); /* a lane's vectors of A */
+    long long g = p->kgroups, r = 16 * p->bk / g * cute_dtype_bytes(p->cfg.dtype) / (32 * 16); /* a lane's vectors of A */
     cute_smem_allocator A = cute_smem_allocator_new(c);
-    int w = mma_warps(&p->cfg), d = p->cfg.smem_stages;
+    int w = mma_warps(&p->cfg) * p->kgroups, d = p->cfg.smem_stages;
     cute_layout l = cute_layout_fmt(a, "(%lld,%lld,1,32,%d,%d):(1,%lld,0,%lld,%lld,%lld)", e, r, w, d, lanes, e,
                                     lanes * r, lanes * r * w);
     th->ring = cute_smem_alloc_tensor(c, &A, p->cfg.dtype, l, 16);
     cute_copy_atom_named(a, "SM80_CP_ASYNC_CACHEGLOBAL<uint128>", p->cfg.dtype, &th->cp16);
-    long long parts = p->bk / p->bkx, rx = p->bn * p->bkx * cute_dtype_bytes(p->cfg.dtype) / (32 * 16);
+    long long parts = p->bk / p->bkx, rx = p->bn * p->bkx / g * cute_dtype_bytes(p->cfg.dtype) / (32 * 16);
     l = cute_layout_fmt(a, "(%lld,%lld,%lld,32,%d,%d):(1,%lld,%lld,%lld,%lld,%lld)", e, rx, parts, w, d, lanes,
                         lanes * rx, e, lanes * rx * parts, lanes * rx * parts * w);
     th->ring_x = cute_smem_alloc_tensor(c, &A, p->cfg.dtype, l, 16);
@@ -446,7 +459,35 @@ void gemv_mma_block(cute_ctx *c, const gemv_plan *p, cute_thr_mma thr, cute_tens
     {
         walk(c, false, user);
     }
-    gemv_mma_finish(c, p, thr, *acc, t, e.mY, e.mW, e.alpha, e.beta);
+    if (p->kgroups != 2) {
+        gemv_mma_finish(c, p, thr, *acc, t, e.mY, e.mW, e.alpha, e.beta);
+        return;
+    }
+    CUTE_IF(c, cute_int_lt(c, cute_thread_idx(c, 0), cute_i(p->threads / 2))) /* k group 0 */
+    {
+        gemv_mma_finish(c, p, thr, *acc, t, e.mY, e.mW, e.alpha, e.beta);
+    }
+}
+
+/* two k groups: group 1's sums (threads 128 on, the same elements of Y as thread - 128's) added
+ * into group 0's through shared memory; group 0 alone finishes (gemv_mma_block) */
+static void pair_sum(cute_ctx *c, const gemv_plan *p, const mma_thread *th)
+{
+    cute_alg *a = cute_ctx_alg(c);
+    int64_t half = p->threads / 2;
+    cute_tensor sums = th->pair_sums;
+    cute_int tid = cute_thread_idx(c, 0);
+    cute_val first = cute_int_lt(c, tid, cute_i(half));
+    cute_tensor mine = cute_tensor_slice(c, sums, CUTE_CRD(CUTE_ALL, cute_mod(a, tid, cute_i(half))));
+    cute_layout order = cute_make_layout(a, th->acc.layout.shape);
+    mine.layout = cute_compose(a, &mine.layout, &order);
+    CUTE_IF(c, first) {}
+    CUTE_ELSE(c) { cute_tensor_store(c, mine, cute_tensor_load(c, th->acc)); }
+    cute_barrier(c);
+    CUTE_IF(c, first)
+    {
+        cute_tensor_store(c, th->acc, cute_ssa_binop(c, CUTE_OP_ADD, cute_tensor_load(c, th->acc), cute_tensor_load(c, mine)));
+    }
 }
 
 typedef struct mma_block {
@@ -469,9 +510,11 @@ static void block_walk(cute_ctx *c, bool rows_out, void *user)
         cute_clear(c, th.small[i]);
     }
     walk(c, b->p, &th, b->t, rows_out);
-    if (!th.chains) return;
-    cute_ssa small = cute_ssa_binop(c, CUTE_OP_ADD, cute_tensor_load(c, th.small[0]), cute_tensor_load(c, th.small[1]));
-    cute_tensor_store(c, th.acc, cute_ssa_binop(c, CUTE_OP_ADD, cute_tensor_load(c, th.acc), small));
+    if (th.chains) {
+        cute_ssa small = cute_ssa_binop(c, CUTE_OP_ADD, cute_tensor_load(c, th.small[0]), cute_tensor_load(c, th.small[1]));
+        cute_tensor_store(c, th.acc, cute_ssa_binop(c, CUTE_OP_ADD, cute_tensor_load(c, th.acc), small));
+    }
+    if (b->p->kgroups == 2) pair_sum(c, b->p, &th);
 }
 
 bool gemv_f32_chains(const cute_gemv_config *cfg, int arch)
@@ -496,6 +539,11 @@ static void mma_kernel(cute_ctx *c, cute_tensor mA, cute_tensor mX, cute_tensor 
     mma_thread th = {.thr = cute_tiled_mma_slice(&p->mma, cute_thread_idx(c, 0)),
                      .vec16 = cute_copy_atom_universal(a, p->cfg.dtype, 128)};
     if (p->cfg.smem_stages) ring_make(c, p, &th);
+    if (p->kgroups == 2) {
+        cute_smem_allocator al = cute_smem_allocator_new(c);
+        long long n = p->bn / 8 * 4, half = p->threads / 2; /* a thread's sums: 4 a 16 x 8 atom */
+        th.pair_sums = cute_smem_alloc_tensor(c, &al, CUTE_F32, cute_layout_fmt(a, "(%lld,%lld):(%lld,1)", n, half, half), 16);
+    }
     mma_block b = {p, &th, &t};
     gemv_mma_block(c, p, th.thr, &th.acc, &t, mA, (gemv_mma_ends){mY, mW, alpha, beta}, block_walk, &b);
 }
