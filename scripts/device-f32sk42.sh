@@ -22,7 +22,8 @@
 # rows read at once; chains shorten a warp's k-tile where one warp a scheduler must carry it) /
 # chains, twice; (4) torch.mm f32 at 8, 16 and 64 rows (TF32 off, PyTorch's default); (5) if
 # time is left: 16 vectors default / k pairs, 8 vectors in k pairs with chains, 64 vectors
-# through a ring of 4 (8 do not fit beside X's halves: 6), 16 vectors with chains in one split,
+# through a ring of 4 (8 do not fit beside X's halves: 6) and solo (a ring of 4 in blocks of one
+# warpgroup, two an SM: no barrier between warpgroups), 16 vectors with chains in one split,
 # 8 vectors wide, wide with chains in one split, 16 vectors with chains.
 # No step starts past $BUDGET (50) s; each process under 12 s (20 for the checks).
 # The rule, per trial: a failed check or a WRONG row -> "revert (wrong)"; d = trial - default
@@ -105,6 +106,7 @@ suggest()
         check 4 $R --shape 520x1032 --vectors 48
         check 5 CUTEC_GEMV_WGMMA_RING=8 --shape 1024x2056 --vectors 128 --splits 2
         check 6 CUTEC_GEMV_WGMMA_RING=4 --shape 1000x2056 --vectors 64 --reduction atomic
+        check 17 CUTEC_GEMV_WGMMA_RING=solo --shape 1000x2056 --vectors 64 --splits 2
         check 7 $C --shape 1000x2056 --vectors 8
         check 8 $C --shape 1000x2056 --vectors 16 --splits 3
         check 9 $C --shape 1000x2056 --vectors 8 --splits 1
@@ -115,7 +117,7 @@ suggest()
         check 14 $P --shape 1000x2056 --vectors 8
         check 15 $P --shape 1000x1000 --vectors 16 --splits 3
         check 16 $P --shape 520x2056 --vectors 8 --splits 2 --reduction atomic
-        checked 1 2 3 4 5 6 || badR=1
+        checked 1 2 3 4 5 6 17 || badR=1
         checked 7 8 9 10 || badC=1
         checked 11 12 13 || badW=1
         checked 14 15 16 || badP=1
@@ -149,12 +151,13 @@ for m in (8, 16, 64):
         pct_of 16 $P && p16=$pct
         pct_of 8 "$P+$C" && pc8=$pct
         pct_of 64 CUTEC_GEMV_WGMMA_RING=4 && r64r4=$pct
+        pct_of 64 CUTEC_GEMV_WGMMA_RING=solo && r64s=$pct
         pct_of 16 $C --splits 1 && o16=$pct
         pct_of 8 $W && w8=$pct
         pct_of 8 "$C+$W" --splits 1 && wo8=$pct
         pct_of 16 $C && c16=$pct
         echo "== at $(el) s: % of the copy, f32 $S: 64 vectors default ${d64a:-} / ${d64b:-} (${d64ams:-?} ms)," \
-            "ring 6 ${r64a:-} / ${r64b:-} (${r64ams:-?} ms), ring 4 ${r64r4:-};" \
+            "ring 6 ${r64a:-} / ${r64b:-} (${r64ams:-?} ms), ring 4 ${r64r4:-}, solo ${r64s:-};" \
             "8 vectors default ${d8a:-} / ${d8b:-} (${d8ams:-?} ms), chains ${c8a:-} / ${c8b:-} (${c8ams:-?} ms)," \
             "k pairs ${p8a:-} / ${p8b:-} (${p8ams:-?} ms), chains in one split ${o8a:-} / ${o8b:-} (${o8ams:-?} ms)," \
             "k pairs with chains ${pc8:-}, wide ${w8:-}, wide with chains in one split ${wo8:-}; 16 vectors default ${d16:-}, k pairs ${p16:-}, chains ${c16:-}, chains in one split ${o16:-}"
@@ -169,6 +172,7 @@ for m in (8, 16, 64):
         suggest "16 vectors, chains in one split" "${d16:-}" "${o16:-}"
         suggest "16 vectors with chains" "${d16:-}" "${c16:-}"
         suggest "64 vectors, a ring of 4 against 6" "$(mean2 "${r64a:-}" "${r64b:-}")" "${r64r4:-}"
+        suggest "64 vectors, solo (a ring of 4 in blocks of one warpgroup, two an SM) against a ring of 6" "$(mean2 "${r64a:-}" "${r64b:-}")" "${r64s:-}"
     else
         echo "== no GPU here: nothing timed"
         echo "decides: 64 vectors through the A ring: keep opt-in (no GPU)"

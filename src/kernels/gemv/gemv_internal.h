@@ -120,7 +120,8 @@ bool gemv_plan_wgmma(cute_alg *a, const cute_gemv_config *cfg, gemv_plan *p);
 void gemv_wgmma_kernel(cute_ctx *c, cute_tensor mA, cute_tensor mX, cute_tensor mY, cute_tensor mW, cute_int kchunk,
                        cute_val alpha, cute_val beta);
 /* its A ring's stages (0: none, A's loads ahead in registers; opt-in trial
- * CUTEC_GEMV_WGMMA_RING=4|6|8, fewer where a block's shared memory would not hold them) */
+ * CUTEC_GEMV_WGMMA_RING=4|6|8, fewer where a block's shared memory would not hold them; solo:
+ * 4 in blocks of one warpgroup) */
 int gemv_wgmma_ring(const cute_gemv_config *cfg);
 /* its blocks an SM (shared memory and registers), and its rows a block */
 int gemv_wgmma_blocks(const cute_gemv_config *cfg);

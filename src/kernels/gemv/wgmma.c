@@ -29,12 +29,19 @@
 
 enum { WG_BK = 32, WG_MAX_AHEAD = 2 };
 
+/* CUTEC_GEMV_WGMMA_RING's choices: 0 (none), a ring of 4, 6 or 8 stages, or "solo": one of 4 in
+ * blocks of one warpgroup (two blocks an SM, no barrier between their warpgroups) */
+static int ring_choice(void)
+{
+    return cute_env_choice_warn("CUTEC_GEMV_WGMMA_RING", "0|4|6|8|solo", 0);
+}
+
 /* the warpgroups a block, each on 64 rows: 2 (X's halves made once for 128 rows: half the X a
  * byte of A, from L2 and split; 61.2% of the copy at 64 vectors against one's 58.6 on an H200)
  * where the vectors are a multiple of 32 (X's k-tile a thread's whole vectors), else 1 */
 static int groups(const cute_gemv_config *cfg)
 {
-    return gemv_nvec(cfg) % 32 == 0 ? 2 : 1;
+    return gemv_nvec(cfg) % 32 == 0 && ring_choice() != 4 ? 2 : 1;
 }
 
 int gemv_wgmma_rows(const cute_gemv_config *cfg)
@@ -60,8 +67,8 @@ bool gemv_wgmma(const cute_gemv_config *cfg, int arch)
 /* the A ring's stages asked for (CUTEC_GEMV_WGMMA_RING; 0: none) */
 static int ring_asked(void)
 {
-    static const int stages[] = {0, 4, 6, 8};
-    return stages[cute_env_choice_warn("CUTEC_GEMV_WGMMA_RING", "0|4|6|8", 0)];
+    static const int stages[] = {0, 4, 6, 8, 4};
+    return stages[ring_choice()];
 }
 
 /* X's halves' stages: two, three with the A ring.  Each k-tile's halves are stored by every
