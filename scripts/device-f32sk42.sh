@@ -182,4 +182,4 @@ for m in (8, 16, 64):
     device_end
     echo "== WRONG lines: $(grep -c WRONG "$log")"
 } >"$log" 2>&1
-grep -v "^# \(check\|time\|index\)" "$log" | tail -n 80
+grep -v "^# \(check\|time\|index\)" "$log" | tail -n 120
