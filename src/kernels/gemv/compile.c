@@ -57,7 +57,9 @@ bool cute_gemv_ring_able(const cute_gemv_config *cfg)
  * f32 79.0% at 8); f32 keeps two blocks an SM (3xTF32's instructions want 8 warps), the
  * deepest of 8, 6 and 4 stages at which two fit (16 vectors: 6, 85.2% of the copy in 2 splits
  * against 4 stages' 83.3 in 3 and 3 stages' 81.9 in 4, session 41's final pass; 8 stages leave
- * one block, 63.5 in session 38; 8 vectors: 8, 80.1 against 6 stages' 77.0).  Past 16
+ * one block, 63.5 in session 38; 8 vectors: 8, 80.1 against 6 stages' 77.0); with two k
+ * groups (gemv_mma_kgroups, the default since session 42) one block of 8 warps an SM, the
+ * deepest that fits (8 vectors: 8 stages, 95.4% in one split; 16: 6, 92.2).  Past 16
  * vectors: not measured through it. */
 static int mma_ring_default(const cute_gemv_config *cfg)
 {
@@ -69,8 +71,6 @@ static int mma_ring_default(const cute_gemv_config *cfg)
     for (; at.smem_stages > 4; at.smem_stages -= 2)
         if (pair ? gemv_mma_ring_bytes(&at) <= GEMV_MMA_RING_MAX : gemv_smem_blocks(gemv_mma_ring_bytes(&at), 2) == 2)
             break;
-    /* k-tiles of 64 columns (gemv_f32_wide) at 16 vectors: 3 stages, where 4 leave one block */
-    if (gemv_f32_wide(&at) && gemv_smem_blocks(gemv_mma_ring_bytes(&at), 2) < 2) at.smem_stages = 3;
     return at.smem_stages;
 }
 
@@ -239,8 +239,7 @@ static bool config_ok(const cute_gemv_config *cfg, char *err, size_t n)
         return false;
     }
     if (cute_env_choice_err("CUTEC_GEMV_F32_CHAINS", "1|3", 0, err, n) < 0 ||
-        cute_env_choice_err("CUTEC_GEMV_WGMMA_RING", "0|4|6|8|solo", 0, err, n) < 0 ||
-        cute_env_choice_err("CUTEC_GEMV_F32_KTILE", "32|64", 0, err, n) < 0 ||
+        cute_env_choice_err("CUTEC_GEMV_WGMMA_RING", "0|4|6|8|solo", 2, err, n) < 0 ||
         cute_env_choice_err("CUTEC_GEMV_F32_KPAIR", "0|1", 0, err, n) < 0)
         return false;
     if (cfg->mma && gemv_mma_ring_bytes(cfg) > GEMV_MMA_RING_MAX) {

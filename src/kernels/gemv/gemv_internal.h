@@ -71,15 +71,13 @@ void gemv_blockscaled_host(cute_ctx *c, const cute_arg *arg);
 bool gemv_plan_mma(cute_alg *a, const cute_gemv_config *cfg, gemv_plan *p);
 void gemv_mma_host(cute_ctx *c, const cute_arg *arg);
 /* f32's mma.sync form (not wgmma) with each 3xTF32 product summed apart, three chains of
- * mma.sync a vector atom (opt-in trial: CUTEC_GEMV_F32_CHAINS=3; docs/gemv.md) */
+ * mma.sync a vector atom (the default; CUTEC_GEMV_F32_CHAINS=1, one sum, until session 42's
+ * final pass times it; docs/gemv.md) */
 bool gemv_f32_chains(const cute_gemv_config *cfg, int arch);
-/* f32's ring (mma.sync) in k-tiles of 64 columns, not 32: 256 contiguous bytes of each row
- * a warp's k-tile, copied at once (opt-in trial: CUTEC_GEMV_F32_KTILE=64; docs/gemv.md) */
-bool gemv_f32_wide(const cute_gemv_config *cfg);
 /* f32's ring with two k groups, blocks of 8 warps on 64 rows, warps (4, 1, 2): each group on its
  * half of every k-tile of 64 columns, the second's sums added into the first's at the end; one
- * block an SM, so one split at 8192 rows (opt-in trial CUTEC_GEMV_F32_KPAIR=1; docs/gemv.md):
- * 2, else 1 */
+ * block an SM, so one split at 8192 rows (the default; CUTEC_GEMV_F32_KPAIR=0, blocks of 4
+ * warps, until session 42's final pass times it; docs/gemv.md): 2, else 1 */
 int gemv_mma_kgroups(const cute_gemv_config *cfg);
 /* the mma form's k-tile */
 int64_t gemv_mma_k_tile(const cute_gemv_config *cfg);
@@ -119,9 +117,9 @@ bool gemv_plan_wgmma(cute_alg *a, const cute_gemv_config *cfg, gemv_plan *p);
 /* its kernel (mma.c's launches it: the same arguments and second kernel) */
 void gemv_wgmma_kernel(cute_ctx *c, cute_tensor mA, cute_tensor mX, cute_tensor mY, cute_tensor mW, cute_int kchunk,
                        cute_val alpha, cute_val beta);
-/* its A ring's stages (0: none, A's loads ahead in registers; opt-in trial
- * CUTEC_GEMV_WGMMA_RING=4|6|8, fewer where a block's shared memory would not hold them; solo:
- * 4 in blocks of one warpgroup) */
+/* its A ring's stages (6 by default, fewer where a block's shared memory would not hold them;
+ * CUTEC_GEMV_WGMMA_RING=0: none, A's loads ahead in registers, 4, 8, or solo: 4 in blocks of
+ * one warpgroup, until session 42's final pass times them) */
 int gemv_wgmma_ring(const cute_gemv_config *cfg);
 /* its blocks an SM (shared memory and registers), and its rows a block */
 int gemv_wgmma_blocks(const cute_gemv_config *cfg);

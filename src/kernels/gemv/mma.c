@@ -24,7 +24,8 @@
 #include "kernels/gemv/gemv_internal.h"
 
 /* a block's warps: 8 through registers; 4 through the ring, whose warps share nothing but X
- * through L1 (smaller blocks: more of them for rows alone to spread over the SMs) */
+ * through L1 (smaller blocks: more of them for rows alone to spread over the SMs), each k
+ * group's (f32: two of them, gemv_mma_kgroups) */
 static int mma_warps(const cute_gemv_config *cfg)
 {
     return cfg->smem_stages ? 4 : 8;
@@ -33,7 +34,7 @@ static int mma_warps(const cute_gemv_config *cfg)
 int gemv_mma_kgroups(const cute_gemv_config *cfg)
 {
     if (!cfg->mma || cfg->dtype != CUTE_F32 || !cfg->smem_stages) return 1;
-    return cute_env_choice_warn("CUTEC_GEMV_F32_KPAIR", "0|1", 0) == 1 ? 2 : 1;
+    return cute_env_choice_warn("CUTEC_GEMV_F32_KPAIR", "0|1", 1) == 1 ? 2 : 1;
 }
 
 int gemv_mma_rows(const cute_gemv_config *cfg, int arch)
@@ -71,14 +72,8 @@ int64_t gemv_mma_k_tile(const cute_gemv_config *cfg)
      * and accumulators (64 registers each) leave too few registers, or f32 (whose big and
      * small tf32 halves double A's and X's fragments), or through the ring (a stage of 2 KB
      * a warp: stages - 1 of them in flight) */
-    if (cfg->dtype == CUTE_F32) return gemv_f32_wide(cfg) || gemv_mma_kgroups(cfg) == 2 ? 64 : 32;
+    if (cfg->dtype == CUTE_F32) return gemv_mma_kgroups(cfg) == 2 ? 64 : 32;
     return gemv_nvec(cfg) > 64 || cfg->smem_stages ? 64 : 128;
-}
-
-bool gemv_f32_wide(const cute_gemv_config *cfg)
-{
-    if (!cfg->mma || cfg->dtype != CUTE_F32 || !cfg->smem_stages) return false;
-    return cute_env_choice_warn("CUTEC_GEMV_F32_KTILE", "32|64", 0) == 1;
 }
 
 /* a warp's stage of the ring: its 16 rows of a k-tile of A and X's k-tile (its own copy; with
@@ -520,7 +515,7 @@ static void block_walk(cute_ctx *c, bool rows_out, void *user)
 bool gemv_f32_chains(const cute_gemv_config *cfg, int arch)
 {
     if (!cfg->mma || cfg->dtype != CUTE_F32 || gemv_wgmma(cfg, arch)) return false;
-    return cute_env_choice_warn("CUTEC_GEMV_F32_CHAINS", "1|3", 0) == 1;
+    return cute_env_choice_warn("CUTEC_GEMV_F32_CHAINS", "1|3", 1) == 1;
 }
 
 static void mma_kernel(cute_ctx *c, cute_tensor mA, cute_tensor mX, cute_tensor mY, cute_tensor mW,
