@@ -1,35 +1,32 @@
 #!/bin/sh
-# Branch f32sk42's mid pass on one H200 (issue 17: f32's skinny GEMM at 8192x8192 with 8 and 64
-# vectors, 85% of the device copy), under 50 s of GPU work after the lead's `make all tests`
+# Branch f32sk42's final pass on one H200 (issue 17: f32's skinny GEMM at 8192x8192, 85% of the
+# device copy and torch.mm's speed), under 50 s of GPU work after the lead's `make all tests`
 # (nothing is built here); log $OUT/f32sk42.log.
-# Four opt-in trials (bench/RESULTS.md, f32sk42; docs/gemv.md, "Trials of session 42"):
-#   CUTEC_GEMV_WGMMA_RING=6 (also 4): the wgmma form (64 vectors) with each thread's A and X
-#     vectors through a cp.async ring of shared memory (5 x 16 KB of A in flight an SM) instead
-#     of registers two k-tiles ahead (32 KB: ~61% of the copy by Little's law, 63.3 measured);
-#   CUTEC_GEMV_F32_CHAINS=3: mma.sync's 3xTF32 (8 and 16 vectors, the ring of 4 warps) with each
-#     product summed apart, three dependent chains of mma.sync a vector atom, not one of twelve;
-#   CUTEC_GEMV_F32_KTILE=64: the same ring in k-tiles of 64 columns, not 32 (256 contiguous bytes
-#     of each row a warp's k-tile; 4 stages at 8 vectors, 3 at 16);
-#   CUTEC_GEMV_F32_KPAIR=1: the same ring in blocks of 8 warps on 64 rows, two k groups of 4 each
-#     on its half of every 64-column k-tile (warps (4,1,2)), their sums added in shared memory at
-#     the end: one block an SM, one split at 8192 rows (no second kernel, 8,192 rows read at once
-#     in 256-byte pieces, not 16,384 in 128), 8 warps an SM for 3xTF32's work.
-# Steps: (1) `cutec run gemv` of each trial on the GPU against float64 (every element), odd
-# sizes, split K, the block past A's last row, side by side in the background (nothing timed
-# meanwhile); (2) 64 vectors: default / ring 6 / default / ring 6, each its own process (% of a
-# device copy of the same bytes, y checked against float64 first); (3) 8 vectors: default /
-# k pairs / chains in one split (128 blocks of 4 warps, one an SM: no second kernel, half the
-# rows read at once; chains shorten a warp's k-tile where one warp a scheduler must carry it) /
-# chains, twice; (4) torch.mm f32 at 8, 16 and 64 rows (TF32 off, PyTorch's default); (5) if
-# time is left: 16 vectors default / k pairs, 8 vectors in k pairs with chains, 64 vectors
-# through a ring of 4 (8 do not fit beside X's halves: 6) and solo (a ring of 4 in blocks of one
-# warpgroup, two an SM: no barrier between warpgroups), 16 vectors with chains in one split,
-# 8 vectors wide, wide with chains in one split, 16 vectors with chains.
-# No step starts past $BUDGET (50) s; each process under 12 s (20 for the checks).
-# The rule, per trial: a failed check or a WRONG row -> "revert (wrong)"; d = trial - default
-# (points of the copy, the mean of the two turns each, d1 d2 each turn's): d >= 1 and d1, d2 > 0
-# -> "default (wins)"; else "delete (no gain)"; 85% met or not for the better of the two; the
-# explorations print what they suggest.
+# The mid pass (16:04-16:07 UTC, bench/RESULTS.md, f32sk42) made three forms the defaults; each
+# variable gives the old form back (its emitted CUDA the same as main's, by md5) until this pass:
+#   k pairs (CUTEC_GEMV_F32_KPAIR=1; old: 0): f32's ring in blocks of 8 warps on 64 rows, two k
+#     groups each on its half of every 64-column k-tile, their sums added in shared memory; one
+#     block an SM, one split at 8192 rows (8 vectors 94.1 / 94.1% of the copy, 95.4 with chains,
+#     against 82.2 / 81.9; 16 vectors 92.2 against 88.0, one turn);
+#   chains (CUTEC_GEMV_F32_CHAINS=3; old: 1): mma.sync's 3xTF32 products summed apart (8 vectors in
+#     the old 2 splits 83.1 / 83.3; blocks of 4 warps in one split with them 95.8 / 95.9);
+#   wgmma's A ring (CUTEC_GEMV_WGMMA_RING=6; old: 0): 64 vectors 65.2 / 65.5 against 63.4 / 63.4.
+# Steps: (1) the defaults on the GPU against float64 (`cutec run gemv`, every element; odd sizes,
+# split K ordered and atomic, a batch, the block past A's last row, the register form at 24
+# vectors), side by side in the background; (2) 8 vectors: default / old / blocks of 4 warps
+# with chains in one split (the mid pass's 95.85) / default / old; (3) 16 vectors: default /
+# old, twice; (4) 64 vectors: default / old, twice; (5) ncu on the 64-vector default's kernel
+# (SpeedOfLight, WarpStateStats, ComputeWorkloadAnalysis: where it waits; only if started 12 s
+# before the budget's end, 15 s at most); (6) 64 vectors solo (a ring of 4 in blocks of one
+# warpgroup, two an SM) and a ring of 4, 16 vectors in k pairs without chains. torch.mm is the
+# mid pass's (f32, TF32 off: 0.1705 / 0.1860 / 0.2546 ms at 8 / 16 / 64 rows).
+# Each timed row is its own process (% of a device copy of the same bytes, y checked against
+# float64 first). No step starts past $BUDGET (50) s; each process under 12 s.
+# The rule per row (points of the copy, d = default - old over the two turns, d1 d2 each turn's):
+# a failed check or WRONG row -> "revert (wrong)"; d >= 1 and d1, d2 > 0 -> "confirmed (delete
+# the variable)"; d <= -1 -> "revert"; else "within the spread (keep)"; then 85% and torch.mm's
+# time, met or not; the 4-warp one-split form "better" where it leads the default by >= 1 in both
+# turns.
 #   BUDGET=50 sh scripts/device-f32sk42.sh
 . scripts/device-common.sh
 log="$out/f32sk42.log"
@@ -37,6 +34,8 @@ start=$(date +%s)
 budget=${BUDGET:-50}
 GEMV_TIMEOUT=12
 S=8192x8192
+OLD8=CUTEC_GEMV_F32_KPAIR=0+CUTEC_GEMV_F32_CHAINS=1
+OLD64=CUTEC_GEMV_WGMMA_RING=0
 # pct_of N ENV [ARGS...]: the bench row of f32 at $S with N vectors, ENV (NAME=VALUE, several
 # joined by +, or "-") set, into $pct ("" skipped or failed, "W" wrong) and $ms; $row the row
 pct_of()
@@ -56,19 +55,18 @@ pct_of()
     case "$row" in *WRONG*) pct=W ;; *) pct=$(copy_pct "$row") ;; esac
     ms=$(echo "$row" | awk '/%$/ { print $(NF - 3) }')
 }
-# check I ENV ARGS...: `cutec run gemv --dtype f32 ARGS` with ENV set, on the GPU, into
+# check I ARGS...: `cutec run gemv --dtype f32 ARGS` (the defaults) on the GPU into
 # $out/f32sk42.run.I, in the background; checked I...: each one's verdict, false unless every
 # one verified
 check()
 {
-    i=$1 e=$2
-    shift 2
-    echo "run $e gemv --dtype f32 $*" >"$out/f32sk42.run.$i"
-    env "$e" timeout 20 build/cutec run gemv --dtype f32 "$@" >>"$out/f32sk42.run.$i" 2>&1 &
+    i=$1
+    shift
+    echo "run gemv --dtype f32 $*" >"$out/f32sk42.run.$i"
+    timeout 20 build/cutec run gemv --dtype f32 "$@" >>"$out/f32sk42.run.$i" 2>&1 &
 }
 checked()
 {
-    wait
     ok=0
     for i in "$@"; do
         f="$out/f32sk42.run.$i"
@@ -77,107 +75,98 @@ checked()
     done
     return $ok
 }
-# decide NAME BAD A1 T1 A2 T2: the rule's line for a trial (T1, T2) against the default (A1, A2)
+# decide NAME BAD D1 O1 D2 O2 MS TORCH: the rule's line for the default (D1, D2) against the old
+# form (O1, O2), its time MS against torch.mm's TORCH (the mid pass's, same card and clock)
 decide()
 {
-    awk -v f="decides: $1" -v bad="$2" -v a1="$3" -v t1="$4" -v a2="$5" -v t2="$6" 'BEGIN {
-        if (bad != "" || a1 t1 a2 t2 ~ /W/) { print f ": revert (wrong)"; exit }
-        if (a1 == "" || t1 == "" || a2 == "" || t2 == "") { print f ": not timed (keep opt-in, time it again)"; exit }
-        d1 = t1 - a1; d2 = t2 - a2; d = (d1 + d2) / 2; t = (t1 + t2) / 2; a = (a1 + a2) / 2
-        printf "%s: %s (%+.2f points: %.2f%% of the copy against the default'"'"'s %.2f; by turn %+.2f %+.2f; 85%%: %s)\n", f,
-            (d >= 1 && d1 > 0 && d2 > 0 ? "default (wins)" : "delete (no gain)"), d, t, a, d1, d2,
-            ((t > a ? t : a) >= 85 ? "met" : "not met") }'
+    awk -v f="decides: $1" -v bad="$2" -v a1="$3" -v o1="$4" -v a2="$5" -v o2="$6" -v ms="$7" -v tm="$8" 'BEGIN {
+        if (bad != "" || a1 o1 a2 o2 ~ /W/) { print f ": revert (wrong)"; exit }
+        if (a1 == "" || o1 == "" || a2 == "" || o2 == "") { print f ": not timed (keep, the variable too)"; exit }
+        d1 = a1 - o1; d2 = a2 - o2; d = (d1 + d2) / 2; a = (a1 + a2) / 2; o = (o1 + o2) / 2
+        v = d >= 1 && d1 > 0 && d2 > 0 ? "confirmed (delete the variable)" : d <= -1 ? "revert" : "within the spread (keep)"
+        printf "%s: %s (%+.2f points: the default %.2f%% of the copy against the old form'"'"'s %.2f; by turn %+.2f %+.2f;", f, v, d, a, o, d1, d2
+        printf " 85%%: %s; torch.mm: %s)\n", (a >= 85 ? "met" : "not met"),
+            (ms == "" || tm == "" ? "not timed" : sprintf("%.4f ms against %.4f, %.2fx", ms, tm, tm / ms)) }'
 }
-# suggest NAME BASE TRY: what an exploration suggests against BASE
+# suggest NAME BASE1 TRY1 BASE2 TRY2: an exploration against the default (one or two turns)
 suggest()
 {
-    awk -v f="decides: $1 (suggests)" -v b="$2" -v t="$3" 'BEGIN {
-        if (b == "" || t == "") print f ": not timed"; else if (t ~ /W/) print f ": WRONG"
-        else printf "%s: %s (%.2f against %.2f)\n", f, (t - b >= 1 ? "better" : "no better"), t, b }'
+    awk -v f="decides: $1 (suggests)" -v b1="$2" -v t1="$3" -v b2="${4:-}" -v t2="${5:-}" 'BEGIN {
+        if (b1 == "" || t1 == "") { print f ": not timed"; exit }
+        if (t1 t2 ~ /W/) { print f ": WRONG"; exit }
+        both = b2 != "" && t2 != ""; d1 = t1 - b1; d2 = both ? t2 - b2 : d1
+        printf "%s: %s (%.2f against the default'"'"'s %.2f%s)\n", f, (d1 >= 1 && d2 >= 1 ? "better" : "no better"),
+            both ? (t1 + t2) / 2 : t1, both ? (b1 + b2) / 2 : b1, both ? sprintf("; by turn %+.2f %+.2f", d1, d2) : "" }'
 }
+# torch_ms M: torch.mm's ms at M x 8192 x 8192, f32, TF32 off (the mid pass, 16:04-16:07 UTC, an
+# H200 at 1980 MHz; scripts/device-census17.sh times it again beside the defaults)
+torch_ms() { case $1 in 8) echo 0.1705 ;; 16) echo 0.1860 ;; 64) echo 0.2546 ;; esac; }
 {
     device_head
     if nvidia-smi >/dev/null 2>&1; then
-        R=CUTEC_GEMV_WGMMA_RING=6 C=CUTEC_GEMV_F32_CHAINS=3 W=CUTEC_GEMV_F32_KTILE=64 P=CUTEC_GEMV_F32_KPAIR=1
-        echo "== the trials on the GPU against float64 $(el_s)"
-        check 1 $R --shape 1000x2056 --vectors 64
-        check 2 $R --shape 1024x1000 --vectors 64 --splits 2
-        check 3 $R --shape 1000x2056 --vectors 32 --splits 3
-        check 4 $R --shape 520x1032 --vectors 48
-        check 5 CUTEC_GEMV_WGMMA_RING=8 --shape 1024x2056 --vectors 128 --splits 2
-        check 6 CUTEC_GEMV_WGMMA_RING=4 --shape 1000x2056 --vectors 64 --reduction atomic
-        check 17 CUTEC_GEMV_WGMMA_RING=solo --shape 1000x2056 --vectors 64 --splits 2
-        check 7 $C --shape 1000x2056 --vectors 8
-        check 8 $C --shape 1000x2056 --vectors 16 --splits 3
-        check 9 $C --shape 1000x2056 --vectors 8 --splits 1
-        check 10 $C --shape 1000x1000 --vectors 24 --smem-stages 0
-        check 11 $W --shape 1000x2056 --vectors 8
-        check 12 $W --shape 1000x1000 --vectors 16 --splits 3
-        check 13 $W --shape 520x2056 --vectors 8 --splits 2 --reduction atomic
-        check 14 $P --shape 1000x2056 --vectors 8
-        check 15 $P --shape 1000x1000 --vectors 16 --splits 3
-        check 16 $P --shape 520x2056 --vectors 8 --splits 2 --reduction atomic
-        checked 1 2 3 4 5 6 17 || badR=1
-        checked 7 8 9 10 || badC=1
-        checked 11 12 13 || badW=1
-        checked 14 15 16 || badP=1
-        echo "== 64 vectors: default / ring 6 / default / ring 6 $(el_s)"
-        pct_of 64 - && d64a=$pct d64ams=$ms
-        pct_of 64 $R && r64a=$pct r64ams=$ms
-        pct_of 64 - && d64b=$pct
-        pct_of 64 $R && r64b=$pct
-        echo "== 8 vectors: default / k pairs / chains in one split / chains, twice $(el_s)"
-        pct_of 8 - && d8a=$pct d8ams=$ms
-        pct_of 8 $P && p8a=$pct p8ams=$ms
-        pct_of 8 $C --splits 1 && o8a=$pct o8ams=$ms
-        pct_of 8 $C && c8a=$pct c8ams=$ms
+        echo "== the defaults on the GPU against float64 $(el_s)"
+        check 1 --shape 1000x2056 --vectors 8
+        check 2 --shape 1000x1000 --vectors 16 --splits 3
+        check 3 --shape 520x2056 --vectors 8 --splits 2 --reduction atomic
+        check 4 --shape 264x1040 --vectors 16 --batch 2
+        check 5 --shape 1000x1000 --vectors 24
+        check 6 --shape 1000x2056 --vectors 64
+        check 7 --shape 1024x1000 --vectors 64 --splits 2
+        check 8 --shape 1000x2056 --vectors 32 --splits 3
+        check 9 --shape 1024x2056 --vectors 128 --splits 2
+        check 10 --shape 520x2056 --vectors 48 --reduction atomic
+        wait
+        checked 1 2 3 4 5 || bad8=1
+        checked 6 7 8 9 10 || bad64=1
+        echo "== 8 vectors: default / old / 4 warps with chains in one split / default / old $(el_s)"
+        pct_of 8 - && d8a=$pct d8ms=$ms
+        pct_of 8 $OLD8 && o8a=$pct
+        pct_of 8 CUTEC_GEMV_F32_KPAIR=0 --splits 1 && q8a=$pct
         pct_of 8 - && d8b=$pct
-        pct_of 8 $P && p8b=$pct
-        pct_of 8 $C --splits 1 && o8b=$pct
-        pct_of 8 $C && c8b=$pct
-        echo "== torch.mm f32, K 8192 (TF32 off) $(el_s)"
-        budget_left && (cd bench && timeout 15 python3 -c '
-import torch
-from torch_timing import median_ms
-torch.backends.cuda.matmul.allow_tf32 = False
-for m in (8, 16, 64):
-    A = torch.rand(m, 8192, device="cuda", dtype=torch.float32) * 4 - 2
-    B = torch.rand(8192, 8192, device="cuda", dtype=torch.float32) * 4 - 2
-    ms = median_ms(lambda: torch.mm(A, B.t()))
-    print(f"torch.mm f32 {m}x8192x8192: {ms:.4f} ms {((m + 8192) * 8192 + m * 8192) * 4 / ms / 1e6:8.1f} GB/s")
-' 2>&1 | tail -n 3)
+        pct_of 8 $OLD8 && o8b=$pct
+        echo "== 16 vectors: default / old, twice $(el_s)"
+        pct_of 16 - && d16a=$pct d16ms=$ms
+        pct_of 16 $OLD8 && o16a=$pct
+        pct_of 16 - && d16b=$pct
+        pct_of 16 $OLD8 && o16b=$pct
+        echo "== 64 vectors: default / old, twice $(el_s)"
+        pct_of 64 - && d64a=$pct d64ms=$ms
+        pct_of 64 $OLD64 && o64a=$pct
+        pct_of 64 - && d64b=$pct
+        pct_of 64 $OLD64 && o64b=$pct
+        if [ "$(el)" -le $((budget - 12)) ]; then
+            ncu=$(command -v ncu || ls /usr/local/cuda/bin/ncu 2>/dev/null)
+            if [ -n "$ncu" ]; then
+                echo "-- ncu on the 64-vector default's kernel $(el_s)"
+                timeout 15 "$ncu" --clock-control none --target-processes all -k regex:mma_kernel --launch-count 1 \
+                    --section SpeedOfLight --section WarpStateStats --section ComputeWorkloadAnalysis \
+                    build/cutec bench gemv --dtype f32 --shape $S --vectors 64 --iters 2 >"$out/f32sk42.ncu64" 2>&1
+                grep -E "Duration|DRAM Throughput|Memory Throughput|Compute \(SM\) Throughput|Warp Cycles Per Issued|Issue Slots Busy|Executed Ipc A|Stall|stalled|spends" \
+                    "$out/f32sk42.ncu64" | cut -c1-240 | head -n 24
+            else
+                echo "-- ncu: none here"
+            fi
+        fi
         echo "== explorations $(el_s)"
-        pct_of 16 - && d16=$pct
-        pct_of 16 $P && p16=$pct
-        pct_of 8 "$P+$C" && pc8=$pct
-        pct_of 64 CUTEC_GEMV_WGMMA_RING=4 && r64r4=$pct
-        pct_of 64 CUTEC_GEMV_WGMMA_RING=solo && r64s=$pct
-        pct_of 16 $C --splits 1 && o16=$pct
-        pct_of 8 $W && w8=$pct
-        pct_of 8 "$C+$W" --splits 1 && wo8=$pct
-        pct_of 16 $C && c16=$pct
-        echo "== at $(el) s: % of the copy, f32 $S: 64 vectors default ${d64a:-} / ${d64b:-} (${d64ams:-?} ms)," \
-            "ring 6 ${r64a:-} / ${r64b:-} (${r64ams:-?} ms), ring 4 ${r64r4:-}, solo ${r64s:-};" \
-            "8 vectors default ${d8a:-} / ${d8b:-} (${d8ams:-?} ms), chains ${c8a:-} / ${c8b:-} (${c8ams:-?} ms)," \
-            "k pairs ${p8a:-} / ${p8b:-} (${p8ams:-?} ms), chains in one split ${o8a:-} / ${o8b:-} (${o8ams:-?} ms)," \
-            "k pairs with chains ${pc8:-}, wide ${w8:-}, wide with chains in one split ${wo8:-}; 16 vectors default ${d16:-}, k pairs ${p16:-}, chains ${c16:-}, chains in one split ${o16:-}"
-        decide "64 vectors through the A ring (CUTEC_GEMV_WGMMA_RING=6)" "${badR:-}" "${d64a:-}" "${r64a:-}" "${d64b:-}" "${r64b:-}"
-        decide "8 vectors with three chains (CUTEC_GEMV_F32_CHAINS=3)" "${badC:-}" "${d8a:-}" "${c8a:-}" "${d8b:-}" "${c8b:-}"
-        decide "8 vectors with three chains in one split (CUTEC_GEMV_F32_CHAINS=3 --splits 1)" "${badC:-}" "${d8a:-}" "${o8a:-}" "${d8b:-}" "${o8b:-}"
-        decide "8 vectors in k pairs (CUTEC_GEMV_F32_KPAIR=1)" "${badP:-}" "${d8a:-}" "${p8a:-}" "${d8b:-}" "${p8b:-}"
-        suggest "16 vectors in k pairs" "${d16:-}" "${p16:-}"
-        suggest "8 vectors, k pairs with chains against k pairs" "$(mean2 "${p8a:-}" "${p8b:-}")" "${pc8:-}"
-        suggest "8 vectors in k-tiles of 64 (${badW:+WRONG in the checks, }CUTEC_GEMV_F32_KTILE=64)" "$(mean2 "${d8a:-}" "${d8b:-}")" "${w8:-}"
-        suggest "8 vectors, wide with chains in one split against chains in one split" "$(mean2 "${o8a:-}" "${o8b:-}")" "${wo8:-}"
-        suggest "16 vectors, chains in one split" "${d16:-}" "${o16:-}"
-        suggest "16 vectors with chains" "${d16:-}" "${c16:-}"
-        suggest "64 vectors, a ring of 4 against 6" "$(mean2 "${r64a:-}" "${r64b:-}")" "${r64r4:-}"
-        suggest "64 vectors, solo (a ring of 4 in blocks of one warpgroup, two an SM) against a ring of 6" "$(mean2 "${r64a:-}" "${r64b:-}")" "${r64s:-}"
+        pct_of 64 CUTEC_GEMV_WGMMA_RING=solo && s64=$pct
+        pct_of 64 CUTEC_GEMV_WGMMA_RING=4 && r64=$pct
+        pct_of 16 CUTEC_GEMV_F32_CHAINS=1 && u16=$pct
+        echo "== at $(el) s: % of the copy, f32 $S: 8 vectors default ${d8a:-} / ${d8b:-} (${d8ms:-?} ms), old ${o8a:-} / ${o8b:-}," \
+            "4 warps with chains in one split ${q8a:-}; 16 vectors default ${d16a:-} / ${d16b:-} (${d16ms:-?} ms)," \
+            "old ${o16a:-} / ${o16b:-}, without chains ${u16:-}; 64 vectors default ${d64a:-} / ${d64b:-} (${d64ms:-?} ms)," \
+            "old ${o64a:-} / ${o64b:-}, solo ${s64:-}, a ring of 4 ${r64:-}"
+        decide "8 vectors, k pairs with chains (CUTEC_GEMV_F32_KPAIR, _CHAINS)" "${bad8:-}" "${d8a:-}" "${o8a:-}" "${d8b:-}" "${o8b:-}" "${d8ms:-}" "$(torch_ms 8)"
+        decide "16 vectors, k pairs with chains (CUTEC_GEMV_F32_KPAIR, _CHAINS)" "${bad8:-}" "${d16a:-}" "${o16a:-}" "${d16b:-}" "${o16b:-}" "${d16ms:-}" "$(torch_ms 16)"
+        decide "64 vectors, wgmma's A ring of 6 (CUTEC_GEMV_WGMMA_RING)" "${bad64:-}" "${d64a:-}" "${o64a:-}" "${d64b:-}" "${o64b:-}" "${d64ms:-}" "$(torch_ms 64)"
+        suggest "8 vectors, blocks of 4 warps with chains in one split" "$(mean2 "${d8a:-}" "${d8b:-}")" "${q8a:-}"
+        suggest "16 vectors, k pairs without chains" "${d16a:-}" "${u16:-}"
+        suggest "64 vectors, solo" "${d64a:-}" "${s64:-}"
+        suggest "64 vectors, a ring of 4" "${d64a:-}" "${r64:-}"
     else
         echo "== no GPU here: nothing timed"
-        echo "decides: 64 vectors through the A ring: keep opt-in (no GPU)"
-        echo "decides: 8 vectors with three chains: keep opt-in (no GPU)"
-        echo "decides: 8 vectors in k pairs: keep opt-in (no GPU)"
+        echo "decides: 8 vectors, k pairs with chains: keep (no GPU)"
+        echo "decides: 16 vectors, k pairs with chains: keep (no GPU)"
+        echo "decides: 64 vectors, wgmma's A ring of 6: keep (no GPU)"
     fi
     device_end
     echo "== WRONG lines: $(grep -c WRONG "$log")"
