@@ -74,6 +74,15 @@ static int mma_ring_default(const cute_gemv_config *cfg)
     return at.smem_stages;
 }
 
+int cute_gemv_ring_fit(const cute_gemv_config *cfg, int arch)
+{
+    int known = arch ? cute_cuda_arch_smem_per_block(arch) : 0; /* at most GEMV_MMA_RING_MAX */
+    int64_t ring_max = known ? known : GEMV_MMA_RING_MAX;
+    cute_gemv_config at = *cfg;
+    while (at.mma && at.smem_stages / 2 >= 2 && gemv_mma_ring_bytes(&at) > ring_max) at.smem_stages /= 2;
+    return at.mma && gemv_mma_ring_bytes(&at) > ring_max ? 0 : at.smem_stages; /* it does not fit */
+}
+
 int cute_gemv_ring_default(const cute_gemv_config *cfg)
 {
     /* the 16-bit dtypes', as measured (f32 and e4m3: not measured through the ring) */

@@ -84,10 +84,17 @@ static int64_t ring_stage_bytes(const cute_gemv_config *cfg)
     return rows * gemv_mma_k_tile(cfg) / gemv_mma_kgroups(cfg) * cute_dtype_bytes(cfg->dtype);
 }
 
+/* two k groups' handover of the second group's sums (pair_sum): 4 f32 an atom of 8 vectors a
+ * thread of a group */
+static int64_t pair_sums_bytes(const cute_gemv_config *cfg)
+{
+    return gemv_mma_kgroups(cfg) == 2 ? (gemv_nvec(cfg) + 7) / 8 * 4 * 32 * mma_warps(cfg) * 4 : 0;
+}
+
 int64_t gemv_mma_ring_bytes(const cute_gemv_config *cfg)
 {
     int warps = mma_warps(cfg) * gemv_mma_kgroups(cfg);
-    return cfg->smem_stages ? warps * cfg->smem_stages * ring_stage_bytes(cfg) : 0;
+    return cfg->smem_stages ? warps * cfg->smem_stages * ring_stage_bytes(cfg) + pair_sums_bytes(cfg) : 0;
 }
 
 int gemv_mma_blocks(const cute_gemv_config *cfg, int arch)
@@ -536,7 +543,7 @@ static void mma_kernel(cute_ctx *c, cute_tensor mA, cute_tensor mX, cute_tensor 
     if (p->cfg.smem_stages) ring_make(c, p, &th);
     if (p->kgroups == 2) {
         cute_smem_allocator al = cute_smem_allocator_new(c);
-        long long n = p->bn / 8 * 4, half = p->threads / 2; /* a thread's sums: 4 a 16 x 8 atom */
+        long long n = p->bn / 8 * 4, half = p->threads / 2; /* a thread's sums: pair_sums_bytes */
         th.pair_sums = cute_smem_alloc_tensor(c, &al, CUTE_F32, cute_layout_fmt(a, "(%lld,%lld):(%lld,1)", n, half, half), 16);
     }
     mma_block b = {p, &th, &t};
