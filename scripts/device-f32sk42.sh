@@ -141,8 +141,8 @@ torch_ms() { case $1 in 8) echo 0.1705 ;; 16) echo 0.1860 ;; 64) echo 0.2546 ;; 
                 timeout 15 "$ncu" --clock-control none --target-processes all -k regex:mma_kernel --launch-count 1 \
                     --section SpeedOfLight --section WarpStateStats --section ComputeWorkloadAnalysis \
                     build/cutec bench gemv --dtype f32 --shape $S --vectors 64 --iters 2 >"$out/f32sk42.ncu64" 2>&1
-                grep -E "Duration|DRAM Throughput|Memory Throughput|Compute \(SM\) Throughput|Warp Cycles Per Issued|Issue Slots Busy|Executed Ipc A|Stall|stalled|spends" \
-                    "$out/f32sk42.ncu64" | cut -c1-240 | head -n 24
+                grep -E "Duration|DRAM Throughput|Memory Throughput|Compute \(SM\) Throughput|Warp Cycles Per Issued|Issue Slots Busy|Executed Ipc A|SM Busy|Stall|stalled|spends|highest|[Pp]ipeline|utiliz|==PROF==|rror" \
+                    "$out/f32sk42.ncu64" | cut -c1-260 | head -n 30
             else
                 echo "-- ncu: none here"
             fi
