@@ -16,9 +16,10 @@
 # vectors), side by side in the background; (2) 8 vectors: default / old / blocks of 4 warps
 # with chains in one split (the mid pass's 95.85) / default / old; (3) 16 vectors: default /
 # old, twice; (4) 64 vectors: default / old, twice; (5) ncu on the 64-vector default's kernel
-# (SpeedOfLight, WarpStateStats, ComputeWorkloadAnalysis: where it waits; only if started 12 s
-# before the budget's end, 15 s at most); (6) 64 vectors solo (a ring of 4 in blocks of one
-# warpgroup, two an SM) and a ring of 4, 16 vectors in k pairs without chains. torch.mm is the
+# (SpeedOfLight, WarpStateStats, ComputeWorkloadAnalysis: where it waits; only if started 10 s
+# before the budget's end, 15 s at most), after 64 vectors solo (a ring of 4 in blocks of one
+# warpgroup, two an SM) and deep (two batches left running, not one: three places a step, X's
+# halves in four stages); (6) a ring of 4, 16 vectors in k pairs without chains. torch.mm is the
 # mid pass's (f32, TF32 off: 0.1705 / 0.1860 / 0.2546 ms at 8 / 16 / 64 rows).
 # Each timed row is its own process (% of a device copy of the same bytes, y checked against
 # float64 first). No step starts past $BUDGET (50) s; each process under 12 s.
@@ -55,15 +56,19 @@ pct_of()
     case "$row" in *WRONG*) pct=W ;; *) pct=$(copy_pct "$row") ;; esac
     ms=$(echo "$row" | awk '/%$/ { print $(NF - 3) }')
 }
-# check I ARGS...: `cutec run gemv --dtype f32 ARGS` (the defaults) on the GPU into
-# $out/f32sk42.run.I, in the background; checked I...: each one's verdict, false unless every
-# one verified
+# check I ENV ARGS...: `cutec run gemv --dtype f32 ARGS` with ENV (NAME=VALUE, or "-": the
+# defaults) on the GPU into $out/f32sk42.run.I, in the background; checked I...: each one's
+# verdict, false unless every one verified
 check()
 {
-    i=$1
-    shift
-    echo "run gemv --dtype f32 $*" >"$out/f32sk42.run.$i"
-    timeout 20 build/cutec run gemv --dtype f32 "$@" >>"$out/f32sk42.run.$i" 2>&1 &
+    i=$1 e=$2
+    shift 2
+    echo "run $e gemv --dtype f32 $*" >"$out/f32sk42.run.$i"
+    if [ "$e" = - ]; then
+        timeout 20 build/cutec run gemv --dtype f32 "$@" >>"$out/f32sk42.run.$i" 2>&1 &
+    else
+        env "$e" timeout 20 build/cutec run gemv --dtype f32 "$@" >>"$out/f32sk42.run.$i" 2>&1 &
+    fi
 }
 checked()
 {
@@ -105,19 +110,22 @@ torch_ms() { case $1 in 8) echo 0.1705 ;; 16) echo 0.1860 ;; 64) echo 0.2546 ;; 
     device_head
     if nvidia-smi >/dev/null 2>&1; then
         echo "== the defaults on the GPU against float64 $(el_s)"
-        check 1 --shape 1000x2056 --vectors 8
-        check 2 --shape 1000x1000 --vectors 16 --splits 3
-        check 3 --shape 520x2056 --vectors 8 --splits 2 --reduction atomic
-        check 4 --shape 264x1040 --vectors 16 --batch 2
-        check 5 --shape 1000x1000 --vectors 24
-        check 6 --shape 1000x2056 --vectors 64
-        check 7 --shape 1024x1000 --vectors 64 --splits 2
-        check 8 --shape 1000x2056 --vectors 32 --splits 3
-        check 9 --shape 1024x2056 --vectors 128 --splits 2
-        check 10 --shape 520x2056 --vectors 48 --reduction atomic
+        check 1 - --shape 1000x2056 --vectors 8
+        check 2 - --shape 1000x1000 --vectors 16 --splits 3
+        check 3 - --shape 520x2056 --vectors 8 --splits 2 --reduction atomic
+        check 4 - --shape 264x1040 --vectors 16 --batch 2
+        check 5 - --shape 1000x1000 --vectors 24
+        check 6 - --shape 1000x2056 --vectors 64
+        check 7 - --shape 1024x1000 --vectors 64 --splits 2
+        check 8 - --shape 1000x2056 --vectors 32 --splits 3
+        check 9 - --shape 1024x2056 --vectors 128 --splits 2
+        check 10 - --shape 520x2056 --vectors 48 --reduction atomic
+        check 11 CUTEC_GEMV_WGMMA_RING=deep --shape 1000x2056 --vectors 64 --splits 2
+        check 12 CUTEC_GEMV_WGMMA_RING=solo --shape 1000x2056 --vectors 64
         wait
         checked 1 2 3 4 5 || bad8=1
         checked 6 7 8 9 10 || bad64=1
+        checked 11 12 || badE=1
         echo "== 8 vectors: default / old / 4 warps with chains in one split / default / old $(el_s)"
         pct_of 8 - && d8a=$pct d8ms=$ms
         pct_of 8 $OLD8 && o8a=$pct
@@ -134,7 +142,10 @@ torch_ms() { case $1 in 8) echo 0.1705 ;; 16) echo 0.1860 ;; 64) echo 0.2546 ;; 
         pct_of 64 $OLD64 && o64a=$pct
         pct_of 64 - && d64b=$pct
         pct_of 64 $OLD64 && o64b=$pct
-        if [ "$(el)" -le $((budget - 12)) ]; then
+        echo "== explorations $(el_s)"
+        pct_of 64 CUTEC_GEMV_WGMMA_RING=solo && s64=$pct
+        pct_of 64 CUTEC_GEMV_WGMMA_RING=deep && e64=$pct
+        if [ "$(el)" -le $((budget - 10)) ]; then
             ncu=$(command -v ncu || ls /usr/local/cuda/bin/ncu 2>/dev/null)
             if [ -n "$ncu" ]; then
                 echo "-- ncu on the 64-vector default's kernel $(el_s)"
@@ -147,21 +158,21 @@ torch_ms() { case $1 in 8) echo 0.1705 ;; 16) echo 0.1860 ;; 64) echo 0.2546 ;; 
                 echo "-- ncu: none here"
             fi
         fi
-        echo "== explorations $(el_s)"
-        pct_of 64 CUTEC_GEMV_WGMMA_RING=solo && s64=$pct
         pct_of 64 CUTEC_GEMV_WGMMA_RING=4 && r64=$pct
         pct_of 16 CUTEC_GEMV_F32_CHAINS=1 && u16=$pct
         echo "== at $(el) s: % of the copy, f32 $S: 8 vectors default ${d8a:-} / ${d8b:-} (${d8ms:-?} ms), old ${o8a:-} / ${o8b:-}," \
             "4 warps with chains in one split ${q8a:-}; 16 vectors default ${d16a:-} / ${d16b:-} (${d16ms:-?} ms)," \
             "old ${o16a:-} / ${o16b:-}, without chains ${u16:-}; 64 vectors default ${d64a:-} / ${d64b:-} (${d64ms:-?} ms)," \
-            "old ${o64a:-} / ${o64b:-}, solo ${s64:-}, a ring of 4 ${r64:-}"
+            "old ${o64a:-} / ${o64b:-}, solo ${s64:-}, deep ${e64:-}, a ring of 4 ${r64:-}"
         decide "8 vectors, k pairs with chains (CUTEC_GEMV_F32_KPAIR, _CHAINS)" "${bad8:-}" "${d8a:-}" "${o8a:-}" "${d8b:-}" "${o8b:-}" "${d8ms:-}" "$(torch_ms 8)"
         decide "16 vectors, k pairs with chains (CUTEC_GEMV_F32_KPAIR, _CHAINS)" "${bad8:-}" "${d16a:-}" "${o16a:-}" "${d16b:-}" "${o16b:-}" "${d16ms:-}" "$(torch_ms 16)"
         decide "64 vectors, wgmma's A ring of 6 (CUTEC_GEMV_WGMMA_RING)" "${bad64:-}" "${d64a:-}" "${o64a:-}" "${d64b:-}" "${o64b:-}" "${d64ms:-}" "$(torch_ms 64)"
         suggest "8 vectors, blocks of 4 warps with chains in one split" "$(mean2 "${d8a:-}" "${d8b:-}")" "${q8a:-}"
         suggest "16 vectors, k pairs without chains" "${d16a:-}" "${u16:-}"
-        suggest "64 vectors, solo" "${d64a:-}" "${s64:-}"
-        suggest "64 vectors, a ring of 4" "${d64a:-}" "${r64:-}"
+        [ -n "${badE:-}" ] && s64=W e64=W
+        suggest "64 vectors, solo" "$(mean2 "${d64a:-}" "${d64b:-}")" "${s64:-}"
+        suggest "64 vectors, deep (two batches left running)" "$(mean2 "${d64a:-}" "${d64b:-}")" "${e64:-}"
+        suggest "64 vectors, a ring of 4" "$(mean2 "${d64a:-}" "${d64b:-}")" "${r64:-}"
     else
         echo "== no GPU here: nothing timed"
         echo "decides: 8 vectors, k pairs with chains: keep (no GPU)"

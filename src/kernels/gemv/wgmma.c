@@ -31,11 +31,18 @@ enum { WG_BK = 32, WG_MAX_AHEAD = 2 };
 
 /* CUTEC_GEMV_WGMMA_RING's choices: 0 (none: the loads two k-tiles ahead in registers), a ring of
  * 4, 6 (the default: 65.2 / 65.5% of the copy at 64 vectors against 63.4 / 63.4 with none, an
- * H200, session 42's mid pass) or 8 stages, or "solo": one of 4 in blocks of one warpgroup (two
- * blocks an SM, no barrier between their warpgroups) */
+ * H200, session 42's mid pass) or 8 stages, "solo": one of 4 in blocks of one warpgroup (two
+ * blocks an SM, no barrier between their warpgroups), or "deep": one of 6 with two batches left
+ * running, not one (three places a step, X's halves in four stages) */
 static int ring_choice(void)
 {
-    return cute_env_choice_warn("CUTEC_GEMV_WGMMA_RING", "0|4|6|8|solo", 2);
+    return cute_env_choice_warn("CUTEC_GEMV_WGMMA_RING", "0|4|6|8|solo|deep", 2);
+}
+
+/* the batches left running after each one's issue: 2 for "deep", else 1 */
+static int batches_left(void)
+{
+    return ring_choice() == 5 ? 2 : 1;
 }
 
 /* the warpgroups a block, each on 64 rows: 2 (X's halves made once for 128 rows: half the X a
@@ -69,7 +76,7 @@ bool gemv_wgmma(const cute_gemv_config *cfg, int arch)
 /* the A ring's stages asked for (CUTEC_GEMV_WGMMA_RING, 6 by default; 0: none) */
 static int ring_asked(void)
 {
-    static const int stages[] = {0, 4, 6, 8, 4};
+    static const int stages[] = {0, 4, 6, 8, 4, 6};
     return stages[ring_choice()];
 }
 
@@ -80,7 +87,7 @@ static int ring_asked(void)
  * warpgroup waited for before the barrier of k-tile n - 1 */
 static int x_stages(void)
 {
-    return ring_asked() ? 3 : 2;
+    return ring_asked() ? 2 + batches_left() : 2;
 }
 
 /* X's k-tile, big and small halves, x_stages stages */
@@ -225,7 +232,7 @@ static void assign(cute_ctx *c, const wg_regs *dst, const wg_regs *src)
 
 /* acc += A's k-tile times X's in 3xTF32, X's halves through stage n % x_stages() (n: the batch's place
  * in the block's sequence of them, so that consecutive batches alternate stages); `left` of
- * the batches (0 or 1) left running after it: 1 only where the next batch's A halves are other
+ * the batches (0 to 2) left running after it: more than 0 only where the next batches' A halves are other
  * registers than this one's (another place in the code: the same place in a loop writes the
  * same registers while wgmma still reads them, which the GPU showed and the interpreter, whose
  * wgmma reads its registers at once, does not) */
@@ -366,25 +373,30 @@ static void ring_whole(cute_ctx *c, const gemv_plan *p, const wg_thread *th, con
         CUTE_IF(c, cute_int_lt(c, cute_i(s), full)) { ring_issue(c, p, th, t, cute_i(s), cute_i(s)); }
         cute_cp_async_commit_group(c);
     }
-    cute_int steps = cute_div(a, full, cute_i(2));
+    /* places a step: a batch's registers untouched until it is done; the last full % P k-tiles
+     * were issued ahead (d - 1 >= P - 1: 128 vectors' 2 stages keep one batch left) */
+    int left = batches_left() < d - 1 ? batches_left() : d - 1, P = left + 1;
+    cute_int steps = cute_div(a, full, cute_i(P));
     CUTE_FOR(c, st, cute_i(0), steps)
     {
-        for (int i = 0; i < 2; i++) {
-            cute_int kt = cute_add(a, cute_mul(a, st, cute_i(2)), cute_i(i));
+        for (int i = 0; i < P; i++) {
+            cute_int kt = cute_add(a, cute_mul(a, st, cute_i(P)), cute_i(i));
             cute_int ahead = cute_add(a, kt, cute_i(d - 1));
             CUTE_IF(c, cute_int_lt(c, ahead, full)) { ring_issue(c, p, th, t, ahead, cute_mod(a, ahead, cute_i(d))); }
             cute_cp_async_commit_group(c);
             cute_cp_async_wait_group(c, d - 1); /* k-tile kt has landed */
             wg_regs r = ring_read(c, p, th, t, cute_mod(a, kt, cute_i(d)));
-            products(c, p, th, kt, &r, 1);
+            products(c, p, th, kt, &r, left);
         }
     }
-    CUTE_IF(c, cute_int_lt(c, cute_mul(a, steps, cute_i(2)), full))
-    {
-        cute_int kt = cute_sub(a, full, cute_i(1));
-        cute_cp_async_wait_group(c, 0);
-        wg_regs r = ring_read(c, p, th, t, cute_mod(a, kt, cute_i(d)));
-        products(c, p, th, kt, &r, 0);
+    for (int i = 0; i < P - 1; i++) { /* the last full % P */
+        cute_int kt = cute_add(a, cute_mul(a, steps, cute_i(P)), cute_i(i));
+        CUTE_IF(c, cute_int_lt(c, kt, full))
+        {
+            cute_cp_async_wait_group(c, 0);
+            wg_regs r = ring_read(c, p, th, t, cute_mod(a, kt, cute_i(d)));
+            products(c, p, th, kt, &r, 0);
+        }
     }
 }
 
