@@ -38,8 +38,6 @@ const char *const cute_env_known_names[] = {
     "CUTEC_GEMM_SM80_PDL",
     "CUTEC_GEMM_SM80_PERSISTENT",
     "CUTEC_GEMV_F32_CHAINS",
-    "CUTEC_GEMV_F32_KPAIR",
-    "CUTEC_GEMV_WGMMA_RING",
     "CUTEC_HSTU_BLOCK_M",
     "CUTEC_HSTU_VARIANT",
     "CUTEC_INTERP_STEPS",

@@ -74,10 +74,10 @@ void gemv_mma_host(cute_ctx *c, const cute_arg *arg);
  * mma.sync a vector atom (the default; CUTEC_GEMV_F32_CHAINS=1, one sum, until session 42's
  * final pass times it; docs/gemv.md) */
 bool gemv_f32_chains(const cute_gemv_config *cfg, int arch);
-/* f32's ring with two k groups, blocks of 8 warps on 64 rows, warps (4, 1, 2): each group on its
- * half of every k-tile of 64 columns, the second's sums added into the first's at the end; one
- * block an SM, so one split at 8192 rows (the default; CUTEC_GEMV_F32_KPAIR=0, blocks of 4
- * warps, until session 42's final pass times it; docs/gemv.md): 2, else 1 */
+/* the k groups of a tensor-core form's block: 2 for f32's ring (blocks of 8 warps on 64 rows,
+ * warps (4, 1, 2): each group on its half of every k-tile of 64 columns, the second's sums
+ * added into the first's at the end; one block an SM, one split at 8192 rows; session 42,
+ * docs/gemv.md), else 1 */
 int gemv_mma_kgroups(const cute_gemv_config *cfg);
 /* the mma form's k-tile */
 int64_t gemv_mma_k_tile(const cute_gemv_config *cfg);
@@ -117,9 +117,8 @@ bool gemv_plan_wgmma(cute_alg *a, const cute_gemv_config *cfg, gemv_plan *p);
 /* its kernel (mma.c's launches it: the same arguments and second kernel) */
 void gemv_wgmma_kernel(cute_ctx *c, cute_tensor mA, cute_tensor mX, cute_tensor mY, cute_tensor mW, cute_int kchunk,
                        cute_val alpha, cute_val beta);
-/* its A ring's stages (6 by default, fewer where a block's shared memory would not hold them;
- * CUTEC_GEMV_WGMMA_RING=0: none, A's loads ahead in registers, 4, 8, or solo: 4 in blocks of
- * one warpgroup, until session 42's final pass times them) */
+/* its A ring's stages: 6, fewer where a block's shared memory would not hold them (128 vectors:
+ * 4) */
 int gemv_wgmma_ring(const cute_gemv_config *cfg);
 /* its blocks an SM (shared memory and registers), and its rows a block */
 int gemv_wgmma_blocks(const cute_gemv_config *cfg);

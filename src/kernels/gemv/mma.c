@@ -33,8 +33,7 @@ static int mma_warps(const cute_gemv_config *cfg)
 
 int gemv_mma_kgroups(const cute_gemv_config *cfg)
 {
-    if (!cfg->mma || cfg->dtype != CUTE_F32 || !cfg->smem_stages) return 1;
-    return cute_env_choice_warn("CUTEC_GEMV_F32_KPAIR", "0|1", 1) == 1 ? 2 : 1;
+    return cfg->mma && cfg->dtype == CUTE_F32 && cfg->smem_stages ? 2 : 1;
 }
 
 int gemv_mma_rows(const cute_gemv_config *cfg, int arch)
