@@ -70,9 +70,9 @@ void gemv_blockscaled_host(cute_ctx *c, const cute_arg *arg);
 /* many vectors through mma.sync (mma.c): the plan's tiles and TiledMMA, and the host */
 bool gemv_plan_mma(cute_alg *a, const cute_gemv_config *cfg, gemv_plan *p);
 void gemv_mma_host(cute_ctx *c, const cute_arg *arg);
-/* f32's mma.sync form (not wgmma) with each 3xTF32 product summed apart, three chains of
- * mma.sync a vector atom (the default; CUTEC_GEMV_F32_CHAINS=1, one sum, until session 42's
- * final pass times it; docs/gemv.md) */
+/* whether f32's mma.sync form (not wgmma) sums each 3xTF32 product apart, three chains of
+ * mma.sync a vector atom: at one atom of vectors (CUTEC_GEMV_F32_CHAINS=1: never, 3: always,
+ * until session 42's final pass times the rule; docs/gemv.md) */
 bool gemv_f32_chains(const cute_gemv_config *cfg, int arch);
 /* the k groups of a tensor-core form's block: 2 for f32's ring (blocks of 8 warps on 64 rows,
  * warps (4, 1, 2): each group on its half of every k-tile of 64 columns, the second's sums
