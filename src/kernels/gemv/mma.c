@@ -478,14 +478,12 @@ static void pair_sum(cute_ctx *c, const gemv_plan *p, const mma_thread *th)
     int64_t half = p->threads / 2;
     cute_tensor sums = th->pair_sums;
     cute_int tid = cute_thread_idx(c, 0);
-    cute_val first = cute_int_lt(c, tid, cute_i(half));
     cute_tensor mine = cute_tensor_slice(c, sums, CUTE_CRD(CUTE_ALL, cute_mod(a, tid, cute_i(half))));
     cute_layout order = cute_make_layout(a, th->acc.layout.shape);
     mine.layout = cute_compose(a, &mine.layout, &order);
-    CUTE_IF(c, first) {}
-    CUTE_ELSE(c) { cute_tensor_store(c, mine, cute_tensor_load(c, th->acc)); }
+    CUTE_IF(c, cute_int_lt(c, cute_i(half - 1), tid)) { cute_tensor_store(c, mine, cute_tensor_load(c, th->acc)); }
     cute_barrier(c);
-    CUTE_IF(c, first)
+    CUTE_IF(c, cute_int_lt(c, tid, cute_i(half)))
     {
         cute_tensor_store(c, th->acc, cute_ssa_binop(c, CUTE_OP_ADD, cute_tensor_load(c, th->acc), cute_tensor_load(c, mine)));
     }
