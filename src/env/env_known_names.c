@@ -37,7 +37,6 @@ const char *const cute_env_known_names[] = {
     "CUTEC_GEMM_SM80_DIAG",
     "CUTEC_GEMM_SM80_PDL",
     "CUTEC_GEMM_SM80_PERSISTENT",
-    "CUTEC_GEMV_F32_CHAINS",
     "CUTEC_HSTU_BLOCK_M",
     "CUTEC_HSTU_VARIANT",
     "CUTEC_INTERP_STEPS",

@@ -6,7 +6,6 @@
 
 #include "cutec/atom_table.h"
 #include "cutec/notation.h"
-#include "env/env_choice.h"
 #include "kernels/gemv/gemv_internal.h"
 
 #define GEMV_THREADS 128
@@ -247,7 +246,6 @@ static bool config_ok(const cute_gemv_config *cfg, char *err, size_t n)
                  cute_dtype_name(cfg->dtype), cfg->mma ? "" : ", not the tensor-core form");
         return false;
     }
-    if (cute_env_choice_err("CUTEC_GEMV_F32_CHAINS", "auto|1|3", 0, err, n) < 0) return false;
     if (cfg->mma && gemv_mma_ring_bytes(cfg) > GEMV_MMA_RING_MAX) {
         snprintf(err, n, "gemv: the tensor-core form's ring of %d stages at %d vectors is %lld KB a block (at most %d)",
                  cfg->smem_stages, gemv_nvec(cfg), (long long)gemv_mma_ring_bytes(cfg) / 1024,

@@ -71,8 +71,7 @@ void gemv_blockscaled_host(cute_ctx *c, const cute_arg *arg);
 bool gemv_plan_mma(cute_alg *a, const cute_gemv_config *cfg, gemv_plan *p);
 void gemv_mma_host(cute_ctx *c, const cute_arg *arg);
 /* whether f32's mma.sync form (not wgmma) sums each 3xTF32 product apart, three chains of
- * mma.sync a vector atom: at one atom of vectors (CUTEC_GEMV_F32_CHAINS=1: never, 3: always,
- * until session 42's final pass times the rule; docs/gemv.md) */
+ * mma.sync a vector atom: at one atom of vectors (session 42; docs/gemv.md) */
 bool gemv_f32_chains(const cute_gemv_config *cfg, int arch);
 /* the k groups of a tensor-core form's block: 2 for f32's ring (blocks of 8 warps on 64 rows,
  * warps (4, 1, 2): each group on its half of every k-tile of 64 columns, the second's sums

@@ -20,7 +20,6 @@
 #include "cutec/atom_table.h"
 #include "cutec/notation.h"
 #include "cutec/smem.h"
-#include "env/env_choice.h"
 #include "kernels/gemv/gemv_internal.h"
 
 /* a block's warps: 8 through registers; 4 through the ring, whose warps share nothing but X
@@ -518,11 +517,9 @@ static void block_walk(cute_ctx *c, bool rows_out, void *user)
 
 bool gemv_f32_chains(const cute_gemv_config *cfg, int arch)
 {
-    if (!cfg->mma || cfg->dtype != CUTE_F32 || gemv_wgmma(cfg, arch)) return false;
     /* one atom of vectors (8 vectors in k pairs: 95.9 / 95.9% of the copy against 94.8 / 94.8
      * without; 16 vectors 90.6 / 90.1 against 91.8 / 91.6: an H200, session 42) */
-    int c = cute_env_choice_warn("CUTEC_GEMV_F32_CHAINS", "auto|1|3", 0);
-    return c == 0 ? gemv_nvec(cfg) <= 8 : c == 2;
+    return cfg->mma && cfg->dtype == CUTE_F32 && !gemv_wgmma(cfg, arch) && gemv_nvec(cfg) <= 8;
 }
 
 static void mma_kernel(cute_ctx *c, cute_tensor mA, cute_tensor mX, cute_tensor mY, cute_tensor mW,
