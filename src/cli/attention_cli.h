@@ -12,6 +12,8 @@ typedef struct attn_opts {
     int64_t B, H, G, S, D;
     bool causal, shape_given, bwd, decode;
     int64_t splits;    /* --splits: decode's (0: the library's choice) */
+    bool kv_bhsd;      /* --kv-layout bhsd: decode's K and V (B,S,G,D) with each head's keys
+                          contiguous (SDPA's layout); bshd (false) the rows of every head together */
     double scale;
     cute_attention_variant variant; /* --variant: the kernels (forward and backward) */
     int64_t block_n;                /* --block-n: its keys a tile (0: its choice) */
@@ -25,7 +27,42 @@ typedef struct attn_opts {
     bool arch_given;   /* --arch on the command line (not CUTEC_ARCH): the interpreter's target only */
 } attn_opts;
 
-/* `cutec run|bench attention --decode`: a checked run of one shape, or the benchmark table */
+/* --turns: a form, the CUTEC_* settings its library is compiled and called under (text:
+ * "NAME=VALUE,..."; none: the default; attention_turns.c) */
+enum { TURN_FORMS = 8, TURN_SETTINGS = 8 };
+typedef struct turn_form {
+    char text[256];
+    char *name[TURN_SETTINGS], *value[TURN_SETTINGS], *old[TURN_SETTINGS];
+    int n;
+    cute_attention_lib *lib;
+} turn_form;
+
+/* --turns' text into forms[1..] (forms[0]: the default); false where it is not forms of
+ * CUTEC_NAME=VALUE settings */
+bool turns_parse(const char *text, turn_form forms[TURN_FORMS], int *nf);
+/* a form's settings set (on), or the values before them restored */
+void turn_env(turn_form *f, bool on);
+/* "default", or the form's settings as NAME=VALUE,... */
+void turn_label(const turn_form *f, char *buf, size_t n);
+
+/* what a run's turns call: a form's library made (under its settings), its first call
+ * checked against float64 (outputs poisoned before), a timed call (each the ms: < 0 not
+ * timed, -2 failed); the figure printed is per_ms / ms, in unit */
+typedef struct turn_ops {
+    void *user;
+    cute_attention_lib *(*lib_new)(void *user);
+    double (*checked)(void *user, cute_attention_lib *lib, int64_t *bad, int64_t *rows);
+    double (*timed)(void *user, cute_attention_lib *lib);
+    double per_ms;
+    const char *unit;
+} turn_ops;
+/* the default and each form of the --turns text in turns, `rounds` rounds (0: two), every
+ * second backwards, a line each ("turn R LABEL: attention WHAT, ..."): CLI_OK, CLI_FAIL where
+ * a check or a call failed, CLI_USAGE where the text is not forms */
+int turns_run(const char *text, int rounds, const char *what, const turn_ops *ops);
+
+/* `cutec run|bench attention --decode`: a checked run of one shape, or the benchmark table
+ * (run --turns: the default and each form in turns on one set of inputs) */
 int attention_decode_cmd(const attn_opts *o, bool bench);
 
 #endif

@@ -31,8 +31,9 @@ static int usage(const char *cmd)
             "  bench: 8x16x4096 d128 and 16x32x2048 d64 (or the shape given), causal and not, with torch\n"
             "  SDPA (bench/torch_attention.py) beside; --backend interp checks without timing;\n"
             "  --bwd (or --backward): the backward (dQ, dK, dV; head dim to 128), SDPA's beside;\n"
-            "  --decode [--splits N]: one query row against --seqlen keys (bench: 8x32x32768 d128,\n"
-            "  32 and 8 KV heads), GB/s of K and V read beside a device copy's and SDPA's;\n"
+            "  --decode [--splits N] [--kv-layout bshd|bhsd]: one query row against --seqlen keys (bench:\n"
+            "  8x32x32768 d128, 32 and 8 KV heads), GB/s of K and V read beside a device copy's and SDPA's;\n"
+            "  K and V in memory as (B,S,G,D) (bshd) or each head's keys together (bhsd, SDPA's);\n"
             "  --variant: the kernels (auto: hopper on sm_90, blackwell (forward) on sm_100, sm80 elsewhere); --block-n: the forward's keys a tile\n"
             "  (sm80: keys a softmax step, 64 or 32);\n"
             "  --block-m: the Hopper forward's query rows a tile (192: three consumer warpgroups, head dim 64);\n"
@@ -53,43 +54,6 @@ static bool variant_parse(const char *v, cute_attention_variant *out)
     for (int i = 0; i < (int)(sizeof variant_names / sizeof variant_names[0]); i++)
         if (!strcmp(v, variant_names[i])) return *out = (cute_attention_variant)i, true;
     return false;
-}
-
-/* --turns: a form, the CUTEC_* settings its library is compiled and called under (text:
- * "NAME=VALUE,..."; none: the default) */
-enum { TURN_FORMS = 8, TURN_SETTINGS = 8 };
-typedef struct turn_form {
-    char text[256];
-    char *name[TURN_SETTINGS], *value[TURN_SETTINGS], *old[TURN_SETTINGS];
-    int n;
-    cute_attention_lib *lib;
-} turn_form;
-
-static bool turn_parse(turn_form *f, const char *text, size_t len)
-{
-    if (len >= sizeof f->text) return false;
-    memcpy(f->text, text, len), f->text[len] = 0;
-    char *save = NULL;
-    for (char *t = strtok_r(f->text, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
-        char *eq = strchr(t, '=');
-        if (f->n == TURN_SETTINGS || !eq || strncmp(t, "CUTEC_", 6) != 0) return false;
-        *eq = 0, f->name[f->n] = t, f->value[f->n++] = eq + 1;
-    }
-    return f->n > 0;
-}
-
-/* --turns' text into forms[1..] (forms[0]: the default); false where it is not forms of
- * CUTEC_NAME=VALUE settings */
-static bool turns_parse(const char *text, turn_form forms[TURN_FORMS], int *nf)
-{
-    memset(forms, 0, TURN_FORMS * sizeof *forms);
-    *nf = 1;
-    for (const char *t = text; *t; ++*nf) {
-        size_t len = strcspn(t, "/");
-        if (*nf == TURN_FORMS || !turn_parse(&forms[*nf], t, len)) return false;
-        t += len + (t[len] == '/');
-    }
-    return *nf > 1;
 }
 
 static bool option(attn_opts *o, const char *k, const char *v, char *why, size_t n)
@@ -123,6 +87,9 @@ static bool option(attn_opts *o, const char *k, const char *v, char *why, size_t
         ok = cli_int(v, 0, 1, &o->persistent, why, n);
     else if (!strcmp(k, "--splits"))
         ok = cli_int(v, 1, 1 << 16, &o->splits, why, n);
+    else if (!strcmp(k, "--kv-layout"))
+        ok = !strcmp(v, "bshd") || !strcmp(v, "bhsd"), o->kv_bhsd = !strcmp(v, "bhsd"),
+        snprintf(why, n, "bshd or bhsd");
     else if (!strcmp(k, "--turns")) {
         turn_form forms[TURN_FORMS];
         int nf;
@@ -408,69 +375,49 @@ static double interp_work(const attn_opts *o)
 }
 
 /* the form's settings in the environment (on), or the ones before them back (off) */
-static void turn_env(turn_form *f, bool on)
+/* the forward's and backward's turns: the problem and its options */
+typedef struct fwd_turns {
+    problem *p;
+    const attn_opts *o;
+} fwd_turns;
+
+static cute_attention_lib *turn_lib(void *user)
 {
-    for (int i = 0; i < f->n; i++) {
-        if (on) {
-            const char *v = getenv(f->name[i]);
-            f->old[i] = v ? strdup(v) : NULL;
-            setenv(f->name[i], f->value[i], 1);
-        } else {
-            if (f->old[i]) setenv(f->name[i], f->old[i], 1);
-            else unsetenv(f->name[i]);
-            free(f->old[i]), f->old[i] = NULL;
-        }
-    }
+    const fwd_turns *t = user;
+    cute_attention_lib *lib = cute_attention_lib_new(t->p->rt);
+    cute_attention_lib_set_kernel(lib, t->o->variant, (int)t->o->block_n);
+    cute_attention_lib_set_block_m(lib, (int)t->o->block_m, grid_of(t->o));
+    cute_attention_lib_set_kv_stages(lib, (int)t->o->kv_stages);
+    return lib;
 }
 
-static void turn_label(const turn_form *f, char *buf, size_t n)
+static double turn_checked(void *user, cute_attention_lib *lib, int64_t *bad, int64_t *rows)
 {
-    int len = snprintf(buf, n, "%s", f->n ? "" : "default");
-    for (int i = 0; i < f->n && len >= 0 && (size_t)len < n; i++)
-        len += snprintf(buf + len, n - (size_t)len, "%s%s=%s", i ? "," : "", f->name[i], f->value[i]);
+    const fwd_turns *t = user;
+    t->p->lib = lib;
+    return problem_poison(t->p, t->o) ? run_one(t->p, t->o, bad, rows) : -2;
+}
+
+static double turn_timed(void *user, cute_attention_lib *lib)
+{
+    const fwd_turns *t = user;
+    cute_cuda *cu = cute_cuda_backend_driver(cute_runtime_backend(t->p->rt));
+    t->p->lib = lib;
+    return cu ? gpu_time_calls(cu, t->o->bwd ? call_bwd : call_fwd, t->p, 1, t->o->k.iters) : -1;
 }
 
 /* `cutec run attention --turns`: the default and each form on one set of inputs in turns
- * (round r forwards, the next backwards), a library each, made and called under the form's
- * settings (the kernels read them as they compile, the backward's workspace at each call);
- * each form's first call's outputs poisoned before and checked against float64 after */
+ * (turns_run: attention_turns.c), a library each, made and called under the form's settings
+ * (the kernels read them as they compile, the backward's workspace at each call) */
 static int run_turns(problem *p, const attn_opts *o)
 {
-    turn_form forms[TURN_FORMS];
-    int nf;
-    if (!turns_parse(o->turns, forms, &nf)) return CLI_USAGE; /* (refused as the options were read) */
-    cute_cuda *cu = cute_cuda_backend_driver(cute_runtime_backend(p->rt));
     uint64_t seed = (uint64_t)time(NULL) | 1;
-    int rc = problem_make(p, o, &seed) ? CLI_OK : CLI_FAIL;
-    char what[160], label[600];
+    if (!problem_make(p, o, &seed)) return problem_drop(p), CLI_FAIL;
+    char what[160];
     describe(o, what, sizeof what);
-    for (int r = 0; r < (o->rounds ? o->rounds : 2) && rc == CLI_OK; r++)
-        for (int k = 0; k < nf && rc == CLI_OK; k++) {
-            turn_form *f = &forms[r % 2 ? nf - 1 - k : k];
-            turn_label(f, label, sizeof label);
-            turn_env(f, true);
-            bool first = !f->lib;
-            if (first) {
-                f->lib = cute_attention_lib_new(p->rt);
-                cute_attention_lib_set_kernel(f->lib, o->variant, (int)o->block_n);
-                cute_attention_lib_set_block_m(f->lib, (int)o->block_m, grid_of(o));
-                cute_attention_lib_set_kv_stages(f->lib, (int)o->kv_stages);
-            }
-            p->lib = f->lib;
-            int64_t bad = 0, rows = 0;
-            double ms = !first ? (cu ? gpu_time_calls(cu, o->bwd ? call_bwd : call_fwd, p, 1, o->k.iters) : -1)
-                        : problem_poison(p, o) ? run_one(p, o, &bad, &rows) : -2;
-            turn_env(f, false);
-            printf("turn %d %s: attention %s", r + 1, label, what);
-            if (first && ms > -2)
-                printf(", %s (%lld wrong in %lld rows)", bad ? "FAILED" : "verified against float64", (long long)bad,
-                       (long long)rows);
-            if (ms >= 0) printf(", %.4f ms, %.1f TFLOP/s", ms, flops(o) / ms / 1e9);
-            printf("%s\n", ms <= -2 ? ": failed" : "");
-            fflush(stdout);
-            if (ms <= -2 || bad) rc = CLI_FAIL;
-        }
-    for (int k = 0; k < nf; k++) cute_attention_lib_free(forms[k].lib);
+    fwd_turns t = {p, o};
+    turn_ops ops = {&t, turn_lib, turn_checked, turn_timed, flops(o) / 1e9, "TFLOP/s"};
+    int rc = turns_run(o->turns, (int)o->rounds, what, &ops);
     p->lib = NULL;
     problem_drop(p);
     return rc;

@@ -37,6 +37,9 @@ static bool make(decode_problem *p, const attn_opts *o, uint64_t *seed)
             return false;
     for (int i = 0; i < 4; i++) /* Q and O: one query row a sequence */
         p->arg[i] = cli_bshd_tensor(&p->m[i].dev, o->dtype, o->B, i % 3 ? o->S : 1, i % 3 ? o->G : o->H, o->D);
+    for (int i = 1; i < 3 && o->kv_bhsd; i++) /* (B,S,G,D) with each head's keys together */
+        p->arg[i] = cute_call_tensor(&p->m[i].dev, 0, o->dtype, 4, (int64_t[]){o->B, o->S, o->G, o->D},
+                                     (int64_t[]){o->G * o->S * o->D, o->D, o->S * o->D, 1});
     p->arg[4] = cute_call_tensor(&p->m[4].dev, 0, CUTE_F32, 3, (int64_t[]){o->B, o->H, 1}, (int64_t[]){o->H, 1, 1});
     return true;
 }
@@ -68,8 +71,10 @@ static int64_t verify_group(const decode_problem *p, const attn_opts *o, int64_t
     int64_t group = o->H / o->G, bad = 0;
     double want[256], mag[256], l;
     for (int64_t r = 0; r < group; r++) widen(o->dtype, p->m[0].host, (b * o->H + g * group + r) * o->D, o->D, w[0] + r * o->D);
-    for (int64_t s = 0; s < o->S; s++)
-        for (int i = 1; i < 3; i++) widen(o->dtype, p->m[i].host, ((b * o->S + s) * o->G + g) * o->D, o->D, w[i] + s * o->D);
+    for (int64_t s = 0; s < o->S; s++) {
+        int64_t at = o->kv_bhsd ? ((b * o->G + g) * o->S + s) * o->D : ((b * o->S + s) * o->G + g) * o->D;
+        for (int i = 1; i < 3; i++) widen(o->dtype, p->m[i].host, at, o->D, w[i] + s * o->D);
+    }
     attn_ref_problem rp = {1, 1, o->S, group, 1, o->D, false, 1 / sqrt((double)o->D), {w[0], {0, 0, o->D, 1}},
                            {w[1], {0, o->D, 0, 1}}, {w[2], {0, o->D, 0, 1}}};
     for (int64_t r = 0; r < group; r++) {
@@ -140,8 +145,8 @@ static void torch_ms(cute_dtype d, const attn_opts *shapes, int n, double *ms)
 
 static void describe(const attn_opts *o, char *buf, size_t n)
 {
-    snprintf(buf, n, "decode %s B=%lld H=%lld G=%lld Sk=%lld D=%lld", cute_dtype_name(o->dtype), (long long)o->B,
-             (long long)o->H, (long long)o->G, (long long)o->S, (long long)o->D);
+    snprintf(buf, n, "decode %s B=%lld H=%lld G=%lld Sk=%lld D=%lld%s", cute_dtype_name(o->dtype), (long long)o->B,
+             (long long)o->H, (long long)o->G, (long long)o->S, (long long)o->D, o->kv_bhsd ? " bhsd" : "");
 }
 
 static int bench_one(cute_runtime *rt, cute_attention_lib *lib, const attn_opts *o, double sdpa, uint64_t *seed)
@@ -211,6 +216,52 @@ static int run(const attn_opts *o, cute_runtime *rt)
     return ms > -2 && bad == 0 ? CLI_OK : CLI_FAIL;
 }
 
+/* decode's turns: the problem and its options */
+typedef struct decode_turns {
+    decode_problem *p;
+    const attn_opts *o;
+} decode_turns;
+
+static cute_attention_lib *turn_lib(void *user)
+{
+    return cute_attention_lib_new(((decode_turns *)user)->p->rt);
+}
+
+static double turn_checked(void *user, cute_attention_lib *lib, int64_t *bad, int64_t *rows)
+{
+    decode_turns *t = user;
+    cute_backend *b = cute_runtime_backend(t->p->rt);
+    t->p->lib = lib;
+    bool poisoned = cli_mirror_poison(b, &t->p->m[3]) && cli_mirror_poison(b, &t->p->m[4]);
+    return poisoned ? run_one(t->p, t->o, bad, rows) : -2;
+}
+
+static double turn_timed(void *user, cute_attention_lib *lib)
+{
+    decode_turns *t = user;
+    cute_cuda *cu = cute_cuda_backend_driver(cute_runtime_backend(t->p->rt));
+    t->p->lib = lib;
+    return cu ? gpu_time_calls(cu, call, t->p, 1, t->o->k.iters) : -1;
+}
+
+/* `run --decode --turns`: the default and each form on one set of inputs in turns
+ * (turns_run: attention_turns.c), a library each, made and called under the form's settings */
+static int run_turns(const attn_opts *o, cute_runtime *rt)
+{
+    decode_problem p = {.rt = rt};
+    uint64_t seed = (uint64_t)time(NULL) | 1;
+    int rc = CLI_FAIL;
+    if (make(&p, o, &seed)) {
+        char what[160];
+        describe(o, what, sizeof what);
+        decode_turns t = {&p, o};
+        turn_ops ops = {&t, turn_lib, turn_checked, turn_timed, kv_bytes(o) / 1e6, "GB/s of K and V"};
+        rc = turns_run(o->turns, (int)o->rounds, what, &ops);
+    }
+    drop(&p);
+    return rc;
+}
+
 int attention_decode_cmd(const attn_opts *o, bool bench_it)
 {
     char err[1024];
@@ -222,7 +273,7 @@ int attention_decode_cmd(const attn_opts *o, bool bench_it)
     }
     if (!bench_it && !cli_interp_fits("run attention --decode", rt, interp_work(o), CLI_INTERP_DECODE))
         return cute_runtime_free(rt), CLI_USAGE;
-    int rc = bench_it ? bench(o, rt) : run(o, rt);
+    int rc = bench_it ? bench(o, rt) : o->turns ? run_turns(o, rt) : run(o, rt);
     cute_runtime_free(rt);
     return rc;
 }

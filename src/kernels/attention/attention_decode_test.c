@@ -100,11 +100,26 @@ int main(void)
         {1, 37, 6, 2, 128, false, 1, CUTE_F16},
     };
     ATTN_TEST_ON("interp", "attention decode", small);
+    /* both kernels dependent launches (CUTEC_ATTN_DECODE_PDL=1; on the GPU calls back to
+     * back, the check's poisoned outputs before them): forced splits and the library's, GQA
+     * and MHA */
+    static const dec_case pdl[] = {
+        {2, 300, 8, 2, 128, true, 0, CUTE_BF16},
+        {3, 197, 5, 5, 96, false, 3, CUTE_F16},
+    };
+    setenv("CUTEC_ATTN_DECODE_PDL", "1", 1);
+    ATTN_TEST_ON("interp", "attention decode (both kernels dependent launches)", pdl);
     static const dec_case gpu[] = {
         {8, 32768, 32, 8, 128, true, 0, CUTE_BF16},
         {2, 5000, 32, 32, 128, false, 0, CUTE_F16},
         {3, 777, 16, 2, 64, true, 7, CUTE_BF16},
     };
+    static const dec_case gpu_pdl[] = {
+        {2, 5000, 32, 32, 128, false, 0, CUTE_F16},
+        {3, 777, 16, 2, 64, true, 7, CUTE_BF16},
+    };
+    ATTN_TEST_ON("cuda", "attention decode (both kernels dependent launches)", gpu_pdl);
+    unsetenv("CUTEC_ATTN_DECODE_PDL");
     ATTN_TEST_ON("cuda", "attention decode", gpu);
     return CHECK_DONE("attention_decode_test");
 }

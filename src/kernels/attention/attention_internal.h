@@ -64,6 +64,13 @@ typedef struct attn_plan {
                                 bench times what is left (CUTEC_ATTN_FWD_DIAG: hopper_plan.c);
                                 noexp / nosum: the unmasked key tiles' softmax without its
                                 exp2s (P = the exponent) or without its row sums */
+    bool skip_idle;          /* the Hopper forward: a consumer warpgroup whose 64 rows all lie
+                                past Sq (a head's last Q tile) takes its turns and releases
+                                its stages but computes nothing (hopper_fwd.c's idle_tile;
+                                CUTEC_ATTN_FWD_SKIP=0|1: hopper_plan.c) */
+    bool pdl;                /* decode's kernels dependent launches (decode.c;
+                                CUTEC_ATTN_DECODE_PDL=0|1): the split kernel under the
+                                stream's kernel before it, the combine under the split's */
     cute_tiled_mma pv;
     cute_tma_atom tma_q, tma_k, tma_v;
     /* the Blackwell forward (blackwell_fwd_plan.c): S = Q K^T (tcgen05 _SS) and O += P V (_TS,

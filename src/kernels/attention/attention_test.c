@@ -467,7 +467,25 @@ int main(void)
     };
     setenv("CUTEC_ATTN_FWD_WGU", "1", 1);
     ATTN_TEST_ON("interp", "attention (the warpgroup index uniform, descriptors a stage)", wgu);
+    /* a warpgroup with no row inside Sq computing nothing, its turns passed and its stages
+     * released (CUTEC_ATTN_FWD_SKIP=1; with wgu d64 non-causal's default), with wgu and alone:
+     * d64's 192-row tiles at Sq 100 (the third warpgroup idle) and 250 (the second tile's
+     * second and third; 6 tiles on the persistent grid, GQA, f16), causal d128 at Sq 70 (the
+     * second); then d64 without either (the default before session 42) */
+    static const attn_case skip[] = {
+        {2, 250, 170, 3, 1, 64, false, true, CUTE_F16, 0},
+        {1, 100, 150, 1, 1, 64, false, false, CUTE_BF16, 0},
+        {1, 70, 300, 2, 1, 128, true, false, CUTE_BF16, 0.2},
+    };
+    setenv("CUTEC_ATTN_FWD_SKIP", "1", 1);
+    ATTN_TEST_ON("interp", "attention (idle warpgroups skipped, wgu)", skip);
+    setenv("CUTEC_ATTN_FWD_WGU", "0", 1);
+    ATTN_TEST_ON("interp", "attention (idle warpgroups skipped)", skip);
+    setenv("CUTEC_ATTN_FWD_SKIP", "0", 1);
+    static const attn_case d64_before[] = {{2, 250, 170, 3, 1, 64, false, true, CUTE_F16, 0}};
+    ATTN_TEST_ON("interp", "attention (d64 without skip and wgu)", d64_before);
     unsetenv("CUTEC_ATTN_FWD_WGU");
+    unsetenv("CUTEC_ATTN_FWD_SKIP");
     unsplit_chains();
     register_reports();
     static const attn_case moderate[] = {

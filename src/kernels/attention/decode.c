@@ -14,7 +14,9 @@
 #include <stdlib.h>
 
 #include "cutec/notation.h"
+#include "cutec/sync.h"
 #include "kernels/attention/attention_decode.h"
+#include "kernels/kernel_env.h"
 
 /* split x (block x) of KV head hk (y) of batch b (z): rows = the group's query heads */
 static attn_block split_tiles(cute_ctx *c, const attn_plan *p, const cute_tensor *m, cute_int chunk)
@@ -44,6 +46,10 @@ static void split_kernel(cute_ctx *c, cute_tensor mQ, cute_tensor mK, cute_tenso
 {
     const attn_plan *p = cute_ctx_user(c);
     cute_int split = cute_block_idx(c, 0);
+    if (p->pdl) { /* the kernel before may write Q, K, V or read the workspace; the combine waits for us */
+        cute_griddepcontrol_wait(c);
+        cute_griddepcontrol_launch_dependents(c);
+    }
     cute_tensor m[5] = {mQ, mK, mV, CUTE_SLICE(c, mOs, split, CUTE_ALL, CUTE_ALL, CUTE_ALL, CUTE_ALL),
                         CUTE_SLICE(c, mLs, split, CUTE_ALL, CUTE_ALL, CUTE_ALL)};
     attn_block t = split_tiles(c, p, m, chunk);
@@ -77,11 +83,17 @@ static void store_one(cute_ctx *c, cute_tensor t, cute_val v)
     cute_tensor_store(c, t, cute_ssa_scalar(c, v, t.layout.shape));
 }
 
-/* one block per (row, KV head, batch), a thread per element of D */
+/* one block per (row, KV head, batch), a thread per element of D; with p->pdl launched
+ * while the split kernel runs, each block waiting for that grid's end (its writes seen),
+ * then letting the next call's split kernel in (it waits for this grid's end) */
 static void combine_kernel(cute_ctx *c, cute_tensor mOs, cute_tensor mLs, cute_tensor mO, cute_tensor mL,
                            cute_int splits)
 {
     const attn_plan *p = cute_ctx_user(c);
+    if (p->pdl) {
+        cute_griddepcontrol_wait(c);
+        cute_griddepcontrol_launch_dependents(c);
+    }
     cute_int r = cute_block_idx(c, 0), hk = cute_block_idx(c, 1), b = cute_block_idx(c, 2), d = cute_thread_idx(c, 0);
     running run = {cute_val_var(c, cute_val_const(c, CUTE_F32, -INFINITY)), cute_val_var(c, cute_val_const(c, CUTE_F32, 0)),
                    cute_val_var(c, cute_val_const(c, CUTE_F32, 0))};
@@ -104,12 +116,12 @@ static void decode_host(cute_ctx *c, const cute_arg *arg)
     const cute_int *q = arg[ATTN_DEC_Q].tensor.layout.shape.leaf, *k = arg[ATTN_DEC_K].tensor.layout.shape.leaf;
     cute_int chunk = arg[ATTN_DEC_CHUNK].i;
     cute_int splits = cute_ceil_div(a, cute_ceil_div(a, k[1], cute_i(p->bn)), chunk);
-    cute_launch_cfg cfg = {.grid = {splits, k[2], k[0]}, .block = {cute_i(p->threads)}};
+    cute_launch_cfg cfg = {.grid = {splits, k[2], k[0]}, .block = {cute_i(p->threads)}, .pdl = p->pdl};
     cute_tensor mV = arg[ATTN_DEC_V].tensor; /* K's layout: the library checks the strides agree */
     mV.layout = arg[ATTN_DEC_K].tensor.layout;
     CUTE_LAUNCH(c, split_kernel, cfg, arg[ATTN_DEC_Q].tensor, arg[ATTN_DEC_K].tensor, mV, arg[ATTN_DEC_OS].tensor,
                 arg[ATTN_DEC_LS].tensor, chunk, arg[ATTN_DEC_SCALE_LOG2].f);
-    cute_launch_cfg comb = {.grid = {q[1], k[2], k[0]}, .block = {cute_i(p->d)}};
+    cute_launch_cfg comb = {.grid = {q[1], k[2], k[0]}, .block = {cute_i(p->d)}, .pdl = p->pdl};
     CUTE_LAUNCH(c, combine_kernel, comb, arg[ATTN_DEC_OS].tensor, arg[ATTN_DEC_LS].tensor, arg[ATTN_DEC_O].tensor,
                 arg[ATTN_DEC_L].tensor, splits);
 }
@@ -124,7 +136,13 @@ const cute_fn *cute_attention_decode_compile(cute_runtime *rt, const cute_attent
      * workspace slot when the caller wants none) */
     cute_attention_config c = *cfg;
     c.lse = true;
-    if (!plan || !attn_plan_sized(&a, &c, plan, 16, 1)) {
+    /* both kernels dependent launches (CUTEC_ATTN_DECODE_PDL=1), opt-in until
+     * scripts/device-attnsm42.sh's final pass: a kernel's launch and start, a few
+     * microseconds of a call's ~1 ms at 8x32x32768 d128, under the kernel before it (the
+     * mid pass, in turns: x1.0020; the combine's alone x1.0008, not kept) */
+    bool ok = plan && attn_plan_sized(&a, &c, plan, 16, 1);
+    if (ok) plan->pdl = kernel_env_choice(&a, "CUTEC_ATTN_DECODE_PDL", "0|1", 0) == 1, ok = !a.failed;
+    if (!ok) {
         snprintf(err, n, "%s", plan ? a.error : "attention decode: out of memory");
         free(plan);
         return NULL;
@@ -140,7 +158,8 @@ const cute_fn *cute_attention_decode_compile(cute_runtime *rt, const cute_attent
     specs[ATTN_DEC_CHUNK] = cute_spec_int("?");
     specs[ATTN_DEC_SCALE_LOG2] = cute_spec_float(CUTE_F32);
     char name[80];
-    snprintf(name, sizeof name, "attention_decode_%s_d%d", cute_dtype_name(cfg->dtype), cfg->head_dim);
+    snprintf(name, sizeof name, "attention_decode_%s_d%d%s", cute_dtype_name(cfg->dtype), cfg->head_dim,
+             plan->pdl ? "_pdl" : "");
     const cute_fn *f = cute_compile(rt, name, decode_host, plan, ATTN_DEC_NARGS, specs, err, n);
     free(plan);
     return f;

@@ -305,6 +305,52 @@ static void consume_tile(cute_ctx *c, const attn_plan *p, const attn_block *t, c
     attn_epilogue(c, p, f.pv, t, &r, f.acc_o, scale_log2);
 }
 
+/* 1 where warpgroup wg (the ring's index) has a row of tile t inside Sq, else 0 */
+static cute_int tile_busy(cute_ctx *c, const attn_plan *p, const attn_block *t, cute_val wg)
+{
+    cute_alg *a = cute_ctx_alg(c);
+    cute_int row0 = cute_mul(a, t->m_block, cute_i(p->bm));
+    cute_int first_row = cute_add(a, row0, cute_mul(a, cute_int_from_val(c, wg, 0), cute_i(64)));
+    return cute_min(a, cute_i(1), cute_max(a, cute_i(0), cute_sub(a, t->sq, first_row)));
+}
+
+static void pass_turn(cute_ctx *c, const attn_plan *p, hop_states *st)
+{
+    attn_hop_ring_turn(c, st->wg, p->consumers);
+    attn_hop_ring_pass(c, st->wg, p->consumers);
+}
+
+static void skip_stage(cute_ctx *c, const cute_pipeline *pipe, cute_pipeline_state *s)
+{
+    cute_pipeline_consumer_wait(c, pipe, s, (cute_val){0});
+    cute_pipeline_consumer_release(c, pipe, s);
+    cute_pipeline_state_advance(c, s);
+}
+
+/* With p->skip_idle, a warpgroup whose 64 rows of the tile all lie at or past Sq (a head's
+ * last Q tile when bm does not divide Sq: d64's 192 rows, 11 tiles for 2048) computes
+ * nothing: it takes each of the tile's turns of the ring and passes it on at once (the
+ * others' GEMMs run without its share), and waits for and releases each of Q's, K's and V's
+ * stages as consume_tile would (their barriers count every consumer thread); no epilogue
+ * (no row of it is stored). */
+static void idle_tile(cute_ctx *c, const attn_plan *p, const attn_block *t, const hop_smem *m, hop_states *st)
+{
+    cute_alg *a = cute_ctx_alg(c);
+    cute_pipeline_consumer_wait(c, &m->pq, &st->q, (cute_val){0});
+    pass_turn(c, p, st); /* S(first) */
+    skip_stage(c, &m->pk, &st->k);
+    CUTE_FOR(c, n, cute_add(a, t->n_begin, cute_i(1)), t->n_end) { /* S(n) and P(n-1) V(n-1) */
+        (void)n;
+        pass_turn(c, p, st);
+        skip_stage(c, &m->pk, &st->k);
+        skip_stage(c, &m->pv, &st->v);
+    }
+    cute_pipeline_consumer_release(c, &m->pq, &st->q);
+    cute_pipeline_state_advance(c, &st->q);
+    pass_turn(c, p, st); /* the last P V */
+    skip_stage(c, &m->pv, &st->v);
+}
+
 /* The tiles joined (p->join, the persistent grid only; CUTEC_ATTN_FWD_JOIN, hopper_plan.c):
  * consume_tile's two half batches at a tile's ends, its last P V alone and the next tile's
  * first S alone, each a turn of its own with a wait behind it, become one batch: the next
@@ -406,7 +452,22 @@ static void consumer(cute_ctx *c, const hop_job *j, cute_int tid)
     else
         CUTE_FOR(c, w, cute_i(0), tiles_mine(c, j)) {
             attn_block t = tile_at(c, j, w);
-            consume_tile(c, j->p, &t, j->m, tid, &st, j->scale_log2);
+            if (j->p->skip_idle) {
+                /* loops of one pass or none, not a branch: the partitions in consume_tile are
+                 * checked against the threads that run them, which the tracer can tell from a
+                 * branch on the thread index alone, not on the tile's rows */
+                cute_int busy = tile_busy(c, j->p, &t, st.wg);
+                CUTE_FOR(c, once, cute_i(0), busy) {
+                    (void)once;
+                    consume_tile(c, j->p, &t, j->m, tid, &st, j->scale_log2);
+                }
+                CUTE_FOR(c, once, cute_i(0), cute_sub(cute_ctx_alg(c), cute_i(1), busy)) {
+                    (void)once;
+                    idle_tile(c, j->p, &t, j->m, &st);
+                }
+            } else {
+                consume_tile(c, j->p, &t, j->m, tid, &st, j->scale_log2);
+            }
         }
     attn_hop_ring_end(c, st.wg);
 }

@@ -68,11 +68,23 @@ static const bool JOIN_TILES[2] = {false, false};
  * 608 (16) -> 548 (0), causal 524 -> 464, d64 454 -> 420.  {not causal, causal}, unless
  * CUTEC_ATTN_FWD_WGU says 0 or 1.  Head dim 256 non-causal: the default since session 39's
  * mid pass (H200, 2x16x16384, two rounds in turns: 717.6 and 708.0 TFLOP/s against 709.5
- * and 697.3, x1.0133; SDPA 669.4); the other head dims and d256 causal are untimed:
- * scripts/device-attnf39.sh times d128 (its "decides:" line says whether to write true in
- * WG_UNIFORM). */
+ * and 697.3, x1.0133; SDPA 669.4); d128 non-causal measured x0.993 / x1.010 (session 39's
+ * final pass: off); head dim 64 non-causal the default since session 42's mid pass (H200,
+ * 16x32x2048, two rounds in turns: 517.3 and 514.8 TFLOP/s against 502.3 and 466.8, with
+ * idle warpgroups skipped as well 521.9 and 521.8: SKIP_IDLE_D64); the other head dims and
+ * the causal ones are untimed. */
 static const bool WG_UNIFORM[2] = {false, false};
+static const bool WG_UNIFORM_D64[2] = {true, false};
 static const bool WG_UNIFORM_D256[2] = {true, false};
+
+/* A consumer warpgroup whose rows all lie past Sq computes nothing, and (not causal) a head's
+ * Q tiles rotated on the persistent grid (hopper_fwd.c's idle_tile, hopper_sched.c), by
+ * {not causal, causal}, unless CUTEC_ATTN_FWD_SKIP says 0 or 1.  Head dim 64 non-causal
+ * (192-row tiles: 11 for 2048 rows, the last one's third warpgroup idle): the default since
+ * session 42's mid pass (H200, 16x32x2048 with wgu, two rounds in turns: 521.9 and 521.8
+ * TFLOP/s against wgu alone's 517.3 and 514.8, x1.0112; a model said x1.016); untimed at the
+ * other head dims (their marks' shapes have no idle warpgroup: 4096 and 16384 rows of 128). */
+static const bool SKIP_IDLE_D64[2] = {true, false};
 
 /* the consumer warpgroups down M: warpgroup w computes rows 64 w .. 64 w + 63; stage: the
  * descriptors built once a stage (the atom's desc_stage) */
@@ -170,11 +182,14 @@ static bool forward_choices(cute_alg *a, const cute_attention_config *cfg, attn_
      * Q stages: 597.8 TFLOP/s against a block a tile's 583.4; across, 469.2) */
     p->snake = kernel_env_choice(a, "CUTEC_ATTN_FWD_ORDER", "snake|across", 0) == 0;
     const bool *split = cfg->head_dim == 256 ? SPLIT_MASK_D256 : SPLIT_MASK;
-    const bool *wgu = cfg->head_dim == 256 ? WG_UNIFORM_D256 : WG_UNIFORM;
+    const bool *wgu = cfg->head_dim == 256 ? WG_UNIFORM_D256 : cfg->head_dim == 64 ? WG_UNIFORM_D64 : WG_UNIFORM;
+    bool skip = cfg->head_dim == 64 && SKIP_IDLE_D64[cfg->causal];
     p->split_mask = kernel_env_choice(a, "CUTEC_ATTN_FWD_SPLIT", "0|1", split[cfg->causal]) == 1;
     p->fast_finish = kernel_env_choice(a, "CUTEC_ATTN_FWD_FINISH", "ieee|fast", FAST_FINISH[cfg->causal]) == 1;
     p->join = kernel_env_choice(a, "CUTEC_ATTN_FWD_JOIN", "0|1", JOIN_TILES[cfg->causal]) == 1;
     p->wg_uniform = kernel_env_choice(a, "CUTEC_ATTN_FWD_WGU", "0|1", wgu[cfg->causal]) == 1;
+    /* (not with the tiles joined: consume_joined has no idle form) */
+    p->skip_idle = kernel_env_choice(a, "CUTEC_ATTN_FWD_SKIP", "0|1", skip) == 1 && !p->join;
     /* a diagnostic only (wrong outputs): how fast the key-tile loop runs without its softmax,
      * or without O's rescale; or the unmasked tiles' softmax without its exp2s, or its row sums */
     p->diag = kernel_env_diag(a, "CUTEC_ATTN_FWD_DIAG", "none|nosoftmax|norescale|noexp|nosum");

@@ -66,5 +66,13 @@ void attn_hop_sched_tile(cute_ctx *c, const attn_plan *p, const attn_hop_sched *
                                : cute_layout_fmt(a, "(%I,%I,%I):(1@0,1@1,1@2)", s->tiles_m, s->heads, s->batch);
     cute_tuple at = cute_layout_eval_basis(a, &order, idx);
     *m = p->cfg.causal ? cute_sub(a, cute_sub(a, s->tiles_m, cute_i(1)), at.leaf[0]) : at.leaf[0];
+    /* With idle warpgroups skipped (p->skip_idle), not causal: a head's Q tiles rotated by
+     * the head's linear index, so that a head's last tile, the short one, falls to another
+     * block in each round.  Without it block x gets Q tile x mod tiles_m in every round where
+     * the grid is a multiple of tiles_m (d64 16x32x2048: 132 blocks, 11 tiles a head): 12
+     * blocks would take every short tile and the others every long one (a model, short =
+     * 0.77 of a long: the last block ends at 43 long tiles either way; rotated, at 42.31). */
+    if (p->skip_idle && !p->cfg.causal)
+        *m = cute_mod(a, cute_add(a, *m, cute_add(a, at.leaf[1], cute_mul(a, at.leaf[2], s->heads))), s->tiles_m);
     *h = at.leaf[1], *b = at.leaf[2];
 }

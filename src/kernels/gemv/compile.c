@@ -57,16 +57,30 @@ bool cute_gemv_ring_able(const cute_gemv_config *cfg)
  * f32 79.0% at 8); f32 keeps two blocks an SM (3xTF32's instructions want 8 warps), the
  * deepest of 8, 6 and 4 stages at which two fit (16 vectors: 6, 85.2% of the copy in 2 splits
  * against 4 stages' 83.3 in 3 and 3 stages' 81.9 in 4, session 41's final pass; 8 stages leave
- * one block, 63.5 in session 38; 8 vectors: 8, 80.1 against 6 stages' 77.0).  Past 16
+ * one block, 63.5 in session 38; 8 vectors: 8, 80.1 against 6 stages' 77.0); with two k
+ * groups (gemv_mma_kgroups, the default since session 42) one block of 8 warps an SM, the
+ * deepest that fits (8 vectors: 8 stages, 95.4% in one split; 16: 6, 92.2).  Past 16
  * vectors: not measured through it. */
 static int mma_ring_default(const cute_gemv_config *cfg)
 {
     if (gemv_nvec(cfg) > 16 || !cute_gemv_ring_able(cfg)) return 0;
     if (cfg->dtype != CUTE_F32) return 8;
     cute_gemv_config at = *cfg;
-    for (at.smem_stages = 8; at.smem_stages > 4; at.smem_stages -= 2)
-        if (gemv_smem_blocks(gemv_mma_ring_bytes(&at), 2) == 2) break;
+    at.smem_stages = 8;
+    bool pair = gemv_mma_kgroups(&at) == 2; /* one block of 8 warps an SM: the deepest that fits */
+    for (; at.smem_stages > 4; at.smem_stages -= 2)
+        if (pair ? gemv_mma_ring_bytes(&at) <= GEMV_MMA_RING_MAX : gemv_smem_blocks(gemv_mma_ring_bytes(&at), 2) == 2)
+            break;
     return at.smem_stages;
+}
+
+int cute_gemv_ring_fit(const cute_gemv_config *cfg, int arch)
+{
+    int known = arch ? cute_cuda_arch_smem_per_block(arch) : 0; /* at most GEMV_MMA_RING_MAX */
+    int64_t ring_max = known ? known : GEMV_MMA_RING_MAX;
+    cute_gemv_config at = *cfg;
+    while (at.mma && at.smem_stages / 2 >= 2 && gemv_mma_ring_bytes(&at) > ring_max) at.smem_stages /= 2;
+    return at.mma && gemv_mma_ring_bytes(&at) > ring_max ? 0 : at.smem_stages; /* it does not fit */
 }
 
 int cute_gemv_ring_default(const cute_gemv_config *cfg)
