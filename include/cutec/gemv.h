@@ -51,7 +51,7 @@ typedef struct cute_gemv_config {
     bool mma;           /* the tensor-core form (f16/bf16, K-major A, 16-byte vectors): A's
                            rows on mma.sync's 16-row side, the vectors (up to
                            CUTE_GEMV_MAX_MMA_VECTORS) on its 8-column side */
-    int l2_prefetch;    /* K-major A (rows, NVFP4 and the tensor-core form): each warp asks L2
+    int l2_prefetch;    /* K-major A (rows, skew, NVFP4, the tensor-core form): each warp asks L2
                            for its rows' k-tile this many ahead (prefetch.global.L2) before it
                            loads this one; 0: none, at most CUTE_GEMV_MAX_L2_PREFETCH */
     bool tile_at_a_time; /* NVFP4: load each k-tile just before its products (the form
@@ -168,8 +168,9 @@ void cute_gemv_lib_deterministic(cute_gemv_lib *lib, bool deterministic);
  * CUTE_GEMV_MAX_VECTORS + 1; CUTE_GEMV_MMA_FROM by default): false for another count */
 bool cute_gemv_lib_mma_from(cute_gemv_lib *lib, int vectors);
 /* The L2 prefetch of K-major A's k-tile `distance` ahead (cute_gemv_config.l2_prefetch)
- * for later calls: 0 none (the default: measured no faster, bf16 GEMV slower), 1 the
- * next; false for a distance out of range */
+ * for later calls: 0 none, 1 the next, ...; -1 the library's choice (the default): none
+ * (measured no faster, the bf16 GEMV slower) but in the skew form (rows not 16-byte aligned,
+ * f16 and bf16), the next k-tile; false for a distance out of range */
 #define CUTE_GEMV_MAX_L2_PREFETCH 4
 bool cute_gemv_lib_l2_prefetch(cute_gemv_lib *lib, int distance);
 /* NVFP4 (before sm_100 and on it) with each k-tile loaded just before its products

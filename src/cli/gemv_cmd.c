@@ -23,7 +23,8 @@ typedef struct gemv_opts {
     int sf_vec;  /* nvfp4 (16) or mxfp8 (32): cutec_gemv_blockscaled; else 0 */
     bool atomic; /* --reduction atomic: split-K's non-deterministic reduction */
     int mma_from; /* --mma-from: the tensor-core form from this many vectors on */
-    int l2_prefetch; /* --l2-prefetch D: K-major A's k-tile D ahead asked of L2 (0: none) */
+    int l2_prefetch; /* --l2-prefetch D: K-major A's k-tile D ahead asked of L2 (0: none; -1,
+                        unset: the library's choice) */
     bool tile_at_a_time; /* --tile-at-a-time 1: NVFP4's k-tiles loaded one at a time */
     int smem_stages;     /* --smem-stages N: the ring of N stages (0: none; -1 the library's) */
     int ahead;           /* --ahead N: NVFP4's register form, N k-tiles loaded ahead (0: the library's) */
@@ -134,7 +135,7 @@ static int parse(int argc, char **argv, gemv_opts *o)
     memset(o, 0, sizeof *o);
     o->dtype = CUTE_BF16, o->M = o->K = 8192, o->L = 1, o->major = 1, o->iters = 20;
     o->mma_from = CUTE_GEMV_MMA_FROM;
-    o->smem_stages = -1, o->fma_decode = -1, o->tf32_bits = -1, o->hopper = 1;
+    o->smem_stages = -1, o->fma_decode = -1, o->tf32_bits = -1, o->hopper = 1, o->l2_prefetch = -1;
     bool out_given = false;
     if (argc < 2 || strcmp(argv[1], "gemv") != 0) return usage(argv[0]);
     for (int i = 2; i < argc; i += 2) {
@@ -177,7 +178,7 @@ static int emit(const gemv_opts *o)
                             .sf_vec = o->sf_vec,
                             .mma = o->major && !o->sf_vec && cute_gemv_mma_for(o->dtype, CUTE_GEMV_MAX_MMA_VECTORS) &&
                                    nvec(o) >= o->mma_from,
-                            .l2_prefetch = o->major && o->sf_vec != 32 ? o->l2_prefetch : 0,
+                            .l2_prefetch = o->major && o->sf_vec != 32 && o->l2_prefetch > 0 ? o->l2_prefetch : 0,
                             .tile_at_a_time = o->sf_vec == 16 && o->tile_at_a_time};
     bool nvfp4_ring = o->sf_vec == 16 && !cfg.tile_at_a_time && !cfg.l2_prefetch;
     if (o->smem_stages > 0 && (nvfp4_ring || (!o->sf_vec && cute_gemv_ring_able(&cfg))))
@@ -416,6 +417,8 @@ static void describe(const problem *p, const gemv_opts *o, char *buf, size_t n)
                  cfg.smem_stages);
     if (cfg.fma_decode) strncat(form, ", scales by bits", sizeof form - strlen(form) - 1);
     if (cfg.tf32_bits) strncat(form, ", tf32 by bits", sizeof form - strlen(form) - 1);
+    if (cfg.l2_prefetch) /* (NVFP4's, the rows' and the skew form's) */
+        snprintf(form + strlen(form), sizeof form - strlen(form), ", L2 prefetch %d ahead", cfg.l2_prefetch);
     snprintf(buf, n, "%s %s->%s %lldx%lld N=%lld L=%lld, vec %d, %d split%s%s%s%s", kind,
              cute_dtype_name(o->dtype), cute_dtype_name(o->y_dtype), (long long)o->M,
              (long long)o->K, (long long)nvec(o), (long long)o->L, cfg.vec, splits,

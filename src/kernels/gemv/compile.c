@@ -160,6 +160,9 @@ static bool plan_make(cute_alg *a, const cute_gemv_config *cfg, int arch, gemv_p
      * 8192x8192, 4096x16384) */
     p->pdl_self = kernel_env_choice(a, "CUTEC_GEMV_PDL", "0|1", 1) == 1 && cfg->a_major == 1 && !cfg->split &&
                   !cfg->sf_vec && !cfg->skew && arch >= 90;
+    /* the skew form's first k-tiles into L2 before its dependent launch's wait (CUTEC_GEMV_EARLY=0:
+     * after it; H200, 4097x3x8191 bf16: 25.9-26.1 against 28.1-28.3 us, bench/RESULTS.md odd42) */
+    p->early = cfg->skew && kernel_env_choice(a, "CUTEC_GEMV_EARLY", "1|0", 0) == 0;
     p->ktile = p->words ? 32 * (bits / 32) * p->unroll : cute_gemv_k_tile(cfg);
     int64_t tk = p->ktile;
     cute_tuple step = cfg->a_major == 1
@@ -283,11 +286,11 @@ static bool config_ok(const cute_gemv_config *cfg, char *err, size_t n)
         snprintf(err, n, "gemv: many_splits is the ordered reduction's (split set, atomic not)");
         return false;
     }
-    if (cfg->skew && (cfg->a_major != 1 || cfg->mma || cfg->smem_stages || cfg->l2_prefetch ||
+    if (cfg->skew && (cfg->a_major != 1 || cfg->mma || cfg->smem_stages ||
                       (cfg->dtype != CUTE_F16 && cfg->dtype != CUTE_BF16) ||
                       cfg->vec * cute_dtype_bytes(cfg->dtype) != 16)) {
         snprintf(err, n, "gemv: rows read past their misalignment (skew) take f16 or bf16 K-major A in "
-                 "16-byte vectors, without the tensor cores, the ring or the L2 prefetch");
+                 "16-byte vectors, without the tensor cores or the ring");
         return false;
     }
     if (cfg->one_launch && (!cfg->split || cfg->a_major != 1 || cfg->mma)) {

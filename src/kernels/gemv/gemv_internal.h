@@ -33,6 +33,8 @@ typedef struct gemv_plan {
      * through it; a scale group's 4-byte cp.async */
     cute_tiled_copy ring_a, ring_x;
     cute_copy_atom ring_s;
+    bool early;    /* the skew form as a dependent launch (pdl): its first two whole k-tiles asked of
+                      L2 before the wait for the previous grid (CUTEC_GEMV_EARLY=0: not; skew.c) */
     bool pdl_self; /* sm_90 on, K-major rows, unsplit (CUTEC_GEMV_PDL=0: not): the kernel itself
                       a programmatic dependent launch, every thread waiting for the stream's
                       previous grid before its first global access, then letting the next grid
@@ -40,6 +42,7 @@ typedef struct gemv_plan {
 } gemv_plan;
 
 #define GEMV_MAX_ROWS 8
+
 
 
 /* the K-major kernel's rows per warp: two for one vector of 8- or 16-bit elements, four for

@@ -214,7 +214,7 @@ static void results(cute_runtime *rt)
         {CUTE_F32, CUTE_BF16, 33, 1000, 2, 1, 0, 2, 0, 3, 0, 100},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) run_case(rt, lib, &cases[i]);
-    /* the L2 prefetch of the k-tile 1 and 4 ahead (off by default) where a split holds full
+    /* the L2 prefetch of the k-tile 1 and 4 ahead (off by default but in the skew form) where a split holds full
      * k-tiles of K-major A: the interpreter checks every prefetched address lies in A (the
      * split's last full k-tile asks for itself again) */
     for (int d = 1; d <= CUTE_GEMV_MAX_L2_PREFETCH; d += 3) {
@@ -222,7 +222,7 @@ static void results(cute_runtime *rt)
         for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
             if (cases[i].major == 1 && cases[i].K >= 1900) run_case(rt, lib, &cases[i]);
     }
-    cute_gemv_lib_l2_prefetch(lib, 0);
+    cute_gemv_lib_l2_prefetch(lib, -1);
     /* the atomic reduction, on every forced split: the same answers within rounding, twice in
      * a row (its sums are zeroed for the next call; the tensor-core form's, the slowest on the
      * interpreter, once: the second kernel that zeroes them is the rows kernels'), and one call
@@ -546,8 +546,26 @@ static void skew_cases(cute_runtime *rt)
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         cute_gemv_config cfg = run_case(rt, lib, &cases[i]);
-        CHECK(cfg.skew && cfg.vec * cute_dtype_bytes(cfg.dtype) == 16, "skew case %zu ran skew", i);
+        CHECK(cfg.skew && cfg.vec * cute_dtype_bytes(cfg.dtype) == 16 && cfg.l2_prefetch == 1,
+              "skew case %zu ran skew, the next k-tile asked of L2 (the library's choice)", i);
     }
+    /* the L2 prefetch D k-tiles ahead, none to 2 (the interpreter checks each prefetch's
+     * address lies in A): several whole k-tiles a split, rows past a block's 64, one vector
+     * and three */
+    static const gemv_case ahead[] = {
+        {CUTE_BF16, CUTE_BF16, 70, 3001, 1, 1, 0, 1, 0, 2, 0, 3},
+        {CUTE_F16, CUTE_F16, 5, 4099, 1, 1, 0, 1, 2, 0, 0, 0},
+    };
+    for (int d = 0; d <= 2; d++) {
+        CHECK(cute_gemv_lib_l2_prefetch(lib, d), "L2 prefetch %d", d);
+        for (size_t i = 0; i < sizeof ahead / sizeof ahead[0]; i++) {
+            cute_gemv_config cfg = run_case(rt, lib, &ahead[i]);
+            CHECK(cfg.skew && cfg.l2_prefetch == d, "skew case %zu with the L2 prefetch %d ahead", i, d);
+        }
+    }
+    CHECK(!cute_gemv_lib_l2_prefetch(lib, -2) && !cute_gemv_lib_l2_prefetch(lib, CUTE_GEMV_MAX_L2_PREFETCH + 1),
+          "the L2 prefetch takes -1 to %d", CUTE_GEMV_MAX_L2_PREFETCH);
+    cute_gemv_lib_l2_prefetch(lib, -1);
     CHECK(!run_case(rt, lib, &(gemv_case){CUTE_BF16, CUTE_BF16, 9, 1024, 1, 1, 0, 1, 0, 0, 0, 2}).skew,
           "rows 16-byte aligned: the rows kernel");
     CHECK(!run_case(rt, lib, &(gemv_case){CUTE_F32, CUTE_F32, 5, 331, 1, 1, 0, 1, 0, 0, 0, 3}).skew,
@@ -812,6 +830,18 @@ static void env_refused(cute_runtime *rt, const char *name, const char *value, c
     unsetenv(name);
 }
 
+/* cfg's CUDA C (free it), compiled for rt under name=value; NULL with the reason in err */
+static char *cuda_under(cute_runtime *rt, const cute_gemv_config *cfg, const char *name, const char *value, char *err,
+                        size_t n)
+{
+    setenv(name, value, 1);
+    char *text = NULL;
+    const cute_fn *f = cute_gemv_compile(rt, cfg, err, n);
+    if (f && cute_fn_code(f, "cuda", NULL, &text, err, n) != CUTE_OK) text = NULL;
+    cute_fn_free(f);
+    return text;
+}
+
 /* sm_90 on, the unsplit K-major kernel waits for the stream's previous grid before its first
  * global access, then lets the next grid in (its code: the wait, then the launch of dependents,
  * then the first copy; none of it under CUTEC_GEMV_PDL=0); against float64 on the interpreter
@@ -822,16 +852,12 @@ static void pdl_cases(cute_runtime *rt)
     cute_runtime *own = NULL;
     if (!(rt = on_sm90(rt, &own))) return;
     for (int pdl = 1; pdl >= 0; pdl--) {
-        setenv("CUTEC_GEMV_PDL", pdl ? "1" : "0", 1);
-        char err[2048] = "", *text = NULL;
-        const cute_fn *f = cute_gemv_compile(rt, &ring_cfg, err, sizeof err);
-        cute_status s = f ? cute_fn_code(f, "cuda", NULL, &text, err, sizeof err) : CUTE_ERR_INVALID;
-        const char *t = s == CUTE_OK ? text : "", *w = strstr(t, "griddepcontrol.wait"),
+        char err[2048] = "", *text = cuda_under(rt, &ring_cfg, "CUTEC_GEMV_PDL", pdl ? "1" : "0", err, sizeof err);
+        const char *t = text ? text : "", *w = strstr(t, "griddepcontrol.wait"),
                    *l = strstr(t, "griddepcontrol.launch_dependents"), *cp = strstr(t, "cp.async");
-        CHECK(s == CUTE_OK && cp && (pdl ? w && l && w < l && l < cp : !w && !l),
+        CHECK(text && cp && (pdl ? w && l && w < l && l < cp : !w && !l),
               "CUTEC_GEMV_PDL=%d: the wait, the dependents let in, then the copies, or none (%s)", pdl, err);
         free(text);
-        cute_fn_free(f);
     }
     unsetenv("CUTEC_GEMV_PDL");
     cute_gemv_lib *lib = cute_gemv_lib_new(rt);
@@ -844,6 +870,35 @@ static void pdl_cases(cute_runtime *rt)
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) run_case(rt, lib, &cases[i]);
     cute_gemv_lib_free(lib);
     env_refused(rt, "CUTEC_GEMV_PDL", "2", "0|1");
+    if (own) cute_runtime_free(own);
+}
+
+/* sm_90a, the skew form in one launch (a dependent launch): its first k-tiles asked of L2
+ * before the wait for the previous grid, the wait before the first load; under
+ * CUTEC_GEMV_EARLY=0 the wait first; a value outside 1|0 refused by name.  (Its answers: the
+ * sm_90a one-launch cases above, skew included.) */
+static void early_code(cute_runtime *rt)
+{
+    cute_runtime *own = NULL;
+    if (!(rt = on_sm90(rt, &own))) return;
+    static const cute_gemv_config skew = {.dtype = CUTE_BF16, .y_dtype = CUTE_BF16, .a_major = 1, .vec = 8,
+                                          .vectors = 3, .split = true, .one_launch = true, .skew = true,
+                                          .l2_prefetch = 1};
+    for (int early = 1; early >= 0; early--) {
+        char err[2048] = "", *text = cuda_under(rt, &skew, "CUTEC_GEMV_EARLY", early ? "1" : "0", err, sizeof err);
+        const char *t = text ? text : "", *pf = strstr(t, "prefetch.global.L2"),
+                   *w = strstr(t, "griddepcontrol.wait"), *ld = strstr(t, "*(const bf16x8 *)");
+        CHECK(text && pf && w && ld && w < ld && (early ? pf < w : w < pf),
+              "CUTEC_GEMV_EARLY=%d: the prefetch %s the wait, the wait before the loads (%s)", early,
+              early ? "before" : "after", err);
+        free(text);
+    }
+    setenv("CUTEC_GEMV_EARLY", "2", 1);
+    char err[2048] = "";
+    const cute_fn *f = cute_gemv_compile(rt, &skew, err, sizeof err);
+    CHECK(!f && strstr(err, "CUTEC_GEMV_EARLY=2: not one of 1|0"), "CUTEC_GEMV_EARLY=2: %s", f ? "taken" : err);
+    cute_fn_free(f);
+    unsetenv("CUTEC_GEMV_EARLY");
     if (own) cute_runtime_free(own);
 }
 
@@ -864,6 +919,7 @@ int main(void)
     machine_code(rt);
     mma_code(rt);
     pdl_cases(rt);
+    early_code(rt);
     skinny(rt);
     cute_runtime_free(rt);
     return CHECK_DONE("gemv_test");

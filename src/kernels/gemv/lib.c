@@ -75,6 +75,7 @@ cute_gemv_lib *cute_gemv_lib_new(cute_runtime *rt)
     lib->rt = rt;
     lib->mma_from = CUTE_GEMV_MMA_FROM;
     lib->smem_stages = -1;
+    lib->l2_prefetch = -1;
     lib->fma_decode = -1;
     lib->one_launch = -1;
     lib->tf32_bits = true; /* f32 8-16 vectors +3-8 points of the copy on an H200 (session 38) */
@@ -126,7 +127,7 @@ void cute_gemv_lib_deterministic(cute_gemv_lib *lib, bool deterministic)
 
 bool cute_gemv_lib_l2_prefetch(cute_gemv_lib *lib, int distance)
 {
-    if (!lib || distance < 0 || distance > CUTE_GEMV_MAX_L2_PREFETCH) return false;
+    if (!lib || distance < -1 || distance > CUTE_GEMV_MAX_L2_PREFETCH) return false;
     pthread_mutex_lock(&lib->lock);
     lib->l2_prefetch = distance;
     pthread_mutex_unlock(&lib->lock);
@@ -231,7 +232,7 @@ int gemv_lib_l2_prefetch(cute_gemv_lib *lib)
     pthread_mutex_lock(&lib->lock);
     int d = lib->l2_prefetch;
     pthread_mutex_unlock(&lib->lock);
-    return d;
+    return d < 0 ? 0 : d; /* (the library's choice: none but in the skew form) */
 }
 
 void cute_gemv_lib_last(cute_gemv_lib *lib, cute_gemv_config *cfg, int *splits)
@@ -403,6 +404,10 @@ static bool gemv_takes_mma(const cute_gemv_lib *lib, const gemv_operands *o)
     return gemv_mma_able(o) && o->x.shape[1] >= lib->mma_from;
 }
 
+/* the skew form's L2 prefetch, the library's choice: the next k-tile (4097x3x8191 bf16: 66.3% of
+ * the copy against 63.9% without, 28.0 against 28.9 us; bench/RESULTS.md, odd42) */
+#define GEMV_SKEW_L2_PREFETCH 1
+
 /* K-major f16 or bf16 A whose rows' starts allow narrower vectors than 16 bytes: the skew
  * form's (4097x3x8191 bf16: 62.2% of the copy against 54.3 in vectors of one element; f32
  * kept those, 73.2 against the skew form's 62.6; bench/RESULTS.md, skinny38b) */
@@ -422,9 +427,11 @@ static cute_gemv_config configure(cute_gemv_lib *lib, const gemv_operands *o, in
                             .vec = o->vec,
                             .vectors = (int)o->x.shape[1],
                             .mma = gemv_takes_mma(lib, o),
-                            .l2_prefetch = o->major == 1 ? lib->l2_prefetch : 0};
-    if (skew_able(o)) /* 16-byte vectors between a scalar head and tail, no ring */
-        cfg.skew = true, cfg.vec = 16 / cute_dtype_bytes(cfg.dtype), cfg.l2_prefetch = 0;
+                            .l2_prefetch = o->major == 1 && lib->l2_prefetch > 0 ? lib->l2_prefetch : 0};
+    if (skew_able(o)) { /* 16-byte vectors between a scalar head and tail, no ring */
+        cfg.skew = true, cfg.vec = 16 / cute_dtype_bytes(cfg.dtype);
+        if (lib->l2_prefetch < 0) cfg.l2_prefetch = GEMV_SKEW_L2_PREFETCH;
+    }
     int arch = cute_runtime_target_arch(lib->rt); /* the ring: asked for or the library's, where cp.async runs */
     int stages = lib->smem_stages < 0 ? cute_gemv_ring_default(&cfg) : lib->smem_stages;
     if (stages > 0 && (!arch || arch >= 80) && cute_gemv_ring_able(&cfg)) cfg.smem_stages = stages;

@@ -33,12 +33,14 @@ static void fma_run(cute_ctx *c, const gemv_plan *p, skew_warp *w, cute_int k, c
     /* every load first, then the products: a warp issues in order, and a conversion or fma
      * right after its load would wait out that load before the next one is issued */
     cute_ssa x[CUTE_GEMV_MAX_VECTORS], ar[GEMV_MAX_ROWS];
+    int align = vec * es; /* (a run of one element: its own size) */
+    if (cute_size(cute_ctx_alg(c), &run).v == 1) align = es;
     for (int v = 0; v < p->nvec; v++) {
         cute_tensor from = cute_tensor_domain_offset(c, w->mX, CUTE_CRD(k, v, w->l));
         x[v] = cute_tensor_load(c, cute_make_tensor(c, cute_tensor_ptr(c, from, cute_i(0)), run, es));
     }
-    int align = vec * es; /* (a run of one element: its own size) */
-    if (cute_size(cute_ctx_alg(c), &run).v == 1) align = es;
+    /* (A's loads after x's or before them: the same time, 28.9 us at 4097x3x8191, session
+     * 42's mid pass) */
     for (int r = 0; r < p->rows; r++) {
         cute_tensor from = cute_tensor_domain_offset(c, w->mA, CUTE_CRD(w->row[r], k, w->l));
         ar[r] = cute_tensor_load(c, cute_make_tensor(c, cute_tensor_ptr(c, from, cute_i(0)), run, align));
@@ -70,6 +72,45 @@ static void fma_run(cute_ctx *c, const gemv_plan *p, skew_warp *w, cute_int k, c
     }
 }
 
+/* The warp's rows' whole k-tile `kt` (the split's last whole one at most: no branch, the
+ * address stays in the split) asked of L2, one 128-byte line a lane (rows x 4 x unroll lines
+ * of 16-byte vectors: the first 32): cfg.l2_prefetch ahead of the loads, bytes on their way
+ * that hold no registers; as a dependent launch, the first two before the previous grid's end */
+static void prefetch_tile(cute_ctx *c, const gemv_plan *p, cute_tensor mA, cute_int row0, cute_int M, cute_int body,
+                          cute_int kt, cute_int full, cute_int l)
+{
+    cute_alg *a = cute_ctx_alg(c);
+    int es = cute_dtype_bytes(p->cfg.dtype), per_line = 128 / es, tk = 32 * p->unroll * p->cfg.vec;
+    int lpr = tk / per_line, lines = p->rows * lpr, warps = p->threads / 32;
+    cute_int i = cute_mod(a, cute_lane_idx(c), cute_i(lines > 32 ? 32 : lines));
+    cute_int next = cute_min(a, kt, cute_sub(a, full, cute_i(1)));
+    cute_int row = cute_add(a, row0, cute_mul(a, cute_div(a, i, cute_i(lpr)), cute_i(warps)));
+    row = cute_int_from_val(c, cute_val_select(c, cute_int_lt(c, row, M), cute_int_value(c, row, CUTE_I64),
+                                               cute_int_value(c, row0, CUTE_I64)),
+                            0); /* (past M: the warp's first row, as its loads) */
+    cute_int col = cute_add(a, body, cute_add(a, cute_mul(a, next, cute_i(tk)), cute_mul(a, cute_mod(a, i, cute_i(lpr)), cute_i(per_line))));
+    cute_tensor from = cute_tensor_domain_offset(c, mA, CUTE_CRD(row, col, l));
+    cute_prefetch_l2(c, cute_tensor_ptr(c, from, cute_i(0)));
+}
+
+/* a warp's split of its rows: the head (from k0 up to the rows' first aligned element, the
+ * warp's rows alike), the body's first column, its vectors and whole k-tiles */
+typedef struct skew_span {
+    cute_int h, body, nv, full;
+} skew_span;
+static skew_span span_of(cute_ctx *c, const gemv_plan *p, cute_tensor mA, cute_int row0, const gemv_tiles *t, cute_int a0)
+{
+    cute_alg *a = cute_ctx_alg(c);
+    int vec = p->cfg.vec;
+    skew_span s;
+    cute_int off = cute_add(a, a0, cute_tensor_domain_offset(c, mA, CUTE_CRD(row0, t->k0, t->l)).offset);
+    cute_int span = cute_sub(a, t->kend, t->k0);
+    s.h = cute_min(a, cute_mod(a, cute_sub(a, cute_i(vec), cute_mod(a, off, cute_i(vec))), cute_i(vec)), span);
+    s.body = cute_add(a, t->k0, s.h), s.nv = cute_div(a, cute_sub(a, span, s.h), cute_i(vec));
+    s.full = cute_div(a, s.nv, cute_i(32 * p->unroll));
+    return s;
+}
+
 /* the kernel; counts: split-K in one launch's counters (cfg.one_launch), else NULL */
 static void skew_body(cute_ctx *c, cute_tensor mA, cute_tensor mX, cute_tensor mY, cute_tensor mW,
                       const cute_tensor *counts, cute_int kchunk, cute_int a0, cute_val alpha, cute_val beta)
@@ -78,7 +119,8 @@ static void skew_body(cute_ctx *c, cute_tensor mA, cute_tensor mX, cute_tensor m
     cute_alg *a = cute_ctx_alg(c);
     int vec = p->cfg.vec, warps = p->threads / 32, U = p->unroll;
     cute_int M = mA.layout.shape.leaf[0], K = mA.layout.shape.leaf[1];
-    gemv_let_dependents_in(c, p);
+    bool early = p->early && p->pdl; /* (a dependent launch: the wait after the prefetch below) */
+    if (!early) gemv_let_dependents_in(c, p);
     cute_tensor slot = gemv_last_slot(c, p);
     gemv_tiles t = gemv_block_split(c, p, K, kchunk);
     skew_warp w = {.mA = mA, .mX = mX, .l = t.l};
@@ -94,18 +136,25 @@ static void skew_body(cute_ctx *c, cute_tensor mA, cute_tensor mX, cute_tensor m
             cute_clear(c, w.acc[v][r]);
         }
     }
+    if (early) { /* the first two whole k-tiles into L2, then the wait: a
+                    prefetch moves nothing to the thread, so it may precede the wait for the
+                    previous grid's writes (L2 is where they land) */
+        skew_span s = span_of(c, p, mA, row0, &t, a0);
+        CUTE_IF(c, cute_val_binop(c, CUTE_OP_AND, cute_int_lt(c, row0, M), cute_int_lt(c, cute_i(0), s.full)))
+        {
+            for (int i = 0; i < 2; i++) prefetch_tile(c, p, mA, row0, M, s.body, cute_i(i), s.full, t.l);
+        }
+        gemv_let_dependents_in(c, p);
+    }
     CUTE_IF(c, cute_int_lt(c, row0, M))
     {
-        /* the head: from k0 up to the row's first aligned element (the warp's rows alike) */
-        cute_int off = cute_add(a, a0, cute_tensor_domain_offset(c, mA, CUTE_CRD(row0, t.k0, t.l)).offset);
-        cute_int span = cute_sub(a, t.kend, t.k0);
-        cute_int h = cute_min(a, cute_mod(a, cute_sub(a, cute_i(vec), cute_mod(a, off, cute_i(vec))), cute_i(vec)), span);
-        cute_int body = cute_add(a, t.k0, h), nv = cute_div(a, cute_sub(a, span, h), cute_i(vec));
-        cute_int full = cute_div(a, nv, cute_i(32 * U));
+        skew_span s = span_of(c, p, mA, row0, &t, a0);
+        cute_int h = s.h, body = s.body, nv = s.nv, full = s.full;
         /* whole k-tiles: the lane's `unroll` vectors of each row, 32 vectors apart */
         cute_layout tile = cute_layout_fmt(a, "(%d,%d):(1,%d)", vec, U, 32 * vec);
         CUTE_FOR(c, kt, cute_i(0), full)
         {
+            if (p->cfg.l2_prefetch) prefetch_tile(c, p, mA, row0, M, s.body, cute_add(a, kt, cute_i(p->cfg.l2_prefetch)), s.full, t.l);
             cute_int k = cute_add(a, body, cute_mul(a, cute_i(vec), cute_add(a, lane, cute_mul(a, kt, cute_i(32 * U)))));
             fma_run(c, p, &w, k, tile);
         }
