@@ -3,27 +3,35 @@
 # (M,K,L) = (7168,16384,1), (4096,7168,8), (7168,2048,4)), under 50 s of GPU work after the
 # lead's `make all tests` (nothing is built here); log $OUT/fp4_42.log, ncu's raw output
 # $OUT/prof35-NAME.txt (prof35's helpers: scripts/device-prof35.sh).
-# 1. `cutec bench gemv --dtype nvfp4`: the library's form at the three shapes, each checked
-#    against float64 on the GPU first, beside a D2D copy of its bytes; the bf16 GEMV at
-#    7168x4096 (A's bytes and rows of 8 KB as NVFP4's (7168,16384,1), another decode) beside.
+# 1. The trial CUTEC_GEMV_TRIAL=words (cfg.scale_words: a warp's scale pairs of rows 2h and
+#    2h+1 by one 4-byte load a lane, row 2h + (lane & 1)'s group, and one shuffle with the
+#    neighbour lane: A's scale loads touch 32 sectors a k-tile, not 64) checked on the GPU
+#    against float64, every element, at odd sizes of each walk (one and two k-tiles ahead, a
+#    k-tile at a time); then `cutec bench gemv --dtype nvfp4` (the three shapes, each row checked
+#    against float64 first, beside a D2D copy of its bytes) the library's form and the trial in
+#    turns, four processes: lib, words, words, lib.
 # 2. Nsight Compute on one launch (the third) of the library's NVFP4 kernel at each shape, then
 #    a copy kernel of the first shape's bytes (`run elementwise --op neg`, bf16 7168x4608):
 #    prof35's metrics (its table row: DRAM bytes against the count, DRAM %, L2 hit, issue %,
 #    occupancy, the top stalls) and the SpeedOfLight, SchedulerStats, WarpStateStats,
 #    MemoryWorkloadAnalysis and Occupancy sections' lines that say which unit is the bound:
 #    L1/TEX and L2 and DRAM throughput %, eligible warps a scheduler, warp cycles an issue.
-# What it decides (the final pass's form; "decides:" lines): per shape, from the profile,
-#   L1/TEX throughput >= 80% of its peak: "the L1 (the scale pairs' wavefronts)";
-#   else DRAM throughput below the copy's by 10 points or more with long scoreboard the largest
-#   stall: "the DRAM's rate at this walk's requests (what is in flight is there, the rate is
-#   not)"; else issue slots >= 70% busy: "issue (the decode's instructions)"; else "latency".
+#    Then, time left, the bf16 GEMV at 7168x4096 (A's bytes and rows of 8 KB as NVFP4's
+#    (7168,16384,1), another decode).
+# What it decides ("decides:" lines):
+#   the trial, per shape (points of the copy, d = words - lib in each of the two rounds): a failed
+#   check, a WRONG row or a row without "scale words" -> "delete (wrong)" / "not taken"; mean d
+#   >= 1 and d > 0 in both -> "default"; mean d <= -1 -> "delete"; else "within the spread".
+#   the profile, per shape: L1/TEX throughput >= 80% of its peak: "the L1 (the scale pairs'
+#   wavefronts)"; else DRAM throughput below the copy's by 10 points or more with long
+#   scoreboard the largest stall: "the DRAM's rate at this walk's requests"; else issue slots
+#   >= 70% busy: "issue (the decode's instructions)"; else "latency".
 #   BUDGET=50 sh scripts/device-fp4_42.sh
 PROF35_HELPERS=1 . scripts/device-prof35.sh
 log="$out/fp4_42.log"
 start=$(date +%s)
 budget=${BUDGET:-50}
-GEMV_TIMEOUT=${GEMV_TIMEOUT:-12}
-PROF_TIMEOUT=${PROF_TIMEOUT:-14}
+PROF_TIMEOUT=${PROF_TIMEOUT:-12}
 prof_sections="--section SpeedOfLight --section SchedulerStats --section WarpStateStats --section MemoryWorkloadAnalysis --section Occupancy"
 
 # lines NAME: the sections' lines of $out/prof35-NAME.txt that say where the bound is, and every
@@ -54,6 +62,24 @@ verdict()
         printf "decides: %s: bound by %s (L1/TEX %s%%, DRAM %s%% against the copy'"'"'s %s%%, issue %s%%, top stall %s)\n",
                n, v, l1, dr, cp == "" ? "-" : cp, is, top }'
 }
+# checked ARGS: `cutec run gemv --dtype nvfp4 ARGS` with the trial on the GPU, every element
+# against float64; bad=1 unless verified with "scale words" in its row
+checked()
+{
+    device_late run "$@" && return
+    r=$(CUTEC_GEMV_TRIAL=words timeout 10 build/cutec run gemv --dtype nvfp4 --iters 2 "$@" 2>&1 | tail -n 1)
+    echo "run words $*: $r"
+    case "$r" in *"scale words"*"verified against float64 (0 wrong"*) ;; *) echo "   ^ FAILED"; bad=1 ;; esac
+}
+# bench FORM: `cutec bench gemv --dtype nvfp4` (the three shapes) with CUTEC_GEMV_TRIAL=FORM
+# (0: the library's), its rows in $out/bench-N-FORM.txt (N: the process's turn)
+turn=0
+bench()
+{
+    turn=$((turn + 1))
+    echo "-- turn $turn: CUTEC_GEMV_TRIAL=$1 $(el_s)"
+    CUTEC_GEMV_TRIAL=$1 device_gemv --dtype nvfp4 | tee "$out/bench-$turn-$1.txt"
+}
 pass()
 {
     device_head
@@ -63,10 +89,15 @@ pass()
     fi
     have_ncu=1
     find_ncu || have_ncu=0
-    echo "== the library's NVFP4 GEMV, checked against float64, beside the copy $(el_s)"
-    device_gemv --dtype nvfp4
-    echo "== the bf16 GEMV at 7168x4096 (A's bytes and rows as NVFP4's (7168,16384,1)) $(el_s)"
-    device_gemv --dtype bf16 --shape 7168x4096 | tail -n 1
+    echo "== the trial (words) on the GPU against float64 $(el_s)"
+    bad=0
+    checked --shape 4100x8256 --batch 4 --ahead 1
+    checked --shape 301x4160 --batch 3 --ahead 2
+    checked --shape 7170x2080 --batch 3
+    echo "$bad" >"$out/bad.txt"
+    echo "== the library's NVFP4 GEMV and the trial in turns, beside the copy $(el_s)"
+    GEMV_TIMEOUT=${GEMV_TIMEOUT:-9}
+    for f in 0 words words 0; do bench $f; done
     [ $have_ncu = 0 ] && echo "== no ncu: the bench's rows are all this pass has" && return
     echo "== ncu, one launch each (cold L2) $(el_s)"
     : >"$out/prof35-rows.txt"
@@ -83,11 +114,36 @@ pass()
         echo "-- $k"
         lines $k
     done
+    echo "== the bf16 GEMV at 7168x4096 (A's bytes and rows as NVFP4's (7168,16384,1)) $(el_s)"
+    device_gemv --dtype bf16 --shape 7168x4096 | tail -n 1
     device_end
+}
+# pct TURN FORM SHAPE: the % of the copy of SHAPE's row in that turn's bench ("W": WRONG or
+# failed, "N": the trial's row without "scale words", "": none)
+pct()
+{
+    row=$(grep " $3 " "$out/bench-$1-$2.txt" 2>/dev/null | head -n 1)
+    [ -z "$row" ] && return 0
+    case "$row" in *WRONG* | *failed*) echo W && return 0 ;; esac
+    [ "$2" = words ] && case "$row" in *"scale words"*) ;; *) echo N && return 0 ;; esac
+    copy_pct "$row"
+}
+# trial_verdict SHAPE: the rule of the header for the trial at SHAPE (rounds: turns 1-2, 4-3)
+trial_verdict()
+{
+    l1=$(pct 1 0 "$1") w1=$(pct 2 words "$1") w2=$(pct 3 words "$1") l2=$(pct 4 0 "$1")
+    awk -v s="$1" -v a="$l1" -v b="$w1" -v c="$w2" -v d="$l2" -v bad="$(cat "$out/bad.txt" 2>/dev/null)" 'BEGIN {
+        if (bad == 1 || (a b c d) ~ /W/) { print "decides: words at " s ": delete (wrong)"; exit }
+        if ((b c) ~ /N/) { print "decides: words at " s ": not taken (no scale words in its row)"; exit }
+        if (a == "" || b == "" || c == "" || d == "") { print "decides: words at " s ": not timed (lib " a " " d ", words " b " " c ")"; exit }
+        d1 = b - a; d2 = c - d; m = (d1 + d2) / 2
+        v = m >= 1 && d1 > 0 && d2 > 0 ? "default" : m <= -1 ? "delete" : "within the spread"
+        printf "decides: words at %s: %s (lib %s %s, words %s %s: %+.2f points, rounds %+.2f %+.2f)\n", s, v, a, d, b, c, m, d1, d2 }'
 }
 pass >"$log" 2>&1
 grep -vE "^(make|cc |  CC|ar )" "$log" | tail -n 80
 if nvidia-smi >/dev/null 2>&1; then
+    for s in 7168x16384 4096x7168 7168x2048; do trial_verdict $s; done
     for k in l1 l8 l4; do verdict $k; done
 else
     echo "decides: nothing (no GPU here)"

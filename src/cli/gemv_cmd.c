@@ -186,6 +186,15 @@ static int emit(const gemv_opts *o)
         cfg.smem_stages = cute_gemv_ring_default(&cfg); /* the library's choice */
     if (nvfp4_ring && !cfg.smem_stages) /* NVFP4's register form (0: one ahead) */
         cfg.ahead = o->ahead;
+    if (o->sf_vec == 16 && !cfg.l2_prefetch && !cfg.smem_stages) {
+        int trial = cute_gemv_trial(err, sizeof err); /* (CUTEC_GEMV_TRIAL=words: the library's) */
+        if (trial < 0) {
+            fprintf(stderr, "cutec compile gemv: %s\n", err);
+            cute_runtime_free(rt);
+            return CLI_FAIL;
+        }
+        cfg.scale_words = trial == CUTE_GEMV_TRIAL_WORDS;
+    }
     cfg.fma_decode = o->sf_vec == 16 && o->fma_decode > 0 ? o->fma_decode : 0;
     cfg.tf32_bits = o->tf32_bits != 0 && cfg.mma && o->dtype == CUTE_F32;
     /* split-K in one launch where the library runs it (sm_90 on) */
@@ -414,6 +423,7 @@ static void describe(const problem *p, const gemv_opts *o, char *buf, size_t n)
                                                                                              : ", registers",
                  cfg.smem_stages);
     if (cfg.fma_decode) strncat(form, ", scales by bits", sizeof form - strlen(form) - 1);
+    if (cfg.scale_words) strncat(form, ", scale words", sizeof form - strlen(form) - 1);
     if (cfg.tf32_bits) strncat(form, ", tf32 by bits", sizeof form - strlen(form) - 1);
     snprintf(buf, n, "%s %s->%s %lldx%lld N=%lld L=%lld, vec %d, %d split%s%s%s%s", kind,
              cute_dtype_name(o->dtype), cute_dtype_name(o->y_dtype), (long long)o->M,

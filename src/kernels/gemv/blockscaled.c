@@ -21,7 +21,8 @@ cute_dtype cute_gemv_sf_dtype(const cute_gemv_config *cfg)
 int cute_gemv_sf_align(const cute_gemv_config *cfg)
 {
     if (cfg->dtype != CUTE_E2M1) return 1;
-    return cfg->smem_stages ? 4 : 2; /* the ring copies a scale group of four at once */
+    /* the ring copies a scale group of four at once, and so do the scale words */
+    return cfg->smem_stages || cfg->scale_words ? 4 : 2;
 }
 
 /* CuTe's scale-factor layout (Sm1xxBlkScaledConfig's SfKMajorAtom tiled to the shape, K's
@@ -63,12 +64,14 @@ static cute_ssa scale_at(cute_ctx *c, cute_tensor t, cute_tuple crd)
 /* the scales of the two blocks of a vector of 32 from element crd on (its k a multiple of
  * 32: the two are scales 2j and 2j+1 of a row's group of four, adjacent bytes at an even
  * offset), raw, as one u16 register by one 16-bit load (a warp's loads of a row's pairs
- * touch 16 scale tiles, 512 bytes apart: one load a pair instead of two halves the lines) */
-static cute_tensor scale_pair_load(cute_ctx *c, const cute_copy_atom *pair, cute_tensor t, cute_tuple crd)
+ * touch 16 scale tiles, 512 bytes apart: one load a pair instead of two halves the lines);
+ * `as` U32: the row's group of four from crd (k a multiple of 64) by one 32-bit load */
+static cute_tensor scale_pair_load(cute_ctx *c, const cute_copy_atom *pair, cute_tensor t, cute_tuple crd,
+                                   cute_dtype as)
 {
     cute_tensor at = cute_tensor_domain_offset(c, t, crd);
-    at.layout = cute_layout_parse(cute_ctx_alg(c), "(2):(1)");
-    at = cute_tensor_recast(c, at, CUTE_U16);
+    at.layout = cute_layout_fmt(cute_ctx_alg(c), "(%d):(1)", cute_dtype_bytes(as));
+    at = cute_tensor_recast(c, at, as);
     cute_tensor r = cute_make_fragment_like(c, at);
     cute_copy(c, pair, at, r);
     return r;
@@ -99,6 +102,8 @@ typedef struct bs_warp {
     cute_val acc[GEMV_MAX_ROWS];
     cute_tensor sfa, sfb, mY;
     cute_copy_atom pair; /* a scale pair's 16-bit load */
+    cute_copy_atom word; /* cfg.scale_words: a scale group's 32-bit load */
+    cute_val pick;       /* ... the prmt selector of the lane's pairs (words_pairs) */
     cute_dtype sf;       /* the scales' */
     cute_val lo;         /* the byte decode's table, its low word (table_lo) */
     cute_val alpha, beta;
@@ -290,6 +295,8 @@ static void vector_sums(cute_ctx *c, const gemv_plan *p, cute_tensor words, cons
  * their scale pairs, raw (u16) */
 typedef struct words_tile {
     cute_tensor rA, rX, sa[GEMV_MAX_ROWS][WORDS_UNROLL], sb[WORDS_UNROLL];
+    bool words;                         /* cfg.scale_words: A's scales in sw, not sa */
+    cute_tensor sw[GEMV_MAX_ROWS / 2][WORDS_UNROLL]; /* ... rows 2h and 2h+1's: row 2h + (lane & 1)'s group */
 } words_tile;
 
 /* the lane's scale pairs of its rows (and x's) over the warp's whole k-tiles, (2, tiles):
@@ -298,6 +305,7 @@ typedef struct words_tile {
  * one k-tile), an address the loop advances instead of dividing k again each k-tile */
 typedef struct scale_tiles {
     cute_tensor sa[GEMV_MAX_ROWS], sb;
+    cute_tensor sw[GEMV_MAX_ROWS / 2]; /* cfg.scale_words: (4, tiles), row 2h + (lane & 1)'s group */
 } scale_tiles;
 
 static scale_tiles scale_tiles_of(cute_ctx *c, const gemv_plan *p, const gemv_thread *th, const gemv_tiles *t,
@@ -311,15 +319,23 @@ static scale_tiles scale_tiles_of(cute_ctx *c, const gemv_plan *p, const gemv_th
         cute_tensor cu = cute_tensor_slice(c, gemv_lane_row(c, p, crd, row), CUTE_CRD(CUTE_ALL, 0, 0));
         cute_int m = cu.coord.leaf[0], k = cute_mul(a, cu.coord.leaf[1], cute_i(8));
         if (row == 0) s.sb = gemv_scales_by_tile(c, w->sfb, CUTE_CRD(0, k, t->l), 2, tk, full);
-        s.sa[row] = gemv_scales_by_tile(c, w->sfa, CUTE_CRD(m, k, t->l), 2, tk, full);
+        if (!p->cfg.scale_words) {
+            s.sa[row] = gemv_scales_by_tile(c, w->sfa, CUTE_CRD(m, k, t->l), 2, tk, full);
+            continue;
+        }
+        if (row % 2) continue;
+        /* the lane's vector is half of a 64-element group (lanes 2i and 2i+1 share one): it
+         * loads the group of row + (lane & 1), its neighbour that of the other row */
+        cute_int odd = cute_mod(a, cute_lane_idx(c), cute_i(2)), group = cute_mul(a, cute_div(a, k, cute_i(64)), cute_i(64));
+        s.sw[row / 2] = gemv_scales_by_tile(c, w->sfa, CUTE_CRD(cute_add(a, m, odd), group, t->l), 4, tk, full);
     }
     return s;
 }
 
-/* a scale pair of `tiles` at k-tile kt into a u16 register */
-static cute_tensor pair_at(cute_ctx *c, const cute_copy_atom *atom, cute_tensor tiles, cute_int kt)
+/* a scale pair (u16) or group (u32, `as`) of `tiles` at k-tile kt into a register */
+static cute_tensor pair_at(cute_ctx *c, const cute_copy_atom *atom, cute_tensor tiles, cute_int kt, cute_dtype as)
 {
-    cute_tensor at = cute_tensor_recast(c, cute_tensor_slice(c, tiles, CUTE_CRD(CUTE_ALL, kt)), CUTE_U16);
+    cute_tensor at = cute_tensor_recast(c, cute_tensor_slice(c, tiles, CUTE_CRD(CUTE_ALL, kt)), as);
     cute_tensor r = cute_make_fragment_like(c, at);
     cute_copy(c, atom, at, r);
     return r;
@@ -336,18 +352,30 @@ static words_tile words_load(cute_ctx *c, const gemv_plan *p, const gemv_thread 
     words_tile r = {.rA = f.rA, .rX = f.rX};
     if (st) {
         cute_int kt = at.leaf[at.nleaves - 1];
-        for (int row = 0; row < p->rows; row++) r.sa[row][0] = pair_at(c, &w->pair, st->sa[row], kt);
-        r.sb[0] = pair_at(c, &w->pair, st->sb, kt);
+        r.words = p->cfg.scale_words;
+        for (int row = 0; row < p->rows; row++)
+            if (!r.words)
+                r.sa[row][0] = pair_at(c, &w->pair, st->sa[row], kt, CUTE_U16);
+            else if (row % 2 == 0)
+                r.sw[row / 2][0] = pair_at(c, &w->word, st->sw[row / 2], kt, CUTE_U32);
+        r.sb[0] = pair_at(c, &w->pair, st->sb, kt, CUTE_U16);
         return r;
     }
     cute_int last = cute_sub(a, cute_mul(a, t->kend, cute_i(8)), cute_i(32)); /* last vector */
+    r.words = p->cfg.scale_words && !pred; /* (the whole warp: words_pairs's shuffles) */
+    cute_int odd = r.words ? cute_mod(a, cute_lane_idx(c), cute_i(2)) : cute_i(0);
     for (int u = 0; u < p->unroll; u++)
         for (int row = 0; row < p->rows; row++) {
             cute_tensor cu = cute_tensor_slice(c, gemv_lane_row(c, p, f.crd, row), CUTE_CRD(CUTE_ALL, 0, u));
             cute_int m = cu.coord.leaf[0], k = cute_mul(a, cu.coord.leaf[1], cute_i(8));
             if (pred) k = cute_min(a, k, last);
-            r.sa[row][u] = scale_pair_load(c, &w->pair, w->sfa, CUTE_CRD(m, k, t->l));
-            if (row == 0) r.sb[u] = scale_pair_load(c, &w->pair, w->sfb, CUTE_CRD(0, k, t->l));
+            if (!r.words) {
+                r.sa[row][u] = scale_pair_load(c, &w->pair, w->sfa, CUTE_CRD(m, k, t->l), CUTE_U16);
+            } else if (row % 2 == 0) { /* (as scale_tiles_of's words) */
+                cute_int group = cute_mul(a, cute_div(a, k, cute_i(64)), cute_i(64));
+                r.sw[row / 2][u] = scale_pair_load(c, &w->word, w->sfa, CUTE_CRD(cute_add(a, m, odd), group, t->l), CUTE_U32);
+            }
+            if (row == 0) r.sb[u] = scale_pair_load(c, &w->pair, w->sfb, CUTE_CRD(0, k, t->l), CUTE_U16);
         }
     return r;
 }
@@ -359,9 +387,25 @@ static void words_assign(cute_ctx *c, const gemv_plan *p, words_tile *dst, const
     cute_tensor_store(c, dst->rX, cute_tensor_load(c, src->rX));
     for (int u = 0; u < p->unroll; u++) {
         for (int r = 0; r < p->rows; r++)
-            cute_tensor_store(c, dst->sa[r][u], cute_tensor_load(c, src->sa[r][u]));
+            if (!src->words)
+                cute_tensor_store(c, dst->sa[r][u], cute_tensor_load(c, src->sa[r][u]));
+            else if (r % 2 == 0)
+                cute_tensor_store(c, dst->sw[r / 2][u], cute_tensor_load(c, src->sw[r / 2][u]));
         cute_tensor_store(c, dst->sb[u], cute_tensor_load(c, src->sb[u]));
     }
+}
+
+/* cfg.scale_words: the lane's pairs of rows 2h and 2h+1 (*lo, *hi: u16) from its word (row 2h
+ * + odd's group, odd = lane & 1) and its neighbour's (the other row's): the pair is bytes
+ * 2 odd, 2 odd + 1 of each group, so prmt picks own 0,1 and other 0,1 (odd 0: 0x5410) or other
+ * 2,3 and own 2,3 (odd 1: 0x3276), row 2h's pair in the low half (w->pick) */
+static void words_pairs(cute_ctx *c, const bs_warp *w, cute_tensor word, cute_val *lo, cute_val *hi)
+{
+    cute_val own = cute_ssa_get(c, cute_tensor_load(c, word), 0);
+    cute_val other = cute_val_shfl(c, own, cute_val_int(c, CUTE_I32, 1), CUTE_SHFL_XOR);
+    cute_val both = cute_val_prmt(c, own, other, w->pick);
+    *lo = cute_val_cvt(c, both, CUTE_U16);
+    *hi = cute_val_cvt(c, cute_val_binop(c, CUTE_OP_SHR, both, cute_val_int(c, CUTE_U32, 16)), CUTE_U16);
 }
 
 /* the k-tile's products: x decoded once for the rows; each scale block's sum times its two
@@ -378,10 +422,12 @@ static void words_products(cute_ctx *c, const gemv_plan *p, const words_tile *f,
             x.bytes = vector_x_bytes(c, cute_tensor_slice(c, f->rX, vu), w->lo);
         cute_val pb = cute_ssa_get(c, cute_tensor_load(c, f->sb[u]), 0);
         cute_val sb[2] = {scale_of_pair(c, p, pb, 0, w->sf), scale_of_pair(c, p, pb, 1, w->sf)};
+        cute_val pairs[GEMV_MAX_ROWS]; /* cfg.scale_words: each row's, from the words */
+        for (int r = 0; f->words && r < p->rows; r += 2) words_pairs(c, w, f->sw[r / 2][u], &pairs[r], &pairs[r + 1]);
         for (int r = 0; r < p->rows; r++) {
             cute_val sum[2];
             vector_sums(c, p, cute_tensor_slice(c, gemv_lane_row(c, p, f->rA, r), vu), &x, w->lo, sum);
-            cute_val pa = cute_ssa_get(c, cute_tensor_load(c, f->sa[r][u]), 0);
+            cute_val pa = f->words ? pairs[r] : cute_ssa_get(c, cute_tensor_load(c, f->sa[r][u]), 0);
             for (int b = 0; b < 2; b++) { /* two blocks of 16 in a vector of 32 */
                 cute_val sa = scale_of_pair(c, p, pa, b, w->sf);
                 cute_val_assign(c, w->acc[r],
@@ -483,6 +529,12 @@ static void blockscaled_kernel(cute_ctx *c, cute_tensor mA, cute_tensor sfa, cut
                  .pair = cute_copy_atom_universal(a, CUTE_U16, 16), .sf = (cute_dtype)sfa.dtype};
     for (int r = 0; r < p->rows; r++) w.acc[r] = cute_val_var(c, cute_val_const(c, CUTE_F32, 0.0));
     if (p->words && !p->fp4_cvt) w.lo = table_lo(c);
+    if (p->cfg.scale_words) { /* words_pairs: 0x5410, or 0x3276 (0x5410 ^ 0x6666) on odd lanes */
+        w.word = cute_copy_atom_universal(a, CUTE_U32, 32);
+        cute_val odd = cute_int_value(c, cute_mod(a, cute_lane_idx(c), cute_i(2)), CUTE_U32);
+        w.pick = cute_val_binop(c, CUTE_OP_XOR, cute_val_int(c, CUTE_U32, 0x5410),
+                                cute_val_binop(c, CUTE_OP_MUL, odd, cute_val_int(c, CUTE_U32, 0x6666)));
+    }
     gemv_walk walk = {.tile = p->words ? words_fma : vector_fma, .end = finish_rows, .user = &w};
     if (p->words && !p->cfg.tile_at_a_time && !p->cfg.l2_prefetch) walk.whole = words_pipelined;
     if (p->cfg.smem_stages) {

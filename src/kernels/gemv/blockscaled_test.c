@@ -264,6 +264,33 @@ static void ahead_forms(cute_runtime *rt, cute_gemv_lib *lib)
     }
 }
 
+/* the trial CUTEC_GEMV_TRIAL=words (cfg.scale_words): A's scale pairs of rows 2h and 2h+1 by a
+ * 4-byte group a lane and a shuffle, in each walk: two k-tiles ahead (four full and a tail, a
+ * partial last warp; batched), one ahead, a k-tile at a time (a tail: its predicated tile and
+ * the warp past M keep the 16-bit pairs); a value it does not know refused by name */
+static void words_forms(cute_runtime *rt, cute_gemv_lib *lib)
+{
+    setenv("CUTEC_GEMV_TRIAL", "words", 1);
+    cute_gemv_config last;
+    cute_gemv_lib_ahead(lib, 2);
+    run_case(rt, lib, CUTE_E2M1, CUTE_F16, 37, 4096 + 64, 2, -0.5);
+    cute_gemv_lib_last(lib, &last, NULL);
+    CHECK(last.scale_words && last.ahead == 2, "words two ahead (ran words %d, %d ahead)", last.scale_words, last.ahead);
+    cute_gemv_lib_ahead(lib, 0);
+    run_case(rt, lib, CUTE_E2M1, CUTE_F32, 177, 4096 + 64, 1, 0.5);
+    cute_gemv_lib_last(lib, &last, NULL);
+    CHECK(last.scale_words && last.ahead <= 1 && !last.tile_at_a_time, "words one ahead (ran words %d, %d ahead)",
+          last.scale_words, last.ahead);
+    run_case(rt, lib, CUTE_E2M1, CUTE_BF16, 161, 2048 + 64, 3, 0);
+    cute_gemv_lib_last(lib, &last, NULL);
+    CHECK(last.scale_words && last.tile_at_a_time, "words a k-tile at a time (ran words %d)", last.scale_words);
+    setenv("CUTEC_GEMV_TRIAL", "bogus", 1);
+    char err[256] = "";
+    CHECK(cute_gemv_trial(err, sizeof err) < 0 && strstr(err, "CUTEC_GEMV_TRIAL=bogus"), "a bad trial refused: %s", err);
+    unsetenv("CUTEC_GEMV_TRIAL");
+    CHECK(cute_gemv_trial(err, sizeof err) == 0, "no trial when unset");
+}
+
 static void results(const char *arch)
 {
     cute_runtime *rt = check_interp();
@@ -314,6 +341,7 @@ static void results(const char *arch)
     cute_gemv_lib_tile_at_a_time(lib, false);
     ahead_forms(rt, lib);
     if (!strcmp(arch, "sm_90a")) fma_decode_forms(rt, lib); /* (sm_100a decodes by cvt) */
+    if (!strcmp(arch, "sm_90a")) words_forms(rt, lib);
     cute_gemv_lib_smem_stages(lib, -1);
     run_case(rt, lib, CUTE_E4M3, CUTE_BF16, 37, 544, 2, 0.25); /* MXFP8 */
     run_case(rt, lib, CUTE_E4M3, CUTE_F16, 5, 32, 1, 0);

@@ -238,6 +238,10 @@ static bool config_ok(const cute_gemv_config *cfg, char *err, size_t n)
                  GEMV_MMA_RING_MAX / 1024);
         return false;
     }
+    if (cfg->scale_words && (cfg->dtype != CUTE_E2M1 || cfg->sf_vec != 16 || cfg->l2_prefetch || cfg->smem_stages)) {
+        snprintf(err, n, "gemv: the scale words are NVFP4's register forms' (not with the L2 prefetch or the ring)");
+        return false;
+    }
     if (cfg->sf_vec) return blockscaled_ok(cfg, err, n);
     if (cfg->mma && !mma_ok(cfg, err, n)) return false;
     cute_dtype d = cfg->dtype, y = cute_gemv_y_dtype(cfg);
@@ -375,7 +379,7 @@ const cute_fn *cute_gemv_compile(cute_runtime *rt, const cute_gemv_config *cfg, 
     else
         make_specs(cfg, cute_runtime_target_arch(rt), specs);
     char name[128];
-    snprintf(name, sizeof name, "gemv_%s_%s_%s_v%d_n%d%s%s_pf%d%s_r%d_a%d_fd%d",
+    snprintf(name, sizeof name, "gemv_%s_%s_%s_v%d_n%d%s%s_pf%d%s_r%d_a%d_fd%d%s",
              cfg->sf_vec    ? "blockscaled"
              : cfg->skew    ? "skew"
              : gemv_wgmma(cfg, cute_runtime_target_arch(rt)) ? "wgmma"
@@ -389,7 +393,7 @@ const cute_fn *cute_gemv_compile(cute_runtime *rt, const cute_gemv_config *cfg, 
              : cfg->split       ? "_split"
                                 : "",
              cfg->one_launch ? "_one" : "", cfg->l2_prefetch, cfg->tile_at_a_time ? "_tile" : "", cfg->smem_stages,
-             gemv_ahead(cfg), cfg->fma_decode);
+             gemv_ahead(cfg), cfg->fma_decode, cfg->scale_words ? "_sw" : "");
     cute_host_fn host = cfg->sf_vec    ? gemv_blockscaled_host
                         : cfg->skew    ? gemv_skew_host
                         : cfg->mma     ? gemv_mma_host

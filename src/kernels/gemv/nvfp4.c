@@ -2,7 +2,13 @@
  * scale buffers' sizes), made batched, and run through the block-scaled kernel. */
 #include <stdio.h>
 
+#include "env/env_choice.h"
 #include "kernels/gemv/gemv_internal.h"
+
+int cute_gemv_trial(char *err, size_t n)
+{
+    return cute_env_choice_err("CUTEC_GEMV_TRIAL", "0|words", 0, err, n);
+}
 
 int64_t cute_gemv_sf_count(int64_t rows, int64_t K, int64_t L, int sf_vec)
 {
@@ -101,6 +107,8 @@ cute_status cutec_gemv_blockscaled(cute_gemv_lib *lib, const cute_call_arg *A,
     if (!err || !n) err = scratch, n = sizeof scratch;
     err[0] = 0;
     if (!lib) return gemv_invalid(err, n, "gemv: no library");
+    int trial = cute_gemv_trial(err, n); /* (scripts/device-fp4_42.sh decides) */
+    if (trial < 0) return CUTE_ERR_INVALID;
     gemv_operands o;
     cute_gemv_config cfg;
     cute_status s = gemv_check(A, x, y, false, alpha, beta, &o, err, n);
@@ -125,6 +133,8 @@ cute_status cutec_gemv_blockscaled(cute_gemv_lib *lib, const cute_call_arg *A,
     bool registers = asked || few || pipeline_pays(lib, M, K, L);
     cfg.tile_at_a_time = e2m1 && !cfg.smem_stages && (forced || !registers);
     if (e2m1 && !cfg.smem_stages && !cfg.tile_at_a_time && !cfg.l2_prefetch) cfg.ahead = ahead;
+    cfg.scale_words = e2m1 && !cfg.smem_stages && !cfg.l2_prefetch && trial == CUTE_GEMV_TRIAL_WORDS &&
+                      cute_call_arg_alignment(SFA, 4) >= 4 && cute_call_arg_alignment(SFB, 4) >= 4;
     int level = gemv_lib_fma_decode(lib);
     cfg.fma_decode = e2m1 ? level < 0 ? CUTE_GEMV_FMA_DECODE : level : 0;
     if (K == 0)
