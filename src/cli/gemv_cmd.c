@@ -60,9 +60,9 @@ static int usage(const char *cmd)
         "    cores, not the Hopper GEMM's 64-row tiles (the default)\n"
         "  nvfp4: e2m1 A and x with a ue4m3 scale per 16 (seed 001); mxfp8: e4m3 with ue8m0 per "
         "32\n"
-        "  bench --forms lib,2,1,ring4,two,one: forms on one problem, each a row: the library's,\n"
+        "  bench --forms lib,2,1,ring4,two,one,words: forms on one problem, each a row: the library's,\n"
         "    NVFP4's register forms (k-tiles ahead), a ring of N stages, split-K's second kernel,\n"
-        "    split-K in one launch\n",
+        "    split-K in one launch, the library's under CUTEC_GEMV_TRIAL=words (the others under 0)\n",
         cmd);
     return CLI_USAGE;
 }
@@ -517,16 +517,21 @@ static bool form_is(const char *s, const char *word)
 
 /* a --forms form set on the library: "lib" (the library's choice), "A" (NVFP4's register
  * form, A k-tiles ahead), "ringN" (a ring of N stages), "two", "one" (split-K's
- * second kernel, split-K in one launch: cute_gemv_lib_one_launch); the characters it took in
- * *used, or false */
+ * second kernel, split-K in one launch: cute_gemv_lib_one_launch), "words" (the library's
+ * choice under the trial CUTEC_GEMV_TRIAL=words, which the library reads at each call; every
+ * other form runs under 0); the characters it took in *used, or false */
 static bool set_form(cute_gemv_lib *lib, const gemv_opts *o, const char *s, gemv_opts *f, int *used)
 {
     static const char *const launches[] = {"two", "one"};
     int ahead = 0, stages = o->smem_stages, one = -1;
     *used = 0;
+    bool words = form_is(s, "words");
+    if (setenv("CUTEC_GEMV_TRIAL", words ? "words" : "0", 1)) return false;
     for (int i = 0; i < 2; i++)
         if (form_is(s, launches[i])) *used = 3, one = i;
-    if (form_is(s, "lib"))
+    if (words)
+        *used = 5, stages = -1;
+    else if (form_is(s, "lib"))
         *used = 3, stages = -1;
     else if (one < 0 && sscanf(s, "ring%d%n", &stages, used) != 1 && sscanf(s, "%d%n", &ahead, used) != 1)
         return false;
@@ -546,7 +551,7 @@ static bool bench_forms(problem *p, const gemv_opts *o)
     for (const char *s = o->forms; *s;) {
         int used = 0;
         if (!set_form(p->lib, o, s, &f, &used)) {
-            printf("cutec bench gemv: --forms %s: a form is lib, ahead (1, 2), ringN, two or one\n", o->forms);
+            printf("cutec bench gemv: --forms %s: a form is lib, ahead (1, 2), ringN, two, one or words\n", o->forms);
             return false;
         }
         p->checked = false;
