@@ -1,6 +1,6 @@
 #!/bin/sh
 # The mid pass of branch fp4_42 on one H200 (issue 17: the NVFP4 GEMV at 80% of the copy at
-# (M,K,L) = (7168,16384,1), (4096,7168,8), (7168,2048,4)), under 50 s of GPU work after the
+# (M,K,L) = (7168,16384,1), (4096,7168,8), (7168,2048,4)), under 55 s of GPU work after the
 # lead's `make all tests` (nothing is built here); log $OUT/fp4_42.log, ncu's raw output
 # $OUT/prof35-NAME.txt (prof35's helpers: scripts/device-prof35.sh).
 # 1. The trial CUTEC_GEMV_TRIAL=words (cfg.scale_words: a warp's scale pairs of rows 2h and
@@ -15,7 +15,9 @@
 #    prof35's metrics (its table row: DRAM bytes against the count, DRAM %, L2 hit, issue %,
 #    occupancy, the top stalls) and the SpeedOfLight, SchedulerStats, WarpStateStats,
 #    MemoryWorkloadAnalysis and Occupancy sections' lines that say which unit is the bound:
-#    L1/TEX and L2 and DRAM throughput %, eligible warps a scheduler, warp cycles an issue.
+#    L1/TEX and L2 and DRAM throughput %, eligible warps a scheduler, warp cycles an issue; and
+#    each SM's active cycles (min / avg / max: near 1.00 max/avg, every warp ran at one rate
+#    whatever its SM's blocks; near 1.18 at (7168,16384,1), the SMs with 4 blocks set the time).
 #    Then, time left, the bf16 GEMV at 7168x4096 (A's bytes and rows of 8 KB as NVFP4's
 #    (7168,16384,1), another decode).
 # What it decides ("decides:" lines):
@@ -27,12 +29,16 @@
 #   wavefronts)"; else DRAM throughput below the copy's by 10 points or more with long
 #   scoreboard the largest stall: "the DRAM's rate at this walk's requests"; else issue slots
 #   >= 70% busy: "issue (the decode's instructions)"; else "latency".
-#   BUDGET=42 sh scripts/device-fp4_42.sh
+#   BUDGET=40 sh scripts/device-fp4_42.sh
 PROF35_HELPERS=1 . scripts/device-prof35.sh
 log="$out/fp4_42.log"
 start=$(date +%s)
-budget=${BUDGET:-42} # (no step starts past it: the last ends by about 50 s)
-PROF_TIMEOUT=${PROF_TIMEOUT:-12}
+budget=${BUDGET:-40} # (no step starts past it: the last ends by about 55 s)
+PROF_TIMEOUT=${PROF_TIMEOUT:-15}
+# (beside prof35's: each SM's active cycles and each scheduler's instructions, their mean and
+# extremes: an SM with 4 of (7168,16384,1)'s 448 blocks against one with 3)
+metrics="$metrics,sm__cycles_active.avg,sm__cycles_active.max,sm__cycles_active.min"
+metrics="$metrics,smsp__inst_executed.avg,smsp__inst_executed.max,smsp__inst_executed.min"
 prof_sections="--section SpeedOfLight --section SchedulerStats --section WarpStateStats --section MemoryWorkloadAnalysis --section Occupancy"
 
 # lines NAME: the sections' lines of $out/prof35-NAME.txt that say where the bound is, and every
@@ -45,7 +51,12 @@ lines()
         awk '{ $1 = $1; printf "  %s;", $0 } END { print "" }' | fold -s -w 150
     awk '$1 ~ /issue_stalled_.*per_issue_active/ { v = $NF; gsub(",", "", v); if (v + 0 > 0.2) {
             r = $1; sub("smsp__average_warps_issue_stalled_", "", r); sub("_per_issue_active.ratio", "", r)
-            s = s sprintf(" %s %.2f", r, v) } } END { if (s != "") print "  stalls above 0.2:" s }' "$f"
+            s = s sprintf(" %s %.2f", r, v) } }
+        $1 ~ /^(sm__cycles_active|smsp__inst_executed)\.(avg|max|min)$/ { v = $NF; gsub(",", "", v); m[$1] = v + 0 }
+        END { if (s != "") print "  stalls above 0.2:" s
+            a = m["sm__cycles_active.avg"]; i = m["smsp__inst_executed.avg"]
+            if (a) printf "  SM active cycles min / avg / max: %.0f / %.0f / %.0f (max/avg %.3f)\n", m["sm__cycles_active.min"], a, m["sm__cycles_active.max"], m["sm__cycles_active.max"] / a
+            if (i) printf "  instructions a scheduler min / avg / max: %.0f / %.0f / %.0f (max/avg %.3f)\n", m["smsp__inst_executed.min"], i, m["smsp__inst_executed.max"], m["smsp__inst_executed.max"] / i }' "$f"
 }
 # sol NAME ROW: the section's figure on line ROW ("DRAM Throughput", "L1/TEX Cache Throughput")
 sol() { awk -v r="$2" 'index($0, r) { v = $NF; gsub(",", "", v); print v + 0; exit }' "$out/prof35-$1.txt" 2>/dev/null; }
