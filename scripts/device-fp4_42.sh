@@ -1,6 +1,6 @@
 #!/bin/sh
 # The mid pass of branch fp4_42 on one H200 (issue 17: the NVFP4 GEMV at 80% of the copy at
-# (M,K,L) = (7168,16384,1), (4096,7168,8), (7168,2048,4)), under 55 s of GPU work after the
+# (M,K,L) = (7168,16384,1), (4096,7168,8), (7168,2048,4)), under 50 s of GPU work after the
 # lead's `make all tests` (nothing is built here); log $OUT/fp4_42.log, ncu's raw output
 # $OUT/prof35-NAME.txt (prof35's helpers: scripts/device-prof35.sh).
 # 1. The trial CUTEC_GEMV_TRIAL=words (cfg.scale_words: a warp's scale pairs of rows 2h and
@@ -29,11 +29,11 @@
 #   wavefronts)"; else DRAM throughput below the copy's by 10 points or more with long
 #   scoreboard the largest stall: "the DRAM's rate at this walk's requests"; else issue slots
 #   >= 70% busy: "issue (the decode's instructions)"; else "latency".
-#   BUDGET=40 sh scripts/device-fp4_42.sh
+#   BUDGET=35 sh scripts/device-fp4_42.sh
 PROF35_HELPERS=1 . scripts/device-prof35.sh
 log="$out/fp4_42.log"
 start=$(date +%s)
-budget=${BUDGET:-40} # (no step starts past it: the last ends by about 55 s)
+budget=${BUDGET:-35} # (no step starts past it: the last ends by about 50 s)
 PROF_TIMEOUT=${PROF_TIMEOUT:-15}
 # (beside prof35's: each SM's active cycles and each scheduler's instructions, their mean and
 # extremes: an SM with 4 of (7168,16384,1)'s 448 blocks against one with 3)
