@@ -530,6 +530,7 @@ static void blockscaled_kernel(cute_ctx *c, cute_tensor mA, cute_tensor sfa, cut
     for (int r = 0; r < p->rows; r++) w.acc[r] = cute_val_var(c, cute_val_const(c, CUTE_F32, 0.0));
     if (p->words && !p->fp4_cvt) w.lo = table_lo(c);
     if (p->cfg.scale_words) { /* words_pairs: 0x5410, or 0x3276 (0x5410 ^ 0x6666) on odd lanes */
+        if (!p->words || p->rows % 2) cute_ctx_fail(c, "gemv: the scale words take NVFP4's words, rows in pairs (plan)");
         w.word = cute_copy_atom_universal(a, CUTE_U32, 32);
         cute_val odd = cute_int_value(c, cute_mod(a, cute_lane_idx(c), cute_i(2)), CUTE_U32);
         w.pick = cute_val_binop(c, CUTE_OP_XOR, cute_val_int(c, CUTE_U32, 0x5410),
