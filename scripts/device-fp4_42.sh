@@ -8,8 +8,12 @@
 #    neighbour lane: A's scale loads touch 32 sectors a k-tile, not 64) checked on the GPU
 #    against float64, every element, at odd sizes of each walk (one and two k-tiles ahead, a
 #    k-tile at a time); then at each shape one process of `cutec bench gemv --dtype nvfp4
-#    --forms lib,words,words,lib` (each form's first row checked against float64 first, each
-#    row beside a D2D copy of its bytes): the library's form and the trial in turns.
+#    --forms lib,words,noscales,words,lib` (each form's first row checked against float64
+#    first, each row beside a D2D copy of its bytes): the library's form and the trial in
+#    turns, and between them the diagnostic CUTEC_GEMV_TRIAL=noscales (cfg.scales_once, wrong
+#    by design: every k-tile times k-tile 0's scales, loaded once; the register forms only, so
+#    not at (7168,2048,4)): the kernel without its scale loads, the most any cheaper way to
+#    them can win.
 # 2. Nsight Compute on one launch (the third) of the library's NVFP4 kernel at each shape, then
 #    a copy kernel of the first shape's bytes (`run elementwise --op neg`, bf16 7168x4608):
 #    prof35's metrics (its table row: DRAM bytes against the count, DRAM %, L2 hit, issue %,
@@ -22,9 +26,12 @@
 #    (7168,16384,1), another decode).
 # What it decides ("decides:" lines):
 #   the trial, per shape (points of the copy, d = words - lib in each of the two rounds, the
-#   rows 2 - 1 and 3 - 4): a failed
+#   rows 2 - 1 and 4 - 5, or 2 - 1 and 3 - 4 without noscales): a failed
 #   check, a WRONG row or a row without "scale words" -> "delete (wrong)" / "not taken"; mean d
 #   >= 1 and d > 0 in both -> "default"; mean d <= -1 -> "delete"; else "within the spread".
+#   noscales, per shape: its row (WRONG by design) less the mean of lib's: what the scale
+#   loads cost at most; at 3 points or more "the scale loads are worth more work", else "not
+#   the scale loads".
 #   the profile, per shape: L1/TEX throughput >= 80% of its peak: "the L1 (the scale pairs'
 #   wavefronts)"; else DRAM throughput below the copy's by 10 points or more with long
 #   scoreboard the largest stall: "the DRAM's rate at this walk's requests"; else issue slots
@@ -85,13 +92,13 @@ checked()
     echo "   ^ FAILED"
     bad=1
 }
-# turns SHAPE ARGS: `cutec bench gemv --dtype nvfp4 --shape SHAPE ARGS --forms lib,words,words,lib`,
-# its rows in $out/turns-SHAPE.txt
+# turns SHAPE FORMS ARGS: `cutec bench gemv --dtype nvfp4 --shape SHAPE ARGS --forms FORMS`, its
+# rows in $out/turns-SHAPE.txt
 turns()
 {
-    s=$1 && shift
-    echo "-- $s $* $(el_s)"
-    device_gemv --dtype nvfp4 --shape "$s" "$@" --forms lib,words,words,lib | tee "$out/turns-$s.txt"
+    s=$1 f=$2 && shift 2
+    echo "-- $s $* --forms $f $(el_s)"
+    device_gemv --dtype nvfp4 --shape "$s" "$@" --forms "$f" | tee "$out/turns-$s.txt"
 }
 pass()
 {
@@ -110,9 +117,9 @@ pass()
     echo "$bad" >"$out/bad.txt"
     echo "== the library's NVFP4 GEMV and the trial in turns, beside the copy $(el_s)"
     GEMV_TIMEOUT=${GEMV_TIMEOUT:-12}
-    turns 7168x16384
-    turns 4096x7168 --batch 8
-    turns 7168x2048 --batch 4
+    turns 7168x16384 lib,words,noscales,words,lib
+    turns 4096x7168 lib,words,noscales,words,lib --batch 8
+    turns 7168x2048 lib,words,words,lib --batch 4
     [ $have_ncu = 0 ] && echo "== no ncu: the bench's rows are all this pass has" && return
     echo "== ncu, one launch each (cold L2) $(el_s)"
     : >"$out/prof35-rows.txt"
@@ -139,15 +146,24 @@ pct()
 {
     row=$(grep -E " $3 N=.*(%|failed)" "$out/turns-$3.txt" 2>/dev/null | sed -n "$1p")
     [ -z "$row" ] && return 0
+    [ "$2" = noscales ] && case "$row" in *"scales once"*) copy_pct "$(echo "$row" | sed 's/WRONG//')" && return 0 ;; esac
     case "$row" in *WRONG* | *failed*) echo W && return 0 ;; esac
     [ "$2" = words ] && case "$row" in *"scale words"*) ;; *) echo N && return 0 ;; esac
     [ "$2" = lib ] && case "$row" in *"scale words"*) echo W && return 0 ;; esac
     copy_pct "$row"
 }
-# trial_verdict SHAPE: the rule of the header for the trial at SHAPE (rounds: rows 2 - 1, 3 - 4)
+# trial_verdict SHAPE N: the rule of the header for the trial at SHAPE, N rows (5: noscales the
+# third; rounds: rows 2 - 1, N-1 - N)
 trial_verdict()
 {
-    l1=$(pct 1 lib "$1") w1=$(pct 2 words "$1") w2=$(pct 3 words "$1") l2=$(pct 4 lib "$1")
+    l1=$(pct 1 lib "$1") w1=$(pct 2 words "$1") w2=$(pct $(($2 - 1)) words "$1") l2=$(pct "$2" lib "$1")
+    if [ "$2" = 5 ]; then
+        awk -v s="$1" -v n="$(pct 3 noscales "$1")" -v a="$l1" -v b="$l2" 'BEGIN {
+            if (n == "" || a == "" || b == "" || (a b) ~ /[WN]/) { print "decides: noscales at " s ": not timed"; exit }
+            d = n - (a + b) / 2
+            v = d >= 3 ? "the scale loads are worth more work" : "not the scale loads"
+            printf "decides: noscales at %s: %s (%s against lib %s %s: %+.2f points)\n", s, v, n, a, b, d }'
+    fi
     awk -v s="$1" -v a="$l1" -v b="$w1" -v c="$w2" -v d="$l2" -v bad="$(cat "$out/bad.txt" 2>/dev/null)" 'BEGIN {
         if (bad == 1 || (a b c d) ~ /W/) { print "decides: words at " s ": delete (wrong)"; exit }
         if ((b c) ~ /N/) { print "decides: words at " s ": not taken (no scale words in its row)"; exit }
@@ -159,7 +175,9 @@ trial_verdict()
 pass >"$log" 2>&1
 grep -vE "^(make|cc |  CC|ar )" "$log" | tail -n 80
 if nvidia-smi >/dev/null 2>&1; then
-    for s in 7168x16384 4096x7168 7168x2048; do trial_verdict $s; done
+    trial_verdict 7168x16384 5
+    trial_verdict 4096x7168 5
+    trial_verdict 7168x2048 4
     for k in l1 l8 l4; do verdict $k; done
 else
     echo "decides: nothing (no GPU here)"

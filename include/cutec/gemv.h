@@ -97,12 +97,16 @@ typedef struct cute_gemv_config {
                             (atomic: scales the sums and zeroes them) and writes y, and zeroes
                             the counter for the next call.  No second
                             kernel (cute_gemv_lib_one_launch) */
-    bool scale_words;    /* NVFP4's register form k-tiles ahead (trial, CUTEC_GEMV_TRIAL=words;
+    bool scale_words;    /* NVFP4's register forms (trial, CUTEC_GEMV_TRIAL=words; not the ring;
                             scale buffers 4-byte aligned): a warp's scale pairs of rows 2h and
                             2h+1 by one 4-byte load a lane of its row 2h + (lane & 1)'s group
                             (the two rows' groups share a 32-byte sector) and one shuffle with
                             the neighbour lane, instead of a 16-bit load a row: a k-tile's
                             loads of A's scales touch 32 sectors, not 64 */
+    bool scales_once;    /* NVFP4's register form k-tiles ahead: a diagnostic, wrong by design
+                            (CUTEC_GEMV_TRIAL=noscales): every k-tile multiplied by k-tile 0's
+                            scales, loaded once, so that a bench times the kernel without its
+                            scale loads (what any cheaper way to them can win at most) */
 } cute_gemv_config;
 
 #define CUTE_GEMV_MAX_AHEAD 2
@@ -129,10 +133,11 @@ cute_dtype cute_gemv_sf_dtype(const cute_gemv_config *cfg);
  * scales are read in one 16-bit load; 4 through the ring or by words), 1 for MXFP8 */
 int cute_gemv_sf_align(const cute_gemv_config *cfg);
 /* CUTEC_GEMV_TRIAL: the GEMV's trial forms (opt-in until a device script decides): 0 (none,
- * unset or empty) or "words" (cfg.scale_words where it applies); -1 and the reason in err for
- * any other value */
+ * unset or empty), "words" (cfg.scale_words where it applies) or the diagnostic "noscales"
+ * (cfg.scales_once: wrong by design); -1 and the reason in err for any other value */
 int cute_gemv_trial(char *err, size_t n);
 #define CUTE_GEMV_TRIAL_WORDS 1
+#define CUTE_GEMV_TRIAL_NOSCALES 2
 
 #define CUTE_GEMV_MAX_VECTORS 8
 #define CUTE_GEMV_FEW_SPLITS 32

@@ -8,6 +8,8 @@
  * f16 instructions, before it signed bytes (prmt table lookups) whose products add in dp4a;
  * each block's sum times its two scales found at the lane's coordinates (words_fma).  MXFP8: a warp per row, a lane a 16-byte vector of A
  * and of x per k-tile converted to f32, multiplied, summed per scale block (vector_fma). */
+#include <string.h>
+
 #include "cutec/ir.h"
 #include "cutec/notation.h"
 #include "cutec/sync.h"
@@ -343,13 +345,20 @@ static cute_tensor pair_at(cute_ctx *c, const cute_copy_atom *atom, cute_tensor 
 
 /* the k-tile at `at` into registers (pred: the vectors inside the bounds; a tail vector
  * past K reads the last one's scales); st: the scales by k-tile (whole k-tiles, one vector
- * a row), or NULL */
+ * a row), or NULL; once (cfg.scales_once, a diagnostic): the scales of these registers
+ * instead of this k-tile's, or NULL */
 static words_tile words_load(cute_ctx *c, const gemv_plan *p, const gemv_thread *th, const gemv_tiles *t,
-                             const bs_warp *w, cute_tuple at, bool pred, const scale_tiles *st)
+                             const bs_warp *w, cute_tuple at, bool pred, const scale_tiles *st,
+                             const words_tile *once)
 {
     cute_alg *a = cute_ctx_alg(c);
     lane_fragments f = load_fragments(c, p, th->thr, t, at, pred);
     words_tile r = {.rA = f.rA, .rX = f.rX};
+    if (once) {
+        memcpy(r.sa, once->sa, sizeof r.sa), memcpy(r.sb, once->sb, sizeof r.sb), memcpy(r.sw, once->sw, sizeof r.sw);
+        r.words = once->words;
+        return r;
+    }
     if (st) {
         cute_int kt = at.leaf[at.nleaves - 1];
         r.words = p->cfg.scale_words;
@@ -444,7 +453,7 @@ static void words_fma(cute_ctx *c, const gemv_plan *p, const gemv_thread *th, co
 {
     bs_warp *w = user;
     gemv_prefetch_warp_rows(c, p, t, at, pred);
-    words_tile f = words_load(c, p, th, t, w, at, pred, NULL);
+    words_tile f = words_load(c, p, th, t, w, at, pred, NULL, NULL);
     words_products(c, p, &f, w);
 }
 
@@ -470,7 +479,8 @@ static void words_pipelined(cute_ctx *c, const gemv_plan *p, const gemv_thread *
         words_tile buf[CUTE_GEMV_MAX_AHEAD + 1]; /* buf[0] this k-tile's, buf[i] i ahead */
         for (int i = 0; i < d; i++) {
             cute_int kt = i ? cute_min(a, cute_i(i), cute_sub(a, full, cute_i(1))) : cute_i(0);
-            buf[i] = words_load(c, p, th, t, w, CUTE_CRD(CUTE_ALL, CUTE_ALL, kt), false, &st);
+            buf[i] = words_load(c, p, th, t, w, CUTE_CRD(CUTE_ALL, CUTE_ALL, kt), false, &st,
+                                p->cfg.scales_once && i ? &buf[0] : NULL);
         }
         CUTE_FOR_STEP(c, kt, cute_i(0), full, 1, d > 1 ? d + 1 : 0)
         {
@@ -478,7 +488,8 @@ static void words_pipelined(cute_ctx *c, const gemv_plan *p, const gemv_thread *
              * scales' index divisions become shifts) */
             cute_int last = cute_max(a, cute_sub(a, full, cute_i(1)), cute_i(0));
             cute_int after = cute_min(a, cute_add(a, kt, cute_i(d)), last);
-            buf[d] = words_load(c, p, th, t, w, CUTE_CRD(CUTE_ALL, CUTE_ALL, after), false, &st);
+            buf[d] = words_load(c, p, th, t, w, CUTE_CRD(CUTE_ALL, CUTE_ALL, after), false, &st,
+                                p->cfg.scales_once ? &buf[0] : NULL);
             cute_syncwarp(c); /* keeps the loads above the products (weak loads: compile.c) */
             words_products(c, p, &buf[0], w);
             for (int i = 0; i < d; i++) words_assign(c, p, &buf[i], &buf[i + 1]);

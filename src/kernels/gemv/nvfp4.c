@@ -7,7 +7,7 @@
 
 int cute_gemv_trial(char *err, size_t n)
 {
-    return cute_env_choice_err("CUTEC_GEMV_TRIAL", "0|words", 0, err, n);
+    return cute_env_choice_err("CUTEC_GEMV_TRIAL", "0|words|noscales", 0, err, n);
 }
 
 int64_t cute_gemv_sf_count(int64_t rows, int64_t K, int64_t L, int sf_vec)
@@ -132,7 +132,10 @@ cute_status cutec_gemv_blockscaled(cute_gemv_lib *lib, const cute_call_arg *A,
     int ahead = asked ? asked : few ? AHEAD_FEW : AHEAD_MANY;
     bool registers = asked || few || pipeline_pays(lib, M, K, L);
     cfg.tile_at_a_time = e2m1 && !cfg.smem_stages && (forced || !registers);
-    if (e2m1 && !cfg.smem_stages && !cfg.tile_at_a_time && !cfg.l2_prefetch) cfg.ahead = ahead;
+    if (e2m1 && !cfg.smem_stages && !cfg.tile_at_a_time && !cfg.l2_prefetch) {
+        cfg.ahead = ahead;
+        cfg.scales_once = trial == CUTE_GEMV_TRIAL_NOSCALES; /* (a diagnostic: wrong by design) */
+    }
     cfg.scale_words = e2m1 && !cfg.smem_stages && !cfg.l2_prefetch && trial == CUTE_GEMV_TRIAL_WORDS &&
                       cute_call_arg_alignment(SFA, 4) >= 4 && cute_call_arg_alignment(SFB, 4) >= 4;
     int level = gemv_lib_fma_decode(lib);
