@@ -8,12 +8,15 @@
 #    neighbour lane: A's scale loads touch 32 sectors a k-tile, not 64) checked on the GPU
 #    against float64, every element, at odd sizes of each walk (one and two k-tiles ahead, a
 #    k-tile at a time); then at each shape one process of `cutec bench gemv --dtype nvfp4
-#    --forms lib,words,noscales,words,lib` (each form's first row checked against float64
+#    --forms lib,words,noscales,nodecode,words,lib` (lib and words each checked against float64
 #    first, each row beside a D2D copy of its bytes): the library's form and the trial in
-#    turns, and between them the diagnostic CUTEC_GEMV_TRIAL=noscales (cfg.scales_once, wrong
-#    by design: every k-tile times k-tile 0's scales, loaded once; the register forms only, so
-#    not at (7168,2048,4)): the kernel without its scale loads, the most any cheaper way to
-#    them can win.
+#    turns, and between them two diagnostics, wrong by design and not checked (cfg.diag; the
+#    register forms only, so not at (7168,2048,4)): noscales, every k-tile times k-tile 0's
+#    scales, loaded once (the kernel without its scale loads: the most any cheaper way to them
+#    can win), and nodecode, each k-tile's words and scale pairs xor-folded into the sums
+#    instead of decoded (the walk's loads alone, some 72 SASS instructions a k-tile two ahead
+#    against 342: the ceiling of its memory pattern; one ahead ptxas loads two k-tiles ahead
+#    there, with 80 bytes of spills).
 # 2. Nsight Compute on one launch (the third) of the library's NVFP4 kernel at each shape, then
 #    a copy kernel of the first shape's bytes (`run elementwise --op neg`, bf16 7168x4608):
 #    prof35's metrics (its table row: DRAM bytes against the count, DRAM %, L2 hit, issue %,
@@ -26,12 +29,14 @@
 #    (7168,16384,1), another decode).
 # What it decides ("decides:" lines):
 #   the trial, per shape (points of the copy, d = words - lib in each of the two rounds, the
-#   rows 2 - 1 and 4 - 5, or 2 - 1 and 3 - 4 without noscales): a failed
+#   rows 2 - 1 and N-1 - N of N): a failed
 #   check, a WRONG row or a row without "scale words" -> "delete (wrong)" / "not taken"; mean d
 #   >= 1 and d > 0 in both -> "default"; mean d <= -1 -> "delete"; else "within the spread".
-#   noscales, per shape: its row (WRONG by design) less the mean of lib's: what the scale
-#   loads cost at most; at 3 points or more "the scale loads are worth more work", else "not
-#   the scale loads".
+#   noscales, per shape: its row less the mean of lib's: what the scale loads cost at most; at
+#   3 points or more "the scale loads are worth more work", else "not the scale loads".
+#   nodecode, per shape: its row; at 90% of the copy or more "the decode's instructions (the
+#   walk's memory pattern streams at N%)", else "the walk's memory pattern itself (N% with no
+#   decode)".
 #   the profile, per shape: L1/TEX throughput >= 80% of its peak: "the L1 (the scale pairs'
 #   wavefronts)"; else DRAM throughput below the copy's by 10 points or more with long
 #   scoreboard the largest stall: "the DRAM's rate at this walk's requests"; else issue slots
@@ -117,8 +122,8 @@ pass()
     echo "$bad" >"$out/bad.txt"
     echo "== the library's NVFP4 GEMV and the trial in turns, beside the copy $(el_s)"
     GEMV_TIMEOUT=${GEMV_TIMEOUT:-12}
-    turns 7168x16384 lib,words,noscales,words,lib
-    turns 4096x7168 lib,words,noscales,words,lib --batch 8
+    turns 7168x16384 lib,words,noscales,nodecode,words,lib
+    turns 4096x7168 lib,words,noscales,nodecode,words,lib --batch 8
     turns 7168x2048 lib,words,words,lib --batch 4
     [ $have_ncu = 0 ] && echo "== no ncu: the bench's rows are all this pass has" && return
     echo "== ncu, one launch each (cold L2) $(el_s)"
@@ -146,23 +151,27 @@ pct()
 {
     row=$(grep -E " $3 N=.*(%|failed)" "$out/turns-$3.txt" 2>/dev/null | sed -n "$1p")
     [ -z "$row" ] && return 0
-    [ "$2" = noscales ] && case "$row" in *"scales once"*) copy_pct "$(echo "$row" | sed 's/WRONG//')" && return 0 ;; esac
+    [ "$2" = noscales ] && case "$row" in *"scales once"*) copy_pct "$row" && return 0 ;; esac
+    [ "$2" = nodecode ] && case "$row" in *"no decode"*) copy_pct "$row" && return 0 ;; esac
     case "$row" in *WRONG* | *failed*) echo W && return 0 ;; esac
     [ "$2" = words ] && case "$row" in *"scale words"*) ;; *) echo N && return 0 ;; esac
     [ "$2" = lib ] && case "$row" in *"scale words"*) echo W && return 0 ;; esac
     copy_pct "$row"
 }
-# trial_verdict SHAPE N: the rule of the header for the trial at SHAPE, N rows (5: noscales the
-# third; rounds: rows 2 - 1, N-1 - N)
+# trial_verdict SHAPE N: the rule of the header for the trial at SHAPE, N rows (6: noscales the
+# third, nodecode the fourth; rounds: rows 2 - 1, N-1 - N)
 trial_verdict()
 {
     l1=$(pct 1 lib "$1") w1=$(pct 2 words "$1") w2=$(pct $(($2 - 1)) words "$1") l2=$(pct "$2" lib "$1")
-    if [ "$2" = 5 ]; then
-        awk -v s="$1" -v n="$(pct 3 noscales "$1")" -v a="$l1" -v b="$l2" 'BEGIN {
-            if (n == "" || a == "" || b == "" || (a b) ~ /[WN]/) { print "decides: noscales at " s ": not timed"; exit }
-            d = n - (a + b) / 2
-            v = d >= 3 ? "the scale loads are worth more work" : "not the scale loads"
-            printf "decides: noscales at %s: %s (%s against lib %s %s: %+.2f points)\n", s, v, n, a, b, d }'
+    if [ "$2" = 6 ]; then
+        awk -v s="$1" -v n="$(pct 3 noscales "$1")" -v nd="$(pct 4 nodecode "$1")" -v a="$l1" -v b="$l2" 'BEGIN {
+            if (n == "" || a == "" || b == "" || (a b) ~ /[WN]/) print "decides: noscales at " s ": not timed"
+            else { d = n - (a + b) / 2; v = d >= 3 ? "the scale loads are worth more work" : "not the scale loads"
+                printf "decides: noscales at %s: %s (%s against lib %s %s: %+.2f points)\n", s, v, n, a, b, d }
+            if (nd == "") { print "decides: nodecode at " s ": not timed"; exit }
+            v = nd >= 90 ? "the decode'"'"'s instructions (the walk'"'"'s memory pattern streams at " nd "%)" : \
+                "the walk'"'"'s memory pattern itself (" nd "% with no decode)"
+            printf "decides: nodecode at %s: bound by %s\n", s, v }'
     fi
     awk -v s="$1" -v a="$l1" -v b="$w1" -v c="$w2" -v d="$l2" -v bad="$(cat "$out/bad.txt" 2>/dev/null)" 'BEGIN {
         if (bad == 1 || (a b c d) ~ /W/) { print "decides: words at " s ": delete (wrong)"; exit }
@@ -175,8 +184,8 @@ trial_verdict()
 pass >"$log" 2>&1
 grep -vE "^(make|cc |  CC|ar )" "$log" | tail -n 80
 if nvidia-smi >/dev/null 2>&1; then
-    trial_verdict 7168x16384 5
-    trial_verdict 4096x7168 5
+    trial_verdict 7168x16384 6
+    trial_verdict 4096x7168 6
     trial_verdict 7168x2048 4
     for k in l1 l8 l4; do verdict $k; done
 else

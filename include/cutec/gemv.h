@@ -103,10 +103,14 @@ typedef struct cute_gemv_config {
                             (the two rows' groups share a 32-byte sector) and one shuffle with
                             the neighbour lane, instead of a 16-bit load a row: a k-tile's
                             loads of A's scales touch 32 sectors, not 64 */
-    bool scales_once;    /* NVFP4's register form k-tiles ahead: a diagnostic, wrong by design
-                            (CUTEC_GEMV_TRIAL=noscales): every k-tile multiplied by k-tile 0's
-                            scales, loaded once, so that a bench times the kernel without its
-                            scale loads (what any cheaper way to them can win at most) */
+    int diag;            /* NVFP4's register form k-tiles ahead: a diagnostic, wrong by design
+                            (0: none).  CUTE_GEMV_DIAG_SCALES_ONCE (CUTEC_GEMV_TRIAL=noscales):
+                            every k-tile multiplied by k-tile 0's scales, loaded once, so that a
+                            bench times the kernel without its scale loads (what any cheaper way
+                            to them can win at most); CUTE_GEMV_DIAG_NO_DECODE (nodecode): each
+                            k-tile's words and scale pairs xor-folded into the sums instead of
+                            decoded and multiplied, its loads as the library's (the walk's
+                            loads alone: the ceiling of its memory pattern) */
 } cute_gemv_config;
 
 #define CUTE_GEMV_MAX_AHEAD 2
@@ -133,11 +137,14 @@ cute_dtype cute_gemv_sf_dtype(const cute_gemv_config *cfg);
  * scales are read in one 16-bit load; 4 through the ring or by words), 1 for MXFP8 */
 int cute_gemv_sf_align(const cute_gemv_config *cfg);
 /* CUTEC_GEMV_TRIAL: the GEMV's trial forms (opt-in until a device script decides): 0 (none,
- * unset or empty), "words" (cfg.scale_words where it applies) or the diagnostic "noscales"
- * (cfg.scales_once: wrong by design); -1 and the reason in err for any other value */
+ * unset or empty), "words" (cfg.scale_words where it applies) or the diagnostics, wrong by
+ * design, "noscales" and "nodecode" (cfg.diag); -1 and the reason in err for any other value */
 int cute_gemv_trial(char *err, size_t n);
 #define CUTE_GEMV_TRIAL_WORDS 1
 #define CUTE_GEMV_TRIAL_NOSCALES 2
+#define CUTE_GEMV_TRIAL_NODECODE 3
+#define CUTE_GEMV_DIAG_SCALES_ONCE 1
+#define CUTE_GEMV_DIAG_NO_DECODE 2
 
 #define CUTE_GEMV_MAX_VECTORS 8
 #define CUTE_GEMV_FEW_SPLITS 32

@@ -60,10 +60,10 @@ static int usage(const char *cmd)
         "    cores, not the Hopper GEMM's 64-row tiles (the default)\n"
         "  nvfp4: e2m1 A and x with a ue4m3 scale per 16 (seed 001); mxfp8: e4m3 with ue8m0 per "
         "32\n"
-        "  bench --forms lib,2,1,ring4,two,one,words,noscales: forms on one problem, each a row: the\n"
-        "    library's, NVFP4's register forms (k-tiles ahead), a ring of N stages, split-K's second\n"
-        "    kernel, split-K in one launch, the library's under CUTEC_GEMV_TRIAL=words or noscales\n"
-        "    (the others under 0)\n",
+        "  bench --forms lib,2,1,ring4,two,one,words,noscales,nodecode: forms on one problem, each a\n"
+        "    row: the library's, NVFP4's register forms (k-tiles ahead), a ring of N stages, split-K's\n"
+        "    second kernel, split-K in one launch, the library's under CUTEC_GEMV_TRIAL=words, and the\n"
+        "    diagnostics noscales and nodecode (wrong by design: not checked; the others under 0)\n",
         cmd);
     return CLI_USAGE;
 }
@@ -195,7 +195,10 @@ static int emit(const gemv_opts *o)
             return CLI_FAIL;
         }
         cfg.scale_words = trial == CUTE_GEMV_TRIAL_WORDS;
-        cfg.scales_once = trial == CUTE_GEMV_TRIAL_NOSCALES && nvfp4_ring && !cfg.tile_at_a_time;
+        if (nvfp4_ring && !cfg.tile_at_a_time) /* (the diagnostics: wrong by design) */
+            cfg.diag = trial == CUTE_GEMV_TRIAL_NOSCALES   ? CUTE_GEMV_DIAG_SCALES_ONCE
+                       : trial == CUTE_GEMV_TRIAL_NODECODE ? CUTE_GEMV_DIAG_NO_DECODE
+                                                           : 0;
     }
     cfg.fma_decode = o->sf_vec == 16 && o->fma_decode > 0 ? o->fma_decode : 0;
     cfg.tf32_bits = o->tf32_bits != 0 && cfg.mma && o->dtype == CUTE_F32;
@@ -426,7 +429,9 @@ static void describe(const problem *p, const gemv_opts *o, char *buf, size_t n)
                  cfg.smem_stages);
     if (cfg.fma_decode) strncat(form, ", scales by bits", sizeof form - strlen(form) - 1);
     if (cfg.scale_words) strncat(form, ", scale words", sizeof form - strlen(form) - 1);
-    if (cfg.scales_once) strncat(form, ", scales once (wrong by design)", sizeof form - strlen(form) - 1);
+    if (cfg.diag) strncat(form, cfg.diag == CUTE_GEMV_DIAG_SCALES_ONCE ? ", scales once (wrong by design)"
+                                                                     : ", no decode (wrong by design)",
+                          sizeof form - strlen(form) - 1);
     if (cfg.tf32_bits) strncat(form, ", tf32 by bits", sizeof form - strlen(form) - 1);
     snprintf(buf, n, "%s %s->%s %lldx%lld N=%lld L=%lld, vec %d, %d split%s%s%s%s", kind,
              cute_dtype_name(o->dtype), cute_dtype_name(o->y_dtype), (long long)o->M,
@@ -520,20 +525,23 @@ static bool form_is(const char *s, const char *word)
 
 /* a --forms form set on the library: "lib" (the library's choice), "A" (NVFP4's register
  * form, A k-tiles ahead), "ringN" (a ring of N stages), "two", "one" (split-K's
- * second kernel, split-K in one launch: cute_gemv_lib_one_launch), "words" and "noscales" (the
- * library's choice under CUTEC_GEMV_TRIAL=words or noscales, which the library reads at each
- * call; every other form runs under 0); the characters it took in *used, or false */
+ * second kernel, split-K in one launch: cute_gemv_lib_one_launch), "words", "noscales" and
+ * "nodecode" (the library's choice under CUTEC_GEMV_TRIAL of that name, which the library reads
+ * at each call; every other form runs under 0); the characters it took in *used, or false */
 static bool set_form(cute_gemv_lib *lib, const gemv_opts *o, const char *s, gemv_opts *f, int *used)
 {
     static const char *const launches[] = {"two", "one"};
     int ahead = 0, stages = o->smem_stages, one = -1;
     *used = 0;
-    bool words = form_is(s, "words"), noscales = form_is(s, "noscales");
-    if (setenv("CUTEC_GEMV_TRIAL", words ? "words" : noscales ? "noscales" : "0", 1)) return false;
+    static const char *const trials[] = {"words", "noscales", "nodecode"};
+    const char *trial = "0";
+    for (int i = 0; i < 3; i++)
+        if (form_is(s, trials[i])) trial = trials[i];
+    if (setenv("CUTEC_GEMV_TRIAL", trial, 1)) return false;
     for (int i = 0; i < 2; i++)
         if (form_is(s, launches[i])) *used = 3, one = i;
-    if (words || noscales)
-        *used = words ? 5 : 8, stages = -1;
+    if (strcmp(trial, "0"))
+        *used = (int)strlen(trial), stages = -1;
     else if (form_is(s, "lib"))
         *used = 3, stages = -1;
     else if (one < 0 && sscanf(s, "ring%d%n", &stages, used) != 1 && sscanf(s, "%d%n", &ahead, used) != 1)
@@ -545,7 +553,7 @@ static bool set_form(cute_gemv_lib *lib, const gemv_opts *o, const char *s, gemv
 }
 
 /* --forms: each form a row on the one problem (y as made before each form's checked call; a
- * form's repeat timed, not checked again) */
+ * form's repeat timed, not checked again; the diagnostics, wrong by design, not checked) */
 static bool bench_forms(problem *p, const gemv_opts *o)
 {
     cute_backend *b = cute_runtime_backend(p->rt);
@@ -554,10 +562,10 @@ static bool bench_forms(problem *p, const gemv_opts *o)
     for (const char *s = o->forms; *s;) {
         int used = 0;
         if (!set_form(p->lib, o, s, &f, &used)) {
-            printf("cutec bench gemv: --forms %s: a form is lib, ahead (1, 2), ringN, two, one, words or noscales\n", o->forms);
+            printf("cutec bench gemv: --forms %s: a form is lib, ahead (1, 2), ringN, two, one, words, noscales or nodecode\n", o->forms);
             return false;
         }
-        p->checked = false;
+        p->checked = form_is(s, "noscales") || form_is(s, "nodecode");
         for (const char *q = o->forms; q < s && !p->checked; q = strchr(q, ',') ? strchr(q, ',') + 1 : s)
             p->checked = !strncmp(q, s, (size_t)used) && (q[used] == ',' || !q[used]);
         ok = b->vt->upload(b->self, &p->buf[2], 0, p->y0, p->bytes[2]) == CUTE_OK && bench_row(p, &f) && ok;

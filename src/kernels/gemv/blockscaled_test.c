@@ -284,10 +284,12 @@ static void words_forms(cute_runtime *rt, cute_gemv_lib *lib)
     run_case(rt, lib, CUTE_E2M1, CUTE_BF16, 161, 2048 + 64, 3, 0);
     cute_gemv_lib_last(lib, &last, NULL);
     CHECK(last.scale_words && last.tile_at_a_time, "words a k-tile at a time (ran words %d)", last.scale_words);
-    /* (the diagnostic noscales, wrong by design, is not run: its value read) */
+    /* (the diagnostics, wrong by design, are not run: their values read) */
     char err[256] = "";
     setenv("CUTEC_GEMV_TRIAL", "noscales", 1);
     CHECK(cute_gemv_trial(err, sizeof err) == CUTE_GEMV_TRIAL_NOSCALES, "noscales read: %s", err);
+    setenv("CUTEC_GEMV_TRIAL", "nodecode", 1);
+    CHECK(cute_gemv_trial(err, sizeof err) == CUTE_GEMV_TRIAL_NODECODE, "nodecode read: %s", err);
     setenv("CUTEC_GEMV_TRIAL", "bogus", 1);
     CHECK(cute_gemv_trial(err, sizeof err) < 0 && strstr(err, "CUTEC_GEMV_TRIAL=bogus"), "a bad trial refused: %s", err);
     unsetenv("CUTEC_GEMV_TRIAL");

@@ -242,8 +242,10 @@ static bool config_ok(const cute_gemv_config *cfg, char *err, size_t n)
         snprintf(err, n, "gemv: the scale words are NVFP4's register forms' (not with the L2 prefetch or the ring)");
         return false;
     }
-    if (cfg->scales_once && (!nvfp4_pipelined(cfg) || cfg->smem_stages)) {
-        snprintf(err, n, "gemv: the scales loaded once (a diagnostic) are NVFP4's register form's");
+    if (cfg->diag < 0 || cfg->diag > CUTE_GEMV_DIAG_NO_DECODE ||
+        (cfg->diag && (!nvfp4_pipelined(cfg) || cfg->smem_stages || cfg->scale_words))) {
+        snprintf(err, n, "gemv: a diagnostic (%d: 1 scales once, 2 no decode) is NVFP4's register form's, "
+                 "without the scale words", cfg->diag);
         return false;
     }
     if (cfg->sf_vec) return blockscaled_ok(cfg, err, n);
@@ -398,7 +400,7 @@ const cute_fn *cute_gemv_compile(cute_runtime *rt, const cute_gemv_config *cfg, 
                                 : "",
              cfg->one_launch ? "_one" : "", cfg->l2_prefetch, cfg->tile_at_a_time ? "_tile" : "", cfg->smem_stages,
              gemv_ahead(cfg), cfg->fma_decode, cfg->scale_words ? "_sw" : "",
-             cfg->scales_once ? "_so" : "");
+             cfg->diag == CUTE_GEMV_DIAG_SCALES_ONCE ? "_so" : cfg->diag ? "_nd" : "");
     cute_host_fn host = cfg->sf_vec    ? gemv_blockscaled_host
                         : cfg->skew    ? gemv_skew_host
                         : cfg->mma     ? gemv_mma_host
