@@ -41,11 +41,11 @@
 #   wavefronts)"; else DRAM throughput below the copy's by 10 points or more with long
 #   scoreboard the largest stall: "the DRAM's rate at this walk's requests"; else issue slots
 #   >= 70% busy: "issue (the decode's instructions)"; else "latency".
-#   BUDGET=35 sh scripts/device-fp4_42.sh
+#   BUDGET=40 sh scripts/device-fp4_42.sh
 PROF35_HELPERS=1 . scripts/device-prof35.sh
 log="$out/fp4_42.log"
 start=$(date +%s)
-budget=${BUDGET:-35} # (no step starts past it: the last ends by about 50 s)
+budget=${BUDGET:-40} # (no step starts past it: the last ends by about 50 s)
 PROF_TIMEOUT=${PROF_TIMEOUT:-15}
 # (beside prof35's: each SM's active cycles and each scheduler's instructions, their mean and
 # extremes: an SM with 4 of (7168,16384,1)'s 448 blocks against one with 3)
