@@ -97,9 +97,10 @@ typedef struct cute_gemv_config {
                             (atomic: scales the sums and zeroes them) and writes y, and zeroes
                             the counter for the next call.  No second
                             kernel (cute_gemv_lib_one_launch) */
-    bool scale_words;    /* NVFP4's register forms (trial, CUTEC_GEMV_TRIAL=words; not the ring;
-                            scale buffers 4-byte aligned): a warp's scale pairs of rows 2h and
-                            2h+1 by one 4-byte load a lane of its row 2h + (lane & 1)'s group
+    bool scale_words;    /* NVFP4's register form k-tiles ahead (the library's where the scale
+                            buffers are 4-byte aligned; CUTEC_GEMV_TRIAL=no-words: not): a
+                            warp's scale pairs of rows 2h and 2h+1 by one 4-byte load a lane
+                            of its row 2h + (lane & 1)'s group
                             (the two rows' groups share a 32-byte sector) and one shuffle with
                             the neighbour lane, instead of a 16-bit load a row: a k-tile's
                             loads of A's scales touch 32 sectors, not 64 */
@@ -137,10 +138,11 @@ cute_dtype cute_gemv_sf_dtype(const cute_gemv_config *cfg);
  * scales are read in one 16-bit load; 4 through the ring or by words), 1 for MXFP8 */
 int cute_gemv_sf_align(const cute_gemv_config *cfg);
 /* CUTEC_GEMV_TRIAL: the GEMV's trial forms (opt-in until a device script decides): 0 (none,
- * unset or empty), "words" (cfg.scale_words where it applies) or the diagnostics, wrong by
- * design, "noscales" and "nodecode" (cfg.diag); -1 and the reason in err for any other value */
+ * unset or empty), "no-words" (the 16-bit scale pairs, not cfg.scale_words) or the
+ * diagnostics, wrong by design, "noscales" and "nodecode" (cfg.diag, over the 16-bit pairs); -1
+ * and the reason in err for any other value */
 int cute_gemv_trial(char *err, size_t n);
-#define CUTE_GEMV_TRIAL_WORDS 1
+#define CUTE_GEMV_TRIAL_NO_WORDS 1
 #define CUTE_GEMV_TRIAL_NOSCALES 2
 #define CUTE_GEMV_TRIAL_NODECODE 3
 #define CUTE_GEMV_DIAG_SCALES_ONCE 1

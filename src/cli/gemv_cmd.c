@@ -60,10 +60,10 @@ static int usage(const char *cmd)
         "    cores, not the Hopper GEMM's 64-row tiles (the default)\n"
         "  nvfp4: e2m1 A and x with a ue4m3 scale per 16 (seed 001); mxfp8: e4m3 with ue8m0 per "
         "32\n"
-        "  bench --forms lib,2,1,ring4,two,one,words,noscales,nodecode: forms on one problem, each a\n"
-        "    row: the library's, NVFP4's register forms (k-tiles ahead), a ring of N stages, split-K's\n"
-        "    second kernel, split-K in one launch, the library's under CUTEC_GEMV_TRIAL=words, and the\n"
-        "    diagnostics noscales and nodecode (wrong by design: not checked; the others under 0)\n",
+        "  bench --forms lib,2,1,ring4,two,one,no-words,noscales,nodecode: forms on one problem, each\n"
+        "    a row: the library's, NVFP4's register forms (k-tiles ahead), a ring of N stages, split-K's\n"
+        "    second kernel, split-K in one launch, the library's under CUTEC_GEMV_TRIAL=no-words, and\n"
+        "    the diagnostics noscales and nodecode (wrong by design: not checked; the others under 0)\n",
         cmd);
     return CLI_USAGE;
 }
@@ -187,18 +187,17 @@ static int emit(const gemv_opts *o)
         cfg.smem_stages = cute_gemv_ring_default(&cfg); /* the library's choice */
     if (nvfp4_ring && !cfg.smem_stages) /* NVFP4's register form (0: one ahead) */
         cfg.ahead = o->ahead;
-    if (o->sf_vec == 16 && !cfg.l2_prefetch && !cfg.smem_stages) {
-        int trial = cute_gemv_trial(err, sizeof err); /* (CUTEC_GEMV_TRIAL=words: the library's) */
+    if (nvfp4_ring && !cfg.smem_stages) { /* (CUTEC_GEMV_TRIAL as the library reads it) */
+        int trial = cute_gemv_trial(err, sizeof err);
         if (trial < 0) {
             fprintf(stderr, "cutec compile gemv: %s\n", err);
             cute_runtime_free(rt);
             return CLI_FAIL;
         }
-        cfg.scale_words = trial == CUTE_GEMV_TRIAL_WORDS;
-        if (nvfp4_ring && !cfg.tile_at_a_time) /* (the diagnostics: wrong by design) */
-            cfg.diag = trial == CUTE_GEMV_TRIAL_NOSCALES   ? CUTE_GEMV_DIAG_SCALES_ONCE
-                       : trial == CUTE_GEMV_TRIAL_NODECODE ? CUTE_GEMV_DIAG_NO_DECODE
-                                                           : 0;
+        cfg.scale_words = !trial; /* the library's (its scale buffers 4-byte aligned) */
+        cfg.diag = trial == CUTE_GEMV_TRIAL_NOSCALES   ? CUTE_GEMV_DIAG_SCALES_ONCE
+                   : trial == CUTE_GEMV_TRIAL_NODECODE ? CUTE_GEMV_DIAG_NO_DECODE
+                                                       : 0;
     }
     cfg.fma_decode = o->sf_vec == 16 && o->fma_decode > 0 ? o->fma_decode : 0;
     cfg.tf32_bits = o->tf32_bits != 0 && cfg.mma && o->dtype == CUTE_F32;
@@ -525,7 +524,7 @@ static bool form_is(const char *s, const char *word)
 
 /* a --forms form set on the library: "lib" (the library's choice), "A" (NVFP4's register
  * form, A k-tiles ahead), "ringN" (a ring of N stages), "two", "one" (split-K's
- * second kernel, split-K in one launch: cute_gemv_lib_one_launch), "words", "noscales" and
+ * second kernel, split-K in one launch: cute_gemv_lib_one_launch), "no-words", "noscales" and
  * "nodecode" (the library's choice under CUTEC_GEMV_TRIAL of that name, which the library reads
  * at each call; every other form runs under 0); the characters it took in *used, or false */
 static bool set_form(cute_gemv_lib *lib, const gemv_opts *o, const char *s, gemv_opts *f, int *used)
@@ -533,7 +532,7 @@ static bool set_form(cute_gemv_lib *lib, const gemv_opts *o, const char *s, gemv
     static const char *const launches[] = {"two", "one"};
     int ahead = 0, stages = o->smem_stages, one = -1;
     *used = 0;
-    static const char *const trials[] = {"words", "noscales", "nodecode"};
+    static const char *const trials[] = {"no-words", "noscales", "nodecode"};
     const char *trial = "0";
     for (int i = 0; i < 3; i++)
         if (form_is(s, trials[i])) trial = trials[i];
@@ -562,7 +561,7 @@ static bool bench_forms(problem *p, const gemv_opts *o)
     for (const char *s = o->forms; *s;) {
         int used = 0;
         if (!set_form(p->lib, o, s, &f, &used)) {
-            printf("cutec bench gemv: --forms %s: a form is lib, ahead (1, 2), ringN, two, one, words, noscales or nodecode\n", o->forms);
+            printf("cutec bench gemv: --forms %s: a form is lib, ahead (1, 2), ringN, two, one, no-words, noscales or nodecode\n", o->forms);
             return false;
         }
         p->checked = form_is(s, "noscales") || form_is(s, "nodecode");

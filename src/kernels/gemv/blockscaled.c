@@ -66,14 +66,12 @@ static cute_ssa scale_at(cute_ctx *c, cute_tensor t, cute_tuple crd)
 /* the scales of the two blocks of a vector of 32 from element crd on (its k a multiple of
  * 32: the two are scales 2j and 2j+1 of a row's group of four, adjacent bytes at an even
  * offset), raw, as one u16 register by one 16-bit load (a warp's loads of a row's pairs
- * touch 16 scale tiles, 512 bytes apart: one load a pair instead of two halves the lines);
- * `as` U32: the row's group of four from crd (k a multiple of 64) by one 32-bit load */
-static cute_tensor scale_pair_load(cute_ctx *c, const cute_copy_atom *pair, cute_tensor t, cute_tuple crd,
-                                   cute_dtype as)
+ * touch 16 scale tiles, 512 bytes apart: one load a pair instead of two halves the lines) */
+static cute_tensor scale_pair_load(cute_ctx *c, const cute_copy_atom *pair, cute_tensor t, cute_tuple crd)
 {
     cute_tensor at = cute_tensor_domain_offset(c, t, crd);
-    at.layout = cute_layout_fmt(cute_ctx_alg(c), "(%d):(1)", cute_dtype_bytes(as));
-    at = cute_tensor_recast(c, at, as);
+    at.layout = cute_layout_parse(cute_ctx_alg(c), "(2):(1)");
+    at = cute_tensor_recast(c, at, CUTE_U16);
     cute_tensor r = cute_make_fragment_like(c, at);
     cute_copy(c, pair, at, r);
     return r;
@@ -297,7 +295,7 @@ static void vector_sums(cute_ctx *c, const gemv_plan *p, cute_tensor words, cons
  * their scale pairs, raw (u16) */
 typedef struct words_tile {
     cute_tensor rA, rX, sa[GEMV_MAX_ROWS][WORDS_UNROLL], sb[WORDS_UNROLL];
-    bool words;                         /* cfg.scale_words: A's scales in sw, not sa */
+    bool words;                         /* cfg.scale_words (k-tiles ahead): A's scales in sw, not sa */
     cute_tensor sw[GEMV_MAX_ROWS / 2][WORDS_UNROLL]; /* ... rows 2h and 2h+1's: row 2h + (lane & 1)'s group */
 } words_tile;
 
@@ -371,20 +369,13 @@ static words_tile words_load(cute_ctx *c, const gemv_plan *p, const gemv_thread 
         return r;
     }
     cute_int last = cute_sub(a, cute_mul(a, t->kend, cute_i(8)), cute_i(32)); /* last vector */
-    r.words = p->cfg.scale_words && !pred; /* (the whole warp: words_pairs's shuffles) */
-    cute_int odd = r.words ? cute_mod(a, cute_lane_idx(c), cute_i(2)) : cute_i(0);
     for (int u = 0; u < p->unroll; u++)
         for (int row = 0; row < p->rows; row++) {
             cute_tensor cu = cute_tensor_slice(c, gemv_lane_row(c, p, f.crd, row), CUTE_CRD(CUTE_ALL, 0, u));
             cute_int m = cu.coord.leaf[0], k = cute_mul(a, cu.coord.leaf[1], cute_i(8));
             if (pred) k = cute_min(a, k, last);
-            if (!r.words) {
-                r.sa[row][u] = scale_pair_load(c, &w->pair, w->sfa, CUTE_CRD(m, k, t->l), CUTE_U16);
-            } else if (row % 2 == 0) { /* (as scale_tiles_of's words) */
-                cute_int group = cute_mul(a, cute_div(a, k, cute_i(64)), cute_i(64));
-                r.sw[row / 2][u] = scale_pair_load(c, &w->word, w->sfa, CUTE_CRD(cute_add(a, m, odd), group, t->l), CUTE_U32);
-            }
-            if (row == 0) r.sb[u] = scale_pair_load(c, &w->pair, w->sfb, CUTE_CRD(0, k, t->l), CUTE_U16);
+            r.sa[row][u] = scale_pair_load(c, &w->pair, w->sfa, CUTE_CRD(m, k, t->l));
+            if (row == 0) r.sb[u] = scale_pair_load(c, &w->pair, w->sfb, CUTE_CRD(0, k, t->l));
         }
     return r;
 }

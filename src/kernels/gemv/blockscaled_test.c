@@ -264,26 +264,30 @@ static void ahead_forms(cute_runtime *rt, cute_gemv_lib *lib)
     }
 }
 
-/* the trial CUTEC_GEMV_TRIAL=words (cfg.scale_words): A's scale pairs of rows 2h and 2h+1 by a
- * 4-byte group a lane and a shuffle, in each walk: two k-tiles ahead (four full and a tail, a
- * partial last warp; batched), one ahead, a k-tile at a time (a tail: its predicated tile and
- * the warp past M keep the 16-bit pairs); a value it does not know refused by name */
+/* the scale words (cfg.scale_words, the library's k-tiles ahead): two ahead (four full k-tiles
+ * and a tail, a partial last warp; batched), one ahead; a k-tile at a time keeps the 16-bit
+ * pairs, and so does every form under CUTEC_GEMV_TRIAL=no-words; a value it does not know
+ * refused by name */
 static void words_forms(cute_runtime *rt, cute_gemv_lib *lib)
 {
-    setenv("CUTEC_GEMV_TRIAL", "words", 1);
     cute_gemv_config last;
-    cute_gemv_lib_ahead(lib, 2);
-    run_case(rt, lib, CUTE_E2M1, CUTE_F16, 37, 4096 + 64, 2, -0.5);
-    cute_gemv_lib_last(lib, &last, NULL);
-    CHECK(last.scale_words && last.ahead == 2, "words two ahead (ran words %d, %d ahead)", last.scale_words, last.ahead);
-    cute_gemv_lib_ahead(lib, 0);
-    run_case(rt, lib, CUTE_E2M1, CUTE_F32, 177, 4096 + 64, 1, 0.5);
-    cute_gemv_lib_last(lib, &last, NULL);
-    CHECK(last.scale_words && last.ahead <= 1 && !last.tile_at_a_time, "words one ahead (ran words %d, %d ahead)",
-          last.scale_words, last.ahead);
+    for (int no = 0; no < 2; no++) {
+        if (no) setenv("CUTEC_GEMV_TRIAL", "no-words", 1);
+        cute_gemv_lib_ahead(lib, 2);
+        run_case(rt, lib, CUTE_E2M1, CUTE_F16, 37, 4096 + 64, 2, -0.5);
+        cute_gemv_lib_last(lib, &last, NULL);
+        CHECK(last.scale_words == !no && last.ahead == 2, "words %d two ahead (ran words %d, %d ahead)", !no,
+              last.scale_words, last.ahead);
+        cute_gemv_lib_ahead(lib, 0);
+        run_case(rt, lib, CUTE_E2M1, CUTE_F32, 177, 4096 + 64, 1, 0.5);
+        cute_gemv_lib_last(lib, &last, NULL);
+        CHECK(last.scale_words == !no && last.ahead <= 1 && !last.tile_at_a_time,
+              "words %d one ahead (ran words %d, %d ahead)", !no, last.scale_words, last.ahead);
+    }
     run_case(rt, lib, CUTE_E2M1, CUTE_BF16, 161, 2048 + 64, 3, 0);
     cute_gemv_lib_last(lib, &last, NULL);
-    CHECK(last.scale_words && last.tile_at_a_time, "words a k-tile at a time (ran words %d)", last.scale_words);
+    CHECK(!last.scale_words && last.tile_at_a_time, "a k-tile at a time keeps the pairs (ran words %d)",
+          last.scale_words);
     /* (the diagnostics, wrong by design, are not run: their values read) */
     char err[256] = "";
     setenv("CUTEC_GEMV_TRIAL", "noscales", 1);

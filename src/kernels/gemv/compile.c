@@ -238,8 +238,9 @@ static bool config_ok(const cute_gemv_config *cfg, char *err, size_t n)
                  GEMV_MMA_RING_MAX / 1024);
         return false;
     }
-    if (cfg->scale_words && (cfg->dtype != CUTE_E2M1 || cfg->sf_vec != 16 || cfg->l2_prefetch || cfg->smem_stages)) {
-        snprintf(err, n, "gemv: the scale words are NVFP4's register forms' (not with the L2 prefetch or the ring)");
+    if (cfg->scale_words && (!nvfp4_pipelined(cfg) || cfg->smem_stages)) {
+        snprintf(err, n, "gemv: the scale words are NVFP4's register form's, k-tiles ahead (not a k-tile at "
+                 "a time, the L2 prefetch or the ring)");
         return false;
     }
     if (cfg->diag < 0 || cfg->diag > CUTE_GEMV_DIAG_NO_DECODE ||
