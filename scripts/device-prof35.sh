@@ -65,10 +65,9 @@ prof()
     f="$out/prof35-$name.txt"
     echo "-- +$(($(date +%s) - start)) s: $name: cutec $*"
     : >"$f"
-    # shellcheck disable=SC2086 # ($prof_sections: more sections, a word each)
-    [ -z "${sections_only:-}" ] && timeout "${PROF_TIMEOUT:-25}" "$ncu" --clock-control none --kernel-name-base function \
+    [ -z "${sections_only:-}" ] && timeout 25 "$ncu" --clock-control none --kernel-name-base function \
         --kernel-name "regex:^${kern}_kernel_[0-9]+$" --launch-skip 2 --launch-count 1 --print-units base \
-        --metrics "$metrics" ${prof_sections:-} build/cutec "$@" >"$f" 2>&1
+        --metrics "$metrics" build/cutec "$@" >"$f" 2>&1
     if ! grep -q "dram__bytes_read.sum" "$f"; then # a metric this ncu lacks: its sections, from now on
         [ -z "${sections_only:-}" ] && echo "no metrics: $(grep -m 2 -iE "error|unknown|fail" "$f" | cut -c1-200 | tr '\n' ' ')"
         sections_only=1
@@ -147,10 +146,6 @@ units()
     done
 }
 [ "${1:-}" = units ] && units && exit 0
-# sourced for its helpers (find_ncu, prof, prof_row; `prof_sections`: ncu sections beside the
-# metrics, PROF_TIMEOUT: seconds an ncu run, 25) by another pass: PROF35_HELPERS=1 . this file
-# shellcheck disable=SC2317 # (return: sourced; exit: run)
-[ -n "${PROF35_HELPERS:-}" ] && { return 0 2>/dev/null || exit 0; }
 
 
 pass()

@@ -106,12 +106,9 @@ typedef struct cute_gemv_config {
                             loads of A's scales touch 32 sectors, not 64 */
     int diag;            /* NVFP4's register form k-tiles ahead: a diagnostic, wrong by design
                             (0: none).  CUTE_GEMV_DIAG_SCALES_ONCE (CUTEC_GEMV_TRIAL=noscales):
-                            every k-tile multiplied by k-tile 0's scales, loaded once, so that a
-                            bench times the kernel without its scale loads (what any cheaper way
-                            to them can win at most); CUTE_GEMV_DIAG_NO_DECODE (nodecode): each
-                            k-tile's words and scale pairs xor-folded into the sums instead of
-                            decoded and multiplied, its loads as the library's (the walk's
-                            loads alone: the ceiling of its memory pattern) */
+                            every k-tile multiplied by k-tile 0's scales (16-bit pairs), loaded
+                            once, so that a bench times the kernel without its scale loads
+                            (what any cheaper way to them can win at most) */
 } cute_gemv_config;
 
 #define CUTE_GEMV_MAX_AHEAD 2
@@ -139,14 +136,12 @@ cute_dtype cute_gemv_sf_dtype(const cute_gemv_config *cfg);
 int cute_gemv_sf_align(const cute_gemv_config *cfg);
 /* CUTEC_GEMV_TRIAL: the GEMV's trial forms (opt-in until a device script decides): 0 (none,
  * unset or empty), "no-words" (the 16-bit scale pairs, not cfg.scale_words) or the
- * diagnostics, wrong by design, "noscales" and "nodecode" (cfg.diag, over the 16-bit pairs); -1
- * and the reason in err for any other value */
+ * diagnostic, wrong by design, "noscales" (cfg.diag); -1 and the reason in err for any other
+ * value */
 int cute_gemv_trial(char *err, size_t n);
 #define CUTE_GEMV_TRIAL_NO_WORDS 1
 #define CUTE_GEMV_TRIAL_NOSCALES 2
-#define CUTE_GEMV_TRIAL_NODECODE 3
 #define CUTE_GEMV_DIAG_SCALES_ONCE 1
-#define CUTE_GEMV_DIAG_NO_DECODE 2
 
 #define CUTE_GEMV_MAX_VECTORS 8
 #define CUTE_GEMV_FEW_SPLITS 32

@@ -408,34 +408,11 @@ static void words_pairs(cute_ctx *c, const bs_warp *w, cute_tensor word, cute_va
     *hi = cute_val_cvt(c, cute_val_binop(c, CUTE_OP_SHR, both, cute_val_int(c, CUTE_U32, 16)), CUTE_U16);
 }
 
-/* cfg.diag no decode (wrong by design): each row's words, x's and the scale pairs xor-folded
- * into one word, added to the row's sum as an f32 (every loaded register used, a few
- * instructions a row instead of the decode) */
-static void words_folded(cute_ctx *c, const gemv_plan *p, const words_tile *f, const bs_warp *w)
-{
-    for (int u = 0; u < p->unroll; u++) {
-        cute_tuple vu = CUTE_CRD(CUTE_ALL, 0, u);
-        cute_ssa xs = cute_tensor_load(c, cute_tensor_slice(c, f->rX, vu));
-        cute_val x = cute_val_cvt(c, cute_ssa_get(c, cute_tensor_load(c, f->sb[u]), 0), CUTE_U32);
-        for (int j = 0; j < xs.n; j++) x = cute_val_binop(c, CUTE_OP_XOR, x, cute_ssa_get(c, xs, j));
-        for (int r = 0; r < p->rows; r++) {
-            cute_ssa as = cute_tensor_load(c, cute_tensor_slice(c, gemv_lane_row(c, p, f->rA, r), vu));
-            cute_val v = cute_val_binop(c, CUTE_OP_XOR, x, cute_val_cvt(c, cute_ssa_get(c, cute_tensor_load(c, f->sa[r][u]), 0), CUTE_U32));
-            for (int j = 0; j < as.n; j++) v = cute_val_binop(c, CUTE_OP_XOR, v, cute_ssa_get(c, as, j));
-            cute_val_assign(c, w->acc[r], cute_val_binop(c, CUTE_OP_ADD, w->acc[r], cute_val_cvt(c, v, CUTE_F32)));
-        }
-    }
-}
-
 /* the k-tile's products: x decoded once for the rows; each scale block's sum times its two
  * scales added to the row's acc (before sm_100 in units of 1/4: the bytes' factor, applied
  * at the end) */
 static void words_products(cute_ctx *c, const gemv_plan *p, const words_tile *f, const bs_warp *w)
 {
-    if (p->cfg.diag == CUTE_GEMV_DIAG_NO_DECODE) {
-        words_folded(c, p, f, w);
-        return;
-    }
     for (int u = 0; u < p->unroll; u++) {
         cute_tuple vu = CUTE_CRD(CUTE_ALL, 0, u);
         x_vector x;

@@ -243,9 +243,9 @@ static bool config_ok(const cute_gemv_config *cfg, char *err, size_t n)
                  "a time, the L2 prefetch or the ring)");
         return false;
     }
-    if (cfg->diag < 0 || cfg->diag > CUTE_GEMV_DIAG_NO_DECODE ||
+    if (cfg->diag < 0 || cfg->diag > CUTE_GEMV_DIAG_SCALES_ONCE ||
         (cfg->diag && (!nvfp4_pipelined(cfg) || cfg->smem_stages || cfg->scale_words))) {
-        snprintf(err, n, "gemv: a diagnostic (%d: 1 scales once, 2 no decode) is NVFP4's register form's, "
+        snprintf(err, n, "gemv: a diagnostic (%d: 1 scales once) is NVFP4's register form's, "
                  "without the scale words", cfg->diag);
         return false;
     }
@@ -401,7 +401,7 @@ const cute_fn *cute_gemv_compile(cute_runtime *rt, const cute_gemv_config *cfg, 
                                 : "",
              cfg->one_launch ? "_one" : "", cfg->l2_prefetch, cfg->tile_at_a_time ? "_tile" : "", cfg->smem_stages,
              gemv_ahead(cfg), cfg->fma_decode, cfg->scale_words ? "_sw" : "",
-             cfg->diag == CUTE_GEMV_DIAG_SCALES_ONCE ? "_so" : cfg->diag ? "_nd" : "");
+             cfg->diag ? "_so" : "");
     cute_host_fn host = cfg->sf_vec    ? gemv_blockscaled_host
                         : cfg->skew    ? gemv_skew_host
                         : cfg->mma     ? gemv_mma_host

@@ -7,7 +7,7 @@
 
 int cute_gemv_trial(char *err, size_t n)
 {
-    return cute_env_choice_err("CUTEC_GEMV_TRIAL", "0|no-words|noscales|nodecode", 0, err, n);
+    return cute_env_choice_err("CUTEC_GEMV_TRIAL", "0|no-words|noscales", 0, err, n);
 }
 
 int64_t cute_gemv_sf_count(int64_t rows, int64_t K, int64_t L, int sf_vec)
@@ -141,9 +141,7 @@ cute_status cutec_gemv_blockscaled(cute_gemv_lib *lib, const cute_call_arg *A,
     if (e2m1 && !cfg.smem_stages && !cfg.tile_at_a_time && !cfg.l2_prefetch) {
         cfg.ahead = ahead;
         /* (the diagnostics: wrong by design, over the 16-bit pairs) */
-        cfg.diag = trial == CUTE_GEMV_TRIAL_NOSCALES   ? CUTE_GEMV_DIAG_SCALES_ONCE
-                   : trial == CUTE_GEMV_TRIAL_NODECODE ? CUTE_GEMV_DIAG_NO_DECODE
-                                                       : 0;
+        cfg.diag = trial == CUTE_GEMV_TRIAL_NOSCALES ? CUTE_GEMV_DIAG_SCALES_ONCE : 0;
         cfg.scale_words = !trial && cute_call_arg_alignment(SFA, 4) >= 4 && cute_call_arg_alignment(SFB, 4) >= 4;
     }
     int level = gemv_lib_fma_decode(lib);
