@@ -27,14 +27,14 @@
 #    --forms lib,blockscales,noscales,blockscales,lib` (lib and blockscales each checked against
 #    float64 first, each row beside a D2D copy of its bytes; noscales, the diagnostic, wrong by
 #    design and not checked: every k-tile times k-tile 0's scales, loaded once).
-# 3. `cutec bench gemv --dtype nvfp4` (the issue's three shapes, each checked against float64,
-#    beside the copy): the figures of record.
+# 3. (7168,2048,4): `--forms lib,lib` (the library's k-tile at a time, checked against float64,
+#    beside the copy).  The issue's figures: each shape's lib rows.
 # What it decides ("decides:" lines), per shape (points of the copy):
 #   blockscales, d = blockscales - lib in each round (rows 2 - 1, 4 - 5): a failed check or a
 #   WRONG row -> "delete (wrong)"; a row without "block scales" -> "not taken"; mean d >= 1 and
 #   d > 0 in both -> "default"; mean d <= -1 -> "delete"; else "within the spread".
 #   noscales: its row less the mean of lib's (the words): what the scale loads still cost.
-#   the issue's mark: each shape's row of step 3 against 80.
+#   the issue's mark: each shape's lib rows' mean against 80.
 #   BUDGET=40 sh scripts/device-fp4_42.sh
 . scripts/device-common.sh
 log="$out/fp4_42.log"
@@ -82,23 +82,24 @@ pass()
     checked 1 --shape 304x5152 --batch 3 --ahead 2
     trial='' form_text=''
     echo "$bad" >"$out/bad.txt"
-    echo "== the default and the 16-bit pairs in turns, the diagnostics between, beside the copy $(el_s)"
+    echo "== the default and blockscales in turns, the diagnostic between, beside the copy $(el_s)"
     GEMV_TIMEOUT=${GEMV_TIMEOUT:-12}
     turns 7168x16384 lib,blockscales,noscales,blockscales,lib
     turns 4096x7168 lib,blockscales,noscales,blockscales,lib --batch 8
-    echo "== the issue's three shapes (the library's) $(el_s)"
-    device_gemv --dtype nvfp4 | tee "$out/issue.txt"
+    echo "== (7168,2048,4), the library's (a k-tile at a time) $(el_s)"
+    turns 7168x2048 lib,lib --batch 4
     device_end
 }
 # pct N FORM SHAPE: the % of the copy of the N-th row of SHAPE's turns ("W": WRONG or failed,
-# "N": a lib row without "scale words" or a blockscales row without "block scales", "": none)
+# "N": a lib row of a trial's form or a blockscales row without "block scales", "": none)
 pct()
 {
     row=$(grep -E " $3 N=.*(%|failed)" "$out/turns-$3.txt" 2>/dev/null | sed -n "$1p")
     [ -z "$row" ] && return 0
     [ "$2" = noscales ] && case "$row" in *"scales once"*) copy_pct "$row" && return 0 ;; esac
     case "$row" in *WRONG* | *failed*) echo W && return 0 ;; esac
-    case "$2 $row" in "lib "*"scale words"* | "blockscales "*"block scales"*) ;; *) echo N && return 0 ;; esac
+    case "$2 $row" in "lib "*"block scales"* | "lib "*"scales once"*) echo N && return 0 ;; esac
+    case "$2 $row" in "lib "* | "blockscales "*"block scales"*) ;; *) echo N && return 0 ;; esac
     copy_pct "$row"
 }
 # decide SHAPE: the rule of the header at SHAPE (rows lib, blockscales, noscales, blockscales, lib)
@@ -117,24 +118,22 @@ decide()
         else { p = (a + d) / 2; g = n - p
             printf "decides: noscales at %s: the scale loads still cost at most %+.2f points (%s against lib %s %s)\n", s, g, n, a, d } }'
 }
-# mark SHAPE: the issue's row of SHAPE (step 3) against 80% of the copy
+# mark SHAPE N: the issue's figure at SHAPE, the mean of its lib rows (1 and N) against 80
 mark()
 {
-    row=$(grep -E " $1 N=" "$out/issue.txt" 2>/dev/null | head -n 1)
-    p=$(copy_pct "$row")
-    case "$row" in
-    "") echo "decides: the issue at $1: not timed" ;;
-    *WRONG* | *failed*) echo "decides: the issue at $1: WRONG" ;;
-    *) awk -v s="$1" -v p="$p" 'BEGIN { v = p >= 80 ? "meets" : "short of"
-           printf "decides: the issue at %s: %s%% of the copy (%s 80)\n", s, p, v }' ;;
-    esac
+    awk -v s="$1" -v a="$(pct 1 lib "$1")" -v b="$(pct "$2" lib "$1")" 'BEGIN {
+        if (a == "" || b == "" || (a b) ~ /[WN]/) { print "decides: the issue at " s ": not timed (" a " " b ")"; exit }
+        m = (a + b) / 2; v = m >= 80 ? "meets" : "short of"
+        printf "decides: the issue at %s: %.2f%% of the copy (%s %s; %s 80)\n", s, m, a, b, v }'
 }
 pass >"$log" 2>&1
 grep -vE "^(make|cc |  CC|ar )" "$log" | tail -n 80
 if nvidia-smi >/dev/null 2>&1; then
     decide 7168x16384
     decide 4096x7168
-    for s in 7168x16384 4096x7168 7168x2048; do mark $s; done
+    mark 7168x16384 5
+    mark 4096x7168 5
+    mark 7168x2048 2
 else
     echo "decides: nothing (no GPU here)"
 fi
