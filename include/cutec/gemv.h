@@ -104,13 +104,6 @@ typedef struct cute_gemv_config {
                             (the two rows' groups share a 32-byte sector) and one shuffle with
                             the neighbour lane, instead of a 16-bit load a row: a k-tile's
                             loads of A's scales touch 32 sectors, not 64 */
-    bool block_scales;   /* NVFP4's register form k-tiles ahead (trial, CUTEC_GEMV_TRIAL=blockscales;
-                            every warp of the grid in A's rows, scale buffers 4-byte aligned;
-                            not with scale_words): a block's k-tile of scale groups (its 16 rows'
-                            and x's) copied once into shared memory by its threads (cp.async,
-                            4 bytes a group, k-tiles ahead as A's registers), read by each warp
-                            after a block barrier a k-tile: the block looks up 2 lines a scale
-                            tile for its 16 rows where each warp looked up 2 for its 4 */
     int diag;            /* NVFP4's register form k-tiles ahead: a diagnostic, wrong by design
                             (0: none).  CUTE_GEMV_DIAG_SCALES_ONCE (CUTEC_GEMV_TRIAL=noscales):
                             every k-tile multiplied by k-tile 0's scales (16-bit pairs), loaded
@@ -142,13 +135,12 @@ cute_dtype cute_gemv_sf_dtype(const cute_gemv_config *cfg);
  * scales are read in one 16-bit load; 4 through the ring or by words), 1 for MXFP8 */
 int cute_gemv_sf_align(const cute_gemv_config *cfg);
 /* CUTEC_GEMV_TRIAL: the GEMV's trial forms (opt-in until a device script decides): 0 (none,
- * unset or empty), "no-words" (the 16-bit scale pairs, not cfg.scale_words), the diagnostic,
- * wrong by design, "noscales" (cfg.diag), or the trial "blockscales" (cfg.block_scales); -1 and
- * the reason in err for any other value */
+ * unset or empty), "no-words" (the 16-bit scale pairs, not cfg.scale_words) or the
+ * diagnostic, wrong by design, "noscales" (cfg.diag); -1 and the reason in err for any other
+ * value */
 int cute_gemv_trial(char *err, size_t n);
 #define CUTE_GEMV_TRIAL_NO_WORDS 1
 #define CUTE_GEMV_TRIAL_NOSCALES 2
-#define CUTE_GEMV_TRIAL_BLOCK_SCALES 3
 #define CUTE_GEMV_DIAG_SCALES_ONCE 1
 
 #define CUTE_GEMV_MAX_VECTORS 8

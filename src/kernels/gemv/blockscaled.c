@@ -10,10 +10,8 @@
  * and of x per k-tile converted to f32, multiplied, summed per scale block (vector_fma). */
 #include <string.h>
 
-#include "cutec/atom_table.h"
 #include "cutec/ir.h"
 #include "cutec/notation.h"
-#include "cutec/smem.h"
 #include "cutec/sync.h"
 #include "kernels/gemv/gemv_internal.h"
 
@@ -26,7 +24,7 @@ int cute_gemv_sf_align(const cute_gemv_config *cfg)
 {
     if (cfg->dtype != CUTE_E2M1) return 1;
     /* the ring copies a scale group of four at once, and so do the scale words */
-    return cfg->smem_stages || cfg->scale_words || cfg->block_scales ? 4 : 2;
+    return cfg->smem_stages || cfg->scale_words ? 4 : 2;
 }
 
 /* CuTe's scale-factor layout (Sm1xxBlkScaledConfig's SfKMajorAtom tiled to the shape, K's
@@ -106,10 +104,6 @@ typedef struct bs_warp {
     cute_copy_atom pair; /* a scale pair's 16-bit load */
     cute_copy_atom word; /* cfg.scale_words: a scale group's 32-bit load */
     cute_val pick;       /* ... the prmt selector of the lane's pairs (words_pairs) */
-    /* cfg.block_scales: the stages of the block's scale groups, (16 rows, 16 tiles, stages)
-     * and x's (16 tiles, stages); the scales as groups; a group's cp.async */
-    cute_tensor bsA, bsX, gSa, gSb;
-    cute_copy_atom bs_copy;
     cute_dtype sf;       /* the scales' */
     cute_val lo;         /* the byte decode's table, its low word (table_lo) */
     cute_val alpha, beta;
@@ -302,7 +296,6 @@ static void vector_sums(cute_ctx *c, const gemv_plan *p, cute_tensor words, cons
 typedef struct words_tile {
     cute_tensor rA, rX, sa[GEMV_MAX_ROWS][WORDS_UNROLL], sb[WORDS_UNROLL];
     bool words;                         /* cfg.scale_words (k-tiles ahead): A's scales in sw, not sa */
-    bool shared;                        /* cfg.block_scales: no scales (read from shared memory) */
     cute_tensor sw[GEMV_MAX_ROWS / 2][WORDS_UNROLL]; /* ... rows 2h and 2h+1's: row 2h + (lane & 1)'s group */
 } words_tile;
 
@@ -364,10 +357,6 @@ static words_tile words_load(cute_ctx *c, const gemv_plan *p, const gemv_thread 
         r.words = once->words;
         return r;
     }
-    if (st && p->cfg.block_scales) {
-        r.shared = true;
-        return r;
-    }
     if (st) {
         cute_int kt = at.leaf[at.nleaves - 1];
         r.words = p->cfg.scale_words;
@@ -396,7 +385,7 @@ static void words_assign(cute_ctx *c, const gemv_plan *p, words_tile *dst, const
 {
     cute_tensor_store(c, dst->rA, cute_tensor_load(c, src->rA));
     cute_tensor_store(c, dst->rX, cute_tensor_load(c, src->rX));
-    for (int u = 0; u < p->unroll && !src->shared; u++) {
+    for (int u = 0; u < p->unroll; u++) {
         for (int r = 0; r < p->rows; r++)
             if (!src->words)
                 cute_tensor_store(c, dst->sa[r][u], cute_tensor_load(c, src->sa[r][u]));
@@ -459,54 +448,6 @@ static void words_fma(cute_ctx *c, const gemv_plan *p, const gemv_thread *th, co
     words_products(c, p, &f, w);
 }
 
-/* cfg.block_scales: the block's scale groups of k-tile kt (its 16 rows' 16 groups of 64
- * elements, and x's 16) into stage s, one 4-byte cp.async a group: thread j copies groups j and
- * j + 128 (row j % 16 of tile j / 16: a warp's copies cover 2 tiles' 256-byte spans, 4 lines),
- * threads 0-15 x's */
-static void block_scales_issue(cute_ctx *c, const gemv_plan *p, const bs_warp *w, const gemv_tiles *t,
-                               cute_int kt, cute_int s)
-{
-    cute_alg *a = cute_ctx_alg(c);
-    int rows = p->threads / 32 * p->rows, groups = (int)(p->ktile / 8); /* 16 and 16 */
-    cute_int tid = cute_thread_idx(c, 0), row0 = cute_mul(a, cute_block_idx(c, 0), cute_i(rows));
-    cute_int g0 = cute_mul(a, kt, cute_i(groups));
-    for (int h = 0; h < rows * groups / p->threads; h++) {
-        cute_int j = cute_add(a, tid, cute_i((int64_t)h * p->threads));
-        cute_int row = cute_mod(a, j, cute_i(rows)), g = cute_div(a, j, cute_i(rows));
-        cute_copy(c, &w->bs_copy, gemv_one_at(c, w->gSa, CUTE_CRD(cute_add(a, row0, row), cute_add(a, g0, g), t->l)),
-                  gemv_one_at(c, w->bsA, CUTE_CRD(row, g, s)));
-    }
-    CUTE_IF(c, cute_int_lt(c, tid, cute_i(groups)))
-    {
-        cute_copy(c, &w->bs_copy, gemv_one_at(c, w->gSb, CUTE_CRD(0, cute_add(a, g0, tid), t->l)),
-                  gemv_one_at(c, w->bsX, CUTE_CRD(tid, s)));
-    }
-    cute_cp_async_commit_group(c);
-}
-
-/* ... stage s's groups of the lane's rows and x into f's scale pairs (the lane's vector is half
- * of group lane / 2: its pair the upper half on odd lanes) */
-static void block_scales_read(cute_ctx *c, const gemv_plan *p, const bs_warp *w, cute_int s, words_tile *f)
-{
-    cute_alg *a = cute_ctx_alg(c);
-    cute_int lane = cute_lane_idx(c), g = cute_div(a, lane, cute_i(2));
-    cute_int row0 = cute_mul(a, cute_warp_idx(c), cute_i(p->rows));
-    cute_val half = cute_val_binop(c, CUTE_OP_SHL, cute_int_value(c, cute_mod(a, lane, cute_i(2)), CUTE_U32),
-                                   cute_val_int(c, CUTE_U32, 4));
-    cute_layout one = cute_layout_parse(a, "(1):(1)");
-    for (int r = 0; r <= p->rows; r++) {
-        cute_tensor group = cute_make_rmem_tensor(c, CUTE_U32, one);
-        cute_autovec_copy(c, r < p->rows ? gemv_one_at(c, w->bsA, CUTE_CRD(cute_add(a, row0, cute_i(r)), g, s))
-                                         : gemv_one_at(c, w->bsX, CUTE_CRD(g, s)),
-                          group);
-        cute_tensor pair = gemv_group_pair(c, group, half);
-        if (r < p->rows)
-            f->sa[r][0] = pair;
-        else
-            f->sb[0] = pair;
-    }
-}
-
 /* words, a warp whose rows are all in A: its `full` whole k-tiles with the next
  * cfg.ahead ones' registers loaded before this one's products.  ptxas, left to itself,
  * spreads a k-tile's loads through its decode (a load or two in flight a warp), and sinks the
@@ -527,13 +468,10 @@ static void words_pipelined(cute_ctx *c, const gemv_plan *p, const gemv_thread *
         if (p->unroll != 1) cute_ctx_fail(c, "gemv: the pipelined NVFP4 k-tiles take one vector a row (plan)");
         scale_tiles st = scale_tiles_of(c, p, th, t, w, full);
         words_tile buf[CUTE_GEMV_MAX_AHEAD + 1]; /* buf[0] this k-tile's, buf[i] i ahead */
-        bool bs = p->cfg.block_scales;
-        int stages = d + 2; /* a stage is refilled two k-tiles after its read: a barrier between */
         for (int i = 0; i < d; i++) {
             cute_int kt = i ? cute_min(a, cute_i(i), cute_sub(a, full, cute_i(1))) : cute_i(0);
             buf[i] = words_load(c, p, th, t, w, CUTE_CRD(CUTE_ALL, CUTE_ALL, kt), false, &st,
                                 p->cfg.diag == CUTE_GEMV_DIAG_SCALES_ONCE && i ? &buf[0] : NULL);
-            if (bs) block_scales_issue(c, p, w, t, kt, cute_i(i));
         }
         CUTE_FOR_STEP(c, kt, cute_i(0), full, 1, d > 1 ? d + 1 : 0)
         {
@@ -543,17 +481,10 @@ static void words_pipelined(cute_ctx *c, const gemv_plan *p, const gemv_thread *
             cute_int after = cute_min(a, cute_add(a, kt, cute_i(d)), last);
             buf[d] = words_load(c, p, th, t, w, CUTE_CRD(CUTE_ALL, CUTE_ALL, after), false, &st,
                                 p->cfg.diag == CUTE_GEMV_DIAG_SCALES_ONCE ? &buf[0] : NULL);
-            if (bs) block_scales_issue(c, p, w, t, after, cute_mod(a, cute_add(a, kt, cute_i(d)), cute_i(stages)));
             cute_syncwarp(c); /* keeps the loads above the products (weak loads: compile.c) */
-            if (bs) { /* k-tile kt's groups: this thread's copies landed, then every thread's */
-                cute_cp_async_wait_group(c, d);
-                cute_named_barrier_sync(c, 1, p->threads);
-                block_scales_read(c, p, w, cute_mod(a, kt, cute_i(stages)), &buf[0]);
-            }
             words_products(c, p, &buf[0], w);
             for (int i = 0; i < d; i++) words_assign(c, p, &buf[i], &buf[i + 1]);
         }
-        if (bs) cute_cp_async_wait_all(c); /* (the last k-tiles' copies of it again) */
     }
 }
 
@@ -606,20 +537,6 @@ static void blockscaled_kernel(cute_ctx *c, cute_tensor mA, cute_tensor sfa, cut
         cute_val odd = cute_int_value(c, cute_mod(a, cute_lane_idx(c), cute_i(2)), CUTE_U32);
         w.pick = cute_val_binop(c, CUTE_OP_XOR, cute_val_int(c, CUTE_U32, 0x5410),
                                 cute_val_binop(c, CUTE_OP_MUL, odd, cute_val_int(c, CUTE_U32, 0x6666)));
-    }
-    if (p->cfg.block_scales) { /* block_scales_issue's stages (words_pipelined) and sources */
-        int rows = p->threads / 32 * p->rows, groups = (int)(p->ktile / 8), stages = gemv_ahead(&p->cfg) + 2;
-        if (!p->words || rows * groups % p->threads)
-            cute_ctx_fail(c, "gemv: the block scales take NVFP4's words, a block's groups a whole number a thread (plan)");
-        cute_smem_allocator S = cute_smem_allocator_new(c);
-        w.bsA = cute_smem_alloc_tensor(c, &S, CUTE_U32, cute_layout_fmt(a, "(%d,%d,%d):(1,%d,%d)", rows, groups, stages,
-                                                                        rows, rows * groups), 16);
-        w.bsX = cute_smem_alloc_tensor(c, &S, CUTE_U32, cute_layout_fmt(a, "(%d,%d):(1,%d)", groups, stages, groups), 16);
-        cute_int k = cute_mul(a, K, cute_i(8)); /* K in words: elements */
-        w.gSa = gemv_sf_groups(c, sfa, mA.layout.shape.leaf[0], k, mA.layout.shape.leaf[2]);
-        w.gSb = gemv_sf_groups(c, sfb, cute_i(1), k, mA.layout.shape.leaf[2]);
-        if (!cute_copy_atom_named(a, "SM80_CP_ASYNC_CACHEALWAYS<uint32>", CUTE_U32, &w.bs_copy))
-            cute_ctx_fail(c, "gemv: no 4-byte cp.async atom");
     }
     gemv_walk walk = {.tile = p->words ? words_fma : vector_fma, .end = finish_rows, .user = &w};
     if (p->words && !p->cfg.tile_at_a_time && !p->cfg.l2_prefetch) walk.whole = words_pipelined;

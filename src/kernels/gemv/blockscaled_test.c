@@ -288,27 +288,10 @@ static void words_forms(cute_runtime *rt, cute_gemv_lib *lib)
     cute_gemv_lib_last(lib, &last, NULL);
     CHECK(!last.scale_words && last.tile_at_a_time, "a k-tile at a time keeps the pairs (ran words %d)",
           last.scale_words);
-    /* the trial blockscales (cfg.block_scales): two ahead (four full k-tiles and a tail, batched),
-     * one ahead (two blocks a batch); rows not whole blocks of 16: the words instead */
-    setenv("CUTEC_GEMV_TRIAL", "blockscales", 1);
-    static const struct {
-        int64_t M, K, L;
-        int ahead;
-    } bs[] = {{32, 4096 + 96, 2, 2}, {160, 4096, 1, 1}, {37, 4096, 1, 2}};
-    for (size_t i = 0; i < sizeof bs / sizeof bs[0]; i++) {
-        cute_gemv_lib_ahead(lib, bs[i].ahead);
-        run_case(rt, lib, CUTE_E2M1, CUTE_F16, bs[i].M, bs[i].K, bs[i].L, i ? 0 : -0.5);
-        cute_gemv_lib_last(lib, &last, NULL);
-        CHECK(last.block_scales == (bs[i].M % 16 == 0) && last.scale_words == !last.block_scales,
-              "blockscales case %zu (ran block scales %d, words %d)", i, last.block_scales, last.scale_words);
-    }
-    cute_gemv_lib_ahead(lib, 0);
     /* (the diagnostic, wrong by design, is not run: its value read) */
     char err[256] = "";
     setenv("CUTEC_GEMV_TRIAL", "noscales", 1);
     CHECK(cute_gemv_trial(err, sizeof err) == CUTE_GEMV_TRIAL_NOSCALES, "noscales read: %s", err);
-    setenv("CUTEC_GEMV_TRIAL", "blockscales", 1);
-    CHECK(cute_gemv_trial(err, sizeof err) == CUTE_GEMV_TRIAL_BLOCK_SCALES, "blockscales read: %s", err);
     setenv("CUTEC_GEMV_TRIAL", "bogus", 1);
     CHECK(cute_gemv_trial(err, sizeof err) < 0 && strstr(err, "CUTEC_GEMV_TRIAL=bogus"), "a bad trial refused: %s", err);
     unsetenv("CUTEC_GEMV_TRIAL");

@@ -238,11 +238,6 @@ static bool config_ok(const cute_gemv_config *cfg, char *err, size_t n)
                  GEMV_MMA_RING_MAX / 1024);
         return false;
     }
-    if (cfg->block_scales && (!nvfp4_pipelined(cfg) || cfg->smem_stages || cfg->scale_words || cfg->diag)) {
-        snprintf(err, n, "gemv: the block scales are NVFP4's register form's, k-tiles ahead (not with the "
-                 "scale words, a diagnostic, a k-tile at a time, the L2 prefetch or the ring)");
-        return false;
-    }
     if (cfg->scale_words && (!nvfp4_pipelined(cfg) || cfg->smem_stages)) {
         snprintf(err, n, "gemv: the scale words are NVFP4's register form's, k-tiles ahead (not a k-tile at "
                  "a time, the L2 prefetch or the ring)");
@@ -391,7 +386,7 @@ const cute_fn *cute_gemv_compile(cute_runtime *rt, const cute_gemv_config *cfg, 
     else
         make_specs(cfg, cute_runtime_target_arch(rt), specs);
     char name[128];
-    snprintf(name, sizeof name, "gemv_%s_%s_%s_v%d_n%d%s%s_pf%d%s_r%d_a%d_fd%d%s%s%s",
+    snprintf(name, sizeof name, "gemv_%s_%s_%s_v%d_n%d%s%s_pf%d%s_r%d_a%d_fd%d%s%s",
              cfg->sf_vec    ? "blockscaled"
              : cfg->skew    ? "skew"
              : gemv_wgmma(cfg, cute_runtime_target_arch(rt)) ? "wgmma"
@@ -406,7 +401,7 @@ const cute_fn *cute_gemv_compile(cute_runtime *rt, const cute_gemv_config *cfg, 
                                 : "",
              cfg->one_launch ? "_one" : "", cfg->l2_prefetch, cfg->tile_at_a_time ? "_tile" : "", cfg->smem_stages,
              gemv_ahead(cfg), cfg->fma_decode, cfg->scale_words ? "_sw" : "",
-             cfg->diag ? "_so" : "", cfg->block_scales ? "_bs" : "");
+             cfg->diag ? "_so" : "");
     cute_host_fn host = cfg->sf_vec    ? gemv_blockscaled_host
                         : cfg->skew    ? gemv_skew_host
                         : cfg->mma     ? gemv_mma_host

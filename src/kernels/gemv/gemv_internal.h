@@ -311,13 +311,6 @@ int64_t gemv_ring_bytes(const gemv_plan *p);
 int gemv_ring_blocks(const gemv_plan *p);
 /* the ring's shared memory (at the kernel's top level), and NVFP4's scale groups from the raw
  * 4-byte aligned scale buffers (NULL: none); M, K, L: A's extents (words for NVFP4) */
-/* The scales as u32 groups of four, (rows, K / 64, L) (K in elements): ring.c's, and the
- * block-scaled kernel's block scales (cfg.block_scales) */
-cute_tensor gemv_sf_groups(cute_ctx *c, cute_tensor sf, cute_int rows, cute_int K, cute_int L);
-/* a scale group's pair of the lane (shift `half`: 0 or 16 bits) as a u16 register */
-cute_tensor gemv_group_pair(cute_ctx *c, cute_tensor group, cute_val half);
-/* the one element of t at crd, as a tensor of one element */
-cute_tensor gemv_one_at(cute_ctx *c, cute_tensor t, cute_tuple crd);
 gemv_ring gemv_ring_make(cute_ctx *c, const gemv_plan *p, const cute_tensor *sfa, const cute_tensor *sfb,
                          cute_int M, cute_int K, cute_int L);
 /* the in-bounds warp's `full` whole k-tiles through the ring, fn on each stage read */

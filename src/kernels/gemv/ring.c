@@ -18,7 +18,7 @@
  * by 4 scales are 128 words; row r = r0 + 32 r1 of a tile at word r0 * 4 + r1, K's tiles
  * next to each other, then the rows' tiles, then the batches (blockscaled.c's sf_layout,
  * four scales at a time) */
-cute_tensor gemv_sf_groups(cute_ctx *c, cute_tensor sf, cute_int rows, cute_int K, cute_int L)
+static cute_tensor sf_groups(cute_ctx *c, cute_tensor sf, cute_int rows, cute_int K, cute_int L)
 {
     cute_alg *a = cute_ctx_alg(c);
     cute_int rm = cute_ceil_div(a, rows, cute_i(128)), rk = cute_ceil_div(a, K, cute_i(64));
@@ -74,11 +74,12 @@ gemv_ring gemv_ring_make(cute_ctx *c, const gemv_plan *p, const cute_tensor *sfa
                         32 * (p->rows + 1) * warps),
         16);
     cute_int k = cute_mul(a, K, cute_i(8)); /* K in words: elements */
-    r.gSa = gemv_sf_groups(c, *sfa, M, k, L), r.gSb = gemv_sf_groups(c, *sfb, cute_i(1), k, L);
+    r.gSa = sf_groups(c, *sfa, M, k, L), r.gSb = sf_groups(c, *sfb, cute_i(1), k, L);
     return r;
 }
 
-cute_tensor gemv_one_at(cute_ctx *c, cute_tensor t, cute_tuple crd)
+/* the one element of t at crd, as a tensor of one element */
+static cute_tensor one_at(cute_ctx *c, cute_tensor t, cute_tuple crd)
 {
     cute_tensor at = cute_tensor_domain_offset(c, t, crd);
     at.layout = cute_layout_parse(cute_ctx_alg(c), "(1):(1)");
@@ -127,11 +128,12 @@ static void ring_issue(cute_ctx *c, const gemv_plan *p, const gemv_tiles *t, con
     if (!r->scales) return;
     cute_int lane = cute_lane_idx(c), warp = cute_warp_idx(c);
     for (int row = 0; row <= p->rows; row++)
-        cute_copy(c, &p->ring_s, gemv_one_at(c, l->g[row], CUTE_CRD(0, kt)),
-                  gemv_one_at(c, r->sS, CUTE_CRD(lane, row, warp, s)));
+        cute_copy(c, &p->ring_s, one_at(c, l->g[row], CUTE_CRD(0, kt)),
+                  one_at(c, r->sS, CUTE_CRD(lane, row, warp, s)));
 }
 
-cute_tensor gemv_group_pair(cute_ctx *c, cute_tensor group, cute_val half)
+/* a scale group's pair of the lane (shift `half`) as a u16 register */
+static cute_tensor pair_of(cute_ctx *c, cute_tensor group, cute_val half)
 {
     cute_val g = cute_ssa_get(c, cute_tensor_load(c, group), 0);
     cute_val v = cute_val_cvt(c, cute_val_binop(c, CUTE_OP_SHR, g, half), CUTE_U16);
@@ -154,8 +156,8 @@ static gemv_ring_tile ring_read(cute_ctx *c, const gemv_plan *p, const gemv_thre
     cute_int lane = cute_lane_idx(c), warp = cute_warp_idx(c);
     for (int row = 0; row <= p->rows; row++) {
         cute_tensor group = cute_make_rmem_tensor(c, CUTE_U32, cute_layout_parse(cute_ctx_alg(c), "(1):(1)"));
-        cute_autovec_copy(c, gemv_one_at(c, r->sS, CUTE_CRD(lane, row, warp, s)), group);
-        f.pair[row] = gemv_group_pair(c, group, l->half);
+        cute_autovec_copy(c, one_at(c, r->sS, CUTE_CRD(lane, row, warp, s)), group);
+        f.pair[row] = pair_of(c, group, l->half);
     }
     return f;
 }
