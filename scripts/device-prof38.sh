@@ -64,7 +64,7 @@
 # the copy kernel's.  Raw output: $OUT/TAG-CASE.txt (the process under ncu), one file a kernel
 # $OUT/TAG-CASE-N-KERNEL.txt, the bench's rows $OUT/TAG-CASE-bench.txt; the log $OUT/TAG.log
 # (TAG: $PROF_TAG, prof38 by default; scripts/device-prof39.sh sets prof39).
-# CASES="bf16 attn" (any of bf16 fp8 s8 attn bwd bwdfa ln; bf16 fp8 s8 attn by default) runs
+# CASES="bf16 attn" (any of bf16 fp8 s8 attn bwd bwdfa ln gemv fp4; bf16 fp8 s8 attn by default) runs
 # only those; bwdfa: the non-causal backward's fused-atomic form under ncu, what the fused
 # kernel's deterministic turns cost (~17 s; not in prof39's default, which fills its 150 s).
 # ncu's figures are read in whatever unit it prints (nsecond or ns, usecond, Kbyte, Ghz,
@@ -491,7 +491,7 @@ p38_sdpa_bwd()
 # attention --bwd` a process each (its check against float64 before the launch profiled), and
 # SDPA's backward, one causality a process; every kernel a row.  Then the figures: ours and
 # SDPA's in one bench (checked; last, so that the budget cuts it, not the profiles)
-bwd_shape="8 16 4096 128"
+bwd_shape=${BWD_SHAPE:-8 16 4096 128} # BWD_SHAPE="B H S D" picks another
 p38_bwd()
 {
     p38_want bwd || p38_want bwdfa || return 0
@@ -527,6 +527,33 @@ p38_bwd()
     p38_bench bwd 60 attention --bwd $shape --iters 20
     p38_sampled "$out/$tag-bwd-clocks.csv" "$out/$tag-bwd-bench.stamped" " # NVIDIA" "   SDPA's backward (torch)" \
         "   ours' (cutec bench)"
+}
+
+# p38_gemv: the cases gemv (the bf16 GEMV at 16384x4096 and 8192x8192, and the read-only row
+# sum of 16384x4096's bytes: gemv41's yardstick at 104% of the copy) and fp4 (the NVFP4 GEMV at
+# issue 17's three shapes), each `cutec bench` under ncu (its check against float64 and its
+# row before the launch profiled), then the copy kernel of 16384x4096 bf16's bytes (session 42)
+p38_gemv()
+{
+    p38_want gemv || p38_want fp4 || return 0
+    echo "== the GEMVs under ncu (each bench's check and row, its 3rd launch profiled), the copy kernel"
+    set -- "gemv16k gemv --dtype bf16 --shape 16384x4096" "gemv8k gemv --dtype bf16 --shape 8192x8192" \
+        "sum16k sum --dtype bf16 --shape 16384x4096"
+    p38_want gemv || set --
+    p38_want fp4 && set -- "$@" "fp4a gemv --dtype nvfp4 --shape 7168x16384" \
+        "fp4b gemv --dtype nvfp4 --shape 4096x7168 --batch 8" "fp4c gemv --dtype nvfp4 --shape 7168x2048 --batch 4"
+    for s in "$@"; do
+        # shellcheck disable=SC2086
+        set -- $s
+        c=$1 && shift
+        if [ "$have_ncu" = 1 ]; then
+            p38_profile "$c" "$c" 40 1 - build/cutec bench "$@" --iters 3
+        else
+            p38_bench "$c" 30 "$@" --iters 5
+        fi
+    done
+    [ "$have_ncu" = 1 ] &&
+        p38_profile copy copy 40 1 - build/cutec run elementwise --op neg --dtype bf16 --shape 16384x4096 --iters 3
 }
 
 pass()
@@ -580,6 +607,7 @@ pass()
     fi
     p38_ln
     p38_bwd
+    p38_gemv
     if [ $have_ncu = 0 ]; then
         echo "== no ncu: the bench rows above are all this pass has"
     else

@@ -124,10 +124,16 @@ bool cute_gemv_ring_able(const cute_gemv_config *cfg);
  * where ring-able (on an H200 the ring of 4 ran 1.3-2.9 points of the copy faster than the
  * register form for bf16 on all three shapes of `cutec bench gemv`, in three runs, and 6.2 to
  * 9.1 points faster for f16: docs/gemv.md), else 0 (f32 and e4m3: not measured through it); the
- * tensor-core form's at 8 to 16 vectors, 8 stages (f32: 4 where two blocks of 8 do not fit an
- * SM; docs/gemv.md, "The ring of A's and X's k-tiles"), none past */
+ * tensor-core form's at 8 to 16 vectors, 8 stages (f32: the deepest at which a block of two k
+ * groups fits an SM, 6 at 16 vectors; docs/gemv.md, "The ring of A's and X's k-tiles"), none
+ * past */
 #define CUTE_GEMV_RING_STAGES 4
 int cute_gemv_ring_default(const cute_gemv_config *cfg);
+/* the tensor-core form's ring of cfg.smem_stages stages within what a block of target `arch`
+ * (0: not known, sm_90's) may have (99 KB on sm_86, sm_89 and sm_120, 163 KB on sm_80:
+ * docs/cards.md): the stages halved to no fewer than 2 (a ring's least), 0 if 2 do not fit;
+ * cfg.smem_stages for the other forms */
+int cute_gemv_ring_fit(const cute_gemv_config *cfg, int arch);
 
 /* the scales' dtype of a block-scaled configuration: ue4m3 for e2m1, ue8m0 for e4m3 */
 cute_dtype cute_gemv_sf_dtype(const cute_gemv_config *cfg);

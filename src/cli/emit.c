@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "cutec/cuda_arch.h"
 #include "cutec/jit.h"
 
 const char *cli_emit_form(const char *emit)
@@ -34,8 +35,9 @@ int cli_emit_kernel(const cute_fn *f, const char *emit, const char *arch, cli_cl
     if (!strcmp(emit, "time")) {
         const char *env = getenv("CUTEC_ARCH");
         const char *a = arch ? arch : env && *env ? env : "sm_90a";
-        if (strncmp(a, "sm_", 3)) {
-            fprintf(stderr, "cutec compile: --emit time needs a real architecture (sm_XX), not %s\n", a);
+        char why[640];
+        if (!cute_cuda_arch_sm(a, why, sizeof why)) { /* --arch and CUTEC_ARCH were read by this rule already */
+            fprintf(stderr, "cutec compile: --emit time: %s\n", why);
             return CLI_USAGE;
         }
         cli_clock v = verify_time(f);

@@ -185,6 +185,7 @@ static int emit(const gemv_opts *o)
         cfg.smem_stages = o->smem_stages; /* the ring, where asked for and able */
     else if (o->smem_stages < 0)
         cfg.smem_stages = cute_gemv_ring_default(&cfg); /* the library's choice */
+    cfg.smem_stages = cute_gemv_ring_fit(&cfg, cute_runtime_target_arch(rt)); /* as the library fits it */
     if (nvfp4_ring && !cfg.smem_stages) /* NVFP4's register form (0: one ahead) */
         cfg.ahead = o->ahead;
     if (nvfp4_ring && !cfg.smem_stages) { /* (CUTEC_GEMV_TRIAL as the library reads it) */

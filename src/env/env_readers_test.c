@@ -160,13 +160,21 @@ static void kernels(void)
     unsetenv("CUTEC_ATTN_FWD_QSTAGES");
     /* the Hopper forward's opt-in forms and diagnostics (hopper_plan.c): a value, a misspelt one */
     const char *fwd[][4] = {{"CUTEC_ATTN_FWD_JOIN", "1", "yes", "not one of 0|1"},
-                            {"CUTEC_ATTN_FWD_WGU", "1", "on", "not one of 0|1"},
-                            {"CUTEC_ATTN_FWD_DIAG", "noexp", "nosoft", "not one of none|nosoftmax|norescale|noexp|nosum"}};
+                            {"CUTEC_ATTN_FWD_WGU", "1", "on", "not one of 0|1"}};
     for (int i = 0; i < (int)(sizeof fwd / sizeof *fwd); i++) {
         good(fwd[i][0], fwd[i][1], attention, 1);
         refused(fwd[i][0], fwd[i][2], attention, fwd[i][3]);
         unsetenv(fwd[i][0]);
     }
+    /* a diagnostic is taken, and says it is one (kernel_env_diag) */
+    setenv("CUTEC_ATTN_FWD_DIAG", "noexp", 1);
+    check_stderr_begin();
+    int diag = attention();
+    const char *said = check_stderr_end();
+    CHECK(diag == 1 && strstr(said, "CUTEC_ATTN_FWD_DIAG=noexp is a diagnostic") && strstr(said, "wrong results by design"),
+          "CUTEC_ATTN_FWD_DIAG=noexp: %d; said %s", diag, said);
+    refused("CUTEC_ATTN_FWD_DIAG", "nosoft", attention, "not one of none|nosoftmax|norescale|noexp|nosum");
+    unsetenv("CUTEC_ATTN_FWD_DIAG");
     good("CUTEC_HSTU_VARIANT", "sm80", hstu, 1);
     good("CUTEC_HSTU_BLOCK_M", "128", hstu, 1);
     refused("CUTEC_HSTU_BLOCK_M", "96", hstu, "not one of 64|128");

@@ -4,6 +4,9 @@
 #ifndef CUTEC_KERNEL_ENV_H
 #define CUTEC_KERNEL_ENV_H
 
+#include <stdio.h>
+#include <stdlib.h>
+
 #include "cutec/int.h"
 #include "env/env_choice.h"
 
@@ -15,6 +18,22 @@ static inline int kernel_env_choice(cute_alg *a, const char *name, const char *c
     int i = cute_env_choice_err(name, choices, dflt, err, sizeof err);
     if (i < 0) cute_alg_fail(a, "%s", err);
     return i < 0 ? dflt : i;
+}
+
+/* a diagnostic's setting (CUTEC_*_DIAG: "none|..."): its index like kernel_env_choice, 0 (none)
+ * by default; any other says once a process, on stderr, that the kernels compiled under it
+ * compute wrong results by design (they time what is left of a kernel: docs/dsl.md), so that a
+ * setting left in a shell is never silently wrong output */
+static inline int kernel_env_diag(cute_alg *a, const char *name, const char *choices)
+{
+    int i = kernel_env_choice(a, name, choices, 0);
+    if (i > 0) {
+        char msg[160];
+        snprintf(msg, sizeof msg, "%s=%s is a diagnostic: the kernels compiled under it compute wrong results by design",
+                 name, getenv(name));
+        cute_env_warn_once(name, msg, "it all the same");
+    }
+    return i;
 }
 
 #endif

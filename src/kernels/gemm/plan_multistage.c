@@ -174,9 +174,12 @@ static const tc_shape tc_shapes[] = {
     /* fp8 fragments carried across the back edge spill 1.5 KB: within tiles, 2.3x faster.
      * sm_90 has no fp8 mma.sync: ptxas's own lowering (two HMMA from zero, four FADDs of C)
      * spilled 68-104 bytes here; as f16 steps into C (ir_insts.def) none, and no FADDs
-     * (sm_90 only: untried on later targets, which keep CuTe's row) */
-    {CUTE_E4M3, 90, "SM89_16x8x32_F32E4M3E4M3F32_TN_VIA_F16", 256, 128, 128, 3, "SM75_U32x4_LDSM_N", LDSM8_MN, GEMM_PREFETCH_WITHIN, 100},
-    {CUTE_E5M2, 90, "SM89_16x8x32_F32E5M2E5M2F32_TN_VIA_F16", 256, 128, 128, 3, "SM75_U32x4_LDSM_N", LDSM8_MN, GEMM_PREFETCH_WITHIN, 100},
+     * (sm_90 only: untried on later targets, which keep CuTe's row).  sm_90's reads each
+     * k-block just before its MMAs, ptxas scheduling them (226 registers against 240 one
+     * ahead within tiles): ahead in 15 of 16 comparisons, 1.6 / 1.1 points of f16's ceiling
+     * at 4096^3 / 8192^3 in the last (bench/RESULTS.md, s8_42) */
+    {CUTE_E4M3, 90, "SM89_16x8x32_F32E4M3E4M3F32_TN_VIA_F16", 256, 128, 128, 3, "SM75_U32x4_LDSM_N", LDSM8_MN, GEMM_PREFETCH_NONE, 100},
+    {CUTE_E5M2, 90, "SM89_16x8x32_F32E5M2E5M2F32_TN_VIA_F16", 256, 128, 128, 3, "SM75_U32x4_LDSM_N", LDSM8_MN, GEMM_PREFETCH_NONE, 100},
     {CUTE_E4M3, 89, "SM89_16x8x32_F32E4M3E4M3F32_TN", 256, 128, 128, 3, "SM75_U32x4_LDSM_N", LDSM8_MN, GEMM_PREFETCH_WITHIN, 0},
     {CUTE_E5M2, 89, "SM89_16x8x32_F32E5M2E5M2F32_TN", 256, 128, 128, 3, "SM75_U32x4_LDSM_N", LDSM8_MN, GEMM_PREFETCH_WITHIN, 0},
     /* Hopper's DMMA shapes run at twice m8n8k4's rate (bench mma: 66.6 against 33.1 TFLOP/s).
@@ -467,7 +470,7 @@ static bool dependent_launch(cute_alg *a, gemm_plan *p, int arch)
  * the rounds without C's traffic (bench/RESULTS.md, s16's rounds). */
 static bool diagnostic(cute_alg *a, gemm_plan *p)
 {
-    p->diag_nostore = kernel_env_choice(a, "CUTEC_GEMM_SM80_DIAG", "none|nostore", 0) == 1;
+    p->diag_nostore = kernel_env_diag(a, "CUTEC_GEMM_SM80_DIAG", "none|nostore") == 1;
     return !a->failed;
 }
 

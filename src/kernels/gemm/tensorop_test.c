@@ -16,6 +16,7 @@
 #include <time.h>
 
 #include "check.h"
+#include "check_stderr.h"
 #include "cutec/interp.h"
 #include "cutec/numeric.h"
 #include "cutec/kernels.h"
@@ -412,6 +413,14 @@ static void sm80_pdl(void)
     f = cute_gemm_compile(rt, &cfg, err, sizeof err);
     CHECK(!f && strstr(err, "CUTEC_GEMM_SM80_DIAG=nostores: not one of none|nostore"),
           "CUTEC_GEMM_SM80_DIAG=nostores: %s", f ? "taken" : err);
+    /* a diagnostic in force is said once, on stderr: never silently wrong output */
+    setenv("CUTEC_GEMM_SM80_DIAG", "nostore", 1);
+    check_stderr_begin();
+    for (int i = 0; i < 2; i++) cute_fn_free(cute_gemm_compile(rt, &cfg, err, sizeof err));
+    const char *text = check_stderr_end();
+    const char *w = strstr(text, "CUTEC_GEMM_SM80_DIAG=nostore is a diagnostic");
+    CHECK(w && strstr(w, "wrong results by design") && !strstr(w + 1, "CUTEC_GEMM_SM80_DIAG=nostore is"),
+          "the diagnostic said once: \"%s\"", text);
     unsetenv("CUTEC_GEMM_SM80_DIAG");
     cute_runtime_free(rt);
 }

@@ -7,6 +7,7 @@
 #include "cutec/atom_table.h"
 #include "cutec/notation.h"
 #include "kernels/gemv/gemv_internal.h"
+#include "kernels/kernel_env.h"
 
 #define GEMV_THREADS 128
 #define COLS_UNROLL 8
@@ -56,16 +57,30 @@ bool cute_gemv_ring_able(const cute_gemv_config *cfg)
  * f32 79.0% at 8); f32 keeps two blocks an SM (3xTF32's instructions want 8 warps), the
  * deepest of 8, 6 and 4 stages at which two fit (16 vectors: 6, 85.2% of the copy in 2 splits
  * against 4 stages' 83.3 in 3 and 3 stages' 81.9 in 4, session 41's final pass; 8 stages leave
- * one block, 63.5 in session 38; 8 vectors: 8, 80.1 against 6 stages' 77.0).  Past 16
+ * one block, 63.5 in session 38; 8 vectors: 8, 80.1 against 6 stages' 77.0); with two k
+ * groups (gemv_mma_kgroups, the default since session 42) one block of 8 warps an SM, the
+ * deepest that fits (8 vectors: 8 stages, 95.4% in one split; 16: 6, 92.2).  Past 16
  * vectors: not measured through it. */
 static int mma_ring_default(const cute_gemv_config *cfg)
 {
     if (gemv_nvec(cfg) > 16 || !cute_gemv_ring_able(cfg)) return 0;
     if (cfg->dtype != CUTE_F32) return 8;
     cute_gemv_config at = *cfg;
-    for (at.smem_stages = 8; at.smem_stages > 4; at.smem_stages -= 2)
-        if (gemv_smem_blocks(gemv_mma_ring_bytes(&at), 2) == 2) break;
+    at.smem_stages = 8;
+    bool pair = gemv_mma_kgroups(&at) == 2; /* one block of 8 warps an SM: the deepest that fits */
+    for (; at.smem_stages > 4; at.smem_stages -= 2)
+        if (pair ? gemv_mma_ring_bytes(&at) <= GEMV_MMA_RING_MAX : gemv_smem_blocks(gemv_mma_ring_bytes(&at), 2) == 2)
+            break;
     return at.smem_stages;
+}
+
+int cute_gemv_ring_fit(const cute_gemv_config *cfg, int arch)
+{
+    int known = arch ? cute_cuda_arch_smem_per_block(arch) : 0; /* at most GEMV_MMA_RING_MAX */
+    int64_t ring_max = known ? known : GEMV_MMA_RING_MAX;
+    cute_gemv_config at = *cfg;
+    while (at.mma && at.smem_stages / 2 >= 2 && gemv_mma_ring_bytes(&at) > ring_max) at.smem_stages /= 2;
+    return at.mma && gemv_mma_ring_bytes(&at) > ring_max ? 0 : at.smem_stages; /* it does not fit */
 }
 
 int cute_gemv_ring_default(const cute_gemv_config *cfg)
@@ -140,6 +155,11 @@ static bool plan_make(cute_alg *a, const cute_gemv_config *cfg, int arch, gemv_p
     if (cfg->skew) /* a warp a misalignment: as many warps as a vector's elements (skew.c) */
         p->threads = 32 * (p->rows > 1 ? cfg->vec : GEMV_THREADS / 32);
     if (cfg->smem_stages && !plan_ring(a, &thr, &val, p)) return false;
+    /* the unsplit rows kernel its own dependent launch on sm_90 (CUTEC_GEMV_PDL=0: the plain
+     * launch; gemv42's extra pass, H200: +4.25 / +4.75 / +4.60 points of the copy at 16384x4096,
+     * 8192x8192, 4096x16384) */
+    p->pdl_self = kernel_env_choice(a, "CUTEC_GEMV_PDL", "0|1", 1) == 1 && cfg->a_major == 1 && !cfg->split &&
+                  !cfg->sf_vec && !cfg->skew && arch >= 90;
     p->ktile = p->words ? 32 * (bits / 32) * p->unroll : cute_gemv_k_tile(cfg);
     int64_t tk = p->ktile;
     cute_tuple step = cfg->a_major == 1

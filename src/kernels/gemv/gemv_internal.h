@@ -28,10 +28,15 @@ typedef struct gemv_plan {
      * vectors on its 8-column side; a block's tile (bm rows, bn vectors, bk columns) */
     cute_tiled_mma mma;
     int64_t bm, bn, bk, bkx; /* bkx: X's columns a step (bk is A's) */
+    int kgroups;             /* gemv_mma_kgroups */
     /* NVFP4's ring (cfg.smem_stages, ring.c): tc's partitions by cp.async, A around L1, x
      * through it; a scale group's 4-byte cp.async */
     cute_tiled_copy ring_a, ring_x;
     cute_copy_atom ring_s;
+    bool pdl_self; /* sm_90 on, K-major rows, unsplit (CUTEC_GEMV_PDL=0: not): the kernel itself
+                      a programmatic dependent launch, every thread waiting for the stream's
+                      previous grid before its first global access, then letting the next grid
+                      in (parts.c, gemv_let_dependents_in) */
 } gemv_plan;
 
 #define GEMV_MAX_ROWS 8
@@ -69,6 +74,14 @@ void gemv_blockscaled_host(cute_ctx *c, const cute_arg *arg);
 /* many vectors through mma.sync (mma.c): the plan's tiles and TiledMMA, and the host */
 bool gemv_plan_mma(cute_alg *a, const cute_gemv_config *cfg, gemv_plan *p);
 void gemv_mma_host(cute_ctx *c, const cute_arg *arg);
+/* whether f32's mma.sync form (not wgmma) sums each 3xTF32 product apart, three chains of
+ * mma.sync a vector atom: at one atom of vectors (session 42; docs/gemv.md) */
+bool gemv_f32_chains(const cute_gemv_config *cfg, int arch);
+/* the k groups of a tensor-core form's block: 2 for f32's ring (blocks of 8 warps on 64 rows,
+ * warps (4, 1, 2): each group on its half of every k-tile of 64 columns, the second's sums
+ * added into the first's at the end; one block an SM, one split at 8192 rows; session 42,
+ * docs/gemv.md), else 1 */
+int gemv_mma_kgroups(const cute_gemv_config *cfg);
 /* the mma form's k-tile */
 int64_t gemv_mma_k_tile(const cute_gemv_config *cfg);
 /* A thread's MMA partition (V,M|N,K) regrouped as ((the leaves vec[0..nv): one row's 16
@@ -107,6 +120,9 @@ bool gemv_plan_wgmma(cute_alg *a, const cute_gemv_config *cfg, gemv_plan *p);
 /* its kernel (mma.c's launches it: the same arguments and second kernel) */
 void gemv_wgmma_kernel(cute_ctx *c, cute_tensor mA, cute_tensor mX, cute_tensor mY, cute_tensor mW, cute_int kchunk,
                        cute_val alpha, cute_val beta);
+/* its A ring's stages: 6, fewer where a block's shared memory would not hold them (128 vectors:
+ * 4) */
+int gemv_wgmma_ring(const cute_gemv_config *cfg);
 /* its blocks an SM (shared memory and registers), and its rows a block */
 int gemv_wgmma_blocks(const cute_gemv_config *cfg);
 int gemv_wgmma_rows(const cute_gemv_config *cfg);
@@ -209,8 +225,8 @@ void gemv_finish_warp(cute_ctx *c, const gemv_plan *p, const cute_val *sums, cut
                       cute_val beta);
 /* the splitting kernel's blocks letting the second kernel in (p->pdl: it then waits for the
  * whole grid before it reads W); in one launch (cfg.one_launch: the kernel itself a
- * dependent launch), first the wait for the stream's previous grid, then the next grid let in;
- * nothing otherwise */
+ * dependent launch) or as its own dependent launch (p->pdl_self), first the wait for the
+ * stream's previous grid, then the next grid let in; nothing otherwise */
 void gemv_let_dependents_in(cute_ctx *c, const gemv_plan *p);
 /* Split-K in one launch (cfg.one_launch): the block's verdict slot (shared memory, allocated at
  * the kernel's top level; nothing otherwise), and the kernel's end: every thread of the block

@@ -795,6 +795,58 @@ static void mma_code(cute_runtime *rt)
     cute_fn_free(f);
 }
 
+/* the bf16 ring of one vector, the library's for 16-bit A */
+static const cute_gemv_config ring_cfg = {.dtype = CUTE_BF16, .y_dtype = CUTE_BF16, .a_major = 1, .vec = 8,
+                                          .vectors = 1, .smem_stages = CUTE_GEMV_RING_STAGES};
+
+/* ring_cfg's compile under name=value (outside choices) refused by name; name unset after */
+static void env_refused(cute_runtime *rt, const char *name, const char *value, const char *choices)
+{
+    setenv(name, value, 1);
+    char err[2048] = "";
+    const cute_fn *f = cute_gemv_compile(rt, &ring_cfg, err, sizeof err);
+    char want[200];
+    snprintf(want, sizeof want, "%s=%s: not one of %s", name, value, choices);
+    CHECK(!f && strstr(err, want), "%s=%s: %s", name, value, f ? "taken" : err);
+    cute_fn_free(f);
+    unsetenv(name);
+}
+
+/* sm_90 on, the unsplit K-major kernel waits for the stream's previous grid before its first
+ * global access, then lets the next grid in (its code: the wait, then the launch of dependents,
+ * then the first copy; none of it under CUTEC_GEMV_PDL=0); against float64 on the interpreter
+ * (which runs grids in order): the ring with padded rows, a partial block with beta, f16 -> f32,
+ * and a split call (the one launch's own wait); a value outside 0|1 refused by name */
+static void pdl_cases(cute_runtime *rt)
+{
+    cute_runtime *own = NULL;
+    if (!(rt = on_sm90(rt, &own))) return;
+    for (int pdl = 1; pdl >= 0; pdl--) {
+        setenv("CUTEC_GEMV_PDL", pdl ? "1" : "0", 1);
+        char err[2048] = "", *text = NULL;
+        const cute_fn *f = cute_gemv_compile(rt, &ring_cfg, err, sizeof err);
+        cute_status s = f ? cute_fn_code(f, "cuda", NULL, &text, err, sizeof err) : CUTE_ERR_INVALID;
+        const char *t = s == CUTE_OK ? text : "", *w = strstr(t, "griddepcontrol.wait"),
+                   *l = strstr(t, "griddepcontrol.launch_dependents"), *cp = strstr(t, "cp.async");
+        CHECK(s == CUTE_OK && cp && (pdl ? w && l && w < l && l < cp : !w && !l),
+              "CUTEC_GEMV_PDL=%d: the wait, the dependents let in, then the copies, or none (%s)", pdl, err);
+        free(text);
+        cute_fn_free(f);
+    }
+    unsetenv("CUTEC_GEMV_PDL");
+    cute_gemv_lib *lib = cute_gemv_lib_new(rt);
+    static const gemv_case cases[] = {
+        {CUTE_BF16, CUTE_BF16, 64, 4104, 1, 1, 8, 1, 0, 0, 0, 0},
+        {CUTE_BF16, CUTE_BF16, 37, 3000, 2, 1, 0, 1, 0, 0, 0.5, 0},
+        {CUTE_F16, CUTE_F32, 40, 3072, 1, 1, 0, 1, 0, 0, 0, 0},
+        {CUTE_BF16, CUTE_F32, 21, 6000, 1, 1, 0, 1, 0, 3, -0.5, 0},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) run_case(rt, lib, &cases[i]);
+    cute_gemv_lib_free(lib);
+    env_refused(rt, "CUTEC_GEMV_PDL", "2", "0|1");
+    if (own) cute_runtime_free(own);
+}
+
 int main(void)
 {
     seed = check_seed("gemv_test");
@@ -811,6 +863,7 @@ int main(void)
     mma_pdl_cases(rt);
     machine_code(rt);
     mma_code(rt);
+    pdl_cases(rt);
     skinny(rt);
     cute_runtime_free(rt);
     return CHECK_DONE("gemv_test");

@@ -429,13 +429,9 @@ static cute_gemv_config configure(cute_gemv_lib *lib, const gemv_operands *o, in
     int arch = cute_runtime_target_arch(lib->rt); /* the ring: asked for or the library's, where cp.async runs */
     int stages = lib->smem_stages < 0 ? cute_gemv_ring_default(&cfg) : lib->smem_stages;
     if (stages > 0 && (!arch || arch >= 80) && cute_gemv_ring_able(&cfg)) cfg.smem_stages = stages;
-    /* the tensor-core form's ring within what a block of the target may have (99 KB on sm_86,
-     * sm_89 and sm_120: docs/cards.md), by halving its stages, the library's or those asked
-     * for, to no fewer than 2 (a ring's least); none if 2 do not fit */
-    int known = arch ? cute_cuda_arch_smem_per_block(arch) : 0; /* at most GEMV_MMA_RING_MAX */
-    int64_t ring_max = known ? known : GEMV_MMA_RING_MAX;
-    while (cfg.mma && cfg.smem_stages / 2 >= 2 && gemv_mma_ring_bytes(&cfg) > ring_max) cfg.smem_stages /= 2;
-    if (cfg.mma && gemv_mma_ring_bytes(&cfg) > ring_max) cfg.smem_stages = 0; /* it does not fit */
+    /* the tensor-core form's ring within what a block of the target may have, the library's
+     * stages or those asked for */
+    cfg.smem_stages = cute_gemv_ring_fit(&cfg, arch);
     cfg.tf32_bits = lib->tf32_bits && cfg.mma && cfg.dtype == CUTE_F32;
     int64_t K = o->A.shape[1], tk = cute_gemv_k_tile(&cfg);
     int64_t s = lib->splits ? lib->splits : choose_splits(o, &cfg, sm_count(lib->rt), arch);

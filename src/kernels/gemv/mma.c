@@ -23,10 +23,16 @@
 #include "kernels/gemv/gemv_internal.h"
 
 /* a block's warps: 8 through registers; 4 through the ring, whose warps share nothing but X
- * through L1 (smaller blocks: more of them for rows alone to spread over the SMs) */
+ * through L1 (smaller blocks: more of them for rows alone to spread over the SMs), each k
+ * group's (f32: two of them, gemv_mma_kgroups) */
 static int mma_warps(const cute_gemv_config *cfg)
 {
     return cfg->smem_stages ? 4 : 8;
+}
+
+int gemv_mma_kgroups(const cute_gemv_config *cfg)
+{
+    return cfg->mma && cfg->dtype == CUTE_F32 && cfg->smem_stages ? 2 : 1;
 }
 
 int gemv_mma_rows(const cute_gemv_config *cfg, int arch)
@@ -64,27 +70,36 @@ int64_t gemv_mma_k_tile(const cute_gemv_config *cfg)
      * and accumulators (64 registers each) leave too few registers, or f32 (whose big and
      * small tf32 halves double A's and X's fragments), or through the ring (a stage of 2 KB
      * a warp: stages - 1 of them in flight) */
-    if (cfg->dtype == CUTE_F32) return 32;
+    if (cfg->dtype == CUTE_F32) return gemv_mma_kgroups(cfg) == 2 ? 64 : 32;
     return gemv_nvec(cfg) > 64 || cfg->smem_stages ? 64 : 128;
 }
 
-/* a warp's stage of the ring: its 16 rows of a k-tile of A and X's k-tile (its own copy) */
+/* a warp's stage of the ring: its 16 rows of a k-tile of A and X's k-tile (its own copy; with
+ * two k groups, its group's half of the k-tile's columns) */
 static int64_t ring_stage_bytes(const cute_gemv_config *cfg)
 {
     int64_t rows = 16 + gemv_nvec(cfg);
-    return rows * gemv_mma_k_tile(cfg) * cute_dtype_bytes(cfg->dtype);
+    return rows * gemv_mma_k_tile(cfg) / gemv_mma_kgroups(cfg) * cute_dtype_bytes(cfg->dtype);
+}
+
+/* two k groups' handover of the second group's sums (pair_sum): 4 f32 an atom of 8 vectors a
+ * thread of a group */
+static int64_t pair_sums_bytes(const cute_gemv_config *cfg)
+{
+    return gemv_mma_kgroups(cfg) == 2 ? (gemv_nvec(cfg) + 7) / 8 * 4 * 32 * mma_warps(cfg) * 4 : 0;
 }
 
 int64_t gemv_mma_ring_bytes(const cute_gemv_config *cfg)
 {
-    return cfg->smem_stages ? mma_warps(cfg) * cfg->smem_stages * ring_stage_bytes(cfg) : 0;
+    int warps = mma_warps(cfg) * gemv_mma_kgroups(cfg);
+    return cfg->smem_stages ? warps * cfg->smem_stages * ring_stage_bytes(cfg) + pair_sums_bytes(cfg) : 0;
 }
 
 int gemv_mma_blocks(const cute_gemv_config *cfg, int arch)
 {
     if (gemv_wgmma(cfg, arch)) return gemv_wgmma_blocks(cfg);
     /* 16 warps an SM up to 64 vectors (128 registers a thread), 8 past */
-    int blocks = (gemv_nvec(cfg) <= 64 ? 16 : 8) / mma_warps(cfg);
+    int blocks = (gemv_nvec(cfg) <= 64 ? 16 : 8) / (mma_warps(cfg) * gemv_mma_kgroups(cfg));
     return cfg->smem_stages ? gemv_smem_blocks(gemv_mma_ring_bytes(cfg), blocks) : blocks;
 }
 
@@ -95,12 +110,16 @@ bool gemv_plan_mma(cute_alg *a, const cute_gemv_config *cfg, gemv_plan *p)
     cute_mma_atom atom;
     if (!cute_mma_atom_named(a, f->atom, &atom)) return false;
     int w = mma_warps(cfg);
-    cute_layout warps = cute_layout_fmt(a, "(%d,1,1):(1,0,0)", w);
-    cute_tiler perm_k = cute_tiler_parse(a, f->perm_k);
+    p->kgroups = gemv_mma_kgroups(cfg);
+    /* two k groups (f32): warps (4, 1, 2), group g on columns 16 g .. 16 g + 15 of each 32 (a
+     * lane's q + 4 v + 8 g + 16 r at 4 q + v + 2 r + 16 g: its 4 columns of a row contiguous) */
+    cute_layout warps = p->kgroups == 2 ? cute_layout_fmt(a, "(%d,1,2):(1,0,%d)", w, w)
+                                        : cute_layout_fmt(a, "(%d,1,1):(1,0,0)", w);
+    cute_tiler perm_k = cute_tiler_parse(a, p->kgroups == 2 ? "(4,2,2,2):(4,1,16,2)" : f->perm_k);
     p->mma = cute_make_tiled_mma(a, &atom, &warps, NULL, NULL, &perm_k);
-    p->threads = 32 * w;
+    p->threads = 32 * w * p->kgroups;
     p->bm = 16 * w, p->bn = (p->nvec + 7) / 8 * 8, p->bk = gemv_mma_k_tile(cfg);
-    p->bkx = f->kx;
+    p->bkx = f->kx * p->kgroups;
     p->ktile = p->bk;
     return !a->failed;
 }
@@ -151,11 +170,14 @@ gemv_mma_tiles gemv_mma_block_tiles(cute_ctx *c, const gemv_plan *p, cute_tensor
 
 typedef struct mma_thread {
     cute_thr_mma thr;
-    cute_tensor acc; /* (V,M,N) f32 */
+    cute_tensor acc;      /* (V,M,N) f32 */
+    cute_tensor small[2]; /* gemv_f32_chains: the two small-term products' own sums, as acc */
+    bool chains;
     cute_copy_atom vec16;
     cute_copy_atom cp16, cpx; /* the ring's 16-byte cp.async (A around L1, X through it) */
     cute_tensor ring;         /* the ring (cfg.smem_stages): A's (E, R, 1, lanes, warps, stages) */
     cute_tensor ring_x;       /* ... and X's: (E, Rx, parts, lanes, warps, stages) */
+    cute_tensor pair_sums;    /* two k groups: the second's sums for the first, (acc, threads / 2) */
 } mma_thread;
 
 /* a thread's partition of operand op's tile g regrouped by vector (by_vector) */
@@ -242,8 +264,9 @@ static void products(cute_ctx *c, const gemv_plan *p, const mma_thread *th, cute
         gemv_split_tf32_bits(c, rA, &aB, &aS, false), gemv_split_tf32_bits(c, rX, &xB, &xS, false);
     else
         split_tf32(c, rA, &aB, &aS), split_tf32(c, rX, &xB, &xS);
-    cute_gemm(c, &p->mma, th->acc, aS, xB, th->acc);
-    cute_gemm(c, &p->mma, th->acc, aB, xS, th->acc);
+    cute_tensor s0 = th->chains ? th->small[0] : th->acc, s1 = th->chains ? th->small[1] : th->acc;
+    cute_gemm(c, &p->mma, s0, aS, xB, s0);
+    cute_gemm(c, &p->mma, s1, aB, xS, s1);
     cute_gemm(c, &p->mma, th->acc, aB, xB, th->acc);
 }
 
@@ -264,14 +287,14 @@ static void ring_make(cute_ctx *c, const gemv_plan *p, mma_thread *th)
 {
     cute_alg *a = cute_ctx_alg(c);
     long long e = 16 / cute_dtype_bytes(p->cfg.dtype), lanes = 32 * e;
-    long long r = 16 * p->bk * cute_dtype_bytes(p->cfg.dtype) / (32 * 16); /* a lane's vectors of A */
+    long long g = p->kgroups, r = 16 * p->bk / g * cute_dtype_bytes(p->cfg.dtype) / (32 * 16); /* a lane's vectors of A */
     cute_smem_allocator A = cute_smem_allocator_new(c);
-    int w = mma_warps(&p->cfg), d = p->cfg.smem_stages;
+    int w = mma_warps(&p->cfg) * p->kgroups, d = p->cfg.smem_stages;
     cute_layout l = cute_layout_fmt(a, "(%lld,%lld,1,32,%d,%d):(1,%lld,0,%lld,%lld,%lld)", e, r, w, d, lanes, e,
                                     lanes * r, lanes * r * w);
     th->ring = cute_smem_alloc_tensor(c, &A, p->cfg.dtype, l, 16);
     cute_copy_atom_named(a, "SM80_CP_ASYNC_CACHEGLOBAL<uint128>", p->cfg.dtype, &th->cp16);
-    long long parts = p->bk / p->bkx, rx = p->bn * p->bkx * cute_dtype_bytes(p->cfg.dtype) / (32 * 16);
+    long long parts = p->bk / p->bkx, rx = p->bn * p->bkx / g * cute_dtype_bytes(p->cfg.dtype) / (32 * 16);
     l = cute_layout_fmt(a, "(%lld,%lld,%lld,32,%d,%d):(1,%lld,%lld,%lld,%lld,%lld)", e, rx, parts, w, d, lanes,
                         lanes * rx, e, lanes * rx * parts, lanes * rx * parts * w);
     th->ring_x = cute_smem_alloc_tensor(c, &A, p->cfg.dtype, l, 16);
@@ -436,7 +459,33 @@ void gemv_mma_block(cute_ctx *c, const gemv_plan *p, cute_thr_mma thr, cute_tens
     {
         walk(c, false, user);
     }
-    gemv_mma_finish(c, p, thr, *acc, t, e.mY, e.mW, e.alpha, e.beta);
+    if (p->kgroups != 2) {
+        gemv_mma_finish(c, p, thr, *acc, t, e.mY, e.mW, e.alpha, e.beta);
+        return;
+    }
+    CUTE_IF(c, cute_int_lt(c, cute_thread_idx(c, 0), cute_i(p->threads / 2))) /* k group 0 */
+    {
+        gemv_mma_finish(c, p, thr, *acc, t, e.mY, e.mW, e.alpha, e.beta);
+    }
+}
+
+/* two k groups: group 1's sums (threads 128 on, the same elements of Y as thread - 128's) added
+ * into group 0's through shared memory; group 0 alone finishes (gemv_mma_block) */
+static void pair_sum(cute_ctx *c, const gemv_plan *p, const mma_thread *th)
+{
+    cute_alg *a = cute_ctx_alg(c);
+    int64_t half = p->threads / 2;
+    cute_tensor sums = th->pair_sums;
+    cute_int tid = cute_thread_idx(c, 0);
+    cute_tensor mine = cute_tensor_slice(c, sums, CUTE_CRD(CUTE_ALL, cute_mod(a, tid, cute_i(half))));
+    cute_layout order = cute_make_layout(a, th->acc.layout.shape);
+    mine.layout = cute_compose(a, &mine.layout, &order);
+    CUTE_IF(c, cute_int_lt(c, cute_i(half - 1), tid)) { cute_tensor_store(c, mine, cute_tensor_load(c, th->acc)); }
+    cute_barrier(c);
+    CUTE_IF(c, cute_int_lt(c, tid, cute_i(half)))
+    {
+        cute_tensor_store(c, th->acc, cute_ssa_binop(c, CUTE_OP_ADD, cute_tensor_load(c, th->acc), cute_tensor_load(c, mine)));
+    }
 }
 
 typedef struct mma_block {
@@ -445,10 +494,32 @@ typedef struct mma_block {
     const gemv_mma_tiles *t;
 } mma_block;
 
+/* With gemv_f32_chains, the block's walk keeps each 3xTF32 product's sum apart (acc for big
+ * big', two more for the small terms), so that a k-tile's mma.sync form three chains a
+ * vector atom instead of one of 12 (8 vectors: a warp's whole k-tile one chain, each
+ * waiting on the last), and adds them at the end: acc += small[0] + small[1] */
 static void block_walk(cute_ctx *c, bool rows_out, void *user)
 {
     const mma_block *b = user;
-    walk(c, b->p, b->th, b->t, rows_out);
+    mma_thread th = *b->th;
+    th.chains = gemv_f32_chains(&b->p->cfg, b->p->arch);
+    for (int i = 0; i < 2 && th.chains; i++) {
+        th.small[i] = cute_make_rmem_tensor_like(c, th.acc, CUTE_F32);
+        cute_clear(c, th.small[i]);
+    }
+    walk(c, b->p, &th, b->t, rows_out);
+    if (th.chains) {
+        cute_ssa small = cute_ssa_binop(c, CUTE_OP_ADD, cute_tensor_load(c, th.small[0]), cute_tensor_load(c, th.small[1]));
+        cute_tensor_store(c, th.acc, cute_ssa_binop(c, CUTE_OP_ADD, cute_tensor_load(c, th.acc), small));
+    }
+    if (b->p->kgroups == 2) pair_sum(c, b->p, &th);
+}
+
+bool gemv_f32_chains(const cute_gemv_config *cfg, int arch)
+{
+    /* one atom of vectors (8 vectors in k pairs: 95.9 / 95.9% of the copy against 94.8 / 94.8
+     * without; 16 vectors 90.6 / 90.1 against 91.8 / 91.6: an H200, session 42) */
+    return cfg->mma && cfg->dtype == CUTE_F32 && !gemv_wgmma(cfg, arch) && gemv_nvec(cfg) <= 8;
 }
 
 static void mma_kernel(cute_ctx *c, cute_tensor mA, cute_tensor mX, cute_tensor mY, cute_tensor mW,
@@ -467,6 +538,11 @@ static void mma_kernel(cute_ctx *c, cute_tensor mA, cute_tensor mX, cute_tensor 
     mma_thread th = {.thr = cute_tiled_mma_slice(&p->mma, cute_thread_idx(c, 0)),
                      .vec16 = cute_copy_atom_universal(a, p->cfg.dtype, 128)};
     if (p->cfg.smem_stages) ring_make(c, p, &th);
+    if (p->kgroups == 2) {
+        cute_smem_allocator al = cute_smem_allocator_new(c);
+        long long n = p->bn / 8 * 4, half = p->threads / 2; /* a thread's sums: pair_sums_bytes */
+        th.pair_sums = cute_smem_alloc_tensor(c, &al, CUTE_F32, cute_layout_fmt(a, "(%lld,%lld):(%lld,1)", n, half, half), 16);
+    }
     mma_block b = {p, &th, &t};
     gemv_mma_block(c, p, th.thr, &th.acc, &t, mA, (gemv_mma_ends){mY, mW, alpha, beta}, block_walk, &b);
 }

@@ -29,7 +29,7 @@ gemv_host_args gemv_host_unpack(cute_ctx *c, const cute_arg *arg, int64_t rows)
     g.launch = (cute_launch_cfg){
         .grid = {cute_ceil_div(a, e[0], cute_i(rows)), gemv_splits(c, e[1], g.kchunk), e[2]},
         .block = {cute_i(p->threads)},
-        .pdl = p->pdl && p->cfg.one_launch};
+        .pdl = (p->pdl && p->cfg.one_launch) || p->pdl_self};
     return g;
 }
 
@@ -440,6 +440,11 @@ void gemv_last_block_end(cute_ctx *c, const gemv_plan *p, cute_tensor mY, cute_t
 
 void gemv_let_dependents_in(cute_ctx *c, const gemv_plan *p)
 {
+    if (p->pdl_self) { /* the previous grid's end and writes first (x, A, y may be its) */
+        cute_griddepcontrol_wait(c);
+        cute_griddepcontrol_launch_dependents(c);
+        return;
+    }
     if (!p->pdl) return;
     /* one launch as a dependent one: the previous grid's writes (A, x, W, the counters) first */
     if (p->cfg.one_launch) cute_griddepcontrol_wait(c);

@@ -26,7 +26,7 @@
 #include "cutec/sync.h"
 #include "kernels/gemv/gemv_internal.h"
 
-enum { WG_BK = 32, WG_MAX_AHEAD = 2 };
+enum { WG_BK = 32 };
 
 /* the warpgroups a block, each on 64 rows: 2 (X's halves made once for 128 rows: half the X a
  * byte of A, from L2 and split; 61.2% of the copy at 64 vectors against one's 58.6 on an H200)
@@ -41,14 +41,6 @@ int gemv_wgmma_rows(const cute_gemv_config *cfg)
     return 64 * groups(cfg);
 }
 
-/* the k-tiles ahead whose loads a warpgroup has in flight: 2 (at 64 vectors 58.6% of the copy
- * against one's 52.7: bytes in flight set the pace), 1 past 64 vectors (at 128 two spilled:
- * 27.9% against 35.9; three up to 64 vectors measured 3.10 points behind two) */
-static int ahead(const cute_gemv_config *cfg)
-{
-    return gemv_nvec(cfg) > 64 ? 1 : 2;
-}
-
 bool gemv_wgmma(const cute_gemv_config *cfg, int arch)
 {
     int n = gemv_nvec(cfg);
@@ -56,10 +48,39 @@ bool gemv_wgmma(const cute_gemv_config *cfg, int arch)
            n <= GEMV_WGMMA_MAX_VECTORS;
 }
 
-/* X's k-tile, big and small halves, two stages */
+/* X's halves' stages: three.  Each k-tile's halves are stored by every thread of the block into
+ * stage n % 3 before the k-tile's barrier; the stage's last readers are batches n - 3, which
+ * each warpgroup waited for before the barrier of k-tile n - 1 (with two stages, a thread's
+ * stores reached the stage the other warpgroup's batch before last might still read: only its
+ * own warpgroup had waited for that batch) */
+enum { X_STAGES = 3 };
+
+/* X's k-tile, big and small halves, X_STAGES stages */
+static int64_t halves_bytes(const cute_gemv_config *cfg)
+{
+    return 2 * X_STAGES * (int64_t)gemv_nvec(cfg) * WG_BK * 4;
+}
+
+/* a stage of the A ring (gemv_wgmma_ring): the block's k-tile of A and of X, f32 */
+static int64_t ring_stage_bytes(const cute_gemv_config *cfg)
+{
+    return (int64_t)(gemv_wgmma_rows(cfg) + gemv_nvec(cfg)) * WG_BK * 4;
+}
+
+/* the A ring's stages: 6 (64 vectors, session 42 on an H200: 64.1 / 64.1% of the copy against
+ * 62.0 / 62.2 for the loads two k-tiles ahead in registers, deleted; 4 stages 64.7, one
+ * warpgroup a block with 4, two blocks an SM, 55.5, two batches left running 59.1) */
+int gemv_wgmma_ring(const cute_gemv_config *cfg)
+{
+    int d = 6;
+    /* fewer stages where the block's shared memory would not hold them (128 vectors: 4) */
+    while (d > 2 && halves_bytes(cfg) + d * ring_stage_bytes(cfg) > GEMV_MMA_RING_MAX) d -= 2;
+    return d;
+}
+
 static int64_t smem_bytes(const cute_gemv_config *cfg)
 {
-    return 4 * (int64_t)gemv_nvec(cfg) * WG_BK * 4;
+    return halves_bytes(cfg) + gemv_wgmma_ring(cfg) * ring_stage_bytes(cfg);
 }
 
 int gemv_wgmma_blocks(const cute_gemv_config *cfg)
@@ -119,6 +140,11 @@ typedef struct wg_thread {
     cute_tensor acc; /* (V,M,N) f32 */
     cute_copy_atom vec16;
     cute_tensor sX; /* (bn, 32, (half, stage)) tf32: X's big and small halves by logical column */
+    /* the A ring (gemv_wgmma_ring): each thread's 16-byte vectors of A's fragments and of its
+     * part of X's k-tile, (4, vectors, threads, stages), the block's threads side by side for
+     * each vector; the 16-byte cp.async (A around L1, X through it) */
+    cute_tensor ringA, ringX;
+    cute_copy_atom cpa, cpx;
 } wg_thread;
 
 static const int vec_a[2] = {1, 3}; /* a fragment's leaves (v, j0) by_logical: 4 contiguous columns */
@@ -166,13 +192,7 @@ static wg_regs load_tile(cute_ctx *c, const gemv_plan *p, const wg_thread *th, c
     return r;
 }
 
-static void assign(cute_ctx *c, const wg_regs *dst, const wg_regs *src)
-{
-    cute_tensor_store(c, dst->rA, cute_tensor_load(c, src->rA));
-    cute_tensor_store(c, dst->rX, cute_tensor_load(c, src->rX));
-}
-
-/* acc += A's k-tile times X's in 3xTF32, X's halves through stage n % 2 (n: the batch's place
+/* acc += A's k-tile times X's in 3xTF32, X's halves through stage n % X_STAGES (n: the batch's place
  * in the block's sequence of them, so that consecutive batches alternate stages); `left` of
  * the batches (0 or 1) left running after it: 1 only where the next batch's A halves are other
  * registers than this one's (another place in the code: the same place in a loop writes the
@@ -181,7 +201,7 @@ static void assign(cute_ctx *c, const wg_regs *dst, const wg_regs *src)
 static void products(cute_ctx *c, const gemv_plan *p, const wg_thread *th, cute_int n, const wg_regs *r, int left)
 {
     cute_alg *a = cute_ctx_alg(c);
-    cute_int s2 = cute_mul(a, cute_mod(a, n, cute_i(2)), cute_i(2));
+    cute_int s2 = cute_mul(a, cute_mod(a, n, cute_i(X_STAGES)), cute_i(2));
     cute_tensor xb, xs;
     gemv_split_tf32_bits(c, r->rX, &xb, &xs, true);
     cute_tensor halves[2] = {xb, xs}, stage[2];
@@ -205,64 +225,96 @@ static void products(cute_ctx *c, const gemv_plan *p, const wg_thread *th, cute_
     cute_warpgroup_wait(c, left);
 }
 
-/* the in-bounds block's `full` whole k-tiles (batches 0 to *issued - 1), each one's loads
- * issued `ahead` k-tiles before its products (the last k-tiles load the last again: no
- * branch), in steps of ahead + 1 k-tiles whose registers rotate at trace time (a loop that
- * copied them each k-tile, or one unrolled by the compiler, moved registers that ptxas then
- * kept the wgmma from overlapping), then the last full % (ahead + 1), already loaded */
-static void whole(cute_ctx *c, const gemv_plan *p, const wg_thread *th, const gemv_mma_tiles *t, cute_int full,
-                  cute_int *issued)
+/* the thread's place in `ring` at stage s, shaped as `like` (its vector first, in
+ * column-major order) */
+static cute_tensor ring_lane(cute_ctx *c, cute_tensor ring, cute_tensor like, cute_int s)
 {
     cute_alg *a = cute_ctx_alg(c);
-    int d = ahead(&p->cfg), R = d + 1;
-    /* full > 0: R floor(full / R) + d batches; none else (the next batch's stage
-     * parity is the same either way when it is 0) */
-    *issued = cute_add(a, cute_mul(a, cute_div(a, full, cute_i(R)), cute_i(R)), cute_i(d));
-    CUTE_IF(c, cute_int_lt(c, cute_i(0), full))
+    cute_tensor t = cute_tensor_slice(c, ring, CUTE_CRD(CUTE_ALL, CUTE_ALL, cute_thread_idx(c, 0), s));
+    cute_layout order = cute_make_layout(a, like.layout.shape);
+    t.layout = cute_compose(a, &t.layout, &order);
+    return t;
+}
+
+/* A's fragment of k-tile kt (by vector) and the thread's part of X's, as global tensors */
+static void ring_sources(cute_ctx *c, const gemv_plan *p, const wg_thread *th, const gemv_mma_tiles *t, cute_int kt,
+                         cute_tensor *srcA, cute_tensor *srcX)
+{
+    cute_tensor gA = CUTE_SLICE(c, t->gA, CUTE_ALL, CUTE_ALL, kt);
+    *srcA = gemv_mma_by_vector(c, cute_partition_A(c, th->thr, by_logical(c, gA, p->bm)), vec_a, 2);
+    *srcX = x_part(c, p, CUTE_SLICE(c, t->gX, CUTE_ALL, CUTE_ALL, kt));
+}
+
+/* k-tile kt's A and X into stage s, by cp.async */
+static void ring_issue(cute_ctx *c, const gemv_plan *p, const wg_thread *th, const gemv_mma_tiles *t, cute_int kt,
+                       cute_int s)
+{
+    cute_tensor srcA, srcX;
+    ring_sources(c, p, th, t, kt, &srcA, &srcX);
+    cute_copy(c, &th->cpa, srcA, ring_lane(c, th->ringA, srcA, s));
+    cute_copy(c, &th->cpx, srcX, ring_lane(c, th->ringX, srcX, s));
+}
+
+/* stage s read back into registers, as load_tile gives them */
+static wg_regs ring_read(cute_ctx *c, const gemv_plan *p, const wg_thread *th, const gemv_mma_tiles *t, cute_int s)
+{
+    cute_tensor gA = CUTE_SLICE(c, t->gA, CUTE_ALL, CUTE_ALL, cute_i(0)), srcA, srcX;
+    ring_sources(c, p, th, t, cute_i(0), &srcA, &srcX);
+    wg_regs r = {.rA = cute_make_rmem_tensor_like(c, cute_partition_fragment_A(c, th->thr, gA), CUTE_F32),
+                 .rX = cute_make_rmem_tensor_like(c, srcX, CUTE_F32)};
+    cute_tensor dst = r.rA;
+    dst.layout = cute_layout_parse(cute_ctx_alg(c), "((2,2),1,(2,2)):((1,2),0,(4,8))");
+    dst = gemv_mma_by_vector(c, dst, vec_a, 2);
+    cute_copy(c, &th->vec16, ring_lane(c, th->ringA, dst, s), dst);
+    cute_copy(c, &th->vec16, ring_lane(c, th->ringX, r.rX, s), r.rX);
+    return r;
+}
+
+/* the in-bounds block's `full` whole k-tiles through the A ring (gemv_wgmma_ring): each
+ * thread's loads into stages of its own by cp.async, stages - 1 k-tiles ahead of the products
+ * (a thread reads back only what it copied: the wait for its own copies orders them, no
+ * barrier), so that the bytes in flight an SM are the ring's (5 stages of 16 KB of A at 64
+ * vectors and 6 stages, against 32 KB in registers two k-tiles ahead), not registers'; two
+ * k-tiles a step at two places of the code, whose registers differ, so that each batch is
+ * left running while the next one's halves are made, then the last k-tile if `full` is odd */
+static void ring_whole(cute_ctx *c, const gemv_plan *p, const wg_thread *th, const gemv_mma_tiles *t, cute_int full,
+                       int d)
+{
+    cute_alg *a = cute_ctx_alg(c);
+    for (int s = 0; s < d - 1; s++) {
+        CUTE_IF(c, cute_int_lt(c, cute_i(s), full)) { ring_issue(c, p, th, t, cute_i(s), cute_i(s)); }
+        cute_cp_async_commit_group(c);
+    }
+    cute_int steps = cute_div(a, full, cute_i(2));
+    CUTE_FOR(c, st, cute_i(0), steps)
     {
-        cute_int last = cute_max(a, cute_sub(a, full, cute_i(1)), cute_i(0));
-        wg_regs buf[WG_MAX_AHEAD + 1]; /* k-tile kt's in buf[kt % R] */
-        for (int i = 0; i < d; i++)
-            buf[i] = load_tile(c, p, th, t, i ? cute_min(a, cute_i(i), last) : cute_i(0), false, false);
-        buf[d].rA = cute_make_rmem_tensor_like(c, buf[0].rA, CUTE_F32);
-        buf[d].rX = cute_make_rmem_tensor_like(c, buf[0].rX, CUTE_F32);
-        cute_int steps = cute_div(a, full, cute_i(R));
-        CUTE_FOR(c, st, cute_i(0), steps)
-        {
-            for (int i = 0; i < R; i++) {
-                cute_int kt = cute_add(a, cute_mul(a, st, cute_i(R)), cute_i(i));
-                wg_regs next = load_tile(c, p, th, t, cute_min(a, cute_add(a, kt, cute_i(d)), last), false, false);
-                assign(c, &buf[(i + d) % R], &next);
-                products(c, p, th, kt, &buf[i], 1); /* the R places of the step: other registers */
-            }
+        for (int i = 0; i < 2; i++) {
+            cute_int kt = cute_add(a, cute_mul(a, st, cute_i(2)), cute_i(i));
+            cute_int ahead = cute_add(a, kt, cute_i(d - 1));
+            CUTE_IF(c, cute_int_lt(c, ahead, full)) { ring_issue(c, p, th, t, ahead, cute_mod(a, ahead, cute_i(d))); }
+            cute_cp_async_commit_group(c);
+            cute_cp_async_wait_group(c, d - 1); /* k-tile kt has landed */
+            wg_regs r = ring_read(c, p, th, t, cute_mod(a, kt, cute_i(d)));
+            products(c, p, th, kt, &r, 1);
         }
-        cute_int done = cute_mul(a, steps, cute_i(R));
-        for (int i = 0; i < d; i++) { /* the rest: at most d, in buf[0 ..]; */
-            /* each one's products run, on zeros past the last (wgmma under a branch made
-             * ptxas serialize them all) */
-            cute_int kt = cute_add(a, done, cute_i(i));
-            wg_regs z = {cute_make_rmem_tensor_like(c, buf[i].rA, CUTE_F32),
-                         cute_make_rmem_tensor_like(c, buf[i].rX, CUTE_F32)};
-            cute_val in = cute_int_lt(c, kt, full);
-            cute_tensor from[2] = {buf[i].rA, buf[i].rX}, to[2] = {z.rA, z.rX};
-            for (int o = 0; o < 2; o++) {
-                cute_ssa v = cute_tensor_load(c, from[o]);
-                cute_ssa zero = cute_ssa_fill(c, CUTE_F32, v.shape, 0);
-                cute_tensor_store(c, to[o], cute_ssa_select(c, cute_ssa_scalar(c, in, v.shape), v, zero));
-            }
-            products(c, p, th, kt, &z, 1);
-        }
+    }
+    cute_int kt = cute_mul(a, steps, cute_i(2)); /* the last, where full is odd (issued ahead) */
+    CUTE_IF(c, cute_int_lt(c, kt, full))
+    {
+        cute_cp_async_wait_group(c, 0);
+        wg_regs r = ring_read(c, p, th, t, cute_mod(a, kt, cute_i(d)));
+        products(c, p, th, kt, &r, 0);
     }
 }
 
-/* the split's full k-tiles (through `whole`, or, where `rows_out` (the block reaches past
+/* the split's full k-tiles (through the ring, or, where `rows_out` (the block reaches past
  * A's last row), one at a time with A predicated), then the partial last one, predicated */
 static void walk(cute_ctx *c, const gemv_plan *p, const wg_thread *th, const gemv_mma_tiles *t, bool rows_out)
 {
     cute_alg *a = cute_ctx_alg(c);
-    cute_int full = cute_div(a, cute_sub(a, t->kend, t->k0), cute_i(p->bk)), issued = full;
+    cute_int full = cute_div(a, cute_sub(a, t->kend, t->k0), cute_i(p->bk));
     if (!rows_out) {
-        whole(c, p, th, t, full, &issued);
+        ring_whole(c, p, th, t, full, gemv_wgmma_ring(&p->cfg));
     } else {
         CUTE_FOR(c, kt, cute_i(0), full)
         {
@@ -273,7 +325,7 @@ static void walk(cute_ctx *c, const gemv_plan *p, const wg_thread *th, const gem
     CUTE_IF(c, cute_int_lt(c, cute_add(a, t->k0, cute_mul(a, full, cute_i(p->bk))), t->kend))
     {
         wg_regs r = load_tile(c, p, th, t, full, true, true);
-        products(c, p, th, issued, &r, 0);
+        products(c, p, th, full, &r, 0);
     }
     cute_warpgroup_wait(c, 0);
 }
@@ -301,10 +353,20 @@ void gemv_wgmma_kernel(cute_ctx *c, cute_tensor mA, cute_tensor mX, cute_tensor 
                     .vec16 = cute_copy_atom_universal(a, CUTE_F32, 128)};
     cute_composed atom;
     cute_smem_atom_gmma(a, "Layout_K_SW128_Atom", CUTE_TF32, &atom);
-    cute_tuple shape = cute_tuple_fmt(a, "(%lld,%d,4)", (long long)p->bn, WG_BK);
+    cute_tuple shape = cute_tuple_fmt(a, "(%lld,%d,%d)", (long long)p->bn, WG_BK, 2 * X_STAGES);
     cute_composed L = cute_smem_layout_staged(a, &atom, &shape);
     cute_smem_allocator al = cute_smem_allocator_new(c);
     th.sX = cute_smem_alloc_tensor_composed(c, &al, CUTE_TF32, L, 16);
+    int d = gemv_wgmma_ring(&p->cfg);
+    if (d) {
+        long long T = p->threads, va = p->bm * WG_BK / (4 * T), vx = p->bn * WG_BK / (4 * T);
+        cute_layout la = cute_layout_fmt(a, "(4,%lld,%lld,%d):(1,%lld,4,%lld)", va, T, d, 4 * T, 4 * T * va);
+        cute_layout lx = cute_layout_fmt(a, "(4,%lld,%lld,%d):(1,%lld,4,%lld)", vx, T, d, 4 * T, 4 * T * vx);
+        th.ringA = cute_smem_alloc_tensor(c, &al, CUTE_F32, la, 16);
+        th.ringX = cute_smem_alloc_tensor(c, &al, CUTE_F32, lx, 16);
+        cute_copy_atom_named(a, "SM80_CP_ASYNC_CACHEGLOBAL<uint128>", CUTE_F32, &th.cpa);
+        cute_copy_atom_named(a, "SM80_CP_ASYNC_CACHEALWAYS<uint128>", CUTE_F32, &th.cpx);
+    }
     wg_block b = {p, &th, &t};
     gemv_mma_block(c, p, th.thr, &th.acc, &t, mA, (gemv_mma_ends){mY, mW, alpha, beta}, block_walk, &b);
 }

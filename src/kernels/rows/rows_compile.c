@@ -382,6 +382,12 @@ void row_plan_forms(row_plan *p, int64_t n)
      * eight (64 registers, 228 KB) lost to seven (80.4 / 81.0, 84.5 / 84.4): both deleted.
      * CUTEC_ROWS_TRIAL=no-tail gives the six staged parts back */
     p->tail_global = row_lnb_form("tail") && p->stage_split && p->stage_chunks > 1 && p->tpr * p->rows == 128 && !p->cols_ahead;
+    /* (ln42, measured and deleted; H200, % of the copy against the default in turns: the
+     * write loop at 1024x262144 without predicates on whole chunks and y by two FMAs, 315 ->
+     * 220 sm_90a instructions a chunk, 1024x262144 +0.8, -0.3, 0.0, +0.9 and 4096x32768 +0.5,
+     * +0.7, +0.5, -0.2 over three passes: under the 0.4 asked; these plans' grid persistent,
+     * clusters walking rows, -6.8 and -5.2; with each staged buffer refilled with the next row
+     * in the write pass, -14.7 and -16.5: bench/RESULTS.md, ln42) */
     /* nb41's PDL forms of the norms' backward (the defaults where the row kernel is not a
      * persistent grid of clusters of two blocks an SM; rows_call.c, columns.c):
      *  - sumpdl: the column sums' pass (dw, then db) launched as the row kernel's dependent
