@@ -524,6 +524,7 @@ static void blockscaled_kernel(cute_ctx *c, cute_tensor mA, cute_tensor sfa, cut
     const gemv_plan *p = cute_ctx_user(c);
     cute_alg *a = cute_ctx_alg(c);
     if (p->words) cute_kernel_min_blocks(c, words_blocks(p));
+    gemv_let_dependents_in(c, p); /* (cfg.self_pdl: the previous grid's end first; else nothing) */
     cute_int K = mA.layout.shape.leaf[1]; /* (words: in words) */
     gemv_tiles t = gemv_block_tiles(c, p, mA, mX, cute_max(a, K, cute_i(1)));
     gemv_thread th = gemv_thread_start(c, p, &t, false); /* f32 sums: below */
@@ -562,6 +563,7 @@ void gemv_blockscaled_host(cute_ctx *c, const cute_arg *arg)
     cute_tensor xb = gemv_broadcast_x(c, mX, M);
     cute_launch_cfg cfg = {
         .grid = {cute_ceil_div(a, M, cute_i(p->threads / 32 * p->rows)), cute_i(1), L},
-        .block = {cute_i(p->threads)}};
+        .block = {cute_i(p->threads)},
+        .pdl = p->pdl_self};
     CUTE_LAUNCH(c, blockscaled_kernel, cfg, mA, sfa, xb, sfb, mY, arg[5].f, arg[6].f);
 }
