@@ -61,9 +61,10 @@ static int usage(const char *cmd)
         "    cores, not the Hopper GEMM's 64-row tiles (the default)\n"
         "  nvfp4: e2m1 A and x with a ue4m3 scale per 16 (seed 001); mxfp8: e4m3 with ue8m0 per "
         "32\n"
-        "  bench --forms lib,2,1,ring4,two,one: forms on one problem, each a row: the library's,\n"
-        "    NVFP4's register forms (k-tiles ahead), a ring of N stages, split-K's second kernel,\n"
-        "    split-K in one launch\n",
+        "  bench --forms lib,2,1,ring4,two,one,no-words,noscales,pdl: forms on one problem, each a\n"
+        "    row: the library's, NVFP4's register forms (k-tiles ahead), a ring of N stages, split-K's\n"
+        "    second kernel, split-K in one launch, the library's under CUTEC_GEMV_TRIAL=no-words or\n"
+        "    pdl, and the diagnostic noscales (wrong by design: not checked; the others under 0)\n",
         cmd);
     return CLI_USAGE;
 }
@@ -188,7 +189,18 @@ static int emit(const gemv_opts *o)
     cfg.smem_stages = cute_gemv_ring_fit(&cfg, cute_runtime_target_arch(rt)); /* as the library fits it */
     if (nvfp4_ring && !cfg.smem_stages) /* NVFP4's register form (0: one ahead) */
         cfg.ahead = o->ahead;
+    if (nvfp4_ring && !cfg.smem_stages) { /* (CUTEC_GEMV_TRIAL as the library reads it) */
+        int trial = cute_gemv_trial(err, sizeof err);
+        if (trial < 0) {
+            fprintf(stderr, "cutec compile gemv: %s\n", err);
+            cute_runtime_free(rt);
+            return CLI_FAIL;
+        }
+        cfg.scale_words = !trial || trial == CUTE_GEMV_TRIAL_PDL; /* the library's (4-byte aligned scales) */
+        cfg.diag = trial == CUTE_GEMV_TRIAL_NOSCALES ? CUTE_GEMV_DIAG_SCALES_ONCE : 0;
+    }
     cfg.fma_decode = o->sf_vec == 16 && o->fma_decode > 0 ? o->fma_decode : 0;
+    if (o->sf_vec == 16) cfg.self_pdl = cute_gemv_trial(err, sizeof err) == CUTE_GEMV_TRIAL_PDL;
     cfg.tf32_bits = o->tf32_bits != 0 && cfg.mma && o->dtype == CUTE_F32;
     /* split-K in one launch where the library runs it (sm_90 on) */
     cfg.one_launch = cfg.split && o->major && !cfg.mma && !o->sf_vec && cute_runtime_target_arch(rt) >= 90;
@@ -416,6 +428,9 @@ static void describe(const problem *p, const gemv_opts *o, char *buf, size_t n)
                                                                                              : ", registers",
                  cfg.smem_stages);
     if (cfg.fma_decode) strncat(form, ", scales by bits", sizeof form - strlen(form) - 1);
+    if (cfg.scale_words) strncat(form, ", scale words", sizeof form - strlen(form) - 1);
+    if (cfg.diag) strncat(form, ", scales once (wrong by design)", sizeof form - strlen(form) - 1);
+    if (cfg.self_pdl) strncat(form, ", its own dependent launch", sizeof form - strlen(form) - 1);
     if (cfg.tf32_bits) strncat(form, ", tf32 by bits", sizeof form - strlen(form) - 1);
     if (cfg.l2_prefetch) /* (NVFP4's, the rows' and the skew form's) */
         snprintf(form + strlen(form), sizeof form - strlen(form), ", L2 prefetch %d ahead", cfg.l2_prefetch);
@@ -511,16 +526,24 @@ static bool form_is(const char *s, const char *word)
 
 /* a --forms form set on the library: "lib" (the library's choice), "A" (NVFP4's register
  * form, A k-tiles ahead), "ringN" (a ring of N stages), "two", "one" (split-K's
- * second kernel, split-K in one launch: cute_gemv_lib_one_launch); the characters it took in
- * *used, or false */
+ * second kernel, split-K in one launch: cute_gemv_lib_one_launch), "no-words", "noscales" and
+ * "pdl" (the library's choice under CUTEC_GEMV_TRIAL of that name, which the library reads at each
+ * call; every other form runs under 0); the characters it took in *used, or false */
 static bool set_form(cute_gemv_lib *lib, const gemv_opts *o, const char *s, gemv_opts *f, int *used)
 {
     static const char *const launches[] = {"two", "one"};
     int ahead = 0, stages = o->smem_stages, one = -1;
     *used = 0;
+    static const char *const trials[] = {"no-words", "noscales", "pdl"};
+    const char *trial = "0";
+    for (int i = 0; i < 3; i++)
+        if (form_is(s, trials[i])) trial = trials[i];
+    if (setenv("CUTEC_GEMV_TRIAL", trial, 1)) return false;
     for (int i = 0; i < 2; i++)
         if (form_is(s, launches[i])) *used = 3, one = i;
-    if (form_is(s, "lib"))
+    if (strcmp(trial, "0"))
+        *used = (int)strlen(trial), stages = -1;
+    else if (form_is(s, "lib"))
         *used = 3, stages = -1;
     else if (one < 0 && sscanf(s, "ring%d%n", &stages, used) != 1 && sscanf(s, "%d%n", &ahead, used) != 1)
         return false;
@@ -531,7 +554,7 @@ static bool set_form(cute_gemv_lib *lib, const gemv_opts *o, const char *s, gemv
 }
 
 /* --forms: each form a row on the one problem (y as made before each form's checked call; a
- * form's repeat timed, not checked again) */
+ * form's repeat timed, not checked again; the diagnostics, wrong by design, not checked) */
 static bool bench_forms(problem *p, const gemv_opts *o)
 {
     cute_backend *b = cute_runtime_backend(p->rt);
@@ -540,10 +563,10 @@ static bool bench_forms(problem *p, const gemv_opts *o)
     for (const char *s = o->forms; *s;) {
         int used = 0;
         if (!set_form(p->lib, o, s, &f, &used)) {
-            printf("cutec bench gemv: --forms %s: a form is lib, ahead (1, 2), ringN, two or one\n", o->forms);
+            printf("cutec bench gemv: --forms %s: a form is lib, ahead (1, 2), ringN, two, one, no-words, noscales or pdl\n", o->forms);
             return false;
         }
-        p->checked = false;
+        p->checked = form_is(s, "noscales");
         for (const char *q = o->forms; q < s && !p->checked; q = strchr(q, ',') ? strchr(q, ',') + 1 : s)
             p->checked = !strncmp(q, s, (size_t)used) && (q[used] == ',' || !q[used]);
         ok = b->vt->upload(b->self, &p->buf[2], 0, p->y0, p->bytes[2]) == CUTE_OK && bench_row(p, &f) && ok;

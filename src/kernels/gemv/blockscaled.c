@@ -8,6 +8,8 @@
  * f16 instructions, before it signed bytes (prmt table lookups) whose products add in dp4a;
  * each block's sum times its two scales found at the lane's coordinates (words_fma).  MXFP8: a warp per row, a lane a 16-byte vector of A
  * and of x per k-tile converted to f32, multiplied, summed per scale block (vector_fma). */
+#include <string.h>
+
 #include "cutec/ir.h"
 #include "cutec/notation.h"
 #include "cutec/sync.h"
@@ -21,7 +23,8 @@ cute_dtype cute_gemv_sf_dtype(const cute_gemv_config *cfg)
 int cute_gemv_sf_align(const cute_gemv_config *cfg)
 {
     if (cfg->dtype != CUTE_E2M1) return 1;
-    return cfg->smem_stages ? 4 : 2; /* the ring copies a scale group of four at once */
+    /* the ring copies a scale group of four at once, and so do the scale words */
+    return cfg->smem_stages || cfg->scale_words ? 4 : 2;
 }
 
 /* CuTe's scale-factor layout (Sm1xxBlkScaledConfig's SfKMajorAtom tiled to the shape, K's
@@ -99,6 +102,8 @@ typedef struct bs_warp {
     cute_val acc[GEMV_MAX_ROWS];
     cute_tensor sfa, sfb, mY;
     cute_copy_atom pair; /* a scale pair's 16-bit load */
+    cute_copy_atom word; /* cfg.scale_words: a scale group's 32-bit load */
+    cute_val pick;       /* ... the prmt selector of the lane's pairs (words_pairs) */
     cute_dtype sf;       /* the scales' */
     cute_val lo;         /* the byte decode's table, its low word (table_lo) */
     cute_val alpha, beta;
@@ -290,6 +295,8 @@ static void vector_sums(cute_ctx *c, const gemv_plan *p, cute_tensor words, cons
  * their scale pairs, raw (u16) */
 typedef struct words_tile {
     cute_tensor rA, rX, sa[GEMV_MAX_ROWS][WORDS_UNROLL], sb[WORDS_UNROLL];
+    bool words;                         /* cfg.scale_words (k-tiles ahead): A's scales in sw, not sa */
+    cute_tensor sw[GEMV_MAX_ROWS / 2][WORDS_UNROLL]; /* ... rows 2h and 2h+1's: row 2h + (lane & 1)'s group */
 } words_tile;
 
 /* the lane's scale pairs of its rows (and x's) over the warp's whole k-tiles, (2, tiles):
@@ -298,6 +305,7 @@ typedef struct words_tile {
  * one k-tile), an address the loop advances instead of dividing k again each k-tile */
 typedef struct scale_tiles {
     cute_tensor sa[GEMV_MAX_ROWS], sb;
+    cute_tensor sw[GEMV_MAX_ROWS / 2]; /* cfg.scale_words: (4, tiles), row 2h + (lane & 1)'s group */
 } scale_tiles;
 
 static scale_tiles scale_tiles_of(cute_ctx *c, const gemv_plan *p, const gemv_thread *th, const gemv_tiles *t,
@@ -311,15 +319,23 @@ static scale_tiles scale_tiles_of(cute_ctx *c, const gemv_plan *p, const gemv_th
         cute_tensor cu = cute_tensor_slice(c, gemv_lane_row(c, p, crd, row), CUTE_CRD(CUTE_ALL, 0, 0));
         cute_int m = cu.coord.leaf[0], k = cute_mul(a, cu.coord.leaf[1], cute_i(8));
         if (row == 0) s.sb = gemv_scales_by_tile(c, w->sfb, CUTE_CRD(0, k, t->l), 2, tk, full);
-        s.sa[row] = gemv_scales_by_tile(c, w->sfa, CUTE_CRD(m, k, t->l), 2, tk, full);
+        if (!p->cfg.scale_words) {
+            s.sa[row] = gemv_scales_by_tile(c, w->sfa, CUTE_CRD(m, k, t->l), 2, tk, full);
+            continue;
+        }
+        if (row % 2) continue;
+        /* the lane's vector is half of a 64-element group (lanes 2i and 2i+1 share one): it
+         * loads the group of row + (lane & 1), its neighbour that of the other row */
+        cute_int odd = cute_mod(a, cute_lane_idx(c), cute_i(2)), group = cute_mul(a, cute_div(a, k, cute_i(64)), cute_i(64));
+        s.sw[row / 2] = gemv_scales_by_tile(c, w->sfa, CUTE_CRD(cute_add(a, m, odd), group, t->l), 4, tk, full);
     }
     return s;
 }
 
-/* a scale pair of `tiles` at k-tile kt into a u16 register */
-static cute_tensor pair_at(cute_ctx *c, const cute_copy_atom *atom, cute_tensor tiles, cute_int kt)
+/* a scale pair (u16) or group (u32, `as`) of `tiles` at k-tile kt into a register */
+static cute_tensor pair_at(cute_ctx *c, const cute_copy_atom *atom, cute_tensor tiles, cute_int kt, cute_dtype as)
 {
-    cute_tensor at = cute_tensor_recast(c, cute_tensor_slice(c, tiles, CUTE_CRD(CUTE_ALL, kt)), CUTE_U16);
+    cute_tensor at = cute_tensor_recast(c, cute_tensor_slice(c, tiles, CUTE_CRD(CUTE_ALL, kt)), as);
     cute_tensor r = cute_make_fragment_like(c, at);
     cute_copy(c, atom, at, r);
     return r;
@@ -327,17 +343,29 @@ static cute_tensor pair_at(cute_ctx *c, const cute_copy_atom *atom, cute_tensor 
 
 /* the k-tile at `at` into registers (pred: the vectors inside the bounds; a tail vector
  * past K reads the last one's scales); st: the scales by k-tile (whole k-tiles, one vector
- * a row), or NULL */
+ * a row), or NULL; once (cfg.diag's scales once): the scales of these registers
+ * instead of this k-tile's, or NULL */
 static words_tile words_load(cute_ctx *c, const gemv_plan *p, const gemv_thread *th, const gemv_tiles *t,
-                             const bs_warp *w, cute_tuple at, bool pred, const scale_tiles *st)
+                             const bs_warp *w, cute_tuple at, bool pred, const scale_tiles *st,
+                             const words_tile *once)
 {
     cute_alg *a = cute_ctx_alg(c);
     lane_fragments f = load_fragments(c, p, th->thr, t, at, pred);
     words_tile r = {.rA = f.rA, .rX = f.rX};
+    if (once) {
+        memcpy(r.sa, once->sa, sizeof r.sa), memcpy(r.sb, once->sb, sizeof r.sb), memcpy(r.sw, once->sw, sizeof r.sw);
+        r.words = once->words;
+        return r;
+    }
     if (st) {
         cute_int kt = at.leaf[at.nleaves - 1];
-        for (int row = 0; row < p->rows; row++) r.sa[row][0] = pair_at(c, &w->pair, st->sa[row], kt);
-        r.sb[0] = pair_at(c, &w->pair, st->sb, kt);
+        r.words = p->cfg.scale_words;
+        for (int row = 0; row < p->rows; row++)
+            if (!r.words)
+                r.sa[row][0] = pair_at(c, &w->pair, st->sa[row], kt, CUTE_U16);
+            else if (row % 2 == 0)
+                r.sw[row / 2][0] = pair_at(c, &w->word, st->sw[row / 2], kt, CUTE_U32);
+        r.sb[0] = pair_at(c, &w->pair, st->sb, kt, CUTE_U16);
         return r;
     }
     cute_int last = cute_sub(a, cute_mul(a, t->kend, cute_i(8)), cute_i(32)); /* last vector */
@@ -359,9 +387,25 @@ static void words_assign(cute_ctx *c, const gemv_plan *p, words_tile *dst, const
     cute_tensor_store(c, dst->rX, cute_tensor_load(c, src->rX));
     for (int u = 0; u < p->unroll; u++) {
         for (int r = 0; r < p->rows; r++)
-            cute_tensor_store(c, dst->sa[r][u], cute_tensor_load(c, src->sa[r][u]));
+            if (!src->words)
+                cute_tensor_store(c, dst->sa[r][u], cute_tensor_load(c, src->sa[r][u]));
+            else if (r % 2 == 0)
+                cute_tensor_store(c, dst->sw[r / 2][u], cute_tensor_load(c, src->sw[r / 2][u]));
         cute_tensor_store(c, dst->sb[u], cute_tensor_load(c, src->sb[u]));
     }
+}
+
+/* cfg.scale_words: the lane's pairs of rows 2h and 2h+1 (*lo, *hi: u16) from its word (row 2h
+ * + odd's group, odd = lane & 1) and its neighbour's (the other row's): the pair is bytes
+ * 2 odd, 2 odd + 1 of each group, so prmt picks own 0,1 and other 0,1 (odd 0: 0x5410) or other
+ * 2,3 and own 2,3 (odd 1: 0x3276), row 2h's pair in the low half (w->pick) */
+static void words_pairs(cute_ctx *c, const bs_warp *w, cute_tensor word, cute_val *lo, cute_val *hi)
+{
+    cute_val own = cute_ssa_get(c, cute_tensor_load(c, word), 0);
+    cute_val other = cute_val_shfl(c, own, cute_val_int(c, CUTE_I32, 1), CUTE_SHFL_XOR);
+    cute_val both = cute_val_prmt(c, own, other, w->pick);
+    *lo = cute_val_cvt(c, both, CUTE_U16);
+    *hi = cute_val_cvt(c, cute_val_binop(c, CUTE_OP_SHR, both, cute_val_int(c, CUTE_U32, 16)), CUTE_U16);
 }
 
 /* the k-tile's products: x decoded once for the rows; each scale block's sum times its two
@@ -378,10 +422,12 @@ static void words_products(cute_ctx *c, const gemv_plan *p, const words_tile *f,
             x.bytes = vector_x_bytes(c, cute_tensor_slice(c, f->rX, vu), w->lo);
         cute_val pb = cute_ssa_get(c, cute_tensor_load(c, f->sb[u]), 0);
         cute_val sb[2] = {scale_of_pair(c, p, pb, 0, w->sf), scale_of_pair(c, p, pb, 1, w->sf)};
+        cute_val pairs[GEMV_MAX_ROWS]; /* cfg.scale_words: each row's, from the words */
+        for (int r = 0; f->words && r < p->rows; r += 2) words_pairs(c, w, f->sw[r / 2][u], &pairs[r], &pairs[r + 1]);
         for (int r = 0; r < p->rows; r++) {
             cute_val sum[2];
             vector_sums(c, p, cute_tensor_slice(c, gemv_lane_row(c, p, f->rA, r), vu), &x, w->lo, sum);
-            cute_val pa = cute_ssa_get(c, cute_tensor_load(c, f->sa[r][u]), 0);
+            cute_val pa = f->words ? pairs[r] : cute_ssa_get(c, cute_tensor_load(c, f->sa[r][u]), 0);
             for (int b = 0; b < 2; b++) { /* two blocks of 16 in a vector of 32 */
                 cute_val sa = scale_of_pair(c, p, pa, b, w->sf);
                 cute_val_assign(c, w->acc[r],
@@ -398,7 +444,7 @@ static void words_fma(cute_ctx *c, const gemv_plan *p, const gemv_thread *th, co
 {
     bs_warp *w = user;
     gemv_prefetch_warp_rows(c, p, t, at, pred);
-    words_tile f = words_load(c, p, th, t, w, at, pred, NULL);
+    words_tile f = words_load(c, p, th, t, w, at, pred, NULL, NULL);
     words_products(c, p, &f, w);
 }
 
@@ -424,7 +470,8 @@ static void words_pipelined(cute_ctx *c, const gemv_plan *p, const gemv_thread *
         words_tile buf[CUTE_GEMV_MAX_AHEAD + 1]; /* buf[0] this k-tile's, buf[i] i ahead */
         for (int i = 0; i < d; i++) {
             cute_int kt = i ? cute_min(a, cute_i(i), cute_sub(a, full, cute_i(1))) : cute_i(0);
-            buf[i] = words_load(c, p, th, t, w, CUTE_CRD(CUTE_ALL, CUTE_ALL, kt), false, &st);
+            buf[i] = words_load(c, p, th, t, w, CUTE_CRD(CUTE_ALL, CUTE_ALL, kt), false, &st,
+                                p->cfg.diag == CUTE_GEMV_DIAG_SCALES_ONCE && i ? &buf[0] : NULL);
         }
         CUTE_FOR_STEP(c, kt, cute_i(0), full, 1, d > 1 ? d + 1 : 0)
         {
@@ -432,7 +479,8 @@ static void words_pipelined(cute_ctx *c, const gemv_plan *p, const gemv_thread *
              * scales' index divisions become shifts) */
             cute_int last = cute_max(a, cute_sub(a, full, cute_i(1)), cute_i(0));
             cute_int after = cute_min(a, cute_add(a, kt, cute_i(d)), last);
-            buf[d] = words_load(c, p, th, t, w, CUTE_CRD(CUTE_ALL, CUTE_ALL, after), false, &st);
+            buf[d] = words_load(c, p, th, t, w, CUTE_CRD(CUTE_ALL, CUTE_ALL, after), false, &st,
+                                p->cfg.diag == CUTE_GEMV_DIAG_SCALES_ONCE ? &buf[0] : NULL);
             cute_syncwarp(c); /* keeps the loads above the products (weak loads: compile.c) */
             words_products(c, p, &buf[0], w);
             for (int i = 0; i < d; i++) words_assign(c, p, &buf[i], &buf[i + 1]);
@@ -476,6 +524,7 @@ static void blockscaled_kernel(cute_ctx *c, cute_tensor mA, cute_tensor sfa, cut
     const gemv_plan *p = cute_ctx_user(c);
     cute_alg *a = cute_ctx_alg(c);
     if (p->words) cute_kernel_min_blocks(c, words_blocks(p));
+    gemv_let_dependents_in(c, p); /* (cfg.self_pdl: the previous grid's end first; else nothing) */
     cute_int K = mA.layout.shape.leaf[1]; /* (words: in words) */
     gemv_tiles t = gemv_block_tiles(c, p, mA, mX, cute_max(a, K, cute_i(1)));
     gemv_thread th = gemv_thread_start(c, p, &t, false); /* f32 sums: below */
@@ -483,6 +532,13 @@ static void blockscaled_kernel(cute_ctx *c, cute_tensor mA, cute_tensor sfa, cut
                  .pair = cute_copy_atom_universal(a, CUTE_U16, 16), .sf = (cute_dtype)sfa.dtype};
     for (int r = 0; r < p->rows; r++) w.acc[r] = cute_val_var(c, cute_val_const(c, CUTE_F32, 0.0));
     if (p->words && !p->fp4_cvt) w.lo = table_lo(c);
+    if (p->cfg.scale_words) { /* words_pairs: 0x5410, or 0x3276 (0x5410 ^ 0x6666) on odd lanes */
+        if (!p->words || p->rows % 2) cute_ctx_fail(c, "gemv: the scale words take NVFP4's words, rows in pairs (plan)");
+        w.word = cute_copy_atom_universal(a, CUTE_U32, 32);
+        cute_val odd = cute_int_value(c, cute_mod(a, cute_lane_idx(c), cute_i(2)), CUTE_U32);
+        w.pick = cute_val_binop(c, CUTE_OP_XOR, cute_val_int(c, CUTE_U32, 0x5410),
+                                cute_val_binop(c, CUTE_OP_MUL, odd, cute_val_int(c, CUTE_U32, 0x6666)));
+    }
     gemv_walk walk = {.tile = p->words ? words_fma : vector_fma, .end = finish_rows, .user = &w};
     if (p->words && !p->cfg.tile_at_a_time && !p->cfg.l2_prefetch) walk.whole = words_pipelined;
     if (p->cfg.smem_stages) {
@@ -507,6 +563,7 @@ void gemv_blockscaled_host(cute_ctx *c, const cute_arg *arg)
     cute_tensor xb = gemv_broadcast_x(c, mX, M);
     cute_launch_cfg cfg = {
         .grid = {cute_ceil_div(a, M, cute_i(p->threads / 32 * p->rows)), cute_i(1), L},
-        .block = {cute_i(p->threads)}};
+        .block = {cute_i(p->threads)},
+        .pdl = p->pdl_self};
     CUTE_LAUNCH(c, blockscaled_kernel, cfg, mA, sfa, xb, sfb, mY, arg[5].f, arg[6].f);
 }

@@ -264,6 +264,49 @@ static void ahead_forms(cute_runtime *rt, cute_gemv_lib *lib)
     }
 }
 
+/* the scale words (cfg.scale_words, the library's k-tiles ahead): two ahead (four full k-tiles
+ * and a tail, a partial last warp; batched), one ahead; a k-tile at a time keeps the 16-bit
+ * pairs, and so does every form under CUTEC_GEMV_TRIAL=no-words; a value it does not know
+ * refused by name */
+static void words_forms(cute_runtime *rt, cute_gemv_lib *lib)
+{
+    cute_gemv_config last;
+    for (int no = 0; no < 2; no++) {
+        if (no) setenv("CUTEC_GEMV_TRIAL", "no-words", 1);
+        cute_gemv_lib_ahead(lib, 2);
+        run_case(rt, lib, CUTE_E2M1, CUTE_F16, 37, 4096 + 64, 2, -0.5);
+        cute_gemv_lib_last(lib, &last, NULL);
+        CHECK(last.scale_words == !no && last.ahead == 2, "words %d two ahead (ran words %d, %d ahead)", !no,
+              last.scale_words, last.ahead);
+        cute_gemv_lib_ahead(lib, 0);
+        run_case(rt, lib, CUTE_E2M1, CUTE_F32, 177, 4096 + 64, 1, 0.5);
+        cute_gemv_lib_last(lib, &last, NULL);
+        CHECK(last.scale_words == !no && last.ahead <= 1 && !last.tile_at_a_time,
+              "words %d one ahead (ran words %d, %d ahead)", !no, last.scale_words, last.ahead);
+    }
+    run_case(rt, lib, CUTE_E2M1, CUTE_BF16, 161, 2048 + 64, 3, 0);
+    cute_gemv_lib_last(lib, &last, NULL);
+    CHECK(!last.scale_words && last.tile_at_a_time, "a k-tile at a time keeps the pairs (ran words %d)",
+          last.scale_words);
+    /* (the diagnostic, wrong by design, is not run: its value read) */
+    char err[256] = "";
+    setenv("CUTEC_GEMV_TRIAL", "noscales", 1);
+    CHECK(cute_gemv_trial(err, sizeof err) == CUTE_GEMV_TRIAL_NOSCALES, "noscales read: %s", err);
+    /* the trial pdl (cfg.self_pdl): the register form and a k-tile at a time as their own
+     * dependent launches (the interpreter runs griddepcontrol's wait and launch) */
+    setenv("CUTEC_GEMV_TRIAL", "pdl", 1);
+    run_case(rt, lib, CUTE_E2M1, CUTE_F16, 37, 4096 + 64, 2, -0.5);
+    cute_gemv_lib_last(lib, &last, NULL);
+    CHECK(last.self_pdl && last.scale_words, "pdl with the words (ran pdl %d, words %d)", last.self_pdl, last.scale_words);
+    run_case(rt, lib, CUTE_E2M1, CUTE_F16, 33, 2048, 1, 0);
+    cute_gemv_lib_last(lib, &last, NULL);
+    CHECK(last.self_pdl && last.tile_at_a_time, "pdl a k-tile at a time (ran pdl %d)", last.self_pdl);
+    setenv("CUTEC_GEMV_TRIAL", "bogus", 1);
+    CHECK(cute_gemv_trial(err, sizeof err) < 0 && strstr(err, "CUTEC_GEMV_TRIAL=bogus"), "a bad trial refused: %s", err);
+    unsetenv("CUTEC_GEMV_TRIAL");
+    CHECK(cute_gemv_trial(err, sizeof err) == 0, "no trial when unset");
+}
+
 static void results(const char *arch)
 {
     cute_runtime *rt = check_interp();
@@ -314,6 +357,7 @@ static void results(const char *arch)
     cute_gemv_lib_tile_at_a_time(lib, false);
     ahead_forms(rt, lib);
     if (!strcmp(arch, "sm_90a")) fma_decode_forms(rt, lib); /* (sm_100a decodes by cvt) */
+    if (!strcmp(arch, "sm_90a")) words_forms(rt, lib);
     cute_gemv_lib_smem_stages(lib, -1);
     run_case(rt, lib, CUTE_E4M3, CUTE_BF16, 37, 544, 2, 0.25); /* MXFP8 */
     run_case(rt, lib, CUTE_E4M3, CUTE_F16, 5, 32, 1, 0);

@@ -163,6 +163,7 @@ static bool plan_make(cute_alg *a, const cute_gemv_config *cfg, int arch, gemv_p
     /* the skew form's first k-tiles into L2 before its dependent launch's wait (CUTEC_GEMV_EARLY=0:
      * after it; H200, 4097x3x8191 bf16: 25.9-26.1 against 28.1-28.3 us, bench/RESULTS.md odd42) */
     p->early = cfg->skew && kernel_env_choice(a, "CUTEC_GEMV_EARLY", "1|0", 0) == 0;
+    p->pdl_self |= cfg->self_pdl && cfg->sf_vec && arch >= 90; /* NVFP4's trial (cfg.self_pdl) */
     p->ktile = p->words ? 32 * (bits / 32) * p->unroll : cute_gemv_k_tile(cfg);
     int64_t tk = p->ktile;
     cute_tuple step = cfg->a_major == 1
@@ -259,6 +260,21 @@ static bool config_ok(const cute_gemv_config *cfg, char *err, size_t n)
         snprintf(err, n, "gemv: the tensor-core form's ring of %d stages at %d vectors is %lld KB a block (at most %d)",
                  cfg->smem_stages, gemv_nvec(cfg), (long long)gemv_mma_ring_bytes(cfg) / 1024,
                  GEMV_MMA_RING_MAX / 1024);
+        return false;
+    }
+    if (cfg->scale_words && (!nvfp4_pipelined(cfg) || cfg->smem_stages)) {
+        snprintf(err, n, "gemv: the scale words are NVFP4's register form's, k-tiles ahead (not a k-tile at "
+                 "a time, the L2 prefetch or the ring)");
+        return false;
+    }
+    if (cfg->self_pdl && !(cfg->sf_vec == 16 && cfg->dtype == CUTE_E2M1)) {
+        snprintf(err, n, "gemv: the block-scaled kernel as its own dependent launch (self_pdl) is NVFP4's");
+        return false;
+    }
+    if (cfg->diag < 0 || cfg->diag > CUTE_GEMV_DIAG_SCALES_ONCE ||
+        (cfg->diag && (!nvfp4_pipelined(cfg) || cfg->smem_stages || cfg->scale_words))) {
+        snprintf(err, n, "gemv: a diagnostic (%d: 1 scales once) is NVFP4's register form's, "
+                 "without the scale words", cfg->diag);
         return false;
     }
     if (cfg->sf_vec) return blockscaled_ok(cfg, err, n);
@@ -398,7 +414,7 @@ const cute_fn *cute_gemv_compile(cute_runtime *rt, const cute_gemv_config *cfg, 
     else
         make_specs(cfg, cute_runtime_target_arch(rt), specs);
     char name[128];
-    snprintf(name, sizeof name, "gemv_%s_%s_%s_v%d_n%d%s%s_pf%d%s_r%d_a%d_fd%d",
+    snprintf(name, sizeof name, "gemv_%s_%s_%s_v%d_n%d%s%s_pf%d%s_r%d_a%d_fd%d%s%s%s",
              cfg->sf_vec    ? "blockscaled"
              : cfg->skew    ? "skew"
              : gemv_wgmma(cfg, cute_runtime_target_arch(rt)) ? "wgmma"
@@ -412,7 +428,8 @@ const cute_fn *cute_gemv_compile(cute_runtime *rt, const cute_gemv_config *cfg, 
              : cfg->split       ? "_split"
                                 : "",
              cfg->one_launch ? "_one" : "", cfg->l2_prefetch, cfg->tile_at_a_time ? "_tile" : "", cfg->smem_stages,
-             gemv_ahead(cfg), cfg->fma_decode);
+             gemv_ahead(cfg), cfg->fma_decode, cfg->scale_words ? "_sw" : "",
+             cfg->diag ? "_so" : "", cfg->self_pdl ? "_pdl" : "");
     cute_host_fn host = cfg->sf_vec    ? gemv_blockscaled_host
                         : cfg->skew    ? gemv_skew_host
                         : cfg->mma     ? gemv_mma_host

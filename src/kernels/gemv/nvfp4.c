@@ -2,7 +2,13 @@
  * scale buffers' sizes), made batched, and run through the block-scaled kernel. */
 #include <stdio.h>
 
+#include "env/env_choice.h"
 #include "kernels/gemv/gemv_internal.h"
+
+int cute_gemv_trial(char *err, size_t n)
+{
+    return cute_env_choice_err("CUTEC_GEMV_TRIAL", "0|no-words|noscales|pdl", 0, err, n);
+}
 
 int64_t cute_gemv_sf_count(int64_t rows, int64_t K, int64_t L, int sf_vec)
 {
@@ -36,6 +42,12 @@ static bool two_ahead_pays(cute_gemv_lib *lib, int64_t M, int64_t K, int64_t L)
 {
     return K >= 4 * 1024 && (M + 15) / 16 * L <= 4 * (int64_t)gemv_lib_sm_count(lib);
 }
+
+/* NVFP4's scale pairs by words (cfg.scale_words) in the register forms, where the scale buffers
+ * are 4-byte aligned (CUTEC_GEMV_TRIAL=no-words: the 16-bit pairs): H200, fp4_42's mid pass, %
+ * of the copy in turns in one process, 73.3 / 72.3 -> 75.5 / 76.4 at (7168,16384,1) two ahead
+ * and 77.8 / 77.2 -> 79.3 / 80.1 at (4096,7168,8) one ahead; a k-tile at a time (7168,2048,4)
+ * lost, 72.5 / 70.6 -> 65.9 / 67.5 (its loop spilled), and keeps the pairs */
 
 /* NVFP4's decode on the FMA pipe (cfg.fma_decode) where the caller asks for none: level 1,
  * the scales converted by their bits (H200, session 33's final pass, % of a copy: 73.1
@@ -101,6 +113,8 @@ cute_status cutec_gemv_blockscaled(cute_gemv_lib *lib, const cute_call_arg *A,
     if (!err || !n) err = scratch, n = sizeof scratch;
     err[0] = 0;
     if (!lib) return gemv_invalid(err, n, "gemv: no library");
+    int trial = cute_gemv_trial(err, n); /* (scripts/device-fp4_42.sh decides) */
+    if (trial < 0) return CUTE_ERR_INVALID;
     gemv_operands o;
     cute_gemv_config cfg;
     cute_status s = gemv_check(A, x, y, false, alpha, beta, &o, err, n);
@@ -124,7 +138,14 @@ cute_status cutec_gemv_blockscaled(cute_gemv_lib *lib, const cute_call_arg *A,
     int ahead = asked ? asked : few ? AHEAD_FEW : AHEAD_MANY;
     bool registers = asked || few || pipeline_pays(lib, M, K, L);
     cfg.tile_at_a_time = e2m1 && !cfg.smem_stages && (forced || !registers);
-    if (e2m1 && !cfg.smem_stages && !cfg.tile_at_a_time && !cfg.l2_prefetch) cfg.ahead = ahead;
+    if (e2m1 && !cfg.smem_stages && !cfg.tile_at_a_time && !cfg.l2_prefetch) {
+        cfg.ahead = ahead;
+        /* (the diagnostics: wrong by design, over the 16-bit pairs) */
+        cfg.diag = trial == CUTE_GEMV_TRIAL_NOSCALES ? CUTE_GEMV_DIAG_SCALES_ONCE : 0;
+        cfg.scale_words = (!trial || trial == CUTE_GEMV_TRIAL_PDL) && cute_call_arg_alignment(SFA, 4) >= 4 &&
+                          cute_call_arg_alignment(SFB, 4) >= 4;
+    }
+    cfg.self_pdl = e2m1 && trial == CUTE_GEMV_TRIAL_PDL; /* (the trial: scripts/device-fp4_42.sh) */
     int level = gemv_lib_fma_decode(lib);
     cfg.fma_decode = e2m1 ? level < 0 ? CUTE_GEMV_FMA_DECODE : level : 0;
     if (K == 0)
