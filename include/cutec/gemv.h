@@ -215,7 +215,9 @@ bool cute_gemv_lib_ahead(cute_gemv_lib *lib, int ahead);
  * device has cp.async and no k-tile at a time is forced) and the GEMVs that may take it
  * (cute_gemv_ring_able); 0 none: the register forms; -1 (the default) the library's
  * choice: cute_gemv_ring_default's stages for the GEMVs, none for NVFP4 (through the ring
- * it measured 15 points of the copy slower on an H200, session 30).  false for another count */
+ * it measured 15 points of the copy slower on an H200, session 30).  The tensor-core form's
+ * ring, asked for or the library's, is halved until it fits a block of the target
+ * (cute_gemv_ring_fit; cute_gemv_lib_last says what ran).  false for another count */
 bool cute_gemv_lib_smem_stages(cute_gemv_lib *lib, int stages);
 /* NVFP4's decode on the FMA pipe (cute_gemv_config.fma_decode) for later calls: 0 to
  * CUTE_GEMV_MAX_FMA_DECODE, or -1 (the default) the library's choice (CUTE_GEMV_FMA_DECODE
