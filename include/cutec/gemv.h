@@ -104,11 +104,6 @@ typedef struct cute_gemv_config {
                             (the two rows' groups share a 32-byte sector) and one shuffle with
                             the neighbour lane, instead of a 16-bit load a row: a k-tile's
                             loads of A's scales touch 32 sectors, not 64 */
-    bool self_pdl;       /* NVFP4 (trial, CUTEC_GEMV_TRIAL=pdl; sm_90 on): the block-scaled kernel its
-                            own programmatic dependent launch, as the unsplit rows kernel is
-                            since gemv42 (CUTEC_GEMV_PDL): every thread waits for the stream's
-                            previous grid before its first global access, then lets the next
-                            grid in, so that a call's launch overlaps the previous call's end */
     int diag;            /* NVFP4's register form k-tiles ahead: a diagnostic, wrong by design
                             (0: none).  CUTE_GEMV_DIAG_SCALES_ONCE (CUTEC_GEMV_TRIAL=noscales):
                             every k-tile multiplied by k-tile 0's scales (16-bit pairs), loaded
@@ -146,13 +141,12 @@ cute_dtype cute_gemv_sf_dtype(const cute_gemv_config *cfg);
  * scales are read in one 16-bit load; 4 through the ring or by words), 1 for MXFP8 */
 int cute_gemv_sf_align(const cute_gemv_config *cfg);
 /* CUTEC_GEMV_TRIAL: the GEMV's trial forms (opt-in until a device script decides): 0 (none,
- * unset or empty), "no-words" (the 16-bit scale pairs, not cfg.scale_words), the diagnostic,
- * wrong by design, "noscales" (cfg.diag), or the trial "pdl" (cfg.self_pdl); -1 and the reason in
- * err for any other value */
+ * unset or empty), "no-words" (the 16-bit scale pairs, not cfg.scale_words) or the
+ * diagnostic, wrong by design, "noscales" (cfg.diag); -1 and the reason in err for any other
+ * value */
 int cute_gemv_trial(char *err, size_t n);
 #define CUTE_GEMV_TRIAL_NO_WORDS 1
 #define CUTE_GEMV_TRIAL_NOSCALES 2
-#define CUTE_GEMV_TRIAL_PDL 3
 #define CUTE_GEMV_DIAG_SCALES_ONCE 1
 
 #define CUTE_GEMV_MAX_VECTORS 8

@@ -524,7 +524,7 @@ static void blockscaled_kernel(cute_ctx *c, cute_tensor mA, cute_tensor sfa, cut
     const gemv_plan *p = cute_ctx_user(c);
     cute_alg *a = cute_ctx_alg(c);
     if (p->words) cute_kernel_min_blocks(c, words_blocks(p));
-    gemv_let_dependents_in(c, p); /* (cfg.self_pdl: the previous grid's end first; else nothing) */
+    gemv_let_dependents_in(c, p); /* (NVFP4 on sm_90: the previous grid's end first; else nothing) */
     cute_int K = mA.layout.shape.leaf[1]; /* (words: in words) */
     gemv_tiles t = gemv_block_tiles(c, p, mA, mX, cute_max(a, K, cute_i(1)));
     gemv_thread th = gemv_thread_start(c, p, &t, false); /* f32 sums: below */

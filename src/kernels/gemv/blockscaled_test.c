@@ -292,15 +292,6 @@ static void words_forms(cute_runtime *rt, cute_gemv_lib *lib)
     char err[256] = "";
     setenv("CUTEC_GEMV_TRIAL", "noscales", 1);
     CHECK(cute_gemv_trial(err, sizeof err) == CUTE_GEMV_TRIAL_NOSCALES, "noscales read: %s", err);
-    /* the trial pdl (cfg.self_pdl): the register form and a k-tile at a time as their own
-     * dependent launches (the interpreter runs griddepcontrol's wait and launch) */
-    setenv("CUTEC_GEMV_TRIAL", "pdl", 1);
-    run_case(rt, lib, CUTE_E2M1, CUTE_F16, 37, 4096 + 64, 2, -0.5);
-    cute_gemv_lib_last(lib, &last, NULL);
-    CHECK(last.self_pdl && last.scale_words, "pdl with the words (ran pdl %d, words %d)", last.self_pdl, last.scale_words);
-    run_case(rt, lib, CUTE_E2M1, CUTE_F16, 33, 2048, 1, 0);
-    cute_gemv_lib_last(lib, &last, NULL);
-    CHECK(last.self_pdl && last.tile_at_a_time, "pdl a k-tile at a time (ran pdl %d)", last.self_pdl);
     setenv("CUTEC_GEMV_TRIAL", "bogus", 1);
     CHECK(cute_gemv_trial(err, sizeof err) < 0 && strstr(err, "CUTEC_GEMV_TRIAL=bogus"), "a bad trial refused: %s", err);
     unsetenv("CUTEC_GEMV_TRIAL");

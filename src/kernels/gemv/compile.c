@@ -158,12 +158,12 @@ static bool plan_make(cute_alg *a, const cute_gemv_config *cfg, int arch, gemv_p
     /* the unsplit rows kernel its own dependent launch on sm_90 (CUTEC_GEMV_PDL=0: the plain
      * launch; gemv42's extra pass, H200: +4.25 / +4.75 / +4.60 points of the copy at 16384x4096,
      * 8192x8192, 4096x16384) */
+    bool nvfp4 = cfg->sf_vec == 16 && cfg->dtype == CUTE_E2M1;
     p->pdl_self = kernel_env_choice(a, "CUTEC_GEMV_PDL", "0|1", 1) == 1 && cfg->a_major == 1 && !cfg->split &&
-                  !cfg->sf_vec && !cfg->skew && arch >= 90;
+                  (!cfg->sf_vec || nvfp4) && !cfg->skew && arch >= 90;
     /* the skew form's first k-tiles into L2 before its dependent launch's wait (CUTEC_GEMV_EARLY=0:
      * after it; H200, 4097x3x8191 bf16: 25.9-26.1 against 28.1-28.3 us, bench/RESULTS.md odd42) */
     p->early = cfg->skew && kernel_env_choice(a, "CUTEC_GEMV_EARLY", "1|0", 0) == 0;
-    p->pdl_self |= cfg->self_pdl && cfg->sf_vec && arch >= 90; /* NVFP4's trial (cfg.self_pdl) */
     p->ktile = p->words ? 32 * (bits / 32) * p->unroll : cute_gemv_k_tile(cfg);
     int64_t tk = p->ktile;
     cute_tuple step = cfg->a_major == 1
@@ -265,10 +265,6 @@ static bool config_ok(const cute_gemv_config *cfg, char *err, size_t n)
     if (cfg->scale_words && (!nvfp4_pipelined(cfg) || cfg->smem_stages)) {
         snprintf(err, n, "gemv: the scale words are NVFP4's register form's, k-tiles ahead (not a k-tile at "
                  "a time, the L2 prefetch or the ring)");
-        return false;
-    }
-    if (cfg->self_pdl && !(cfg->sf_vec == 16 && cfg->dtype == CUTE_E2M1)) {
-        snprintf(err, n, "gemv: the block-scaled kernel as its own dependent launch (self_pdl) is NVFP4's");
         return false;
     }
     if (cfg->diag < 0 || cfg->diag > CUTE_GEMV_DIAG_SCALES_ONCE ||
@@ -414,7 +410,7 @@ const cute_fn *cute_gemv_compile(cute_runtime *rt, const cute_gemv_config *cfg, 
     else
         make_specs(cfg, cute_runtime_target_arch(rt), specs);
     char name[128];
-    snprintf(name, sizeof name, "gemv_%s_%s_%s_v%d_n%d%s%s_pf%d%s_r%d_a%d_fd%d%s%s%s",
+    snprintf(name, sizeof name, "gemv_%s_%s_%s_v%d_n%d%s%s_pf%d%s_r%d_a%d_fd%d%s%s",
              cfg->sf_vec    ? "blockscaled"
              : cfg->skew    ? "skew"
              : gemv_wgmma(cfg, cute_runtime_target_arch(rt)) ? "wgmma"
@@ -429,7 +425,7 @@ const cute_fn *cute_gemv_compile(cute_runtime *rt, const cute_gemv_config *cfg, 
                                 : "",
              cfg->one_launch ? "_one" : "", cfg->l2_prefetch, cfg->tile_at_a_time ? "_tile" : "", cfg->smem_stages,
              gemv_ahead(cfg), cfg->fma_decode, cfg->scale_words ? "_sw" : "",
-             cfg->diag ? "_so" : "", cfg->self_pdl ? "_pdl" : "");
+             cfg->diag ? "_so" : "");
     cute_host_fn host = cfg->sf_vec    ? gemv_blockscaled_host
                         : cfg->skew    ? gemv_skew_host
                         : cfg->mma     ? gemv_mma_host

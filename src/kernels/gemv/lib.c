@@ -58,8 +58,7 @@ static bool same_config(const void *x, const void *y)
            gemv_ahead(a) == gemv_ahead(b) &&
            a->fma_decode == b->fma_decode &&
            a->tf32_bits == b->tf32_bits && a->skew == b->skew && a->one_launch == b->one_launch &&
-           a->scale_words == b->scale_words && a->diag == b->diag &&
-           a->self_pdl == b->self_pdl;
+           a->scale_words == b->scale_words && a->diag == b->diag;
 }
 
 /* fn_cache_compile for cute_gemv_config keys */

@@ -7,7 +7,7 @@
 
 int cute_gemv_trial(char *err, size_t n)
 {
-    return cute_env_choice_err("CUTEC_GEMV_TRIAL", "0|no-words|noscales|pdl", 0, err, n);
+    return cute_env_choice_err("CUTEC_GEMV_TRIAL", "0|no-words|noscales", 0, err, n);
 }
 
 int64_t cute_gemv_sf_count(int64_t rows, int64_t K, int64_t L, int sf_vec)
@@ -142,10 +142,8 @@ cute_status cutec_gemv_blockscaled(cute_gemv_lib *lib, const cute_call_arg *A,
         cfg.ahead = ahead;
         /* (the diagnostics: wrong by design, over the 16-bit pairs) */
         cfg.diag = trial == CUTE_GEMV_TRIAL_NOSCALES ? CUTE_GEMV_DIAG_SCALES_ONCE : 0;
-        cfg.scale_words = (!trial || trial == CUTE_GEMV_TRIAL_PDL) && cute_call_arg_alignment(SFA, 4) >= 4 &&
-                          cute_call_arg_alignment(SFB, 4) >= 4;
+        cfg.scale_words = !trial && cute_call_arg_alignment(SFA, 4) >= 4 && cute_call_arg_alignment(SFB, 4) >= 4;
     }
-    cfg.self_pdl = e2m1 && trial == CUTE_GEMV_TRIAL_PDL; /* (the trial: scripts/device-fp4_42.sh) */
     int level = gemv_lib_fma_decode(lib);
     cfg.fma_decode = e2m1 ? level < 0 ? CUTE_GEMV_FMA_DECODE : level : 0;
     if (K == 0)
