@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "check.h"
+#include "check_stderr.h"
 #include "check_interp.h"
 #include "kernels/gemv/refusal_testkit.h"
 #include "cutec/gemv.h"
@@ -291,7 +292,11 @@ static void words_forms(cute_runtime *rt, cute_gemv_lib *lib)
     /* (the diagnostic, wrong by design, is not run: its value read) */
     char err[256] = "";
     setenv("CUTEC_GEMV_TRIAL", "noscales", 1);
-    CHECK(cute_gemv_trial(err, sizeof err) == CUTE_GEMV_TRIAL_NOSCALES, "noscales read: %s", err);
+    check_stderr_begin();
+    int noscales = cute_gemv_trial(err, sizeof err);
+    const char *said = check_stderr_end();
+    CHECK(noscales == CUTE_GEMV_TRIAL_NOSCALES && strstr(said, "CUTEC_GEMV_TRIAL=noscales is a diagnostic"),
+          "noscales read and said: %s; said %s", err, said);
     setenv("CUTEC_GEMV_TRIAL", "bogus", 1);
     CHECK(cute_gemv_trial(err, sizeof err) < 0 && strstr(err, "CUTEC_GEMV_TRIAL=bogus"), "a bad trial refused: %s", err);
     unsetenv("CUTEC_GEMV_TRIAL");
