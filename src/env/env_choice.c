@@ -89,3 +89,11 @@ long cute_env_int_warn(const char *name, long lo, long hi, long dflt)
     cute_env_warn_once(name, err, instead);
     return dflt;
 }
+
+void cute_env_warn_diag(const char *name)
+{
+    char msg[160];
+    snprintf(msg, sizeof msg, "%s=%s is a diagnostic: the kernels compiled under it compute wrong results by design",
+             name, getenv(name) ? getenv(name) : "");
+    cute_env_warn_once(name, msg, "it all the same");
+}

@@ -28,4 +28,9 @@ long cute_env_int_warn(const char *name, long lo, long hi, long dflt);
  * instead" on stderr, once per name and process (name a string literal) */
 void cute_env_warn_once(const char *name, const char *msg, const char *instead);
 
+/* a diagnostic's setting in force (CUTEC_*_DIAG and the like: kernels wrong by design, so
+ * that a bench times what is left): "cutec: NAME=VALUE is a diagnostic: the kernels compiled
+ * under it compute wrong results by design; using it all the same", once per name and process */
+void cute_env_warn_diag(const char *name);
+
 #endif

@@ -4,9 +4,6 @@
 #ifndef CUTEC_KERNEL_ENV_H
 #define CUTEC_KERNEL_ENV_H
 
-#include <stdio.h>
-#include <stdlib.h>
-
 #include "cutec/int.h"
 #include "env/env_choice.h"
 
@@ -27,12 +24,7 @@ static inline int kernel_env_choice(cute_alg *a, const char *name, const char *c
 static inline int kernel_env_diag(cute_alg *a, const char *name, const char *choices)
 {
     int i = kernel_env_choice(a, name, choices, 0);
-    if (i > 0) {
-        char msg[160];
-        snprintf(msg, sizeof msg, "%s=%s is a diagnostic: the kernels compiled under it compute wrong results by design",
-                 name, getenv(name));
-        cute_env_warn_once(name, msg, "it all the same");
-    }
+    if (i > 0) cute_env_warn_diag(name);
     return i;
 }
 

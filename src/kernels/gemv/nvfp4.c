@@ -9,10 +9,7 @@ int cute_gemv_trial(char *err, size_t n)
 {
     int trial = cute_env_choice_err("CUTEC_GEMV_TRIAL", "0|no-words|noscales", 0, err, n);
     if (trial == CUTE_GEMV_TRIAL_NOSCALES) /* a diagnostic says itself, as kernel_env_diag's do */
-        cute_env_warn_once("CUTEC_GEMV_TRIAL",
-                           "CUTEC_GEMV_TRIAL=noscales is a diagnostic: the kernels compiled under it compute wrong "
-                           "results by design",
-                           "it all the same");
+        cute_env_warn_diag("CUTEC_GEMV_TRIAL");
     return trial;
 }
 
