@@ -432,14 +432,13 @@ static void describe(const problem *p, const gemv_opts *o, char *buf, size_t n)
     if (cfg.tf32_bits) strncat(form, ", tf32 by bits", sizeof form - strlen(form) - 1);
     if (cfg.l2_prefetch) /* (NVFP4's, the rows' and the skew form's) */
         snprintf(form + strlen(form), sizeof form - strlen(form), ", L2 prefetch %d ahead", cfg.l2_prefetch);
-    snprintf(buf, n, "%s %s->%s %lldx%lld N=%lld L=%lld, vec %d, %d split%s%s%s%s", kind,
-             cute_dtype_name(o->dtype), cute_dtype_name(o->y_dtype), (long long)o->M,
-             (long long)o->K, (long long)nvec(o), (long long)o->L, cfg.vec, splits,
-             splits == 1 ? "" : "s", cfg.atomic ? " (atomic" : "",
-             cfg.one_launch ? (cfg.atomic ? ", one launch)" : " (one launch)")
-             : cfg.atomic   ? ")"
-                            : "",
-             form);
+    const char *how = cfg.atomic && cfg.one_launch ? " (atomic, one launch)"
+                      : cfg.atomic                  ? " (atomic)"
+                      : cfg.one_launch              ? " (one launch)"
+                                                    : "";
+    snprintf(buf, n, "%s %s->%s %lldx%lld N=%lld L=%lld, vec %d, %d split%s%s%s", kind, cute_dtype_name(o->dtype),
+             cute_dtype_name(o->y_dtype), (long long)o->M, (long long)o->K, (long long)nvec(o), (long long)o->L,
+             cfg.vec, splits, splits == 1 ? "" : "s", how, form);
 }
 
 /* after run_one: y made again from its first bytes and one more call; whether it gave y's

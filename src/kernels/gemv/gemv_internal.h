@@ -268,9 +268,8 @@ cute_status gemv_hopper_call(cute_gemm_lib *gemm, const gemv_operands *o, double
 
 /* the distance of the L2 prefetch of later calls (cute_gemv_lib_l2_prefetch) */
 int gemv_lib_l2_prefetch(cute_gemv_lib *lib);
-/* the SMs the library's device has (a few on the interpreter), and its arch (0: not known) */
+/* the SMs the library's device has (a few on the interpreter) */
 int gemv_lib_sm_count(cute_gemv_lib *lib);
-int gemv_lib_arch(cute_gemv_lib *lib);
 /* the NVFP4 ring's stages for later calls, the library's choice made (0: none; the device's
  * arch before sm_80 has no cp.async) */
 int gemv_lib_smem_stages(cute_gemv_lib *lib);

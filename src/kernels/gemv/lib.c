@@ -343,11 +343,6 @@ int gemv_lib_sm_count(cute_gemv_lib *lib)
     return sm_count(lib->rt);
 }
 
-int gemv_lib_arch(cute_gemv_lib *lib)
-{
-    return cute_runtime_target_arch(lib->rt);
-}
-
 static int64_t ceil_div(int64_t a, int64_t b)
 {
     return (a + b - 1) / b;

@@ -13,7 +13,8 @@
  * lanes of a row read 64 contiguous bytes a load.  X's k-tile goes
  * through shared memory, as wgmma's B must: each thread loads 16-byte vectors of it, splits
  * them into their tf32 halves by bits and stores both halves at the logical columns of the
- * same permutation (the view `perm_inv` below), in two stages (one barrier a k-tile).  The
+ * same permutation (the view `perm_inv` below), in X_STAGES (three) stages (one barrier a
+ * k-tile; X_STAGES says why not two).  The
  * A fragment is split in registers, then twelve wgmma (4 atoms x small big', big small',
  * big big') run on the accumulators, left running while the next k-tile's halves are made.
  * The accumulators end as mma.c's (gemv_mma_finish). */
