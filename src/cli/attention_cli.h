@@ -40,10 +40,6 @@ typedef struct turn_form {
 /* --turns' text into forms[1..] (forms[0]: the default); false where it is not forms of
  * CUTEC_NAME=VALUE settings */
 bool turns_parse(const char *text, turn_form forms[TURN_FORMS], int *nf);
-/* a form's settings set (on), or the values before them restored */
-void turn_env(turn_form *f, bool on);
-/* "default", or the form's settings as NAME=VALUE,... */
-void turn_label(const turn_form *f, char *buf, size_t n);
 
 /* what a run's turns call: a form's library made (under its settings), its first call
  * checked against float64 (outputs poisoned before), a timed call (each the ms: < 0 not

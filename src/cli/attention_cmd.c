@@ -374,7 +374,6 @@ static double interp_work(const attn_opts *o)
     return o->bwd ? 2.5 * macs : macs;
 }
 
-/* the form's settings in the environment (on), or the ones before them back (off) */
 /* the forward's and backward's turns: the problem and its options */
 typedef struct fwd_turns {
     problem *p;
@@ -447,10 +446,7 @@ static int run(const attn_opts *o)
         cute_runtime_free(p.rt);
         return rc;
     }
-    p.lib = cute_attention_lib_new(p.rt);
-    cute_attention_lib_set_kernel(p.lib, o->variant, (int)o->block_n);
-    cute_attention_lib_set_block_m(p.lib, (int)o->block_m, grid_of(o));
-    cute_attention_lib_set_kv_stages(p.lib, (int)o->kv_stages);
+    p.lib = turn_lib(&(fwd_turns){&p, o}); /* (the library a form's turns make, here the one) */
     uint64_t seed = (uint64_t)time(NULL) | 1;
     int64_t bad = -1, rows = 0;
     double ms = problem_make(&p, o, &seed) ? run_one(&p, o, &bad, &rows) : -2;

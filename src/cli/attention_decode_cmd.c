@@ -71,10 +71,9 @@ static int64_t verify_group(const decode_problem *p, const attn_opts *o, int64_t
     int64_t group = o->H / o->G, bad = 0;
     double want[256], mag[256], l;
     for (int64_t r = 0; r < group; r++) widen(o->dtype, p->m[0].host, (b * o->H + g * group + r) * o->D, o->D, w[0] + r * o->D);
-    for (int64_t s = 0; s < o->S; s++) {
-        int64_t at = o->kv_bhsd ? ((b * o->G + g) * o->S + s) * o->D : ((b * o->S + s) * o->G + g) * o->D;
-        for (int i = 1; i < 3; i++) widen(o->dtype, p->m[i].host, at, o->D, w[i] + s * o->D);
-    }
+    const int64_t *st = p->arg[1].stride; /* K's and V's (B,S,G,D), either layout */
+    for (int64_t s = 0; s < o->S; s++)
+        for (int i = 1; i < 3; i++) widen(o->dtype, p->m[i].host, b * st[0] + s * st[1] + g * st[2], o->D, w[i] + s * o->D);
     attn_ref_problem rp = {1, 1, o->S, group, 1, o->D, false, 1 / sqrt((double)o->D), {w[0], {0, 0, o->D, 1}},
                            {w[1], {0, o->D, 0, 1}}, {w[2], {0, o->D, 0, 1}}};
     for (int64_t r = 0; r < group; r++) {

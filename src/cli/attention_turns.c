@@ -34,7 +34,8 @@ bool turns_parse(const char *text, turn_form forms[TURN_FORMS], int *nf)
     return *nf > 1;
 }
 
-void turn_env(turn_form *f, bool on)
+/* a form's settings set (on), or the values before them restored */
+static void turn_env(turn_form *f, bool on)
 {
     for (int i = 0; i < f->n; i++) {
         if (on) {
@@ -49,7 +50,8 @@ void turn_env(turn_form *f, bool on)
     }
 }
 
-void turn_label(const turn_form *f, char *buf, size_t n)
+/* "default", or the form's settings as NAME=VALUE,... */
+static void turn_label(const turn_form *f, char *buf, size_t n)
 {
     int len = snprintf(buf, n, "%s", f->n ? "" : "default");
     for (int i = 0; i < f->n && len >= 0 && (size_t)len < n; i++)

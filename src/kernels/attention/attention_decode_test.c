@@ -114,11 +114,8 @@ int main(void)
         {2, 5000, 32, 32, 128, false, 0, CUTE_F16},
         {3, 777, 16, 2, 64, true, 7, CUTE_BF16},
     };
-    static const dec_case gpu_pdl[] = {
-        {2, 5000, 32, 32, 128, false, 0, CUTE_F16},
-        {3, 777, 16, 2, 64, true, 7, CUTE_BF16},
-    };
-    ATTN_TEST_ON("cuda", "attention decode (both kernels dependent launches)", gpu_pdl);
+    /* (the last two of gpu's cases) */
+    attn_test_on("cuda", "attention decode (both kernels dependent launches)", run_case, gpu + 1, sizeof gpu[0], 2);
     unsetenv("CUTEC_ATTN_DECODE_PDL");
     ATTN_TEST_ON("cuda", "attention decode", gpu);
     return CHECK_DONE("attention_decode_test");

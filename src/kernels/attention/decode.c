@@ -136,10 +136,10 @@ const cute_fn *cute_attention_decode_compile(cute_runtime *rt, const cute_attent
      * workspace slot when the caller wants none) */
     cute_attention_config c = *cfg;
     c.lse = true;
-    /* both kernels dependent launches (CUTEC_ATTN_DECODE_PDL=1), opt-in until
-     * scripts/device-attnsm42.sh's final pass: a kernel's launch and start, a few
-     * microseconds of a call's ~1 ms at 8x32x32768 d128, under the kernel before it (the
-     * mid pass, in turns: x1.0020; the combine's alone x1.0008, not kept) */
+    /* both kernels dependent launches (CUTEC_ATTN_DECODE_PDL=1), opt-in: a kernel's launch and
+     * start, a few microseconds of a call's ~1 ms at 8x32x32768 d128, under the kernel before
+     * it (session 42, H200 in turns: x1.0020 mid pass, x1.0019 final, under the 0.5% asked;
+     * the combine's alone x1.0008, not kept: bench/RESULTS.md, attnsm42) */
     bool ok = plan && attn_plan_sized(&a, &c, plan, 16, 1);
     if (ok) plan->pdl = kernel_env_choice(&a, "CUTEC_ATTN_DECODE_PDL", "0|1", 0) == 1, ok = !a.failed;
     if (!ok) {
