@@ -4,7 +4,7 @@
 #include <string.h>
 
 #include "cli.h"
-#include "cutec/cuda_driver.h"
+#include "cutec/cuda_arch.h"
 
 bool cli_arch(const char *v, char *why, size_t n)
 {

@@ -11,7 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cutec/cuda_driver.h"
+#include "cutec/cuda_arch.h"
 #include "cutec/gemv.h"
 #include "cutec/kernels.h"
 #include "kernels/fn_cache.h"

@@ -9,7 +9,7 @@
  * that later refill it.  A goes around L1 (.cg), x and the scales through it (.ca: every
  * warp of a batch reads the same x; a scale sector holds neighbouring rows'). */
 #include "cutec/atom_table.h"
-#include "cutec/cuda_driver.h"
+#include "cutec/cuda_arch.h"
 #include "cutec/notation.h"
 #include "cutec/smem.h"
 #include "kernels/gemv/gemv_internal.h"

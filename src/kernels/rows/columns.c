@@ -239,7 +239,7 @@ cute_status rows_colsum(cutec_rows *lib, const cute_buffer *buf, size_t offset, 
     cute_call_arg p = cute_call_tensor(buf, offset, CUTE_F32, 2, shape, stride);
     colred k = {CUTE_F32, (cute_dtype)out->dtype, CUTE_OP_ADD, 1, UNROLL, LANES, THREADS, pdl};
     cute_call_arg row = as_row(out);
-    /* one column a thread, as this pass ran before the column kernel took it over (N/32
+    /* (no-sumlanes:) one column a thread, as this pass ran before the column kernel took it over (N/32
      * blocks, each thread's rows in the same order), now with 4 rows' loads in flight.  (Four
      * columns a thread, N/128 blocks, lost 0.6 points of the copy at 1024x262144, where this
      * pass takes 14.6 us an array of LayerNorm's 488: H200, lnb's mid pass; deleted.) */

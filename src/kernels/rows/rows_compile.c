@@ -13,7 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cutec/cuda_driver.h"
+#include "cutec/cuda_arch.h"
 #include "kernels/rows/rows_internal.h"
 
 static int64_t pow2_at_least(int64_t x)

@@ -169,10 +169,12 @@ typedef struct row_plan {
                               stages (CUTEC_ROWS_TRIAL=no-slim) */
     bool sums_pdl;         /* column sums (dw, db) whose second pass (columns.c's rows_colsum)
                               is launched as this kernel's dependent, let in at its start
-                              (nb41's "sumpdl", opt-in: rows_compile.c) */
+                              (nb41's "sumpdl", the default: rows_compile.c;
+                              CUTEC_ROWS_TRIAL=no-sumpdl off) */
     bool row_pdl;          /* the row kernel with column sums launched as a dependent of the
                               stream's kernel before it (PDL), waiting for that kernel's end
-                              before its first global access (nb41's "rowpdl", opt-in) */
+                              before its first global access (nb41's "rowpdl", the
+                              default; CUTEC_ROWS_TRIAL=no-rowpdl off) */
     int cluster;           /* > 1: a row is split over a cluster of that many blocks (grid.y,
                               each a tile of it in registers), their partial reductions
                               exchanged through distributed shared memory (rows_cluster.c) */
