@@ -20,9 +20,7 @@
 #include "cutec/umma.h"
 #include "kernels/gemm/gemm_internal.h"
 
-/* BW_SMEM_RESERVED: of sm_100's opt-in shared memory a block (the architecture's table:
- * 227 KB), what the barriers and the swizzle's alignment take */
-enum { BW_SMEM_RESERVED = 2048, BW_MAX_STAGES = 8, BW_THREADS = 192, BW_ACC_STAGES = 2 };
+enum { BW_MAX_STAGES = 8, BW_THREADS = 192, BW_ACC_STAGES = 2 };
 
 static bool takes(cute_alg *a, const cute_gemm_config *cfg, int arch)
 {
@@ -75,7 +73,7 @@ static bool tiling(cute_alg *a, const cute_gemm_config *cfg, gemm_plan *p)
         return cute_alg_fail(a, "gemm blackwell: an N-major B is loaded in boxes of 64 rows: bn %lld must be a "
                              "multiple of %d", (long long)p->bn, p->cta_pair ? 128 : 64);
     int64_t stage = (p->bm + b_rows) * p->bk * es + 2 * p->sf_atoms * GEMM_BW_SF_ATOM;
-    int64_t room = cute_cuda_arch_smem_per_block(cute_gemm_variant_arch(CUTE_GEMM_BLACKWELL)) - BW_SMEM_RESERVED;
+    int64_t room = gemm_smem_room(CUTE_GEMM_BLACKWELL);
     int64_t fit = room / stage;
     p->stages = t->stages ? t->stages : (int)(fit < BW_MAX_STAGES ? fit : BW_MAX_STAGES);
     if (p->stages < 2 || p->stages > fit)

@@ -4,6 +4,7 @@
 #define CUTEC_GEMM_INTERNAL_H
 
 #include "cutec/copy.h"
+#include "cutec/cuda_arch.h"
 #include "cutec/kernels.h"
 #include "cutec/pipeline.h"
 #include "cutec/tma_copy.h"
@@ -552,5 +553,13 @@ void gemm_tuned_choice(gemm_tuned *t, cute_runtime *rt, cute_dtype in, cute_dtyp
 /* whether any call could take an entry (the file has some of the card, and tuning is on):
  * the library's calls look no further when not */
 bool gemm_tuned_maybe(gemm_tuned *t, cute_runtime *rt);
+
+/* the stages' (and C's) room a block of a TMA variant's kernel: its architecture's opt-in shared
+ * memory (cutec/cuda_arch.h's table: 227 KB on sm_90 and sm_100), less 2 KB for the barriers and
+ * the swizzle's alignment */
+static inline int64_t gemm_smem_room(cute_gemm_variant v)
+{
+    return cute_cuda_arch_smem_per_block(cute_gemm_variant_arch(v)) - 2048;
+}
 
 #endif

@@ -19,14 +19,7 @@
 #include "kernels/gemm/gemm_internal.h"
 #include "kernels/kernel_env.h"
 
-enum { HOPPER_SMEM_RESERVED = 2048, HOPPER_MAX_STAGES = 8 };
-
-/* the stages' (and C's) room a block: sm_90's opt-in shared memory (the architecture's table:
- * 227 KB), less what the barriers and the swizzle's alignment take */
-static int64_t smem_room(void)
-{
-    return cute_cuda_arch_smem_per_block(cute_gemm_variant_arch(CUTE_GEMM_HOPPER)) - HOPPER_SMEM_RESERVED;
-}
+enum { HOPPER_MAX_STAGES = 8 };
 
 static bool takes(cute_alg *a, const cute_gemm_config *cfg, int arch)
 {
@@ -143,7 +136,7 @@ static bool tiling(cute_alg *a, const cute_gemm_config *cfg, gemm_plan *p)
         return cute_alg_fail(a, "gemm hopper: an N-major B is loaded in boxes of 64 rows: bn %lld must be a "
                              "multiple of 64", (long long)p->bn);
     int64_t stage = (p->bm + p->bn) * p->bk * es,
-            room = smem_room() - gemm_blockscale_ring_bytes(p);
+            room = gemm_smem_room(CUTE_GEMM_HOPPER) - gemm_blockscale_ring_bytes(p);
     /* the TMA-store epilogue's buffers (hopper_store.c), else C's whole tile */
     p->tma_store = gemm_hopper_store_takes(p);
     int64_t c_bytes = p->tma_store ? gemm_hopper_store_bytes(p) : p->bm * p->bn * cute_dtype_bytes(cute_gemm_c_dtype(cfg));
@@ -197,7 +190,7 @@ static bool tile_store_fits(cute_alg *a, const gemm_plan *p)
     if (p->tma_store || !gemm_hopper_store_takes(p)) return true; /* (the store's plan names a C it cannot take) */
     int64_t stage = (p->bm + p->bn) * p->bk * cute_dtype_bytes(p->cfg.dtype), c = gemm_hopper_store_bytes(p);
     return cute_alg_fail(a, "gemm hopper: --store tile's buffers (%lld KB) leave room for %lld stages of %lld KB (%d "
-                         "asked)", (long long)c / 1024, (long long)((smem_room() - c) / stage),
+                         "asked)", (long long)c / 1024, (long long)((gemm_smem_room(CUTE_GEMM_HOPPER) - c) / stage),
                          (long long)stage / 1024, p->stages);
 }
 
