@@ -361,7 +361,7 @@ static void make_specs(const cute_gemv_config *cfg, int arch, cute_arg_spec spec
      * the copy at 64 vectors against 58.6 on an H200) */
     specs[2].may_alias = gemv_wgmma(cfg, arch);
     if (cfg->one_launch) /* the counters, after skew's misalignment */
-        specs[7 + cfg->skew] = cute_spec_tensor(CUTE_U32, "(?):(1)", 4);
+        specs[gemv_counts_arg(cfg)] = cute_spec_tensor(CUTE_U32, "(?):(1)", 4);
     if (!cfg->skew) return;
     /* rows and vectors start anywhere: A's and x's elements aligned, no more; then A[0,0,0]'s
      * misalignment in elements */
@@ -431,7 +431,7 @@ const cute_fn *cute_gemv_compile(cute_runtime *rt, const cute_gemv_config *cfg, 
                         : cfg->mma     ? gemv_mma_host
                         : cfg->a_major ? gemv_rows_host
                                        : gemv_cols_host;
-    const cute_fn *f = cute_compile(rt, name, host, plan, 7 + cfg->skew + cfg->one_launch, specs, err, n);
+    const cute_fn *f = cute_compile(rt, name, host, plan, gemv_nargs(cfg), specs, err, n);
     free(plan); /* only needed while tracing */
     return f;
 }

@@ -338,4 +338,16 @@ void gemv_ring_walk(cute_ctx *c, const gemv_plan *p, const gemv_thread *th, cons
 /* the library's compiled function for cfg (compiled the first time), or NULL and why */
 const cute_fn *gemv_lib_fn(cute_gemv_lib *lib, const cute_gemv_config *cfg, char *err, size_t n);
 
+/* the GEMV kernels' arguments: A, x, y, the splits' workspace, the split's K extent, alpha,
+ * beta (7), skew's misalignment of A[0,0,0], then split-K in one launch's counters: their
+ * index, and how many arguments there are */
+static inline int gemv_counts_arg(const cute_gemv_config *cfg)
+{
+    return 7 + cfg->skew;
+}
+static inline int gemv_nargs(const cute_gemv_config *cfg)
+{
+    return gemv_counts_arg(cfg) + cfg->one_launch;
+}
+
 #endif

@@ -489,7 +489,7 @@ static cute_status arguments(cute_gemv_lib *lib, const gemv_operands *o,
         s = zeroed(lib, &lib->counts, &lib->counts_bytes, &lib->counts_dirty, (size_t)ncounts * 4, "counters", err, n);
     if (s != CUTE_OK) return s;
     if (cfg->one_launch)
-        args[7 + cfg->skew] = cute_call_tensor(&lib->counts, 0, CUTE_U32, 1, (int64_t[]){ncounts}, (int64_t[]){1});
+        args[gemv_counts_arg(cfg)] = cute_call_tensor(&lib->counts, 0, CUTE_U32, 1, (int64_t[]){ncounts}, (int64_t[]){1});
     if (cfg->skew) { /* A[0,0,0]'s misalignment, in elements */
         uintptr_t at = (uintptr_t)o->A.buf->ptr + o->A.offset;
         args[7] = cute_call_int((int64_t)(at % 16 / (uintptr_t)cute_dtype_bytes(cfg->dtype)));
@@ -538,7 +538,7 @@ static cute_status gemv_call(cute_gemv_lib *lib, const cute_call_arg *A, const c
     pthread_mutex_unlock(&lib->lock);
     if (s != CUTE_OK) return s;
     char why[1024];
-    s = cute_call(e->fn, stream, 7 + cfg.skew + cfg.one_launch, args, why, sizeof why);
+    s = cute_call(e->fn, stream, gemv_nargs(&cfg), args, why, sizeof why);
     if (s != CUTE_OK) snprintf(err, n, "gemv: %s", why);
     if (s != CUTE_OK && (cfg.atomic || cfg.one_launch)) { /* the sums or counters may hold this call's */
         pthread_mutex_lock(&lib->lock);

@@ -23,7 +23,7 @@ gemv_host_args gemv_host_unpack(cute_ctx *c, const cute_arg *arg, int64_t rows)
                         .kchunk = arg[4].i,
                         .alpha = arg[5].f,
                         .beta = arg[6].f};
-    if (p->cfg.one_launch) g.counts = arg[7 + p->cfg.skew].tensor;
+    if (p->cfg.one_launch) g.counts = arg[gemv_counts_arg(&p->cfg)].tensor;
     const cute_int *e = g.mA.layout.shape.leaf; /* M, K, L */
     g.xb = gemv_broadcast_x(c, arg[1].tensor, e[0]);
     g.launch = (cute_launch_cfg){
