@@ -10,6 +10,7 @@
 
 #include "check.h"
 #include "cutec/hstu.h"
+#include "kernels/attention/attention_testbuf.h"
 
 /* one case of a test's table (its own struct) on lib, `backend` naming the run in failures */
 typedef void hstu_test_case_fn(cute_hstu_lib *lib, cute_backend *b, const void *kase, const char *backend);
@@ -30,9 +31,7 @@ static inline void hstu_test_run_on(const char *backend, const char *what, hstu_
         return;
     }
     if (hopper && interp) cute_runtime_set_target_arch(rt, "sm_90a");
-    if (hopper && !interp && cute_runtime_target_arch(rt) != 90) {
-        printf("not an sm_90 GPU: the Hopper %s ran on the interpreter only\n", what);
-        SKIP("not an sm_90 GPU");
+    if (hopper && !interp && !attn_test_hopper_here(cute_runtime_backend(rt), CUTE_ATTENTION_HOPPER, what)) {
         cute_runtime_free(rt);
         return;
     }
