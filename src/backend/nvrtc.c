@@ -236,20 +236,25 @@ static cute_status cubin_passes(const cute_nvrtc_opts *o, cute_nvrtc_output *out
 
 /* A target this NVRTC does not compile for (CUDA 13 dropped sm_70, a V100's), or an sm_ name
  * that is no target's (cute_cuda_arch_sm), refused in words rather than as "invalid value for
- * --gpu-architecture": true and out->log set.  Other names (compute_90) are NVRTC's to judge. */
+ * --gpu-architecture": true and out->log set.  A malformed sm_ name is refused whether or not
+ * this NVRTC can list its targets; a well-formed one only against the list.  Other names
+ * (compute_90) are NVRTC's to judge. */
 static bool arch_unknown(cute_nvrtc *nv, const char *arch, cute_nvrtc_output *out)
 {
-    char why[256];
+    char why[256], line[512];
     int count = 0, archs[64], sm = cute_cuda_arch_sm(arch, why, sizeof why);
-    if ((!sm && strncmp(arch, "sm_", 3)) || !nv->GetNumSupportedArchs || !nv->GetSupportedArchs ||
-        nv->GetNumSupportedArchs(&count) != 0 || count <= 0 || count > 64 || nv->GetSupportedArchs(archs) != 0)
-        return false;
+    if (!sm && strncmp(arch, "sm_", 3)) return false;
+    bool listed = nv->GetNumSupportedArchs && nv->GetSupportedArchs && nv->GetNumSupportedArchs(&count) == 0 &&
+                  count > 0 && count <= 64 && nv->GetSupportedArchs(archs) == 0;
+    if (sm && !listed) return false;
     for (int i = 0; sm && i < count; i++)
         if (archs[i] == sm) return false;
-    char line[512];
-    snprintf(line, sizeof line, "NVRTC %d.%d does not compile for %s: its targets are sm_%d to sm_%d%s%s",
-             nv->major, nv->minor, arch, archs[0], archs[count - 1],
-             sm ? " (an older card needs an older CUDA toolkit's NVRTC: docs/cards.md)" : "; ", sm ? "" : why);
+    if (!listed)
+        snprintf(line, sizeof line, "NVRTC %d.%d does not compile for %s: %s", nv->major, nv->minor, arch, why);
+    else
+        snprintf(line, sizeof line, "NVRTC %d.%d does not compile for %s: its targets are sm_%d to sm_%d%s%s",
+                 nv->major, nv->minor, arch, archs[0], archs[count - 1],
+                 sm ? " (an older card needs an older CUDA toolkit's NVRTC: docs/cards.md)" : "; ", sm ? "" : why);
     out->log = strdup(line);
     return true;
 }
