@@ -34,6 +34,13 @@ typedef struct colred {
     bool pdl;   /* launched as a dependent of the row kernel (rows_colsum's "sumpdl") */
 } colred;
 
+/* a column reduction in -> out of V-element columns with the defaults: U rows' loads, L lanes,
+ * W threads (the callers change what their pass needs) */
+static colred colred_new(cute_dtype in, cute_dtype out, cute_op op, int vec, bool pdl)
+{
+    return (colred){in, out, op, vec, UNROLL, LANES, THREADS, pdl};
+}
+
 static double identity(cute_op op)
 {
     return op == CUTE_OP_MAX ? -INFINITY : op == CUTE_OP_MIN ? INFINITY : op == CUTE_OP_MUL ? 1 : 0;
@@ -182,8 +189,7 @@ static cute_status reduce_columns(cutec_rows *lib, const cute_call_arg *x, const
 {
     int64_t m = x->shape[0], cols = x->shape[1];
     cute_call_arg row = as_row(out);
-    colred k = {(cute_dtype)x->dtype, (cute_dtype)out->dtype, op, 1, UNROLL, LANES, THREADS, false};
-    k.vec = widest(x, &row, cols);
+    colred k = colred_new((cute_dtype)x->dtype, (cute_dtype)out->dtype, op, widest(x, &row, cols), false);
     int64_t tiles = (cols + THREADS * k.vec - 1) / (THREADS * k.vec), row_blocks = (m + LANES - 1) / LANES;
     /* splits: a few blocks an SM in all, each walking at least 4 U row blocks */
     int64_t want = 2 * rows_lib_resident_blocks(lib), splits = (want + tiles - 1) / tiles;
@@ -206,8 +212,7 @@ static cute_status reduce_columns(cutec_rows *lib, const cute_call_arg *x, const
         return snprintf(err, n, "reduce_cols: no memory for %lld partial rows", (long long)splits), CUTE_ERR_OOM;
     cute_call_arg part = scratch ? cute_call_tensor(scratch, 0, CUTE_F32, 2, (int64_t[]){splits, cols}, (int64_t[]){cols, 1})
                                  : row; /* a dry run: the shapes are all it reads */
-    colred k1 = {k.in, CUTE_F32, op, k.vec, UNROLL, LANES, THREADS, false}, k2 = {CUTE_F32, k.out, op, 1, UNROLL, LANES, THREADS, false};
-    k2.vec = widest(&part, &row, cols);
+    colred k1 = colred_new(k.in, CUTE_F32, op, k.vec, false), k2 = colred_new(CUTE_F32, k.out, op, widest(&part, &row, cols), false);
     int64_t rest = (splits + LANES - 1) / LANES;
     cute_status s = colred_launch(lib, &k1, x, &part, per, 1, stream, err, n);
     if (s == CUTE_OK) s = colred_launch(lib, &k2, &part, &row, rest, scale, stream, err, n);
@@ -237,7 +242,7 @@ cute_status rows_colsum(cutec_rows *lib, const cute_buffer *buf, size_t offset, 
 {
     int64_t shape[2] = {rows, out->shape[0]}, stride[2] = {out->shape[0], 1};
     cute_call_arg p = cute_call_tensor(buf, offset, CUTE_F32, 2, shape, stride);
-    colred k = {CUTE_F32, (cute_dtype)out->dtype, CUTE_OP_ADD, 1, UNROLL, LANES, THREADS, pdl};
+    colred k = colred_new(CUTE_F32, (cute_dtype)out->dtype, CUTE_OP_ADD, 1, pdl);
     cute_call_arg row = as_row(out);
     /* (no-sumlanes:) one column a thread, as this pass ran before the column kernel took it over (N/32
      * blocks, each thread's rows in the same order), now with 4 rows' loads in flight.  (Four
