@@ -12,7 +12,14 @@
 #  2. block scales at 4096x7168x16384 (1,275 TFLOP/s, asks 1,450): the two opt-in forms that each
 #     led by under the 2% bar, together: CUTEC_SASS_FFMA_YIELD=1 (fp8y, x1.010) and
 #     CUTEC_WGMMA_DESC=stage (desc/dec-fp8, x1.015 / x1.000), in turns with the default
-#     (def, both, def, both: four processes, cuBLASLt unscaled beside each).
+#     (def, both, def, both: four processes, cuBLASLt unscaled beside each).  And the one-set
+#     loop's tiles at both block-scaled shapes in one process (256 x 128 1x2, the library's;
+#     128 x 192, in 2x1 and 1x2 each: a warpgroup's wave 64 x 192 reads 0.0203 B of
+#     shared memory a MAC against 64 x 128's 0.0229, and at 240 registers 96 sums + 96
+#     partials fit; 4096x7168: 38 column tiles, 10 rounds at 90.5% used, 8192^3 21 at 98.5%).
+#  3. what the block-scaled kernel's warps wait on, instruction by instruction (decides
+#     nothing): its SASS (`cutec compile --emit sass`) and ncu's SourceCounters of one launch
+#     at 4096x7168x16384 (`--page source --print-source sass`, csv) into $OUT for reading.
 # Every form first against float64 on the GPU (`cutec run gemm`, every element, 1021x1016x1024,
 # C row-major); a form not verified decides nothing ("revert (wrong)").
 # Decides:
@@ -68,19 +75,46 @@ both="CUTEC_SASS_FFMA_YIELD=1 CUTEC_WGMMA_DESC=stage"
     check t224 "" --scale tensor --tile 128x224x128 --cluster 2x1
     check blk "" --scale block
     check both "$both" --scale block
+    check b192 "" --scale block --tile 128x192x128 --cluster 1x2
     echo "== per-tensor 8192^3: the sweep, torch._scaled_mm beside"
     rows s1 25 "" --scale tensor --sizes 8192 --tile 128x256x128,128x192x128 --cluster 1x1,2x1 --store auto,tile
-    rows s2 20 "$notorch" --scale tensor --sizes 8192 --tile 128x192x128,128x256x128 --cluster 2x1,1x1 --store tile,auto
-    rows s3 12 "$notorch" --scale tensor --sizes 8192 --tile 128x224x128 --cluster 1x1,2x1
+    echo "== block scales: the one-set loop's tiles, both shapes, one process"
+    rows bt 25 "$notorch" --scale block --sizes 4096x7168x16384,8192 --tile 256x128x128,128x192x128 \
+        --cluster 1x2,2x1
     echo "== block scales 4096x7168x16384: default and both forms in turns"
     rows b1 10 "$notorch" --scale block --sizes 4096x7168x16384
     rows y1 10 "$notorch $both" --scale block --sizes 4096x7168x16384
+    echo "== $(el) s: the block-scaled kernel's SASS and stalls by instruction"
+    blkc="--dtype e4m3 --out-dtype bf16 --variant hopper --layout tn --arch sm_90a --scale block"
+    # shellcheck disable=SC2086
+    timeout 20 build/cutec compile gemm $blkc --m 4096 --n 7168 --k 16384 --emit sass >"$out/bs43-blk.sass" 2>&1
+    echo "sass: $(grep -c QGMMA "$out/bs43-blk.sass") QGMMA, $(grep -c FFMA "$out/bs43-blk.sass") FFMA lines"
+    ncu=$(command -v ncu || ls /usr/local/cuda/bin/ncu 2>/dev/null)
+    if [ -n "$ncu" ] && ! device_late ncu; then
+        rm -f "$out/bs43-blk.ncu-rep"
+        # shellcheck disable=SC2086
+        timeout 40 "$ncu" --clock-control none --target-processes all -k "regex:_kernel_[0-9]+$" --launch-skip 1 \
+            --launch-count 1 --section SourceCounters --section WarpStateStats --section SpeedOfLight \
+            -o "$out/bs43-blk" env $notorch build/cutec bench gemm $blkc --layout tn --variants hopper --iters 3 \
+            --sizes 4096x7168x16384 >"$out/bs43-ncu.txt" 2>&1
+        echo "ncu rc $?: $(grep -E "^[0-9]|==ERROR==|==PROF==" "$out/bs43-ncu.txt" | head -n 4 | tr '\n' ' ')"
+        timeout 30 "$ncu" --import "$out/bs43-blk.ncu-rep" --page source --csv --print-source sass \
+            >"$out/bs43-blk-source.csv" 2>&1
+        echo "source page rc $?: $(wc -l <"$out/bs43-blk-source.csv") lines"
+        timeout 30 "$ncu" --import "$out/bs43-blk.ncu-rep" --page details >"$out/bs43-blk-details.txt" 2>&1
+        grep -E "Duration|SM Frequency|Compute \(SM\)|Issue Slots|No Eligible|Stall|Warp Cycles" \
+            "$out/bs43-blk-details.txt" | head -n 16
+    else echo "ncu: none (or past the budget)"; fi
+    echo "== $(el) s: if the budget has room: the second readings"
+    rows s2 20 "$notorch" --scale tensor --sizes 8192 --tile 128x192x128,128x256x128 --cluster 2x1,1x1 --store tile,auto
     rows b2 10 "$notorch" --scale block --sizes 4096x7168x16384
     rows y2 10 "$notorch $both" --scale block --sizes 4096x7168x16384
+    rows s3 12 "$notorch" --scale tensor --sizes 8192 --tile 128x224x128 --cluster 1x1,2x1
     echo "== $(el) s: the rules"
     # per-tensor: every row of s1/s2/s3 as "name p1 p2" (s3's rows once, p2 = p1)
     def="hopper1x1-t128x256x128-sauto+scl"
     d1=$(pct s1 "^$def\$") d2=$(pct s2 "^$def\$")
+    [ -n "$d2" ] || { d2=$d1 && echo "(s2 not run: one sweep's readings only)"; }
     echo "per-tensor default ($def): ${d1:-?} / ${d2:-?} % of cuBLASLt"
     grep -h "^8192 .*torch_smm " "$out/bs43-s1.txt" | head -n 1
     best=$(for f in s1 s2 s3; do awk -v f=$f '$1 == 8192 && $2 ~ /^hopper/ && / ok/ { p = $5; sub("%", "", p); print f, $2, p }' \
@@ -105,6 +139,11 @@ both="CUTEC_SASS_FFMA_YIELD=1 CUTEC_WGMMA_DESC=stage"
         if (r >= 1.02) printf "decides: block: yield + stage descriptors x%.4f >= 1.02: make both defaults\n", r
         else if (r <= 0.99) printf "decides: block: yield + stage descriptors x%.4f <= 0.99: no gain together, leave both opt-in\n", r
         else printf "decides: block: yield + stage descriptors x%.4f: within the spread, leave both opt-in\n", r }'
+    for sz in 4096 8192; do
+        echo "block tiles at $sz: $(awk -v s=$sz '$1 == s && $2 ~ /^hopper/ { print $2, ($0 ~ / ok/ ? $5 : "not-ok") }' \
+            "$out/bs43-bt.txt" | tr '\n' ';')"
+    done
+    echo "decides: nothing from the block tiles alone (the library keeps 256 x 128 1x2 unless a row leads it by 2 points at both shapes; then the final pass confirms)"
     fp8_clocks
 } >"$log" 2>&1
 fp8_show "$log"
