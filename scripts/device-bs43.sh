@@ -65,6 +65,28 @@ rows()
 # pct NAME PAT: % of cuBLAS (checked ok) of row PAT in bs43-NAME.txt
 pct() { gemm_pct "$out/bs43-$1.txt" "" "$2"; }
 notorch="CUTEC_TORCH_SCALED_MM=/dev/null"
+# busy_clocks SAMPLES STAMPS: the busy samples (utilization >= 80%) of nvidia-smi's SAMPLES split by
+# the stamped bench rows in STAMPS (cuBLASLt's row printed first: before it cuBLASLt ran, between it
+# and ours' row ours did): median SM clock (lowest-highest) and median power of each
+busy_clocks()
+{
+    # nvidia-smi's times are local, the stamps UTC
+    off=$((($(date +%-H) - $(date -u +%-H)) * 3600 + ($(date +%-M) - $(date -u +%-M)) * 60))
+    t_cub=$(awk '$3 ~ /^cublas/ { print $1; exit }' "$2") t_our=$(awk '$3 ~ /^hopper/ { print $1; exit }' "$2")
+    if [ -z "$t_cub" ] || [ -z "$t_our" ]; then echo "clocks: no rows stamped" && return; fi
+    awk -F', *' -v a="$t_cub" -v b="$t_our" -v off="$off" '
+        function secs(hms,   x) { split(hms, x, ":"); return x[1] * 3600 + x[2] * 60 + x[3] }
+        NF >= 4 && $4 + 0 >= 80 { split($1, d, " "); t = secs(d[2]) - off
+            w = t <= secs(a) ? "cublas" : t <= secs(b) ? "ours" : ""
+            if (w != "") { n[w]++; c[w, n[w]] = $2 + 0; p[w, n[w]] = $3 + 0 } }
+        END { for (k = 0; k < 2; k++) { w = k ? "ours" : "cublas"; m = n[w]
+                if (!m) { printf("clocks %s: no busy sample\n", w); continue }
+                for (i = 1; i <= m; i++) { cc[i] = c[w, i]; pp[i] = p[w, i] }
+                for (i = 2; i <= m; i++) for (j = i; j > 1 && cc[j - 1] > cc[j]; j--) { x = cc[j]; cc[j] = cc[j - 1]; cc[j - 1] = x }
+                for (i = 2; i <= m; i++) for (j = i; j > 1 && pp[j - 1] > pp[j]; j--) { x = pp[j]; pp[j] = pp[j - 1]; pp[j - 1] = x }
+                printf("clocks %s: SM %d MHz median (%d-%d), power %.0f W median, %d busy samples\n", w,
+                       cc[int((m + 1) / 2)], cc[1], cc[m], pp[int((m + 1) / 2)], m) } }' "$1"
+}
 both="CUTEC_SASS_FFMA_YIELD=1 CUTEC_WGMMA_DESC=stage"
 {
     gemm_gpu_head
@@ -82,7 +104,20 @@ both="CUTEC_SASS_FFMA_YIELD=1 CUTEC_WGMMA_DESC=stage"
     rows bt 25 "$notorch" --scale block --sizes 4096x7168x16384,8192 --tile 256x128x128,128x192x128 \
         --cluster 1x2,2x1
     echo "== block scales 4096x7168x16384: default and both forms in turns"
-    rows b1 10 "$notorch" --scale block --sizes 4096x7168x16384
+    # b1 with the SM clock and power sampled every 20 ms (does the block-scaled kernel run at a
+    # lower clock than cuBLASLt beside it, at the card's power cap?)
+    nvidia-smi --query-gpu=timestamp,clocks.sm,power.draw,utilization.gpu --format=csv,noheader,nounits -lms 20 \
+        >"$out/bs43-b1-samples.txt" 2>/dev/null &
+    sampler=$!
+    echo "== $(el) s: b1 (the default, 300 iterations, clocks sampled)"
+    : >"$out/bs43-b1-stamps.txt"
+    device_late b1 || (export CUTEC_TORCH_SCALED_MM=/dev/null && iters=300 && fp8_bench 14 --scale block --sizes 4096x7168x16384) 2>&1 | stamp \
+        >"$out/bs43-b1-stamps.txt"
+    cut -d' ' -f2- "$out/bs43-b1-stamps.txt" >"$out/bs43-b1.txt"
+    grep -E "^[0-9]|rror|WRONG" "$out/bs43-b1.txt"
+    kill "$sampler" 2>/dev/null
+    wait "$sampler" 2>/dev/null
+    busy_clocks "$out/bs43-b1-samples.txt" "$out/bs43-b1-stamps.txt"
     rows y1 10 "$notorch $both" --scale block --sizes 4096x7168x16384
     echo "== $(el) s: the block-scaled kernel's SASS and stalls by instruction"
     blkc="--dtype e4m3 --out-dtype bf16 --variant hopper --layout tn --arch sm_90a --scale block"
