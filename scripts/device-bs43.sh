@@ -17,10 +17,12 @@
 #     128 x 192, in 2x1 and 1x2 each: a warpgroup's wave 64 x 192 reads 0.0203 B of
 #     shared memory a MAC against 64 x 128's 0.0229, and at 240 registers 96 sums + 96
 #     partials fit; 4096x7168: 38 column tiles, 10 rounds at 90.5% used, 8192^3 21 at 98.5%).
-#  3. what the block-scaled kernel's warps wait on, instruction by instruction (decides
-#     nothing): its SASS (`cutec compile --emit sass`) and ncu's SourceCounters of one launch
+#  3. what the block-scaled kernel's warps wait on (decides nothing): the SM clock and power
+#     (nvidia-smi every 20 ms) while cuBLASLt and ours run in b1 (is ours slower at the power
+#     cap, its FFMAs drawing power?); its SASS (`cutec compile --emit sass`) and ncu's SourceCounters of one launch
 #     at 4096x7168x16384 (`--page source --print-source sass`, csv) into $OUT for reading.
-# Every form first against float64 on the GPU (`cutec run gemm`, every element, 1021x1016x1024,
+# Order by priority (checks, s1, the block tiles, b1, y1, the profile, then the second readings
+# s2, b2, y2, s3 while the budget lasts).  Every form first against float64 on the GPU (`cutec run gemm`, every element, 1021x1016x1024,
 # C row-major); a form not verified decides nothing ("revert (wrong)").
 # Decides:
 #  per-tensor: the best non-default row by the mean of its two sweeps' % of cuBLASLt; if it leads
