@@ -17,6 +17,8 @@
 #     128 x 192, in 2x1 and 1x2 each: a warpgroup's wave 64 x 192 reads 0.0203 B of
 #     shared memory a MAC against 64 x 128's 0.0229, and at 240 registers 96 sums + 96
 #     partials fit; 4096x7168: 38 column tiles, 10 rounds at 90.5% used, 8192^3 21 at 98.5%).
+#     256 x 128 1x2 with 4 stages (`--stages 4`: one C buffer a 64-row box, 32 KB, where two
+#     leave room for 3 stages of 48 KB; hopper_store.c one_buffer_for_stages) beside it.
 #  3. what the block-scaled kernel's warps wait on (decides nothing): the SM clock and power
 #     (nvidia-smi every 20 ms) while cuBLASLt and ours run in b1 (is ours slower at the power
 #     cap, its FFMAs drawing power?); its SASS (`cutec compile --emit sass`) and ncu's SourceCounters of one launch
@@ -100,11 +102,13 @@ both="CUTEC_SASS_FFMA_YIELD=1 CUTEC_WGMMA_DESC=stage"
     check blk "" --scale block
     check both "$both" --scale block
     check b192 "" --scale block --tile 128x192x128 --cluster 1x2
+    check b4 "" --scale block --tile 256x128x128 --cluster 1x2 --stages 4
     echo "== per-tensor 8192^3: the sweep, torch._scaled_mm beside"
     rows s1 25 "" --scale tensor --sizes 8192 --tile 128x256x128,128x192x128 --cluster 1x1,2x1 --store auto,tile
     echo "== block scales: the one-set loop's tiles, both shapes, one process"
     rows bt 25 "$notorch" --scale block --sizes 4096x7168x16384,8192 --tile 256x128x128,128x192x128 \
         --cluster 1x2,2x1
+    rows bt4 14 "$notorch" --scale block --sizes 4096x7168x16384,8192 --tile 256x128x128 --cluster 1x2 --stages 4
     echo "== block scales 4096x7168x16384: default and both forms in turns"
     # b1 with the SM clock and power sampled every 20 ms (does the block-scaled kernel run at a
     # lower clock than cuBLASLt beside it, at the card's power cap?)
@@ -180,6 +184,15 @@ both="CUTEC_SASS_FFMA_YIELD=1 CUTEC_WGMMA_DESC=stage"
         echo "block tiles at $sz: $(awk -v s=$sz '$1 == s && $2 ~ /^hopper/ { print $2, ($0 ~ / ok/ ? $5 : "not-ok") }' \
             "$out/bs43-bt.txt" | tr '\n' ';')"
     done
+    s3a=$(gemm_pct "$out/bs43-bt.txt" 4096 "^hopper1x2-t256x128x128[+]blk\$") s3b=$(gemm_pct "$out/bs43-bt.txt" 8192 "^hopper1x2-t256x128x128[+]blk\$")
+    s4a=$(gemm_pct "$out/bs43-bt4.txt" 4096 "[+]blk\$") s4b=$(gemm_pct "$out/bs43-bt4.txt" 8192 "[+]blk\$")
+    echo "block 256 x 128 1x2, 3 stages (two C buffers a box) / 4 stages (one): 4096x7168x16384 ${s3a:-?} / ${s4a:-?}, 8192^3 ${s3b:-?} / ${s4b:-?} % of cuBLASLt"
+    echo "${s3a:-0} ${s4a:-0} ${s3b:-0} ${s4b:-0}" | awk -v okk="$(ok b4 && echo 1)" '{
+        if (okk != 1) { print "decides: block 4 stages: not verified against float64: revert (wrong)"; exit }
+        if ($1 == 0 || $2 == 0 || $3 == 0 || $4 == 0) { print "decides: block 4 stages: not measured; keep 3"; exit }
+        if ($2 - $1 >= 1 && $4 - $3 >= 1) printf "decides: block 4 stages lead by %+.1f / %+.1f points: make them the library'"'"'s (block_scaled(), hopper_auto.c), the final pass confirms\n", $2 - $1, $4 - $3
+        else if ($2 - $1 <= -1 && $4 - $3 <= -1) printf "decides: block 4 stages behind by %+.1f / %+.1f points: delete the one-buffer form\n", $2 - $1, $4 - $3
+        else printf "decides: block 4 stages %+.1f / %+.1f points: within the spread, time again in the final pass\n", $2 - $1, $4 - $3 }'
     echo "decides: nothing from the block tiles alone (the library keeps 256 x 128 1x2 unless a row leads it by 2 points at both shapes; then the final pass confirms)"
     fp8_clocks
 } >"$log" 2>&1
