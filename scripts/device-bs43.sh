@@ -152,7 +152,8 @@ both="CUTEC_SASS_FFMA_YIELD=1 CUTEC_WGMMA_DESC=stage"
     echo "== $(el) s: the rules"
     # per-tensor: every row of s1/s2/s3 as "name p1 p2" (s3's rows once, p2 = p1)
     def="hopper1x1-t128x256x128-sauto+scl"
-    d1=$(pct s1 "^$def\$") d2=$(pct s2 "^$def\$")
+    defre="^hopper1x1-t128x256x128-sauto[+]scl\$"
+    d1=$(pct s1 "$defre") d2=$(pct s2 "$defre")
     [ -n "$d2" ] || { d2=$d1 && echo "(s2 not run: one sweep's readings only)"; }
     echo "per-tensor default ($def): ${d1:-?} / ${d2:-?} % of cuBLASLt"
     grep -h "^8192 .*torch_smm " "$out/bs43-s1.txt" | head -n 1
