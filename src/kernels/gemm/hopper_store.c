@@ -45,32 +45,18 @@ bool gemm_hopper_store_takes(const gemm_plan *p)
  * the price of a stage (64 KB of buffers for 128 x 256 against 32 KB) */
 static bool whole_tile(const gemm_plan *p) { return p->cfg.tiling.c_store == CUTE_GEMM_STORE_TILE; }
 
-/* a tile's 64-row boxes, and the sets of buffers: one a ping-pong warpgroup (each stores
- * tiles of its own, its stores counted by its own issuing thread), else one */
-static int row_boxes(const gemm_plan *p) { return (int)(p->bm / PIECE); }
-static int buffer_sets(const gemm_plan *p) { return p->pingpong ? 2 : 1; }
-
-/* A 256-row tile (block scales: it has no path straight to C) asked for more stages (--stages,
- * cute_gemm_tiling.stages) than fit beside two buffers a 64-row box: one buffer a box, each
- * piece's stmatrix waiting for the last piece's store to have read it.  256 x 128 e4m3: 64 KB
- * of buffers leave 3 stages of 48 KB, 32 KB leave 4. */
-static bool one_buffer_for_stages(const gemm_plan *p)
-{
-    int asked = p->cfg.tiling.stages;
-    if (p->bm != 256 || !asked) return false;
-    int64_t stage = (p->bm + p->bn) * p->bk * cute_dtype_bytes(p->cfg.dtype),
-            two = buffer_sets(p) * row_boxes(p) * 2 * PIECE * PIECE * cute_dtype_bytes(cute_gemm_c_dtype(&p->cfg)),
-            room = gemm_smem_room(CUTE_GEMM_HOPPER) - gemm_blockscale_ring_bytes(p);
-    return (room - two) / stage < asked;
-}
-
 /* a buffer a piece (whole_tile); else two a warpgroup where its pieces a tile are even
  * (buffer j % 2 is then the same in every tile), else one */
 static int store_stages(const gemm_plan *p)
 {
     int pieces = (int)(c_cols(p) / PIECE);
-    return whole_tile(p) ? pieces : pieces % 2 || one_buffer_for_stages(p) ? 1 : 2;
+    return whole_tile(p) ? pieces : pieces % 2 ? 1 : 2;
 }
+
+/* a tile's 64-row boxes, and the sets of buffers: one a ping-pong warpgroup (each stores
+ * tiles of its own, its stores counted by its own issuing thread), else one */
+static int row_boxes(const gemm_plan *p) { return (int)(p->bm / PIECE); }
+static int buffer_sets(const gemm_plan *p) { return p->pingpong ? 2 : 1; }
 
 int64_t gemm_hopper_store_bytes(const gemm_plan *p)
 {
