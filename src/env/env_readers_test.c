@@ -148,8 +148,7 @@ static void kernels(void)
                            {"CUTEC_GEMM_BLOCKSCALE_REGS", "232", "not one of 232|240"},
                            {"CUTEC_GEMM_BLOCKSCALE_HALVES", "1", "not one of 0|1"},
                            {"CUTEC_GEMM_BLOCKSCALE_TURNS", "late", "not one of 0|1|late"},
-                           {"CUTEC_GEMM_BLOCKSCALE_SB", "lane", "not one of uniform|lane"},
-                           {"CUTEC_GEMM_BLOCKSCALE_WGU", "1", "not one of 0|1"}};
+                           {"CUTEC_GEMM_BLOCKSCALE_SB", "lane", "not one of uniform|lane"}};
     for (int i = 0; i < (int)(sizeof bs / sizeof *bs); i++) {
         good(bs[i][0], bs[i][1], gemm_blockscaled, 1);
         refused(bs[i][0], "on", gemm_blockscaled, bs[i][2]);

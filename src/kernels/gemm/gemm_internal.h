@@ -375,9 +375,6 @@ void gemm_hopper_release(cute_ctx *c, const gemm_plan *p, const gemm_hopper_smem
 bool gemm_blockscale_staged(const gemm_plan *p);
 /* the consumers' registers where the block-scaled loop takes 240 (opt-in), else 0 */
 int gemm_blockscale_consumer_regs(cute_alg *a, const gemm_plan *p);
-/* whether the block-scaled kernel's wgmma views of the stages are its warpgroup's, taken as
- * lane 0 of the warp has it (CUTEC_GEMM_BLOCKSCALE_WGU=1, opt-in) */
-bool gemm_blockscale_wg_uniform(cute_alg *a, const gemm_plan *p);
 int64_t gemm_blockscale_ring_bytes(const gemm_plan *p);
 cute_tensor gemm_blockscale_ring(cute_ctx *c, cute_smem_allocator *al, const gemm_plan *p);
 void gemm_hopper_mainloop_blockscaled(cute_ctx *c, const gemm_plan *p, const gemm_hopper_smem *m,

@@ -372,13 +372,10 @@ void gemm_hopper_mainloop(cute_ctx *c, const gemm_plan *p, const gemm_hopper_sme
  * mainloop's scale-d 0); mma_tid its index among the MMA's threads */
 static gemm_hopper_frag fragments(cute_ctx *c, const gemm_plan *p, const gemm_hopper_smem *m, cute_int mma_tid)
 {
-    cute_alg *a = cute_ctx_alg(c);
-    cute_thr_mma thr = cute_tiled_mma_slice(&p->mma, mma_tid), views = thr;
-    if (gemm_blockscale_wg_uniform(a, p)) /* the stages' views: the warpgroup's first thread */
-        views = cute_tiled_mma_slice(&p->mma, cute_mul(a, cute_int_from_val(c, gemm_hopper_warpgroup(c, mma_tid), 0),
-                                                       cute_i(WARPGROUP)));
-    cute_tensor mn = cute_make_identity_tensor(c, cute_tuple_fmt(a, "(%lld,%lld)", (long long)p->bm, (long long)p->bn));
-    gemm_hopper_frag f = {cute_partition_A(c, views, m->sA), cute_partition_B(c, views, m->sB),
+    cute_thr_mma thr = cute_tiled_mma_slice(&p->mma, mma_tid);
+    cute_tensor mn = cute_make_identity_tensor(c, cute_tuple_fmt(cute_ctx_alg(c), "(%lld,%lld)", (long long)p->bm,
+                                                                 (long long)p->bn));
+    gemm_hopper_frag f = {cute_partition_A(c, thr, m->sA), cute_partition_B(c, thr, m->sB),
                           cute_partition_fragment_C(c, thr, mn)};
     cute_fill(c, f.acc, 0);
     return f;

@@ -754,22 +754,6 @@ int gemm_blockscale_consumer_regs(cute_alg *a, const gemm_plan *p)
     return kernel_env_choice(a, "CUTEC_GEMM_BLOCKSCALE_REGS", "232|240", by_default) == 1 ? 240 : 0;
 }
 
-/* The stages' wgmma views by warpgroup (CUTEC_GEMM_BLOCKSCALE_WGU=1, opt-in, session 43; the
- * attention kernels' CUTEC_ATTN_FWD_WGU).  An SS wgmma's descriptors depend on the thread only
- * through its warpgroup (A's 64 rows), but the views partitioned by the thread's own index
- * leave ptxas the address as a vector value: it builds each descriptor with vector
- * LOP3 / SHF / VIADD and moves it into a uniform register by R2UR, on the path from a wave's
- * end to the next wave's issue (ncu: 21% of the consumer warps' samples in the k-loop,
- * bench/RESULTS.md bs43).  Partitioned at the first thread of the warpgroup as lane 0 has it
- * (hopper.c fragments), the arithmetic stays in uniform registers: SASS, sm_90a, 256 x 128,
- * the k-loop 287 -> 272 instructions a warp, no R2UR (248 with CUTEC_WGMMA_DESC=stage). */
-bool gemm_blockscale_wg_uniform(cute_alg *a, const gemm_plan *p)
-{
-    static const bool by_default = false;
-    if (p->cfg.scale != CUTE_GEMM_SCALE_BLOCK || p->pingpong) return false;
-    return kernel_env_choice(a, "CUTEC_GEMM_BLOCKSCALE_WGU", "0|1", by_default) == 1;
-}
-
 bool gemm_blockscale_staged(const gemm_plan *p)
 {
     int mul = p->cfg.tiling.scale_mul;

@@ -14,8 +14,7 @@
  *    consumers at 240 registers (CUTEC_GEMM_BLOCKSCALE_REGS=240) and with each wave's batch
  *    in two halves of N (CUTEC_GEMM_BLOCKSCALE_HALVES=1), in 1x1, 2x1 and 1x2; the two
  *    warpgroups' batches in turns (CUTEC_GEMM_BLOCKSCALE_TURNS=1) and B's scale by lane
- *    (CUTEC_GEMM_BLOCKSCALE_SB=lane), at 256 x 128 and 128 x 160; the stages' wgmma views by
- *    warpgroup (CUTEC_GEMM_BLOCKSCALE_WGU=1) at 256 x 128 and 128 x 160;
+ *    (CUTEC_GEMM_BLOCKSCALE_SB=lane), at 256 x 128 and 128 x 160;
  *  - what is refused, named: scales of bf16 inputs, block scales of the wrong shape, K = 0
  *    with block scales, amax of an f32 C, a tile wider than a block of B, an output scale
  *    without scales, a 256-row tile with per-tensor scales or an f32 C, the grouped kernel
@@ -336,16 +335,6 @@ static void forms_cases(cute_runtime *rt, bool gpu)
     unsetenv("CUTEC_GEMM_BLOCKSCALE_HALVES");
     unsetenv("CUTEC_GEMM_BLOCKSCALE_TURNS");
     unsetenv("CUTEC_GEMM_BLOCKSCALE_SB");
-    /* the stages' wgmma views by warpgroup (CUTEC_GEMM_BLOCKSCALE_WGU=1): 256 x 128's two
-     * waves a warpgroup (tall's 1x2 on the GPU) and a tile of one wave in 2x1 clusters */
-    const scase *wgu[] = {gpu ? &tall[1][1] : &one, &wide};
-    setenv("CUTEC_GEMM_BLOCKSCALE_WGU", "1", 1);
-    for (size_t i = 0; i < (gpu ? 1u : 2u); i++) {
-        cute_gemm_lib *lib = cute_gemm_lib_new(rt);
-        scaled(rt, lib, wgu[i], gpu ? "gpu views by warpgroup" : "interp views by warpgroup");
-        cute_gemm_lib_free(lib);
-    }
-    unsetenv("CUTEC_GEMM_BLOCKSCALE_WGU");
 }
 
 static void refused(cute_runtime *rt, cute_gemm_lib *lib)
