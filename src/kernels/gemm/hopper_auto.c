@@ -86,9 +86,9 @@ static bool fills_192(const int64_t mnk[3])
     return by_count_192 && rounds(mnk, 192, 192, 1, 2) * 9 * 100 <= rounds(mnk, 128, 256, 2, 1) * 8 * 101;
 }
 
-/* the rows were measured on plain 16-bit GEMMs: fp8, an f32 C (ping-pong stores it from the
- * accumulators), the dual GEMM, block scales and the peer kernels' flags and mirror
- * (cooperative only; hopper_peer.c) keep the plan's defaults */
+/* the rows were measured on plain 16-bit GEMMs: fp8 (but block_scaled's and per_tensor_fp8's
+ * own rows), an f32 C (ping-pong stores it from the accumulators), the dual GEMM and the peer
+ * kernels' flags and mirror (cooperative only; hopper_peer.c) keep the plan's defaults */
 static bool measured_class(const cute_gemm_config *cfg)
 {
     bool sixteen = cfg->dtype == CUTE_BF16 || cfg->dtype == CUTE_F16;
@@ -182,11 +182,34 @@ static bool block_scaled(const cute_gemm_config *cfg, const int64_t mnk[3], cute
     return true;
 }
 
+/* fp8 with per-tensor scales or none (e4m3 or e5m2, a 16-bit C), many tiles (the bf16 row's
+ * bounds: M N 8192 x 4096 and up, both sides 4096 or more), K past 1024: C's whole tile before
+ * its TMA stores (--store tile: one wait and four barriers a tile, the stores under the next
+ * main loop, 3 stages of 48 KB), else the plan's defaults (128 x 256, 1x1, C by TMA piece by
+ * piece, 4 stages).  H200, 8192^3, % of cuBLASLt in one process, the whole tile against piece
+ * by piece, 128 x 256 1x1 (scripts/device-bs43.sh): 2026-11-28 18:47 UTC 105.8 / 105.0 and
+ * 109.6 / 108.8 (the reverse order); 19:05 UTC, three processes in alternating order, 1,544.9
+ * / 1,527.4, 1,542.3 / 1,538.8 and 1,559.3 / 1,535.7 TFLOP/s (+1.20, +0.30, +1.60 points).
+ * 4096^3 (512 tiles) level there (1,494.2 / 1,499.7, 1,497.3 / 1,497.4, 1,496.4 / 1,496.2),
+ * so it keeps the defaults.  Confirmed 19:37 UTC, the library's call against `--store tma`
+ * in one process, two processes: 1,565.2 / 1,493.4 (116.6% of torch._scaled_mm's 1,342.6)
+ * and 1,557.1 / 1,553.0. */
+static bool per_tensor_fp8(const cute_gemm_config *cfg, const int64_t mnk[3], cute_gemm_tiling *t)
+{
+    bool fp8 = cfg->dtype == CUTE_E4M3 || cfg->dtype == CUTE_E5M2;
+    if (!fp8 || cfg->scale == CUTE_GEMM_SCALE_BLOCK || cfg->dual || cfg->peer_flags || cfg->peer_mirror ||
+        cute_dtype_bytes(cute_gemm_c_dtype(cfg)) != 2)
+        return false;
+    if (mnk[2] <= 1024 || mnk[0] * mnk[1] < 8192 * 4096 || mnk[0] < 4096 || mnk[1] < 4096) return false;
+    *t = (cute_gemm_tiling){.c_store = CUTE_GEMM_STORE_TILE};
+    return true;
+}
+
 cute_gemm_tiling gemm_hopper_auto_tiling(const cute_gemm_config *cfg, const int64_t mnk[3])
 {
     static const cute_gemm_tiling none;
     cute_gemm_tiling blocks;
-    if (block_scaled(cfg, mnk, &blocks)) return blocks;
+    if (block_scaled(cfg, mnk, &blocks) || per_tensor_fp8(cfg, mnk, &blocks)) return blocks;
     if (!measured_class(cfg)) return none;
     cute_gemm_tiling few;
     if (few_rows_or_columns(mnk, &few)) return few;

@@ -111,7 +111,22 @@ int main(void)
     }
     CHECK(row(CUTE_BF16, CUTE_BF16, 1024, 65536, 4096).cluster_m == 0, "1024 x 65536: no cluster (a thin C)");
     cute_gemm_tiling fp8 = row(CUTE_E4M3, CUTE_BF16, 8192, 8192, 4096), f32 = row(CUTE_BF16, CUTE_F32, 8192, 8192, 1024);
-    CHECK(!memcmp(&fp8, &none, sizeof none), "e4m3: the plan's defaults");
+    /* fp8 without block scales, many tiles, K past 1024: the whole tile's store; fewer tiles,
+     * K 1024, an f32 C: the plan's defaults; each compiles */
+    CHECK(fp8.c_store == CUTE_GEMM_STORE_TILE && fp8.bm == 0 && fp8.cluster_m == 0, "e4m3 8192^2 x 4096: the whole tile");
+    cute_gemm_tiling fp8_4k = row(CUTE_E4M3, CUTE_BF16, 4096, 4096, 4096), fp8_k1 = row(CUTE_E5M2, CUTE_F16, 8192, 8192, 1024),
+                     fp8_f32 = row(CUTE_E4M3, CUTE_F32, 8192, 8192, 8192);
+    CHECK(!memcmp(&fp8_4k, &none, sizeof none) && !memcmp(&fp8_k1, &none, sizeof none) &&
+              !memcmp(&fp8_f32, &none, sizeof none),
+          "e4m3 4096^3, e5m2 K 1024, an f32 C: the plan's defaults");
+    for (int s = 0; s < 2; s++) {
+        cute_gemm_config cfg = {.variant = CUTE_GEMM_HOPPER, .dtype = s ? CUTE_E5M2 : CUTE_E4M3, .c_dtype = CUTE_BF16,
+                                .scale = s ? CUTE_GEMM_SCALE_NONE : CUTE_GEMM_SCALE_TENSOR, .major = {1, 1, s},
+                                .align_bytes = 16};
+        cfg.tiling = gemm_hopper_auto_tiling(&cfg, (int64_t[]){8192, 8192, 8192});
+        CHECK(cfg.tiling.c_store == CUTE_GEMM_STORE_TILE && plan_takes(&cfg), "fp8 %s 8192^3: the whole tile compiles",
+              s ? "unscaled" : "per-tensor");
+    }
     CHECK(!memcmp(&f32, &none, sizeof none), "an f32 C: the plan's defaults");
     cute_gemm_tiling t;
     /* block scales: 256 x 128 in 1x2 clusters where M >= 1024 (at 240 registers: ahead of
