@@ -42,7 +42,8 @@ one()
 }
 # mark GBS: whether a GB/s figure meets issue 16's 3,700
 mark() { awk -v g="$1" 'BEGIN { print (g ~ /^[0-9.]+$/ ? (g >= 3700 ? g " (>= 3700)" : g " (short of 3700)") : "-") }'; }
-# prof T: ncu on one launch of LayerNorm bf16 at $L under CUTEC_ROWS_TRIAL=T, the lines that matter
+# prof T [METRICS]: ncu on one launch of LayerNorm bf16 at $L under CUTEC_ROWS_TRIAL=T (prof42's
+# metrics and METRICS), the lines that matter
 prof()
 {
     budget_left || { echo "-- ncu $1: skipped (time)"; return; }
@@ -50,7 +51,7 @@ prof()
     echo "-- ncu CUTEC_ROWS_TRIAL=$1 layernorm $L"
     CUTEC_ROWS_TRIAL=$1 CUTEC_TORCH_ROWS=/dev/null timeout 10 ncu --clock-control none --cache-control all --kernel-name-base function \
         -k regex:rows_kernel --launch-skip 2 --launch-count 1 --metrics \
-        gpu__time_duration.sum,l1tex__t_sector_hit_rate.pct,lts__t_sectors_srcunit_tex_op_read.sum,smsp__issue_active.avg.pct_of_peak_sustained_active,smsp__average_warps_issue_stalled_long_scoreboard_per_issue_active.ratio,sm__warps_active.avg.pct_of_peak_sustained_active,dram__throughput.avg.pct_of_peak_sustained_elapsed \
+        gpu__time_duration.sum,l1tex__t_sector_hit_rate.pct,lts__t_sectors_srcunit_tex_op_read.sum,smsp__issue_active.avg.pct_of_peak_sustained_active,smsp__average_warps_issue_stalled_long_scoreboard_per_issue_active.ratio,sm__warps_active.avg.pct_of_peak_sustained_active,dram__throughput.avg.pct_of_peak_sustained_elapsed,launch__cluster_max_active${2:+,$2} \
         build/cutec bench layernorm --shape $L --dtype bf16 --iters 3 >"$out/ln43-ncu-$1.txt" 2>&1
     grep -E "__|==ERR" "$out/ln43-ncu-$1.txt" | awk '{ print "   " $1, $NF }'
 }
@@ -90,7 +91,9 @@ prof()
         fi
         echo "== ncu, one launch each $(el_s)"
         prof $T
-        prof 0
+        # (the default's SMs' busy cycles, least / mean / most: clusters of 16 fill 49 at once,
+        # 784 of the 924 slots of seven blocks an SM; if a GPC cannot hold one, its SMs idle)
+        prof 0 sm__cycles_active.min,sm__cycles_active.avg,sm__cycles_active.max
     else
         echo "== no GPU here: nothing timed"
         echo "decides: $T: undecided (no GPU)"
