@@ -126,7 +126,7 @@ static bool late_columns(const row_plan *p) { return row_plan_slots(p, COL_IN) &
 static bool hex_parts(const row_plan *p)
 {
     bool with_row = row_plan_slots(p, COL_IN) && !p->op->columns_late;
-    return !keeps_sums(p) && rows_env(ROWS_ENV_HEX) == 0 && (!with_row || rows_trial("hex"));
+    return !p->no_hex && !keeps_sums(p) && rows_env(ROWS_ENV_HEX) == 0 && (!with_row || rows_trial("hex"));
 }
 static bool split_parts(const row_plan *p)
 {

@@ -167,6 +167,8 @@ typedef struct row_plan {
                               first chunk's before the cluster exchange: their L2 round trip
                               off the chunk's path, in no register (ln43's "colpf", opt-in:
                               rows_kernel.c's columns_prefetch) */
+    bool no_hex;           /* planned without hex's 32 KB parts (the side launch's rows:
+                              rows_call.c's side_rows), as under CUTEC_ROWS_HEX=0 */
     bool column_grid;      /* blocks tile the columns too (grid.y), each its chunk: an op
                               without row reductions over rows longer than a tile, or a
                               cluster's blocks */
@@ -221,6 +223,8 @@ typedef enum {
     ROWS_ENV_SPLIT,       /* CUTEC_ROWS_SPLIT=0: no split parts */
     ROWS_ENV_EARLY,       /* CUTEC_ROWS_EARLY=0: no early gather (the op's cluster form) */
     ROWS_ENV_COLS_UNROLL, /* CUTEC_COLS_UNROLL: 8 (as planned) or 4 (columns.c) */
+    ROWS_ENV_SIDE,        /* CUTEC_ROWS_SIDE: 0 (none), or the rows of each 1024 a forward's
+                             clusters of 16 leave to a side launch (rows_call.c's side_rows) */
     ROWS_ENV_COUNT
 } rows_env_setting;
 /* the index of the setting's value, 0 (the default) where unset or refused */
