@@ -246,7 +246,7 @@ static row_call rows_slice(const row_call *rc, cute_call_arg *args, int64_t r0, 
 }
 
 /* CUTEC_ROWS_SIDE (opt-in, engineer ln43): a forward whose rows take clusters of 16 blocks
- * leaves the last rows (32, 64 or 96 of each 1024) to a second launch on a stream of its own,
+ * leaves the last rows (32, 48, 64 or 96 of each 1024) to a second launch on a stream of its own,
  * planned with 64 KB parts (clusters of 8, as under CUTEC_ROWS_HEX=0), meant for the SMs the
  * clusters of 16 never reach: the driver holds 49 clusters of 16 of LayerNorm's seven blocks
  * an SM at 1024x262144 (784 of the H200's 924 block slots), 42 of softmax's six, where clusters
@@ -255,7 +255,7 @@ static row_call rows_slice(const row_call *rc, cute_call_arg *args, int64_t r0, 
  * plan keeps column sums, its clusters are of 8 or fewer, or the side plan's are not) */
 static int64_t side_rows(cutec_rows *lib, const row_call *rc, const row_plan *p)
 {
-    static const int per_1024[] = {0, 32, 64, 96};
+    static const int per_1024[] = {0, 32, 48, 64, 96};
     int64_t m = rc->slot[0]->shape[0], k = per_1024[rows_env(ROWS_ENV_SIDE)] * m / 1024;
     if (!k || p->cluster <= 8 || row_plan_slots(p, COL_PARTIAL) || row_plan_persistent(p)) return 0;
     row_plan q;
