@@ -171,8 +171,6 @@ cute_val cute_val_dp4a(cute_ctx *c, cute_val a, cute_val b, cute_val acc);
 /* a hint: bring the cache line holding global address p into L2 (prefetch.global.L2);
  * nothing moves to the thread */
 void cute_prefetch_l2(cute_ctx *c, cute_val p);
-/* ... into the SM's L1 (prefetch.global.L1) */
-void cute_prefetch_l1(cute_ctx *c, cute_val p);
 /* an atomic read-modify-write through a pointer; returns the old value */
 cute_val cute_val_atomic(cute_ctx *c, cute_val ptr, cute_val v, cute_atomic op);
 /* a mutable variable (loop-carried state), and assignment to it */
@@ -281,7 +279,6 @@ bool cute_asm(cute_ctx *c, const char *ptx, cute_asm_operand *ops, int n, unsign
 #define cute_val_prmt(c, ...) CUTE__CTX_AT((c), cute_val_prmt((c), __VA_ARGS__))
 #define cute_val_dp4a(c, ...) CUTE__CTX_AT((c), cute_val_dp4a((c), __VA_ARGS__))
 #define cute_prefetch_l2(c, ...) CUTE__CTX_AT((c), cute_prefetch_l2((c), __VA_ARGS__))
-#define cute_prefetch_l1(c, ...) CUTE__CTX_AT((c), cute_prefetch_l1((c), __VA_ARGS__))
 #define cute_val_atomic(c, ...) CUTE__CTX_AT((c), cute_val_atomic((c), __VA_ARGS__))
 #define cute_val_var(c, ...) CUTE__CTX_AT((c), cute_val_var((c), __VA_ARGS__))
 #define cute_val_assign(c, ...) CUTE__CTX_AT((c), cute_val_assign((c), __VA_ARGS__))

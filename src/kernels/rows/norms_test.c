@@ -214,10 +214,6 @@ int main(void)
     setenv("CUTEC_ROWS_TRIAL", "no-tail", 1);
     forward(lib, be, true, CUTE_BF16, (shape_case){3, 70000, 8}, true, 3000);
     unsetenv("CUTEC_ROWS_TRIAL");
-    /* ln43's colpf: the tail's parts whose write chunks ask L1 for the next chunk's weight and
-     * bias; parts that end inside a chunk or before their last one (70000, hexrow's 2x20000:
-     * the interpreter checks each prefetch's address lies in the columns, a mutation without
-     * the vectors' predicate went past them), a residual, f16, a mean 3000 times the spread */
     /* ln43's side launch (CUTEC_ROWS_SIDE=64: two of 33 rows by 64 KB parts, clusters of 5,
      * where the call's plan takes clusters of 9), with a residual and the statistics: each
      * row-sized tensor seen from the side's first row (a mutation starting it a row early
@@ -225,11 +221,6 @@ int main(void)
     setenv("CUTEC_ROWS_SIDE", "64", 1);
     forward(lib, be, true, CUTE_BF16, (shape_case){33, 140000, 8}, true, 3000);
     unsetenv("CUTEC_ROWS_SIDE");
-    setenv("CUTEC_ROWS_TRIAL", "colpf", 1);
-    forward(lib, be, true, CUTE_BF16, (shape_case){3, 70000, 8}, true, 3000);
-    forward(lib, be, true, CUTE_BF16, (shape_case){2, 20000, 0}, true, 0);
-    forward(lib, be, true, CUTE_F16, (shape_case){2, 100000, 8}, true, 3000);
-    unsetenv("CUTEC_ROWS_TRIAL");
     /* rows35's wchain (RMSNorm's cluster parts written with each chunk's weight a chunk ahead,
      * the default: the cases above) over hex's parts; parts that end inside a chunk, with and
      * without weight, a mean 1000 times the spread.  A mutation issuing each chunk's weight two

@@ -382,12 +382,11 @@ void row_plan_forms(row_plan *p, int64_t n)
      * eight (64 registers, 228 KB) lost to seven (80.4 / 81.0, 84.5 / 84.4): both deleted.
      * CUTEC_ROWS_TRIAL=no-tail gives the six staged parts back */
     p->tail_global = row_lnb_form("tail") && p->stage_split && p->stage_chunks > 1 && p->tpr * p->rows == 128 && !p->cols_ahead;
-    /* ln43's "colpf" (opt-in): the chunk loop's write chunks each ask L1 for the next
-     * chunk's columns (prefetch.global.L1, no register held), the first write chunk's before
-     * the cluster exchange: the L2 round trip each chunk waited out (8 LDG.128 at its top,
-     * its first FMA after them) off its path, where every earlier way of issuing them ahead
-     * held them in registers and cost blocks or spills (lnchain, half a chunk, ahead) */
-    p->cols_prefetch = rows_trial("colpf") && part && late_cols && !p->cols_ahead && !p->cols_chain;
+    /* (ln43's "colpf", measured and deleted: the chunk loop's write chunks each asking L1 for
+     * the next chunk's weight and bias by prefetch.global.L1, the first write chunk's before
+     * the cluster exchange; 71 registers, no spill, the write loop 316 -> 366 sm_90a
+     * instructions a chunk.  H200, % of the copy against the default in turns: 1024x262144
+     * 80.9 / 80.8 against 85.0 / 85.2, 4096x32768 86.0 against 90.1: bench/RESULTS.md, ln43) */
     /* (ln42, measured and deleted; H200, % of the copy against the default in turns: the
      * write loop at 1024x262144 without predicates on whole chunks and y by two FMAs, 315 ->
      * 220 sm_90a instructions a chunk, 1024x262144 +0.8, -0.3, 0.0, +0.9 and 4096x32768 +0.5,

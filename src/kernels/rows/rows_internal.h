@@ -161,12 +161,6 @@ typedef struct row_plan {
                               passes, so that the part's shared memory is a chunk smaller and
                               seven blocks an SM fit where six took 228 KB (ln41's "tail7",
                               the default: rows_compile.c's row_plan_forms) */
-    bool cols_prefetch;    /* a cluster's staged part with late column inputs (LayerNorm's
-                              weight and bias) written by the chunk loop: each write chunk's
-                              columns asked of L1 (prefetch.global.L1) a chunk ahead, the
-                              first chunk's before the cluster exchange: their L2 round trip
-                              off the chunk's path, in no register (ln43's "colpf", opt-in:
-                              rows_kernel.c's columns_prefetch) */
     bool no_hex;           /* planned without hex's 32 KB parts (the side launch's rows:
                               rows_call.c's side_rows), as under CUTEC_ROWS_HEX=0 */
     bool column_grid;      /* blocks tile the columns too (grid.y), each its chunk: an op

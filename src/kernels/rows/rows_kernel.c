@@ -153,25 +153,6 @@ static void columns_widen(cute_ctx *c, const row_thread *th)
     }
 }
 
-/* the plan's cols_prefetch: L1 asked for this thread's column inputs of chunk cb (a line a
- * vector; where the row is inside the matrix, cb below `end` and the vector inside the row),
- * which the chunk's loads then find there: a hint, nothing moves to the thread */
-static void columns_prefetch(cute_ctx *c, const row_thread *th, const row_io *io, cute_int cb, cute_int end)
-{
-    const row_op *op = th->p->op;
-    if (!th->p->cols_prefetch) return;
-    cute_val when = cute_val_binop(c, CUTE_OP_AND, cute_int_lt(c, io->row, th->k->m), cute_int_lt(c, cb, end));
-    cute_ssa in_cols = cute_elem_less(c, part(c, th, th->k->cols, cute_i(0), cb), CUTE_CRD(th->p->rows, th->k->n));
-    for (int s = 0; s < op->nslots; s++)
-        if (th->p->has[s] && op->slot[s].role == COL_IN) {
-            cute_tensor from = part(c, th, th->k->g[s], cute_i(0), cb);
-            for (int i = 0; i < in_cols.n; i += th->p->vec) {
-                cute_val go = cute_val_binop(c, CUTE_OP_AND, when, cute_ssa_get(c, in_cols, i));
-                CUTE_IF(c, go) { cute_prefetch_l1(c, cute_tensor_ptr(c, from, cute_i(i))); }
-            }
-        }
-}
-
 static void load_columns(cute_ctx *c, const row_thread *th, row_io *io, cute_int cb)
 {
     row_cols cols = columns_issue(c, th, cb);
@@ -428,13 +409,9 @@ static void write_pass_row(cute_ctx *c, const row_thread *th, row_io *io, cute_i
     }
     if (th->p->tail_global) { /* (its L2 loads beside the first chunk's columns') */
         row_thread from_global = unstaged(th);
-        columns_prefetch(c, th, io, th->first, th->staged_end);
         write_chunk(c, &from_global, io, rb, th->tail, stats, 0);
     }
-    CUTE_FOR(c, cb, th->first, th->staged_end) {
-        columns_prefetch(c, th, io, cute_add(cute_ctx_alg(c), cb, cute_i(1)), th->staged_end);
-        write_chunk(c, th, io, rb, cb, stats, 0);
-    }
+    CUTE_FOR(c, cb, th->first, th->staged_end) { write_chunk(c, th, io, rb, cb, stats, 0); }
 }
 
 /* ... for row io->row (a plan's staged_plain: none for a row past the matrix, whose staged
@@ -457,9 +434,6 @@ static void row_looped(cute_ctx *c, row_thread *th, row_io *io, cute_int rb)
     cute_val stats[ROW_STAGES][4];
     for (int st = 0; st < th->p->op->stages; st++) {
         stage_walk(c, th, io, rb, st, stats);
-        /* (the plan's cols_prefetch: the first write chunk's columns during the exchange) */
-        if (st == th->p->op->stages - 1)
-            columns_prefetch(c, th, io, th->p->tail_global ? th->tail : th->first, th->end);
         reduce_stage(c, th, stats[st], st);
     }
     write_pass(c, th, io, rb, stats);
