@@ -220,7 +220,10 @@ int main(void)
      * failed 140,001 elements) */
     setenv("CUTEC_ROWS_SIDE", "64", 1);
     forward(lib, be, true, CUTE_BF16, (shape_case){33, 140000, 8}, true, 3000);
-    unsetenv("CUTEC_ROWS_SIDE");
+    /* ... under walk3: six of 64 rows by three clusters of 5 walking two rows each */
+    setenv("CUTEC_ROWS_SIDE", "96", 1), setenv("CUTEC_ROWS_TRIAL", "walk3", 1);
+    forward(lib, be, true, CUTE_BF16, (shape_case){64, 163840, 8}, true, 3000);
+    unsetenv("CUTEC_ROWS_SIDE"), unsetenv("CUTEC_ROWS_TRIAL");
     /* rows35's wchain (RMSNorm's cluster parts written with each chunk's weight a chunk ahead,
      * the default: the cases above) over hex's parts; parts that end inside a chunk, with and
      * without weight, a mean 1000 times the spread.  A mutation issuing each chunk's weight two

@@ -170,6 +170,7 @@ static void grid_of(cutec_rows *lib, const row_plan *p, int64_t m, int64_t n, in
     int resident = p->cluster > 1 && persistent ? rows_lib_resident_clusters(lib, p->cluster, p->tpr * p->rows, row_plan_blocks_per_sm(p)) : 0;
     if (resident > 0 && resident < most) most = resident;
     *iters = persistent && rb > most ? (rb + most - 1) / most : 1;
+    if (p->walk_blocks > 0 && rb > p->walk_blocks) *iters = (rb + p->walk_blocks - 1) / p->walk_blocks;
     *blocks = (rb + *iters - 1) / *iters;
 }
 
@@ -272,6 +273,10 @@ static cute_status run_side(cutec_rows *lib, const row_call *rc, const row_plan 
     row_call first = rows_slice(rc, a, 0, m - ms), side = rows_slice(rc, b, m - ms, ms);
     row_plan q;
     plan_of(lib, &side, &q, true);
+    /* (walk3: three clusters walking the side's rows, what the H200's GPC of 8 SMs holds of
+     * 64 KB parts at three blocks an SM, so that the side launch asks no more of the device;
+     * parts all whole, whose buffers each row fills alike) */
+    if (rows_trial("walk3") && rc->slot[0]->shape[1] % row_plan_block_cols(&q) == 0) q.walk_blocks = 3;
     void *ss;
     bool own = rows_lib_side_begin(lib, stream, &ss);
     cute_status st = run_locked(lib, &first, p, stream, err, n);

@@ -163,6 +163,9 @@ typedef struct row_plan {
                               the default: rows_compile.c's row_plan_forms) */
     bool no_hex;           /* planned without hex's 32 KB parts (the side launch's rows:
                               rows_call.c's side_rows), as under CUTEC_ROWS_HEX=0 */
+    int walk_blocks;       /* > 0: a grid of at most that many row blocks, each walking its
+                              share of the rows (the side launch under CUTEC_ROWS_TRIAL=walk3:
+                              rows_call.c's grid_of; the kernel as it is, its iters > 1) */
     bool column_grid;      /* blocks tile the columns too (grid.y), each its chunk: an op
                               without row reductions over rows longer than a tile, or a
                               cluster's blocks */

@@ -85,7 +85,9 @@ cute_status rows_lib_scratch(cutec_rows *lib, size_t bytes, const cute_buffer **
     return CUTE_OK;
 }
 
-/* The side launch (rows_call.c's side_rows) on a stream of its own, ordered after the
+/* The side launch (rows_call.c's side_rows) on a stream of its own (of the greatest priority
+ * under CUTEC_ROWS_TRIAL=urgent, read when the library first makes it: the blocks of its
+ * kernels dispatched before the call's still waiting), ordered after the
  * call's stream's work before it and before its work after it: fork recorded on `stream`
  * and waited for by the side stream, join the reverse (made the first time; lock held).
  * False and *side = stream where the backend has no CUDA driver (the interpreter: both
@@ -95,7 +97,8 @@ bool rows_lib_side_begin(cutec_rows *lib, void *stream, void **side)
     cute_cuda *cu = cute_cuda_backend_driver(cute_runtime_backend(lib->rt));
     *side = stream;
     if (!cu) return false;
-    if (!lib->side && cute_cuda_stream_new(cu, &lib->side) != CUTE_OK) return lib->side = NULL, false;
+    if (!lib->side && (rows_trial("urgent") ? cute_cuda_stream_new_urgent(cu, &lib->side) : cute_cuda_stream_new(cu, &lib->side)) != CUTE_OK)
+        return lib->side = NULL, false;
     if (!lib->fork && cute_cuda_event_new_untimed(cu, &lib->fork) != CUTE_OK) return lib->fork = NULL, false;
     if (!lib->join && cute_cuda_event_new_untimed(cu, &lib->join) != CUTE_OK) return lib->join = NULL, false;
     if (cute_cuda_event_record(cu, lib->fork, stream) != CUTE_OK || cute_cuda_stream_wait_event(cu, lib->side, lib->fork) != CUTE_OK)
