@@ -166,6 +166,10 @@ typedef struct row_plan {
     int walk_blocks;       /* > 0: a grid of at most that many row blocks, each walking its
                               share of the rows (the side launch under CUTEC_ROWS_TRIAL=walk3:
                               rows_call.c's grid_of; the kernel as it is, its iters > 1) */
+    int tail_more;         /* tail_global's chunks read from global memory beyond the last one:
+                              the part's last 1 + tail_more (ln43's "c8", opt-in: 64 KB parts
+                              of 128 threads in clusters of 8, three chunks staged, five read
+                              twice, asked of L2 at the row's start) */
     bool column_grid;      /* blocks tile the columns too (grid.y), each its chunk: an op
                               without row reductions over rows longer than a tile, or a
                               cluster's blocks */
