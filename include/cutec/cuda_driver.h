@@ -107,9 +107,6 @@ cute_status cute_cuda_free_peer(cute_cuda *cu, cute_devptr p, size_t mapped);
 
 /* --- streams, events, synchronization ------------------------------------------------ */
 cute_status cute_cuda_stream_new(cute_cuda *cu, void **stream); /* non-blocking */
-/* ... of the greatest priority: the blocks of its kernels are dispatched before those still
- * waiting of other streams' kernels (cuStreamCreateWithPriority) */
-cute_status cute_cuda_stream_new_urgent(cute_cuda *cu, void **stream);
 cute_status cute_cuda_stream_free(cute_cuda *cu, void *stream);
 cute_status cute_cuda_stream_sync(cute_cuda *cu, void *stream); /* NULL: the whole context */
 cute_status cute_cuda_sync(cute_cuda *cu);

@@ -70,7 +70,6 @@ const char *const cute_env_known_names[] = {
     "CUTEC_ROWS_EARLY",
     "CUTEC_ROWS_HEX",
     "CUTEC_ROWS_PAIRS",
-    "CUTEC_ROWS_SIDE",
     "CUTEC_ROWS_SPLIT",
     "CUTEC_ROWS_TRIAL",
     "CUTEC_ROWS_WORDS",

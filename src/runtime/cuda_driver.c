@@ -166,8 +166,6 @@ struct cute_cuda {
     CUresult (*MemUnmap)(CUdeviceptr, size_t);
     CUresult (*MemSetAccess)(CUdeviceptr, size_t, const CUmemAccessDesc *, size_t);
     CUresult (*StreamWaitEvent)(CUstream, CUevent, unsigned);
-    CUresult (*StreamCreateWithPriority)(CUstream *, unsigned, int);
-    CUresult (*CtxGetStreamPriorityRange)(int *, int *);
     CUresult (*StreamWriteValue32)(CUstream, CUdeviceptr, uint32_t, unsigned);
     /* the driver's JIT linker (cute_cuda_link_ptx): its ptxas, for the PTX backend */
     CUresult (*LinkCreate)(unsigned, int *, void **, void **);
@@ -233,8 +231,6 @@ static const dynlib_sym syms[] = {
     OPTIONAL(MemUnmap, "cuMemUnmap"),
     OPTIONAL(MemSetAccess, "cuMemSetAccess"),
     OPTIONAL(StreamWaitEvent, "cuStreamWaitEvent"),
-    OPTIONAL(StreamCreateWithPriority, "cuStreamCreateWithPriority"),
-    OPTIONAL(CtxGetStreamPriorityRange, "cuCtxGetStreamPriorityRange"),
     OPTIONAL(StreamWriteValue32, "cuStreamWriteValue32_v2"),
     OPTIONAL(ModuleLoadDataEx, "cuModuleLoadDataEx"),
     OPTIONAL(LinkCreate, "cuLinkCreate_v2"),
@@ -874,20 +870,6 @@ cute_status cute_cuda_free_peer(cute_cuda *cu, cute_devptr p, size_t mapped)
     if (s == CUTE_OK) s = check(cu, cu->MemUnmap((CUdeviceptr)p, mapped), "cuMemUnmap");
     if (s == CUTE_OK) s = check(cu, cu->MemAddressFree((CUdeviceptr)p, mapped), "cuMemAddressFree");
     return s;
-}
-
-cute_status cute_cuda_stream_new_urgent(cute_cuda *cu, void **stream)
-{
-    if (!cu->StreamCreateWithPriority || !cu->CtxGetStreamPriorityRange)
-        return missing("cuStreamCreateWithPriority", "a stream of the greatest priority");
-    CUstream s = NULL;
-    int least = 0, greatest = 0;
-    cute_status st = bind(cu);
-    if (st == CUTE_OK) st = check(cu, cu->CtxGetStreamPriorityRange(&least, &greatest), "cuCtxGetStreamPriorityRange");
-    if (st == CUTE_OK)
-        st = check(cu, cu->StreamCreateWithPriority(&s, CU_STREAM_NON_BLOCKING, greatest), "cuStreamCreateWithPriority");
-    *stream = s;
-    return st;
 }
 
 cute_status cute_cuda_stream_wait_event(cute_cuda *cu, void *stream, void *event)

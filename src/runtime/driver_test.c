@@ -196,10 +196,6 @@ static void test_memory(cute_cuda *cu)
     CHECK(cute_cuda_event_free(cu, e0) == CUTE_OK && cute_cuda_event_free(cu, e1) == CUTE_OK,
           "event free");
     CHECK(cute_cuda_stream_free(cu, stream) == CUTE_OK, "stream free");
-    /* a stream of the greatest priority (the rows' side launch) */
-    void *urgent = NULL;
-    CHECK(cute_cuda_stream_new_urgent(cu, &urgent) == CUTE_OK && urgent, "urgent stream: %s", cute_cuda_error(cu));
-    if (urgent) CHECK(cute_cuda_stream_free(cu, urgent) == CUTE_OK, "urgent stream free");
     size_t fr = 0, total = 0;
     CHECK(cute_cuda_mem_info(cu, &fr, &total) == CUTE_OK && fr > 0 && fr <= total,
           "mem info %zu / %zu", fr, total);

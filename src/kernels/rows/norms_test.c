@@ -214,24 +214,6 @@ int main(void)
     setenv("CUTEC_ROWS_TRIAL", "no-tail", 1);
     forward(lib, be, true, CUTE_BF16, (shape_case){3, 70000, 8}, true, 3000);
     unsetenv("CUTEC_ROWS_TRIAL");
-    /* ln43's side launch (CUTEC_ROWS_SIDE=64: two of 33 rows by 64 KB parts, clusters of 5,
-     * where the call's plan takes clusters of 9), with a residual and the statistics: each
-     * row-sized tensor seen from the side's first row (a mutation starting it a row early
-     * failed 140,001 elements) */
-    setenv("CUTEC_ROWS_SIDE", "64", 1);
-    forward(lib, be, true, CUTE_BF16, (shape_case){33, 140000, 8}, true, 3000);
-    /* ... under walk3: six of 64 rows by three clusters of 5 walking two rows each */
-    setenv("CUTEC_ROWS_SIDE", "96", 1), setenv("CUTEC_ROWS_TRIAL", "walk3", 1);
-    forward(lib, be, true, CUTE_BF16, (shape_case){64, 163840, 8}, true, 3000);
-    unsetenv("CUTEC_ROWS_SIDE"), unsetenv("CUTEC_ROWS_TRIAL");
-    /* ln43's c8: 64 KB parts of 128 threads, three chunks staged and five read from global
-     * memory in both passes (asked of L2 at the row's start); the last part short (140000:
-     * clusters of 5), a residual and the statistics, a mean 3000 times the spread; a weight
-     * alone (write_chain's tail chunks) */
-    setenv("CUTEC_ROWS_TRIAL", "c8", 1);
-    forward(lib, be, true, CUTE_BF16, (shape_case){3, 140000, 8}, true, 3000);
-    forward_giving(lib, be, true, CUTE_BF16, (shape_case){2, 131080, 0}, GIVE_W | GIVE_STATS, 0);
-    unsetenv("CUTEC_ROWS_TRIAL");
     /* rows35's wchain (RMSNorm's cluster parts written with each chunk's weight a chunk ahead,
      * the default: the cases above) over hex's parts; parts that end inside a chunk, with and
      * without weight, a mean 1000 times the spread.  A mutation issuing each chunk's weight two

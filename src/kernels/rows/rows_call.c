@@ -97,7 +97,6 @@ static void key_of(const row_plan *p, char *key, size_t n)
     if (p->staged_plain) len += snprintf(key + len, n - (size_t)len, "plain-staged/");
     if (p->slots_slim) len += snprintf(key + len, n - (size_t)len, "slim/");
     if (p->tail_global) len += snprintf(key + len, n - (size_t)len, "tail/");
-    if (p->tail_more) len += snprintf(key + len, n - (size_t)len, "tail+%d/", p->tail_more);
     if (p->sums_pdl) len += snprintf(key + len, n - (size_t)len, "pdl/");
     if (p->row_pdl) len += snprintf(key + len, n - (size_t)len, "row-pdl/");
     len += snprintf(key + len, n - (size_t)len, "b%d/%s", row_plan_blocks_per_sm(p), p->stage_split ? "split/" : ""); /* the launch bound */
@@ -135,10 +134,10 @@ static int64_t index_bound_of(const row_call *rc, const row_plan *p)
     return ROW_INDEX_BOUND;
 }
 
-static void plan_of(cutec_rows *lib, const row_call *rc, row_plan *p, bool no_hex)
+static void plan_of(cutec_rows *lib, const row_call *rc, row_plan *p)
 {
     memset(p, 0, sizeof *p);
-    p->op = rc->op, p->variant = rc->variant, p->no_hex = no_hex;
+    p->op = rc->op, p->variant = rc->variant;
     p->arch = cute_runtime_target_arch(rows_lib_runtime(lib));
     for (int s = 0; s < rc->op->nslots; s++) {
         p->has[s] = rc->slot[s] != NULL;
@@ -171,7 +170,6 @@ static void grid_of(cutec_rows *lib, const row_plan *p, int64_t m, int64_t n, in
     int resident = p->cluster > 1 && persistent ? rows_lib_resident_clusters(lib, p->cluster, p->tpr * p->rows, row_plan_blocks_per_sm(p)) : 0;
     if (resident > 0 && resident < most) most = resident;
     *iters = persistent && rb > most ? (rb + most - 1) / most : 1;
-    if (p->walk_blocks > 0 && rb > p->walk_blocks) *iters = (rb + p->walk_blocks - 1) / p->walk_blocks;
     *blocks = (rb + *iters - 1) / *iters;
 }
 
@@ -230,63 +228,6 @@ static cute_status run_locked(cutec_rows *lib, const row_call *rc, const row_pla
     return st;
 }
 
-/* rows [r0, r0 + m) of a call: its row-sized slots (rows, per-row values) from row r0, views
- * kept in args; the column inputs as they are */
-static row_call rows_slice(const row_call *rc, cute_call_arg *args, int64_t r0, int64_t m)
-{
-    row_call s = *rc;
-    for (int k = 0; k < rc->op->nslots; k++) {
-        int role = rc->op->slot[k].role;
-        if (!rc->slot[k] || role == COL_IN || role == COL_PARTIAL) continue;
-        args[k] = *rc->slot[k];
-        args[k].offset += (size_t)(r0 * args[k].stride[0]) * (size_t)cute_dtype_bytes((cute_dtype)args[k].dtype);
-        args[k].shape[0] = m;
-        s.slot[k] = &args[k];
-    }
-    return s;
-}
-
-/* CUTEC_ROWS_SIDE (opt-in, engineer ln43): a forward whose rows take clusters of 16 blocks
- * leaves the last rows (32, 48, 64 or 96 of each 1024) to a second launch on a stream of its own,
- * planned with 64 KB parts (clusters of 8, as under CUTEC_ROWS_HEX=0), meant for the SMs the
- * clusters of 16 never reach: the driver holds 49 clusters of 16 of LayerNorm's seven blocks
- * an SM at 1024x262144 (784 of the H200's 924 block slots), 42 of softmax's six, where clusters
- * of 2 at 4096x32768 fill all 924 (462), consistent with GPCs of 18, 18, 18, 18, 18, 18, 16
- * and 8 SMs and a cluster of 16 on 16 SMs of one GPC: the 8-SM GPC holds none.  0: none (the
- * plan keeps column sums, its clusters are of 8 or fewer, or the side plan's are not) */
-static int64_t side_rows(cutec_rows *lib, const row_call *rc, const row_plan *p)
-{
-    static const int per_1024[] = {0, 32, 48, 64, 96};
-    int64_t m = rc->slot[0]->shape[0], k = per_1024[rows_env(ROWS_ENV_SIDE)] * m / 1024;
-    if (!k || p->cluster <= 8 || row_plan_slots(p, COL_PARTIAL) || row_plan_persistent(p)) return 0;
-    row_plan q;
-    plan_of(lib, rc, &q, true);
-    return q.cluster > 1 && q.cluster <= 8 && !row_plan_persistent(&q) ? k : 0;
-}
-
-/* the call's first m - ms rows by its plan p on its stream, the last ms by the side plan on
- * the side stream, launched after them (lock held) */
-static cute_status run_side(cutec_rows *lib, const row_call *rc, const row_plan *p, int64_t ms, void *stream,
-                            char *err, size_t n)
-{
-    cute_call_arg a[ROW_SLOTS], b[ROW_SLOTS];
-    int64_t m = rc->slot[0]->shape[0];
-    row_call first = rows_slice(rc, a, 0, m - ms), side = rows_slice(rc, b, m - ms, ms);
-    row_plan q;
-    plan_of(lib, &side, &q, true);
-    /* (walk3: three clusters walking the side's rows, what the H200's GPC of 8 SMs holds of
-     * 64 KB parts at three blocks an SM, so that the side launch asks no more of the device;
-     * parts all whole, whose buffers each row fills alike) */
-    if (rows_trial("walk3") && rc->slot[0]->shape[1] % row_plan_block_cols(&q) == 0) q.walk_blocks = 3;
-    void *ss;
-    bool own = rows_lib_side_begin(lib, stream, &ss);
-    cute_status st = run_locked(lib, &first, p, stream, err, n);
-    if (st == CUTE_OK) st = run_locked(lib, &side, &q, ss, err, n);
-    cute_status end = own ? rows_lib_side_end(lib, stream) : CUTE_OK;
-    if (st == CUTE_OK && end != CUTE_OK) snprintf(err, n, "%s: the side launch's join failed", rc->op->name), st = end;
-    return st;
-}
-
 /* the slot of rc's op named `name` (-1: none) */
 static int slot_named(const row_call *rc, const char *name)
 {
@@ -322,16 +263,16 @@ cute_status rows_run(cutec_rows *lib, const row_call *rc, void *stream, char *er
     if (st) return st;
     if (rc->slot[0]->shape[0] == 0) return CUTE_OK; /* no rows */
     row_plan p;
-    plan_of(lib, rc, &p, false);
+    plan_of(lib, rc, &p);
     row_call dx_only, sums;
     /* a block that walks several tiles of a row (but those of a part with column sums of
      * their own, row_plan_sum_tiles): dw, db by a pass of their own, which reads dy and x
      * again (five matrix passes for three) */
     bool own_pass = p.looped && p.stage_chunks != row_plan_sum_tiles(&p);
     if (own_pass && split_sums(rc, &dx_only, &sums)) {
-        plan_of(lib, &dx_only, &p, false);
+        plan_of(lib, &dx_only, &p);
         row_plan q;
-        plan_of(lib, &sums, &q, false);
+        plan_of(lib, &sums, &q);
         rows_lib_lock(lib);
         st = run_locked(lib, &dx_only, &p, stream, err, n);
         if (st == CUTE_OK) st = run_locked(lib, &sums, &q, stream, err, n);
@@ -339,8 +280,7 @@ cute_status rows_run(cutec_rows *lib, const row_call *rc, void *stream, char *er
         return st;
     }
     rows_lib_lock(lib);
-    int64_t ms = rows_lib_dry(lib) ? 0 : side_rows(lib, rc, &p);
-    st = ms ? run_side(lib, rc, &p, ms, stream, err, n) : run_locked(lib, rc, &p, stream, err, n);
+    st = run_locked(lib, rc, &p, stream, err, n);
     rows_lib_unlock(lib);
     return st;
 }

@@ -126,7 +126,7 @@ static bool late_columns(const row_plan *p) { return row_plan_slots(p, COL_IN) &
 static bool hex_parts(const row_plan *p)
 {
     bool with_row = row_plan_slots(p, COL_IN) && !p->op->columns_late;
-    return !p->no_hex && !keeps_sums(p) && rows_env(ROWS_ENV_HEX) == 0 && (!with_row || rows_trial("hex"));
+    return !keeps_sums(p) && rows_env(ROWS_ENV_HEX) == 0 && (!with_row || rows_trial("hex"));
 }
 static bool split_parts(const row_plan *p)
 {
@@ -140,14 +140,15 @@ static bool cluster_stage_at(row_plan *p, int64_t n, int kmax, int64_t part, int
 
 static bool cluster_stage(row_plan *p, int64_t n, int kmax)
 {
-    /* ln43's "c8" (opt-in): late column inputs (LayerNorm's forward) over 64 KB parts of 128
-     * threads, clusters of 8 at 262144, the part's last five chunks read from global memory
-     * twice (row_plan_forms's tail_more), so that seven blocks an SM keep 25 KB each: the
-     * driver places 49 clusters of 16 (784 of an H200's 924 block slots: none on its GPC of 8
-     * SMs, 14 slots of each GPC of 18 empty), of 8 by the same count 111 (888) */
-    if (hex_parts(p) && late_columns(p) && rows_trial("c8") &&
-        cluster_stage_at(p, n, kmax, 2 * CLUSTER_STAGE_BYTES_HEX, STAGE_THREADS / 2, true))
-        return true;
+    /* (ln43, measured and deleted: LayerNorm's forward over 64 KB parts of 128 threads in
+     * clusters of 8 at 262144, three chunks staged and five read from global memory twice
+     * (asked of L2 at the row's start), seven blocks an SM, 72 registers: the driver held 107
+     * clusters of 8 (856 blocks) where 49 of 16 (784), yet H200 63.2 / 63.7% of the copy
+     * against 85.2 / 85.3, 392 us: issue 43%, long scoreboard 10 warps an issue (the global
+     * chunks' L2 round trips one after another).  Its rows past the clusters of 16 as a second
+     * launch of 64 KB parts on a stream of its own (CUTEC_ROWS_SIDE) ran after the first, not
+     * beside it: 48 rows -4.2, 32 rows -4.55, at the greatest stream priority -6.7.
+     * bench/RESULTS.md, ln43) */
     if (hex_parts(p) && cluster_stage_at(p, n, kmax, CLUSTER_STAGE_BYTES_HEX, STAGE_THREADS / 2, true)) return true;
     return cluster_stage_at(p, n, kmax, CLUSTER_STAGE_BYTES, STAGE_THREADS, false);
 }
@@ -390,9 +391,6 @@ void row_plan_forms(row_plan *p, int64_t n)
      * eight (64 registers, 228 KB) lost to seven (80.4 / 81.0, 84.5 / 84.4): both deleted.
      * CUTEC_ROWS_TRIAL=no-tail gives the six staged parts back */
     p->tail_global = row_lnb_form("tail") && p->stage_split && p->stage_chunks > 1 && p->tpr * p->rows == 128 && !p->cols_ahead;
-    /* (ln43's "c8": three of the 64 KB part's eight chunks staged, as many bytes as hex's
-     * three, the other five read twice: cluster_stage) */
-    if (p->tail_global && rows_trial("c8") && p->stage_chunks > 4) p->tail_more = p->stage_chunks - 4;
     /* (ln43's "colpf", measured and deleted: the chunk loop's write chunks each asking L1 for
      * the next chunk's weight and bias by prefetch.global.L1, the first write chunk's before
      * the cluster exchange; 71 registers, no spill, the write loop 316 -> 366 sm_90a

@@ -19,13 +19,12 @@ static const struct {
     [ROWS_ENV_SPLIT] = {"CUTEC_ROWS_SPLIT", "1|0"},
     [ROWS_ENV_EARLY] = {"CUTEC_ROWS_EARLY", "1|0"},
     [ROWS_ENV_COLS_UNROLL] = {"CUTEC_COLS_UNROLL", "8|4"},
-    [ROWS_ENV_SIDE] = {"CUTEC_ROWS_SIDE", "0|32|48|64|96"},
 };
 
 /* CUTEC_ROWS_TRIAL's names beside 0 (none) and 1 (every one): rows_trial's callers, and eight
  * defaults left out as no-NAME (row_lnb_form): ln39's row128, lnb's idx32 and wf32, rows40's
  * slim, ln41's tail, nb41's sumlanes, sumpdl and rowpdl */
-static const char *const TRIALS = "ahead|hex|wchain1|urgent|walk3|c8|no-row128|no-idx32|no-wf32|no-slim|no-tail|no-sumlanes|no-sumpdl|no-rowpdl";
+static const char *const TRIALS = "ahead|hex|wchain1|no-row128|no-idx32|no-wf32|no-slim|no-tail|no-sumlanes|no-sumpdl|no-rowpdl";
 
 int rows_env(rows_env_setting s)
 {

@@ -161,15 +161,6 @@ typedef struct row_plan {
                               passes, so that the part's shared memory is a chunk smaller and
                               seven blocks an SM fit where six took 228 KB (ln41's "tail7",
                               the default: rows_compile.c's row_plan_forms) */
-    bool no_hex;           /* planned without hex's 32 KB parts (the side launch's rows:
-                              rows_call.c's side_rows), as under CUTEC_ROWS_HEX=0 */
-    int walk_blocks;       /* > 0: a grid of at most that many row blocks, each walking its
-                              share of the rows (the side launch under CUTEC_ROWS_TRIAL=walk3:
-                              rows_call.c's grid_of; the kernel as it is, its iters > 1) */
-    int tail_more;         /* tail_global's chunks read from global memory beyond the last one:
-                              the part's last 1 + tail_more (ln43's "c8", opt-in: 64 KB parts
-                              of 128 threads in clusters of 8, three chunks staged, five read
-                              twice, asked of L2 at the row's start) */
     bool column_grid;      /* blocks tile the columns too (grid.y), each its chunk: an op
                               without row reductions over rows longer than a tile, or a
                               cluster's blocks */
@@ -224,8 +215,6 @@ typedef enum {
     ROWS_ENV_SPLIT,       /* CUTEC_ROWS_SPLIT=0: no split parts */
     ROWS_ENV_EARLY,       /* CUTEC_ROWS_EARLY=0: no early gather (the op's cluster form) */
     ROWS_ENV_COLS_UNROLL, /* CUTEC_COLS_UNROLL: 8 (as planned) or 4 (columns.c) */
-    ROWS_ENV_SIDE,        /* CUTEC_ROWS_SIDE: 0 (none), or the rows of each 1024 a forward's
-                             clusters of 16 leave to a side launch (rows_call.c's side_rows) */
     ROWS_ENV_COUNT
 } rows_env_setting;
 /* the index of the setting's value, 0 (the default) where unset or refused */

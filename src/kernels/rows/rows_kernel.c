@@ -262,32 +262,13 @@ static row_thread unstaged(const row_thread *th)
     return u;
 }
 
-/* the plan's tail_global: the part's last tile's row inputs (tile th->tail + j of its
- * 1 + tail_more), read from global memory as an unstaged plan reads them (HBM in the stage
- * walk, L2 in the write pass; write_chain reads it so too) */
-static void load_tail(cute_ctx *c, const row_thread *th, row_io *io, cute_int rb, cute_int cb, bool for_stages)
+/* the plan's tail_global: the part's last tile's row inputs, read from global memory as an
+ * unstaged plan reads them (HBM in the stage walk, L2 in the write pass; write_chain reads
+ * it so too) */
+static void load_tail(cute_ctx *c, const row_thread *th, row_io *io, cute_int rb, bool for_stages)
 {
     row_thread u = unstaged(th);
-    load_chunk(c, &u, io, rb, cb, for_stages);
-}
-
-/* the plan's tail_more: every tile of the tail asked of L2 at the row's start (a line a
- * vector of each row input, where inside), so that the stage walk's loads of them, one
- * tile after the other, find L2 */
-static void prefetch_tail(cute_ctx *c, const row_thread *th, cute_int rb)
-{
-    const row_op *op = th->p->op;
-    for (int j = 0; th->p->tail_more && j <= th->p->tail_more; j++) {
-        cute_int cb = cute_add(cute_ctx_alg(c), th->tail, cute_i(j));
-        cute_ssa inside = cute_elem_less(c, part(c, th, th->k->rows, rb, cb), CUTE_CRD(th->k->m, th->k->n));
-        for (int s = 0; s < op->nslots; s++)
-            if (th->p->has[s] && op->slot[s].role == ROW_IN) {
-                cute_tensor from = part(c, th, th->k->g[s], rb, cb);
-                for (int i = 0; i < inside.n; i += th->p->vec) {
-                    CUTE_IF(c, cute_ssa_get(c, inside, i)) { cute_prefetch_l2(c, cute_tensor_ptr(c, from, cute_i(i))); }
-                }
-            }
-    }
+    load_chunk(c, &u, io, rb, th->tail, for_stages);
 }
 
 /* row_plan's stage_split: the first stage's walk waits for each chunk's copy before it reads
@@ -307,7 +288,7 @@ static void stage_walk(cute_ctx *c, const row_thread *th, row_io *io, cute_int r
     cute_val first[4], var[4];
     bool tail = th->p->tail_global; /* (its global loads first, while the staged chunks land) */
     if (tail) {
-        load_tail(c, th, io, rb, th->tail, true);
+        load_tail(c, th, io, rb, true);
     } else {
         chunk_wait(c, th, io, st);
         load_chunk(c, th, io, rb, th->first, true);
@@ -318,16 +299,6 @@ static void stage_walk(cute_ctx *c, const row_thread *th, row_io *io, cute_int r
     for (int i = 0; i < arity; i++) stats[st][i] = first[i];
     if (th->p->stage_chunks == 1) return; /* the block's one tile */
     for (int i = 0; i < arity; i++) var[i] = cute_val_var(c, first[i]);
-    if (tail && th->p->tail_more) { /* (the tail's other tiles, asked of L2 at the row's start) */
-        cute_alg *a = cute_ctx_alg(c);
-        CUTE_FOR(c, cb, cute_add(a, th->tail, cute_i(1)), cute_add(a, th->tail, cute_i(1 + th->p->tail_more))) {
-            cute_val more[4], sum[4];
-            load_tail(c, th, io, rb, cb, true);
-            op->partial(c, io, st, (const cute_val(*)[4])stats, more);
-            cute_reducer_apply(c, &th->red[st], var, more, sum);
-            for (int i = 0; i < arity; i++) cute_val_assign(c, var[i], sum[i]);
-        }
-    }
     CUTE_FOR(c, cb, tail ? th->first : cute_add(cute_ctx_alg(c), th->first, cute_i(1)), th->staged_end) {
         cute_val more[4], sum[4];
         chunk_wait(c, th, io, st);
@@ -390,7 +361,7 @@ static void write_chain(cute_ctx *c, const row_thread *th, row_io *io, cute_int 
         row_cols next = {0};
         if (j + 1 < th->p->stage_chunks) next = columns_issue(c, th, cute_add(a, cb, cute_i(1)));
         /* (the plan's tail_global: the last tile, th->tail, is not staged) */
-        bool tail = th->p->tail_global && j >= th->p->stage_chunks - 1 - th->p->tail_more;
+        bool tail = th->p->tail_global && j == th->p->stage_chunks - 1;
         write_chunk_from(c, tail ? &from_global : th, io, rb, cb, &cur, stats);
         cur = next;
     }
@@ -438,12 +409,7 @@ static void write_pass_row(cute_ctx *c, const row_thread *th, row_io *io, cute_i
     }
     if (th->p->tail_global) { /* (its L2 loads beside the first chunk's columns') */
         row_thread from_global = unstaged(th);
-        cute_alg *a = cute_ctx_alg(c);
-        if (th->p->tail_more) {
-            CUTE_FOR(c, cb, th->tail, cute_add(a, th->tail, cute_i(1 + th->p->tail_more))) { write_chunk(c, &from_global, io, rb, cb, stats, 0); }
-        } else {
-            write_chunk(c, &from_global, io, rb, th->tail, stats, 0);
-        }
+        write_chunk(c, &from_global, io, rb, th->tail, stats, 0);
     }
     CUTE_FOR(c, cb, th->first, th->staged_end) { write_chunk(c, th, io, rb, cb, stats, 0); }
 }
@@ -527,7 +493,7 @@ static void chunk_range(cute_ctx *c, row_thread *th)
     th->first = cute_mul(a, th->cb, cute_i(p->stage_chunks));
     th->end = th->staged_end = cute_min(a, tiles, cute_add(a, th->first, cute_i(p->stage_chunks)));
     if (!p->tail_global) return;
-    th->tail = cute_add(a, th->first, cute_i(p->stage_chunks - 1 - p->tail_more)); /* (past the row: predicated off) */
+    th->tail = cute_add(a, th->first, cute_i(p->stage_chunks - 1)); /* (past the row: predicated off) */
     th->staged_end = cute_min(a, th->end, th->tail);
 }
 
@@ -648,7 +614,6 @@ static void rows_walk(cute_ctx *c, row_thread *th, row_io *io)
         io->row = row, th->it = it;
         row_values_now(c, th, io->v, &next, ahead, it, row);
         load_firsts(c, th, io, rb, row);
-        prefetch_tail(c, th, rb);
         if (p->cols_ahead) th->ahead = columns_issue(c, th, th->first);
         if (th->stage.on && p->stage_split) {
             fill_chunks(c, th, rb);

@@ -25,7 +25,6 @@ struct cutec_rows {
     resident_key resident[RESIDENT_KEYS]; /* the driver's answers so far */
     int nresident;
     rows_launch launch; /* the last call's */
-    void *side, *fork, *join; /* rows_lib_side's stream and events (NULL: not made yet) */
 };
 
 cutec_rows *cutec_rows_new(cute_runtime *rt)
@@ -44,10 +43,6 @@ void cutec_rows_free(cutec_rows *lib)
     fn_cache_free(&lib->fns);
     cute_backend *b = cute_runtime_backend(lib->rt);
     if (lib->scratch.bytes) b->vt->free(b->self, &lib->scratch);
-    cute_cuda *cu = cute_cuda_backend_driver(b);
-    if (cu && lib->fork) cute_cuda_event_free(cu, lib->fork);
-    if (cu && lib->join) cute_cuda_event_free(cu, lib->join);
-    if (cu && lib->side) cute_cuda_stream_free(cu, lib->side);
     pthread_mutex_destroy(&lib->lock);
     free(lib);
 }
@@ -83,35 +78,6 @@ cute_status rows_lib_scratch(cutec_rows *lib, size_t bytes, const cute_buffer **
     }
     *out = &lib->scratch;
     return CUTE_OK;
-}
-
-/* The side launch (rows_call.c's side_rows) on a stream of its own (of the greatest priority
- * under CUTEC_ROWS_TRIAL=urgent, read when the library first makes it: the blocks of its
- * kernels dispatched before the call's still waiting), ordered after the
- * call's stream's work before it and before its work after it: fork recorded on `stream`
- * and waited for by the side stream, join the reverse (made the first time; lock held).
- * False and *side = stream where the backend has no CUDA driver (the interpreter: both
- * launches on the call's stream, one after the other) or the driver refused. */
-bool rows_lib_side_begin(cutec_rows *lib, void *stream, void **side)
-{
-    cute_cuda *cu = cute_cuda_backend_driver(cute_runtime_backend(lib->rt));
-    *side = stream;
-    if (!cu) return false;
-    if (!lib->side && (rows_trial("urgent") ? cute_cuda_stream_new_urgent(cu, &lib->side) : cute_cuda_stream_new(cu, &lib->side)) != CUTE_OK)
-        return lib->side = NULL, false;
-    if (!lib->fork && cute_cuda_event_new_untimed(cu, &lib->fork) != CUTE_OK) return lib->fork = NULL, false;
-    if (!lib->join && cute_cuda_event_new_untimed(cu, &lib->join) != CUTE_OK) return lib->join = NULL, false;
-    if (cute_cuda_event_record(cu, lib->fork, stream) != CUTE_OK || cute_cuda_stream_wait_event(cu, lib->side, lib->fork) != CUTE_OK)
-        return false;
-    *side = lib->side;
-    return true;
-}
-
-cute_status rows_lib_side_end(cutec_rows *lib, void *stream)
-{
-    cute_cuda *cu = cute_cuda_backend_driver(cute_runtime_backend(lib->rt));
-    cute_status st = cute_cuda_event_record(cu, lib->join, lib->side);
-    return st == CUTE_OK ? cute_cuda_stream_wait_event(cu, stream, lib->join) : st;
 }
 
 /* the blocks that keep every SM busy: the device's SM count (8 on the interpreter) times 2 */

@@ -30,11 +30,6 @@ typedef struct rows_launch {
     int cluster, threads, per_sm;
 } rows_launch;
 void rows_lib_note_launch(cutec_rows *lib, rows_launch l);
-/* a second stream for the side launch (rows_call.c's side_rows): *side the stream to launch
- * on, after `stream`'s work so far; true when it is the library's own stream, which
- * rows_lib_side_end then orders before `stream`'s later work (lock held) */
-bool rows_lib_side_begin(cutec_rows *lib, void *stream, void **side);
-cute_status rows_lib_side_end(cutec_rows *lib, void *stream);
 rows_launch rows_lib_last_launch(const cutec_rows *lib);
 
 /* One call of an op.  slot[s]: the argument of slot s (NULL: not given); for a

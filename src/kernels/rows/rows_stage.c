@@ -15,7 +15,7 @@ row_stage row_stage_alloc(cute_ctx *c, cute_smem_allocator *A, const row_plan *p
     row_stage st = {0};
     if (!p->stage_chunks) return st;
     cute_alg *a = cute_ctx_alg(c);
-    st.stages = p->stage_split ? p->stage_chunks - p->tail_global - p->tail_more : p->stage_bufs > 1 ? p->stage_bufs : 1;
+    st.stages = p->stage_split ? p->stage_chunks - p->tail_global : p->stage_bufs > 1 ? p->stage_bufs : 1;
     st.buf_chunks = p->stage_split ? 1 : p->stage_chunks;
     int64_t cap = st.stages * st.buf_chunks * row_plan_tile(p);
     cute_tuple rt = cute_tuple_fmt(a, "(1,%lld)", (long long)row_plan_tile(p));
