@@ -194,18 +194,6 @@ rows_trial_bench()
     fi
     grep -v "^# \(check\|time\|index\)" "$out/$name.one"
 }
-#   rows_checked T OP DTYPE SHAPE: `cutec run OP` under CUTEC_ROWS_TRIAL=T on the GPU, every
-#                       element against float64 (12 s): its verdict line; false (and "^ FAILED")
-#                       unless 0 wrong
-#   rows_gbs FILE OP SHAPE: the GB/s of OP's forward row at SHAPE in a bench table FILE ("W"
-#                       where it is WRONG or failed)
-rows_checked()
-{
-    CUTEC_ROWS_TRIAL=$1 timeout 12 build/cutec run "$2" --dtype "$3" --shape "$4" >"$out/rows_checked.run" 2>&1
-    echo "trial $1: $(tail -n 1 "$out/rows_checked.run")"
-    grep -q "verified (0 wrong)" "$out/rows_checked.run" || { echo "   ^ FAILED"; return 1; }
-}
-rows_gbs() { [ -f "$1" ] && awk -v op="$2" -v s="$3" '$1 == op && $2 == "fwd" && $4 == s { print (/WRONG|failed/ ? "W" : $6); exit }' "$1"; }
 mean2() { awk -v a="$1" -v b="$2" 'BEGIN { if (a == "W" || b == "W") print "W"; else if (a == "" || b == "") print a b; else printf "%.2f", (a + b) / 2 }'; }
 diff2() { awk -v a="$1" -v b="$2" 'BEGIN { if (a == "W" || b == "W") print "W"; else if (a == "" || b == "") print ""; else printf "%.2f", a - b }'; }
 rows_new() { CUTEC_TORCH_ROWS=/dev/null bench_bf16 "$@"; }
