@@ -106,6 +106,15 @@ static cute_ssa load_f32(cute_ctx *c, const row_plan *p, cute_tensor t, cute_ssa
     return widen_raw(c, p, t, load_raw(c, p, t, pred, fill));
 }
 
+/* the plan's diag_nocols (a diagnostic, wrong by design): a column input's values as stored,
+ * all 1, never loaded */
+static cute_ssa columns_one(cute_ctx *c, const row_plan *p, cute_tensor t)
+{
+    if (!as_words(p, t)) return cute_ssa_fill(c, t.dtype, t.layout.shape, 1.0);
+    cute_tensor w = cute_tensor_recast(c, t, CUTE_U32);
+    return cute_ssa_fill(c, CUTE_U32, w.layout.shape, (double)0x3f803f80u); /* (two bf16 1.0) */
+}
+
 /* the plan's cols_f32 (with its columns staged) */
 static bool columns_f32(const row_thread *th) { return th->stage.cols_on && th->p->cols_f32; }
 
@@ -125,7 +134,8 @@ static row_cols columns_issue(cute_ctx *c, const row_thread *th, cute_int cb)
             }
             cols.from[s] = th->stage.cols_on ? part(c, th, th->stage.cols[s], cute_i(0), staged)
                                              : part(c, th, th->k->g[s], cute_i(0), cb);
-            cols.raw[s] = load_raw(c, th->p, cols.from[s], in_cols, 0);
+            cols.raw[s] = th->p->diag_nocols && op->columns_late ? columns_one(c, th->p, cols.from[s])
+                                                                  : load_raw(c, th->p, cols.from[s], in_cols, 0);
         }
     return cols;
 }
