@@ -198,7 +198,8 @@ static void row_settings(void)
     refused("CUTEC_COLS_UNROLL", "2", rows, "not one of 8|4");
     good("CUTEC_ROWS_DIAG", "nocols", rows_diag, 1); /* (a diagnostic: ln43's) */
     good("CUTEC_ROWS_DIAG", "none", rows_diag, 0);
-    refused("CUTEC_ROWS_DIAG", "nocol", rows, "not one of none|nocols");
+    good("CUTEC_ROWS_DIAG", "cols0", rows_diag, 3);
+    refused("CUTEC_ROWS_DIAG", "nocol", rows, "not one of none|nocols|nobias|cols0");
     unsetenv("CUTEC_ROWS_DIAG");
     good("CUTEC_ROWS_TRIAL", "wchain1,hex", trial_hex, 1);
     good("CUTEC_ROWS_TRIAL", "1", trial_hex, 1);

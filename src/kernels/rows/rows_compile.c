@@ -393,8 +393,8 @@ void row_plan_forms(row_plan *p, int64_t n)
      * CUTEC_ROWS_TRIAL=no-tail gives the six staged parts back */
     p->tail_global = row_lnb_form("tail") && p->stage_split && p->stage_chunks > 1 && p->tpr * p->rows == 128 && !p->cols_ahead;
     /* (ln43's diagnostic: the late columns never loaded, to time what they cost) */
-    p->diag_nocols = rows_env(ROWS_ENV_DIAG) == 1 && late_cols;
-    if (p->diag_nocols) cute_env_warn_diag("CUTEC_ROWS_DIAG");
+    p->diag_cols = late_cols ? rows_env(ROWS_ENV_DIAG) : 0;
+    if (p->diag_cols) cute_env_warn_diag("CUTEC_ROWS_DIAG");
     /* (ln43's "colpf", measured and deleted: the chunk loop's write chunks each asking L1 for
      * the next chunk's weight and bias by prefetch.global.L1, the first write chunk's before
      * the cluster exchange; 71 registers, no spill, the write loop 316 -> 366 sm_90a
