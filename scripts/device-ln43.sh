@@ -20,8 +20,9 @@
 # It decides nothing of the code (no form): it prints each diagnostic's gain over the default
 # (the mean of two rounds) and reads them: "the round trip" when cols0 wins back at least 70%
 # of nocols's gain, "the loads themselves" when it wins back under 30%, else "both"; and
-# "bytes" when nobias wins back 35-65% of nocols's, "latency" when over 65% (one load a chunk
-# waited on costs about what two do), else "undecided".
+# "bytes" when nobias wins back 35-65% of nocols's, "latency" when under 35% (one load a chunk
+# waited on costs about what two do), else "undecided".  (Its run at 19:53 UTC printed this
+# rule written backwards, "latency" over 65%: nobias won back -12%, latency; bench/RESULTS.md.)
 #   BUDGET=40 ITERS=10 sh scripts/device-ln43.sh
 . scripts/device-common.sh
 log="$out/ln43.log"
@@ -59,7 +60,7 @@ diag()
             if (n < 1) { print "decides: the columns: undecided (nocols under 1 point this time)"; exit }
             rc = c / n; rb = b / n
             printf "decides: the columns: %s (cols0 wins back %.0f%% of nocols)\n", (rc >= 0.7 ? "the round trip" : (rc < 0.3 ? "the loads themselves" : "both")), 100 * rc
-            printf "decides: the columns: %s (nobias wins back %.0f%% of nocols)\n", (rb > 0.65 ? "latency" : (rb >= 0.35 ? "bytes" : "undecided")), 100 * rb }'
+            printf "decides: the columns: %s (nobias wins back %.0f%% of nocols)\n", (rb < 0.35 ? "latency" : (rb <= 0.65 ? "bytes" : "undecided")), 100 * rb }'
         if budget_left && command -v ncu >/dev/null 2>&1; then
             echo "-- ncu CUTEC_ROWS_DIAG=cols0 layernorm $L $(el_s)"
             CUTEC_ROWS_DIAG=cols0 CUTEC_TORCH_ROWS=/dev/null timeout 10 ncu --clock-control none --cache-control all --kernel-name-base function \
