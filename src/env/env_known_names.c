@@ -67,6 +67,7 @@ const char *const cute_env_known_names[] = {
     "CUTEC_PTX_LATE",
     "CUTEC_PTX_OPT",
     "CUTEC_PTX_SUMS",
+    "CUTEC_ROWS_DIAG",
     "CUTEC_ROWS_EARLY",
     "CUTEC_ROWS_HEX",
     "CUTEC_ROWS_PAIRS",

@@ -116,6 +116,7 @@ static int hstu(void)
 }
 static int rows(void) { return rows_env_check(why, sizeof why) == CUTE_OK; }
 static int unroll(void) { return rows_env(ROWS_ENV_COLS_UNROLL); }
+static int rows_diag(void) { return rows_env_check(why, sizeof why) == CUTE_OK ? rows_env(ROWS_ENV_DIAG) : -1; }
 static int trial_hex(void) { return rows_env_check(why, sizeof why) == CUTE_OK ? rows_trial("hex") : -1; }
 
 /* name=value refused: reader r gives 0 and why says "name=value: expected" */
@@ -195,6 +196,11 @@ static void row_settings(void)
     good("CUTEC_COLS_UNROLL", "4", unroll, 1);
     good("CUTEC_COLS_UNROLL", "8", unroll, 0);
     refused("CUTEC_COLS_UNROLL", "2", rows, "not one of 8|4");
+    good("CUTEC_ROWS_DIAG", "nocols", rows_diag, 1); /* (a diagnostic: ln43's) */
+    good("CUTEC_ROWS_DIAG", "none", rows_diag, 0);
+    good("CUTEC_ROWS_DIAG", "cols0", rows_diag, 3);
+    refused("CUTEC_ROWS_DIAG", "nocol", rows, "not one of none|nocols|nobias|cols0");
+    unsetenv("CUTEC_ROWS_DIAG");
     good("CUTEC_ROWS_TRIAL", "wchain1,hex", trial_hex, 1);
     good("CUTEC_ROWS_TRIAL", "1", trial_hex, 1);
     good("CUTEC_ROWS_TRIAL", "ahead", trial_hex, 0);

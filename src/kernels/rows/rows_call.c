@@ -97,6 +97,7 @@ static void key_of(const row_plan *p, char *key, size_t n)
     if (p->staged_plain) len += snprintf(key + len, n - (size_t)len, "plain-staged/");
     if (p->slots_slim) len += snprintf(key + len, n - (size_t)len, "slim/");
     if (p->tail_global) len += snprintf(key + len, n - (size_t)len, "tail/");
+    if (p->diag_cols) len += snprintf(key + len, n - (size_t)len, "diag-cols%d/", p->diag_cols);
     if (p->sums_pdl) len += snprintf(key + len, n - (size_t)len, "pdl/");
     if (p->row_pdl) len += snprintf(key + len, n - (size_t)len, "row-pdl/");
     len += snprintf(key + len, n - (size_t)len, "b%d/%s", row_plan_blocks_per_sm(p), p->stage_split ? "split/" : ""); /* the launch bound */

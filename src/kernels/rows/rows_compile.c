@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "cutec/cuda_arch.h"
+#include "env/env_choice.h"
 #include "kernels/rows/rows_internal.h"
 
 static int64_t pow2_at_least(int64_t x)
@@ -140,6 +141,15 @@ static bool cluster_stage_at(row_plan *p, int64_t n, int kmax, int64_t part, int
 
 static bool cluster_stage(row_plan *p, int64_t n, int kmax)
 {
+    /* (ln43, measured and deleted: LayerNorm's forward over 64 KB parts of 128 threads in
+     * clusters of 8 at 262144, three chunks staged and five read from global memory twice
+     * (asked of L2 at the row's start), seven blocks an SM, 72 registers: the driver held 107
+     * clusters of 8 (856 blocks) where 49 of 16 (784), yet H200 63.2 / 63.7% of the copy
+     * against 85.2 / 85.3, 392 us: issue 43%, long scoreboard 10 warps an issue (the global
+     * chunks' L2 round trips one after another).  Its rows past the clusters of 16 as a second
+     * launch of 64 KB parts on a stream of its own (CUTEC_ROWS_SIDE) ran after the first, not
+     * beside it: 48 rows -4.2, 32 rows -4.55, at the greatest stream priority -6.7.
+     * bench/RESULTS.md, ln43) */
     if (hex_parts(p) && cluster_stage_at(p, n, kmax, CLUSTER_STAGE_BYTES_HEX, STAGE_THREADS / 2, true)) return true;
     return cluster_stage_at(p, n, kmax, CLUSTER_STAGE_BYTES, STAGE_THREADS, false);
 }
@@ -382,6 +392,14 @@ void row_plan_forms(row_plan *p, int64_t n)
      * eight (64 registers, 228 KB) lost to seven (80.4 / 81.0, 84.5 / 84.4): both deleted.
      * CUTEC_ROWS_TRIAL=no-tail gives the six staged parts back */
     p->tail_global = row_lnb_form("tail") && p->stage_split && p->stage_chunks > 1 && p->tpr * p->rows == 128 && !p->cols_ahead;
+    /* (ln43's diagnostic: the late columns never loaded, to time what they cost) */
+    p->diag_cols = late_cols ? rows_env(ROWS_ENV_DIAG) : 0;
+    if (p->diag_cols) cute_env_warn_diag("CUTEC_ROWS_DIAG");
+    /* (ln43's "colpf", measured and deleted: the chunk loop's write chunks each asking L1 for
+     * the next chunk's weight and bias by prefetch.global.L1, the first write chunk's before
+     * the cluster exchange; 71 registers, no spill, the write loop 316 -> 366 sm_90a
+     * instructions a chunk.  H200, % of the copy against the default in turns: 1024x262144
+     * 80.9 / 80.8 against 85.0 / 85.2, 4096x32768 86.0 against 90.1: bench/RESULTS.md, ln43) */
     /* (ln42, measured and deleted; H200, % of the copy against the default in turns: the
      * write loop at 1024x262144 without predicates on whole chunks and y by two FMAs, 315 ->
      * 220 sm_90a instructions a chunk, 1024x262144 +0.8, -0.3, 0.0, +0.9 and 4096x32768 +0.5,

@@ -19,6 +19,7 @@ static const struct {
     [ROWS_ENV_SPLIT] = {"CUTEC_ROWS_SPLIT", "1|0"},
     [ROWS_ENV_EARLY] = {"CUTEC_ROWS_EARLY", "1|0"},
     [ROWS_ENV_COLS_UNROLL] = {"CUTEC_COLS_UNROLL", "8|4"},
+    [ROWS_ENV_DIAG] = {"CUTEC_ROWS_DIAG", "none|nocols|nobias|cols0"},
 };
 
 /* CUTEC_ROWS_TRIAL's names beside 0 (none) and 1 (every one): rows_trial's callers, and eight

@@ -161,6 +161,12 @@ typedef struct row_plan {
                               passes, so that the part's shared memory is a chunk smaller and
                               seven blocks an SM fit where six took 228 KB (ln41's "tail7",
                               the default: rows_compile.c's row_plan_forms) */
+    int diag_cols;         /* CUTEC_ROWS_DIAG, a diagnostic, wrong by design, of late column
+                              inputs (LayerNorm's forward's weight and bias; rows_kernel.c's
+                              columns_issue): 0 none; 1 nocols: taken as 1, never loaded; 2
+                              nobias: the bias so, the weight loaded; 3 cols0: every chunk's
+                              loaded from the row's first chunk's columns (L1's), so that a
+                              bench times what their loads from L2 cost */
     bool column_grid;      /* blocks tile the columns too (grid.y), each its chunk: an op
                               without row reductions over rows longer than a tile, or a
                               cluster's blocks */
@@ -215,6 +221,8 @@ typedef enum {
     ROWS_ENV_SPLIT,       /* CUTEC_ROWS_SPLIT=0: no split parts */
     ROWS_ENV_EARLY,       /* CUTEC_ROWS_EARLY=0: no early gather (the op's cluster form) */
     ROWS_ENV_COLS_UNROLL, /* CUTEC_COLS_UNROLL: 8 (as planned) or 4 (columns.c) */
+    ROWS_ENV_DIAG,        /* CUTEC_ROWS_DIAG: none, nocols, nobias or cols0 (a diagnostic:
+                             row_plan's diag_cols) */
     ROWS_ENV_COUNT
 } rows_env_setting;
 /* the index of the setting's value, 0 (the default) where unset or refused */

@@ -106,6 +106,15 @@ static cute_ssa load_f32(cute_ctx *c, const row_plan *p, cute_tensor t, cute_ssa
     return widen_raw(c, p, t, load_raw(c, p, t, pred, fill));
 }
 
+/* the plan's diag_cols 1 and 2 (a diagnostic, wrong by design): a column input's values as
+ * stored, all 1, never loaded */
+static cute_ssa columns_one(cute_ctx *c, const row_plan *p, cute_tensor t)
+{
+    if (!as_words(p, t)) return cute_ssa_fill(c, t.dtype, t.layout.shape, 1.0);
+    cute_tensor w = cute_tensor_recast(c, t, CUTE_U32);
+    return cute_ssa_fill(c, CUTE_U32, w.layout.shape, (double)0x3f803f80u); /* (two bf16 1.0) */
+}
+
 /* the plan's cols_f32 (with its columns staged) */
 static bool columns_f32(const row_thread *th) { return th->stage.cols_on && th->p->cols_f32; }
 
@@ -123,9 +132,12 @@ static row_cols columns_issue(cute_ctx *c, const row_thread *th, cute_int cb)
                 cols.raw[s] = cute_tensor_load(c, part(c, th, th->stage.cols32[s], cute_i(0), staged));
                 continue;
             }
+            int diag = op->columns_late ? th->p->diag_cols : 0;
+            cute_int at = diag == 3 ? cute_i(0) : cb; /* (cols0: the row's first chunk's) */
             cols.from[s] = th->stage.cols_on ? part(c, th, th->stage.cols[s], cute_i(0), staged)
-                                             : part(c, th, th->k->g[s], cute_i(0), cb);
-            cols.raw[s] = load_raw(c, th->p, cols.from[s], in_cols, 0);
+                                             : part(c, th, th->k->g[s], cute_i(0), at);
+            bool one = diag == 1 || (diag == 2 && !strcmp(op->slot[s].name, "bias"));
+            cols.raw[s] = one ? columns_one(c, th->p, cols.from[s]) : load_raw(c, th->p, cols.from[s], in_cols, 0);
         }
     return cols;
 }
