@@ -29,15 +29,9 @@ TRIAL=CUTEC_BENCH_SPAN_MS=200
 # lines into $out/attnb42.NAME (line-buffered: a time limit keeps the rounds it printed)
 turns()
 {
-    name=$1 lim=$2
+    name=$1
+    device_left "$name" "$2" || { : >"$out/attnb42.$name"; return; }
     shift 2
-    left=$((budget - $(el)))
-    [ "$left" -lt "$lim" ] && lim=$left
-    if [ "$lim" -lt 20 ]; then
-        echo "-- skipped (past BUDGET_S): $name"
-        : >"$out/attnb42.$name"
-        return
-    fi
     echo "-- $name: run --turns $TRIAL $* (limit $lim s) $(el_s)"
     device_smi_start "$out/attnb42.$name.smi"
     timeout "$lim" stdbuf -oL -eL build/cutec run attention --bwd --headdim 128 --iters 10 --rounds 2 \

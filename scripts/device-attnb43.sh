@@ -21,15 +21,9 @@ SHAPE=${SHAPE:---batch 8 --heads 16 --seqlen 4096}
 # the budget left) s, line-buffered into $out/attnb43.NAME
 bench()
 {
-    name=$1 lim=$2
+    name=$1
+    device_left "$name" "$2" || { : >"$out/attnb43.$name"; return; }
     shift 2
-    left=$((budget - $(el)))
-    [ "$left" -lt "$lim" ] && lim=$left
-    if [ "$lim" -lt 20 ]; then
-        echo "-- skipped (past BUDGET_S): $name"
-        : >"$out/attnb43.$name"
-        return
-    fi
     echo "-- $name: bench attention --bwd --iters 10 --rest $REST $* (limit $lim s) $(el_s)"
     device_smi_start "$out/attnb43.$name.smi"
     # shellcheck disable=SC2086
