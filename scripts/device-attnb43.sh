@@ -10,6 +10,13 @@
 # and power beside.  The rule, per row: "order matters" where ours' % of the two SDPA timings
 # differ by 2 points or more, else "the order does not matter"; the mark read rested: both
 # at 110% or more -> "met rested", else the lower of the two.
+# Then (PROFILE=1, the mid pass) where does the fused dK/dV kernel wait: session 42's early
+# profile read "ours stalls on barriers" (3.80 of 10.91 warp cycles an issue at 2x16x16384).
+# By the count (bench/RESULTS.md, attnb43) three of the block's twelve warps (the dQ writer,
+# the turn's and the count's warps) sit parked at named barriers almost all the time, one on
+# each of three SM sub-partitions: that alone is ~2.7 of the 3.80 at a 27.4% issue rate.  ncu
+# on one launch (2x16x4096, SourceCounters), the samples at each wait instruction (BAR, SYNCS:
+# mbarrier, DEPBAR: wgmma's wait) with their reasons: which of them are the consumers'.
 #   SHAPE="--batch 2 --heads 16 --seqlen 16384" BUDGET_S=50 sh scripts/device-attnb43.sh
 . scripts/device-common.sh
 log="$out/attnb43.log"
@@ -32,6 +39,25 @@ bench()
     grep -E "^bf16|^attention|^# (both|torch|NVIDIA|H200)|WRONG|rror|FAIL|skipped" "$out/attnb43.$name"
     device_smi_end "$out/attnb43.$name.smi" "$name"
 }
+# profile SECONDS: the fused dK/dV kernel's first launch of `cutec run attention --bwd` at
+# 2x16x4096 under ncu (WarpStateStats, SourceCounters), then its waits by instruction
+profile()
+{
+    device_left profile "$1" 12 || return
+    # shellcheck disable=SC2012
+    ncu=$(command -v ncu || ls /usr/local/cuda*/bin/ncu /opt/nvidia/nsight-compute/*/ncu 2>/dev/null | tail -n 1)
+    [ -n "$ncu" ] || { echo "-- profile: no ncu"; return; }
+    echo "-- profile: ncu SourceCounters, the fused dK/dV kernel's first launch at 2x16x4096 (limit $lim s) $(el_s)"
+    timeout "$lim" "$ncu" --section WarpStateStats --section SourceCounters --kernel-name regex:dkdv -c 1 -f \
+        -o "$out/attnb43-prof" build/cutec run attention --bwd --headdim 128 --batch 2 --heads 16 --seqlen 4096 \
+        --iters 1 >"$out/attnb43.prof" 2>&1
+    grep -E "verified|FAILED|rror|==ERROR|==WARNING" "$out/attnb43.prof" | cut -c1-200 | head -n 4
+    [ -f "$out/attnb43-prof.ncu-rep" ] || { echo "-- profile: no report"; return; }
+    timeout 15 "$ncu" --import "$out/attnb43-prof.ncu-rep" --page source --csv --print-source sass \
+        >"$out/attnb43-sass.csv" 2>&1
+    python3 scripts/ncu_top.py "$out/attnb43-sass.csv" 12 || head -c 600 "$out/attnb43-sass.csv"
+    python3 scripts/ncu_top.py "$out/attnb43-sass.csv" 24 'BAR|SYNCS|DEPBAR|WARPSYNC' 2>/dev/null | tail -n +3
+}
 # decide NAME: the rule's lines from the "both orders" table of $out/attnb43.NAME
 decide()
 {
@@ -52,7 +78,8 @@ decide()
     device_head
     if nvidia-smi >/dev/null 2>&1; then
         # shellcheck disable=SC2086
-        bench bwd 48 $SHAPE
+        bench bwd "${BENCH_S:-36}" $SHAPE
+        [ "${PROFILE:-1}" = 1 ] && profile 30
         echo "== at $(el) s:"
         decide bwd
     else
@@ -61,4 +88,4 @@ decide()
     fi
     device_end
 } >"$log" 2>&1
-grep -v "^# \\(check\\|time\\|index\\)" "$log" | tail -n 60
+grep -v "^# \\(check\\|time\\|index\\)" "$log" | tail -n 90

@@ -19,8 +19,8 @@
 #   device_gemv_usage CFG...: ptxas's registers and spills (sm_90a) of `cutec compile gemv
 #                      --dtype CFG` for each configuration string
 #   device_end: the clocks after the run and the seconds since $start
-#   device_left NAME SECONDS: lim = SECONDS or the budget's seconds left if fewer; false, saying
-#                     "-- skipped (past BUDGET_S): NAME", where that is under 20
+#   device_left NAME SECONDS [LEAST]: lim = SECONDS or the budget's seconds left if fewer; false,
+#                     saying "-- skipped (past BUDGET_S): NAME", where that is under LEAST (20)
 #   device_smi_start FILE / device_smi_end FILE LABEL: nvidia-smi sampling the first GPU of
 #                     $CUDA_VISIBLE_DEVICES every 100 ms into FILE, then one line: the SM clock
 #                     and power over the samples drawing 250 W or more (min / median / max) and
@@ -143,7 +143,7 @@ device_left()
     lim=$2
     left=$((budget - $(el)))
     [ "$left" -lt "$lim" ] && lim=$left
-    [ "$lim" -ge 20 ] && return 0
+    [ "$lim" -ge "${3:-20}" ] && return 0
     echo "-- skipped (past BUDGET_S): $1"
     return 1
 }
