@@ -10,19 +10,19 @@
 # and power beside.  The rule, per row: "order matters" where ours' % of the two SDPA timings
 # differ by 2 points or more, else "the order does not matter"; the mark read rested: both
 # at 110% or more -> "met rested", else the lower of the two.
-# Then (PROFILE=1, the mid pass) where does the fused dK/dV kernel wait: session 42's early
-# profile read "ours stalls on barriers" (3.80 of 10.91 warp cycles an issue at 2x16x16384).
+# First (PROFILE=1, the mid pass; PROFILE=0 skips it) where does the fused dK/dV kernel wait:
+# session 42's early profile read "ours stalls on barriers" (3.80 of 10.91 warp cycles an issue at 2x16x16384).
 # By the count (bench/RESULTS.md, attnb43) three of the block's twelve warps (the dQ writer,
 # the turn's and the count's warps) sit parked at named barriers almost all the time, one on
 # each of three SM sub-partitions: that alone is ~2.7 of the 3.80 at a 27.4% issue rate.  ncu
 # on one launch (2x16x4096, SourceCounters), the samples at each wait instruction (BAR, SYNCS:
 # mbarrier, DEPBAR: wgmma's wait) with their reasons: which of them are the consumers'.
-#   SHAPE="--batch 2 --heads 16 --seqlen 16384" BUDGET_S=50 sh scripts/device-attnb43.sh
+#   SHAPE="--batch 2 --heads 16 --seqlen 16384" PROFILE=0 REST_MS=1000 BUDGET_S=50 sh scripts/device-attnb43.sh
 . scripts/device-common.sh
 log="$out/attnb43.log"
 start=$(date +%s)
 budget=${BUDGET_S:-50}
-REST=${REST_MS:-1500}
+REST=${REST_MS:-1000}
 SHAPE=${SHAPE:---batch 8 --heads 16 --seqlen 4096}
 # bench NAME SECONDS ARGS: `cutec bench attention --bwd --rest $REST ARGS` under min(SECONDS,
 # the budget left) s, line-buffered into $out/attnb43.NAME
@@ -77,9 +77,9 @@ decide()
 {
     device_head
     if nvidia-smi >/dev/null 2>&1; then
+        [ "${PROFILE:-1}" = 1 ] && profile "${PROFILE_S:-20}"
         # shellcheck disable=SC2086
-        bench bwd "${BENCH_S:-36}" $SHAPE
-        [ "${PROFILE:-1}" = 1 ] && profile 30
+        bench bwd "${BENCH_S:-40}" $SHAPE
         echo "== at $(el) s:"
         decide bwd
     else
