@@ -31,7 +31,7 @@ static void make_specs(const cute_attention_config *cfg, cute_arg_spec specs[ATT
 /* the Hopper kernels' plans (and the SM80 one of the preprocessing kernel), or the SM80 plan */
 static bool make_plan(cute_alg *a, cute_runtime *rt, const cute_attention_config *cfg, bool hopper, attn_hop_bwd_plan *hp)
 {
-    hp->fused_dq = hp->dq_atomic = hp->pdl = false; /* (the SM80 host's pre kernel reads them too) */
+    hp->fused_dq = hp->dq_atomic = hp->pdl = hp->lines_producer = false; /* (the SM80 host's pre kernel reads them too) */
     if (!attn_bwd_plan_make(a, cfg, &hp->pre)) return false;
     if (!hopper) return true;
     int arch = cute_runtime_target_arch(rt);
@@ -47,6 +47,8 @@ static bool make_plan(cute_alg *a, cute_runtime *rt, const cute_attention_config
     if (a->failed) return false;
     if (attn_bwd_fuses(form, cfg->head_dim) && !attn_hbdq_plan(a, hp)) return false;
     hp->dq_atomic = hp->fused_dq && form == ATTN_BWD_FORM_ATOMIC;
+    /* (a trial, session 43: the fused kernel's LSE and D by the producer's warp) */
+    hp->lines_producer = kernel_env_choice(a, "CUTEC_ATTN_BWD_LINES", "consumers|producer", 0) == 1 && hp->fused_dq;
     return !a->failed;
 }
 
