@@ -10,19 +10,28 @@
 # and power beside.  The rule, per row: "order matters" where ours' % of the two SDPA timings
 # differ by 2 points or more, else "the order does not matter"; the mark read rested: both
 # at 110% or more -> "met rested", else the lower of the two.
-# First (PROFILE=1, the mid pass; PROFILE=0 skips it) where does the fused dK/dV kernel wait:
+# The trial (TURNS=1): CUTEC_ATTN_BWD_LINES=producer, the fused dK/dV kernel's LSE and D by
+# the producer's warp (no named barrier a step for them in the consumers), against the default
+# in turns in one process (`run attention --bwd --turns`, 3 rounds, every second reversed,
+# each timing after $REST ms of an idle GPU), each form's first call checked against float64
+# on the GPU.  The rule: m = the mean of the rounds' form / default TFLOP/s; a check failed ->
+# "revert"; m >= 1.005 -> "keep: the default"; m <= 0.995 -> "delete: slower"; else "delete:
+# within the spread" (predicted +0.5 to +1.5%: ~18 of a consumer warp's 623 instructions a
+# step and two of its eight waits).
+# (PROFILE=1; not by default) where does the fused dK/dV kernel wait:
 # session 42's early profile read "ours stalls on barriers" (3.80 of 10.91 warp cycles an issue at 2x16x16384).
 # By the count (bench/RESULTS.md, attnb43) three of the block's twelve warps (the dQ writer,
 # the turn's and the count's warps) sit parked at named barriers almost all the time, one on
 # each of three SM sub-partitions: that alone is ~2.7 of the 3.80 at a 27.4% issue rate.  ncu
 # on one launch (2x16x4096, SourceCounters), the samples at each wait instruction (BAR, SYNCS:
 # mbarrier, DEPBAR: wgmma's wait) with their reasons: which of them are the consumers'.
-#   SHAPE="--batch 2 --heads 16 --seqlen 16384" PROFILE=0 REST_MS=1000 BUDGET_S=50 sh scripts/device-attnb43.sh
+#   SHAPE="--batch 2 --heads 16 --seqlen 16384" TURNS=0 PROFILE=1 REST_MS=1000 BUDGET_S=50 sh scripts/device-attnb43.sh
 . scripts/device-common.sh
 log="$out/attnb43.log"
 start=$(date +%s)
 budget=${BUDGET_S:-50}
 REST=${REST_MS:-1000}
+TRIAL=${TRIAL:-CUTEC_ATTN_BWD_LINES=producer}
 SHAPE=${SHAPE:---batch 8 --heads 16 --seqlen 4096}
 # bench NAME SECONDS ARGS: `cutec bench attention --bwd --rest $REST ARGS` under min(SECONDS,
 # the budget left) s, line-buffered into $out/attnb43.NAME
@@ -38,6 +47,38 @@ bench()
         >"$out/attnb43.$name" 2>&1
     grep -E "^bf16|^attention|^# (both|torch|NVIDIA|H200)|WRONG|rror|FAIL|skipped" "$out/attnb43.$name"
     device_smi_end "$out/attnb43.$name.smi" "$name"
+}
+# turns NAME SECONDS ARGS: `run attention --bwd --turns $TRIAL --rest $REST ARGS` under
+# min(SECONDS, the budget left) s, line-buffered into $out/attnb43.NAME
+turns()
+{
+    name=$1
+    device_left "$name" "$2" || { : >"$out/attnb43.$name"; return; }
+    shift 2
+    echo "-- $name: run attention --bwd --turns $TRIAL --rounds 3 --rest $REST $* (limit $lim s) $(el_s)"
+    device_smi_start "$out/attnb43.$name.smi"
+    timeout "$lim" stdbuf -oL -eL build/cutec run attention --bwd --headdim 128 --iters 10 --rounds 3 --rest "$REST" \
+        --turns "$TRIAL" "$@" >"$out/attnb43.$name" 2>&1
+    grep -E "^turn|rror|FAIL|refus" "$out/attnb43.$name"
+    device_smi_end "$out/attnb43.$name.smi" "$name"
+}
+# decide_turns NAME: the trial's rule from $out/attnb43.NAME
+decide_turns()
+{
+    awk -v f="$1" -v t="$TRIAL" '
+        /^turn / { r = $2; lab = $3; sub(/:$/, "", lab)
+                   if (/FAILED|failed/) bad = 1
+                   for (i = 1; i < NF; i++) if ($(i + 1) == "TFLOP/s") v = $i
+                   if (lab == "default") d[r] = v; else if (lab == t) x[r] = v }
+        END {
+            if (bad) { print "decides: " t " at " f ": revert (a check against float64 failed)"; exit }
+            n = 0; s = 0; line = ""
+            for (r in d) if (r in x && d[r] > 0) { n++; q = x[r] / d[r]; s += q
+                                                   line = line sprintf(" round %s %.1f / %.1f = x%.4f;", r, x[r], d[r], q) }
+            if (n == 0) { print "decides: " t " at " f ": not timed"; exit }
+            m = s / n
+            v = (m >= 1.005) ? "keep: the default" : (m <= 0.995) ? "delete: slower" : "delete: within the spread"
+            printf "decides: %s at %s: %s (x%.4f of the default;%s)\n", t, f, v, m, line }' "$out/attnb43.$1"
 }
 # profile SECONDS: the fused dK/dV kernel's first launch of `cutec run attention --bwd` at
 # 2x16x4096 under ncu (WarpStateStats, SourceCounters), then its waits by instruction
@@ -77,13 +118,17 @@ decide()
 {
     device_head
     if nvidia-smi >/dev/null 2>&1; then
-        [ "${PROFILE:-1}" = 1 ] && profile "${PROFILE_S:-20}"
+        # shellcheck disable=SC2086
+        [ "${TURNS:-1}" = 1 ] && turns lines "${TURNS_S:-22}" $SHAPE
+        [ "${PROFILE:-0}" = 1 ] && profile "${PROFILE_S:-20}"
         # shellcheck disable=SC2086
         bench bwd "${BENCH_S:-40}" $SHAPE
         echo "== at $(el) s:"
+        [ "${TURNS:-1}" = 1 ] && decide_turns lines
         decide bwd
     else
         echo "== no GPU here: nothing timed"
+        echo "decides: $TRIAL: not timed (no GPU)"
         echo "decides: the bench's order: not timed (no GPU)"
     fi
     device_end
