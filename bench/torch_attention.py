@@ -7,8 +7,9 @@ causality:
     torch BxHxSxD CAUSAL MS          (CAUSAL 0 or 1; MS -1 where a figure was not taken)
 With --decode, shapes BxHxGxSxD: one query row (B, H, 1, D) against K and V (B, G, S, D)
 (enable_gqa), not causal, one line each: torch BxHxGxSxD 0 MS.
-With --rest MS, each timing starts after MS ms of an idle GPU (`cutec bench attention --rest`).
-usage: python3 bench/torch_attention.py [--bwd|--decode] [--rest MS] bf16|f16 BxHxSxD [BxHxSxD ...]"""
+With --rest MS, each timing starts after MS ms of an idle GPU (`cutec bench attention --rest`);
+--rows 1 times the non-causal rows only, 2 the causal, 3 both (`--rows`; the others -1).
+usage: python3 bench/torch_attention.py [--bwd|--decode] [--rest MS] [--rows 1|2|3] bf16|f16 BxHxSxD [BxHxSxD ...]"""
 import sys
 import time
 
@@ -55,6 +56,10 @@ if bwd or decode:
 if args[0] == "--rest":
     REST_S = int(args[1]) / 1000.0
     args = args[2:]
+rows = 3
+if args[0] == "--rows":
+    rows = int(args[1])
+    args = args[2:]
 if decode:
     dtype = torch.float16 if args[0] == "f16" else torch.bfloat16
     print(f"# torch {torch.__version__} SDPA decode on {torch.cuda.get_device_name()}")
@@ -71,6 +76,9 @@ print(f"# torch {torch.__version__} SDPA{' backward' if bwd else ''} on {torch.c
 for text in args[1:]:
     b, h, s, d = (int(x) for x in text.split("x"))
     for causal in (0, 1):
+        if not rows >> causal & 1:
+            print(f"torch {text} {causal} -1")
+            continue
         try:
             ms = (one_bwd if bwd else one)(b, h, s, d, bool(causal), dtype)
         except Exception as e:  # a figure not taken, said why

@@ -44,7 +44,8 @@ static int usage(const char *cmd)
             "  settings of CUTEC_ variables, ',' between them; a library compiled and called under them) in turns,\n"
             "  R rounds (2), every second reversed, each form's first call checked against float64;\n"
             "  --rest MS: every timing after MS ms of an idle GPU (a rested card's burst); bench times SDPA\n"
-            "  before ours and again after, each of its timings after the same rest, and prints both\n",
+            "  before ours and again after, each of its timings after the same rest, and prints both;\n"
+            "  --rows noncausal|causal|both: bench's rows (both)\n",
             cmd);
     return CLI_USAGE;
 }
@@ -103,6 +104,9 @@ static bool option(attn_opts *o, const char *k, const char *v, char *why, size_t
         ok = cli_int(v, 1, 100, &o->rounds, why, n);
     else if (!strcmp(k, "--rest"))
         ok = cli_int(v, 0, 10000, &o->rest_ms, why, n);
+    else if (!strcmp(k, "--rows"))
+        ok = (o->rows = !strcmp(v, "noncausal") ? 1 : !strcmp(v, "causal") ? 2 : !strcmp(v, "both") ? 3 : 0) != 0,
+        snprintf(why, n, "noncausal, causal or both");
     else if (!strcmp(k, "--scale"))
         ok = sscanf(v, "%lf", &o->scale) == 1 && isfinite(o->scale) && o->scale > 0;
     else
@@ -480,12 +484,14 @@ static int run(const attn_opts *o)
 
 /* SDPA's ms for each shape, non-causal and causal (< 0: not taken), from one run of
  * bench/torch_attention.py ($CUTEC_TORCH_ATTENTION): its own gaussian inputs, each timing
- * after rest_ms of an idle GPU */
-static void torch_ms(cute_dtype d, bool bwd, int64_t rest_ms, const int64_t (*shapes)[4], int n, double (*ms)[2])
+ * after rest_ms of an idle GPU, the rows --rows asks (0: both) */
+static void torch_ms(cute_dtype d, bool bwd, int64_t rest_ms, int rows, const int64_t (*shapes)[4], int n,
+                     double (*ms)[2])
 {
     char args[1024];
     int len = snprintf(args, sizeof args, "%s", bwd ? "--bwd " : "");
     if (rest_ms) len += snprintf(args + len, sizeof args - (size_t)len, "--rest %lld ", (long long)rest_ms);
+    if (rows) len += snprintf(args + len, sizeof args - (size_t)len, "--rows %d ", rows);
     len += snprintf(args + len, sizeof args - (size_t)len, "%s", cute_dtype_name(d));
     for (int i = 0; i < n; i++) {
         const int64_t *x = shapes[i];
@@ -536,6 +542,7 @@ static int bench_shape(cute_runtime *rt, cute_attention_lib *lib, const attn_opt
     bool made = problem_make(&p, o, seed);
     int rc = made ? CLI_OK : CLI_FAIL;
     for (int causal = 0; causal < 2 && made; causal++) {
+        if (o->rows && !(o->rows >> causal & 1)) continue;
         attn_opts oc = *o;
         oc.causal = causal;
         if (bench_one(&p, &oc, sdpa[causal], &ours[causal]) != CLI_OK) rc = CLI_FAIL;
@@ -550,13 +557,14 @@ static int bench_shape(cute_runtime *rt, cute_attention_lib *lib, const attn_opt
 static void sdpa_after(const attn_opts *base, int64_t (*shapes)[4], int n, double (*first)[2], double (*ours)[2])
 {
     double again[2][2] = {{-1, -1}, {-1, -1}};
-    torch_ms(base->dtype, base->bwd, base->rest_ms, (const int64_t (*)[4])shapes, n, again);
+    torch_ms(base->dtype, base->bwd, base->rest_ms, base->rows, (const int64_t (*)[4])shapes, n, again);
     printf("# both orders: SDPA timed before ours (1st) and after (2nd), each timing after %lld ms of an idle GPU\n",
            (long long)base->rest_ms);
     printf("%-40s %9s %9s %9s %7s %7s\n", base->bwd ? "attention backward" : "attention forward", "TFLOP/s", "SDPA 1st",
            "SDPA 2nd", "of 1st", "of 2nd");
     for (int s = 0; s < n; s++)
         for (int causal = 0; causal < 2; causal++) {
+            if (base->rows && !(base->rows >> causal & 1)) continue;
             attn_opts o = *base;
             o.B = shapes[s][0], o.H = shapes[s][1], o.S = shapes[s][2], o.D = shapes[s][3], o.causal = causal;
             if (!base->shape_given) o.G = o.H;
@@ -593,7 +601,7 @@ static int bench(const attn_opts *base)
     }
     if (!cli_interp_fits("bench attention", rt, work, CLI_INTERP_ATTENTION)) return cute_runtime_free(rt), CLI_USAGE;
     double sdpa[2][2] = {{-1, -1}, {-1, -1}}, ours[2][2] = {{-1, -1}, {-1, -1}};
-    if (cu) torch_ms(base->dtype, base->bwd, base->rest_ms, (const int64_t (*)[4])shapes, n, sdpa);
+    if (cu) torch_ms(base->dtype, base->bwd, base->rest_ms, base->rows, (const int64_t (*)[4])shapes, n, sdpa);
     const cute_device_info *dev = cu ? cute_cuda_device(cu) : NULL;
     gpu_sm_clock(cu, clock, sizeof clock);
     printf("# %s, %d SMs, %s; gaussian inputs; TFLOP/s = %s B H S^2 D / t (half causal)\n",
@@ -627,9 +635,9 @@ int cmd_attention(int argc, char **argv)
         if (!(o.k.emit = cli_emit_form(o.k.emit))) return usage(argv[0]);
         return emit(&o);
     }
-    if (o.decode && o.rest_ms) {
-        fprintf(stderr, "cutec %s attention: --rest is not taken with --decode (its bench times a device copy beside)\n",
-                argv[0]);
+    if (o.decode && (o.rest_ms || o.rows)) {
+        fprintf(stderr, "cutec %s attention: --%s is not taken with --decode (its bench times a device copy beside)\n",
+                argv[0], o.rest_ms ? "rest" : "rows");
         return CLI_USAGE;
     }
     if (o.decode) return attention_decode_cmd(&o, !strcmp(argv[0], "bench"));
