@@ -42,21 +42,14 @@ turns()
 # decide NAME: the rule's line from $out/attnb42.NAME's turns
 decide()
 {
-    awk -v f="$1" -v t="$TRIAL" '
-        /^turn / { r = $2; lab = $3; sub(/:$/, "", lab)
-                   if (/FAILED|failed/) bad = 1
-                   for (i = 1; i < NF; i++) if ($(i + 1) == "TFLOP/s") v = $i
-                   if (lab == "default") d[r] = v; else if (lab == t) x[r] = v }
-        END {
-            if (bad) { print "decides: the spans at " f ": no figure (a check against float64 failed)"; exit }
-            n = 0; s = 0; line = ""
-            for (r in d) if (r in x && d[r] > 0) { n++; q = x[r] / d[r]; s += q
-                                                   line = line sprintf(" round %s %.1f / %.1f = x%.4f;", r, x[r], d[r], q) }
-            if (n == 0) { print "decides: the spans at " f ": not timed"; exit }
-            m = s / n
-            v = (m <= 0.97) ? "the sustained load costs (the power cap): a long run times slower a call" : (m >= 0.99) ? "no: the spans time alike" : "within the spread"
-            printf "decides: the spans at %s: %s (200 ms spans x%.4f of a call a timing;%s)\n", f, v, m, line }' \
-        "$out/attnb42.$1"
+    r=$(device_turns_mean "$out/attnb42.$1" "$TRIAL")
+    case $r in
+    bad) echo "decides: the spans at $1: no figure (a check against float64 failed)" ;;
+    none) echo "decides: the spans at $1: not timed" ;;
+    *) echo "$r" | awk -v f="$1" '{ m = $1 + 0; sub(/^[^ ]* /, "")
+           v = (m <= 0.97) ? "the sustained load costs (the power cap): a long run times slower a call" : (m >= 0.99) ? "no: the spans time alike" : "within the spread"
+           printf "decides: the spans at %s: %s (200 ms spans x%.4f of a call a timing; %s)\n", f, v, m, $0 }' ;;
+    esac
 }
 {
     device_head

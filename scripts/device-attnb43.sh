@@ -68,20 +68,14 @@ turns()
 # decide_turns NAME: the trial's rule from $out/attnb43.NAME
 decide_turns()
 {
-    awk -v f="$1" -v t="$TRIAL" '
-        /^turn / { r = $2; lab = $3; sub(/:$/, "", lab)
-                   if (/FAILED|failed/) bad = 1
-                   for (i = 1; i < NF; i++) if ($(i + 1) == "TFLOP/s") v = $i
-                   if (lab == "default") d[r] = v; else if (lab == t) x[r] = v }
-        END {
-            if (bad) { print "decides: " t " at " f ": revert (a check against float64 failed)"; exit }
-            n = 0; s = 0; line = ""
-            for (r in d) if (r in x && d[r] > 0) { n++; q = x[r] / d[r]; s += q
-                                                   line = line sprintf(" round %s %.1f / %.1f = x%.4f;", r, x[r], d[r], q) }
-            if (n == 0) { print "decides: " t " at " f ": not timed"; exit }
-            m = s / n
-            v = (m >= 1.005) ? "revert: the old form is faster" : (m <= 0.995) ? "confirmed: the producer'"'"'s lines stay the default (the old form slower), CUTEC_ATTN_BWD_LINES deleted" : "confirmed: the producer'"'"'s lines stay the default (the old form not faster), CUTEC_ATTN_BWD_LINES deleted"
-            printf "decides: %s at %s: %s (old x%.4f of the new default;%s)\n", t, f, v, m, line }' "$out/attnb43.$1"
+    r=$(device_turns_mean "$out/attnb43.$1" "$TRIAL")
+    case $r in
+    bad) echo "decides: $TRIAL at $1: revert (a check against float64 failed)" ;;
+    none) echo "decides: $TRIAL at $1: not timed" ;;
+    *) echo "$r" | awk -v f="$1" -v t="$TRIAL" '{ m = $1 + 0; sub(/^[^ ]* /, "")
+           v = (m >= 1.005) ? "revert: the old form is faster" : "confirmed: the producer'"'"'s lines stay the default (the old form " ((m <= 0.995) ? "slower" : "not faster") "), CUTEC_ATTN_BWD_LINES deleted"
+           printf "decides: %s at %s: %s (old x%.4f of the new default; %s)\n", t, f, v, m, $0 }' ;;
+    esac
 }
 # profile SECONDS: the fused dK/dV kernel's first launch of `cutec run attention --bwd` at
 # 2x16x4096 under ncu (WarpStateStats, SourceCounters), then its waits by instruction

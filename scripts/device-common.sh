@@ -21,6 +21,9 @@
 #   device_end: the clocks after the run and the seconds since $start
 #   device_left NAME SECONDS [LEAST]: lim = SECONDS or the budget's seconds left if fewer; false,
 #                     saying "-- skipped (past BUDGET_S): NAME", where that is under LEAST (20)
+#   device_turns_mean FILE FORM: from the `run attention --turns` lines in FILE, "bad" where a
+#                     check failed, "none" where no round timed both, else "M ROUNDS": the mean
+#                     M of the rounds' FORM / default TFLOP/s and each " round R F / D = xQ;"
 #   device_smi_start FILE / device_smi_end FILE LABEL: nvidia-smi sampling the first GPU of
 #                     $CUDA_VISIBLE_DEVICES every 100 ms into FILE, then one line: the SM clock
 #                     and power over the samples drawing 250 W or more (min / median / max) and
@@ -146,6 +149,22 @@ device_left()
     [ "$lim" -ge "${3:-20}" ] && return 0
     echo "-- skipped (past BUDGET_S): $1"
     return 1
+}
+
+device_turns_mean()
+{
+    awk -v t="$2" '
+        /^turn / { r = $2; lab = $3; sub(/:$/, "", lab)
+                   if (/FAILED|failed/) bad = 1
+                   for (i = 1; i < NF; i++) if ($(i + 1) == "TFLOP/s") v = $i
+                   if (lab == "default") d[r] = v; else if (lab == t) x[r] = v }
+        END {
+            if (bad) { print "bad"; exit }
+            n = 0; s = 0; line = ""
+            for (r in d) if (r in x && d[r] > 0) { n++; q = x[r] / d[r]; s += q
+                                                   line = line sprintf(" round %s %.1f / %.1f = x%.4f;", r, x[r], d[r], q) }
+            if (n == 0) print "none"
+            else printf "%.4f%s\n", s / n, line }' "$1"
 }
 
 device_smi_start()
