@@ -464,9 +464,9 @@ static void last_products(cute_ctx *c, const attn_plan *p, const hb_job *j, cons
 }
 
 /* staged_lines: value w of a step's copy (64, 2): the LSE (in log2 units with staged_lines)
- * of head yh's query tile yt's query w where w < 64, else D of query w - 64 (0 past the queries).  kind
- * 0 or 1 says which where the caller knows (w then the query; producer_lines: one pointer
- * made, not two and a select), -1 where w does */
+ * of head yh's query tile yt's query w where w < 64, else D of query w - 64 (0 past the
+ * queries).  kind 0 (LSE) or 1 (D) where the caller knows which (w then the query;
+ * producer_lines: one pointer made, not two and a select), -1 where w says */
 static cute_val line_value(cute_ctx *c, const attn_plan *p, const hb_job *j, const cute_tensor *mt, cute_int yh,
                            cute_int yt, cute_int w, int kind)
 {
@@ -501,9 +501,9 @@ static cute_val line_fetch(cute_ctx *c, const attn_plan *p, const hb_job *j, con
     return line_value(c, p, j, mt, yh, yt, f->wtid, -1);
 }
 
-/* lines_producer, by the producer's warp: step i's 64 LSE and D values into state s's stage of
- * the ring, lane l queries l + 32 k of each, stored as they come (ptxas: the four held over
- * the stage's wait spilled 24 bytes at the warp's 40 registers) */
+/* lines_producer, by the producer's warp: the 64 LSE and D values of head yh's query tile yt
+ * into state s's stage of the ring, lane l queries l + 32 k of each, each stored as it comes
+ * (the warpgroup's 40 registers spilled even so: REGS_WRITER_LINES) */
 static void producer_lines(cute_ctx *c, const attn_plan *p, const hb_job *j, const hb_smem *m, const cute_tensor *mt,
                            cute_pipeline_state *s, cute_int yh, cute_int yt)
 {
@@ -765,9 +765,9 @@ static void roles(cute_ctx *c, hb_roles *r)
     cute_int tid = cute_thread_idx(c, 0);
     CUTE_IF(c, cute_int_lt(c, tid, cute_i(WARPGROUP))) {
         /* setmaxnreg.inc takes only what the block's own decs gave back: 128 x (168 - 40) =
-         * 256 x (232 - 168) (lines_producer: 128 x (168 - 56) = 256 x (224 - 168)); producer 32 with 240 asked 1024 registers more than the launch
-         * held, and the consumers waited for them forever (the mid pass of session 28; the
-         * interpreter keeps no such pool) */
+         * 256 x (232 - 168) (lines_producer: 128 x (168 - 56) = 256 x (224 - 168)); producer
+         * 32 with 240 asked 1024 registers more than the launch held, and the consumers waited
+         * for them forever (the mid pass of session 28; the interpreter keeps no such pool) */
         cute_setmaxregister_decrease(c, r->j->lines_producer ? REGS_WRITER_LINES : REGS_WRITER);
         cute_int warp = cute_warp_idx(c);
         if (r->j->pdl_mid) {
