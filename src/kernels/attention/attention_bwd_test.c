@@ -304,20 +304,15 @@ static void register_reports(void)
                   cfg.head_dim, report);
         free(report);
     }
-    for (int i = 0; i < 6; i++) { /* d128 with dQ fused (CUTEC_ATTN_BWD_FORM), deterministic and atomic; the
-                                   * LSE and D by the consumers (CUTEC_ATTN_BWD_LINES=consumers, the old form) */
+    for (int i = 0; i < 4; i++) { /* d128 with dQ fused (CUTEC_ATTN_BWD_FORM), deterministic and atomic */
         cute_attention_config cfg = {.dtype = i & 1 ? CUTE_F16 : CUTE_BF16, .head_dim = 128, .causal = (i & 1) != 0,
                                      .lse = true, .variant = CUTE_ATTENTION_HOPPER};
         char *report;
-        setenv("CUTEC_ATTN_BWD_FORM", i < 2 || i >= 4 ? "fused" : "fused-atomic", 1);
-        if (i >= 4) setenv("CUTEC_ATTN_BWD_LINES", "consumers", 1);
+        setenv("CUTEC_ATTN_BWD_FORM", i < 2 ? "fused" : "fused-atomic", 1);
         bool made = attn_test_usage(cute_attention_bwd_compile, &cfg, "sm_90a", &report);
         unsetenv("CUTEC_ATTN_BWD_FORM");
-        unsetenv("CUTEC_ATTN_BWD_LINES");
         if (!made) return;
-        print_usage(cfg.head_dim, i < 2 ? "sm_90a hopper fused" : i < 4 ? "sm_90a hopper fused-atomic"
-                                                                        : "sm_90a hopper fused, lines by the consumers",
-                    report);
+        print_usage(cfg.head_dim, i < 2 ? "sm_90a hopper fused" : "sm_90a hopper fused-atomic", report);
         long spill = number_before(report, "bytes spill stores");
         /* (the fused kernel's scores are zero-filled: ptxas injects a wait there, C7517) */
         CHECK(spill == 0 && !strstr(report, "serialized"), "hopper backward d128 fused: %ld bytes spilled or wgmma "
@@ -359,9 +354,6 @@ static void on_gpu(void)
     ATTN_TEST_ON("cuda", "the attention backward (hopper)", moderate);
     setenv("CUTEC_ATTN_BWD_FORM", "fused", 1);
     ATTN_TEST_ON("cuda", "the attention backward (hopper, dQ fused)", fused);
-    setenv("CUTEC_ATTN_BWD_LINES", "consumers", 1); /* (the old form: LSE and D by the consumers) */
-    ATTN_TEST_ON("cuda", "the attention backward (hopper, dQ fused, LSE and D by the consumers)", fused);
-    unsetenv("CUTEC_ATTN_BWD_LINES");
     setenv("CUTEC_ATTN_BWD_FORM", "fused-atomic", 1);
     ATTN_TEST_ON("cuda", "the attention backward (hopper, dQ fused, added in any order)", fused);
     unsetenv("CUTEC_ATTN_BWD_FORM");
@@ -433,11 +425,6 @@ int main(void)
     setenv("CUTEC_ATTN_BWD_FORM", "fused", 1);
     ATTN_TEST_ON("interp", "the attention backward (hopper, dQ fused)", hopper_d128);
     ATTN_TEST_ON("interp", "the attention backward (hopper, dQ fused, odd sizes)", fused_more);
-    /* the old form CUTEC_ATTN_BWD_LINES=consumers (the fused kernel's LSE and D staged by the
-     * consumers, as the two kernels' are), kept for session 43's final confirmation */
-    setenv("CUTEC_ATTN_BWD_LINES", "consumers", 1);
-    ATTN_TEST_ON("interp", "the attention backward (hopper, dQ fused, LSE and D by the consumers)", fused_more);
-    unsetenv("CUTEC_ATTN_BWD_LINES");
     /* and added in no set order into zeroed sums (fused-atomic): three key tiles adding;
      * query tiles no key tile meets (zero, from the zeroing alone) */
     static const bwd_case fused_atomic[] = {

@@ -47,11 +47,10 @@ static bool make_plan(cute_alg *a, cute_runtime *rt, const cute_attention_config
     if (a->failed) return false;
     if (attn_bwd_fuses(form, cfg->head_dim) && !attn_hbdq_plan(a, hp)) return false;
     hp->dq_atomic = hp->fused_dq && form == ATTN_BWD_FORM_ATOMIC;
-    /* the fused kernel's LSE and D by the producer's warp, the default since session 43's mid
-     * pass (H200 at 1500 MHz, 8x16x4096 in turns: 453.4 / 454.6 TFLOP/s against 423.2, x1.071;
-     * bench/RESULTS.md, attnb43); CUTEC_ATTN_BWD_LINES=consumers the old form, kept for the
-     * final pass's confirmation */
-    hp->lines_producer = kernel_env_choice(a, "CUTEC_ATTN_BWD_LINES", "consumers|producer", 1) == 1 && hp->fused_dq;
+    /* the fused kernel's LSE and D by the producer's warp (session 43, 8x16x4096 in turns on
+     * an H200: x1.071 held at 1500 MHz; at 1980, 577.9 / 583.1 / 584.0 TFLOP/s against the
+     * consumers' copies' 526.6 / 547.1 / 523.6, x1.092; bench/RESULTS.md, attnb43) */
+    hp->lines_producer = hp->fused_dq;
     return !a->failed;
 }
 
