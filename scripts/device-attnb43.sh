@@ -10,15 +10,18 @@
 # and power beside.  The rule, per row: "order matters" where ours' % of the two SDPA timings
 # differ by 2 points or more, else "the order does not matter"; the mark read rested: both
 # at 110% or more -> "met rested", else the lower of the two.
-# The confirmation (TURNS=1; not by default since CUTEC_ATTN_BWD_LINES was deleted: it would
-# time two equal forms now): the mid pass (an H200 held at 1500 MHz) ran the fused dK/dV
-# kernel's LSE and D by the producer's warp (CUTEC_ATTN_BWD_LINES=producer) at x1.071 of the
-# consumers' copies in one round (453.4 / 454.6 TFLOP/s against 423.2), and it became the
-# default, CUTEC_ATTN_BWD_LINES=consumers the old form; the lead's second pass (19:05 UTC, 1980
-# MHz) timed the old form against it in turns (3 rounds, each timing after $REST ms idle, each
-# form's first call checked against float64 on the GPU) at x0.915: confirmed, the variable
-# deleted.  The rule was: m = the mean of the rounds' old / new TFLOP/s; a check failed ->
-# "revert"; m >= 1.005 -> "revert: the old form is faster"; else "confirmed".
+# The producer's lines of the fused kernel: the mid pass (an H200 held at 1500 MHz) timed them
+# at x1.071 of the consumers' copies in one round (453.4 / 454.6 TFLOP/s against 423.2), and the
+# lead's second pass (19:05 UTC, 1980 MHz) the old form against the new default at x0.915 in
+# three rounds: confirmed, CUTEC_ATTN_BWD_LINES=consumers deleted.
+# The final pass (TURNS=1): the same lines in the two kernels' dK/dV kernel (causal's default
+# at d128, d96's), CUTEC_ATTN_BWD_LINES=producer, against the default in turns at 8x16x4096
+# causal (3 rounds, every second reversed, each timing after $REST ms idle, each form's first
+# call checked against float64 on the GPU).  The rule: m = the mean of the rounds' form /
+# default TFLOP/s; a check failed -> "revert"; m >= 1.005 -> "keep: the default (the
+# consumers' copies deleted: one way for both kernels)"; m <= 0.995 -> "delete: slower"; else
+# "delete: within the spread".  Then the fair bench at 2x16x16384 with what is left (the
+# fused default's first 16k figure; its second SDPA run only if it fits).
 # (PROFILE=1; not by default) where does the fused dK/dV kernel wait:
 # session 42's early profile read "ours stalls on barriers" (3.80 of 10.91 warp cycles an
 # issue at 2x16x16384).
@@ -28,16 +31,15 @@
 # on one launch (2x16x4096, SourceCounters), the samples at each wait instruction (BAR, SYNCS:
 # mbarrier, DEPBAR: wgmma's wait) with their reasons: which of them are the consumers'.
 # The bench here: --rows noncausal (the issue's marks; both rows did not fit the mid pass's 28 s).
-# The final pass: the fair bench alone at 2x16x16384 (4096's read 110.1% with SDPA timed first in
-# the second pass, its second SDPA run cut by the budget), the new default's first figure there.
-#   SHAPE="--batch 8 --heads 16 --seqlen 4096" PROFILE=1 REST_MS=1000 sh scripts/device-attnb43.sh
+#   SHAPE="--batch 8 --heads 16 --seqlen 4096" TURNS=0 PROFILE=1 REST_MS=1000 sh scripts/device-attnb43.sh
 . scripts/device-common.sh
 log="$out/attnb43.log"
 start=$(date +%s)
 budget=${BUDGET_S:-50}
 REST=${REST_MS:-500}
-TRIAL=${TRIAL:-CUTEC_ATTN_BWD_LINES=consumers}
+TRIAL=${TRIAL:-CUTEC_ATTN_BWD_LINES=producer}
 SHAPE=${SHAPE:---batch 2 --heads 16 --seqlen 16384}
+TURNS_SHAPE=${TURNS_SHAPE:---batch 8 --heads 16 --seqlen 4096 --causal}
 # bench NAME SECONDS ARGS: `cutec bench attention --bwd --rest $REST ARGS` under min(SECONDS,
 # the budget left) s, line-buffered into $out/attnb43.NAME
 bench()
@@ -76,8 +78,8 @@ decide_turns()
     bad) echo "decides: $TRIAL at $1: revert (a check against float64 failed)" ;;
     none) echo "decides: $TRIAL at $1: not timed" ;;
     *) echo "$r" | awk -v f="$1" -v t="$TRIAL" '{ m = $1 + 0; sub(/^[^ ]* /, "")
-           v = (m >= 1.005) ? "revert: the old form is faster" : "confirmed: the producer'"'"'s lines stay the default (the old form " ((m <= 0.995) ? "slower" : "not faster") "), CUTEC_ATTN_BWD_LINES deleted"
-           printf "decides: %s at %s: %s (old x%.4f of the new default; %s)\n", t, f, v, m, $0 }' ;;
+           v = (m >= 1.005) ? "keep: the default (the consumers'"'"' copies deleted)" : (m <= 0.995) ? "delete: slower" : "delete: within the spread"
+           printf "decides: %s at %s: %s (x%.4f of the default; %s)\n", t, f, v, m, $0 }' ;;
     esac
 }
 # profile SECONDS: the fused dK/dV kernel's first launch of `cutec run attention --bwd` at
@@ -119,16 +121,16 @@ decide()
     device_head
     if nvidia-smi >/dev/null 2>&1; then
         # shellcheck disable=SC2086
-        [ "${TURNS:-0}" = 1 ] && turns lines "${TURNS_S:-24}" $SHAPE
+        [ "${TURNS:-1}" = 1 ] && turns lines "${TURNS_S:-24}" $TURNS_SHAPE
         [ "${PROFILE:-0}" = 1 ] && profile "${PROFILE_S:-20}"
         # shellcheck disable=SC2086
-        bench bwd "${BENCH_S:-48}" $SHAPE
+        bench bwd "${BENCH_S:-40}" $SHAPE
         echo "== at $(el) s:"
-        [ "${TURNS:-0}" = 1 ] && decide_turns lines
+        [ "${TURNS:-1}" = 1 ] && decide_turns lines
         decide bwd
     else
         echo "== no GPU here: nothing timed"
-        [ "${TURNS:-0}" = 1 ] && echo "decides: $TRIAL: not timed (no GPU)"
+        [ "${TURNS:-1}" = 1 ] && echo "decides: $TRIAL: not timed (no GPU)"
         echo "decides: the bench's order: not timed (no GPU)"
     fi
     device_end
