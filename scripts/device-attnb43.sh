@@ -14,14 +14,15 @@
 # at x1.071 of the consumers' copies in one round (453.4 / 454.6 TFLOP/s against 423.2), and the
 # lead's second pass (19:05 UTC, 1980 MHz) the old form against the new default at x0.915 in
 # three rounds: confirmed, CUTEC_ATTN_BWD_LINES=consumers deleted.
-# The final pass (TURNS=1): the same lines in the two kernels' dK/dV kernel (causal's default
-# at d128, d96's), CUTEC_ATTN_BWD_LINES=producer, against the default in turns at 8x16x4096
-# causal (3 rounds, every second reversed, each timing after $REST ms idle, each form's first
-# call checked against float64 on the GPU).  The rule: m = the mean of the rounds' form /
-# default TFLOP/s; a check failed -> "revert"; m >= 1.005 -> "keep: the default (the
-# consumers' copies deleted: one way for both kernels)"; m <= 0.995 -> "delete: slower"; else
-# "delete: within the spread".  Then the fair bench at 2x16x16384 with what is left (the
-# fused default's first 16k figure; its second SDPA run only if it fits).
+# The lead's third pass (19:37 UTC, TURNS=1): the same lines in the two kernels' dK/dV kernel
+# (causal's default at d128, d96's), CUTEC_ATTN_BWD_LINES=producer, against the default in
+# turns at 8x16x4096 causal (3 rounds, each timing after $REST ms idle, each form's first call
+# checked against float64 on the GPU): x0.998, "delete: within the spread" (the rule: m = the
+# mean of the rounds' form / default TFLOP/s; a check failed -> "revert"; m >= 1.005 -> "keep";
+# m <= 0.995 -> "delete: slower"; else "delete: within the spread"); deleted with its variable.
+# Its fair bench at 2x16x16384 printed no row in the 29 s left.  The last pass: that bench
+# alone (TURNS=0 by default now), 50 s: the fused default's first 16k figure and, if SDPA's
+# second run fits, the both-orders table.
 # (PROFILE=1; not by default) where does the fused dK/dV kernel wait:
 # session 42's early profile read "ours stalls on barriers" (3.80 of 10.91 warp cycles an
 # issue at 2x16x16384).
@@ -121,16 +122,16 @@ decide()
     device_head
     if nvidia-smi >/dev/null 2>&1; then
         # shellcheck disable=SC2086
-        [ "${TURNS:-1}" = 1 ] && turns lines "${TURNS_S:-24}" $TURNS_SHAPE
+        [ "${TURNS:-0}" = 1 ] && turns lines "${TURNS_S:-24}" $TURNS_SHAPE
         [ "${PROFILE:-0}" = 1 ] && profile "${PROFILE_S:-20}"
         # shellcheck disable=SC2086
-        bench bwd "${BENCH_S:-40}" $SHAPE
+        bench bwd "${BENCH_S:-50}" $SHAPE
         echo "== at $(el) s:"
-        [ "${TURNS:-1}" = 1 ] && decide_turns lines
+        [ "${TURNS:-0}" = 1 ] && decide_turns lines
         decide bwd
     else
         echo "== no GPU here: nothing timed"
-        [ "${TURNS:-1}" = 1 ] && echo "decides: $TRIAL: not timed (no GPU)"
+        [ "${TURNS:-0}" = 1 ] && echo "decides: $TRIAL: not timed (no GPU)"
         echo "decides: the bench's order: not timed (no GPU)"
     fi
     device_end

@@ -8,7 +8,6 @@
 const char *const cute_env_known_names[] = {
     "CUTEC_ARCH",
     "CUTEC_ATTN_BWD_FORM",
-    "CUTEC_ATTN_BWD_LINES",
     "CUTEC_ATTN_BWD_PDL",
     "CUTEC_ATTN_DECODE_PDL",
     "CUTEC_ATTN_FWD_DIAG",

@@ -304,21 +304,6 @@ static void register_reports(void)
                   cfg.head_dim, report);
         free(report);
     }
-    for (int i = 0; i < 2; i++) { /* the trial CUTEC_ATTN_BWD_LINES=producer: the two kernels' dK/dV kernel */
-        cute_attention_config cfg = {.dtype = CUTE_BF16, .head_dim = i ? 96 : 128, .causal = i == 0, .lse = true,
-                                     .variant = CUTE_ATTENTION_HOPPER};
-        char *report;
-        setenv("CUTEC_ATTN_BWD_LINES", "producer", 1);
-        bool made = attn_test_usage(cute_attention_bwd_compile, &cfg, "sm_90a", &report);
-        unsetenv("CUTEC_ATTN_BWD_LINES");
-        if (!made) return;
-        print_usage(cfg.head_dim, "sm_90a hopper, lines by the producer", report);
-        long spill = number_before(report, "bytes spill stores");
-        CHECK(spill == 0 && !strstr(report, "serialized") && !strstr(report, "injected"),
-              "hopper backward d%d, lines by the producer: %ld bytes spilled or a wgmma serialized or waited:\n%s",
-              cfg.head_dim, spill, report);
-        free(report);
-    }
     for (int i = 0; i < 4; i++) { /* d128 with dQ fused (CUTEC_ATTN_BWD_FORM), deterministic and atomic */
         cute_attention_config cfg = {.dtype = i & 1 ? CUTE_F16 : CUTE_BF16, .head_dim = 128, .causal = (i & 1) != 0,
                                      .lse = true, .variant = CUTE_ATTENTION_HOPPER};
@@ -367,13 +352,6 @@ static void on_gpu(void)
     };
     wanted = CUTE_ATTENTION_HOPPER;
     ATTN_TEST_ON("cuda", "the attention backward (hopper)", moderate);
-    static const bwd_case lines_two[] = { /* (the trial: the two kernels' LSE and D by the producer) */
-        {2, 300, 300, 6, 2, 128, true, true, CUTE_BF16, 0},
-        {1, 333, 517, 6, 3, 96, true, false, CUTE_BF16, 0},
-    };
-    setenv("CUTEC_ATTN_BWD_LINES", "producer", 1);
-    ATTN_TEST_ON("cuda", "the attention backward (hopper, two kernels, LSE and D by the producer)", lines_two);
-    unsetenv("CUTEC_ATTN_BWD_LINES");
     setenv("CUTEC_ATTN_BWD_FORM", "fused", 1);
     ATTN_TEST_ON("cuda", "the attention backward (hopper, dQ fused)", fused);
     setenv("CUTEC_ATTN_BWD_FORM", "fused-atomic", 1);
@@ -436,16 +414,6 @@ int main(void)
     ATTN_TEST_ON("interp", "the attention backward (hopper, dependent launches)", hopper_d128);
     unsetenv("CUTEC_ATTN_BWD_PDL");
     ATTN_TEST_ON("interp", "the attention backward (hopper)", hopper_d96);
-    /* the trial CUTEC_ATTN_BWD_LINES=producer: the two kernels' dK/dV kernel with the fused
-     * kernel's LSE and D by the producer's warp (d128 causal, grouped; d96 both ways) */
-    static const bwd_case lines_two[] = {
-        {1, 100, 300, 2, 2, 128, true, true, CUTE_BF16, 0},
-        {1, 131, 203, 2, 1, 96, false, false, CUTE_BF16, 0},
-        {1, 75, 301, 2, 2, 96, true, true, CUTE_F16, 0},
-    };
-    setenv("CUTEC_ATTN_BWD_LINES", "producer", 1);
-    ATTN_TEST_ON("interp", "the attention backward (hopper, two kernels, LSE and D by the producer)", lines_two);
-    unsetenv("CUTEC_ATTN_BWD_LINES");
     /* head dim 128 with dQ fused (CUTEC_ATTN_BWD_FORM=fused, read as the library compiles):
      * the hopper_d128 cases (three key tiles adding to each query tile in turn, the first
      * storing, grouped; causal with key tiles no query sees, whose blocks add nothing and are

@@ -49,10 +49,8 @@ static bool make_plan(cute_alg *a, cute_runtime *rt, const cute_attention_config
     hp->dq_atomic = hp->fused_dq && form == ATTN_BWD_FORM_ATOMIC;
     /* the fused kernel's LSE and D by the producer's warp (session 43, 8x16x4096 in turns on
      * an H200: x1.071 held at 1500 MHz; at 1980, 577.9 / 583.1 / 584.0 TFLOP/s against the
-     * consumers' copies' 526.6 / 547.1 / 523.6, x1.092; bench/RESULTS.md, attnb43); the two
-     * kernels' dK/dV kernel (causal's, d96's) the same way as a trial,
-     * CUTEC_ATTN_BWD_LINES=producer */
-    hp->lines_producer = hp->fused_dq || kernel_env_choice(a, "CUTEC_ATTN_BWD_LINES", "consumers|producer", 0) == 1;
+     * consumers' copies' 526.6 / 547.1 / 523.6, x1.092; bench/RESULTS.md, attnb43) */
+    hp->lines_producer = hp->fused_dq;
     return !a->failed;
 }
 

@@ -62,8 +62,7 @@ typedef struct hb_job {
     int line_bar[2];         /* staged_lines: warpgroup w's named barrier (its 128 threads) */
     attn_hbdq_bars dq_bar;   /* fused dQ's */
     bool pdl_mid;            /* PDL, the kernel after pre that a dependent follows: pdl_enter */
-    bool lines_producer;     /* the dK/dV kernel's LSE and D by the producer's warp (staged_lines
-                              * where the plan says: the fused kernel's, a trial's) */
+    bool lines_producer;     /* the fused kernel's LSE and D by the producer's warp (the plan's) */
 } hb_job;
 
 /* The kernel's named barriers (kernels/warp_roles.h): the ping-pong ring's (attn_hop_ring_*,
@@ -94,7 +93,7 @@ static hb_job job_of(cute_ctx *c, const attn_hop_bwd_plan *hp, const attn_plan *
     cute_int bx = cute_block_idx(c, 0);
     j.dq_split = !kv && wide(p);
     j.pdl_mid = hp->pdl && (j.fused || !kv);
-    j.lines_producer = kv && wide(p) && (j.fused || hp->lines_producer);
+    j.lines_producer = j.fused && hp->lines_producer;
     if (j.fused) /* the grid (B, key tiles, KV heads): launch's */
         j.b = cute_block_idx(c, 0), bx = cute_block_idx(c, 1), j.xh = cute_block_idx(c, 2);
     const cute_int *ex = m[X1].layout.shape.leaf, *ey = m[Y1].layout.shape.leaf; /* (B, S, heads, D) */
@@ -754,13 +753,12 @@ static void tile_of_step(cute_ctx *c, const void *job, cute_int i, cute_int *yh,
     y_tile_of(c, job, i, yh, yt);
 }
 
-/* attn_hop_roles' split, or (the fused dQ, or the producer's lines) the producer warpgroup's
- * first warp the producer (lines_producer: all of it), and with the fused dQ its second the
- * writer of dQ's sums, its third (in order) the waiter for their turns and its fourth the
- * releaser of their counts */
+/* attn_hop_roles' split, and with the fused dQ the producer warpgroup's second warp the
+ * writer of dQ's sums, its third (in order) the waiter for their turns and its fourth the releaser of
+ * their counts */
 static void roles(cute_ctx *c, hb_roles *r)
 {
-    if (!r->j->fused && !r->j->lines_producer) {
+    if (!r->j->fused) {
         attn_hop_roles(c, produce, consume, r);
         return;
     }
@@ -782,12 +780,10 @@ static void roles(cute_ctx *c, hb_roles *r)
                 CUTE_IF(c, cute_elect_one(c)) produce(c, r, tid);
             }
         }
-        if (r->j->fused) { /* (the two kernels' dK/dV kernel: the producer's lines alone) */
-            CUTE_IF(c, cute_int_eq(c, warp, cute_i(1))) {
-                attn_hbdq_write(c, r->j->hp, &r->w, r->j->steps, tile_of_step, r->j);
-            }
+        CUTE_IF(c, cute_int_eq(c, warp, cute_i(1))) {
+            attn_hbdq_write(c, r->j->hp, &r->w, r->j->steps, tile_of_step, r->j);
         }
-        if (r->j->fused && !r->j->hp->dq_atomic) {
+        if (!r->j->hp->dq_atomic) {
             CUTE_IF(c, cute_int_eq(c, warp, cute_i(2))) {
                 attn_hbdq_turns(c, r->j->hp, &r->w, r->j->steps, tile_of_step, r->j);
             }
