@@ -5,6 +5,9 @@
 # d256 2x16x16384 (each bench prints causal and not); the backward d128 at 8x16x4096 and
 # 2x16x16384; the SM80 forward d128 8x16x4096; decode (8 x 32 heads, KV 32k, d128; 32 and 8 KV
 # heads) beside a device copy and SDPA.  About 200 s on one H200; log $OUT/census18.log.
+# REST_MS=N (session 43): every timing of the forward and backward rows, ours and SDPA's, after
+# N ms of an idle GPU, SDPA timed again after ours (`bench attention --rest`: both orders'
+# table), so that neither side's figure depends on the power state the other left.
 . scripts/device-common.sh
 command -v nvidia-smi >/dev/null 2>&1 || { echo "== device-census18: skipped: no GPU here"; exit 0; }
 log="$out/census18.log"
@@ -14,7 +17,11 @@ attn() # what ARGS: one bench's table rows
     what=$1
     shift
     echo "-- $what $(el_s)"
-    device_late "$what" || timeout 60 build/cutec bench attention --iters 10 "$@" 2>&1 | grep -E "^bf16|^decode|of SDPA|copy|WRONG|rror"
+    rest=
+    [ -n "${REST_MS:-}" ] && [ "$1" != --decode ] && rest="--rest $REST_MS"
+    # shellcheck disable=SC2086
+    device_late "$what" || timeout 60 build/cutec bench attention --iters 10 $rest "$@" 2>&1 |
+        grep -E "^bf16|^decode|of SDPA|of 1st|copy|WRONG|rror"
 }
 {
     device_head

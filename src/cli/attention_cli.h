@@ -23,6 +23,9 @@ typedef struct attn_opts {
                                        the library's choice */
     const char *turns; /* --turns: run's forms timed in turns with the default (run_turns) */
     int64_t rounds;    /* --rounds: their rounds (0: two) */
+    int rows;          /* --rows: bench's rows, 1 non-causal, 2 causal, 3 both (0: both) */
+    int64_t rest_ms;   /* --rest: idle ms before each timing (0: none); bench's SDPA timed before
+                          and after ours, each of its timings after the same rest */
     cli_kernel_opts k; /* --iters, --emit, --arch, --backend */
     bool arch_given;   /* --arch on the command line (not CUTEC_ARCH): the interpreter's target only */
 } attn_opts;

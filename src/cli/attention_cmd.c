@@ -42,7 +42,10 @@ static int usage(const char *cmd)
             "  and V tiles loaded a whole tile ahead (two stages each, one barrier a tile);\n"
             "  run --turns A[/B...] [--rounds R]: on one set of inputs the default and each form (A: NAME=VALUE\n"
             "  settings of CUTEC_ variables, ',' between them; a library compiled and called under them) in turns,\n"
-            "  R rounds (2), every second reversed, each form's first call checked against float64\n",
+            "  R rounds (2), every second reversed, each form's first call checked against float64;\n"
+            "  --rest MS: every timing after MS ms of an idle GPU (a rested card's burst); bench times SDPA\n"
+            "  before ours and again after, each of its timings after the same rest, and prints both;\n"
+            "  --rows noncausal|causal|both: bench's rows (both)\n",
             cmd);
     return CLI_USAGE;
 }
@@ -99,6 +102,11 @@ static bool option(attn_opts *o, const char *k, const char *v, char *why, size_t
     }
     else if (!strcmp(k, "--rounds"))
         ok = cli_int(v, 1, 100, &o->rounds, why, n);
+    else if (!strcmp(k, "--rest"))
+        ok = cli_int(v, 0, 10000, &o->rest_ms, why, n);
+    else if (!strcmp(k, "--rows"))
+        ok = (o->rows = !strcmp(v, "noncausal") ? 1 : !strcmp(v, "causal") ? 2 : !strcmp(v, "both") ? 3 : 0) != 0,
+        snprintf(why, n, "noncausal, causal or both");
     else if (!strcmp(k, "--scale"))
         ok = sscanf(v, "%lf", &o->scale) == 1 && isfinite(o->scale) && o->scale > 0;
     else
@@ -329,6 +337,20 @@ static double flops(const attn_opts *o)
     return (o->bwd ? 10.0 : 4.0) * (double)o->B * o->H * o->S * o->S * o->D / (o->causal ? 2 : 1);
 }
 
+/* the median time of o's calls on p's inputs (device events), after o's rest (the GPU drained
+ * first); < 0 where not timed (the interpreter) */
+static double timed(problem *p, const attn_opts *o)
+{
+    cute_backend *b = cute_runtime_backend(p->rt);
+    cute_cuda *cu = cute_cuda_backend_driver(b);
+    if (!cu) return -1;
+    if (o->rest_ms) {
+        if (b->vt->sync(b->self, NULL) != CUTE_OK) return -2;
+        gpu_idle_ms((int)o->rest_ms);
+    }
+    return gpu_time_calls(cu, o->bwd ? call_bwd : call_fwd, p, 1, o->k.iters);
+}
+
 /* one checked call, then the median time (device events on the GPU, else < 0: not timed) */
 static double run_one(problem *p, const attn_opts *o, int64_t *bad, int64_t *rows)
 {
@@ -349,8 +371,7 @@ static double run_one(problem *p, const attn_opts *o, int64_t *bad, int64_t *row
         *bad += verify_bwd(p, o, &brows);
         *rows += brows;
     }
-    cute_cuda *cu = cute_cuda_backend_driver(b);
-    return cu ? gpu_time_calls(cu, o->bwd ? call_bwd : call_fwd, p, 1, o->k.iters) : -1;
+    return timed(p, o);
 }
 
 static void describe(const attn_opts *o, char *buf, size_t n)
@@ -400,9 +421,8 @@ static double turn_checked(void *user, cute_attention_lib *lib, int64_t *bad, in
 static double turn_timed(void *user, cute_attention_lib *lib)
 {
     const fwd_turns *t = user;
-    cute_cuda *cu = cute_cuda_backend_driver(cute_runtime_backend(t->p->rt));
     t->p->lib = lib;
-    return cu ? gpu_time_calls(cu, t->o->bwd ? call_bwd : call_fwd, t->p, 1, t->o->k.iters) : -1;
+    return timed(t->p, t->o);
 }
 
 /* `cutec run attention --turns`: the default and each form on one set of inputs in turns
@@ -463,11 +483,16 @@ static int run(const attn_opts *o)
 }
 
 /* SDPA's ms for each shape, non-causal and causal (< 0: not taken), from one run of
- * bench/torch_attention.py ($CUTEC_TORCH_ATTENTION): its own gaussian inputs */
-static void torch_ms(cute_dtype d, bool bwd, const int64_t (*shapes)[4], int n, double (*ms)[2])
+ * bench/torch_attention.py ($CUTEC_TORCH_ATTENTION): its own gaussian inputs, each timing
+ * after rest_ms of an idle GPU, the rows --rows asks (0: both) */
+static void torch_ms(cute_dtype d, bool bwd, int64_t rest_ms, int rows, const int64_t (*shapes)[4], int n,
+                     double (*ms)[2])
 {
     char args[1024];
-    int len = snprintf(args, sizeof args, "%s%s", bwd ? "--bwd " : "", cute_dtype_name(d));
+    int len = snprintf(args, sizeof args, "%s", bwd ? "--bwd " : "");
+    if (rest_ms) len += snprintf(args + len, sizeof args - (size_t)len, "--rest %lld ", (long long)rest_ms);
+    if (rows) len += snprintf(args + len, sizeof args - (size_t)len, "--rows %d ", rows);
+    len += snprintf(args + len, sizeof args - (size_t)len, "%s", cute_dtype_name(d));
     for (int i = 0; i < n; i++) {
         const int64_t *x = shapes[i];
         len += snprintf(args + len, sizeof args - (size_t)len, " %lldx%lldx%lldx%lld", (long long)x[0],
@@ -487,12 +512,14 @@ static void torch_ms(cute_dtype d, bool bwd, const int64_t (*shapes)[4], int n, 
     cli_torch_free(&t);
 }
 
-/* one row on the inputs of p (made for o's shape): its outputs poisoned, checked, timed */
-static int bench_one(problem *p, const attn_opts *o, double sdpa)
+/* one row on the inputs of p (made for o's shape): its outputs poisoned, checked, timed (the
+ * ms into *out) */
+static int bench_one(problem *p, const attn_opts *o, double sdpa, double *out)
 {
     int64_t bad = -1, rows = 0;
     p->causal = o->causal;
     double ms = problem_poison(p, o) ? run_one(p, o, &bad, &rows) : -2;
+    *out = ms;
     char what[160];
     describe(o, what, sizeof what);
     if (ms > 0) printf("%-40s %9.4f %9.1f %8lld", what, ms, flops(o) / ms / 1e9, (long long)rows);
@@ -509,19 +536,49 @@ static int bench_one(problem *p, const attn_opts *o, double sdpa)
 /* a shape's rows, non-causal and causal, on one set of inputs (drawing gaussian numbers on
  * the host is most of a large row's time) */
 static int bench_shape(cute_runtime *rt, cute_attention_lib *lib, const attn_opts *o, const double sdpa[2],
-                       uint64_t *seed)
+                       uint64_t *seed, double ours[2])
 {
     problem p = {.rt = rt, .lib = lib};
     bool made = problem_make(&p, o, seed);
     int rc = made ? CLI_OK : CLI_FAIL;
     for (int causal = 0; causal < 2 && made; causal++) {
+        if (o->rows && !(o->rows >> causal & 1)) continue;
         attn_opts oc = *o;
         oc.causal = causal;
-        if (bench_one(&p, &oc, sdpa[causal]) != CLI_OK) rc = CLI_FAIL;
+        if (bench_one(&p, &oc, sdpa[causal], &ours[causal]) != CLI_OK) rc = CLI_FAIL;
     }
     if (!made) fprintf(stderr, "cutec bench attention: the inputs of a shape could not be made (out of memory)\n");
     problem_drop(&p);
     return rc;
+}
+
+/* --rest: SDPA timed again after ours (so that each side is seen both first and second, each
+ * timing after the same rest), a row each beside the first timing's */
+static void sdpa_after(const attn_opts *base, int64_t (*shapes)[4], int n, double (*first)[2], double (*ours)[2])
+{
+    double again[2][2] = {{-1, -1}, {-1, -1}};
+    torch_ms(base->dtype, base->bwd, base->rest_ms, base->rows, (const int64_t (*)[4])shapes, n, again);
+    printf("# both orders: SDPA timed before ours (1st) and after (2nd), each timing after %lld ms of an idle GPU\n",
+           (long long)base->rest_ms);
+    printf("%-40s %9s %9s %9s %7s %7s\n", base->bwd ? "attention backward" : "attention forward", "TFLOP/s", "SDPA 1st",
+           "SDPA 2nd", "of 1st", "of 2nd");
+    for (int s = 0; s < n; s++)
+        for (int causal = 0; causal < 2; causal++) {
+            if (base->rows && !(base->rows >> causal & 1)) continue;
+            attn_opts o = *base;
+            o.B = shapes[s][0], o.H = shapes[s][1], o.S = shapes[s][2], o.D = shapes[s][3], o.causal = causal;
+            if (!base->shape_given) o.G = o.H;
+            char what[160];
+            describe(&o, what, sizeof what);
+            double f = flops(&o) / 1e9, m = ours[s][causal], a = first[s][causal], b = again[s][causal];
+            printf("%-40s", what);
+            double col[3] = {m, a, b};
+            for (int c = 0; c < 3; c++)
+                if (col[c] > 0) printf(" %9.1f", f / col[c]); else printf(" %9s", "-");
+            for (int c = 1; c < 3; c++)
+                if (col[c] > 0 && m > 0) printf(" %6.1f%%", 100 * col[c] / m); else printf(" %7s", "-");
+            printf("\n");
+        }
 }
 
 static int bench(const attn_opts *base)
@@ -543,8 +600,8 @@ static int bench(const attn_opts *base)
         work += interp_work(&o);
     }
     if (!cli_interp_fits("bench attention", rt, work, CLI_INTERP_ATTENTION)) return cute_runtime_free(rt), CLI_USAGE;
-    double sdpa[2][2] = {{-1, -1}, {-1, -1}};
-    if (cu) torch_ms(base->dtype, base->bwd, (const int64_t (*)[4])shapes, n, sdpa);
+    double sdpa[2][2] = {{-1, -1}, {-1, -1}}, ours[2][2] = {{-1, -1}, {-1, -1}};
+    if (cu) torch_ms(base->dtype, base->bwd, base->rest_ms, base->rows, (const int64_t (*)[4])shapes, n, sdpa);
     const cute_device_info *dev = cu ? cute_cuda_device(cu) : NULL;
     gpu_sm_clock(cu, clock, sizeof clock);
     printf("# %s, %d SMs, %s; gaussian inputs; TFLOP/s = %s B H S^2 D / t (half causal)\n",
@@ -561,8 +618,9 @@ static int bench(const attn_opts *base)
         attn_opts o = *base;
         o.B = shapes[s][0], o.H = shapes[s][1], o.S = shapes[s][2], o.D = shapes[s][3];
         if (!base->shape_given) o.G = o.H;
-        if (bench_shape(rt, lib, &o, sdpa[s], &seed) != CLI_OK) rc = CLI_FAIL;
+        if (bench_shape(rt, lib, &o, sdpa[s], &seed, ours[s]) != CLI_OK) rc = CLI_FAIL;
     }
+    if (cu && base->rest_ms) sdpa_after(base, shapes, n, sdpa, ours);
     cute_attention_lib_free(lib);
     cute_runtime_free(rt);
     return rc;
@@ -576,6 +634,11 @@ int cmd_attention(int argc, char **argv)
     if (!strcmp(argv[0], "compile")) {
         if (!(o.k.emit = cli_emit_form(o.k.emit))) return usage(argv[0]);
         return emit(&o);
+    }
+    if (o.decode && (o.rest_ms || o.rows)) {
+        fprintf(stderr, "cutec %s attention: --%s is not taken with --decode (its bench times a device copy beside)\n",
+                argv[0], o.rest_ms ? "rest" : "rows");
+        return CLI_USAGE;
     }
     if (o.decode) return attention_decode_cmd(&o, !strcmp(argv[0], "bench"));
     return !strcmp(argv[0], "run") ? run(&o) : bench(&o);

@@ -115,6 +115,10 @@ static void commands(void)
     refused(cmd_bench, (const char *const[]){"bench", "gemm", "--dtype", "mxfp8", NULL}, "bench does not time");
     refused(cmd_run, (const char *const[]){"run", "gemm", "--groups", "2", "--cluster", "2x1", NULL},
             "the grouped kernel with its own tiling");
+    refused(cmd_bench, (const char *const[]){"bench", "attention", "--rest", "-1", NULL}, "bad option --rest -1");
+    refused(cmd_bench, (const char *const[]){"bench", "attention", "--decode", "--rest", "100", NULL},
+            "--rest is not taken with --decode");
+    refused(cmd_bench, (const char *const[]){"bench", "attention", "--rows", "some", NULL}, "noncausal, causal or both");
     refused(cmd_cache, (const char *const[]){"cache", NULL}, "usage: cutec cache");
     refused(cmd_export, (const char *const[]){"export", "gemm", NULL}, "--out DIR is needed");
     refused(cmd_export, (const char *const[]){"export", "gemm", "--out", NULL}, "--out needs a value");

@@ -18,6 +18,12 @@ static int cmp_double(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
+void gpu_idle_ms(int ms)
+{
+    struct timespec d = {ms / 1000, (long)(ms % 1000) * 1000000L};
+    while (nanosleep(&d, &d) != 0) {} /* (interrupted: the rest of it) */
+}
+
 /* The span of one timing in ms: 2, or $CUTEC_BENCH_SPAN_MS (1 to 10000).  Short spans time
  * the chip at the clock it starts a burst at; long ones (100 ms and more) include what the
  * power cap does to the clock under sustained load, as a training step sees it. */

@@ -38,6 +38,9 @@ typedef struct gpu_turns {
     int rounds;
 } gpu_turns;
 bool gpu_time_turns(cute_cuda *cu, gpu_timed_call fn[2], void *user[2], int sets, int rounds, gpu_turns *t);
+/* ms milliseconds of sleep (the caller has drained the GPU's streams first): a bench's rest
+ * before a timing, so that it starts on a rested card (--rest of tp-gemm and attention) */
+void gpu_idle_ms(int ms);
 /* the median of x[0 .. n) (x is sorted in place) */
 double gpu_median(double *x, int n);
 

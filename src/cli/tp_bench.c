@@ -547,8 +547,7 @@ static double turn(tp_group *g, int which, int iters, int rest_ms)
 {
     if (rest_ms) {
         if (sync_all(g) != CUTE_OK) return -1;
-        struct timespec d = {rest_ms / 1000, (long)(rest_ms % 1000) * 1000000L};
-        while (nanosleep(&d, &d) != 0) {} /* (interrupted: the rest of it) */
+        gpu_idle_ms(rest_ms);
     }
     return time_step(g, schedule, which, iters);
 }

@@ -30,7 +30,9 @@
 #include "kernels/attention/attention_bwd.h"
 
 enum { WARPGROUP = 128, CONSUMERS = 2 };
-enum { REGS_WRITER = 40, REGS_CONSUMER = 232 }; /* the fused dQ's setmaxnreg (roles) */
+/* the fused dQ's setmaxnreg (roles); lines_producer's: its producer warp's loads spilled 32
+ * bytes at 40 (ptxas; none at 56, nor the consumers at 224) */
+enum { REGS_WRITER = 40, REGS_CONSUMER = 232, REGS_WRITER_LINES = 56, REGS_CONSUMER_LINES = 224 };
 
 /* head dims 96 and 128, where the dK/dV kernel's accumulators (D registers a thread) leave
  * no room to overlap its steps: d128's ways everywhere (serial_steps, staged_lines, the
@@ -60,6 +62,7 @@ typedef struct hb_job {
     int line_bar[2];         /* staged_lines: warpgroup w's named barrier (its 128 threads) */
     attn_hbdq_bars dq_bar;   /* fused dQ's */
     bool pdl_mid;            /* PDL, the kernel after pre that a dependent follows: pdl_enter */
+    bool lines_producer;     /* the fused kernel's LSE and D by the producer's warp (the plan's) */
 } hb_job;
 
 /* The kernel's named barriers (kernels/warp_roles.h): the ping-pong ring's (attn_hop_ring_*,
@@ -90,6 +93,7 @@ static hb_job job_of(cute_ctx *c, const attn_hop_bwd_plan *hp, const attn_plan *
     cute_int bx = cute_block_idx(c, 0);
     j.dq_split = !kv && wide(p);
     j.pdl_mid = hp->pdl && (j.fused || !kv);
+    j.lines_producer = j.fused && hp->lines_producer;
     if (j.fused) /* the grid (B, key tiles, KV heads): launch's */
         j.b = cute_block_idx(c, 0), bx = cute_block_idx(c, 1), j.xh = cute_block_idx(c, 2);
     const cute_int *ex = m[X1].layout.shape.leaf, *ey = m[Y1].layout.shape.leaf; /* (B, S, heads, D) */
@@ -135,7 +139,9 @@ static void y_tile_of(cute_ctx *c, const hb_job *j, cute_int i, cute_int *yh, cu
 
 typedef struct hb_smem {
     cute_tensor x1, x2;   /* (128, D) */
-    cute_tensor lines;    /* dK/dV, wide: a step's 64 LSE and D, a copy a warpgroup (64, 2, 2) */
+    cute_tensor lines;    /* dK/dV, wide: a step's 64 LSE and D, a copy a warpgroup (64, 2, 2);
+                           * lines_producer: a copy a stage of pl (64, 2, stages) */
+    cute_pipeline pl;     /* lines_producer: the producer's warp fills, both warpgroups read */
     attn_hbdq_smem dq;    /* fused dQ's (attn_hbdq_alloc) */
     cute_tensor y1, y2;   /* (64, D, stages) */
     cute_tensor y1t, y2t; /* the same seen as (D, 64, stages): the RS products' B */
@@ -176,9 +182,11 @@ static hb_smem shared_memory(cute_ctx *c, const attn_plan *p, const hb_job *j)
     m.px = cute_pipeline_tma_async_create(c, &al, 1, threads, 2 * p->tma_q.bytes * attn_hop_boxes(p));
     m.py = cute_pipeline_tma_async_create(c, &al, p->stages, threads, 2 * p->tma_k.bytes * attn_hop_boxes(p));
     if (j->fused) attn_hbdq_alloc(c, j->hp, &al, &m.dq);
+    int copies = j->lines_producer ? p->stages : CONSUMERS;
     if (staged_lines(p, j))
         m.lines = cute_smem_alloc_tensor(c, &al, CUTE_F32, cute_layout_fmt(cute_ctx_alg(c), "(%lld,2,%d):(1,%lld,%lld)",
-                                         (long long)p->bn, CONSUMERS, (long long)p->bn, 2 * (long long)p->bn), 16);
+                                         (long long)p->bn, copies, (long long)p->bn, 2 * (long long)p->bn), 16);
+    if (j->lines_producer) m.pl = cute_pipeline_async_create(c, &al, p->stages, 32, threads);
     return m;
 }
 
@@ -188,8 +196,11 @@ typedef struct hb_maps {
     cute_tensor tx, ty;
 } hb_maps;
 
-/* X's tiles once, then Y1 and Y2 of every step */
-static void producer(cute_ctx *c, const attn_plan *p, const hb_job *j, const hb_smem *m, const hb_maps *x)
+static void producer_lines(cute_ctx *c, const attn_plan *p, const hb_job *j, const hb_smem *m, const cute_tensor *mt,
+                           cute_pipeline_state *s, cute_int yh, cute_int yt);
+
+/* X's tiles, once (one thread) */
+static void load_x(cute_ctx *c, const attn_plan *p, const hb_job *j, const hb_smem *m, const hb_maps *x)
 {
     cute_pipeline_state sx = cute_make_pipeline_state(c, CUTE_PIPELINE_PRODUCER, 1);
     cute_pipeline_producer_acquire(c, &m->px, &sx, (cute_val){0});
@@ -197,16 +208,46 @@ static void producer(cute_ctx *c, const attn_plan *p, const hb_job *j, const hb_
     attn_hop_load_rows(c, p, &p->tma_q, x->map[X1], x->tx, j->b, j->xt, j->xh, m->x1, bar);
     attn_hop_load_rows(c, p, &p->tma_q, x->map[X2], x->tx, j->b, j->xt, j->xh, m->x2, bar);
     cute_pipeline_producer_commit(c, &m->px, &sx);
+}
+
+/* Y1 and Y2 of head yh's tile yt into state s's stage (one thread) */
+static void load_y(cute_ctx *c, const attn_plan *p, const hb_job *j, const hb_smem *m, const hb_maps *x,
+                   const cute_pipeline_state *s, cute_int yh, cute_int yt)
+{
+    cute_pipeline_producer_acquire(c, &m->py, s, (cute_val){0});
+    cute_val b = cute_pipeline_producer_barrier(c, &m->py, s);
+    attn_hop_load_rows(c, p, &p->tma_k, x->map[Y1], x->ty, j->b, yt, yh, attn_hop_stage(c, m->y1, 3, s), b);
+    attn_hop_load_rows(c, p, &p->tma_k, x->map[Y2], x->ty, j->b, yt, yh, attn_hop_stage(c, m->y2, 3, s), b);
+    cute_pipeline_producer_commit(c, &m->py, s);
+}
+
+/* X's tiles once, then Y1 and Y2 of every step: one thread; lines_producer, the whole warp,
+ * one lane the copies and every lane the step's LSE and D (producer_lines), which read D:
+ * PDL's wait for pre first (X's copies go before it) */
+static void producer(cute_ctx *c, const attn_plan *p, const hb_job *j, const hb_smem *m, const hb_maps *x,
+                     const cute_tensor *mt)
+{
+    if (!j->lines_producer) {
+        load_x(c, p, j, m, x);
+        cute_pipeline_state s = cute_make_pipeline_state(c, CUTE_PIPELINE_PRODUCER, p->stages);
+        CUTE_FOR(c, i, cute_i(0), j->steps) {
+            cute_int yh, yt;
+            y_tile_of(c, j, i, &yh, &yt);
+            load_y(c, p, j, m, x, &s, yh, yt);
+            cute_pipeline_state_advance(c, &s);
+        }
+        return;
+    }
+    CUTE_IF(c, cute_elect_one(c)) { load_x(c, p, j, m, x); }
+    if (j->pdl_mid) cute_griddepcontrol_wait(c);
     cute_pipeline_state s = cute_make_pipeline_state(c, CUTE_PIPELINE_PRODUCER, p->stages);
+    cute_pipeline_state sl = cute_make_pipeline_state(c, CUTE_PIPELINE_PRODUCER, p->stages);
     CUTE_FOR(c, i, cute_i(0), j->steps) {
         cute_int yh, yt;
         y_tile_of(c, j, i, &yh, &yt);
-        cute_pipeline_producer_acquire(c, &m->py, &s, (cute_val){0});
-        cute_val b = cute_pipeline_producer_barrier(c, &m->py, &s);
-        attn_hop_load_rows(c, p, &p->tma_k, x->map[Y1], x->ty, j->b, yt, yh, attn_hop_stage(c, m->y1, 3, &s), b);
-        attn_hop_load_rows(c, p, &p->tma_k, x->map[Y2], x->ty, j->b, yt, yh, attn_hop_stage(c, m->y2, 3, &s), b);
-        cute_pipeline_producer_commit(c, &m->py, &s);
+        CUTE_IF(c, cute_elect_one(c)) { load_y(c, p, j, m, x, &s, yh, yt); }
         cute_pipeline_state_advance(c, &s);
+        producer_lines(c, p, j, m, mt, &sl, yh, yt);
     }
 }
 
@@ -225,19 +266,29 @@ typedef struct hb_frag {
                                                  * partitioned as the scores */
 } hb_frag;
 
-/* staged_lines: the thread's views of its warpgroup's copy */
-static void lines_of_thread(cute_ctx *c, const attn_plan *p, const hb_smem *m, cute_int tid, hb_frag *f)
+/* a (64, 2) copy's LSE and D along every row of the scores ((bm, bn):(0, 1)), partitioned as
+ * the thread's scores */
+static void copy_views(cute_ctx *c, const attn_plan *p, const hb_frag *f, cute_tensor copy, cute_tensor *sl,
+                       cute_tensor *sd)
+{
+    cute_layout bcast = cute_layout_fmt(cute_ctx_alg(c), "(%lld,%lld):(0,1)", (long long)p->bm, (long long)p->bn);
+    cute_tiler bt = cute_tiler_layout(&bcast);
+    *sl = cute_partition_C(c, f->ss, cute_tensor_compose(c, CUTE_SLICE(c, copy, CUTE_ALL, 0), &bt));
+    *sd = cute_partition_C(c, f->ss, cute_tensor_compose(c, CUTE_SLICE(c, copy, CUTE_ALL, 1), &bt));
+}
+
+/* staged_lines: the thread's views of its warpgroup's copy (lines_producer: the ring's, each
+ * step's: ring_step) */
+static void lines_of_thread(cute_ctx *c, const attn_plan *p, const hb_job *j, const hb_smem *m, cute_int tid,
+                            hb_frag *f)
 {
     cute_alg *a = cute_ctx_alg(c);
-    long long bm = p->bm, bn = p->bn;
+    long long bn = p->bn;
     f->wg = cute_div(a, tid, cute_i(WARPGROUP)), f->wtid = cute_mod(a, tid, cute_i(WARPGROUP));
+    if (j->lines_producer) return;
     cute_tensor copy = CUTE_SLICE(c, m->lines, CUTE_ALL, CUTE_ALL, f->wg); /* (64, 2) */
     f->line = CUTE_SLICE(c, copy, cute_mod(a, f->wtid, cute_i(bn)), cute_div(a, f->wtid, cute_i(bn)));
-    /* the columns' values along every row of the scores: (bm, bn):(0, 1) */
-    cute_layout bcast = cute_layout_fmt(a, "(%lld,%lld):(0,1)", bm, bn);
-    cute_tiler bt = cute_tiler_layout(&bcast);
-    f->sl = cute_partition_C(c, f->ss, cute_tensor_compose(c, CUTE_SLICE(c, copy, CUTE_ALL, 0), &bt));
-    f->sd = cute_partition_C(c, f->ss, cute_tensor_compose(c, CUTE_SLICE(c, copy, CUTE_ALL, 1), &bt));
+    copy_views(c, p, f, copy, &f->sl, &f->sd);
 }
 
 static hb_frag fragments(cute_ctx *c, const attn_plan *p, const hb_job *j, const hb_smem *m, cute_int tid)
@@ -267,7 +318,7 @@ static hb_frag fragments(cute_ctx *c, const attn_plan *p, const hb_job *j, const
     f.rds = cute_make_fragment_A(c, &p->pv, f.acc_a);
     f.out[0] = cute_partition_fragment_C(c, f.rs, rows);
     f.out[1] = cute_make_fragment_like(c, f.out[0]);
-    if (staged_lines(p, j)) lines_of_thread(c, p, m, tid, &f);
+    if (staged_lines(p, j)) lines_of_thread(c, p, j, m, tid, &f);
     return f;
 }
 
@@ -412,27 +463,62 @@ static void last_products(cute_ctx *c, const attn_plan *p, const hb_job *j, cons
     cute_pipeline_state_advance(c, r);
 }
 
-/* staged_lines: the value the thread stages for step i, the LSE (in log2 units with
- * staged_lines; the warpgroup's first 64 threads) or D of query tile yt's query wtid % 64 (0
- * past the queries) */
+/* staged_lines: value w of a step's copy (64, 2): the LSE (in log2 units with staged_lines)
+ * of head yh's query tile yt's query w where w < 64, else D of query w - 64 (0 past the
+ * queries).  kind 0 (LSE) or 1 (D) where the caller knows which (w then the query;
+ * producer_lines: one pointer made, not two and a select), -1 where w says */
+static cute_val line_value(cute_ctx *c, const attn_plan *p, const hb_job *j, const cute_tensor *mt, cute_int yh,
+                           cute_int yt, cute_int w, int kind)
+{
+    cute_alg *a = cute_ctx_alg(c);
+    cute_int q = cute_add(a, cute_mul(a, yt, cute_i(p->bn)), kind < 0 ? cute_mod(a, w, cute_i(p->bn)) : w);
+    cute_int at = cute_min(a, q, cute_sub(a, j->sy, cute_i(1)));
+    cute_val from, is_lse = {0};
+    if (kind < 0) {
+        cute_val lse = cute_tensor_ptr(c, CUTE_SLICE(c, mt[LSE], j->b, yh, CUTE_ALL), at);
+        cute_val dsum = cute_tensor_ptr(c, CUTE_SLICE(c, mt[DSUM], j->b, yh, CUTE_ALL), at);
+        from = cute_val_select(c, cute_int_lt(c, w, cute_i(p->bn)), lse, dsum);
+        is_lse = cute_int_lt(c, w, cute_i(p->bn));
+    } else {
+        from = cute_tensor_ptr(c, CUTE_SLICE(c, mt[kind ? DSUM : LSE], j->b, yh, CUTE_ALL), at);
+    }
+    cute_ssa v = cute_tensor_load(c, cute_make_tensor(c, from, cute_layout_parse(a, "(1):(0)"), 4));
+    cute_val x = cute_ssa_get(c, v, 0);
+    cute_val log2e = cute_val_const(c, CUTE_F32, 1.4426950408889634);
+    if (staged_lines(p, j) && kind < 0)
+        x = cute_val_binop(c, CUTE_OP_MUL, x, cute_val_select(c, is_lse, log2e, cute_val_const(c, CUTE_F32, 1)));
+    else if (staged_lines(p, j) && kind == 0)
+        x = cute_val_binop(c, CUTE_OP_MUL, x, log2e);
+    return cute_val_select(c, cute_int_lt(c, q, j->sy), x, cute_val_const(c, CUTE_F32, 0));
+}
+
+/* the value the consumer thread stages for step i: value wtid of its warpgroup's copy */
 static cute_val line_fetch(cute_ctx *c, const attn_plan *p, const hb_job *j, const hb_frag *f, const cute_tensor *mt,
                            cute_int i)
 {
-    cute_alg *a = cute_ctx_alg(c);
     cute_int yh, yt;
     y_tile_of(c, j, i, &yh, &yt);
-    cute_int q = cute_add(a, cute_mul(a, yt, cute_i(p->bn)), cute_mod(a, f->wtid, cute_i(p->bn)));
-    cute_int at = cute_min(a, q, cute_sub(a, j->sy, cute_i(1)));
-    cute_val lse = cute_tensor_ptr(c, CUTE_SLICE(c, mt[LSE], j->b, yh, CUTE_ALL), at);
-    cute_val dsum = cute_tensor_ptr(c, CUTE_SLICE(c, mt[DSUM], j->b, yh, CUTE_ALL), at);
-    cute_val from = cute_val_select(c, cute_int_lt(c, f->wtid, cute_i(p->bn)), lse, dsum);
-    cute_val is_lse = cute_int_lt(c, f->wtid, cute_i(p->bn));
-    cute_ssa v = cute_tensor_load(c, cute_make_tensor(c, from, cute_layout_parse(a, "(1):(0)"), 4));
-    cute_val x = cute_ssa_get(c, v, 0);
-    if (staged_lines(p, j))
-        x = cute_val_binop(c, CUTE_OP_MUL, x, cute_val_select(c, is_lse, cute_val_const(c, CUTE_F32, 1.4426950408889634),
-                                                              cute_val_const(c, CUTE_F32, 1)));
-    return cute_val_select(c, cute_int_lt(c, q, j->sy), x, cute_val_const(c, CUTE_F32, 0));
+    return line_value(c, p, j, mt, yh, yt, f->wtid, -1);
+}
+
+/* lines_producer, by the producer's warp: the 64 LSE and D values of head yh's query tile yt
+ * into state s's stage of the ring, lane l queries l + 32 k of each, each stored as it comes
+ * (the warpgroup's 40 registers spilled even so: REGS_WRITER_LINES) */
+static void producer_lines(cute_ctx *c, const attn_plan *p, const hb_job *j, const hb_smem *m, const cute_tensor *mt,
+                           cute_pipeline_state *s, cute_int yh, cute_int yt)
+{
+    cute_alg *a = cute_ctx_alg(c);
+    cute_int lane = cute_lane_idx(c);
+    cute_pipeline_producer_acquire(c, &m->pl, s, (cute_val){0});
+    cute_tensor copy = attn_hop_stage(c, m->lines, 3, s); /* (64, 2): value w at w % 64, w / 64 */
+    int per = (int)p->bn / 32; /* a lane's queries (bn: 64, 2) */
+    for (int k = 0; k < 2 * per; k++) {
+        cute_int qi = cute_add(a, lane, cute_i(32 * (k % per)));
+        cute_tensor at = CUTE_SLICE(c, copy, qi, cute_i(k / per));
+        cute_tensor_store(c, at, cute_ssa_scalar(c, line_value(c, p, j, mt, yh, yt, qi, k / per), at.layout.shape));
+    }
+    cute_pipeline_producer_commit(c, &m->pl, s);
+    cute_pipeline_state_advance(c, s);
 }
 
 /* warpgroup wg's barrier of its 128 threads (j->line_bar) */
@@ -460,20 +546,37 @@ static void staged_step(cute_ctx *c, const attn_plan *p, const hb_job *j, const 
     st->gl = f->sl, st->gd = f->sd;
 }
 
+/* lines_producer: the step's LSE and D from state r's stage of the ring, once the producer's
+ * warp filled it */
+static void ring_step(cute_ctx *c, const attn_plan *p, const hb_smem *m, const hb_frag *f,
+                      const cute_pipeline_state *r, hb_step *st)
+{
+    cute_pipeline_consumer_wait(c, &m->pl, r, (cute_val){0});
+    copy_views(c, p, f, attn_hop_stage(c, m->lines, 3, r), &st->gl, &st->gd);
+}
+
 /* one step of serial_steps: the scores, P and dS, the fused dQ's dS^T staged, then dV and dK,
  * and with_dq the fused dQ's part of the step before (a step late: the warpgroups need not
  * meet at every step to have both halves of dS^T in), each batch issued as the pipeline's
  * wait lets it (the two warpgroups' batches share the tensor cores as they come; in turns,
  * the forward's ping-pong, measured slower: docs/attention.md) */
 static void serial_step(cute_ctx *c, const attn_plan *p, const hb_job *j, const hb_smem *m, hb_frag *f,
-                        const cute_tensor *mt, cute_val scale_log2, cute_pipeline_state *s, cute_int i, bool with_dq)
+                        const cute_tensor *mt, cute_val scale_log2, cute_pipeline_state *s, cute_pipeline_state *r,
+                        cute_int i, bool with_dq)
 {
     hb_step st = step_views(c, p, j, f, mt, i);
-    cute_val line = line_fetch(c, p, j, f, mt, i);
+    cute_val line = j->lines_producer ? (cute_val){0} : line_fetch(c, p, j, f, mt, i);
     issue_scores(c, p, m, f, s);
     cute_warpgroup_wait(c, 0);
-    staged_step(c, p, j, f, line, &st);
+    if (j->lines_producer)
+        ring_step(c, p, m, f, r, &st);
+    else
+        staged_step(c, p, j, f, line, &st);
     gradients(c, p, j, f, &st, scale_log2, staged_lines(p, j));
+    if (j->lines_producer) {
+        cute_pipeline_consumer_release(c, &m->pl, r);
+        cute_pipeline_state_advance(c, r);
+    }
     convert(c, p, j, f);
     if (j->fused) attn_hbdq_stage_ds(c, j->hp, &f->q, f->acc_b);
     if (with_dq) attn_hbdq_wait_ds(c, &f->q);
@@ -514,8 +617,10 @@ static void serial_steps(cute_ctx *c, const attn_plan *p, const hb_job *j, const
                          const cute_tensor *mt, cute_val scale_log2)
 {
     cute_pipeline_state s = cute_make_pipeline_state(c, CUTE_PIPELINE_CONSUMER, p->stages);
+    cute_pipeline_state r = {0}; /* lines_producer: the ring's */
+    if (j->lines_producer) r = cute_make_pipeline_state(c, CUTE_PIPELINE_CONSUMER, p->stages);
     if (j->fused) attn_hbdq_stage_zero(c, j->hp, &f->q, f->acc_b);
-    CUTE_FOR(c, i, cute_i(0), j->steps) { serial_step(c, p, j, m, f, mt, scale_log2, &s, i, j->fused); }
+    CUTE_FOR(c, i, cute_i(0), j->steps) { serial_step(c, p, j, m, f, mt, scale_log2, &s, &r, i, j->fused); }
     if (!j->fused) return;
     attn_hbdq_wait_ds(c, &f->q);
     cute_warpgroup_arrive(c);
@@ -633,7 +738,7 @@ static void produce(cute_ctx *c, void *arg, cute_int tid)
 {
     const hb_roles *r = arg;
     (void)tid;
-    producer(c, r->p, r->j, r->m, r->x);
+    producer(c, r->p, r->j, r->m, r->x, r->mt);
 }
 
 static void consume(cute_ctx *c, void *arg, cute_int tid)
@@ -660,16 +765,20 @@ static void roles(cute_ctx *c, hb_roles *r)
     cute_int tid = cute_thread_idx(c, 0);
     CUTE_IF(c, cute_int_lt(c, tid, cute_i(WARPGROUP))) {
         /* setmaxnreg.inc takes only what the block's own decs gave back: 128 x (168 - 40) =
-         * 256 x (232 - 168); producer 32 with 240 asked 1024 registers more than the launch
-         * held, and the consumers waited for them forever (the mid pass of session 28; the
-         * interpreter keeps no such pool) */
-        cute_setmaxregister_decrease(c, REGS_WRITER);
+         * 256 x (232 - 168) (lines_producer: 128 x (168 - 56) = 256 x (224 - 168)); producer
+         * 32 with 240 asked 1024 registers more than the launch held, and the consumers waited
+         * for them forever (the mid pass of session 28; the interpreter keeps no such pool) */
+        cute_setmaxregister_decrease(c, r->j->lines_producer ? REGS_WRITER_LINES : REGS_WRITER);
         cute_int warp = cute_warp_idx(c);
         if (r->j->pdl_mid) {
             CUTE_IF(c, cute_int_lt(c, cute_i(0), warp)) { pdl_enter(c, r->j); }
         }
         CUTE_IF(c, cute_int_eq(c, warp, cute_i(0))) {
-            CUTE_IF(c, cute_elect_one(c)) produce(c, r, tid);
+            if (r->j->lines_producer) {
+                produce(c, r, tid); /* (the whole warp) */
+            } else {
+                CUTE_IF(c, cute_elect_one(c)) produce(c, r, tid);
+            }
         }
         CUTE_IF(c, cute_int_eq(c, warp, cute_i(1))) {
             attn_hbdq_write(c, r->j->hp, &r->w, r->j->steps, tile_of_step, r->j);
@@ -684,7 +793,7 @@ static void roles(cute_ctx *c, hb_roles *r)
         }
     }
     CUTE_ELSE(c) {
-        cute_setmaxregister_increase(c, REGS_CONSUMER);
+        cute_setmaxregister_increase(c, r->j->lines_producer ? REGS_CONSUMER_LINES : REGS_CONSUMER);
         consume(c, r, cute_sub(cute_ctx_alg(c), tid, cute_i(WARPGROUP)));
     }
 }
