@@ -25,6 +25,7 @@
 #include "cutec/smem.h"
 #include "cutec/smem_atoms.h"
 #include "cutec/sync.h"
+#include "env/env_choice.h"
 #include "kernels/gemv/gemv_internal.h"
 
 enum { WG_BK = 32 };
@@ -37,9 +38,18 @@ static int groups(const cute_gemv_config *cfg)
     return gemv_nvec(cfg) % 32 == 0 ? 2 : 1;
 }
 
+/* the m64 tiles of A each warpgroup multiplies a k-tile: 2 under CUTEC_GEMV_WGMMA_TRIAL=m2 (two
+ * warpgroups on 256 rows, up to 64 vectors: X's halves and the step's fixed instructions for
+ * twice A's bytes), else 1 */
+static int mtiles(const cute_gemv_config *cfg)
+{
+    bool m2 = cute_env_choice_warn("CUTEC_GEMV_WGMMA_TRIAL", "0|m2", 0) == 1;
+    return m2 && groups(cfg) == 2 && gemv_nvec(cfg) <= 64 ? 2 : 1;
+}
+
 int gemv_wgmma_rows(const cute_gemv_config *cfg)
 {
-    return 64 * groups(cfg);
+    return 64 * groups(cfg) * mtiles(cfg);
 }
 
 bool gemv_wgmma(const cute_gemv_config *cfg, int arch)
@@ -99,7 +109,7 @@ bool gemv_plan_wgmma(cute_alg *a, const cute_gemv_config *cfg, gemv_plan *p)
     cute_layout wgs = cute_layout_fmt(a, "(%d,1,1):(1,0,0)", g);
     p->mma = cute_make_tiled_mma(a, &atom, &wgs, NULL, NULL, NULL);
     p->threads = 128 * g;
-    p->bm = 64 * g, p->bn = gemv_nvec(cfg), p->bk = WG_BK, p->bkx = WG_BK, p->ktile = WG_BK;
+    p->bm = gemv_wgmma_rows(cfg), p->bn = gemv_nvec(cfg), p->bk = WG_BK, p->bkx = WG_BK, p->ktile = WG_BK;
     return !a->failed;
 }
 
@@ -150,6 +160,15 @@ typedef struct wg_thread {
 
 static const int vec_a[2] = {1, 3}; /* a fragment's leaves (v, j0) by_logical: 4 contiguous columns */
 
+/* A's fragment ((2,2),M,4) (M: the warpgroup's m64 tiles) with its atoms as (j0, j1) */
+static cute_tensor frag_by_atoms(cute_ctx *c, const gemv_plan *p, cute_tensor frag)
+{
+    int m = p->bm / (64 * groups(&p->cfg));
+    frag.layout = m == 1 ? cute_layout_parse(cute_ctx_alg(c), "((2,2),1,(2,2)):((1,2),0,(4,8))")
+                         : cute_layout_fmt(cute_ctx_alg(c), "((2,2),%d,(2,2)):((1,2),4,(%d,%d))", m, 4 * m, 8 * m);
+    return frag;
+}
+
 /* A's fragments of k-tile kt in f32 registers (pred: bounds-checked by coordinates) */
 static cute_tensor load_a(cute_ctx *c, const gemv_plan *p, const wg_thread *th, const gemv_mma_tiles *t, cute_int kt,
                           bool pred)
@@ -157,8 +176,7 @@ static cute_tensor load_a(cute_ctx *c, const gemv_plan *p, const wg_thread *th, 
     cute_tensor gA = CUTE_SLICE(c, t->gA, CUTE_ALL, CUTE_ALL, kt);
     cute_tensor frag = cute_make_rmem_tensor_like(c, cute_partition_fragment_A(c, th->thr, gA), CUTE_F32);
     cute_tensor src = gemv_mma_by_vector(c, cute_partition_A(c, th->thr, by_logical(c, gA, p->bm)), vec_a, 2);
-    cute_tensor dst = frag; /* the fragment ((2,2),1,4) with its atoms as (j0, j1) */
-    dst.layout = cute_layout_parse(cute_ctx_alg(c), "((2,2),1,(2,2)):((1,2),0,(4,8))");
+    cute_tensor dst = frag_by_atoms(c, p, frag);
     dst = gemv_mma_by_vector(c, dst, vec_a, 2);
     if (!pred) {
         cute_copy(c, &th->vec16, src, dst);
@@ -263,8 +281,7 @@ static wg_regs ring_read(cute_ctx *c, const gemv_plan *p, const wg_thread *th, c
     ring_sources(c, p, th, t, cute_i(0), &srcA, &srcX);
     wg_regs r = {.rA = cute_make_rmem_tensor_like(c, cute_partition_fragment_A(c, th->thr, gA), CUTE_F32),
                  .rX = cute_make_rmem_tensor_like(c, srcX, CUTE_F32)};
-    cute_tensor dst = r.rA;
-    dst.layout = cute_layout_parse(cute_ctx_alg(c), "((2,2),1,(2,2)):((1,2),0,(4,8))");
+    cute_tensor dst = frag_by_atoms(c, p, r.rA);
     dst = gemv_mma_by_vector(c, dst, vec_a, 2);
     cute_copy(c, &th->vec16, ring_lane(c, th->ringA, dst, s), dst);
     cute_copy(c, &th->vec16, ring_lane(c, th->ringX, r.rX, s), r.rX);
