@@ -38,13 +38,21 @@ static int groups(const cute_gemv_config *cfg)
     return gemv_nvec(cfg) % 32 == 0 ? 2 : 1;
 }
 
-/* the m64 tiles of A each warpgroup multiplies a k-tile: 2 under CUTEC_GEMV_WGMMA_TRIAL=m2 (two
- * warpgroups on 256 rows, up to 64 vectors: X's halves and the step's fixed instructions for
- * twice A's bytes), else 1 */
+/* CUTEC_GEMV_WGMMA_TRIAL's forms: m2 (below), trunc (the tf32 halves' big one by truncation,
+ * gemv_split_tf32_bits), both, or none */
+enum { TRIAL_M2 = 1, TRIAL_TRUNC = 2 };
+static int trial(void)
+{
+    static const int forms[] = {0, TRIAL_M2, TRIAL_TRUNC, TRIAL_M2 | TRIAL_TRUNC};
+    return forms[cute_env_choice_warn("CUTEC_GEMV_WGMMA_TRIAL", "0|m2|trunc|m2trunc", 0)];
+}
+
+/* the m64 tiles of A each warpgroup multiplies a k-tile: 2 under the trial m2 (two warpgroups
+ * on 256 rows, up to 64 vectors: X's halves and the step's fixed instructions for twice A's
+ * bytes), else 1 */
 static int mtiles(const cute_gemv_config *cfg)
 {
-    bool m2 = cute_env_choice_warn("CUTEC_GEMV_WGMMA_TRIAL", "0|m2", 0) == 1;
-    return m2 && groups(cfg) == 2 && gemv_nvec(cfg) <= 64 ? 2 : 1;
+    return (trial() & TRIAL_M2) && groups(cfg) == 2 && gemv_nvec(cfg) <= 64 ? 2 : 1;
 }
 
 int gemv_wgmma_rows(const cute_gemv_config *cfg)
@@ -222,7 +230,8 @@ static void products(cute_ctx *c, const gemv_plan *p, const wg_thread *th, cute_
     cute_alg *a = cute_ctx_alg(c);
     cute_int s2 = cute_mul(a, cute_mod(a, n, cute_i(X_STAGES)), cute_i(2));
     cute_tensor xb, xs;
-    gemv_split_tf32_bits(c, r->rX, &xb, &xs, true);
+    bool trunc = trial() & TRIAL_TRUNC;
+    gemv_split_tf32_bits(c, r->rX, &xb, &xs, true, trunc);
     cute_tensor halves[2] = {xb, xs}, stage[2];
     for (int h = 0; h < 2; h++) {
         stage[h] = CUTE_SLICE(c, th->sX, CUTE_ALL, CUTE_ALL, cute_add(a, s2, cute_i(h)));
@@ -232,7 +241,7 @@ static void products(cute_ctx *c, const gemv_plan *p, const wg_thread *th, cute_
     cute_fence_proxy_async_shared_cta(c); /* the halves' stores, read by wgmma (the async proxy) */
     cute_barrier(c);
     cute_tensor aB, aS;
-    gemv_split_tf32_bits(c, r->rA, &aB, &aS, true);
+    gemv_split_tf32_bits(c, r->rA, &aB, &aS, true, trunc);
     cute_tensor bB = cute_partition_B(c, th->thr, stage[0]), bS = cute_partition_B(c, th->thr, stage[1]);
     cute_warpgroup_arrive(c);
     cute_gemm(c, &p->mma, th->acc, aS, bB, th->acc);
