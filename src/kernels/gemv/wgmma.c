@@ -4,7 +4,8 @@
  * vectors and past, whose mma.sync 3xTF32 tops out near a third of tf32's mma.sync rate.
  *
  * A block is two warpgroups on 128 rows of A (one on 64 where the vectors are not a multiple
- * of 32), the weight, as wgmma's A from registers (the RS atom m64nNk8 tf32, N the vectors),
+ * of 32; at 64 vectors each warpgroup on two m64 tiles, 256 rows: mtiles), the weight, as
+ * wgmma's A from registers (the RS atom m64nNk8 tf32, N the vectors),
  * one split of K in k-tiles of 32 columns.  A's
  * fragments come straight from global memory: the product over a k-tile may take its 32
  * columns in any order A and X agree on, so logical column i = q + 4 v + 8 j (q the lane's
@@ -38,23 +39,23 @@ static int groups(const cute_gemv_config *cfg)
     return gemv_nvec(cfg) % 32 == 0 ? 2 : 1;
 }
 
-/* CUTEC_GEMV_WGMMA_TRIAL's forms: m2 (below), trunc (the tf32 halves' big one by truncation,
- * gemv_split_tf32_bits), xv (X's halves stored 16 bytes at a time: x_part_v), their
- * combinations, or none */
-enum { TRIAL_M2 = 1, TRIAL_TRUNC = 2, TRIAL_XV = 4 };
+/* CUTEC_GEMV_WGMMA_TRIAL's forms (until scripts/device-f32sk43.sh's final pass decides): the
+ * default (0), one m64 tile a warpgroup at 64 vectors as before session 43 (m1), the tf32 halves'
+ * big one by truncation (trunc: gemv_split_tf32_bits) */
+enum { TRIAL_M1 = 1, TRIAL_TRUNC = 2 };
 static int trial(void)
 {
-    static const int forms[] = {0, TRIAL_M2, TRIAL_TRUNC, TRIAL_M2 | TRIAL_TRUNC, TRIAL_M2 | TRIAL_XV,
-                                TRIAL_M2 | TRIAL_TRUNC | TRIAL_XV};
-    return forms[cute_env_choice_warn("CUTEC_GEMV_WGMMA_TRIAL", "0|m2|trunc|m2trunc|m2xv|m2truncxv", 0)];
+    return cute_env_choice_warn("CUTEC_GEMV_WGMMA_TRIAL", "0|m1|trunc", 0);
 }
 
-/* the m64 tiles of A each warpgroup multiplies a k-tile: 2 under the trial m2 (two warpgroups
- * on 256 rows, up to 64 vectors: X's halves and the step's fixed instructions for twice A's
- * bytes), else 1 */
+/* the m64 tiles of A each warpgroup multiplies a k-tile: 2 at 64 vectors in blocks of two
+ * warpgroups (256 rows: X's halves and each step's fixed instructions for twice A's bytes; on
+ * an H200 at 8192x8192 71.5 / 71.8% of the copy against 65.4 / 64.9 with one, in 4 splits
+ * against 2; at 32 vectors 84.1 against 86.4, one turn: bench/RESULTS.md, f32sk43), else 1
+ * (past 64 vectors the accumulators would not fit) */
 static int mtiles(const cute_gemv_config *cfg)
 {
-    return (trial() & TRIAL_M2) && groups(cfg) == 2 && gemv_nvec(cfg) <= 64 ? 2 : 1;
+    return trial() != TRIAL_M1 && groups(cfg) == 2 && gemv_nvec(cfg) == 64 ? 2 : 1;
 }
 
 int gemv_wgmma_rows(const cute_gemv_config *cfg)
@@ -156,40 +157,10 @@ static cute_tensor x_part(cute_ctx *c, const gemv_plan *p, cute_tensor t)
     return CUTE_SLICE(c, t, cute_thread_idx(c, 0), CUTE_ALL);
 }
 
-/* xv where the block's threads take X's k-tile in quarter rows of 8 values (a multiple of a
- * quarter of the threads' vectors) */
-static bool xv(const gemv_plan *p)
-{
-    return (trial() & TRIAL_XV) && p->bn % (p->threads / 4) == 0;
-}
-
-/* thread t's part of X's (bn, 32) k-tile under xv: t = (j0, j1, n), n = t / 4 (+ threads / 4 at
- * a time), its 8 values (v, q) at physical columns v + 2 j0 + 4 q + 16 j1 (four 8-byte
- * pieces), or, `logical`, as (q, v) at logical columns q + 4 v + 8 j0 + 16 j1: two whole
- * 16-byte chunks of the stage's row (by_logical's permutation), stored as two STS.128 instead
- * of x_part's 8 STS.32 */
-static cute_tensor x_part_v(cute_ctx *c, const gemv_plan *p, cute_tensor t, bool logical)
-{
-    cute_alg *a = cute_ctx_alg(c);
-    long long n = p->bn, tn = p->threads / 4, r = n / tn;
-    cute_layout T = logical ? cute_layout_fmt(a, "(((2,2),%lld),(4,2,%lld)):(((%lld,%lld),1),(%lld,%lld,%lld))", tn, r,
-                                              8 * n, 16 * n, n, 4 * n, tn)
-                            : cute_layout_fmt(a, "(((2,2),%lld),(2,4,%lld)):(((%lld,%lld),1),(%lld,%lld,%lld))", tn, r,
-                                              2 * n, 16 * n, n, 4 * n, tn);
-    t.layout = cute_compose(a, &t.layout, &T);
-    return CUTE_SLICE(c, t, cute_thread_idx(c, 0), CUTE_ALL);
-}
-
-/* the thread's part of X's k-tile by physical column (x_part, or x_part_v) */
-static cute_tensor x_mine(cute_ctx *c, const gemv_plan *p, cute_tensor t)
-{
-    return xv(p) ? x_part_v(c, p, t, false) : x_part(c, p, t);
-}
-
 typedef struct wg_thread {
     cute_thr_mma thr;
     cute_tensor acc; /* (V,M,N) f32 */
-    cute_copy_atom vec16, vecx; /* vecx: X's loads (16 bytes, 8 under xv) */
+    cute_copy_atom vec16;
     cute_tensor sX; /* (bn, 32, (half, stage)) tf32: X's big and small halves by logical column */
     /* the A ring (gemv_wgmma_ring): each thread's 16-byte vectors of A's fragments and of its
      * part of X's k-tile, (4, vectors, threads, stages), the block's threads side by side for
@@ -239,15 +210,15 @@ static wg_regs load_tile(cute_ctx *c, const gemv_plan *p, const wg_thread *th, c
                          bool predA, bool predX)
 {
     wg_regs r = {.rA = load_a(c, p, th, t, kt, predA)};
-    cute_tensor src = x_mine(c, p, CUTE_SLICE(c, t->gX, CUTE_ALL, CUTE_ALL, kt));
+    cute_tensor src = x_part(c, p, CUTE_SLICE(c, t->gX, CUTE_ALL, CUTE_ALL, kt));
     r.rX = cute_make_rmem_tensor_like(c, src, CUTE_F32);
     if (!predX) {
-        cute_copy(c, &th->vecx, src, r.rX);
+        cute_copy(c, &th->vec16, src, r.rX);
         return r;
     }
     cute_clear(c, r.rX);
-    cute_tensor crd = x_mine(c, p, CUTE_SLICE(c, t->cX, CUTE_ALL, CUTE_ALL, kt));
-    cute_copy_if_whole(c, &th->vecx, cute_elem_less(c, crd, t->boundX), src, r.rX);
+    cute_tensor crd = x_part(c, p, CUTE_SLICE(c, t->cX, CUTE_ALL, CUTE_ALL, kt));
+    cute_copy_if_whole(c, &th->vec16, cute_elem_less(c, crd, t->boundX), src, r.rX);
     return r;
 }
 
@@ -261,19 +232,14 @@ static void products(cute_ctx *c, const gemv_plan *p, const wg_thread *th, cute_
 {
     cute_alg *a = cute_ctx_alg(c);
     cute_int s2 = cute_mul(a, cute_mod(a, n, cute_i(X_STAGES)), cute_i(2));
-    cute_tensor xb, xs, rX = r->rX;
-    bool trunc = trial() & TRIAL_TRUNC;
-    if (xv(p)) /* the registers (v, q) as (q, v): each half's chunks 16 contiguous bytes */
-        rX.layout = cute_layout_fmt(a, "(4,2,%lld):(2,1,8)", (long long)(p->bn / (p->threads / 4)));
-    gemv_split_tf32_bits(c, rX, &xb, &xs, true, trunc);
+    cute_tensor xb, xs;
+    bool trunc = trial() == TRIAL_TRUNC;
+    gemv_split_tf32_bits(c, r->rX, &xb, &xs, true, trunc);
     cute_tensor halves[2] = {xb, xs}, stage[2];
     for (int h = 0; h < 2; h++) {
         stage[h] = CUTE_SLICE(c, th->sX, CUTE_ALL, CUTE_ALL, cute_add(a, s2, cute_i(h)));
-        cute_tensor sx = cute_tensor_recast(c, stage[h], CUTE_F32), half = cute_tensor_recast(c, halves[h], CUTE_F32);
-        if (xv(p))
-            cute_autovec_copy(c, half, x_part_v(c, p, sx, true));
-        else
-            cute_tensor_store(c, x_part(c, p, perm_inv(c, sx, p->bn)), cute_tensor_load(c, half));
+        cute_tensor dst = x_part(c, p, perm_inv(c, cute_tensor_recast(c, stage[h], CUTE_F32), p->bn));
+        cute_tensor_store(c, dst, cute_tensor_load(c, cute_tensor_recast(c, halves[h], CUTE_F32)));
     }
     cute_fence_proxy_async_shared_cta(c); /* the halves' stores, read by wgmma (the async proxy) */
     cute_barrier(c);
@@ -307,7 +273,7 @@ static void ring_sources(cute_ctx *c, const gemv_plan *p, const wg_thread *th, c
 {
     cute_tensor gA = CUTE_SLICE(c, t->gA, CUTE_ALL, CUTE_ALL, kt);
     *srcA = gemv_mma_by_vector(c, cute_partition_A(c, th->thr, by_logical(c, gA, p->bm)), vec_a, 2);
-    *srcX = x_mine(c, p, CUTE_SLICE(c, t->gX, CUTE_ALL, CUTE_ALL, kt));
+    *srcX = x_part(c, p, CUTE_SLICE(c, t->gX, CUTE_ALL, CUTE_ALL, kt));
 }
 
 /* k-tile kt's A and X into stage s, by cp.async */
@@ -330,7 +296,7 @@ static wg_regs ring_read(cute_ctx *c, const gemv_plan *p, const wg_thread *th, c
     cute_tensor dst = frag_by_atoms(c, p, r.rA);
     dst = gemv_mma_by_vector(c, dst, vec_a, 2);
     cute_copy(c, &th->vec16, ring_lane(c, th->ringA, dst, s), dst);
-    cute_copy(c, &th->vec16, ring_lane(c, th->ringX, r.rX, s), r.rX); /* xv: 16 bytes too (its pieces in pairs) */
+    cute_copy(c, &th->vec16, ring_lane(c, th->ringX, r.rX, s), r.rX);
     return r;
 }
 
@@ -415,7 +381,6 @@ void gemv_wgmma_kernel(cute_ctx *c, cute_tensor mA, cute_tensor mX, cute_tensor 
     gemv_mma_tiles t = gemv_mma_block_tiles(c, p, mA, mX, kchunk);
     wg_thread th = {.thr = cute_tiled_mma_slice(&p->mma, cute_thread_idx(c, 0)),
                     .vec16 = cute_copy_atom_universal(a, CUTE_F32, 128)};
-    th.vecx = xv(p) ? cute_copy_atom_universal(a, CUTE_F32, 64) : th.vec16;
     cute_composed atom;
     cute_smem_atom_gmma(a, "Layout_K_SW128_Atom", CUTE_TF32, &atom);
     cute_tuple shape = cute_tuple_fmt(a, "(%lld,%d,%d)", (long long)p->bn, WG_BK, 2 * X_STAGES);
@@ -430,8 +395,7 @@ void gemv_wgmma_kernel(cute_ctx *c, cute_tensor mA, cute_tensor mX, cute_tensor 
         th.ringA = cute_smem_alloc_tensor(c, &al, CUTE_F32, la, 16);
         th.ringX = cute_smem_alloc_tensor(c, &al, CUTE_F32, lx, 16);
         cute_copy_atom_named(a, "SM80_CP_ASYNC_CACHEGLOBAL<uint128>", CUTE_F32, &th.cpa);
-        cute_copy_atom_named(a, xv(p) ? "SM80_CP_ASYNC_CACHEALWAYS<uint64>" : "SM80_CP_ASYNC_CACHEALWAYS<uint128>",
-                             CUTE_F32, &th.cpx);
+        cute_copy_atom_named(a, "SM80_CP_ASYNC_CACHEALWAYS<uint128>", CUTE_F32, &th.cpx);
     }
     wg_block b = {p, &th, &t};
     gemv_mma_block(c, p, th.thr, &th.acc, &t, mA, (gemv_mma_ends){mY, mW, alpha, beta}, block_walk, &b);
