@@ -7,16 +7,23 @@
 # on two m64 tiles of A, blocks of 256 rows) 71.5 / 71.8, m2xv (X's halves by STS.128) 70.7 /
 # 70.2, m2truncxv (and the tf32 halves by truncation) 71.7 / 71.4; 32 vectors: 86.4, m2 84.1. So
 # m2 is the default at 64 vectors (xv deleted), `CUTEC_GEMV_WGMMA_TRIAL=m1` the form before.
-# This final pass: (1) the default, m1 and trunc on the GPU against float64 (`cutec run gemv`,
-# every element; odd sizes, split K ordered and atomic, a batch, the block past A's last row,
-# K = 24, 32, 64 and 128 vectors), side by side in the background; (2) 64 vectors: default / m1
-# / trunc, twice, each its own process (% of a device copy of the same bytes, y checked against
-# float64 first); (3) 16384x4096 at 64 vectors: default / m1; 32 and 128 vectors once.
+# ncu on m2truncxv: issue active 22.6%, stalls an issued instruction MIO throttle 2.07, long
+# scoreboard 1.42, short 1.35, wait 1.02, barrier 0.58, LG throttle 0.56: the memory queues'
+# instructions (xv's 4 cp.async of 8 bytes for X, against 2 of 16, lost more than its 12 fewer
+# STS won). So the new trial, bulk: m2's ring filled by bulk copies (cp.async.bulk, 64 bytes
+# each, completing on one mbarrier a stage): a thread's copies a k-tile 3 instead of 10.
+# This final pass: (1) the default, m1, trunc and bulk on the GPU against float64 (`cutec run
+# gemv`, every element; odd sizes, split K ordered and atomic, a batch, the block past A's last
+# row, K = 24, 32, 64 and 128 vectors), side by side in the background; (2) 64 vectors: default
+# / m1 / trunc / bulk, twice, each its own process (% of a device copy of the same bytes, y
+# checked against float64 first); (3) 16384x4096 at 64 vectors: default / m1 / bulk; 32 and 128
+# vectors once.
 # The rules (points of the copy at 8192x8192, 64 vectors, d over the two turns, both turns'):
-# m2 stays the default where it is ahead of m1 by d >= 1 with both turns ahead, else back to m1;
-# trunc becomes the default where it is ahead of the default the same way, else it is deleted;
-# a failed check or WRONG row rules a form out. Then 85% and torch.mm's time (session 42's mid
-# pass: 0.2546 ms) for the kept form.
+# a chain from m1: the default (m2) kept where it is ahead of m1 by d >= 1 with both turns ahead,
+# else m1; then bulk where it is ahead of the kept form the same way; trunc judged against the
+# default alone (kept only where the kept form is the default and it is ahead of it); a failed
+# check or WRONG row rules a form out. Then 85% and torch.mm's time (session 42's mid pass:
+# 0.2546 ms) for the kept form.
 #   BUDGET=50 sh scripts/device-f32sk43.sh
 . scripts/device-common.sh
 log="$out/f32sk43.log"
@@ -56,13 +63,13 @@ mark()
 {
     device_head
     if nvidia-smi >/dev/null 2>&1; then
-        echo "== registers (ptxas, sm_90a): default / m1 / trunc"
-        for f in 0 m1 trunc; do
+        echo "== registers (ptxas, sm_90a): default / m1 / trunc / bulk"
+        for f in 0 m1 trunc bulk; do
             env $T=$f build/cutec compile gemv --dtype f32 --shape $S --vectors 64 --arch sm_90a --emit usage 2>&1 |
                 grep -E 'registers|spill' | tr '\n' ' '
             echo
         done
-        echo "== the default, m1 and trunc on the GPU against float64 $(el_s)"
+        echo "== the default, m1, trunc and bulk on the GPU against float64 $(el_s)"
         gemv_check 1 - --shape 1000x2056 --vectors 64
         gemv_check 2 - --shape 1024x1000 --vectors 64 --splits 2 --reduction atomic
         gemv_check 3 - --shape 264x1040 --vectors 64 --batch 2
@@ -73,30 +80,44 @@ mark()
         gemv_check 8 $T=trunc --shape 8192x2056 --vectors 64
         gemv_check 9 $T=trunc --shape 300x4100 --vectors 64 --splits 3
         gemv_check 10 $T=trunc --shape 1000x24 --vectors 64
+        gemv_check 11 $T=bulk --shape 8192x2056 --vectors 64
+        gemv_check 12 $T=bulk --shape 520x4100 --vectors 64 --splits 3 --reduction atomic
+        gemv_check 13 $T=bulk --shape 264x1040 --vectors 64 --batch 2
+        gemv_check 14 $T=bulk --shape 1000x100 --vectors 64
         wait
         gemv_checked 1 2 3 4 5 6 || bad=1
         gemv_checked 7 || echo "   (m1, the old form: not kept whatever the times)"
         gemv_checked 8 9 10 || badt=1
-        echo "== 8192x8192 f32, 64 vectors: default / m1 / trunc in turns $(el_s)"
+        gemv_checked 11 12 13 14 || badb=1
+        echo "== 8192x8192 f32, 64 vectors: default / m1 / trunc / bulk in turns $(el_s)"
         gemv_pct 64 - && a1=$pct ams=$ms
         gemv_pct 64 $T=m1 && b1=$pct bms=$ms
         gemv_pct 64 $T=trunc && c1=$pct cms=$ms
+        gemv_pct 64 $T=bulk && g1=$pct gms=$ms
         gemv_pct 64 - && a2=$pct
         gemv_pct 64 $T=m1 && b2=$pct
         gemv_pct 64 $T=trunc && c2=$pct
-        echo "== 16384x4096 at 64 vectors: default / m1; 8192x8192 at 32 and 128 vectors $(el_s)"
+        gemv_pct 64 $T=bulk && g2=$pct
+        echo "== 16384x4096 at 64 vectors: default / m1 / bulk; 8192x8192 at 32 and 128 vectors $(el_s)"
         S=16384x4096
         gemv_pct 64 - && f1=$pct
         gemv_pct 64 $T=m1 && f2=$pct
+        gemv_pct 64 $T=bulk && f3=$pct
         S=8192x8192
         gemv_pct 32 - && e1=$pct
         gemv_pct 128 - && e2=$pct
         echo "== at $(el) s: % of the copy, f32 $S, 64 vectors: default ${a1:-} / ${a2:-} (${ams:-?} ms)," \
-            "m1 ${b1:-} / ${b2:-} (${bms:-?} ms), trunc ${c1:-} / ${c2:-} (${cms:-?} ms);" \
-            "16384x4096 x64: default ${f1:-}, m1 ${f2:-}; 32 vectors ${e1:-}, 128 ${e2:-}"
+            "m1 ${b1:-} / ${b2:-} (${bms:-?} ms), trunc ${c1:-} / ${c2:-} (${cms:-?} ms)," \
+            "bulk ${g1:-} / ${g2:-} (${gms:-?} ms); 16384x4096 x64: default ${f1:-}, m1 ${f2:-}, bulk ${f3:-};" \
+            "32 vectors ${e1:-}, 128 ${e2:-}"
         kn=m1 k1=${b1:-} k2=${b2:-} kms=${bms:-}
         step default "${bad:-}" "${a1:-}" "${a2:-}" "${ams:-}"
-        [ "$kn" = default ] && step trunc "${badt:-}" "${c1:-}" "${c2:-}" "${cms:-}"
+        step bulk "${badb:-}" "${g1:-}" "${g2:-}" "${gms:-}"
+        if [ "$kn" = default ]; then
+            step trunc "${badt:-}" "${c1:-}" "${c2:-}" "${cms:-}"
+        else
+            against "trunc against the default (timed without $kn: not kept)" "${badt:-}" "${a1:-}" "${c1:-}" "${a2:-}" "${c2:-}"
+        fi
         echo "decides: the kept form: $kn"
         mark "$(mean2 "$k1" "$k2")" "$kms"
     else
