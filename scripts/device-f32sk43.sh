@@ -11,16 +11,19 @@
 # scoreboard 1.42, short 1.35, wait 1.02, barrier 0.58, LG throttle 0.56: the memory queues'
 # instructions (xv's 4 cp.async of 8 bytes for X, against 2 of 16, lost more than its 12 fewer
 # STS won). So the new trial, bulk: m2's ring filled by bulk copies (cp.async.bulk, 64 bytes
-# each, completing on one mbarrier a stage): a thread's copies a k-tile 3 instead of 10.
-# This final pass: (1) the default, m1, trunc and bulk on the GPU against float64 (`cutec run
+# each, completing on one mbarrier a stage): a thread's copies a k-tile 3 instead of 10; bulkxv,
+# with X's halves stored 16 bytes at a time too (xv's 12 fewer STS a thread a k-tile, now that
+# X comes by bulk copies: read from the stage by 4 LDS.64 instead of 2 LDS.128).
+# This final pass: (1) the default, m1, trunc, bulk and bulkxv on the GPU against float64 (`cutec run
 # gemv`, every element; odd sizes, split K ordered and atomic, a batch, the block past A's last
 # row, K = 24, 32, 64 and 128 vectors), side by side in the background; (2) 64 vectors: default
-# / m1 / trunc / bulk, twice, each its own process (% of a device copy of the same bytes, y
-# checked against float64 first); (3) 16384x4096 at 64 vectors: default / m1 / bulk; 32 and 128
-# vectors once.
+# / m1 / trunc / bulk / bulkxv, twice, each its own process (% of a device copy of the same
+# bytes, y checked against float64 first); (3) 16384x4096 at 64 vectors: default / m1 / bulk /
+# bulkxv; 32 and 128 vectors once.
 # The rules (points of the copy at 8192x8192, 64 vectors, d over the two turns, both turns'):
 # a chain from m1: the default (m2) kept where it is ahead of m1 by d >= 1 with both turns ahead,
-# else m1; then bulk where it is ahead of the kept form the same way; trunc judged against the
+# else m1; then bulk, then bulkxv, each where it is ahead of the kept form the same way; trunc
+# judged against the
 # default alone (kept only where the kept form is the default and it is ahead of it); a failed
 # check or WRONG row rules a form out. Then 85% and torch.mm's time (session 42's mid pass:
 # 0.2546 ms) for the kept form.
@@ -63,13 +66,13 @@ mark()
 {
     device_head
     if nvidia-smi >/dev/null 2>&1; then
-        echo "== registers (ptxas, sm_90a): default / m1 / trunc / bulk"
-        for f in 0 m1 trunc bulk; do
+        echo "== registers (ptxas, sm_90a): default / m1 / trunc / bulk / bulkxv"
+        for f in 0 m1 trunc bulk bulkxv; do
             env $T=$f build/cutec compile gemv --dtype f32 --shape $S --vectors 64 --arch sm_90a --emit usage 2>&1 |
                 grep -E 'registers|spill' | tr '\n' ' '
             echo
         done
-        echo "== the default, m1, trunc and bulk on the GPU against float64 $(el_s)"
+        echo "== the default, m1, trunc, bulk and bulkxv on the GPU against float64 $(el_s)"
         gemv_check 1 - --shape 1000x2056 --vectors 64
         gemv_check 2 - --shape 1024x1000 --vectors 64 --splits 2 --reduction atomic
         gemv_check 3 - --shape 264x1040 --vectors 64 --batch 2
@@ -84,35 +87,44 @@ mark()
         gemv_check 12 $T=bulk --shape 520x4100 --vectors 64 --splits 3 --reduction atomic
         gemv_check 13 $T=bulk --shape 264x1040 --vectors 64 --batch 2
         gemv_check 14 $T=bulk --shape 1000x100 --vectors 64
+        gemv_check 15 $T=bulkxv --shape 8192x2056 --vectors 64 --splits 2
+        gemv_check 16 $T=bulkxv --shape 520x4100 --vectors 64 --batch 2
+        gemv_check 17 $T=bulkxv --shape 1000x1000 --vectors 64 --splits 3 --reduction atomic
         wait
         gemv_checked 1 2 3 4 5 6 || bad=1
         gemv_checked 7 || echo "   (m1, the old form: not kept whatever the times)"
         gemv_checked 8 9 10 || badt=1
         gemv_checked 11 12 13 14 || badb=1
-        echo "== 8192x8192 f32, 64 vectors: default / m1 / trunc / bulk in turns $(el_s)"
+        gemv_checked 15 16 17 || badx=1
+        echo "== 8192x8192 f32, 64 vectors: default / m1 / trunc / bulk / bulkxv in turns $(el_s)"
         gemv_pct 64 - && a1=$pct ams=$ms
         gemv_pct 64 $T=m1 && b1=$pct bms=$ms
         gemv_pct 64 $T=trunc && c1=$pct cms=$ms
         gemv_pct 64 $T=bulk && g1=$pct gms=$ms
+        gemv_pct 64 $T=bulkxv && h1=$pct hms=$ms
         gemv_pct 64 - && a2=$pct
         gemv_pct 64 $T=m1 && b2=$pct
         gemv_pct 64 $T=trunc && c2=$pct
         gemv_pct 64 $T=bulk && g2=$pct
-        echo "== 16384x4096 at 64 vectors: default / m1 / bulk; 8192x8192 at 32 and 128 vectors $(el_s)"
+        gemv_pct 64 $T=bulkxv && h2=$pct
+        echo "== 16384x4096 at 64 vectors: default / m1 / bulk / bulkxv; 8192x8192 at 32 and 128 vectors $(el_s)"
         S=16384x4096
         gemv_pct 64 - && f1=$pct
         gemv_pct 64 $T=m1 && f2=$pct
         gemv_pct 64 $T=bulk && f3=$pct
+        gemv_pct 64 $T=bulkxv && f4=$pct
         S=8192x8192
         gemv_pct 32 - && e1=$pct
         gemv_pct 128 - && e2=$pct
         echo "== at $(el) s: % of the copy, f32 $S, 64 vectors: default ${a1:-} / ${a2:-} (${ams:-?} ms)," \
             "m1 ${b1:-} / ${b2:-} (${bms:-?} ms), trunc ${c1:-} / ${c2:-} (${cms:-?} ms)," \
-            "bulk ${g1:-} / ${g2:-} (${gms:-?} ms); 16384x4096 x64: default ${f1:-}, m1 ${f2:-}, bulk ${f3:-};" \
+            "bulk ${g1:-} / ${g2:-} (${gms:-?} ms), bulkxv ${h1:-} / ${h2:-} (${hms:-?} ms);" \
+            "16384x4096 x64: default ${f1:-}, m1 ${f2:-}, bulk ${f3:-}, bulkxv ${f4:-};" \
             "32 vectors ${e1:-}, 128 ${e2:-}"
         kn=m1 k1=${b1:-} k2=${b2:-} kms=${bms:-}
         step default "${bad:-}" "${a1:-}" "${a2:-}" "${ams:-}"
         step bulk "${badb:-}" "${g1:-}" "${g2:-}" "${gms:-}"
+        step bulkxv "${badx:-}" "${h1:-}" "${h2:-}" "${hms:-}"
         if [ "$kn" = default ]; then
             step trunc "${badt:-}" "${c1:-}" "${c2:-}" "${cms:-}"
         else

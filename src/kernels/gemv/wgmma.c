@@ -42,11 +42,11 @@ static int groups(const cute_gemv_config *cfg)
 /* CUTEC_GEMV_WGMMA_TRIAL's forms (until scripts/device-f32sk43.sh's final pass decides): the
  * default (0), one m64 tile a warpgroup at 64 vectors as before session 43 (m1), the tf32 halves'
  * big one by truncation (trunc: gemv_split_tf32_bits), the A ring filled by bulk copies (bulk:
- * ring_whole_bulk) */
-enum { TRIAL_M1 = 1, TRIAL_TRUNC = 2, TRIAL_BULK = 3 };
+ * ring_whole_bulk), and with X's halves stored 16 bytes at a time too (bulkxv: x_part_v) */
+enum { TRIAL_M1 = 1, TRIAL_TRUNC = 2, TRIAL_BULK = 3, TRIAL_BULKXV = 4 };
 static int trial(void)
 {
-    return cute_env_choice_warn("CUTEC_GEMV_WGMMA_TRIAL", "0|m1|trunc|bulk", 0);
+    return cute_env_choice_warn("CUTEC_GEMV_WGMMA_TRIAL", "0|m1|trunc|bulk|bulkxv", 0);
 }
 
 /* the m64 tiles of A each warpgroup multiplies a k-tile: 2 at 64 vectors in blocks of two
@@ -161,7 +161,26 @@ static cute_tensor x_part(cute_ctx *c, const gemv_plan *p, cute_tensor t)
 /* the bulk ring where asked and a block's rows are its threads (two m64 tiles a warpgroup) */
 static bool bulk(const gemv_plan *p)
 {
-    return trial() == TRIAL_BULK && p->bm == p->threads;
+    return (trial() == TRIAL_BULK || trial() == TRIAL_BULKXV) && p->bm == p->threads;
+}
+
+/* thread t's part of X's (bn, 32) k-tile under bulkxv: t = (j0, j1, n), n = t / 4 (+ threads / 4
+ * at a time), its 8 values (v, q) at physical columns v + 2 j0 + 4 q + 16 j1 (four 8-byte
+ * pieces, read from the bulk stage by LDS.64), or, `logical`, as (q, v) at logical columns
+ * q + 4 v + 8 j0 + 16 j1: two whole 16-byte chunks of the halves' stage row (by_logical's
+ * permutation), stored by two STS.128 a half instead of x_part's 8 STS.32 (the mid pass's xv
+ * lost 1.2 points to its 8-byte cp.async of X, 4 a k-tile instead of 2; the bulk ring brings X
+ * by bulk copies) */
+static cute_tensor x_part_v(cute_ctx *c, const gemv_plan *p, cute_tensor t, bool logical)
+{
+    cute_alg *a = cute_ctx_alg(c);
+    long long n = p->bn, tn = p->threads / 4, r = n / tn;
+    cute_layout T = logical ? cute_layout_fmt(a, "(((2,2),%lld),(4,2,%lld)):(((%lld,%lld),1),(%lld,%lld,%lld))", tn, r,
+                                              8 * n, 16 * n, n, 4 * n, tn)
+                            : cute_layout_fmt(a, "(((2,2),%lld),(2,4,%lld)):(((%lld,%lld),1),(%lld,%lld,%lld))", tn, r,
+                                              2 * n, 16 * n, n, 4 * n, tn);
+    t.layout = cute_compose(a, &t.layout, &T);
+    return CUTE_SLICE(c, t, cute_thread_idx(c, 0), CUTE_ALL);
 }
 
 typedef struct wg_thread {
@@ -215,6 +234,7 @@ static cute_tensor load_a(cute_ctx *c, const gemv_plan *p, const wg_thread *th, 
 /* a k-tile's operands in f32 registers: A's fragments and the thread's part of X's k-tile */
 typedef struct wg_regs {
     cute_tensor rA, rX;
+    bool xv; /* rX is x_part_v's (bulkxv), not x_part's */
 } wg_regs;
 
 /* k-tile kt's loads (predA / predX: bounds-checked by coordinates, X along K) */
@@ -244,14 +264,22 @@ static void products(cute_ctx *c, const gemv_plan *p, const wg_thread *th, cute_
 {
     cute_alg *a = cute_ctx_alg(c);
     cute_int s2 = cute_mul(a, cute_mod(a, n, cute_i(X_STAGES)), cute_i(2));
-    cute_tensor xb, xs;
+    cute_tensor xb, xs, rX = r->rX;
     bool trunc = trial() == TRIAL_TRUNC;
-    gemv_split_tf32_bits(c, r->rX, &xb, &xs, true, trunc);
+    if (r->xv) /* the registers (v, q) as (q, v): each half's chunks 16 contiguous bytes */
+        rX.layout = cute_layout_fmt(a, "(4,2,%lld):(2,1,8)", (long long)(p->bn / (p->threads / 4)));
+    gemv_split_tf32_bits(c, rX, &xb, &xs, true, trunc);
     cute_tensor halves[2] = {xb, xs}, stage[2];
     for (int h = 0; h < 2; h++) {
         stage[h] = CUTE_SLICE(c, th->sX, CUTE_ALL, CUTE_ALL, cute_add(a, s2, cute_i(h)));
-        cute_tensor dst = x_part(c, p, perm_inv(c, cute_tensor_recast(c, stage[h], CUTE_F32), p->bn));
-        cute_tensor_store(c, dst, cute_tensor_load(c, cute_tensor_recast(c, halves[h], CUTE_F32)));
+        cute_tensor sx = cute_tensor_recast(c, stage[h], CUTE_F32), half = cute_tensor_recast(c, halves[h], CUTE_F32);
+        if (r->xv) { /* each half in its registers' own type (the big's u32 bits, the small's f32):
+                       * a vector store of values cast from the other type is split by NVVM */
+            cute_dtype w = h == 0 ? CUTE_U32 : CUTE_F32;
+            cute_copy(c, &th->vec16, cute_tensor_recast(c, halves[h], w), x_part_v(c, p, cute_tensor_recast(c, stage[h], w), true));
+        }
+        else
+            cute_tensor_store(c, x_part(c, p, perm_inv(c, sx, p->bn)), cute_tensor_load(c, half));
     }
     cute_fence_proxy_async_shared_cta(c); /* the halves' stores, read by wgmma (the async proxy) */
     cute_barrier(c);
@@ -355,11 +383,13 @@ static wg_regs bulk_read(cute_ctx *c, const gemv_plan *p, const wg_thread *th, c
     cute_tensor gA = CUTE_SLICE(c, t->gA, CUTE_ALL, CUTE_ALL, cute_i(0));
     cute_tensor sA = CUTE_SLICE(c, th->bulkA, CUTE_ALL, CUTE_ALL, s), sX = CUTE_SLICE(c, th->bulkX, CUTE_ALL, CUTE_ALL, s);
     cute_tensor src = gemv_mma_by_vector(c, cute_partition_A(c, th->thr, by_logical(c, sA, p->bm)), vec_a, 2);
-    cute_tensor srcX = x_part(c, p, sX);
+    bool xv = trial() == TRIAL_BULKXV && p->bn % (p->threads / 4) == 0;
+    cute_tensor srcX = xv ? x_part_v(c, p, sX, false) : x_part(c, p, sX);
     wg_regs r = {.rA = cute_make_rmem_tensor_like(c, cute_partition_fragment_A(c, th->thr, gA), CUTE_F32),
-                 .rX = cute_make_rmem_tensor_like(c, srcX, CUTE_F32)};
+                 .rX = cute_make_rmem_tensor_like(c, srcX, CUTE_F32), .xv = xv};
     cute_copy(c, &th->vec16, src, gemv_mma_by_vector(c, frag_by_atoms(c, p, r.rA), vec_a, 2));
-    cute_copy(c, &th->vec16, srcX, r.rX);
+    cute_copy_atom vec8 = cute_copy_atom_universal(cute_ctx_alg(c), CUTE_F32, 64);
+    cute_copy(c, xv ? &vec8 : &th->vec16, srcX, r.rX);
     return r;
 }
 
