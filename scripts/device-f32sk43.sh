@@ -8,25 +8,25 @@
 # 70.2, m2truncxv (and the tf32 halves by truncation) 71.7 / 71.4; 32 vectors: 86.4, m2 84.1. So
 # m2 is the default at 64 vectors (xv deleted), `CUTEC_GEMV_WGMMA_TRIAL=m1` the form before.
 # ncu on m2truncxv: issue active 22.6%, stalls an issued instruction MIO throttle 2.07, long
-# scoreboard 1.42, short 1.35, wait 1.02, barrier 0.58, LG throttle 0.56: the memory queues'
-# instructions (xv's 4 cp.async of 8 bytes for X, against 2 of 16, lost more than its 12 fewer
-# STS won). So the new trial, bulk: m2's ring filled by bulk copies (cp.async.bulk, 64 bytes
-# each, completing on one mbarrier a stage): a thread's copies a k-tile 3 instead of 10; bulkxv,
-# with X's halves stored 16 bytes at a time too (xv's 12 fewer STS a thread a k-tile, now that
-# X comes by bulk copies: read from the stage by 4 LDS.64 instead of 2 LDS.128).
-# This final pass: (1) the default, m1, trunc, bulk and bulkxv on the GPU against float64 (`cutec run
-# gemv`, every element; odd sizes, split K ordered and atomic, a batch, the block past A's last
-# row, K = 24, 32, 64 and 128 vectors), side by side in the background; (2) 64 vectors: default
-# / m1 / trunc / bulk / bulkxv, twice, each its own process (% of a device copy of the same
-# bytes, y checked against float64 first); (3) 16384x4096 at 64 vectors: default / m1 / bulk /
-# bulkxv; 32 and 128 vectors once.
-# The rules (points of the copy at 8192x8192, 64 vectors, d over the two turns, both turns'):
-# a chain from m1: the default (m2) kept where it is ahead of m1 by d >= 1 with both turns ahead,
-# else m1; then bulk, then bulkxv, each where it is ahead of the kept form the same way; trunc
-# judged against the
-# default alone (kept only where the kept form is the default and it is ahead of it); a failed
-# check or WRONG row rules a form out. Then 85% and torch.mm's time (session 42's mid pass:
-# 0.2546 ms) for the kept form.
+# scoreboard 1.42, short 1.35, wait 1.02, barrier 0.58, LG throttle 0.56.
+# The second pass (19:05-19:07 UTC; /work/notes/mid43b/f32sk43.txt), in turns: the default (m2)
+# 71.2 / 71.2, m1 65.1 / 64.7, trunc (the tf32 halves' big one by truncation) 72.9 / 73.0, the
+# ring by bulk copies 24.4 / 24.4 (with X's STS.128 24.5 / 24.5: deleted); 16384x4096 70.6 (m1
+# 68.1). So the default is m2 with trunc; `CUTEC_GEMV_WGMMA_TRIAL=round` m2 with the halves
+# rounded, `m1` the form before session 43; a last trial, xcg: X's ring copies around L1
+# (cp.async.cg, as A's) instead of through it (.ca; no block reuses an X line through L1).
+# This final pass: (1) the default, round, m1 and xcg on the GPU against float64 (`cutec run gemv`,
+# every element; odd sizes, K from 8, split K ordered and atomic, a batch, the block past A's
+# last row, 32, 64 and 128 vectors), side by side in the background; (2) 8192x8192, 64 vectors:
+# default / round / m1 / xcg, twice, each its own process (% of a device copy of the same bytes, y
+# checked against float64 first); (3) 16384x4096 at 64 vectors: default / round; 32 and 128
+# vectors once; (4) ncu on the default's kernel (issue stalls), if 12 s are left.
+# The rules (points of the copy at 8192x8192, 64 vectors, d over the two turns, both turns'): a
+# chain from m1: round (two tiles) kept where it is ahead of m1 by d >= 1 with both turns ahead;
+# then the default (trunc), then xcg, each where it is ahead of the kept form the same way; a
+# failed check or
+# WRONG row rules a form out. Then 85% and torch.mm's time (session 42's mid pass: 0.2546 ms)
+# for the kept form.
 #   BUDGET=50 sh scripts/device-f32sk43.sh
 . scripts/device-common.sh
 log="$out/f32sk43.log"
@@ -66,70 +66,69 @@ mark()
 {
     device_head
     if nvidia-smi >/dev/null 2>&1; then
-        echo "== registers (ptxas, sm_90a): default / m1 / trunc / bulk / bulkxv"
-        for f in 0 m1 trunc bulk bulkxv; do
+        echo "== registers (ptxas, sm_90a): default / round / m1 / xcg"
+        for f in 0 round m1 xcg; do
             env $T=$f build/cutec compile gemv --dtype f32 --shape $S --vectors 64 --arch sm_90a --emit usage 2>&1 |
                 grep -E 'registers|spill' | tr '\n' ' '
             echo
         done
-        echo "== the default, m1, trunc, bulk and bulkxv on the GPU against float64 $(el_s)"
+        echo "== the default, round, m1 and xcg on the GPU against float64 $(el_s)"
         gemv_check 1 - --shape 1000x2056 --vectors 64
         gemv_check 2 - --shape 1024x1000 --vectors 64 --splits 2 --reduction atomic
         gemv_check 3 - --shape 264x1040 --vectors 64 --batch 2
         gemv_check 4 - --shape 8192x2056 --vectors 64
-        gemv_check 5 - --shape 520x2056 --vectors 32 --splits 3
-        gemv_check 6 - --shape 1000x2056 --vectors 128 --splits 2
-        gemv_check 7 $T=m1 --shape 1000x2056 --vectors 64 --splits 2
-        gemv_check 8 $T=trunc --shape 8192x2056 --vectors 64
-        gemv_check 9 $T=trunc --shape 300x4100 --vectors 64 --splits 3
-        gemv_check 10 $T=trunc --shape 1000x24 --vectors 64
-        gemv_check 11 $T=bulk --shape 8192x2056 --vectors 64
-        gemv_check 12 $T=bulk --shape 520x4100 --vectors 64 --splits 3 --reduction atomic
-        gemv_check 13 $T=bulk --shape 264x1040 --vectors 64 --batch 2
-        gemv_check 14 $T=bulk --shape 1000x100 --vectors 64
-        gemv_check 15 $T=bulkxv --shape 8192x2056 --vectors 64 --splits 2
-        gemv_check 16 $T=bulkxv --shape 520x4100 --vectors 64 --batch 2
-        gemv_check 17 $T=bulkxv --shape 1000x1000 --vectors 64 --splits 3 --reduction atomic
+        gemv_check 5 - --shape 300x4100 --vectors 64 --splits 3
+        gemv_check 6 - --shape 1000x8 --vectors 64
+        gemv_check 7 - --shape 777x1236 --vectors 64 --splits 2
+        gemv_check 8 - --shape 520x2056 --vectors 32 --splits 3
+        gemv_check 9 - --shape 1000x2056 --vectors 128 --splits 2
+        gemv_check 10 $T=round --shape 1000x2056 --vectors 64 --splits 2
+        gemv_check 11 $T=m1 --shape 1000x2056 --vectors 64 --splits 2
+        gemv_check 12 $T=xcg --shape 8192x2056 --vectors 64
+        gemv_check 13 $T=xcg --shape 520x4100 --vectors 64 --batch 2 --splits 3
         wait
-        gemv_checked 1 2 3 4 5 6 || bad=1
-        gemv_checked 7 || echo "   (m1, the old form: not kept whatever the times)"
-        gemv_checked 8 9 10 || badt=1
-        gemv_checked 11 12 13 14 || badb=1
-        gemv_checked 15 16 17 || badx=1
-        echo "== 8192x8192 f32, 64 vectors: default / m1 / trunc / bulk / bulkxv in turns $(el_s)"
+        gemv_checked 1 2 3 4 5 6 7 8 9 || bad=1
+        gemv_checked 10 || badr=1
+        gemv_checked 11 || echo "   (m1, the old form: not kept whatever the times)"
+        gemv_checked 12 13 || badx=1
+        echo "== 8192x8192 f32, 64 vectors: default / round / m1 / xcg in turns $(el_s)"
         gemv_pct 64 - && a1=$pct ams=$ms
-        gemv_pct 64 $T=m1 && b1=$pct bms=$ms
-        gemv_pct 64 $T=trunc && c1=$pct cms=$ms
-        gemv_pct 64 $T=bulk && g1=$pct gms=$ms
-        gemv_pct 64 $T=bulkxv && h1=$pct hms=$ms
+        gemv_pct 64 $T=round && b1=$pct bms=$ms
+        gemv_pct 64 $T=m1 && c1=$pct cms=$ms
+        gemv_pct 64 $T=xcg && g1=$pct gms=$ms
         gemv_pct 64 - && a2=$pct
-        gemv_pct 64 $T=m1 && b2=$pct
-        gemv_pct 64 $T=trunc && c2=$pct
-        gemv_pct 64 $T=bulk && g2=$pct
-        gemv_pct 64 $T=bulkxv && h2=$pct
-        echo "== 16384x4096 at 64 vectors: default / m1 / bulk / bulkxv; 8192x8192 at 32 and 128 vectors $(el_s)"
+        gemv_pct 64 $T=round && b2=$pct
+        gemv_pct 64 $T=m1 && c2=$pct
+        gemv_pct 64 $T=xcg && g2=$pct
+        echo "== 16384x4096 at 64 vectors: default / round; 8192x8192 at 32 and 128 vectors $(el_s)"
         S=16384x4096
         gemv_pct 64 - && f1=$pct
-        gemv_pct 64 $T=m1 && f2=$pct
-        gemv_pct 64 $T=bulk && f3=$pct
-        gemv_pct 64 $T=bulkxv && f4=$pct
+        gemv_pct 64 $T=round && f2=$pct
         S=8192x8192
         gemv_pct 32 - && e1=$pct
         gemv_pct 128 - && e2=$pct
-        echo "== at $(el) s: % of the copy, f32 $S, 64 vectors: default ${a1:-} / ${a2:-} (${ams:-?} ms)," \
-            "m1 ${b1:-} / ${b2:-} (${bms:-?} ms), trunc ${c1:-} / ${c2:-} (${cms:-?} ms)," \
-            "bulk ${g1:-} / ${g2:-} (${gms:-?} ms), bulkxv ${h1:-} / ${h2:-} (${hms:-?} ms);" \
-            "16384x4096 x64: default ${f1:-}, m1 ${f2:-}, bulk ${f3:-}, bulkxv ${f4:-};" \
-            "32 vectors ${e1:-}, 128 ${e2:-}"
-        kn=m1 k1=${b1:-} k2=${b2:-} kms=${bms:-}
-        step default "${bad:-}" "${a1:-}" "${a2:-}" "${ams:-}"
-        step bulk "${badb:-}" "${g1:-}" "${g2:-}" "${gms:-}"
-        step bulkxv "${badx:-}" "${h1:-}" "${h2:-}" "${hms:-}"
-        if [ "$kn" = default ]; then
-            step trunc "${badt:-}" "${c1:-}" "${c2:-}" "${cms:-}"
-        else
-            against "trunc against the default (timed without $kn: not kept)" "${badt:-}" "${a1:-}" "${c1:-}" "${a2:-}" "${c2:-}"
+        if [ "$(el)" -le $((budget - 12)) ]; then
+            ncu=$(command -v ncu || ls /usr/local/cuda/bin/ncu 2>/dev/null)
+            if [ -n "$ncu" ]; then
+                echo "-- ncu on the default's 64-vector kernel: issue stalls an issued instruction $(el_s)"
+                timeout 12 "$ncu" --clock-control none --target-processes all -k regex:mma_kernel --launch-count 1 \
+                    --metrics "regex:smsp__average_warps_issue_stalled_.*_per_issue_active\.ratio,dram__throughput.avg.pct_of_peak_sustained_elapsed,smsp__issue_active.avg.pct_of_peak_sustained_active,gpu__time_duration.sum,smsp__inst_executed.sum" \
+                    build/cutec bench gemv --dtype f32 --shape $S --vectors 64 --iters 2 >"$out/f32sk43.ncu64" 2>&1
+                grep -E "==PROF==|rror" "$out/f32sk43.ncu64" | head -n 4
+                grep -E "dram__|issue_active|duration|inst_executed" "$out/f32sk43.ncu64" | cut -c1-200
+                grep -E "issue_stalled" "$out/f32sk43.ncu64" | awk '{ print $NF, $0 }' | sort -g -r | head -n 8 | cut -d' ' -f2- | cut -c1-200
+            else
+                echo "-- ncu: none here"
+            fi
         fi
+        echo "== at $(el) s: % of the copy, f32 $S, 64 vectors: default ${a1:-} / ${a2:-} (${ams:-?} ms)," \
+            "round ${b1:-} / ${b2:-} (${bms:-?} ms), m1 ${c1:-} / ${c2:-} (${cms:-?} ms)," \
+            "xcg ${g1:-} / ${g2:-} (${gms:-?} ms);" \
+            "16384x4096 x64: default ${f1:-}, round ${f2:-}; 32 vectors ${e1:-}, 128 ${e2:-}"
+        kn=m1 k1=${c1:-} k2=${c2:-} kms=${cms:-}
+        step round "${badr:-}" "${b1:-}" "${b2:-}" "${bms:-}"
+        step default "${bad:-}" "${a1:-}" "${a2:-}" "${ams:-}"
+        step xcg "${badx:-}" "${g1:-}" "${g2:-}" "${gms:-}"
         echo "decides: the kept form: $kn"
         mark "$(mean2 "$k1" "$k2")" "$kms"
     else

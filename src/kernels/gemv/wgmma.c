@@ -39,14 +39,14 @@ static int groups(const cute_gemv_config *cfg)
     return gemv_nvec(cfg) % 32 == 0 ? 2 : 1;
 }
 
-/* CUTEC_GEMV_WGMMA_TRIAL's forms (until scripts/device-f32sk43.sh's final pass decides): the
- * default (0), one m64 tile a warpgroup at 64 vectors as before session 43 (m1), the tf32 halves'
- * big one by truncation (trunc: gemv_split_tf32_bits), the A ring filled by bulk copies (bulk:
- * ring_whole_bulk), and with X's halves stored 16 bytes at a time too (bulkxv: x_part_v) */
-enum { TRIAL_M1 = 1, TRIAL_TRUNC = 2, TRIAL_BULK = 3, TRIAL_BULKXV = 4 };
+/* CUTEC_GEMV_WGMMA_TRIAL's old forms, until scripts/device-f32sk43.sh's final pass has timed
+ * them against the default in turns: one m64 tile a warpgroup at 64 vectors and the tf32 halves
+ * by rounding (m1, the form before session 43), the halves by rounding alone (round); and a
+ * trial, X's ring copies around L1 as A's are (xcg: cp.async.cg, not .ca) */
+enum { TRIAL_M1 = 1, TRIAL_ROUND = 2, TRIAL_XCG = 3 };
 static int trial(void)
 {
-    return cute_env_choice_warn("CUTEC_GEMV_WGMMA_TRIAL", "0|m1|trunc|bulk|bulkxv", 0);
+    return cute_env_choice_warn("CUTEC_GEMV_WGMMA_TRIAL", "0|m1|round|xcg", 0);
 }
 
 /* the m64 tiles of A each warpgroup multiplies a k-tile: 2 at 64 vectors in blocks of two
@@ -158,31 +158,6 @@ static cute_tensor x_part(cute_ctx *c, const gemv_plan *p, cute_tensor t)
     return CUTE_SLICE(c, t, cute_thread_idx(c, 0), CUTE_ALL);
 }
 
-/* the bulk ring where asked and a block's rows are its threads (two m64 tiles a warpgroup) */
-static bool bulk(const gemv_plan *p)
-{
-    return (trial() == TRIAL_BULK || trial() == TRIAL_BULKXV) && p->bm == p->threads;
-}
-
-/* thread t's part of X's (bn, 32) k-tile under bulkxv: t = (j0, j1, n), n = t / 4 (+ threads / 4
- * at a time), its 8 values (v, q) at physical columns v + 2 j0 + 4 q + 16 j1 (four 8-byte
- * pieces, read from the bulk stage by LDS.64), or, `logical`, as (q, v) at logical columns
- * q + 4 v + 8 j0 + 16 j1: two whole 16-byte chunks of the halves' stage row (by_logical's
- * permutation), stored by two STS.128 a half instead of x_part's 8 STS.32 (the mid pass's xv
- * lost 1.2 points to its 8-byte cp.async of X, 4 a k-tile instead of 2; the bulk ring brings X
- * by bulk copies) */
-static cute_tensor x_part_v(cute_ctx *c, const gemv_plan *p, cute_tensor t, bool logical)
-{
-    cute_alg *a = cute_ctx_alg(c);
-    long long n = p->bn, tn = p->threads / 4, r = n / tn;
-    cute_layout T = logical ? cute_layout_fmt(a, "(((2,2),%lld),(4,2,%lld)):(((%lld,%lld),1),(%lld,%lld,%lld))", tn, r,
-                                              8 * n, 16 * n, n, 4 * n, tn)
-                            : cute_layout_fmt(a, "(((2,2),%lld),(2,4,%lld)):(((%lld,%lld),1),(%lld,%lld,%lld))", tn, r,
-                                              2 * n, 16 * n, n, 4 * n, tn);
-    t.layout = cute_compose(a, &t.layout, &T);
-    return CUTE_SLICE(c, t, cute_thread_idx(c, 0), CUTE_ALL);
-}
-
 typedef struct wg_thread {
     cute_thr_mma thr;
     cute_tensor acc; /* (V,M,N) f32 */
@@ -193,11 +168,6 @@ typedef struct wg_thread {
      * each vector; the 16-byte cp.async (A around L1, X through it) */
     cute_tensor ringA, ringX;
     cute_copy_atom cpa, cpx;
-    /* the bulk ring (ring_whole_bulk): (rows, (16, 2), stages) of A and (bn, (16, 2), stages) of
-     * X, each row's k-tile as two 64-byte halves, each half of the stage's rows contiguous (a
-     * warp's LDS.128 of a half reads its 8 rows' 64 bytes side by side: no bank conflict), and
-     * a full mbarrier a stage */
-    cute_tensor bulkA, bulkX, full;
 } wg_thread;
 
 static const int vec_a[2] = {1, 3}; /* a fragment's leaves (v, j0) by_logical: 4 contiguous columns */
@@ -234,7 +204,6 @@ static cute_tensor load_a(cute_ctx *c, const gemv_plan *p, const wg_thread *th, 
 /* a k-tile's operands in f32 registers: A's fragments and the thread's part of X's k-tile */
 typedef struct wg_regs {
     cute_tensor rA, rX;
-    bool xv; /* rX is x_part_v's (bulkxv), not x_part's */
 } wg_regs;
 
 /* k-tile kt's loads (predA / predX: bounds-checked by coordinates, X along K) */
@@ -264,22 +233,17 @@ static void products(cute_ctx *c, const gemv_plan *p, const wg_thread *th, cute_
 {
     cute_alg *a = cute_ctx_alg(c);
     cute_int s2 = cute_mul(a, cute_mod(a, n, cute_i(X_STAGES)), cute_i(2));
-    cute_tensor xb, xs, rX = r->rX;
-    bool trunc = trial() == TRIAL_TRUNC;
-    if (r->xv) /* the registers (v, q) as (q, v): each half's chunks 16 contiguous bytes */
-        rX.layout = cute_layout_fmt(a, "(4,2,%lld):(2,1,8)", (long long)(p->bn / (p->threads / 4)));
-    gemv_split_tf32_bits(c, rX, &xb, &xs, true, trunc);
+    cute_tensor xb, xs;
+    /* the halves' big one by truncation in the two-tile blocks (one instruction fewer a value; at
+     * 64 vectors on an H200 72.9 / 73.0% of the copy against 71.2 / 71.2 rounded; elsewhere not
+     * timed: bench/RESULTS.md, f32sk43) */
+    bool trunc = (trial() == 0 || trial() == TRIAL_XCG) && p->bm == 128 * groups(&p->cfg);
+    gemv_split_tf32_bits(c, r->rX, &xb, &xs, true, trunc);
     cute_tensor halves[2] = {xb, xs}, stage[2];
     for (int h = 0; h < 2; h++) {
         stage[h] = CUTE_SLICE(c, th->sX, CUTE_ALL, CUTE_ALL, cute_add(a, s2, cute_i(h)));
-        cute_tensor sx = cute_tensor_recast(c, stage[h], CUTE_F32), half = cute_tensor_recast(c, halves[h], CUTE_F32);
-        if (r->xv) { /* each half in its registers' own type (the big's u32 bits, the small's f32):
-                       * a vector store of values cast from the other type is split by NVVM */
-            cute_dtype w = h == 0 ? CUTE_U32 : CUTE_F32;
-            cute_copy(c, &th->vec16, cute_tensor_recast(c, halves[h], w), x_part_v(c, p, cute_tensor_recast(c, stage[h], w), true));
-        }
-        else
-            cute_tensor_store(c, x_part(c, p, perm_inv(c, sx, p->bn)), cute_tensor_load(c, half));
+        cute_tensor dst = x_part(c, p, perm_inv(c, cute_tensor_recast(c, stage[h], CUTE_F32), p->bn));
+        cute_tensor_store(c, dst, cute_tensor_load(c, cute_tensor_recast(c, halves[h], CUTE_F32)));
     }
     cute_fence_proxy_async_shared_cta(c); /* the halves' stores, read by wgmma (the async proxy) */
     cute_barrier(c);
@@ -377,108 +341,13 @@ static void ring_whole(cute_ctx *c, const gemv_plan *p, const wg_thread *th, con
     }
 }
 
-/* stage s of the bulk ring read back into registers, as load_tile gives them */
-static wg_regs bulk_read(cute_ctx *c, const gemv_plan *p, const wg_thread *th, const gemv_mma_tiles *t, cute_int s)
-{
-    cute_tensor gA = CUTE_SLICE(c, t->gA, CUTE_ALL, CUTE_ALL, cute_i(0));
-    cute_tensor sA = CUTE_SLICE(c, th->bulkA, CUTE_ALL, CUTE_ALL, s), sX = CUTE_SLICE(c, th->bulkX, CUTE_ALL, CUTE_ALL, s);
-    cute_tensor src = gemv_mma_by_vector(c, cute_partition_A(c, th->thr, by_logical(c, sA, p->bm)), vec_a, 2);
-    bool xv = trial() == TRIAL_BULKXV && p->bn % (p->threads / 4) == 0;
-    cute_tensor srcX = xv ? x_part_v(c, p, sX, false) : x_part(c, p, sX);
-    wg_regs r = {.rA = cute_make_rmem_tensor_like(c, cute_partition_fragment_A(c, th->thr, gA), CUTE_F32),
-                 .rX = cute_make_rmem_tensor_like(c, srcX, CUTE_F32), .xv = xv};
-    cute_copy(c, &th->vec16, src, gemv_mma_by_vector(c, frag_by_atoms(c, p, r.rA), vec_a, 2));
-    cute_copy_atom vec8 = cute_copy_atom_universal(cute_ctx_alg(c), CUTE_F32, 64);
-    cute_copy(c, xv ? &vec8 : &th->vec16, srcX, r.rX);
-    return r;
-}
-
-/* the bytes of a bulk stage: the block's k-tile of A and of X */
-static int64_t bulk_bytes(const gemv_plan *p)
-{
-    return (int64_t)(p->bm + p->bn) * WG_BK * 4;
-}
-
-/* k-tile kt into stage s by bulk copies completing on its full mbarrier: thread t row t's two
- * 64-byte halves of A, threads below 2 bn a half of a vector of X's */
-static void bulk_issue(cute_ctx *c, const gemv_plan *p, const wg_thread *th, const gemv_mma_tiles *t, cute_int kt,
-                       cute_int s)
-{
-    cute_alg *a = cute_ctx_alg(c);
-    cute_int tid = cute_thread_idx(c, 0);
-    cute_val bar = cute_tensor_ptr(c, th->full, s), half = cute_val_int(c, CUTE_U32, 64);
-    cute_tensor gA = CUTE_SLICE(c, CUTE_SLICE(c, t->gA, CUTE_ALL, CUTE_ALL, kt), tid, CUTE_ALL);
-    cute_tensor sA = CUTE_SLICE(c, CUTE_SLICE(c, th->bulkA, CUTE_ALL, CUTE_ALL, s), tid, CUTE_ALL);
-    for (int h = 0; h < 2; h++)
-        cute_cp_async_bulk_g2s(c, cute_tensor_ptr(c, sA, cute_i(16 * h)), cute_tensor_ptr(c, gA, cute_i(16 * h)), half,
-                               bar);
-    CUTE_IF(c, cute_int_lt(c, tid, cute_i(2 * p->bn)))
-    {
-        cute_int n = cute_div(a, tid, cute_i(2)), h16 = cute_mul(a, cute_mod(a, tid, cute_i(2)), cute_i(16));
-        cute_tensor gX = CUTE_SLICE(c, CUTE_SLICE(c, t->gX, CUTE_ALL, CUTE_ALL, kt), n, CUTE_ALL);
-        cute_tensor sX = CUTE_SLICE(c, CUTE_SLICE(c, th->bulkX, CUTE_ALL, CUTE_ALL, s), n, CUTE_ALL);
-        cute_cp_async_bulk_g2s(c, cute_tensor_ptr(c, sX, h16), cute_tensor_ptr(c, gX, h16), half, bar);
-    }
-}
-
-/* thread 0 arms stage s's full mbarrier for a k-tile's bytes (its one arrival), where kt < full */
-static void bulk_arm(cute_ctx *c, const gemv_plan *p, const wg_thread *th, cute_int kt, cute_int full, cute_int s)
-{
-    CUTE_IF(c, cute_val_binop(c, CUTE_OP_AND, cute_int_eq(c, cute_thread_idx(c, 0), cute_i(0)), cute_int_lt(c, kt, full)))
-    {
-        cute_mbarrier_arrive_and_expect_tx(c, cute_tensor_ptr(c, th->full, s), cute_val_int(c, CUTE_U32, bulk_bytes(p)));
-    }
-}
-
-/* k-tile kt of ring_whole_bulk: the copies of k-tile kt + d - 1, the wait for kt's, its reads,
- * the arming of its stage for kt + d (whose copies come after kt's barrier) and its products
- * (`left` of the batches left running, as products') */
-static void bulk_step(cute_ctx *c, const gemv_plan *p, const wg_thread *th, const gemv_mma_tiles *t, cute_int kt,
-                      cute_int full, int d, int left)
-{
-    cute_alg *a = cute_ctx_alg(c);
-    cute_int ahead = cute_add(a, kt, cute_i(d - 1)), s = cute_mod(a, kt, cute_i(d));
-    CUTE_IF(c, cute_int_lt(c, ahead, full)) { bulk_issue(c, p, th, t, ahead, cute_mod(a, ahead, cute_i(d))); }
-    cute_int phase = cute_mod(a, cute_div(a, kt, cute_i(d)), cute_i(2));
-    cute_mbarrier_wait(c, cute_tensor_ptr(c, th->full, s), cute_val_cvt(c, cute_int_value(c, phase, CUTE_I64), CUTE_U32));
-    wg_regs r = bulk_read(c, p, th, t, s);
-    bulk_arm(c, p, th, cute_add(a, kt, cute_i(d)), full, s);
-    products(c, p, th, kt, &r, left);
-}
-
-/* ring_whole with the ring filled by bulk copies (the trial bulk): a k-tile's copies are 3 a
- * thread (two of A, one of X below 2 bn threads) instead of cp.async's 10, their completion one
- * mbarrier a stage that every thread waits on.  A stage is refilled only after the block's
- * barrier of the k-tile that read it last (products'), and thread 0 arms its mbarrier for the
- * next fill as soon as it has seen the last one complete, before that barrier: every copy comes
- * after its stage's arming */
-static void ring_whole_bulk(cute_ctx *c, const gemv_plan *p, const wg_thread *th, const gemv_mma_tiles *t,
-                            cute_int full, int d)
-{
-    cute_alg *a = cute_ctx_alg(c);
-    for (int s = 0; s < d; s++) bulk_arm(c, p, th, cute_i(s), full, cute_i(s));
-    cute_barrier(c);
-    for (int s = 0; s < d - 1; s++)
-        CUTE_IF(c, cute_int_lt(c, cute_i(s), full)) { bulk_issue(c, p, th, t, cute_i(s), cute_i(s)); }
-    /* two k-tiles a step at two places of the code, as ring_whole, then the last where full is odd */
-    cute_int steps = cute_div(a, full, cute_i(2));
-    CUTE_FOR(c, st, cute_i(0), steps)
-    {
-        for (int i = 0; i < 2; i++) bulk_step(c, p, th, t, cute_add(a, cute_mul(a, st, cute_i(2)), cute_i(i)), full, d, 1);
-    }
-    cute_int kt = cute_mul(a, steps, cute_i(2));
-    CUTE_IF(c, cute_int_lt(c, kt, full)) { bulk_step(c, p, th, t, kt, full, d, 0); }
-}
-
 /* the split's full k-tiles (through the ring, or, where `rows_out` (the block reaches past
  * A's last row), one at a time with A predicated), then the partial last one, predicated */
 static void walk(cute_ctx *c, const gemv_plan *p, const wg_thread *th, const gemv_mma_tiles *t, bool rows_out)
 {
     cute_alg *a = cute_ctx_alg(c);
     cute_int full = cute_div(a, cute_sub(a, t->kend, t->k0), cute_i(p->bk));
-    if (!rows_out && bulk(p)) {
-        ring_whole_bulk(c, p, th, t, full, gemv_wgmma_ring(&p->cfg));
-    } else if (!rows_out) {
+    if (!rows_out) {
         ring_whole(c, p, th, t, full, gemv_wgmma_ring(&p->cfg));
     } else {
         CUTE_FOR(c, kt, cute_i(0), full)
@@ -523,28 +392,15 @@ void gemv_wgmma_kernel(cute_ctx *c, cute_tensor mA, cute_tensor mX, cute_tensor 
     cute_smem_allocator al = cute_smem_allocator_new(c);
     th.sX = cute_smem_alloc_tensor_composed(c, &al, CUTE_TF32, L, 16);
     int d = gemv_wgmma_ring(&p->cfg);
-    if (d && bulk(p)) {
-        long long r = p->bm, n = p->bn;
-        th.bulkA = cute_smem_alloc_tensor(c, &al, CUTE_F32,
-                                          cute_layout_fmt(a, "(%lld,(16,2),%d):(16,(1,%lld),%lld)", r, d, 16 * r, 32 * r), 16);
-        th.bulkX = cute_smem_alloc_tensor(c, &al, CUTE_F32,
-                                          cute_layout_fmt(a, "(%lld,(16,2),%d):(16,(1,%lld),%lld)", n, d, 16 * n, 32 * n), 16);
-        th.full = cute_make_tensor(c, cute_smem_alloc_array(c, &al, CUTE_U64, d, 8),
-                                   cute_make_layout(a, cute_tuple_int(cute_i(d))), 8);
-        CUTE_IF(c, cute_int_eq(c, cute_thread_idx(c, 0), cute_i(0)))
-        {
-            for (int s = 0; s < d; s++) cute_mbarrier_init(c, cute_tensor_ptr(c, th.full, cute_i(s)), cute_val_int(c, CUTE_U32, 1));
-            cute_mbarrier_init_fence(c);
-        }
-        cute_barrier(c);
-    } else if (d) {
+    if (d) {
         long long T = p->threads, va = p->bm * WG_BK / (4 * T), vx = p->bn * WG_BK / (4 * T);
         cute_layout la = cute_layout_fmt(a, "(4,%lld,%lld,%d):(1,%lld,4,%lld)", va, T, d, 4 * T, 4 * T * va);
         cute_layout lx = cute_layout_fmt(a, "(4,%lld,%lld,%d):(1,%lld,4,%lld)", vx, T, d, 4 * T, 4 * T * vx);
         th.ringA = cute_smem_alloc_tensor(c, &al, CUTE_F32, la, 16);
         th.ringX = cute_smem_alloc_tensor(c, &al, CUTE_F32, lx, 16);
         cute_copy_atom_named(a, "SM80_CP_ASYNC_CACHEGLOBAL<uint128>", CUTE_F32, &th.cpa);
-        cute_copy_atom_named(a, "SM80_CP_ASYNC_CACHEALWAYS<uint128>", CUTE_F32, &th.cpx);
+        cute_copy_atom_named(a, trial() == TRIAL_XCG ? "SM80_CP_ASYNC_CACHEGLOBAL<uint128>" : "SM80_CP_ASYNC_CACHEALWAYS<uint128>",
+                             CUTE_F32, &th.cpx);
     }
     wg_block b = {p, &th, &t};
     gemv_mma_block(c, p, th.thr, &th.acc, &t, mA, (gemv_mma_ends){mY, mW, alpha, beta}, block_walk, &b);
