@@ -14,16 +14,20 @@
 # ring by bulk copies 24.4 / 24.4 (with X's STS.128 24.5 / 24.5: deleted); 16384x4096 70.6 (m1
 # 68.1). So the default is m2 with trunc; `CUTEC_GEMV_WGMMA_TRIAL=round` m2 with the halves
 # rounded, `m1` the form before session 43; a last trial, xcg: X's ring copies around L1
-# (cp.async.cg, as A's) instead of through it (.ca; no block reuses an X line through L1).
-# This final pass: (1) the default, round, m1 and xcg on the GPU against float64 (`cutec run gemv`,
+# (cp.async.cg, as A's) instead of through it (.ca; no block reuses an X line through L1); and
+# xo: X's halves made from the whole block's 16-byte copies of X (the k-tile's copies waited for
+# one k-tile earlier, before the block's barrier), each thread reading two whole logical chunks by
+# 4 LDS.64 and storing them by 4 STS.128 instead of 16 STS.32 (the mid pass's xv, the same
+# stores from 8-byte cp.async of X, lost 1.2 points; xo keeps the 16-byte copies).
+# This final pass: (1) the default, round, m1, xcg and xo on the GPU against float64 (`cutec run gemv`,
 # every element; odd sizes, K from 8, split K ordered and atomic, a batch, the block past A's
 # last row, 32, 64 and 128 vectors), side by side in the background; (2) 8192x8192, 64 vectors:
-# default / round / m1 / xcg, twice, each its own process (% of a device copy of the same bytes, y
+# default / round / m1 / xcg / xo, twice, each its own process (% of a device copy of the same bytes, y
 # checked against float64 first); (3) 16384x4096 at 64 vectors: default / round; 32 and 128
 # vectors once; (4) ncu on the default's kernel (issue stalls), if 12 s are left.
 # The rules (points of the copy at 8192x8192, 64 vectors, d over the two turns, both turns'): a
 # chain from m1: round (two tiles) kept where it is ahead of m1 by d >= 1 with both turns ahead;
-# then the default (trunc), then xcg, each where it is ahead of the kept form the same way; a
+# then the default (trunc), then xcg, then xo, each where it is ahead of the kept form the same way; a
 # failed check or
 # WRONG row rules a form out. Then 85% and torch.mm's time (session 42's mid pass: 0.2546 ms)
 # for the kept form.
@@ -66,13 +70,13 @@ mark()
 {
     device_head
     if nvidia-smi >/dev/null 2>&1; then
-        echo "== registers (ptxas, sm_90a): default / round / m1 / xcg"
-        for f in 0 round m1 xcg; do
+        echo "== registers (ptxas, sm_90a): default / round / m1 / xcg / xo"
+        for f in 0 round m1 xcg xo; do
             env $T=$f build/cutec compile gemv --dtype f32 --shape $S --vectors 64 --arch sm_90a --emit usage 2>&1 |
                 grep -E 'registers|spill' | tr '\n' ' '
             echo
         done
-        echo "== the default, round, m1 and xcg on the GPU against float64 $(el_s)"
+        echo "== the default, round, m1, xcg and xo on the GPU against float64 $(el_s)"
         gemv_check 1 - --shape 1000x2056 --vectors 64
         gemv_check 2 - --shape 1024x1000 --vectors 64 --splits 2 --reduction atomic
         gemv_check 3 - --shape 264x1040 --vectors 64 --batch 2
@@ -86,20 +90,26 @@ mark()
         gemv_check 11 $T=m1 --shape 1000x2056 --vectors 64 --splits 2
         gemv_check 12 $T=xcg --shape 8192x2056 --vectors 64
         gemv_check 13 $T=xcg --shape 520x4100 --vectors 64 --batch 2 --splits 3
+        gemv_check 14 $T=xo --shape 8192x2056 --vectors 64
+        gemv_check 15 $T=xo --shape 777x1236 --vectors 64 --splits 2 --reduction atomic
+        gemv_check 16 $T=xo --shape 520x4100 --vectors 64 --batch 2
         wait
         gemv_checked 1 2 3 4 5 6 7 8 9 || bad=1
         gemv_checked 10 || badr=1
         gemv_checked 11 || echo "   (m1, the old form: not kept whatever the times)"
         gemv_checked 12 13 || badx=1
-        echo "== 8192x8192 f32, 64 vectors: default / round / m1 / xcg in turns $(el_s)"
+        gemv_checked 14 15 16 || bado=1
+        echo "== 8192x8192 f32, 64 vectors: default / round / m1 / xcg / xo in turns $(el_s)"
         gemv_pct 64 - && a1=$pct ams=$ms
         gemv_pct 64 $T=round && b1=$pct bms=$ms
         gemv_pct 64 $T=m1 && c1=$pct cms=$ms
         gemv_pct 64 $T=xcg && g1=$pct gms=$ms
+        gemv_pct 64 $T=xo && h1=$pct hms=$ms
         gemv_pct 64 - && a2=$pct
         gemv_pct 64 $T=round && b2=$pct
         gemv_pct 64 $T=m1 && c2=$pct
         gemv_pct 64 $T=xcg && g2=$pct
+        gemv_pct 64 $T=xo && h2=$pct
         echo "== 16384x4096 at 64 vectors: default / round; 8192x8192 at 32 and 128 vectors $(el_s)"
         S=16384x4096
         gemv_pct 64 - && f1=$pct
@@ -123,12 +133,13 @@ mark()
         fi
         echo "== at $(el) s: % of the copy, f32 $S, 64 vectors: default ${a1:-} / ${a2:-} (${ams:-?} ms)," \
             "round ${b1:-} / ${b2:-} (${bms:-?} ms), m1 ${c1:-} / ${c2:-} (${cms:-?} ms)," \
-            "xcg ${g1:-} / ${g2:-} (${gms:-?} ms);" \
+            "xcg ${g1:-} / ${g2:-} (${gms:-?} ms), xo ${h1:-} / ${h2:-} (${hms:-?} ms);" \
             "16384x4096 x64: default ${f1:-}, round ${f2:-}; 32 vectors ${e1:-}, 128 ${e2:-}"
         kn=m1 k1=${c1:-} k2=${c2:-} kms=${cms:-}
         step round "${badr:-}" "${b1:-}" "${b2:-}" "${bms:-}"
         step default "${bad:-}" "${a1:-}" "${a2:-}" "${ams:-}"
         step xcg "${badx:-}" "${g1:-}" "${g2:-}" "${gms:-}"
+        step xo "${bado:-}" "${h1:-}" "${h2:-}" "${hms:-}"
         echo "decides: the kept form: $kn"
         mark "$(mean2 "$k1" "$k2")" "$kms"
     else
