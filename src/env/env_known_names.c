@@ -42,7 +42,6 @@ const char *const cute_env_known_names[] = {
     "CUTEC_GEMV_EARLY",
     "CUTEC_GEMV_PDL",
     "CUTEC_GEMV_TRIAL",
-    "CUTEC_GEMV_WGMMA_TRIAL",
     "CUTEC_HSTU_BLOCK_M",
     "CUTEC_HSTU_VARIANT",
     "CUTEC_INTERP_STEPS",

@@ -26,7 +26,6 @@
 #include "cutec/smem.h"
 #include "cutec/smem_atoms.h"
 #include "cutec/sync.h"
-#include "env/env_choice.h"
 #include "kernels/gemv/gemv_internal.h"
 
 enum { WG_BK = 32 };
@@ -39,17 +38,6 @@ static int groups(const cute_gemv_config *cfg)
     return gemv_nvec(cfg) % 32 == 0 ? 2 : 1;
 }
 
-/* CUTEC_GEMV_WGMMA_TRIAL's old forms, until scripts/device-f32sk43.sh's final pass has timed
- * them against the default in turns: one m64 tile a warpgroup at 64 vectors and the tf32 halves
- * by rounding (m1, the form before session 43), the halves by rounding alone (round); and a
- * trial, X's ring copies around L1 as A's are (xcg: cp.async.cg, not .ca); another, X's halves
- * made from the whole block's copies of X, stored 16 bytes at a time (xo: x_part_v) */
-enum { TRIAL_M1 = 1, TRIAL_ROUND = 2, TRIAL_XCG = 3, TRIAL_XO = 4 };
-static int trial(void)
-{
-    return cute_env_choice_warn("CUTEC_GEMV_WGMMA_TRIAL", "0|m1|round|xcg|xo", 0);
-}
-
 /* the m64 tiles of A each warpgroup multiplies a k-tile: 2 at 64 vectors in blocks of two
  * warpgroups (256 rows: X's halves and each step's fixed instructions for twice A's bytes; on
  * an H200 at 8192x8192 71.5 / 71.8% of the copy against 65.4 / 64.9 with one, in 4 splits
@@ -57,7 +45,7 @@ static int trial(void)
  * (past 64 vectors the accumulators would not fit) */
 static int mtiles(const cute_gemv_config *cfg)
 {
-    return trial() != TRIAL_M1 && groups(cfg) == 2 && gemv_nvec(cfg) == 64 ? 2 : 1;
+    return groups(cfg) == 2 && gemv_nvec(cfg) == 64 ? 2 : 1;
 }
 
 int gemv_wgmma_rows(const cute_gemv_config *cfg)
@@ -159,31 +147,6 @@ static cute_tensor x_part(cute_ctx *c, const gemv_plan *p, cute_tensor t)
     return CUTE_SLICE(c, t, cute_thread_idx(c, 0), CUTE_ALL);
 }
 
-/* xo in the two-tile blocks (a quarter of the threads a vector of X's k-tile) */
-static bool xo(const gemv_plan *p)
-{
-    return trial() == TRIAL_XO && p->bm == 128 * groups(&p->cfg) && p->bn % (p->threads / 4) == 0;
-}
-
-/* thread t's part of X's (bn, 32) k-tile under xo: t = (j0, j1, n), n = t / 4 (+ threads / 4 at
- * a time), its 8 values (v, q) at physical columns v + 2 j0 + 4 q + 16 j1 (four 8-byte pieces
- * of other threads' copies, read by LDS.64 from the SW128 stage: the 4 vectors of a phase's
- * lanes in 4 banks' chunks), or, `logical`, as (q, v) at logical columns q + 4 v + 8 j0 + 16 j1:
- * two whole 16-byte chunks of the halves' stage row (by_logical's permutation), stored by two
- * STS.128 a half instead of x_part's 8 STS.32 (the mid pass's xv, the same stores from X's
- * 8-byte cp.async, 4 a k-tile instead of 2, lost 1.2 points; xo keeps X's 16-byte copies) */
-static cute_tensor x_part_v(cute_ctx *c, const gemv_plan *p, cute_tensor t, bool logical)
-{
-    cute_alg *a = cute_ctx_alg(c);
-    long long n = p->bn, tn = p->threads / 4, r = n / tn;
-    cute_layout T = logical ? cute_layout_fmt(a, "(((2,2),%lld),(4,2,%lld)):(((%lld,%lld),1),(%lld,%lld,%lld))", tn, r,
-                                              8 * n, 16 * n, n, 4 * n, tn)
-                            : cute_layout_fmt(a, "(((2,2),%lld),(2,4,%lld)):(((%lld,%lld),1),(%lld,%lld,%lld))", tn, r,
-                                              2 * n, 16 * n, n, 4 * n, tn);
-    t.layout = cute_compose(a, &t.layout, &T);
-    return CUTE_SLICE(c, t, cute_thread_idx(c, 0), CUTE_ALL);
-}
-
 typedef struct wg_thread {
     cute_thr_mma thr;
     cute_tensor acc; /* (V,M,N) f32 */
@@ -193,7 +156,6 @@ typedef struct wg_thread {
      * part of X's k-tile, (4, vectors, threads, stages), the block's threads side by side for
      * each vector; the 16-byte cp.async (A around L1, X through it) */
     cute_tensor ringA, ringX;
-    cute_tensor sXraw; /* xo: X's k-tiles (bn, 32, stages) in SW128 rows, the block's copies together */
     cute_copy_atom cpa, cpx;
 } wg_thread;
 
@@ -231,7 +193,6 @@ static cute_tensor load_a(cute_ctx *c, const gemv_plan *p, const wg_thread *th, 
 /* a k-tile's operands in f32 registers: A's fragments and the thread's part of X's k-tile */
 typedef struct wg_regs {
     cute_tensor rA, rX;
-    bool xv; /* rX is x_part_v's (xo), not x_part's */
 } wg_regs;
 
 /* k-tile kt's loads (predA / predX: bounds-checked by coordinates, X along K) */
@@ -261,23 +222,15 @@ static void products(cute_ctx *c, const gemv_plan *p, const wg_thread *th, cute_
 {
     cute_alg *a = cute_ctx_alg(c);
     cute_int s2 = cute_mul(a, cute_mod(a, n, cute_i(X_STAGES)), cute_i(2));
-    cute_tensor xb, xs, rX = r->rX;
-    if (r->xv) /* the registers (v, q) as (q, v): each half's chunks 16 contiguous bytes */
-        rX.layout = cute_layout_fmt(a, "(4,2,%lld):(2,1,8)", (long long)(p->bn / (p->threads / 4)));
+    cute_tensor xb, xs;
     /* the halves' big one by truncation in the two-tile blocks (one instruction fewer a value; at
      * 64 vectors on an H200 72.9 / 73.0% of the copy against 71.2 / 71.2 rounded; elsewhere not
      * timed: bench/RESULTS.md, f32sk43) */
-    bool trunc = trial() != TRIAL_M1 && trial() != TRIAL_ROUND && p->bm == 128 * groups(&p->cfg);
-    gemv_split_tf32_bits(c, rX, &xb, &xs, true, trunc);
+    bool trunc = p->bm == 128 * groups(&p->cfg);
+    gemv_split_tf32_bits(c, r->rX, &xb, &xs, true, trunc);
     cute_tensor halves[2] = {xb, xs}, stage[2];
     for (int h = 0; h < 2; h++) {
         stage[h] = CUTE_SLICE(c, th->sX, CUTE_ALL, CUTE_ALL, cute_add(a, s2, cute_i(h)));
-        if (r->xv) { /* each half in its registers' own type (the big's u32 bits, the small's f32):
-                       * NVVM splits a vector store of values cast from the other type */
-            cute_dtype w = h == 0 ? CUTE_U32 : CUTE_F32;
-            cute_copy(c, &th->vec16, cute_tensor_recast(c, halves[h], w), x_part_v(c, p, cute_tensor_recast(c, stage[h], w), true));
-            continue;
-        }
         cute_tensor dst = x_part(c, p, perm_inv(c, cute_tensor_recast(c, stage[h], CUTE_F32), p->bn));
         cute_tensor_store(c, dst, cute_tensor_load(c, cute_tensor_recast(c, halves[h], CUTE_F32)));
     }
@@ -323,10 +276,7 @@ static void ring_issue(cute_ctx *c, const gemv_plan *p, const wg_thread *th, con
     cute_tensor srcA, srcX;
     ring_sources(c, p, th, t, kt, &srcA, &srcX);
     cute_copy(c, &th->cpa, srcA, ring_lane(c, th->ringA, srcA, s));
-    if (xo(p))
-        cute_copy(c, &th->cpx, srcX, x_part(c, p, CUTE_SLICE(c, th->sXraw, CUTE_ALL, CUTE_ALL, s)));
-    else
-        cute_copy(c, &th->cpx, srcX, ring_lane(c, th->ringX, srcX, s));
+    cute_copy(c, &th->cpx, srcX, ring_lane(c, th->ringX, srcX, s));
 }
 
 /* stage s read back into registers, as load_tile gives them */
@@ -339,13 +289,6 @@ static wg_regs ring_read(cute_ctx *c, const gemv_plan *p, const wg_thread *th, c
     cute_tensor dst = frag_by_atoms(c, p, r.rA);
     dst = gemv_mma_by_vector(c, dst, vec_a, 2);
     cute_copy(c, &th->vec16, ring_lane(c, th->ringA, dst, s), dst);
-    if (xo(p)) { /* other threads' copies: visible since the barrier before (ring_whole's waits) */
-        cute_tensor src = x_part_v(c, p, CUTE_SLICE(c, th->sXraw, CUTE_ALL, CUTE_ALL, s), false);
-        cute_copy_atom vec8 = cute_copy_atom_universal(cute_ctx_alg(c), CUTE_F32, 64);
-        r.rX = cute_make_rmem_tensor_like(c, src, CUTE_F32), r.xv = true;
-        cute_copy(c, &vec8, src, r.rX);
-        return r;
-    }
     cute_copy(c, &th->vec16, ring_lane(c, th->ringX, r.rX, s), r.rX);
     return r;
 }
@@ -365,13 +308,6 @@ static void ring_whole(cute_ctx *c, const gemv_plan *p, const wg_thread *th, con
         CUTE_IF(c, cute_int_lt(c, cute_i(s), full)) { ring_issue(c, p, th, t, cute_i(s), cute_i(s)); }
         cute_cp_async_commit_group(c);
     }
-    /* xo: each thread reads the whole block's copies of X, so a k-tile's must have landed before
-     * the barrier ahead of its reads: one k-tile less in flight at each wait */
-    int w = xo(p) ? d - 2 : d - 1;
-    if (xo(p)) {
-        cute_cp_async_wait_group(c, w);
-        cute_barrier(c);
-    }
     cute_int steps = cute_div(a, full, cute_i(2));
     CUTE_FOR(c, st, cute_i(0), steps)
     {
@@ -380,7 +316,7 @@ static void ring_whole(cute_ctx *c, const gemv_plan *p, const wg_thread *th, con
             cute_int ahead = cute_add(a, kt, cute_i(d - 1));
             CUTE_IF(c, cute_int_lt(c, ahead, full)) { ring_issue(c, p, th, t, ahead, cute_mod(a, ahead, cute_i(d))); }
             cute_cp_async_commit_group(c);
-            cute_cp_async_wait_group(c, w); /* k-tile kt has landed (xo: kt + 1) */
+            cute_cp_async_wait_group(c, d - 1); /* k-tile kt has landed */
             wg_regs r = ring_read(c, p, th, t, cute_mod(a, kt, cute_i(d)));
             products(c, p, th, kt, &r, 1);
         }
@@ -450,15 +386,9 @@ void gemv_wgmma_kernel(cute_ctx *c, cute_tensor mA, cute_tensor mX, cute_tensor 
         cute_layout la = cute_layout_fmt(a, "(4,%lld,%lld,%d):(1,%lld,4,%lld)", va, T, d, 4 * T, 4 * T * va);
         cute_layout lx = cute_layout_fmt(a, "(4,%lld,%lld,%d):(1,%lld,4,%lld)", vx, T, d, 4 * T, 4 * T * vx);
         th.ringA = cute_smem_alloc_tensor(c, &al, CUTE_F32, la, 16);
-        if (xo(p)) { /* X's k-tiles as the halves' stages are laid out: 128-byte rows, SW128 */
-            cute_tuple xs = cute_tuple_fmt(a, "(%lld,%d,%d)", (long long)p->bn, WG_BK, d);
-            th.sXraw = cute_smem_alloc_tensor_composed(c, &al, CUTE_F32, cute_smem_layout_staged(a, &atom, &xs), 16);
-        } else {
-            th.ringX = cute_smem_alloc_tensor(c, &al, CUTE_F32, lx, 16);
-        }
+        th.ringX = cute_smem_alloc_tensor(c, &al, CUTE_F32, lx, 16);
         cute_copy_atom_named(a, "SM80_CP_ASYNC_CACHEGLOBAL<uint128>", CUTE_F32, &th.cpa);
-        cute_copy_atom_named(a, trial() == TRIAL_XCG ? "SM80_CP_ASYNC_CACHEGLOBAL<uint128>" : "SM80_CP_ASYNC_CACHEALWAYS<uint128>",
-                             CUTE_F32, &th.cpx);
+        cute_copy_atom_named(a, "SM80_CP_ASYNC_CACHEALWAYS<uint128>", CUTE_F32, &th.cpx);
     }
     wg_block b = {p, &th, &t};
     gemv_mma_block(c, p, th.thr, &th.acc, &t, mA, (gemv_mma_ends){mY, mW, alpha, beta}, block_walk, &b);
