@@ -9,8 +9,9 @@
 # the defaults on the GPU against float64 (`cutec run gemv`, every element; odd sizes, K from 8,
 # split K ordered and atomic, a batch, the block past A's last row, 32, 64 and 128 vectors),
 # then 8192x8192 and 16384x4096 f32 at 64 vectors and 8192x8192 at 32 and 128 (% of a device
-# copy of the same bytes, y checked against float64 first), each its own process. No step
-# starts past $BUDGET (50) s; each process under 12 s. It decides: "WRONG" where a check or row
+# copy of the same bytes, y checked against float64 first), each its own process; then ncu on
+# the 64-vector kernel, twice (issue stalls; instructions by pipe), if 12 s are left each. No
+# step starts past $BUDGET (50) s; each process under 12 s. It decides: "WRONG" where a check or row
 # is, else 85% met or not at 64 vectors and torch.mm's time (session 42's mid pass: 0.2546 ms).
 #   BUDGET=50 sh scripts/device-f32sk43.sh
 . scripts/device-common.sh
@@ -47,6 +48,19 @@ S=8192x8192
         S=8192x8192
         gemv_pct 32 - && e1=$pct
         gemv_pct 128 - && e2=$pct
+        ncu=$(command -v ncu || ls /usr/local/cuda/bin/ncu 2>/dev/null)
+        n=0
+        for m in "regex:smsp__average_warps_issue_stalled_.*_per_issue_active\.ratio,dram__throughput.avg.pct_of_peak_sustained_elapsed,smsp__issue_active.avg.pct_of_peak_sustained_active,gpu__time_duration.sum,smsp__inst_executed.sum" \
+            "regex:smsp__inst_executed_pipe_.*\.sum,smsp__inst_executed.sum"; do
+            [ -n "$ncu" ] && [ "$(el)" -le $((budget - 12)) ] || continue
+            n=$((n + 1))
+            echo "-- ncu on the 64-vector kernel $(el_s)"
+            timeout 12 "$ncu" --clock-control none --target-processes all -k regex:mma_kernel --launch-count 1 --metrics "$m" \
+                build/cutec bench gemv --dtype f32 --shape $S --vectors 64 --iters 2 >"$out/f32sk43.ncu64.$n" 2>&1
+            grep -E "==PROF==|rror" "$out/f32sk43.ncu64.$n" | head -n 4
+            grep -E "^ +(dram__|smsp__issue_active|gpu__time|smsp__inst_executed)" "$out/f32sk43.ncu64.$n" | cut -c1-200
+            grep -E "issue_stalled" "$out/f32sk43.ncu64.$n" | awk '{ print $NF, $0 }' | sort -g -r | head -n 8 | cut -d' ' -f2- | cut -c1-200
+        done
         echo "== at $(el) s: % of the copy, f32 $S, 64 vectors ${a1:-} / ${a2:-} (${ams:-?} ms);" \
             "16384x4096 x64 ${f1:-}; 32 vectors ${e1:-}, 128 ${e2:-}"
         awk -v bad="${bad:-}" -v a1="${a1:-}" -v a2="${a2:-}" -v ms="${ams:-}" -v tm=0.2546 'BEGIN {
