@@ -489,3 +489,44 @@ gpu_test()
     grep -m 5 -E "FAIL|skipped" "$out/$name.log" | cut -c1-300
     tail -n 1 "$out/$name.log" | grep -q " 0 failed" || bad=$((bad + 1))
 }
+
+# The f32 skinny-GEMM scripts' steps (scripts/device-f32sk42.sh, device-f32sk43.sh; set $S, the
+# shape, $tag, the log files' name, and start and budget):
+#   gemv_pct N ENV [ARGS...]: "-- ..." and the bench row of `cutec bench gemv --dtype f32 --shape
+#                       $S --vectors N ARGS` with ENV (NAME=VALUE, several joined by +, or "-":
+#                       none) set, into $pct (% of the copy; "" skipped or failed, "W" wrong),
+#                       $ms and $row; skipped past the budget
+#   gemv_check I ENV ARGS...: `cutec run gemv --dtype f32 ARGS` with ENV (as above) on the GPU
+#                       into $out/$tag.run.I, in the background (every element against float64)
+#   gemv_checked I...:  each one's first and last line; false unless every one verified
+gemv_pct()
+{
+    n=$1 e=$2
+    shift 2
+    pct='' ms=''
+    budget_left || { echo "-- skipped (past BUDGET): x$n $e $*"; return 0; }
+    echo "-- f32 $S x$n $e $* $(el_s)"
+    row=$(if [ "$e" != - ]; then for v in $(echo "$e" | tr + ' '); do export "${v?}"; done; fi
+        device_gemv --dtype f32 --shape "$S" --vectors "$n" "$@" | tail -n 1)
+    echo "$row"
+    case "$row" in *WRONG*) pct=W ;; *) pct=$(copy_pct "$row") ;; esac
+    ms=$(echo "$row" | awk '/%$/ { print $(NF - 3) }')
+}
+gemv_check()
+{
+    i=$1 e=$2
+    shift 2
+    echo "run $e gemv --dtype f32 $*" >"$out/$tag.run.$i"
+    (if [ "$e" != - ]; then for v in $(echo "$e" | tr + ' '); do export "${v?}"; done; fi
+        timeout 20 build/cutec run gemv --dtype f32 "$@") >>"$out/$tag.run.$i" 2>&1 &
+}
+gemv_checked()
+{
+    ok=0
+    for i in "$@"; do
+        f="$out/$tag.run.$i"
+        echo "$(head -n 1 "$f"): $(tail -n 1 "$f")"
+        grep -qE "verified against float64 \(0 wrong" "$f" || { echo "   ^ FAILED"; ok=1; }
+    done
+    return $ok
+}

@@ -19,50 +19,8 @@ log="$out/f32sk42.log"
 start=$(date +%s)
 budget=${BUDGET:-50}
 GEMV_TIMEOUT=12
+tag=f32sk42
 S=8192x8192
-# pct_of N ENV [ARGS...]: the bench row of f32 at $S with N vectors, ENV (NAME=VALUE, several
-# joined by +, or "-") set, into $pct ("" skipped or failed, "W" wrong) and $ms; $row the row
-pct_of()
-{
-    n=$1 e=$2
-    shift 2
-    pct='' ms=''
-    budget_left || { echo "-- skipped (past BUDGET): x$n $e $*"; return 0; }
-    echo "-- f32 $S x$n $e $* $(el_s)"
-    if [ "$e" = - ]; then
-        row=$(device_gemv --dtype f32 --shape $S --vectors "$n" "$@" | tail -n 1)
-    else
-        row=$(for v in $(echo "$e" | tr + ' '); do export "${v?}"; done
-            device_gemv --dtype f32 --shape $S --vectors "$n" "$@" | tail -n 1)
-    fi
-    echo "$row"
-    case "$row" in *WRONG*) pct=W ;; *) pct=$(copy_pct "$row") ;; esac
-    ms=$(echo "$row" | awk '/%$/ { print $(NF - 3) }')
-}
-# check I ENV ARGS...: `cutec run gemv --dtype f32 ARGS` with ENV (NAME=VALUE, or "-": the
-# defaults) on the GPU into $out/f32sk42.run.I, in the background; checked I...: each one's
-# verdict, false unless every one verified
-check()
-{
-    i=$1 e=$2
-    shift 2
-    echo "run $e gemv --dtype f32 $*" >"$out/f32sk42.run.$i"
-    if [ "$e" = - ]; then
-        timeout 20 build/cutec run gemv --dtype f32 "$@" >>"$out/f32sk42.run.$i" 2>&1 &
-    else
-        env "$e" timeout 20 build/cutec run gemv --dtype f32 "$@" >>"$out/f32sk42.run.$i" 2>&1 &
-    fi
-}
-checked()
-{
-    ok=0
-    for i in "$@"; do
-        f="$out/f32sk42.run.$i"
-        echo "$(head -n 1 "$f"): $(tail -n 1 "$f")"
-        grep -qE "verified against float64 \(0 wrong" "$f" || { echo "   ^ FAILED"; ok=1; }
-    done
-    return $ok
-}
 # meets NAME BAD PCT MS TORCH: "decides: NAME: ..." for one default row: WRONG, or 85% met or not
 # and its time MS against torch.mm's TORCH
 meets()
@@ -80,26 +38,26 @@ torch_ms() { case $1 in 8) echo 0.1705 ;; 16) echo 0.1860 ;; 64) echo 0.2546 ;; 
     device_head
     if nvidia-smi >/dev/null 2>&1; then
         echo "== the defaults on the GPU against float64 $(el_s)"
-        check 1 - --shape 1000x2056 --vectors 8
-        check 2 - --shape 1000x1000 --vectors 16 --splits 3
-        check 3 - --shape 520x2056 --vectors 8 --splits 2 --reduction atomic
-        check 4 - --shape 264x1040 --vectors 16 --batch 2
-        check 5 - --shape 1000x1000 --vectors 24
-        check 6 - --shape 1000x2056 --vectors 64
-        check 7 - --shape 1024x1000 --vectors 64 --splits 2
-        check 8 - --shape 1000x2056 --vectors 32 --splits 3
-        check 9 - --shape 1024x2056 --vectors 128 --splits 2
-        check 10 - --shape 520x2056 --vectors 48 --reduction atomic
+        gemv_check 1 - --shape 1000x2056 --vectors 8
+        gemv_check 2 - --shape 1000x1000 --vectors 16 --splits 3
+        gemv_check 3 - --shape 520x2056 --vectors 8 --splits 2 --reduction atomic
+        gemv_check 4 - --shape 264x1040 --vectors 16 --batch 2
+        gemv_check 5 - --shape 1000x1000 --vectors 24
+        gemv_check 6 - --shape 1000x2056 --vectors 64
+        gemv_check 7 - --shape 1024x1000 --vectors 64 --splits 2
+        gemv_check 8 - --shape 1000x2056 --vectors 32 --splits 3
+        gemv_check 9 - --shape 1024x2056 --vectors 128 --splits 2
+        gemv_check 10 - --shape 520x2056 --vectors 48 --reduction atomic
         wait
-        checked 1 2 3 4 5 || bad8=1
-        checked 6 7 8 9 10 || bad64=1
+        gemv_checked 1 2 3 4 5 || bad8=1
+        gemv_checked 6 7 8 9 10 || bad64=1
         echo "== 8192x8192 f32, the defaults $(el_s)"
-        pct_of 8 - && d8=$pct d8ms=$ms
-        pct_of 16 - && d16=$pct d16ms=$ms
-        pct_of 64 - && d64=$pct d64ms=$ms
-        pct_of 32 - && d32=$pct
-        pct_of 128 - && d128=$pct
-        pct_of 24 - && d24=$pct
+        gemv_pct 8 - && d8=$pct d8ms=$ms
+        gemv_pct 16 - && d16=$pct d16ms=$ms
+        gemv_pct 64 - && d64=$pct d64ms=$ms
+        gemv_pct 32 - && d32=$pct
+        gemv_pct 128 - && d128=$pct
+        gemv_pct 24 - && d24=$pct
         echo "== at $(el) s: % of the copy, f32 $S: 8 vectors ${d8:-} (${d8ms:-?} ms), 16 ${d16:-} (${d16ms:-?} ms)," \
             "64 ${d64:-} (${d64ms:-?} ms), 32 ${d32:-}, 128 ${d128:-}, 24 ${d24:-}"
         meets "8 vectors" "${bad8:-}" "${d8:-}" "${d8ms:-}" "$(torch_ms 8)"

@@ -102,8 +102,10 @@ gemv_mma_tiles gemv_mma_block_tiles(cute_ctx *c, const gemv_plan *p, cute_tensor
 /* f32 values x as the two tf32 halves of 3xTF32 by bits (docs/gemv.md, "f32 as 3xTF32"):
  * big (x rounded to tf32, its low 13 bits clear, in u32 registers) and small (x - big, exact,
  * in f32 registers, or u32 ones where `words`: wgmma reads u32 words in place, where f32
- * ones would be moved and fenced before each instruction), both as TF32 views */
-void gemv_split_tf32_bits(cute_ctx *c, cute_tensor x, cute_tensor *big, cute_tensor *small, bool words);
+ * ones would be moved and fenced before each instruction), both as TF32 views; `trunc`: big
+ * is x truncated to tf32 (its low 13 bits cleared: one instruction fewer a value, small below
+ * 2^-10 of x instead of 2^-11) */
+void gemv_split_tf32_bits(cute_ctx *c, cute_tensor x, cute_tensor *big, cute_tensor *small, bool words, bool trunc);
 /* A tensor-core form's block: its accumulators (*acc, its partition of the block's (bm, bn)
  * tile of Y) zeroed, `walk(rows_out)` (rows_out: the block reaches past A's last row), then
  * gemv_mma_finish with e */

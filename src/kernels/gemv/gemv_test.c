@@ -338,8 +338,9 @@ static cute_runtime *on_sm90(cute_runtime *rt, cute_runtime **own)
  * one (the interpreter's wgmma reads its registers at once: a batch left running while a loop
  * wrote its A registers again was wrong only on the GPU), else on the interpreter for sm_90a:
  * blocks of one warpgroup (16 vectors, loads two k-tiles ahead; 80 vectors, one ahead) and of
- * two (32 vectors), a block of rows in A and one past A's last row, K past the last whole
- * k-tile, padded rows, a batch, split-K; then 32 vectors for sm_80, mma.sync's form */
+ * two (32 vectors; 64: two m64 tiles each, 256 rows), a block of rows in A and one past A's
+ * last row, K past the last whole k-tile, padded rows, a batch, split-K; then 32 vectors for
+ * sm_80, mma.sync's form */
 static void wgmma_cases(cute_runtime *rt)
 {
     cute_runtime *own = NULL;
@@ -350,6 +351,7 @@ static void wgmma_cases(cute_runtime *rt)
         {CUTE_F32, CUTE_F32, 70, 228, 2, 1, 4, 1, 0, 2, 0.5, 16},
         {CUTE_F32, CUTE_F32, 130, 228, 1, 1, 4, 1, 0, 2, 0.5, 32},
         {CUTE_F32, CUTE_F32, 130, 100, 1, 1, 0, 1, 0, 1, 0, 80},
+        {CUTE_F32, CUTE_F32, 300, 228, 1, 1, 4, 1, 0, 2, 0.5, 64},
     };
     cute_gemv_config cfg;
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {

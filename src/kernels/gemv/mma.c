@@ -238,14 +238,15 @@ static void split_tf32(cute_ctx *c, cute_tensor x, cute_tensor *big, cute_tensor
  * it ignores (small's are cut off there): each product within ~1.25 x 2^-20 of x y (3xTF32 by
  * cvt.rna: ~2^-22), in three instructions a value where cvt.rna.tf32.f32 takes four or five
  * for each half on sm_90 */
-void gemv_split_tf32_bits(cute_ctx *c, cute_tensor x, cute_tensor *big, cute_tensor *small, bool words)
+void gemv_split_tf32_bits(cute_ctx *c, cute_tensor x, cute_tensor *big, cute_tensor *small, bool words, bool trunc)
 {
     cute_ssa v = cute_tensor_load(c, x);
     cute_tensor bits = cute_make_rmem_tensor_like(c, x, CUTE_U32), rest = cute_make_rmem_tensor_like(c, x, CUTE_F32);
     if (words) rest = cute_tensor_recast(c, cute_make_rmem_tensor_like(c, x, CUTE_U32), CUTE_F32);
     cute_ssa half = cute_ssa_fill(c, CUTE_U32, v.shape, (double)0x1000u);
     cute_ssa top = cute_ssa_fill(c, CUTE_U32, v.shape, (double)0xffffe000u);
-    cute_ssa up = cute_ssa_binop(c, CUTE_OP_ADD, cute_tensor_load(c, cute_tensor_recast(c, x, CUTE_U32)), half);
+    cute_ssa up = cute_tensor_load(c, cute_tensor_recast(c, x, CUTE_U32));
+    if (!trunc) up = cute_ssa_binop(c, CUTE_OP_ADD, up, half);
     cute_tensor_store(c, bits, cute_ssa_binop(c, CUTE_OP_AND, up, top));
     cute_tensor b = cute_tensor_recast(c, bits, CUTE_F32);
     cute_tensor_store(c, rest, cute_ssa_binop(c, CUTE_OP_SUB, v, cute_tensor_load(c, b)));
@@ -261,7 +262,7 @@ static void products(cute_ctx *c, const gemv_plan *p, const mma_thread *th, cute
     }
     cute_tensor aB, aS, xB, xS;
     if (p->cfg.tf32_bits)
-        gemv_split_tf32_bits(c, rA, &aB, &aS, false), gemv_split_tf32_bits(c, rX, &xB, &xS, false);
+        gemv_split_tf32_bits(c, rA, &aB, &aS, false, false), gemv_split_tf32_bits(c, rX, &xB, &xS, false, false);
     else
         split_tf32(c, rA, &aB, &aS), split_tf32(c, rX, &xB, &xS);
     cute_tensor s0 = th->chains ? th->small[0] : th->acc, s1 = th->chains ? th->small[1] : th->acc;

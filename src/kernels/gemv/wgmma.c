@@ -4,7 +4,8 @@
  * vectors and past, whose mma.sync 3xTF32 tops out near a third of tf32's mma.sync rate.
  *
  * A block is two warpgroups on 128 rows of A (one on 64 where the vectors are not a multiple
- * of 32), the weight, as wgmma's A from registers (the RS atom m64nNk8 tf32, N the vectors),
+ * of 32; at 64 vectors each warpgroup on two m64 tiles, 256 rows: mtiles), the weight, as
+ * wgmma's A from registers (the RS atom m64nNk8 tf32, N the vectors),
  * one split of K in k-tiles of 32 columns.  A's
  * fragments come straight from global memory: the product over a k-tile may take its 32
  * columns in any order A and X agree on, so logical column i = q + 4 v + 8 j (q the lane's
@@ -37,9 +38,19 @@ static int groups(const cute_gemv_config *cfg)
     return gemv_nvec(cfg) % 32 == 0 ? 2 : 1;
 }
 
+/* the m64 tiles of A each warpgroup multiplies a k-tile: 2 at 64 vectors in blocks of two
+ * warpgroups (256 rows: X's halves and each step's fixed instructions for twice A's bytes; on
+ * an H200 at 8192x8192 71.5 / 71.8% of the copy against 65.4 / 64.9 with one, in 4 splits
+ * against 2; at 32 vectors 84.1 against 86.4, one turn: bench/RESULTS.md, f32sk43), else 1
+ * (past 64 vectors the accumulators would not fit) */
+static int mtiles(const cute_gemv_config *cfg)
+{
+    return groups(cfg) == 2 && gemv_nvec(cfg) == 64 ? 2 : 1;
+}
+
 int gemv_wgmma_rows(const cute_gemv_config *cfg)
 {
-    return 64 * groups(cfg);
+    return 64 * groups(cfg) * mtiles(cfg);
 }
 
 bool gemv_wgmma(const cute_gemv_config *cfg, int arch)
@@ -99,7 +110,7 @@ bool gemv_plan_wgmma(cute_alg *a, const cute_gemv_config *cfg, gemv_plan *p)
     cute_layout wgs = cute_layout_fmt(a, "(%d,1,1):(1,0,0)", g);
     p->mma = cute_make_tiled_mma(a, &atom, &wgs, NULL, NULL, NULL);
     p->threads = 128 * g;
-    p->bm = 64 * g, p->bn = gemv_nvec(cfg), p->bk = WG_BK, p->bkx = WG_BK, p->ktile = WG_BK;
+    p->bm = gemv_wgmma_rows(cfg), p->bn = gemv_nvec(cfg), p->bk = WG_BK, p->bkx = WG_BK, p->ktile = WG_BK;
     return !a->failed;
 }
 
@@ -150,6 +161,15 @@ typedef struct wg_thread {
 
 static const int vec_a[2] = {1, 3}; /* a fragment's leaves (v, j0) by_logical: 4 contiguous columns */
 
+/* A's fragment ((2,2),M,4) (M: the warpgroup's m64 tiles) with its atoms as (j0, j1) */
+static cute_tensor frag_by_atoms(cute_ctx *c, const gemv_plan *p, cute_tensor frag)
+{
+    int m = p->bm / (64 * groups(&p->cfg));
+    frag.layout = m == 1 ? cute_layout_parse(cute_ctx_alg(c), "((2,2),1,(2,2)):((1,2),0,(4,8))")
+                         : cute_layout_fmt(cute_ctx_alg(c), "((2,2),%d,(2,2)):((1,2),4,(%d,%d))", m, 4 * m, 8 * m);
+    return frag;
+}
+
 /* A's fragments of k-tile kt in f32 registers (pred: bounds-checked by coordinates) */
 static cute_tensor load_a(cute_ctx *c, const gemv_plan *p, const wg_thread *th, const gemv_mma_tiles *t, cute_int kt,
                           bool pred)
@@ -157,8 +177,7 @@ static cute_tensor load_a(cute_ctx *c, const gemv_plan *p, const wg_thread *th, 
     cute_tensor gA = CUTE_SLICE(c, t->gA, CUTE_ALL, CUTE_ALL, kt);
     cute_tensor frag = cute_make_rmem_tensor_like(c, cute_partition_fragment_A(c, th->thr, gA), CUTE_F32);
     cute_tensor src = gemv_mma_by_vector(c, cute_partition_A(c, th->thr, by_logical(c, gA, p->bm)), vec_a, 2);
-    cute_tensor dst = frag; /* the fragment ((2,2),1,4) with its atoms as (j0, j1) */
-    dst.layout = cute_layout_parse(cute_ctx_alg(c), "((2,2),1,(2,2)):((1,2),0,(4,8))");
+    cute_tensor dst = frag_by_atoms(c, p, frag);
     dst = gemv_mma_by_vector(c, dst, vec_a, 2);
     if (!pred) {
         cute_copy(c, &th->vec16, src, dst);
@@ -204,7 +223,11 @@ static void products(cute_ctx *c, const gemv_plan *p, const wg_thread *th, cute_
     cute_alg *a = cute_ctx_alg(c);
     cute_int s2 = cute_mul(a, cute_mod(a, n, cute_i(X_STAGES)), cute_i(2));
     cute_tensor xb, xs;
-    gemv_split_tf32_bits(c, r->rX, &xb, &xs, true);
+    /* the halves' big one by truncation in the two-tile blocks (one instruction fewer a value; at
+     * 64 vectors on an H200 72.9 / 73.0% of the copy against 71.2 / 71.2 rounded; elsewhere not
+     * timed: bench/RESULTS.md, f32sk43) */
+    bool trunc = p->bm == 128 * groups(&p->cfg);
+    gemv_split_tf32_bits(c, r->rX, &xb, &xs, true, trunc);
     cute_tensor halves[2] = {xb, xs}, stage[2];
     for (int h = 0; h < 2; h++) {
         stage[h] = CUTE_SLICE(c, th->sX, CUTE_ALL, CUTE_ALL, cute_add(a, s2, cute_i(h)));
@@ -214,7 +237,7 @@ static void products(cute_ctx *c, const gemv_plan *p, const wg_thread *th, cute_
     cute_fence_proxy_async_shared_cta(c); /* the halves' stores, read by wgmma (the async proxy) */
     cute_barrier(c);
     cute_tensor aB, aS;
-    gemv_split_tf32_bits(c, r->rA, &aB, &aS, true);
+    gemv_split_tf32_bits(c, r->rA, &aB, &aS, true, trunc);
     cute_tensor bB = cute_partition_B(c, th->thr, stage[0]), bS = cute_partition_B(c, th->thr, stage[1]);
     cute_warpgroup_arrive(c);
     cute_gemm(c, &p->mma, th->acc, aS, bB, th->acc);
@@ -263,8 +286,7 @@ static wg_regs ring_read(cute_ctx *c, const gemv_plan *p, const wg_thread *th, c
     ring_sources(c, p, th, t, cute_i(0), &srcA, &srcX);
     wg_regs r = {.rA = cute_make_rmem_tensor_like(c, cute_partition_fragment_A(c, th->thr, gA), CUTE_F32),
                  .rX = cute_make_rmem_tensor_like(c, srcX, CUTE_F32)};
-    cute_tensor dst = r.rA;
-    dst.layout = cute_layout_parse(cute_ctx_alg(c), "((2,2),1,(2,2)):((1,2),0,(4,8))");
+    cute_tensor dst = frag_by_atoms(c, p, r.rA);
     dst = gemv_mma_by_vector(c, dst, vec_a, 2);
     cute_copy(c, &th->vec16, ring_lane(c, th->ringA, dst, s), dst);
     cute_copy(c, &th->vec16, ring_lane(c, th->ringX, r.rX, s), r.rX);
