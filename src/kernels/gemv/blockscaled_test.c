@@ -267,8 +267,8 @@ static void ahead_forms(cute_runtime *rt, cute_gemv_lib *lib)
 
 /* the scale words (cfg.scale_words, the library's k-tiles ahead): two ahead (four full k-tiles
  * and a tail, a partial last warp; batched), one ahead; a k-tile at a time keeps the 16-bit
- * pairs, and so does every form under CUTEC_GEMV_TRIAL=no-words; a value it does not know
- * refused by name */
+ * pairs, and so does every form under CUTEC_GEMV_TRIAL=no-words; the trials wide, blocks7 and
+ * blocks8; a value it does not know refused by name */
 static void words_forms(cute_runtime *rt, cute_gemv_lib *lib)
 {
     cute_gemv_config last;
@@ -289,6 +289,36 @@ static void words_forms(cute_runtime *rt, cute_gemv_lib *lib)
     cute_gemv_lib_last(lib, &last, NULL);
     CHECK(!last.scale_words && last.tile_at_a_time, "a k-tile at a time keeps the pairs (ran words %d)",
           last.scale_words);
+    /* the wide k-tiles (CUTEC_GEMV_TRIAL=wide: two vectors a lane a row, one ahead), where the
+     * library runs the register form: three full k-tiles of 2,048 and a tail, a partial last
+     * warp, batched; one full k-tile and a tail; and a k-tile at a time kept where it runs */
+    setenv("CUTEC_GEMV_TRIAL", "wide", 1);
+    cute_gemv_lib_ahead(lib, 2);
+    run_case(rt, lib, CUTE_E2M1, CUTE_F16, 37, 3 * 2048 + 96, 2, -0.5);
+    cute_gemv_lib_last(lib, &last, NULL);
+    CHECK(last.wide && last.scale_words && last.ahead == 1, "wide one ahead (ran wide %d, %d ahead)", last.wide,
+          last.ahead);
+    run_case(rt, lib, CUTE_E2M1, CUTE_F32, 21, 2048 + 32, 1, 0.5);
+    cute_gemv_lib_ahead(lib, 0);
+    run_case(rt, lib, CUTE_E2M1, CUTE_BF16, 161, 2048 + 64, 3, 0);
+    cute_gemv_lib_last(lib, &last, NULL);
+    CHECK(!last.wide && last.tile_at_a_time, "a k-tile at a time under wide (ran wide %d)", last.wide);
+    for (int b = 7; b <= 8; b++) { /* blocks7, blocks8: a k-tile at a time asks b blocks an SM */
+        setenv("CUTEC_GEMV_TRIAL", b == 7 ? "blocks7" : "blocks8", 1);
+        run_case(rt, lib, CUTE_E2M1, CUTE_F16, 37 + b, 2048 + 32 * b, 2, 0.5);
+        cute_gemv_lib_last(lib, &last, NULL);
+        CHECK(last.tile_at_a_time && last.min_blocks == b, "a k-tile at a time at %d blocks an SM (ran %d)", b,
+              last.min_blocks);
+    }
+    cute_gemv_config narrow = {.dtype = CUTE_E2M1, .a_major = 1, .vec = 32, .vectors = 1, .sf_vec = 16, .wide = true};
+    char why[512] = "";
+    const cute_fn *nf = cute_gemv_compile(rt, &narrow, why, sizeof why);
+    CHECK(!nf && strstr(why, "wide k-tiles"), "wide without the scale words refused: %s", why);
+    cute_fn_free(nf);
+    cute_gemv_config many = {.dtype = CUTE_E2M1, .a_major = 1, .vec = 32, .vectors = 1, .sf_vec = 16, .min_blocks = 9};
+    nf = cute_gemv_compile(rt, &many, why, sizeof why);
+    CHECK(!nf && strstr(why, "resident blocks"), "9 blocks an SM refused: %s", why);
+    cute_fn_free(nf);
     /* (the diagnostic, wrong by design, is not run: its value read) */
     char err[256] = "";
     setenv("CUTEC_GEMV_TRIAL", "noscales", 1);
