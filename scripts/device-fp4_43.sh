@@ -7,7 +7,8 @@
 #            asks for 1 KB of each of its 4 rows at once, not 512 bytes (128 registers, 4 blocks
 #            an SM); where the library runs the register form ((7168,16384,1), (4096,7168,8))
 #   blocks7  a k-tile at a time ((7168,2048,4)'s form) at 7 blocks an SM (72 registers), not 6
-#   blocks8  ... at 8 (64 registers)
+#   batches  where a k-tile at a time runs over batches ((7168,2048,4)): a grid of one batch, each
+#            warp walking its rows' wide k-tiles through every batch in one pipeline one ahead
 # Each is first checked on the GPU against float64, every element of y (`cutec run gemv`, odd
 # sizes), then timed in turns with the library's default in one process a shape (`cutec bench
 # gemv --forms`, each form's first row checked against float64, each row beside a D2D copy of
@@ -38,13 +39,13 @@ pass()
         return
     fi
     echo "== checks on the GPU against float64 (every element)"
-    CUTEC_GEMV_TRIAL=wide device_gemv_run --dtype nvfp4 --shape 1030x4160 --batch 2
     CUTEC_GEMV_TRIAL=wide device_gemv_run --dtype nvfp4 --shape 6500x4160 --batch 2
     CUTEC_GEMV_TRIAL=blocks7 device_gemv_run --dtype nvfp4 --shape 1030x2080 --batch 3
-    CUTEC_GEMV_TRIAL=blocks8 device_gemv_run --dtype nvfp4 --shape 1030x2080 --batch 3
+    CUTEC_GEMV_TRIAL=batches device_gemv_run --dtype nvfp4 --shape 1032x2048 --batch 3
+    CUTEC_GEMV_TRIAL=batches device_gemv_run --dtype nvfp4 --shape 2064x4096 --batch 5
     echo "== in turns, % of the copy"
     GEMV_TIMEOUT=14 bench wide1 lib,wide,wide,lib 7168x16384
-    GEMV_TIMEOUT=15 bench blocks3 lib,blocks7,blocks8,blocks8,blocks7,lib 7168x2048 --batch 4
+    GEMV_TIMEOUT=15 bench three lib,batches,blocks7,blocks7,batches,lib 7168x2048 --batch 4
     GEMV_TIMEOUT=14 bench wide2 lib,wide,wide,lib 4096x7168 --batch 8
     device_end
 }
@@ -72,8 +73,8 @@ pass >"$log" 2>&1
 grep -vE "^(make|cc |  CC|ar )" "$log" | tail -n 60
 if nvidia-smi >/dev/null 2>&1; then
     decide wide1 wide 7168x16384 1 2 3 4
-    decide blocks3 blocks7 7168x2048x4 1 2 5 6
-    decide blocks3 blocks8 7168x2048x4 1 3 4 6
+    decide three batches 7168x2048x4 1 2 5 6
+    decide three blocks7 7168x2048x4 1 3 4 6
     decide wide2 wide 4096x7168x8 1 2 3 4
 else
     echo "decides: nothing (no GPU here)"

@@ -115,7 +115,11 @@ typedef struct cute_gemv_config {
                             (4 blocks an SM, 128 registers) */
     int min_blocks;      /* NVFP4's words (not the ring): the resident blocks an SM asked of
                             ptxas, 0: the library's (blockscaled.c, words_blocks); the trials
-                            CUTEC_GEMV_TRIAL=blocks7|blocks8 ask 7 or 8 of a k-tile at a time */
+                            CUTEC_GEMV_TRIAL=blocks7 asks 7 of a k-tile at a time */
+    bool batch_walk;     /* with wide (CUTEC_GEMV_TRIAL=batches): a warp walks its rows' k-tiles
+                            through every batch in one register pipeline (the next batch's
+                            first k-tile loaded before this one's last products), a grid of
+                            one batch; M a multiple of 4 and K of 2,048 */
 } cute_gemv_config;
 
 #define CUTE_GEMV_MAX_AHEAD 2
@@ -150,14 +154,14 @@ int cute_gemv_sf_align(const cute_gemv_config *cfg);
 /* CUTEC_GEMV_TRIAL: the GEMV's trial forms (opt-in until a device script decides): 0 (none,
  * unset or empty), "no-words" (the 16-bit scale pairs, not cfg.scale_words), the diagnostic,
  * wrong by design, "noscales" (cfg.diag), "wide" (cfg.wide, one k-tile ahead, where the
- * register form runs) or "blocks7", "blocks8" (cfg.min_blocks, where a k-tile at a time runs);
- * -1 and the reason in err for any other value */
+ * register form runs), "blocks7" (cfg.min_blocks 7, where a k-tile at a time runs)
+ * or "batches" (cfg.batch_walk, where a k-tile at a time runs over batches); -1 and the reason in err for any other value */
 int cute_gemv_trial(char *err, size_t n);
 #define CUTE_GEMV_TRIAL_NO_WORDS 1
 #define CUTE_GEMV_TRIAL_NOSCALES 2
 #define CUTE_GEMV_TRIAL_WIDE 3
 #define CUTE_GEMV_TRIAL_BLOCKS7 4
-#define CUTE_GEMV_TRIAL_BLOCKS8 5
+#define CUTE_GEMV_TRIAL_BATCHES 5
 #define CUTE_GEMV_DIAG_SCALES_ONCE 1
 
 #define CUTE_GEMV_MAX_VECTORS 8

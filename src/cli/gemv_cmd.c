@@ -61,10 +61,10 @@ static int usage(const char *cmd)
         "    cores, not the Hopper GEMM's 64-row tiles (the default)\n"
         "  nvfp4: e2m1 A and x with a ue4m3 scale per 16 (seed 001); mxfp8: e4m3 with ue8m0 per "
         "32\n"
-        "  bench --forms lib,2,1,ring4,two,one,no-words,wide,blocks7,noscales: forms on one problem, each a row:\n"
+        "  bench --forms lib,2,1,ring4,two,one,no-words,wide,batches,noscales: forms on one problem, each a row:\n"
         "    the library's, NVFP4's register forms (k-tiles ahead), a ring of N stages, split-K's\n"
         "    second kernel, split-K in one launch, the library's under CUTEC_GEMV_TRIAL=no-words,\n"
-        "    wide, blocks7 or blocks8, and the diagnostic noscales (wrong by design: not checked;\n"
+        "    wide, blocks7 or batches, and the diagnostic noscales (wrong by design: not checked;\n"
         "    the others under 0)\n",
         cmd);
     return CLI_USAGE;
@@ -203,8 +203,9 @@ static int emit(const gemv_opts *o)
         if (trial == CUTE_GEMV_TRIAL_WIDE) cfg.wide = true, cfg.ahead = 1;
     } else if (cfg.tile_at_a_time) { /* (the trials' blocks an SM, as the library reads them) */
         int trial = cute_gemv_trial(err, sizeof err);
-        if (trial == CUTE_GEMV_TRIAL_BLOCKS7 || trial == CUTE_GEMV_TRIAL_BLOCKS8)
-            cfg.min_blocks = trial == CUTE_GEMV_TRIAL_BLOCKS7 ? 7 : 8;
+        if (trial == CUTE_GEMV_TRIAL_BLOCKS7) cfg.min_blocks = 7;
+        if (trial == CUTE_GEMV_TRIAL_BATCHES) /* (the library's where M % 4 and K % 2048 are 0) */
+            cfg.tile_at_a_time = false, cfg.wide = cfg.batch_walk = cfg.scale_words = true, cfg.ahead = 1;
     }
     cfg.fma_decode = o->sf_vec == 16 && o->fma_decode > 0 ? o->fma_decode : 0;
     cfg.tf32_bits = o->tf32_bits != 0 && cfg.mma && o->dtype == CUTE_F32;
@@ -435,7 +436,7 @@ static void describe(const problem *p, const gemv_opts *o, char *buf, size_t n)
                  cfg.smem_stages);
     if (cfg.fma_decode) strncat(form, ", scales by bits", sizeof form - strlen(form) - 1);
     if (cfg.scale_words) strncat(form, ", scale words", sizeof form - strlen(form) - 1);
-    if (cfg.wide) strncat(form, ", wide k-tiles", sizeof form - strlen(form) - 1);
+    if (cfg.wide) strncat(form, cfg.batch_walk ? ", wide k-tiles over batches" : ", wide k-tiles", sizeof form - strlen(form) - 1);
     if (cfg.min_blocks) snprintf(form + strlen(form), sizeof form - strlen(form), ", %d blocks an SM", cfg.min_blocks);
     if (cfg.diag) strncat(form, ", scales once (wrong by design)", sizeof form - strlen(form) - 1);
     if (cfg.tf32_bits) strncat(form, ", tf32 by bits", sizeof form - strlen(form) - 1);
@@ -533,7 +534,7 @@ static bool form_is(const char *s, const char *word)
 /* a --forms form set on the library: "lib" (the library's choice), "A" (NVFP4's register
  * form, A k-tiles ahead), "ringN" (a ring of N stages), "two", "one" (split-K's
  * second kernel, split-K in one launch: cute_gemv_lib_one_launch), "no-words", "wide", "blocks7",
- * "blocks8" and "noscales"
+ * "batches" and "noscales"
  * (the library's choice under CUTEC_GEMV_TRIAL of that name, which the library reads at each
  * call; every other form runs under 0); the characters it took in *used, or false */
 static bool set_form(cute_gemv_lib *lib, const gemv_opts *o, const char *s, gemv_opts *f, int *used)
@@ -541,7 +542,7 @@ static bool set_form(cute_gemv_lib *lib, const gemv_opts *o, const char *s, gemv
     static const char *const launches[] = {"two", "one"};
     int ahead = 0, stages = o->smem_stages, one = -1;
     *used = 0;
-    static const char *const trials[] = {"no-words", "noscales", "wide", "blocks7", "blocks8"};
+    static const char *const trials[] = {"no-words", "noscales", "wide", "blocks7", "batches"};
     const char *trial = "0";
     for (int i = 0; i < 5; i++)
         if (form_is(s, trials[i])) trial = trials[i];
@@ -570,7 +571,7 @@ static bool bench_forms(problem *p, const gemv_opts *o)
     for (const char *s = o->forms; *s;) {
         int used = 0;
         if (!set_form(p->lib, o, s, &f, &used)) {
-            printf("cutec bench gemv: --forms %s: a form is lib, ahead (1, 2), ringN, two, one, no-words, wide, blocks7, blocks8 or noscales\n", o->forms);
+            printf("cutec bench gemv: --forms %s: a form is lib, ahead (1, 2), ringN, two, one, no-words, wide, blocks7, batches or noscales\n", o->forms);
             return false;
         }
         p->checked = form_is(s, "noscales");

@@ -268,7 +268,7 @@ static void ahead_forms(cute_runtime *rt, cute_gemv_lib *lib)
 /* the scale words (cfg.scale_words, the library's k-tiles ahead): two ahead (four full k-tiles
  * and a tail, a partial last warp; batched), one ahead; a k-tile at a time keeps the 16-bit
  * pairs, and so does every form under CUTEC_GEMV_TRIAL=no-words; the trials wide, blocks7 and
- * blocks8; a value it does not know refused by name */
+ * batches; a value it does not know refused by name */
 static void words_forms(cute_runtime *rt, cute_gemv_lib *lib)
 {
     cute_gemv_config last;
@@ -303,12 +303,20 @@ static void words_forms(cute_runtime *rt, cute_gemv_lib *lib)
     run_case(rt, lib, CUTE_E2M1, CUTE_BF16, 161, 2048 + 64, 3, 0);
     cute_gemv_lib_last(lib, &last, NULL);
     CHECK(!last.wide && last.tile_at_a_time, "a k-tile at a time under wide (ran wide %d)", last.wide);
-    for (int b = 7; b <= 8; b++) { /* blocks7, blocks8: a k-tile at a time asks b blocks an SM */
-        setenv("CUTEC_GEMV_TRIAL", b == 7 ? "blocks7" : "blocks8", 1);
-        run_case(rt, lib, CUTE_E2M1, CUTE_F16, 37 + b, 2048 + 32 * b, 2, 0.5);
+    setenv("CUTEC_GEMV_TRIAL", "blocks7", 1); /* a k-tile at a time asks 7 blocks an SM */
+    run_case(rt, lib, CUTE_E2M1, CUTE_F16, 45, 2048 + 224, 2, 0.5);
+    cute_gemv_lib_last(lib, &last, NULL);
+    CHECK(last.tile_at_a_time && last.min_blocks == 7, "a k-tile at a time at 7 blocks an SM (ran %d)", last.min_blocks);
+    /* batches: a k-tile at a time's shapes of whole wide k-tiles, M a multiple of 4, several
+     * batches (three of one k-tile, two of two; a partial block), as one walk; else as before */
+    setenv("CUTEC_GEMV_TRIAL", "batches", 1);
+    static const int64_t walks[][3] = {{44, 2048, 3}, {80, 4096, 2}, {130, 2048, 2}, {40, 2048, 1}};
+    for (int i = 0; i < 4; i++) {
+        run_case(rt, lib, CUTE_E2M1, i % 2 ? CUTE_F32 : CUTE_F16, walks[i][0], walks[i][1], walks[i][2], i ? 0 : -0.5);
         cute_gemv_lib_last(lib, &last, NULL);
-        CHECK(last.tile_at_a_time && last.min_blocks == b, "a k-tile at a time at %d blocks an SM (ran %d)", b,
-              last.min_blocks);
+        CHECK(last.batch_walk == (i < 2) && last.wide == (i < 2) && last.tile_at_a_time == (i >= 2),
+              "batches at %lldx%lld L=%lld (ran the walk over batches %d)", (long long)walks[i][0],
+              (long long)walks[i][1], (long long)walks[i][2], last.batch_walk);
     }
     cute_gemv_config narrow = {.dtype = CUTE_E2M1, .a_major = 1, .vec = 32, .vectors = 1, .sf_vec = 16, .wide = true};
     char why[512] = "";

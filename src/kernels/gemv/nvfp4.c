@@ -7,7 +7,7 @@
 
 int cute_gemv_trial(char *err, size_t n)
 {
-    int trial = cute_env_choice_err("CUTEC_GEMV_TRIAL", "0|no-words|noscales|wide|blocks7|blocks8", 0, err, n);
+    int trial = cute_env_choice_err("CUTEC_GEMV_TRIAL", "0|no-words|noscales|wide|blocks7|batches", 0, err, n);
     if (trial == CUTE_GEMV_TRIAL_NOSCALES) /* a diagnostic says itself, as kernel_env_diag's do */
         cute_env_warn_diag("CUTEC_GEMV_TRIAL");
     return trial;
@@ -141,17 +141,21 @@ cute_status cutec_gemv_blockscaled(cute_gemv_lib *lib, const cute_call_arg *A,
     int ahead = asked ? asked : few ? AHEAD_FEW : AHEAD_MANY;
     bool registers = asked || few || pipeline_pays(lib, M, K, L);
     cfg.tile_at_a_time = e2m1 && !cfg.smem_stages && (forced || !registers);
+    /* (the trial batches: a k-tile at a time's shapes of whole wide k-tiles, several batches) */
+    bool batches = trial == CUTE_GEMV_TRIAL_BATCHES && cfg.tile_at_a_time && !forced && L > 1 && M % 4 == 0 &&
+                   K % 2048 == 0 && cute_call_arg_alignment(SFA, 4) >= 4 && cute_call_arg_alignment(SFB, 4) >= 4;
+    if (batches) cfg.tile_at_a_time = false;
     if (e2m1 && !cfg.smem_stages && !cfg.tile_at_a_time && !cfg.l2_prefetch) {
         cfg.ahead = ahead;
         /* (the diagnostics: wrong by design, over the 16-bit pairs) */
         cfg.diag = trial == CUTE_GEMV_TRIAL_NOSCALES ? CUTE_GEMV_DIAG_SCALES_ONCE : 0;
         cfg.scale_words = trial != CUTE_GEMV_TRIAL_NO_WORDS && trial != CUTE_GEMV_TRIAL_NOSCALES &&
                           cute_call_arg_alignment(SFA, 4) >= 4 && cute_call_arg_alignment(SFB, 4) >= 4;
-        if (trial == CUTE_GEMV_TRIAL_WIDE) /* (scripts/device-fp4_43.sh decides) */
-            cfg.wide = true, cfg.ahead = 1;
+        if (trial == CUTE_GEMV_TRIAL_WIDE || batches) /* (scripts/device-fp4_43.sh decides) */
+            cfg.wide = true, cfg.ahead = 1, cfg.batch_walk = batches;
     }
-    if (cfg.tile_at_a_time && (trial == CUTE_GEMV_TRIAL_BLOCKS7 || trial == CUTE_GEMV_TRIAL_BLOCKS8))
-        cfg.min_blocks = trial == CUTE_GEMV_TRIAL_BLOCKS7 ? 7 : 8; /* (scripts/device-fp4_43.sh decides) */
+    if (cfg.tile_at_a_time && trial == CUTE_GEMV_TRIAL_BLOCKS7)
+        cfg.min_blocks = 7; /* (scripts/device-fp4_43.sh decides) */
     int level = gemv_lib_fma_decode(lib);
     cfg.fma_decode = e2m1 ? level < 0 ? CUTE_GEMV_FMA_DECODE : level : 0;
     if (K == 0)
