@@ -109,17 +109,16 @@ typedef struct cute_gemv_config {
                             every k-tile multiplied by k-tile 0's scales (16-bit pairs), loaded
                             once, so that a bench times the kernel without its scale loads
                             (what any cheaper way to them can win at most) */
-    bool wide;           /* NVFP4's register form k-tiles ahead (CUTEC_GEMV_TRIAL=wide): two
+    bool wide;           /* NVFP4's register form k-tiles ahead, with the scale words: two
                             vectors a lane a row, k-tiles of 2,048 elements, so that a warp asks
                             for 1 KB of each of its four rows at once instead of 512 bytes
-                            (4 blocks an SM, 128 registers) */
+                            (4 blocks an SM, 128 registers); the library's one ahead where it
+                            would run two ahead of 1,024 (blocks 4 an SM or fewer, the scale
+                            buffers 4-byte aligned; CUTEC_GEMV_TRIAL=narrow: not) */
     int min_blocks;      /* NVFP4's words (not the ring): the resident blocks an SM asked of
-                            ptxas, 0: the library's (blockscaled.c, words_blocks); the trials
-                            CUTEC_GEMV_TRIAL=blocks7 asks 7 of a k-tile at a time */
-    bool batch_walk;     /* with wide (CUTEC_GEMV_TRIAL=batches): a warp walks its rows' k-tiles
-                            through every batch in one register pipeline (the next batch's
-                            first k-tile loaded before this one's last products), a grid of
-                            one batch; M a multiple of 4 and K of 2,048 */
+                            ptxas, 1 to 8; 0: the library's (blockscaled.c, words_blocks: 7 a
+                            k-tile at a time); CUTEC_GEMV_TRIAL=blocks6|blocks8 asks 6 or 8 of a
+                            k-tile at a time */
 } cute_gemv_config;
 
 #define CUTE_GEMV_MAX_AHEAD 2
@@ -153,15 +152,15 @@ cute_dtype cute_gemv_sf_dtype(const cute_gemv_config *cfg);
 int cute_gemv_sf_align(const cute_gemv_config *cfg);
 /* CUTEC_GEMV_TRIAL: the GEMV's trial forms (opt-in until a device script decides): 0 (none,
  * unset or empty), "no-words" (the 16-bit scale pairs, not cfg.scale_words), the diagnostic,
- * wrong by design, "noscales" (cfg.diag), "wide" (cfg.wide, one k-tile ahead, where the
- * register form runs), "blocks7" (cfg.min_blocks 7, where a k-tile at a time runs)
- * or "batches" (cfg.batch_walk, where a k-tile at a time runs over batches); -1 and the reason in err for any other value */
+ * wrong by design, "noscales" (cfg.diag), "narrow" (two ahead of 1,024-element k-tiles where
+ * the library runs cfg.wide), "blocks6" or "blocks8" (cfg.min_blocks, where a k-tile at a time
+ * runs); -1 and the reason in err for any other value */
 int cute_gemv_trial(char *err, size_t n);
 #define CUTE_GEMV_TRIAL_NO_WORDS 1
 #define CUTE_GEMV_TRIAL_NOSCALES 2
-#define CUTE_GEMV_TRIAL_WIDE 3
-#define CUTE_GEMV_TRIAL_BLOCKS7 4
-#define CUTE_GEMV_TRIAL_BATCHES 5
+#define CUTE_GEMV_TRIAL_NARROW 3
+#define CUTE_GEMV_TRIAL_BLOCKS6 4
+#define CUTE_GEMV_TRIAL_BLOCKS8 5
 #define CUTE_GEMV_DIAG_SCALES_ONCE 1
 
 #define CUTE_GEMV_MAX_VECTORS 8

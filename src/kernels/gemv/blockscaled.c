@@ -41,19 +41,24 @@ static cute_layout sf_layout(cute_alg *a, cute_int rows, cute_int K, cute_int L,
 
 /* the words body's resident blocks an SM asked of ptxas: left alone it takes 128 registers
  * (4 blocks of 128 threads), and a warp's bytes of A in flight need the warps.  Six (80
- * registers; the k-tile at a time spills 20 bytes outside its loop): on an H200 (session
- * 31) 76.5 / 72.4% of the copy at (4096,7168,8) and (7168,2048,4) where five (96
- * registers) ran 72.3 / 68.2% in the same run.  The ring as many as the shared memory of
- * an H100 or H200 holds (228 KB an SM, 1 KB of it a block's), up to 5.  Two or three
+ * registers): on an H200 (session 31) 76.5 / 72.4% of the copy at (4096,7168,8) and
+ * (7168,2048,4) where five (96 registers) ran 72.3 / 68.2% in the same run.  A k-tile at a
+ * time seven (72 registers, 76 bytes spilled outside its loop against six's 20): 1,792 blocks
+ * at (7168,2048,4) are 1.94 rounds of 7 an SM where they were 2.26 of 6 (the last 26% full);
+ * H200, fp4_43's mid pass, % of the copy in turns in one process: 79.5 / 77.7 -> 81.2 / 79.6
+ * (cfg.min_blocks, CUTEC_GEMV_TRIAL=blocks6|blocks8: 6 or 8).  The ring as many as the
+ * shared memory of an H100 or H200 holds (228 KB an SM, 1 KB of it a block's), up to 5.  Two or three
  * k-tiles ahead (cfg.ahead) hold a k-tile's registers more each: four (128 registers), for the
  * shapes whose blocks are fewer than that an SM ((7168,16384,1): 3.4); so does cfg.wide (two
  * vectors a row, one ahead: 128 registers) */
 #define WORDS_BLOCKS 6
+#define WORDS_BLOCKS_TILE 7
 #define WORDS_BLOCKS_AHEAD 4
 static int words_blocks(const gemv_plan *p)
 {
     if (p->cfg.smem_stages) return gemv_ring_blocks(p);
-    if (p->cfg.min_blocks) return p->cfg.min_blocks; /* (asked: the trial blocks7) */
+    if (p->cfg.min_blocks) return p->cfg.min_blocks; /* (asked) */
+    if (p->cfg.tile_at_a_time) return WORDS_BLOCKS_TILE;
     return gemv_ahead(&p->cfg) > 1 || p->cfg.wide ? WORDS_BLOCKS_AHEAD : WORDS_BLOCKS;
 }
 
@@ -495,52 +500,6 @@ static void words_pipelined(cute_ctx *c, const gemv_plan *p, const gemv_thread *
     }
 }
 
-static void finish_rows(cute_ctx *c, const gemv_plan *p, cute_int row0, void *user);
-
-/* cfg.batch_walk: the registers of k-tile j of a warp's walk over batches (batch j / full,
- * its k-tile j % full) */
-static words_tile batch_load(cute_ctx *c, const gemv_plan *p, const gemv_thread *th, cute_tensor mA, cute_tensor mX,
-                             const bs_warp *w, cute_int full, cute_int j)
-{
-    cute_alg *a = cute_ctx_alg(c);
-    gemv_tiles t = *w->tiles;
-    t.l = cute_div(a, j, full);
-    t = gemv_block_tiles_at(c, p, mA, mX, t);
-    scale_tiles st = scale_tiles_of(c, p, th, &t, w, full);
-    return words_load(c, p, th, &t, w, CUTE_CRD(CUTE_ALL, CUTE_ALL, cute_mod(a, j, full)), false, &st, NULL);
-}
-
-/* cfg.batch_walk (the grid one batch; M a multiple of 4, K of the k-tile): a warp whose rows are
- * all in A walks its rows' k-tiles of every batch, batch after batch, as words_pipelined's
- * pipeline one ahead, so that the next batch's first k-tile loads under this one's last
- * products; each batch's sums end (finish_rows) after its last k-tile and start again at 0 */
-static void words_batches(cute_ctx *c, const gemv_plan *p, const gemv_thread *th, cute_tensor mA, cute_tensor mX,
-                          cute_int row0, bs_warp *w)
-{
-    cute_alg *a = cute_ctx_alg(c);
-    cute_int full = cute_div(a, mA.layout.shape.leaf[1], cute_i(p->ktile));
-    cute_int n = cute_mul(a, full, mA.layout.shape.leaf[2]);
-    words_tile buf[2] = {batch_load(c, p, th, mA, mX, w, full, cute_i(0))};
-    CUTE_FOR(c, j, cute_i(0), n)
-    {
-        cute_int after = cute_min(a, cute_add(a, j, cute_i(1)), cute_sub(a, n, cute_i(1)));
-        buf[1] = batch_load(c, p, th, mA, mX, w, full, after);
-        cute_syncwarp(c); /* keeps the loads above the products (weak loads: compile.c) */
-        words_products(c, p, &buf[0], w);
-        CUTE_IF(c, cute_int_eq(c, cute_mod(a, cute_add(a, j, cute_i(1)), full), cute_i(0)))
-        {
-            const gemv_tiles *batch0 = w->tiles;
-            gemv_tiles t = *batch0;
-            t.l = cute_div(a, j, full);
-            w->tiles = &t;
-            finish_rows(c, p, row0, w);
-            w->tiles = batch0;
-            for (int r = 0; r < p->rows; r++) cute_val_assign(c, w->acc[r], cute_val_const(c, CUTE_F32, 0.0));
-        }
-        words_assign(c, p, &buf[0], &buf[1]);
-    }
-}
-
 /* the ring's stage in registers (ring.c): its products */
 static void ring_products(cute_ctx *c, const gemv_plan *p, const gemv_ring_tile *f, void *user)
 {
@@ -592,14 +551,6 @@ static void blockscaled_kernel(cute_ctx *c, cute_tensor mA, cute_tensor sfa, cut
         w.pick = cute_val_binop(c, CUTE_OP_XOR, cute_val_int(c, CUTE_U32, 0x5410),
                                 cute_val_binop(c, CUTE_OP_MUL, odd, cute_val_int(c, CUTE_U32, 0x6666)));
     }
-    if (p->cfg.batch_walk) { /* (whole warps only: M a multiple of 4) */
-        cute_int row0 = th.first.coord.leaf[0];
-        CUTE_IF(c, cute_int_lt(c, cute_add(a, row0, cute_i(p->rows - 1)), mA.layout.shape.leaf[0]))
-        {
-            words_batches(c, p, &th, mA, mX, row0, &w);
-        }
-        return;
-    }
     gemv_walk walk = {.tile = p->words ? words_fma : vector_fma, .end = finish_rows, .user = &w};
     if (p->words && !p->cfg.tile_at_a_time && !p->cfg.l2_prefetch) walk.whole = words_pipelined;
     if (p->cfg.smem_stages) {
@@ -623,7 +574,7 @@ void gemv_blockscaled_host(cute_ctx *c, const cute_arg *arg)
         mA = cute_tensor_recast(c, mA, CUTE_U32), mX = cute_tensor_recast(c, mX, CUTE_U32);
     cute_tensor xb = gemv_broadcast_x(c, mX, M);
     cute_launch_cfg cfg = {
-        .grid = {cute_ceil_div(a, M, cute_i(p->threads / 32 * p->rows)), cute_i(1), p->cfg.batch_walk ? cute_i(1) : L},
+        .grid = {cute_ceil_div(a, M, cute_i(p->threads / 32 * p->rows)), cute_i(1), L},
         .block = {cute_i(p->threads)},
         .pdl = p->pdl_self};
     CUTE_LAUNCH(c, blockscaled_kernel, cfg, mA, sfa, xb, sfb, mY, arg[5].f, arg[6].f);

@@ -267,8 +267,8 @@ static void ahead_forms(cute_runtime *rt, cute_gemv_lib *lib)
 
 /* the scale words (cfg.scale_words, the library's k-tiles ahead): two ahead (four full k-tiles
  * and a tail, a partial last warp; batched), one ahead; a k-tile at a time keeps the 16-bit
- * pairs, and so does every form under CUTEC_GEMV_TRIAL=no-words; the trials wide, blocks7 and
- * batches; a value it does not know refused by name */
+ * pairs, and so does every form under CUTEC_GEMV_TRIAL=no-words; the wide k-tiles and the
+ * trials narrow, blocks6 and blocks8; a value it does not know refused by name */
 static void words_forms(cute_runtime *rt, cute_gemv_lib *lib)
 {
     cute_gemv_config last;
@@ -289,34 +289,28 @@ static void words_forms(cute_runtime *rt, cute_gemv_lib *lib)
     cute_gemv_lib_last(lib, &last, NULL);
     CHECK(!last.scale_words && last.tile_at_a_time, "a k-tile at a time keeps the pairs (ran words %d)",
           last.scale_words);
-    /* the wide k-tiles (CUTEC_GEMV_TRIAL=wide: two vectors a lane a row, one ahead), where the
-     * library runs the register form: three full k-tiles of 2,048 and a tail, a partial last
-     * warp, batched; one full k-tile and a tail; and a k-tile at a time kept where it runs */
-    setenv("CUTEC_GEMV_TRIAL", "wide", 1);
-    cute_gemv_lib_ahead(lib, 2);
+    /* the wide k-tiles (cfg.wide), the library's one ahead where two ahead paid: three full
+     * k-tiles of 2,048 and a tail, a partial last warp, batched; two and a tail;
+     * CUTEC_GEMV_TRIAL=narrow gives two ahead of 1,024 back.  A k-tile at a time runs at 7
+     * blocks an SM (inside the kernel: cfg.min_blocks 0), blocks6 and blocks8 ask 6 and 8 */
+    unsetenv("CUTEC_GEMV_TRIAL");
     run_case(rt, lib, CUTE_E2M1, CUTE_F16, 37, 3 * 2048 + 96, 2, -0.5);
     cute_gemv_lib_last(lib, &last, NULL);
     CHECK(last.wide && last.scale_words && last.ahead == 1, "wide one ahead (ran wide %d, %d ahead)", last.wide,
           last.ahead);
-    run_case(rt, lib, CUTE_E2M1, CUTE_F32, 21, 2048 + 32, 1, 0.5);
-    cute_gemv_lib_ahead(lib, 0);
-    run_case(rt, lib, CUTE_E2M1, CUTE_BF16, 161, 2048 + 64, 3, 0);
+    run_case(rt, lib, CUTE_E2M1, CUTE_F32, 21, 4096 + 32, 1, 0.5);
+    setenv("CUTEC_GEMV_TRIAL", "narrow", 1);
+    run_case(rt, lib, CUTE_E2M1, CUTE_F16, 37, 3 * 2048 + 96, 2, 0);
     cute_gemv_lib_last(lib, &last, NULL);
-    CHECK(!last.wide && last.tile_at_a_time, "a k-tile at a time under wide (ran wide %d)", last.wide);
-    setenv("CUTEC_GEMV_TRIAL", "blocks7", 1); /* a k-tile at a time asks 7 blocks an SM */
-    run_case(rt, lib, CUTE_E2M1, CUTE_F16, 45, 2048 + 224, 2, 0.5);
-    cute_gemv_lib_last(lib, &last, NULL);
-    CHECK(last.tile_at_a_time && last.min_blocks == 7, "a k-tile at a time at 7 blocks an SM (ran %d)", last.min_blocks);
-    /* batches: a k-tile at a time's shapes of whole wide k-tiles, M a multiple of 4, several
-     * batches (three of one k-tile, two of two; a partial block), as one walk; else as before */
-    setenv("CUTEC_GEMV_TRIAL", "batches", 1);
-    static const int64_t walks[][3] = {{44, 2048, 3}, {80, 4096, 2}, {130, 2048, 2}, {40, 2048, 1}};
-    for (int i = 0; i < 4; i++) {
-        run_case(rt, lib, CUTE_E2M1, i % 2 ? CUTE_F32 : CUTE_F16, walks[i][0], walks[i][1], walks[i][2], i ? 0 : -0.5);
+    CHECK(!last.wide && last.scale_words && last.ahead == 2, "narrow: two ahead (ran wide %d, %d ahead)", last.wide,
+          last.ahead);
+    for (int b = 5; b <= 8; b++) {
+        if (b == 7) continue;
+        setenv("CUTEC_GEMV_TRIAL", b == 5 ? "0" : b == 6 ? "blocks6" : "blocks8", 1);
+        run_case(rt, lib, CUTE_E2M1, CUTE_F16, 45, 2048 + 224, 2, 0.5);
         cute_gemv_lib_last(lib, &last, NULL);
-        CHECK(last.batch_walk == (i < 2) && last.wide == (i < 2) && last.tile_at_a_time == (i >= 2),
-              "batches at %lldx%lld L=%lld (ran the walk over batches %d)", (long long)walks[i][0],
-              (long long)walks[i][1], (long long)walks[i][2], last.batch_walk);
+        CHECK(last.tile_at_a_time && last.min_blocks == (b == 5 ? 0 : b), "a k-tile at a time asking %d blocks (ran %d)",
+              b == 5 ? 0 : b, last.min_blocks);
     }
     cute_gemv_config narrow = {.dtype = CUTE_E2M1, .a_major = 1, .vec = 32, .vectors = 1, .sf_vec = 16, .wide = true};
     char why[512] = "";
@@ -376,8 +370,9 @@ static void results(const char *arch)
           "NVFP4's pipelined form one k-tile ahead at K 4160, 12 blocks (ran %d ahead)", last.ahead);
     run_case(rt, lib, CUTE_E2M1, CUTE_F16, 100, 4096 + 64, 1, -0.5);
     cute_gemv_lib_last(lib, &last, NULL);
-    CHECK(!last.tile_at_a_time && last.ahead == 2, "NVFP4 two k-tiles ahead at K 4160, 7 blocks (ran %d ahead)",
-          last.ahead);
+    CHECK(!last.tile_at_a_time && last.ahead == 1 && last.wide,
+          "NVFP4 wide k-tiles one ahead where two ahead paid, at K 4160, 7 blocks (ran %d ahead, wide %d)", last.ahead,
+          last.wide);
     run_case(rt, lib, CUTE_E2M1, CUTE_F16, 130, 4096, 1, 0);
     cute_gemv_lib_last(lib, &last, NULL);
     CHECK(last.tile_at_a_time, "NVFP4 a k-tile at a time at K 4096, 9 blocks (5 an SM)");

@@ -273,10 +273,6 @@ static bool config_ok(const cute_gemv_config *cfg, char *err, size_t n)
                  "ahead (not a k-tile at a time, the L2 prefetch or the ring)");
         return false;
     }
-    if (cfg->batch_walk && !cfg->wide) {
-        snprintf(err, n, "gemv: the walk over batches takes the wide k-tiles");
-        return false;
-    }
     if (cfg->min_blocks < 0 || cfg->min_blocks > 8 ||
         (cfg->min_blocks && (cfg->sf_vec != 16 || cfg->dtype != CUTE_E2M1 || cfg->smem_stages))) {
         snprintf(err, n, "gemv: %d resident blocks an SM asked (1 to 8) are NVFP4's words' (not the ring's)",
@@ -442,7 +438,7 @@ const cute_fn *cute_gemv_compile(cute_runtime *rt, const cute_gemv_config *cfg, 
                                 : "",
              cfg->one_launch ? "_one" : "", cfg->l2_prefetch, cfg->tile_at_a_time ? "_tile" : "", cfg->smem_stages,
              gemv_ahead(cfg), cfg->fma_decode, cfg->scale_words ? "_sw" : "",
-             cfg->diag ? "_so" : "", cfg->wide ? cfg->batch_walk ? "_wideb" : "_wide" : "", blocks);
+             cfg->diag ? "_so" : "", cfg->wide ? "_wide" : "", blocks);
     cute_host_fn host = cfg->sf_vec    ? gemv_blockscaled_host
                         : cfg->skew    ? gemv_skew_host
                         : cfg->mma     ? gemv_mma_host

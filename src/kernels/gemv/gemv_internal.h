@@ -167,9 +167,6 @@ typedef struct gemv_tiles {
 } gemv_tiles;
 gemv_tiles gemv_block_tiles(cute_ctx *c, const gemv_plan *p, cute_tensor mA, cute_tensor mX,
                             cute_int kchunk);
-/* ... from t's split and batch (t.s, t.l, t.k0, t.kend) on: its tiles of A, x and the
- * coordinates (a walk over batches: t.l its own) */
-gemv_tiles gemv_block_tiles_at(cute_ctx *c, const gemv_plan *p, cute_tensor mA, cute_tensor mX, gemv_tiles t);
 /* ... its split and batch alone: s, l and the split's K range [k0, kend) of K (the skew form,
  * which tiles no rows) */
 gemv_tiles gemv_block_split(cute_ctx *c, const gemv_plan *p, cute_int K, cute_int kchunk);

@@ -59,31 +59,19 @@ gemv_tiles gemv_block_split(cute_ctx *c, const gemv_plan *p, cute_int K, cute_in
     return t;
 }
 
-/* t's tiles (of split t.s and batch t.l) in row tile mt */
-static gemv_tiles tiles_in_row(cute_ctx *c, const gemv_plan *p, cute_tensor mA, cute_tensor mX, gemv_tiles t,
-                               cute_int mt)
+gemv_tiles gemv_block_tiles(cute_ctx *c, const gemv_plan *p, cute_tensor mA, cute_tensor mX,
+                            cute_int kchunk)
 {
+    cute_int mt = cute_block_idx(c, 0);
     cute_alg *a = cute_ctx_alg(c);
     cute_int M = mA.layout.shape.leaf[0], K = mA.layout.shape.leaf[1];
+    gemv_tiles t = gemv_block_split(c, p, K, kchunk);
     t.bound = cute_tuple_fmt(a, "(%I,%I)", M, t.kend);
     t.gA = block_row(c, p, CUTE_SLICE(c, mA, CUTE_ALL, CUTE_ALL, t.l), t.k0, mt);
     for (int v = 0; v < p->nvec; v++)
         t.gX[v] = block_row(c, p, CUTE_SLICE(c, mX, CUTE_ALL, CUTE_ALL, v, t.l), t.k0, mt);
     t.cA = block_row(c, p, cute_make_identity_tensor(c, cute_tuple_fmt(a, "(%I,%I)", M, K)), t.k0, mt);
     return t;
-}
-
-gemv_tiles gemv_block_tiles(cute_ctx *c, const gemv_plan *p, cute_tensor mA, cute_tensor mX,
-                            cute_int kchunk)
-{
-    cute_int mt = cute_block_idx(c, 0);
-    gemv_tiles t = gemv_block_split(c, p, mA.layout.shape.leaf[1], kchunk);
-    return tiles_in_row(c, p, mA, mX, t, mt);
-}
-
-gemv_tiles gemv_block_tiles_at(cute_ctx *c, const gemv_plan *p, cute_tensor mA, cute_tensor mX, gemv_tiles t)
-{
-    return tiles_in_row(c, p, mA, mX, t, cute_block_idx(c, 0));
 }
 
 gemv_thread gemv_thread_start(cute_ctx *c, const gemv_plan *p, const gemv_tiles *t, bool acc)
