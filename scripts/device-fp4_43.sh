@@ -20,7 +20,8 @@
 # "revert (wrong)"; for narrow and blocks6 (the default - the old form): mean >= 1 and both
 # rounds > 0 -> "confirmed"; mean <= -1 -> "revert"; else "within the spread (keep)"; for
 # blocks8 (blocks8 - the default): "default" / "delete" / "within the spread" by the same
-# marks; and the default's mean against the issue's 80 at each shape.
+# marks; and the default's mean against the issue's 80 at each shape.  Last, where the budget
+# allows, ncu on one launch of the wide form at (7168,16384,1) (DRAM throughput; nothing decided).
 #   BUDGET=40 sh scripts/device-fp4_43.sh
 . scripts/device-common.sh
 log="$out/fp4_43.log"
@@ -51,7 +52,22 @@ pass()
     GEMV_TIMEOUT=14 bench one lib,narrow,narrow,lib 7168x16384
     GEMV_TIMEOUT=15 bench three lib,blocks6,blocks8,blocks8,blocks6,lib 7168x2048 --batch 4
     GEMV_TIMEOUT=12 bench two lib,lib 4096x7168 --batch 8
+    profile
     device_end
+}
+# profile: ncu on one launch of the wide form at (7168,16384,1) (the bench's third; the clocks
+# left alone), its duration and memory lines (session 42's two ahead: 24.1 us, DRAM 59.3% of its
+# peak, L1/TEX 45.7%); nothing where ncu is missing or the budget is spent
+profile()
+{
+    device_late ncu && return
+    ncu=$(command -v ncu 2>/dev/null || ls /usr/local/cuda/bin/ncu 2>/dev/null)
+    [ -z "$ncu" ] && echo "-- ncu: none" && return
+    echo "-- ncu, the wide form at 7168x16384 $(el_s)"
+    timeout 12 "$ncu" --clock-control none -k regex:blockscaled --launch-skip 2 --launch-count 1 \
+        --section SpeedOfLight --section MemoryWorkloadAnalysis \
+        build/cutec bench gemv --dtype nvfp4 --shape 7168x16384 --iters 3 >"$out/ncu-wide.txt" 2>&1
+    grep -E "Duration|Throughput|Hit Rate|Mem Busy|Max Bandwidth|==ERROR==" "$out/ncu-wide.txt" | head -n 16
 }
 # pct NAME I: the % of the copy of row I (1-based) of bench NAME; "W" where a row is WRONG or
 # failed; "" where there is no such row
