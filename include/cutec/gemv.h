@@ -117,8 +117,8 @@ typedef struct cute_gemv_config {
                             buffers 4-byte aligned; CUTEC_GEMV_TRIAL=narrow: not) */
     int min_blocks;      /* NVFP4's words (not the ring): the resident blocks an SM asked of
                             ptxas, 1 to 8; 0: the library's (blockscaled.c, words_blocks: 7 a
-                            k-tile at a time); CUTEC_GEMV_TRIAL=blocks6|blocks8 asks 6 or 8 of a
-                            k-tile at a time */
+                            k-tile at a time); CUTEC_GEMV_TRIAL=blocks6 asks 6 of a k-tile at
+                            a time */
 } cute_gemv_config;
 
 #define CUTE_GEMV_MAX_AHEAD 2
@@ -153,14 +153,13 @@ int cute_gemv_sf_align(const cute_gemv_config *cfg);
 /* CUTEC_GEMV_TRIAL: the GEMV's trial forms (opt-in until a device script decides): 0 (none,
  * unset or empty), "no-words" (the 16-bit scale pairs, not cfg.scale_words), the diagnostic,
  * wrong by design, "noscales" (cfg.diag), "narrow" (two ahead of 1,024-element k-tiles where
- * the library runs cfg.wide), "blocks6" or "blocks8" (cfg.min_blocks, where a k-tile at a time
- * runs); -1 and the reason in err for any other value */
+ * the library runs cfg.wide) or "blocks6" (cfg.min_blocks 6, where a k-tile at a time runs);
+ * -1 and the reason in err for any other value */
 int cute_gemv_trial(char *err, size_t n);
 #define CUTE_GEMV_TRIAL_NO_WORDS 1
 #define CUTE_GEMV_TRIAL_NOSCALES 2
 #define CUTE_GEMV_TRIAL_NARROW 3
 #define CUTE_GEMV_TRIAL_BLOCKS6 4
-#define CUTE_GEMV_TRIAL_BLOCKS8 5
 #define CUTE_GEMV_DIAG_SCALES_ONCE 1
 
 #define CUTE_GEMV_MAX_VECTORS 8

@@ -67,7 +67,7 @@ static int usage(const char *cmd)
         "  bench --forms lib,2,1,ring4,two,one,no-words,narrow,blocks6,noscales: forms on one\n"
         "    problem, each a row: the library's, NVFP4's register forms (k-tiles ahead), a ring of\n"
         "    N stages, split-K's second kernel, split-K in one launch, the library's under\n"
-        "    CUTEC_GEMV_TRIAL=no-words, narrow, blocks6 or blocks8, and the diagnostic noscales\n"
+        "    CUTEC_GEMV_TRIAL=no-words, narrow or blocks6, and the diagnostic noscales\n"
         "    (wrong by design: not checked; the others under 0)\n",
         cmd);
     return CLI_USAGE;
@@ -208,8 +208,7 @@ static int emit(const gemv_opts *o)
         if (o->wide) cfg.wide = true, cfg.ahead = 1; /* (the library's where the blocks are few) */
     } else if (cfg.tile_at_a_time) { /* (the trials' blocks an SM, as the library reads them) */
         int trial = cute_gemv_trial(err, sizeof err);
-        if (trial == CUTE_GEMV_TRIAL_BLOCKS6 || trial == CUTE_GEMV_TRIAL_BLOCKS8)
-            cfg.min_blocks = trial == CUTE_GEMV_TRIAL_BLOCKS6 ? 6 : 8;
+        if (trial == CUTE_GEMV_TRIAL_BLOCKS6) cfg.min_blocks = 6;
     }
     cfg.fma_decode = o->sf_vec == 16 && o->fma_decode > 0 ? o->fma_decode : 0;
     cfg.tf32_bits = o->tf32_bits != 0 && cfg.mma && o->dtype == CUTE_F32;
@@ -538,7 +537,7 @@ static bool form_is(const char *s, const char *word)
 /* a --forms form set on the library: "lib" (the library's choice), "A" (NVFP4's register
  * form, A k-tiles ahead), "ringN" (a ring of N stages), "two", "one" (split-K's
  * second kernel, split-K in one launch: cute_gemv_lib_one_launch), "no-words", "narrow",
- * "blocks6", "blocks8" and "noscales"
+ * "blocks6" and "noscales"
  * (the library's choice under CUTEC_GEMV_TRIAL of that name, which the library reads at each
  * call; every other form runs under 0); the characters it took in *used, or false */
 static bool set_form(cute_gemv_lib *lib, const gemv_opts *o, const char *s, gemv_opts *f, int *used)
@@ -546,9 +545,9 @@ static bool set_form(cute_gemv_lib *lib, const gemv_opts *o, const char *s, gemv
     static const char *const launches[] = {"two", "one"};
     int ahead = 0, stages = o->smem_stages, one = -1;
     *used = 0;
-    static const char *const trials[] = {"no-words", "noscales", "narrow", "blocks6", "blocks8"};
+    static const char *const trials[] = {"no-words", "noscales", "narrow", "blocks6"};
     const char *trial = "0";
-    for (int i = 0; i < 5; i++)
+    for (int i = 0; i < 4; i++)
         if (form_is(s, trials[i])) trial = trials[i];
     if (setenv("CUTEC_GEMV_TRIAL", trial, 1)) return false;
     for (int i = 0; i < 2; i++)
@@ -575,7 +574,7 @@ static bool bench_forms(problem *p, const gemv_opts *o)
     for (const char *s = o->forms; *s;) {
         int used = 0;
         if (!set_form(p->lib, o, s, &f, &used)) {
-            printf("cutec bench gemv: --forms %s: a form is lib, ahead (1, 2), ringN, two, one, no-words, narrow, blocks6, blocks8 or noscales\n", o->forms);
+            printf("cutec bench gemv: --forms %s: a form is lib, ahead (1, 2), ringN, two, one, no-words, narrow, blocks6 or noscales\n", o->forms);
             return false;
         }
         p->checked = form_is(s, "noscales");

@@ -46,7 +46,8 @@ static cute_layout sf_layout(cute_alg *a, cute_int rows, cute_int K, cute_int L,
  * time seven (72 registers, 76 bytes spilled outside its loop against six's 20): 1,792 blocks
  * at (7168,2048,4) are 1.94 rounds of 7 an SM where they were 2.26 of 6 (the last 26% full);
  * H200, fp4_43's mid pass, % of the copy in turns in one process: 79.5 / 77.7 -> 81.2 / 79.6
- * (cfg.min_blocks, CUTEC_GEMV_TRIAL=blocks6|blocks8: 6 or 8).  The ring as many as the
+ * (cfg.min_blocks, CUTEC_GEMV_TRIAL=blocks6: 6); eight (64 registers, 192 bytes spilled) ran
+ * 3.85 points below seven in the second pass.  The ring as many as the
  * shared memory of an H100 or H200 holds (228 KB an SM, 1 KB of it a block's), up to 5.  Two or three
  * k-tiles ahead (cfg.ahead) hold a k-tile's registers more each: four (128 registers), for the
  * shapes whose blocks are fewer than that an SM ((7168,16384,1): 3.4); so does cfg.wide (two

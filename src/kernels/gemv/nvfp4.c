@@ -7,7 +7,7 @@
 
 int cute_gemv_trial(char *err, size_t n)
 {
-    int trial = cute_env_choice_err("CUTEC_GEMV_TRIAL", "0|no-words|noscales|narrow|blocks6|blocks8", 0, err, n);
+    int trial = cute_env_choice_err("CUTEC_GEMV_TRIAL", "0|no-words|noscales|narrow|blocks6", 0, err, n);
     if (trial == CUTE_GEMV_TRIAL_NOSCALES) /* a diagnostic says itself, as kernel_env_diag's do */
         cute_env_warn_diag("CUTEC_GEMV_TRIAL");
     return trial;
@@ -156,8 +156,8 @@ cute_status cutec_gemv_blockscaled(cute_gemv_lib *lib, const cute_call_arg *A,
         if (!asked && few && cfg.scale_words && trial != CUTE_GEMV_TRIAL_NARROW)
             cfg.wide = true, cfg.ahead = 1; /* (scripts/device-fp4_43.sh confirms, against narrow) */
     }
-    if (cfg.tile_at_a_time && (trial == CUTE_GEMV_TRIAL_BLOCKS6 || trial == CUTE_GEMV_TRIAL_BLOCKS8))
-        cfg.min_blocks = trial == CUTE_GEMV_TRIAL_BLOCKS6 ? 6 : 8; /* (the library's 7: device-fp4_43.sh) */
+    if (cfg.tile_at_a_time && trial == CUTE_GEMV_TRIAL_BLOCKS6)
+        cfg.min_blocks = 6; /* (the library's 7: device-fp4_43.sh confirms it) */
     int level = gemv_lib_fma_decode(lib);
     cfg.fma_decode = e2m1 ? level < 0 ? CUTE_GEMV_FMA_DECODE : level : 0;
     if (K == 0)
