@@ -47,7 +47,8 @@ static cute_layout sf_layout(cute_alg *a, cute_int rows, cute_int K, cute_int L,
  * at (7168,2048,4) are 1.94 rounds of 7 an SM where they were 2.26 of 6 (the last 26% full);
  * H200, fp4_43's mid pass, % of the copy in turns in one process: 79.5 / 77.7 -> 81.2 / 79.6
  * (cfg.min_blocks, CUTEC_GEMV_TRIAL=blocks6: 6); eight (64 registers, 192 bytes spilled) ran
- * 3.85 points below seven in the second pass.  The ring as many as the
+ * 3.85 points below seven in the second pass.  Not sm_100a's cvt body (not measured; at 7 it
+ * spills 324 bytes against 176 at 6).  The ring as many as the
  * shared memory of an H100 or H200 holds (228 KB an SM, 1 KB of it a block's), up to 5.  Two or three
  * k-tiles ahead (cfg.ahead) hold a k-tile's registers more each: four (128 registers), for the
  * shapes whose blocks are fewer than that an SM ((7168,16384,1): 3.4); so does cfg.wide (two
@@ -59,7 +60,7 @@ static int words_blocks(const gemv_plan *p)
 {
     if (p->cfg.smem_stages) return gemv_ring_blocks(p);
     if (p->cfg.min_blocks) return p->cfg.min_blocks; /* (asked) */
-    if (p->cfg.tile_at_a_time) return WORDS_BLOCKS_TILE;
+    if (p->cfg.tile_at_a_time && !p->fp4_cvt) return WORDS_BLOCKS_TILE; /* (sm_100a's cvt body: 6) */
     return gemv_ahead(&p->cfg) > 1 || p->cfg.wide ? WORDS_BLOCKS_AHEAD : WORDS_BLOCKS;
 }
 
