@@ -109,6 +109,16 @@ typedef struct cute_gemv_config {
                             every k-tile multiplied by k-tile 0's scales (16-bit pairs), loaded
                             once, so that a bench times the kernel without its scale loads
                             (what any cheaper way to them can win at most) */
+    bool wide;           /* NVFP4's register form k-tiles ahead, with the scale words: two
+                            vectors a lane a row, k-tiles of 2,048 elements, so that a warp asks
+                            for 1 KB of each of its four rows at once instead of 512 bytes
+                            (4 blocks an SM, 128 registers); the library's one ahead where it
+                            would run two ahead of 1,024 (blocks 4 an SM or fewer, the scale
+                            buffers 4-byte aligned; CUTEC_GEMV_TRIAL=narrow: not) */
+    int min_blocks;      /* NVFP4's words (not the ring): the resident blocks an SM asked of
+                            ptxas, 1 to 8; 0: the library's (blockscaled.c, words_blocks: 7 a
+                            k-tile at a time); CUTEC_GEMV_TRIAL=blocks6 asks 6 of a k-tile at
+                            a time */
 } cute_gemv_config;
 
 #define CUTE_GEMV_MAX_AHEAD 2
@@ -141,12 +151,15 @@ cute_dtype cute_gemv_sf_dtype(const cute_gemv_config *cfg);
  * scales are read in one 16-bit load; 4 through the ring or by words), 1 for MXFP8 */
 int cute_gemv_sf_align(const cute_gemv_config *cfg);
 /* CUTEC_GEMV_TRIAL: the GEMV's trial forms (opt-in until a device script decides): 0 (none,
- * unset or empty), "no-words" (the 16-bit scale pairs, not cfg.scale_words) or the
- * diagnostic, wrong by design, "noscales" (cfg.diag); -1 and the reason in err for any other
- * value */
+ * unset or empty), "no-words" (the 16-bit scale pairs, not cfg.scale_words), the diagnostic,
+ * wrong by design, "noscales" (cfg.diag), "narrow" (two ahead of 1,024-element k-tiles where
+ * the library runs cfg.wide) or "blocks6" (cfg.min_blocks 6, where a k-tile at a time runs);
+ * -1 and the reason in err for any other value */
 int cute_gemv_trial(char *err, size_t n);
 #define CUTE_GEMV_TRIAL_NO_WORDS 1
 #define CUTE_GEMV_TRIAL_NOSCALES 2
+#define CUTE_GEMV_TRIAL_NARROW 3
+#define CUTE_GEMV_TRIAL_BLOCKS6 4
 #define CUTE_GEMV_DIAG_SCALES_ONCE 1
 
 #define CUTE_GEMV_MAX_VECTORS 8

@@ -28,6 +28,7 @@ typedef struct gemv_opts {
     bool tile_at_a_time; /* --tile-at-a-time 1: NVFP4's k-tiles loaded one at a time */
     int smem_stages;     /* --smem-stages N: the ring of N stages (0: none; -1 the library's) */
     int ahead;           /* --ahead N: NVFP4's register form, N k-tiles loaded ahead (0: the library's) */
+    bool wide;           /* compile --wide 1: NVFP4's register form with wide k-tiles (cfg.wide) */
     int fma_decode;      /* --fma-decode 0|1: NVFP4's scales by their bits (-1: the library's) */
     int tf32_bits;       /* --tf32-bits 0|1: f32's 3xTF32 halves by cvt.rna or by bits (-1: the
                             library's: bits) */
@@ -49,7 +50,7 @@ static int usage(const char *cmd)
         "usage: cutec %s gemv [--dtype f32|f16|bf16|e4m3|nvfp4|mxfp8] [--out-dtype f32|f16|bf16]\n"
         "         [--shape MxK] [--batch L] [--layout rows|cols] [--vectors N] [--splits N]\n"
         "         [--reduction ordered|atomic] [--mma-from N] [--l2-prefetch D] [--iters N]\n"
-        "         [--tile-at-a-time 0|1] [--smem-stages 0|2..8] [--ahead 1|2]\n"
+        "         [--tile-at-a-time 0|1] [--smem-stages 0|2..8] [--ahead 1|2] [--wide 0|1]\n"
         "         [--fma-decode 0|1] [--forms F,...]\n"
         "         [--tf32-bits 0|1] [--hopper 0|1]\n"
         "         [--emit ir|cuda|ptx|sass|time] [--arch sm_80|sm_90a|sm_100a] [--backend cuda|interp]\n"
@@ -61,10 +62,13 @@ static int usage(const char *cmd)
         "    cores, not the Hopper GEMM's 64-row tiles (the default)\n"
         "  nvfp4: e2m1 A and x with a ue4m3 scale per 16 (seed 001); mxfp8: e4m3 with ue8m0 per "
         "32\n"
-        "  bench --forms lib,2,1,ring4,two,one,no-words,noscales: forms on one problem, each a row:\n"
-        "    the library's, NVFP4's register forms (k-tiles ahead), a ring of N stages, split-K's\n"
-        "    second kernel, split-K in one launch, the library's under CUTEC_GEMV_TRIAL=no-words, and\n"
-        "    the diagnostic noscales (wrong by design: not checked; the others under 0)\n",
+        "  --wide 1 (compile): NVFP4's register form one ahead in k-tiles of 2,048 elements (the\n"
+        "    library's where its blocks are 4 an SM or fewer)\n"
+        "  bench --forms lib,2,1,ring4,two,one,no-words,narrow,blocks6,noscales: forms on one\n"
+        "    problem, each a row: the library's, NVFP4's register forms (k-tiles ahead), a ring of\n"
+        "    N stages, split-K's second kernel, split-K in one launch, the library's under\n"
+        "    CUTEC_GEMV_TRIAL=no-words, narrow or blocks6, and the diagnostic noscales\n"
+        "    (wrong by design: not checked; the others under 0)\n",
         cmd);
     return CLI_USAGE;
 }
@@ -106,6 +110,8 @@ static bool option(gemv_opts *o, const char *k, const char *v, bool *out_given, 
         ok = cli_int(v, 0, CUTE_GEMV_MAX_SMEM_STAGES, &x, why, n) && x != 1, o->smem_stages = (int)x;
     else if (!strcmp(k, "--ahead"))
         ok = cli_int(v, 1, CUTE_GEMV_MAX_AHEAD, &x, why, n), o->ahead = (int)x;
+    else if (!strcmp(k, "--wide"))
+        ok = cli_int(v, 0, 1, &x, why, n), o->wide = x == 1;
     else if (!strcmp(k, "--fma-decode"))
         ok = cli_int(v, 0, CUTE_GEMV_MAX_FMA_DECODE, &x, why, n), o->fma_decode = (int)x;
     else if (!strcmp(k, "--tf32-bits"))
@@ -196,8 +202,13 @@ static int emit(const gemv_opts *o)
             cute_runtime_free(rt);
             return CLI_FAIL;
         }
-        cfg.scale_words = !trial; /* the library's (its scale buffers 4-byte aligned) */
+        /* the library's (its scale buffers 4-byte aligned) */
+        cfg.scale_words = trial != CUTE_GEMV_TRIAL_NO_WORDS && trial != CUTE_GEMV_TRIAL_NOSCALES;
         cfg.diag = trial == CUTE_GEMV_TRIAL_NOSCALES ? CUTE_GEMV_DIAG_SCALES_ONCE : 0;
+        if (o->wide) cfg.wide = true, cfg.ahead = 1; /* (the library's where the blocks are few) */
+    } else if (cfg.tile_at_a_time) { /* (the trials' blocks an SM, as the library reads them) */
+        int trial = cute_gemv_trial(err, sizeof err);
+        if (trial == CUTE_GEMV_TRIAL_BLOCKS6) cfg.min_blocks = 6;
     }
     cfg.fma_decode = o->sf_vec == 16 && o->fma_decode > 0 ? o->fma_decode : 0;
     cfg.tf32_bits = o->tf32_bits != 0 && cfg.mma && o->dtype == CUTE_F32;
@@ -428,6 +439,8 @@ static void describe(const problem *p, const gemv_opts *o, char *buf, size_t n)
                  cfg.smem_stages);
     if (cfg.fma_decode) strncat(form, ", scales by bits", sizeof form - strlen(form) - 1);
     if (cfg.scale_words) strncat(form, ", scale words", sizeof form - strlen(form) - 1);
+    if (cfg.wide) strncat(form, ", wide k-tiles", sizeof form - strlen(form) - 1);
+    if (cfg.min_blocks) snprintf(form + strlen(form), sizeof form - strlen(form), ", %d blocks an SM", cfg.min_blocks);
     if (cfg.diag) strncat(form, ", scales once (wrong by design)", sizeof form - strlen(form) - 1);
     if (cfg.tf32_bits) strncat(form, ", tf32 by bits", sizeof form - strlen(form) - 1);
     if (cfg.l2_prefetch) /* (NVFP4's, the rows' and the skew form's) */
@@ -523,7 +536,8 @@ static bool form_is(const char *s, const char *word)
 
 /* a --forms form set on the library: "lib" (the library's choice), "A" (NVFP4's register
  * form, A k-tiles ahead), "ringN" (a ring of N stages), "two", "one" (split-K's
- * second kernel, split-K in one launch: cute_gemv_lib_one_launch), "no-words" and "noscales"
+ * second kernel, split-K in one launch: cute_gemv_lib_one_launch), "no-words", "narrow",
+ * "blocks6" and "noscales"
  * (the library's choice under CUTEC_GEMV_TRIAL of that name, which the library reads at each
  * call; every other form runs under 0); the characters it took in *used, or false */
 static bool set_form(cute_gemv_lib *lib, const gemv_opts *o, const char *s, gemv_opts *f, int *used)
@@ -531,9 +545,9 @@ static bool set_form(cute_gemv_lib *lib, const gemv_opts *o, const char *s, gemv
     static const char *const launches[] = {"two", "one"};
     int ahead = 0, stages = o->smem_stages, one = -1;
     *used = 0;
-    static const char *const trials[] = {"no-words", "noscales"};
+    static const char *const trials[] = {"no-words", "noscales", "narrow", "blocks6"};
     const char *trial = "0";
-    for (int i = 0; i < 2; i++)
+    for (int i = 0; i < 4; i++)
         if (form_is(s, trials[i])) trial = trials[i];
     if (setenv("CUTEC_GEMV_TRIAL", trial, 1)) return false;
     for (int i = 0; i < 2; i++)
@@ -560,7 +574,7 @@ static bool bench_forms(problem *p, const gemv_opts *o)
     for (const char *s = o->forms; *s;) {
         int used = 0;
         if (!set_form(p->lib, o, s, &f, &used)) {
-            printf("cutec bench gemv: --forms %s: a form is lib, ahead (1, 2), ringN, two, one, no-words or noscales\n", o->forms);
+            printf("cutec bench gemv: --forms %s: a form is lib, ahead (1, 2), ringN, two, one, no-words, narrow, blocks6 or noscales\n", o->forms);
             return false;
         }
         p->checked = form_is(s, "noscales");

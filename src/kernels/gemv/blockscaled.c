@@ -41,18 +41,27 @@ static cute_layout sf_layout(cute_alg *a, cute_int rows, cute_int K, cute_int L,
 
 /* the words body's resident blocks an SM asked of ptxas: left alone it takes 128 registers
  * (4 blocks of 128 threads), and a warp's bytes of A in flight need the warps.  Six (80
- * registers; the k-tile at a time spills 20 bytes outside its loop): on an H200 (session
- * 31) 76.5 / 72.4% of the copy at (4096,7168,8) and (7168,2048,4) where five (96
- * registers) ran 72.3 / 68.2% in the same run.  The ring as many as the shared memory of
- * an H100 or H200 holds (228 KB an SM, 1 KB of it a block's), up to 5.  Two or three
+ * registers): on an H200 (session 31) 76.5 / 72.4% of the copy at (4096,7168,8) and
+ * (7168,2048,4) where five (96 registers) ran 72.3 / 68.2% in the same run.  A k-tile at a
+ * time seven (72 registers, 76 bytes spilled outside its loop against six's 20): 1,792 blocks
+ * at (7168,2048,4) are 1.94 rounds of 7 an SM where they were 2.26 of 6 (the last 26% full);
+ * H200, fp4_43's mid pass, % of the copy in turns in one process: 79.5 / 77.7 -> 81.2 / 79.6
+ * (cfg.min_blocks, CUTEC_GEMV_TRIAL=blocks6: 6); eight (64 registers, 192 bytes spilled) ran
+ * 3.85 points below seven in the second pass.  Not sm_100a's cvt body (not measured; at 7 it
+ * spills 324 bytes against 176 at 6).  The ring as many as the
+ * shared memory of an H100 or H200 holds (228 KB an SM, 1 KB of it a block's), up to 5.  Two or three
  * k-tiles ahead (cfg.ahead) hold a k-tile's registers more each: four (128 registers), for the
- * shapes whose blocks are fewer than that an SM ((7168,16384,1): 3.4) */
+ * shapes whose blocks are fewer than that an SM ((7168,16384,1): 3.4); so does cfg.wide (two
+ * vectors a row, one ahead: 128 registers) */
 #define WORDS_BLOCKS 6
+#define WORDS_BLOCKS_TILE 7
 #define WORDS_BLOCKS_AHEAD 4
 static int words_blocks(const gemv_plan *p)
 {
     if (p->cfg.smem_stages) return gemv_ring_blocks(p);
-    return gemv_ahead(&p->cfg) > 1 ? WORDS_BLOCKS_AHEAD : WORDS_BLOCKS;
+    if (p->cfg.min_blocks) return p->cfg.min_blocks; /* (asked) */
+    if (p->cfg.tile_at_a_time && !p->fp4_cvt) return WORDS_BLOCKS_TILE; /* (sm_100a's cvt body: 6) */
+    return gemv_ahead(&p->cfg) > 1 || p->cfg.wide ? WORDS_BLOCKS_AHEAD : WORDS_BLOCKS;
 }
 
 /* the one element of t at coordinate crd, as a tensor of one element */
@@ -304,8 +313,8 @@ typedef struct words_tile {
  * groups, so its pairs lie the same bytes further each k-tile (step: the layout's offset of
  * one k-tile), an address the loop advances instead of dividing k again each k-tile */
 typedef struct scale_tiles {
-    cute_tensor sa[GEMV_MAX_ROWS], sb;
-    cute_tensor sw[GEMV_MAX_ROWS / 2]; /* cfg.scale_words: (4, tiles), row 2h + (lane & 1)'s group */
+    cute_tensor sa[GEMV_MAX_ROWS], sb[WORDS_UNROLL]; /* (vector u's: cfg.wide) */
+    cute_tensor sw[GEMV_MAX_ROWS / 2][WORDS_UNROLL]; /* cfg.scale_words: (4, tiles), row 2h + (lane & 1)'s group */
 } scale_tiles;
 
 static scale_tiles scale_tiles_of(cute_ctx *c, const gemv_plan *p, const gemv_thread *th, const gemv_tiles *t,
@@ -315,20 +324,22 @@ static scale_tiles scale_tiles_of(cute_ctx *c, const gemv_plan *p, const gemv_th
     int64_t tk = p->ktile * 8; /* elements */
     cute_tensor crd = cute_partition_S(c, th->thr, cute_tensor_slice(c, t->cA, CUTE_CRD(CUTE_ALL, CUTE_ALL, 0)));
     scale_tiles s;
-    for (int row = 0; row < p->rows; row++) {
-        cute_tensor cu = cute_tensor_slice(c, gemv_lane_row(c, p, crd, row), CUTE_CRD(CUTE_ALL, 0, 0));
-        cute_int m = cu.coord.leaf[0], k = cute_mul(a, cu.coord.leaf[1], cute_i(8));
-        if (row == 0) s.sb = gemv_scales_by_tile(c, w->sfb, CUTE_CRD(0, k, t->l), 2, tk, full);
-        if (!p->cfg.scale_words) {
-            s.sa[row] = gemv_scales_by_tile(c, w->sfa, CUTE_CRD(m, k, t->l), 2, tk, full);
-            continue;
+    for (int u = 0; u < p->unroll; u++) /* (two vectors a row: cfg.wide) */
+        for (int row = 0; row < p->rows; row++) {
+            cute_tensor cu = cute_tensor_slice(c, gemv_lane_row(c, p, crd, row), CUTE_CRD(CUTE_ALL, 0, u));
+            cute_int m = cu.coord.leaf[0], k = cute_mul(a, cu.coord.leaf[1], cute_i(8));
+            if (row == 0) s.sb[u] = gemv_scales_by_tile(c, w->sfb, CUTE_CRD(0, k, t->l), 2, tk, full);
+            if (!p->cfg.scale_words) {
+                s.sa[row] = gemv_scales_by_tile(c, w->sfa, CUTE_CRD(m, k, t->l), 2, tk, full);
+                continue;
+            }
+            if (row % 2) continue;
+            /* the lane's vector is half of a 64-element group (lanes 2i and 2i+1 share one): it
+             * loads the group of row + (lane & 1), its neighbour that of the other row */
+            cute_int odd = cute_mod(a, cute_lane_idx(c), cute_i(2)),
+                     group = cute_mul(a, cute_div(a, k, cute_i(64)), cute_i(64));
+            s.sw[row / 2][u] = gemv_scales_by_tile(c, w->sfa, CUTE_CRD(cute_add(a, m, odd), group, t->l), 4, tk, full);
         }
-        if (row % 2) continue;
-        /* the lane's vector is half of a 64-element group (lanes 2i and 2i+1 share one): it
-         * loads the group of row + (lane & 1), its neighbour that of the other row */
-        cute_int odd = cute_mod(a, cute_lane_idx(c), cute_i(2)), group = cute_mul(a, cute_div(a, k, cute_i(64)), cute_i(64));
-        s.sw[row / 2] = gemv_scales_by_tile(c, w->sfa, CUTE_CRD(cute_add(a, m, odd), group, t->l), 4, tk, full);
-    }
     return s;
 }
 
@@ -360,12 +371,14 @@ static words_tile words_load(cute_ctx *c, const gemv_plan *p, const gemv_thread 
     if (st) {
         cute_int kt = at.leaf[at.nleaves - 1];
         r.words = p->cfg.scale_words;
-        for (int row = 0; row < p->rows; row++)
-            if (!r.words)
-                r.sa[row][0] = pair_at(c, &w->pair, st->sa[row], kt, CUTE_U16);
-            else if (row % 2 == 0)
-                r.sw[row / 2][0] = pair_at(c, &w->word, st->sw[row / 2], kt, CUTE_U32);
-        r.sb[0] = pair_at(c, &w->pair, st->sb, kt, CUTE_U16);
+        for (int u = 0; u < p->unroll; u++) { /* (the pairs one vector a row: cfg.wide takes the words) */
+            for (int row = 0; row < p->rows; row++)
+                if (!r.words)
+                    r.sa[row][u] = pair_at(c, &w->pair, st->sa[row], kt, CUTE_U16);
+                else if (row % 2 == 0)
+                    r.sw[row / 2][u] = pair_at(c, &w->word, st->sw[row / 2][u], kt, CUTE_U32);
+            r.sb[u] = pair_at(c, &w->pair, st->sb[u], kt, CUTE_U16);
+        }
         return r;
     }
     cute_int last = cute_sub(a, cute_mul(a, t->kend, cute_i(8)), cute_i(32)); /* last vector */
@@ -465,7 +478,8 @@ static void words_pipelined(cute_ctx *c, const gemv_plan *p, const gemv_thread *
     int d = gemv_ahead(&p->cfg);
     CUTE_IF(c, cute_int_lt(c, cute_i(0), full))
     {
-        if (p->unroll != 1) cute_ctx_fail(c, "gemv: the pipelined NVFP4 k-tiles take one vector a row (plan)");
+        if (p->unroll != (p->cfg.wide ? 2 : 1))
+            cute_ctx_fail(c, "gemv: the pipelined NVFP4 k-tiles take one vector a row, two if wide (plan)");
         scale_tiles st = scale_tiles_of(c, p, th, t, w, full);
         words_tile buf[CUTE_GEMV_MAX_AHEAD + 1]; /* buf[0] this k-tile's, buf[i] i ahead */
         for (int i = 0; i < d; i++) {

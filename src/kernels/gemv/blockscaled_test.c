@@ -267,8 +267,8 @@ static void ahead_forms(cute_runtime *rt, cute_gemv_lib *lib)
 
 /* the scale words (cfg.scale_words, the library's k-tiles ahead): two ahead (four full k-tiles
  * and a tail, a partial last warp; batched), one ahead; a k-tile at a time keeps the 16-bit
- * pairs, and so does every form under CUTEC_GEMV_TRIAL=no-words; a value it does not know
- * refused by name */
+ * pairs, and so does every form under CUTEC_GEMV_TRIAL=no-words; the wide k-tiles and the
+ * trials narrow and blocks6; a value it does not know refused by name */
 static void words_forms(cute_runtime *rt, cute_gemv_lib *lib)
 {
     cute_gemv_config last;
@@ -289,6 +289,37 @@ static void words_forms(cute_runtime *rt, cute_gemv_lib *lib)
     cute_gemv_lib_last(lib, &last, NULL);
     CHECK(!last.scale_words && last.tile_at_a_time, "a k-tile at a time keeps the pairs (ran words %d)",
           last.scale_words);
+    /* the wide k-tiles (cfg.wide), the library's one ahead where two ahead paid: three full
+     * k-tiles of 2,048 and a tail, a partial last warp, batched; two and a tail;
+     * CUTEC_GEMV_TRIAL=narrow gives two ahead of 1,024 back.  A k-tile at a time runs at 7
+     * blocks an SM (inside the kernel: cfg.min_blocks 0), blocks6 asks 6 */
+    unsetenv("CUTEC_GEMV_TRIAL");
+    run_case(rt, lib, CUTE_E2M1, CUTE_F16, 37, 3 * 2048 + 96, 2, -0.5);
+    cute_gemv_lib_last(lib, &last, NULL);
+    CHECK(last.wide && last.scale_words && last.ahead == 1, "wide one ahead (ran wide %d, %d ahead)", last.wide,
+          last.ahead);
+    run_case(rt, lib, CUTE_E2M1, CUTE_F32, 21, 4096 + 32, 1, 0.5);
+    setenv("CUTEC_GEMV_TRIAL", "narrow", 1);
+    run_case(rt, lib, CUTE_E2M1, CUTE_F16, 37, 3 * 2048 + 96, 2, 0);
+    cute_gemv_lib_last(lib, &last, NULL);
+    CHECK(!last.wide && last.scale_words && last.ahead == 2, "narrow: two ahead (ran wide %d, %d ahead)", last.wide,
+          last.ahead);
+    for (int six = 0; six < 2; six++) {
+        setenv("CUTEC_GEMV_TRIAL", six ? "blocks6" : "0", 1);
+        run_case(rt, lib, CUTE_E2M1, CUTE_F16, 45, 2048 + 224, 2, 0.5);
+        cute_gemv_lib_last(lib, &last, NULL);
+        CHECK(last.tile_at_a_time && last.min_blocks == 6 * six, "a k-tile at a time asking %d blocks (ran %d)", 6 * six,
+              last.min_blocks);
+    }
+    cute_gemv_config narrow = {.dtype = CUTE_E2M1, .a_major = 1, .vec = 32, .vectors = 1, .sf_vec = 16, .wide = true};
+    char why[512] = "";
+    const cute_fn *nf = cute_gemv_compile(rt, &narrow, why, sizeof why);
+    CHECK(!nf && strstr(why, "wide k-tiles"), "wide without the scale words refused: %s", why);
+    cute_fn_free(nf);
+    cute_gemv_config many = {.dtype = CUTE_E2M1, .a_major = 1, .vec = 32, .vectors = 1, .sf_vec = 16, .min_blocks = 9};
+    nf = cute_gemv_compile(rt, &many, why, sizeof why);
+    CHECK(!nf && strstr(why, "resident blocks"), "9 blocks an SM refused: %s", why);
+    cute_fn_free(nf);
     /* (the diagnostic, wrong by design, is not run: its value read) */
     char err[256] = "";
     setenv("CUTEC_GEMV_TRIAL", "noscales", 1);
@@ -338,8 +369,9 @@ static void results(const char *arch)
           "NVFP4's pipelined form one k-tile ahead at K 4160, 12 blocks (ran %d ahead)", last.ahead);
     run_case(rt, lib, CUTE_E2M1, CUTE_F16, 100, 4096 + 64, 1, -0.5);
     cute_gemv_lib_last(lib, &last, NULL);
-    CHECK(!last.tile_at_a_time && last.ahead == 2, "NVFP4 two k-tiles ahead at K 4160, 7 blocks (ran %d ahead)",
-          last.ahead);
+    CHECK(!last.tile_at_a_time && last.ahead == 1 && last.wide,
+          "NVFP4 wide k-tiles one ahead where two ahead paid, at K 4160, 7 blocks (ran %d ahead, wide %d)", last.ahead,
+          last.wide);
     run_case(rt, lib, CUTE_E2M1, CUTE_F16, 130, 4096, 1, 0);
     cute_gemv_lib_last(lib, &last, NULL);
     CHECK(last.tile_at_a_time, "NVFP4 a k-tile at a time at K 4096, 9 blocks (5 an SM)");

@@ -140,8 +140,9 @@ static bool plan_make(cute_alg *a, const cute_gemv_config *cfg, int arch, gemv_p
         p->rows = gemv_rows_per_warp(cfg);
         if (p->words) /* the decode of x serves four rows; 128 bytes of A a lane a k-tile, or
                          64 where the next k-tile's registers are loaded before this one's
-                         products (registers: blockscaled.c, words_pipelined) */
-            p->rows = 4, p->unroll = nvfp4_pipelined(cfg) ? 1 : 2;
+                         products (registers: blockscaled.c, words_pipelined; 128 again
+                         with cfg.wide) */
+            p->rows = 4, p->unroll = nvfp4_pipelined(cfg) && !cfg->wide ? 1 : 2;
         thr = cute_layout_fmt(a, "(%d,32):(32,1)", p->threads / 32); /* a warp per `rows` rows */
         int v = p->words ? bits / 32 : cfg->vec; /* a lane's rows, each a vector */
         val = p->rows > 1 ? cute_layout_fmt(a, "(%d,%d):(%d,1)", p->rows, v, v)
@@ -265,6 +266,17 @@ static bool config_ok(const cute_gemv_config *cfg, char *err, size_t n)
     if (cfg->scale_words && (!nvfp4_pipelined(cfg) || cfg->smem_stages)) {
         snprintf(err, n, "gemv: the scale words are NVFP4's register form's, k-tiles ahead (not a k-tile at "
                  "a time, the L2 prefetch or the ring)");
+        return false;
+    }
+    if (cfg->wide && (!nvfp4_pipelined(cfg) || cfg->smem_stages || !cfg->scale_words)) {
+        snprintf(err, n, "gemv: the wide k-tiles are NVFP4's register form's with the scale words, k-tiles "
+                 "ahead (not a k-tile at a time, the L2 prefetch or the ring)");
+        return false;
+    }
+    if (cfg->min_blocks < 0 || cfg->min_blocks > 8 ||
+        (cfg->min_blocks && (cfg->sf_vec != 16 || cfg->dtype != CUTE_E2M1 || cfg->smem_stages))) {
+        snprintf(err, n, "gemv: %d resident blocks an SM asked (1 to 8) are NVFP4's words' (not the ring's)",
+                 cfg->min_blocks);
         return false;
     }
     if (cfg->diag < 0 || cfg->diag > CUTE_GEMV_DIAG_SCALES_ONCE ||
@@ -409,8 +421,9 @@ const cute_fn *cute_gemv_compile(cute_runtime *rt, const cute_gemv_config *cfg, 
         make_blockscaled_specs(cfg, specs);
     else
         make_specs(cfg, cute_runtime_target_arch(rt), specs);
-    char name[128];
-    snprintf(name, sizeof name, "gemv_%s_%s_%s_v%d_n%d%s%s_pf%d%s_r%d_a%d_fd%d%s%s",
+    char name[128], blocks[16] = "";
+    if (cfg->min_blocks) snprintf(blocks, sizeof blocks, "_b%d", cfg->min_blocks);
+    snprintf(name, sizeof name, "gemv_%s_%s_%s_v%d_n%d%s%s_pf%d%s_r%d_a%d_fd%d%s%s%s%s",
              cfg->sf_vec    ? "blockscaled"
              : cfg->skew    ? "skew"
              : gemv_wgmma(cfg, cute_runtime_target_arch(rt)) ? "wgmma"
@@ -425,7 +438,7 @@ const cute_fn *cute_gemv_compile(cute_runtime *rt, const cute_gemv_config *cfg, 
                                 : "",
              cfg->one_launch ? "_one" : "", cfg->l2_prefetch, cfg->tile_at_a_time ? "_tile" : "", cfg->smem_stages,
              gemv_ahead(cfg), cfg->fma_decode, cfg->scale_words ? "_sw" : "",
-             cfg->diag ? "_so" : "");
+             cfg->diag ? "_so" : "", cfg->wide ? "_wide" : "", blocks);
     cute_host_fn host = cfg->sf_vec    ? gemv_blockscaled_host
                         : cfg->skew    ? gemv_skew_host
                         : cfg->mma     ? gemv_mma_host

@@ -58,7 +58,8 @@ static bool same_config(const void *x, const void *y)
            gemv_ahead(a) == gemv_ahead(b) &&
            a->fma_decode == b->fma_decode &&
            a->tf32_bits == b->tf32_bits && a->skew == b->skew && a->one_launch == b->one_launch &&
-           a->scale_words == b->scale_words && a->diag == b->diag;
+           a->scale_words == b->scale_words && a->diag == b->diag && a->wide == b->wide &&
+           a->min_blocks == b->min_blocks;
 }
 
 /* fn_cache_compile for cute_gemv_config keys */

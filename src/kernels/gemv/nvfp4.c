@@ -7,7 +7,7 @@
 
 int cute_gemv_trial(char *err, size_t n)
 {
-    int trial = cute_env_choice_err("CUTEC_GEMV_TRIAL", "0|no-words|noscales", 0, err, n);
+    int trial = cute_env_choice_err("CUTEC_GEMV_TRIAL", "0|no-words|noscales|narrow|blocks6", 0, err, n);
     if (trial == CUTE_GEMV_TRIAL_NOSCALES) /* a diagnostic says itself, as kernel_env_diag's do */
         cute_env_warn_diag("CUTEC_GEMV_TRIAL");
     return trial;
@@ -52,14 +52,20 @@ static bool two_ahead_pays(cute_gemv_lib *lib, int64_t M, int64_t K, int64_t L)
  * and 77.8 / 77.2 -> 79.3 / 80.1 at (4096,7168,8) one ahead; a k-tile at a time (7168,2048,4)
  * lost, 72.5 / 70.6 -> 65.9 / 67.5 (its loop spilled), and keeps the pairs */
 
+/* ... and where two ahead paid (few blocks), the wide k-tiles one ahead (cfg.wide: a warp's 1 KB
+ * of each row at once) where the scale words run (CUTEC_GEMV_TRIAL=narrow: two ahead of 1,024):
+ * H200, fp4_43's mid pass, % of the copy in turns in one process, 78.7 / 77.7 -> 79.4 / 80.2 at
+ * (7168,16384,1); at (4096,7168,8), one ahead's shape (6 blocks an SM, not wide's 4), wide lost
+ * 10 points (82.1 / 81.5 -> 71.6 / 71.8) and is not taken there */
+
 /* NVFP4's decode on the FMA pipe (cfg.fma_decode) where the caller asks for none: level 1,
  * the scales converted by their bits (H200, session 33's final pass, % of a copy: 73.1
  * against 70.1 at (7168,16384,1), 77.3 against 77.0 at (4096,7168,8); 0 gives the old decode) */
 #define CUTE_GEMV_FMA_DECODE 1
 
 /* NVFP4's register form where the caller asks for none (cfg.ahead), by the blocks of 16 rows
- * an SM: two ahead where they are 4 or fewer (two_ahead_pays), one where six or more
- * (pipeline_pays).  (Blocks of 1 or 2 warps instead of 4, and 8 rows a warp instead of 4,
+ * an SM: two ahead where they are 4 or fewer (two_ahead_pays; the wide k-tiles one ahead
+ * where the scale words run, above), one where six or more (pipeline_pays).  (Blocks of 1 or 2 warps instead of 4, and 8 rows a warp instead of 4,
  * measured slower and were deleted: docs/gemv.md.) */
 #define AHEAD_FEW 2
 #define AHEAD_MANY 1
@@ -145,8 +151,13 @@ cute_status cutec_gemv_blockscaled(cute_gemv_lib *lib, const cute_call_arg *A,
         cfg.ahead = ahead;
         /* (the diagnostics: wrong by design, over the 16-bit pairs) */
         cfg.diag = trial == CUTE_GEMV_TRIAL_NOSCALES ? CUTE_GEMV_DIAG_SCALES_ONCE : 0;
-        cfg.scale_words = !trial && cute_call_arg_alignment(SFA, 4) >= 4 && cute_call_arg_alignment(SFB, 4) >= 4;
+        cfg.scale_words = trial != CUTE_GEMV_TRIAL_NO_WORDS && trial != CUTE_GEMV_TRIAL_NOSCALES &&
+                          cute_call_arg_alignment(SFA, 4) >= 4 && cute_call_arg_alignment(SFB, 4) >= 4;
+        if (!asked && few && cfg.scale_words && trial != CUTE_GEMV_TRIAL_NARROW)
+            cfg.wide = true, cfg.ahead = 1; /* (scripts/device-fp4_43.sh confirms, against narrow) */
     }
+    if (cfg.tile_at_a_time && trial == CUTE_GEMV_TRIAL_BLOCKS6)
+        cfg.min_blocks = 6; /* (the library's 7: device-fp4_43.sh confirms it) */
     int level = gemv_lib_fma_decode(lib);
     cfg.fma_decode = e2m1 ? level < 0 ? CUTE_GEMV_FMA_DECODE : level : 0;
     if (K == 0)
