@@ -12,6 +12,8 @@
 #  3. ncu, the clock locked at base (--clock-control base): one launch of the default at each
 #     shape: its time, clock, issue and tensor pipes, L2 (are 16k's key tiles as fast as 4k's
 #     at one clock? where the bench's 16k is no faster, the clock is the difference).
+#  4. (where the budget allows) 2x16x16384 with 100 ms timings, the default and the diagnostic
+#     in turns: the clock and power under sustained load, with and without the softmax.
 # The rules (ratio = form / default, each round's pair, a round's turns in reverse in the
 # next): a form whose mean at BOTH shapes is >= 1.005 with every round >= 1 -> "make default";
 # a mean under 0.995 at either -> "delete"; else "keep opt-in (within noise)"; a FAILED
@@ -103,13 +105,16 @@ ncu_one()
     echo "== 3. ncu at the base clock, one launch of the default each"
     ncu_one 16k 10 $S16K
     ncu_one 4k 8 $S4K
+    echo "== 4. d128 2x16x16384 sustained (CUTEC_BENCH_SPAN_MS=100: a timing 100 ms of calls) in turns: default${DIAG16:+ / $DIAG16}"
+    device_step 14 env CUTEC_BENCH_SPAN_MS=100 build/cutec run attention $S16K --iters 3 --rounds 3 \
+        ${DIAG16:+--turns "$DIAG16"} | tee "$out/s16k.txt"
     device_stamp "done; clocks after"
     nvidia-smi --query-gpu=clocks.sm,clocks.mem,power.draw,power.limit,temperature.gpu,clocks_event_reasons.active \
         --format=csv 2>&1
     echo "== the figures (label round TFLOP/s MHz W events)"
-    for s in 16k 4k; do
+    for s in t16k t4k s16k; do
         echo "$s:"
-        figures "$out/t$s.txt" | sed 's/^/   /'
+        figures "$out/$s.txt" | sed 's/^/   /'
     done
     if [ "$budget" -gt 0 ]; then
         echo "$FORMS" | tr '/' '\n' | while read -r f; do [ -n "$f" ] && decide "$f at d128 4k and 16k" "$f"; done
