@@ -78,6 +78,7 @@ NCU_METRICS="gpu__time_duration.sum,sm__cycles_elapsed.avg.per_second,sm__cycles
 NCU_METRICS="$NCU_METRICS,smsp__issue_active.avg.pct_of_peak_sustained_active,smsp__inst_executed.sum"
 NCU_METRICS="$NCU_METRICS,lts__throughput.avg.pct_of_peak_sustained_elapsed,lts__t_sector_hit_rate.pct"
 NCU_METRICS="$NCU_METRICS,regex:^sm__pipe_[a-z0-9_]+_cycles_active\.avg\.pct_of_peak_sustained_active$"
+NCU_METRICS="$NCU_METRICS,regex:^smsp__average_warps_issue_stalled_[a-z_]+_per_issue_active\.ratio$"
 # ncu_one NAME SECONDS SHAPE...: one launch of the default (the third: after the checked call
 # and the first warm-up) under ncu at the base clock, its metric lines
 ncu_one()
@@ -91,7 +92,9 @@ ncu_one()
         --launch-count 1 --print-units base --metrics "$NCU_METRICS" build/cutec run attention "$@" --iters 1 \
         >"$out/ncu-$n.txt"
     set +f
-    grep -E "gpu__|sm__|smsp__|lts__|==PROF==|ERR" "$out/ncu-$n.txt" | sed "s/^/   $n /" | tr -s ' ' | cut -c1-160
+    # (the stall reasons of 0.1 cycles an issue and more, the pipes busy 2% and more)
+    grep -E "gpu__|sm__|smsp__|lts__|==PROF==|ERR" "$out/ncu-$n.txt" | tr -s ' ' | awk -v n="$n" '{ v = $NF; gsub(",", "", v) }
+        /stalled/ && v + 0 < 0.1 { next } /sm__pipe_/ && v + 0 < 2 { next } { print "   " n " " $0 }' | cut -c1-160
 }
 # (S4K and S16K split into words where they are used)
 # shellcheck disable=SC2086
@@ -129,4 +132,4 @@ ncu_one()
     fi
     echo "== WRONG or FAILED lines: $(cat "$out"/t16k.txt "$out"/t4k.txt 2>/dev/null | grep -c 'WRONG\|FAILED')"
 } >"$log" 2>&1
-grep -v "^# \(check\|time\|index\|  (allowed\)" "$log" | tail -n 90
+grep -v "^# \(check\|time\|index\|  (allowed\)" "$log" | tail -n 140
