@@ -1,9 +1,11 @@
 #!/bin/sh
 # Branch attnf43 (issue 18: the Hopper forward d128 non-causal, 8x16x4096 asks 730 TFLOP/s and
-# 2x16x16384 780): what the card's clock and power do at the two shapes, and the two opt-in
-# forms nobody has timed beside that (the warpgroup index uniform with the descriptors a stage,
-# CUTEC_ATTN_FWD_WGU=1, and the tiles joined, CUTEC_ATTN_FWD_JOIN=1), on one H200 after `make
-# all tests` (nothing is built here); at most $BUDGET (50) s; log $OUT/attnf43.log.
+# 2x16x16384 780): what the card's clock and power do at the two shapes, and two opt-in forms
+# beside the default: the new 192-row Q tile (CUTEC_ATTN_FWD_ROWS=192: three consumer
+# warpgroups in the ring, 80 keys a tile, so that a warpgroup's softmax has two others' GEMMs
+# to hide behind where it has one's) and the warpgroup index uniform with the descriptors a
+# stage (CUTEC_ATTN_FWD_WGU=1, session 39's, timed x0.993 / x1.010 then), on one H200 after
+# `make all tests` (nothing is built here); at most $BUDGET (50) s; log $OUT/attnf43.log.
 #  1. 2x16x16384 in turns (one process, one set of inputs, each form checked against float64
 #     first, then timed; `run --turns` prints each timed turn's mean SM clock and power and
 #     the clock event reasons NVML gave): the default, $FORMS, and the diagnostic without the
@@ -19,12 +21,12 @@
 # a mean under 0.995 at either -> "delete"; else "keep opt-in (within noise)"; a FAILED
 # check -> WRONG.  The clocks: "16k clocks lower" where 16k's default turns' mean SM clock is
 # 15 MHz or more under 4k's.  A step starts only where its limit still fits in the budget.
-#   BUDGET=50 ITERS=10 FORMS="CUTEC_ATTN_FWD_WGU=1/CUTEC_ATTN_FWD_JOIN=1" sh scripts/device-attnf43.sh
+#   BUDGET=50 ITERS=10 FORMS="CUTEC_ATTN_FWD_ROWS=192/CUTEC_ATTN_FWD_WGU=1" sh scripts/device-attnf43.sh
 . scripts/device-common.sh
 log="$out/attnf43.log"
 t0=$(date +%s)
 budget=${BUDGET:-50}
-FORMS=${FORMS:-CUTEC_ATTN_FWD_WGU=1/CUTEC_ATTN_FWD_JOIN=1}
+FORMS=${FORMS:-CUTEC_ATTN_FWD_ROWS=192/CUTEC_ATTN_FWD_WGU=1}
 DIAG16=${DIAG16-CUTEC_ATTN_FWD_DIAG=nosoftmax}
 S4K="--variant hopper --headdim 128 --batch 8 --heads 16 --seqlen 4096"
 S16K="--variant hopper --headdim 128 --batch 2 --heads 16 --seqlen 16384"

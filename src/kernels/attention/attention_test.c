@@ -179,11 +179,11 @@ static void misuse(void)
         {.dtype = CUTE_BF16, .head_dim = 128, .variant = CUTE_ATTENTION_HOPPER, .block_n = 100},
         {.dtype = CUTE_BF16, .head_dim = 64, .variant = CUTE_ATTENTION_SM80, .block_n = 128},
         {.dtype = CUTE_BF16, .head_dim = 64, .variant = CUTE_ATTENTION_HOPPER, .window = true},
-        {.dtype = CUTE_BF16, .head_dim = 128, .variant = CUTE_ATTENTION_HOPPER, .block_m = 192},
+        {.dtype = CUTE_BF16, .head_dim = 256, .variant = CUTE_ATTENTION_HOPPER, .block_m = 192},
         {.dtype = CUTE_BF16, .head_dim = 64, .variant = CUTE_ATTENTION_HOPPER, .block_m = 64},
         {.dtype = CUTE_BF16, .head_dim = 64, .variant = CUTE_ATTENTION_SM80, .block_m = 128}};
     const char *says[6] = {"100 keys a tile at head dim 128 (a multiple of 16", "key tiles are 64 keys, in softmax steps of 64 or 32 (block_n 128)",
-                           "hopper: sliding windows are not taken yet", "192 query rows a tile at head dim 128",
+                           "hopper: sliding windows are not taken yet", "192 query rows a tile at head dim 256",
                            "64 query rows a tile at head dim 64 (128, or 192", "query tiles are its own (block_m 128"};
     for (int i = 0; i < 6; i++) {
         const cute_fn *f = cute_attention_compile(rt, &bad[i], err, sizeof err);
@@ -486,6 +486,17 @@ int main(void)
     ATTN_TEST_ON("interp", "attention (d64 without skip and wgu)", d64_before);
     unsetenv("CUTEC_ATTN_FWD_WGU");
     unsetenv("CUTEC_ATTN_FWD_SKIP");
+    /* head dim 128's 192-row tiles (CUTEC_ATTN_FWD_ROWS=192: three warpgroups in the ring, 80
+     * keys a tile, wgu and the idle ones skipped): Sq 300 (the second tile's third warpgroup
+     * idle; GQA, Sk's partial fourth key tile masked), Sq < Sk in SDPA's layout, f16 at scale
+     * 0.2 */
+    static const attn_case rows192[] = {
+        {1, 300, 300, 2, 1, 128, false, false, CUTE_BF16, 0},
+        {2, 131, 400, 3, 3, 128, false, true, CUTE_F16, 0.2},
+    };
+    setenv("CUTEC_ATTN_FWD_ROWS", "192", 1);
+    ATTN_TEST_ON("interp", "attention (head dim 128, 192-row tiles)", rows192);
+    unsetenv("CUTEC_ATTN_FWD_ROWS");
     unsplit_chains();
     register_reports();
     static const attn_case moderate[] = {
