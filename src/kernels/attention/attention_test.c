@@ -295,6 +295,43 @@ static void hi_masked_exact(void)
     cute_ctx_free(c);
 }
 
+/* The library's Q tile for the Hopper forward at head dim 128 not causal (attn_forward_rows):
+ * 192 rows from ATTN_ROWS_192_KEYS keys on where the call names none, 128 below, causal or at
+ * other head dims or kernels; CUTEC_ATTN_FWD_ROWS=128|192 at every length, anything else
+ * refused by name */
+static void forward_rows(void)
+{
+    static const struct {
+        const char *env;
+        int64_t keys, d, block_m;
+        bool causal;
+        cute_attention_variant v;
+        int want; /* block_m after; -1: refused */
+    } cases[] = {
+        {NULL, ATTN_ROWS_192_KEYS - 1, 128, 0, false, CUTE_ATTENTION_HOPPER, 0},
+        {NULL, ATTN_ROWS_192_KEYS, 128, 0, false, CUTE_ATTENTION_HOPPER, 192},
+        {"auto", 16384, 128, 0, false, CUTE_ATTENTION_HOPPER, 192},
+        {NULL, 16384, 128, 0, true, CUTE_ATTENTION_HOPPER, 0},
+        {NULL, 16384, 64, 0, false, CUTE_ATTENTION_HOPPER, 0},
+        {NULL, 16384, 128, 0, false, CUTE_ATTENTION_SM80, 0},
+        {NULL, 16384, 128, 128, false, CUTE_ATTENTION_HOPPER, 128},
+        {"128", 16384, 128, 0, false, CUTE_ATTENTION_HOPPER, 0},
+        {"192", 100, 128, 0, false, CUTE_ATTENTION_HOPPER, 192},
+        {"256", 100, 128, 0, false, CUTE_ATTENTION_HOPPER, -1},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        if (cases[i].env) setenv("CUTEC_ATTN_FWD_ROWS", cases[i].env, 1);
+        cute_attention_config cfg = {.dtype = CUTE_BF16, .head_dim = (int)cases[i].d, .causal = cases[i].causal,
+                                     .variant = cases[i].v, .block_m = (int)cases[i].block_m};
+        char err[256] = "";
+        bool ok = attn_forward_rows(&cfg, cases[i].keys, err, sizeof err);
+        unsetenv("CUTEC_ATTN_FWD_ROWS");
+        CHECK(cases[i].want < 0 ? !ok && strstr(err, "CUTEC_ATTN_FWD_ROWS=256") && strstr(err, "auto|128|192")
+                                : ok && cfg.block_m == cases[i].want,
+              "case %zu: %s, block_m %d, \"%s\"", i, ok ? "taken" : "refused", cfg.block_m, err);
+    }
+}
+
 /* Compile-only (CUDA C, no NVRTC): the Hopper forward's P V batch is one wgmma chain with
  * no fence inside (attn_test_split_chains), at every head dim, causal and not */
 static void unsplit_chains(void)
@@ -312,6 +349,7 @@ int main(void)
 {
     seed = check_seed("attention_test");
     hi_masked_exact();
+    forward_rows();
     static const attn_case small[] = {
         {1, 37, 37, 2, 2, 64, false, false, CUTE_BF16, 0},
         {1, 70, 70, 2, 1, 64, true, true, CUTE_F16, 0},

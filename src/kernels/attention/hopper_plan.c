@@ -86,14 +86,6 @@ static const bool WG_UNIFORM_D256[2] = {true, false};
  * other head dims (their marks' shapes have no idle warpgroup: 4096 and 16384 rows of 128). */
 static const bool SKIP_IDLE_D64[2] = {true, false};
 
-/* Head dim 128's Q tile of 192 rows, three consumer warpgroups in the ring (80 keys a tile:
- * attn_plan_hopper_tiles), where the call asks for no tile of its own, by {not causal,
- * causal}, unless CUTEC_ATTN_FWD_ROWS says 128 or 192.  Where two warpgroups take turns
- * (128 rows) a warpgroup's softmax must end within the other's GEMMs; with three it has the
- * other two's (d64's tile, session 30: +15%).  Opt-in until scripts/device-attnf43.sh times
- * it at 8x16x4096 and 2x16x16384 (idle warpgroups skipped: the last Q tile of a head of 4096
- * rows has 64, one warpgroup's). */
-static const bool ROWS_192_D128[2] = {false, false};
 
 /* the consumer warpgroups down M: warpgroup w computes rows 64 w .. 64 w + 63; stage: the
  * descriptors built once a stage (the atom's desc_stage) */
@@ -212,11 +204,7 @@ static bool forward_choices(cute_alg *a, const cute_attention_config *cfg, attn_
 
 bool attn_plan_hopper(cute_alg *a, const cute_attention_config *cfg, int arch, attn_plan *p)
 {
-    cute_attention_config c = *cfg;
-    if (!c.block_m && c.head_dim == 128 &&
-        kernel_env_choice(a, "CUTEC_ATTN_FWD_ROWS", "128|192", ROWS_192_D128[c.causal]) == 1)
-        c.block_m = 192;
-    return !a->failed && attn_plan_hopper_tiles(a, &c, arch, p) && forward_choices(a, &c, p) && hopper_parts(a, &c, p);
+    return attn_plan_hopper_tiles(a, cfg, arch, p) && forward_choices(a, cfg, p) && hopper_parts(a, cfg, p);
 }
 
 /* On the persistent grid Q's tile in two stages where two K and V stages still fit beside
