@@ -296,35 +296,36 @@ static void hi_masked_exact(void)
 }
 
 /* The library's Q tile for the Hopper forward at head dim 128 not causal (attn_forward_rows):
- * 192 rows from ATTN_ROWS_192_KEYS keys on where the call names none, 128 below, causal or at
- * other head dims or kernels; CUTEC_ATTN_FWD_ROWS=128|192 at every length, anything else
- * refused by name */
+ * 192 rows from ATTN_ROWS_192_KEYS query rows and keys on where the call names none, 128
+ * where either is fewer, causal, at other head dims or kernels; CUTEC_ATTN_FWD_ROWS=128|192
+ * at every length, anything else refused by name */
 static void forward_rows(void)
 {
     static const struct {
         const char *env;
-        int64_t keys, d, block_m;
+        int64_t rows, keys, d, block_m;
         bool causal;
         cute_attention_variant v;
         int want; /* block_m after; -1: refused */
     } cases[] = {
-        {NULL, ATTN_ROWS_192_KEYS - 1, 128, 0, false, CUTE_ATTENTION_HOPPER, 0},
-        {NULL, ATTN_ROWS_192_KEYS, 128, 0, false, CUTE_ATTENTION_HOPPER, 192},
-        {"auto", 16384, 128, 0, false, CUTE_ATTENTION_HOPPER, 192},
-        {NULL, 16384, 128, 0, true, CUTE_ATTENTION_HOPPER, 0},
-        {NULL, 16384, 64, 0, false, CUTE_ATTENTION_HOPPER, 0},
-        {NULL, 16384, 128, 0, false, CUTE_ATTENTION_SM80, 0},
-        {NULL, 16384, 128, 128, false, CUTE_ATTENTION_HOPPER, 128},
-        {"128", 16384, 128, 0, false, CUTE_ATTENTION_HOPPER, 0},
-        {"192", 100, 128, 0, false, CUTE_ATTENTION_HOPPER, 192},
-        {"256", 100, 128, 0, false, CUTE_ATTENTION_HOPPER, -1},
+        {NULL, 16384, ATTN_ROWS_192_KEYS - 1, 128, 0, false, CUTE_ATTENTION_HOPPER, 0},
+        {NULL, ATTN_ROWS_192_KEYS - 1, 16384, 128, 0, false, CUTE_ATTENTION_HOPPER, 0},
+        {NULL, ATTN_ROWS_192_KEYS, ATTN_ROWS_192_KEYS, 128, 0, false, CUTE_ATTENTION_HOPPER, 192},
+        {"auto", 16384, 16384, 128, 0, false, CUTE_ATTENTION_HOPPER, 192},
+        {NULL, 16384, 16384, 128, 0, true, CUTE_ATTENTION_HOPPER, 0},
+        {NULL, 16384, 16384, 64, 0, false, CUTE_ATTENTION_HOPPER, 0},
+        {NULL, 16384, 16384, 128, 0, false, CUTE_ATTENTION_SM80, 0},
+        {NULL, 16384, 16384, 128, 128, false, CUTE_ATTENTION_HOPPER, 128},
+        {"128", 16384, 16384, 128, 0, false, CUTE_ATTENTION_HOPPER, 0},
+        {"192", 100, 100, 128, 0, false, CUTE_ATTENTION_HOPPER, 192},
+        {"256", 100, 100, 128, 0, false, CUTE_ATTENTION_HOPPER, -1},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         if (cases[i].env) setenv("CUTEC_ATTN_FWD_ROWS", cases[i].env, 1);
         cute_attention_config cfg = {.dtype = CUTE_BF16, .head_dim = (int)cases[i].d, .causal = cases[i].causal,
                                      .variant = cases[i].v, .block_m = (int)cases[i].block_m};
         char err[256] = "";
-        bool ok = attn_forward_rows(&cfg, cases[i].keys, err, sizeof err);
+        bool ok = attn_forward_rows(&cfg, cases[i].rows, cases[i].keys, err, sizeof err);
         unsetenv("CUTEC_ATTN_FWD_ROWS");
         CHECK(cases[i].want < 0 ? !ok && strstr(err, "CUTEC_ATTN_FWD_ROWS=256") && strstr(err, "auto|128|192")
                                 : ok && cfg.block_m == cases[i].want,

@@ -190,17 +190,18 @@ const cute_fn *attn_lib_bwd_fn(cute_attention_lib *lib, const cute_attention_con
 
 /* The Hopper forward's Q tile at head dim 128 not causal, where the call leaves it to the
  * library: 192 rows (three consumer warpgroups in the ring, 80 keys a tile: hopper_plan.c) from
- * ATTN_ROWS_192_KEYS keys on, 128 below; CUTEC_ATTN_FWD_ROWS=128|192 takes one at every length (auto,
+ * ATTN_ROWS_192_KEYS query rows and keys on, 128 below; CUTEC_ATTN_FWD_ROWS=128|192 takes one at every length (auto,
  * or unset: by the keys).  H200, session 43's mid pass (bench/RESULTS.md, attnf43), in turns:
  * 2x16x16384 737.4 TFLOP/s against 678.3; 8x16x4096 663.3 / 611.7 / 587.0 against 688.7 /
  * 640.2 / 612.9 (x0.959): a 192-row tile's start and end cost more, over 4x the key tiles at
- * 16k; the two figures put the even point near 5,500 keys. */
-bool attn_forward_rows(cute_attention_config *cfg, int64_t keys, char *err, size_t n)
+ * 16k; the two figures put the even point near 5,500 keys (and few query rows leave a
+ * 192-row tile's warpgroups idle: the rows' count too). */
+bool attn_forward_rows(cute_attention_config *cfg, int64_t rows, int64_t keys, char *err, size_t n)
 {
     if (cfg->variant != CUTE_ATTENTION_HOPPER || cfg->head_dim != 128 || cfg->causal || cfg->block_m) return true;
-    int rows = cute_env_choice_err("CUTEC_ATTN_FWD_ROWS", "auto|128|192", 0, err, n);
-    if (rows < 0) return false;
-    if (rows == 2 || (rows == 0 && keys >= ATTN_ROWS_192_KEYS)) cfg->block_m = 192;
+    int form = cute_env_choice_err("CUTEC_ATTN_FWD_ROWS", "auto|128|192", 0, err, n);
+    if (form < 0) return false;
+    if (form == 2 || (form == 0 && rows >= ATTN_ROWS_192_KEYS && keys >= ATTN_ROWS_192_KEYS)) cfg->block_m = 192;
     return true;
 }
 
@@ -229,7 +230,7 @@ cute_status cutec_attention_fwd_options(cute_attention_lib *lib, const cute_call
                                  .variant = lib->variant, .block_n = lib->block_n, .block_m = lib->block_m,
                                  .grid = lib->grid, .kv_stages = lib->kv_stages};
     cfg.variant = attn_variant(lib->rt, &cfg);
-    if (!attn_forward_rows(&cfg, K->shape[1], err, n)) return CUTE_ERR_INVALID;
+    if (!attn_forward_rows(&cfg, Q->shape[1], K->shape[1], err, n)) return CUTE_ERR_INVALID;
     const cute_fn *f = fn_for(lib, &cfg, err, n);
     if (!f) return CUTE_ERR_COMPILE;
     double s = opt->scale > 0 ? opt->scale : 1.0 / sqrt((double)Q->shape[3]);
