@@ -549,5 +549,13 @@ int main(void)
     ATTN_TEST_ON("cuda", "attention", moderate);
     wanted = CUTE_ATTENTION_HOPPER;
     ATTN_TEST_ON("cuda", "attention (hopper)", moderate);
+    /* head dim 128's 192-row tiles on the card (the library's choice from 8192 rows and keys) */
+    static const attn_case rows192_gpu[] = {
+        {2, 1000, 1000, 6, 2, 128, false, true, CUTE_BF16, 0},
+        {1, 2049, 777, 4, 4, 128, false, false, CUTE_F16, 0.05},
+    };
+    setenv("CUTEC_ATTN_FWD_ROWS", "192", 1);
+    ATTN_TEST_ON("cuda", "attention (hopper, head dim 128, 192-row tiles)", rows192_gpu);
+    unsetenv("CUTEC_ATTN_FWD_ROWS");
     return CHECK_DONE("attention_test");
 }
