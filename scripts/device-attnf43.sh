@@ -72,10 +72,10 @@ clocks()
 {
     device_gpu_head "attnf43 (final)"
     echo "== 1. d128 2x16x16384 in turns: default (192 rows) / CUTEC_ATTN_FWD_ROWS=128"
-    device_step 26 build/cutec run attention $S16K --iters "$iters" --rounds 3 --turns CUTEC_ATTN_FWD_ROWS=128 |
+    device_step 30 build/cutec run attention $S16K --iters "$iters" --rounds 3 --turns CUTEC_ATTN_FWD_ROWS=128 |
         tee "$out/t16k.txt"
     echo "== 2. d128 8x16x4096 in turns: default (128 rows) / CUTEC_ATTN_FWD_ROWS=192"
-    device_step 16 build/cutec run attention $S4K --iters "$iters" --rounds 3 --turns CUTEC_ATTN_FWD_ROWS=192 |
+    device_step 14 build/cutec run attention $S4K --iters "$iters" --rounds 3 --turns CUTEC_ATTN_FWD_ROWS=192 |
         tee "$out/t4k.txt"
     echo "== 3. d128 4x16x8192 in turns: default (192 rows) / CUTEC_ATTN_FWD_ROWS=128"
     device_step 16 build/cutec run attention $S8K --iters "$iters" --rounds 2 --turns CUTEC_ATTN_FWD_ROWS=128 |
