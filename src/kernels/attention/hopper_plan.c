@@ -86,7 +86,6 @@ static const bool WG_UNIFORM_D256[2] = {true, false};
  * other head dims (their marks' shapes have no idle warpgroup: 4096 and 16384 rows of 128). */
 static const bool SKIP_IDLE_D64[2] = {true, false};
 
-
 /* the consumer warpgroups down M: warpgroup w computes rows 64 w .. 64 w + 63; stage: the
  * descriptors built once a stage (the atom's desc_stage) */
 static bool make_mma(cute_alg *a, cute_dtype d, int64_t n, bool rs, int consumers, bool stage, cute_tiled_mma *out)
