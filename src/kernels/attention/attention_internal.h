@@ -68,11 +68,6 @@ typedef struct attn_plan {
                                 past Sq (a head's last Q tile) takes its turns and releases
                                 its stages but computes nothing (hopper_fwd.c's idle_tile;
                                 CUTEC_ATTN_FWD_SKIP=0|1: hopper_plan.c) */
-    bool rotate_keys;        /* the Hopper forward not causal: the producer loads a Q tile's
-                                unmasked key tiles from tile m_block mod their count on,
-                                round the ring, so that the blocks of a round on one head
-                                read different K and V tiles at once (hopper_fwd.c;
-                                CUTEC_ATTN_FWD_ROTATE=0|1: hopper_plan.c) */
     bool pdl;                /* decode's kernels dependent launches (decode.c;
                                 CUTEC_ATTN_DECODE_PDL=0|1): the split kernel under the
                                 stream's kernel before it, the combine under the split's */

@@ -535,21 +535,7 @@ int main(void)
     };
     setenv("CUTEC_ATTN_FWD_ROWS", "192", 1);
     ATTN_TEST_ON("interp", "attention (head dim 128, 192-row tiles)", rows192);
-    /* a Q tile's unmasked key tiles in an order rotated by its index (CUTEC_ATTN_FWD_ROTATE=1),
-     * Sk's partial last one after them: 192-row tiles at Sk 300 (rotations 0 and 1 of three
-     * unmasked 80-key tiles, GQA) and 400 (five whole tiles, none masked; Sq 450: rotations 0
-     * to 2, f16, SDPA's layout); 128-row tiles at 450 (160 keys: Q tiles 0 to 3 over two
-     * unmasked tiles, the third partial; GQA) */
-    static const attn_case rotated[] = {
-        {1, 300, 300, 2, 1, 128, false, false, CUTE_BF16, 0},
-        {1, 450, 400, 2, 2, 128, false, true, CUTE_F16, 0.2},
-    };
-    setenv("CUTEC_ATTN_FWD_ROTATE", "1", 1);
-    ATTN_TEST_ON("interp", "attention (key tiles rotated, 192-row tiles)", rotated);
     unsetenv("CUTEC_ATTN_FWD_ROWS");
-    static const attn_case rotated128[] = {{1, 450, 450, 2, 1, 128, false, false, CUTE_BF16, 0}};
-    ATTN_TEST_ON("interp", "attention (key tiles rotated)", rotated128);
-    unsetenv("CUTEC_ATTN_FWD_ROTATE");
     unsplit_chains();
     register_reports();
     static const attn_case moderate[] = {

@@ -67,7 +67,7 @@ const cute_fn *cute_attention_compile(cute_runtime *rt, const cute_attention_con
     int nargs = make_specs(cfg, specs);
     char name[192];
     static const char *const diag_names[] = {"", "_diagnosm", "_diagnorsc", "_diagnoexp", "_diagnosum"};
-    int len = snprintf(name, sizeof name, "attention_fwd%s_%s_d%dx%lld%s%s%s%s%s%s%s%s%s%s%s%s%s%s%s%s%s", hopper ? "_hopper" : "",
+    int len = snprintf(name, sizeof name, "attention_fwd%s_%s_d%dx%lld%s%s%s%s%s%s%s%s%s%s%s%s%s%s%s%s", hopper ? "_hopper" : "",
                        cute_dtype_name(cfg->dtype), cfg->head_dim, (long long)plan->bn,
                        !hopper && plan->step_n < plan->bn ? "_steps32" : "", !hopper && plan->stages > 1 ? "_kv2" : "",
                        plan->rescale_lazy ? "_lazy" : "",
@@ -76,7 +76,7 @@ const cute_fn *cute_attention_compile(cute_runtime *rt, const cute_attention_con
                        hopper && plan->sms && plan->snake && cfg->causal ? "_snake" : "",
                        hopper && plan->split_mask ? "_split" : "", hopper && plan->fast_finish ? "_ffin" : "",
                        hopper && plan->sms && plan->join ? "_join" : "", hopper && plan->wg_uniform ? "_wgu" : "",
-                       hopper && plan->skip_idle ? "_skip" : "", hopper && plan->rotate_keys ? "_rot" : "",
+                       hopper && plan->skip_idle ? "_skip" : "",
                        !hopper ? "" : diag_names[plan->diag],
                        cfg->causal ? "_causal" : "",
                        cfg->lse ? "_lse" : "", cfg->varlen ? "_varlen" : "");

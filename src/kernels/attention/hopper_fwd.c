@@ -85,39 +85,8 @@ static void produce_kv(cute_ctx *c, const attn_plan *p, const attn_block *t, con
     cute_pipeline_producer_commit(c, pipe, s);
 }
 
-/* K(n) and V(n) into their stages (K's and V's stages go in step: one state) */
-static void produce_key_tile(cute_ctx *c, const attn_plan *p, const attn_block *t, const hop_smem *m,
-                             const hop_maps *x, cute_int n, cute_pipeline_state *skv)
-{
-    produce_kv(c, p, t, &m->pk, &p->tma_k, x->k, x->tk, m->k, n, skv);
-    produce_kv(c, p, t, &m->pv, &p->tma_v, x->v, x->tk, m->v, n, skv);
-    cute_pipeline_state_advance(c, skv);
-}
-
-/* every key tile the Q tile visits, in order; or (p->rotate_keys) its unmasked ones from
- * n_begin + r on round their ring (r = m_block mod their count), then the masked ones in
- * order: the consumers see a masked tile where they would have (the mask reads the tile's
- * index), and an unmasked one is any unmasked one to them */
-static void produce_keys(cute_ctx *c, const attn_plan *p, const attn_block *t, const hop_smem *m, const hop_maps *x,
-                         cute_pipeline_state *skv)
-{
-    cute_alg *a = cute_ctx_alg(c);
-    cute_int split = t->n_begin;
-    if (p->rotate_keys) {
-        cute_int masked = attn_band_hi_masked(c, attn_cfg_band(&p->cfg), p->bm, p->bn, t->sk, t->m_block);
-        split = cute_max(a, t->n_begin, cute_min(a, t->n_end, masked));
-        cute_int count = cute_sub(a, split, t->n_begin), ring = cute_max(a, count, cute_i(1));
-        cute_int r = cute_mod(a, t->m_block, ring);
-        CUTE_FOR(c, j, cute_i(0), count) {
-            cute_int n = cute_add(a, t->n_begin, cute_mod(a, cute_add(a, j, r), ring));
-            produce_key_tile(c, p, t, m, x, n, skv);
-        }
-    }
-    CUTE_FOR(c, n, split, t->n_end) { produce_key_tile(c, p, t, m, x, n, skv); }
-}
-
 /* a tile's Q, then K(n) and V(n) of every key tile it visits (the pipelines' states go on
- * from tile to tile) */
+ * from tile to tile; K's and V's stages go in step: one state) */
 static void produce_tile(cute_ctx *c, const attn_plan *p, const attn_block *t, const hop_smem *m, const hop_maps *x,
                          cute_pipeline_state *sq, cute_pipeline_state *skv)
 {
@@ -126,7 +95,11 @@ static void produce_tile(cute_ctx *c, const attn_plan *p, const attn_block *t, c
               cute_pipeline_producer_barrier(c, &m->pq, sq));
     cute_pipeline_producer_commit(c, &m->pq, sq);
     cute_pipeline_state_advance(c, sq);
-    produce_keys(c, p, t, m, x, skv);
+    CUTE_FOR(c, n, t->n_begin, t->n_end) {
+        produce_kv(c, p, t, &m->pk, &p->tma_k, x->k, x->tk, m->k, n, skv);
+        produce_kv(c, p, t, &m->pv, &p->tma_v, x->v, x->tk, m->v, n, skv);
+        cute_pipeline_state_advance(c, skv);
+    }
 }
 
 static void producer(cute_ctx *c, const hop_job *j)

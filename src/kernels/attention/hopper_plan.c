@@ -86,17 +86,6 @@ static const bool WG_UNIFORM_D256[2] = {true, false};
  * other head dims (their marks' shapes have no idle warpgroup: 4096 and 16384 rows of 128). */
 static const bool SKIP_IDLE_D64[2] = {true, false};
 
-/* A Q tile's unmasked key tiles loaded (and so consumed: the softmax is the same in any
- * order) from tile m_block mod their count on, round the ring, the masked ones (Sk's partial
- * last) after them as before (hopper_fwd.c's produce_keys), by {not causal, causal}, unless
- * CUTEC_ATTN_FWD_ROTATE says 0 or 1; not causal only.  At 2x16x16384 the 132 blocks of a
- * round are 128 Q tiles of one head, all reading the same K and V tile of it at about the
- * same time; rotated, tile n's 128 readers are spread over the round.  Opt-in until
- * scripts/device-attnf43.sh times it (session 43: at 16k the 128-row tile timed 659.7 /
- * 678.3 TFLOP/s rested where 8k ran 723.4, and the 192-row one, 86 Q tiles a head, 728.8 /
- * 737.4). */
-static const bool ROTATE_KEYS[2] = {false, false};
-
 /* the consumer warpgroups down M: warpgroup w computes rows 64 w .. 64 w + 63; stage: the
  * descriptors built once a stage (the atom's desc_stage) */
 static bool make_mma(cute_alg *a, cute_dtype d, int64_t n, bool rs, int consumers, bool stage, cute_tiled_mma *out)
@@ -206,8 +195,6 @@ static bool forward_choices(cute_alg *a, const cute_attention_config *cfg, attn_
     p->wg_uniform = kernel_env_choice(a, "CUTEC_ATTN_FWD_WGU", "0|1", wgu[cfg->causal]) == 1;
     /* (not with the tiles joined: consume_joined has no idle form) */
     p->skip_idle = kernel_env_choice(a, "CUTEC_ATTN_FWD_SKIP", "0|1", skip) == 1 && !p->join;
-    p->rotate_keys = kernel_env_choice(a, "CUTEC_ATTN_FWD_ROTATE", "0|1", ROTATE_KEYS[cfg->causal]) == 1 &&
-                     !cfg->causal;
     /* a diagnostic only (wrong outputs): how fast the key-tile loop runs without its softmax,
      * or without O's rescale; or the unmasked tiles' softmax without its exp2s, or its row sums */
     p->diag = kernel_env_diag(a, "CUTEC_ATTN_FWD_DIAG", "none|nosoftmax|norescale|noexp|nosum");
