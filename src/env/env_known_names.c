@@ -15,7 +15,6 @@ const char *const cute_env_known_names[] = {
     "CUTEC_ATTN_FWD_JOIN",
     "CUTEC_ATTN_FWD_ORDER",
     "CUTEC_ATTN_FWD_QSTAGES",
-    "CUTEC_ATTN_FWD_ROWS",
     "CUTEC_ATTN_FWD_SKIP",
     "CUTEC_ATTN_FWD_SPLIT",
     "CUTEC_ATTN_FWD_WGU",

@@ -97,11 +97,6 @@ static inline bool attn_bwd_head_dim_ok(int64_t d) { return attn_head_dim_ok(d) 
 /* the Hopper backward's: 64, 96 and 128, every head dim the Hopper forward takes that a
  * backward takes at all, so AUTO resolves the backward by the forward's rule (attn_variant) */
 static inline bool attn_hopper_bwd_head_dim(int64_t d) { return attn_hopper_head_dim(d) && attn_bwd_head_dim_ok(d); }
-/* lib.c: a call's Hopper forward at head dim 128 not causal with no Q tile of its own gets
- * 192 rows from this many query rows and keys on (CUTEC_ATTN_FWD_ROWS=128|192 takes one at
- * every length); false, saying why in err, where that setting is none of auto|128|192 */
-enum { ATTN_ROWS_192_KEYS = 8192 };
-bool attn_forward_rows(cute_attention_config *cfg, int64_t rows, int64_t keys, char *err, size_t n);
 /* the variant cute_attention_compile builds for cfg on rt's target (AUTO resolved) */
 cute_attention_variant attn_variant(cute_runtime *rt, const cute_attention_config *cfg);
 bool attn_plan_make(cute_alg *a, const cute_attention_config *cfg, attn_plan *p);

@@ -78,6 +78,7 @@ static void same_without_lse(cute_attention_lib *lib, cute_backend *b, const att
 static cute_attention_variant wanted;
 static bool one_tile;
 static int block_n; /* the library's key tile (the SM80 kernel's softmax step: 32 or 64); 0: its choice */
+static int block_m; /* the Hopper forward's query rows a tile (0: its choice) */
 static int kv_stages; /* the SM80 kernel's K and V stages (0: one) */
 
 static void run_case(cute_attention_lib *lib, cute_backend *b, const void *one, const char *backend)
@@ -87,7 +88,7 @@ static void run_case(cute_attention_lib *lib, cute_backend *b, const void *one, 
     if (!attn_test_hopper_here(b, wanted, "the Hopper attention")) return;
     cute_attention_lib_set_kernel(lib, wanted, block_n);
     cute_attention_lib_set_kv_stages(lib, kv_stages);
-    cute_attention_lib_set_block_m(lib, 0, one_tile ? CUTE_ATTENTION_GRID_TILES : CUTE_ATTENTION_GRID_PERSISTENT);
+    cute_attention_lib_set_block_m(lib, block_m, one_tile ? CUTE_ATTENTION_GRID_TILES : CUTE_ATTENTION_GRID_PERSISTENT);
     snprintf(what, sizeof what, "%s%s%s%s%s %s B%lld Sq%lld Sk%lld H%lld G%lld D%lld%s%s", backend,
              wanted == CUTE_ATTENTION_HOPPER ? " hopper" : wanted == CUTE_ATTENTION_SM80 ? " sm80" : "",
              one_tile ? " (a block a tile)" : "", block_n == 32 ? " (32-key steps)" : "",
@@ -295,44 +296,6 @@ static void hi_masked_exact(void)
     cute_ctx_free(c);
 }
 
-/* The library's Q tile for the Hopper forward at head dim 128 not causal (attn_forward_rows):
- * 192 rows from ATTN_ROWS_192_KEYS query rows and keys on where the call names none, 128
- * where either is fewer, causal, at other head dims or kernels; CUTEC_ATTN_FWD_ROWS=128|192
- * at every length, anything else refused by name */
-static void forward_rows(void)
-{
-    static const struct {
-        const char *env;
-        int64_t rows, keys, d, block_m;
-        bool causal;
-        cute_attention_variant v;
-        int want; /* block_m after; -1: refused */
-    } cases[] = {
-        {NULL, 16384, ATTN_ROWS_192_KEYS - 1, 128, 0, false, CUTE_ATTENTION_HOPPER, 0},
-        {NULL, ATTN_ROWS_192_KEYS - 1, 16384, 128, 0, false, CUTE_ATTENTION_HOPPER, 0},
-        {NULL, ATTN_ROWS_192_KEYS, ATTN_ROWS_192_KEYS, 128, 0, false, CUTE_ATTENTION_HOPPER, 192},
-        {"auto", 16384, 16384, 128, 0, false, CUTE_ATTENTION_HOPPER, 192},
-        {NULL, 16384, 16384, 128, 0, true, CUTE_ATTENTION_HOPPER, 0},
-        {NULL, 16384, 16384, 64, 0, false, CUTE_ATTENTION_HOPPER, 0},
-        {NULL, 16384, 16384, 128, 0, false, CUTE_ATTENTION_SM80, 0},
-        {NULL, 16384, 16384, 128, 128, false, CUTE_ATTENTION_HOPPER, 128},
-        {"128", 16384, 16384, 128, 0, false, CUTE_ATTENTION_HOPPER, 0},
-        {"192", 100, 100, 128, 0, false, CUTE_ATTENTION_HOPPER, 192},
-        {"256", 100, 100, 128, 0, false, CUTE_ATTENTION_HOPPER, -1},
-    };
-    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
-        if (cases[i].env) setenv("CUTEC_ATTN_FWD_ROWS", cases[i].env, 1);
-        cute_attention_config cfg = {.dtype = CUTE_BF16, .head_dim = (int)cases[i].d, .causal = cases[i].causal,
-                                     .variant = cases[i].v, .block_m = (int)cases[i].block_m};
-        char err[256] = "";
-        bool ok = attn_forward_rows(&cfg, cases[i].rows, cases[i].keys, err, sizeof err);
-        unsetenv("CUTEC_ATTN_FWD_ROWS");
-        CHECK(cases[i].want < 0 ? !ok && strstr(err, "CUTEC_ATTN_FWD_ROWS=256") && strstr(err, "auto|128|192")
-                                : ok && cfg.block_m == cases[i].want,
-              "case %zu: %s, block_m %d, \"%s\"", i, ok ? "taken" : "refused", cfg.block_m, err);
-    }
-}
-
 /* Compile-only (CUDA C, no NVRTC): the Hopper forward's P V batch is one wgmma chain with
  * no fence inside (attn_test_split_chains), at every head dim, causal and not */
 static void unsplit_chains(void)
@@ -350,7 +313,6 @@ int main(void)
 {
     seed = check_seed("attention_test");
     hi_masked_exact();
-    forward_rows();
     static const attn_case small[] = {
         {1, 37, 37, 2, 2, 64, false, false, CUTE_BF16, 0},
         {1, 70, 70, 2, 1, 64, true, true, CUTE_F16, 0},
@@ -525,17 +487,16 @@ int main(void)
     ATTN_TEST_ON("interp", "attention (d64 without skip and wgu)", d64_before);
     unsetenv("CUTEC_ATTN_FWD_WGU");
     unsetenv("CUTEC_ATTN_FWD_SKIP");
-    /* head dim 128's 192-row tiles (CUTEC_ATTN_FWD_ROWS=192: three warpgroups in the ring, 80
-     * keys a tile, wgu and the idle ones skipped): Sq 300 (the second tile's third warpgroup
-     * idle; GQA, Sk's partial fourth key tile masked), Sq < Sk in SDPA's layout, f16 at scale
-     * 0.2 */
+    /* head dim 128's 192-row tiles (block_m 192: three warpgroups in the ring, 80 keys a
+     * tile, wgu and the idle ones skipped): Sq 300 (the second tile's third warpgroup idle;
+     * GQA, Sk's partial fourth key tile masked), Sq < Sk in SDPA's layout, f16 at scale 0.2 */
     static const attn_case rows192[] = {
         {1, 300, 300, 2, 1, 128, false, false, CUTE_BF16, 0},
         {2, 131, 400, 3, 3, 128, false, true, CUTE_F16, 0.2},
     };
-    setenv("CUTEC_ATTN_FWD_ROWS", "192", 1);
+    block_m = 192;
     ATTN_TEST_ON("interp", "attention (head dim 128, 192-row tiles)", rows192);
-    unsetenv("CUTEC_ATTN_FWD_ROWS");
+    block_m = 0;
     unsplit_chains();
     register_reports();
     static const attn_case moderate[] = {
@@ -549,13 +510,13 @@ int main(void)
     ATTN_TEST_ON("cuda", "attention", moderate);
     wanted = CUTE_ATTENTION_HOPPER;
     ATTN_TEST_ON("cuda", "attention (hopper)", moderate);
-    /* head dim 128's 192-row tiles on the card (the library's choice from 8192 rows and keys) */
+    /* head dim 128's 192-row tiles on the card (a call's choice) */
     static const attn_case rows192_gpu[] = {
         {2, 1000, 1000, 6, 2, 128, false, true, CUTE_BF16, 0},
         {1, 2049, 777, 4, 4, 128, false, false, CUTE_F16, 0.05},
     };
-    setenv("CUTEC_ATTN_FWD_ROWS", "192", 1);
+    block_m = 192;
     ATTN_TEST_ON("cuda", "attention (hopper, head dim 128, 192-row tiles)", rows192_gpu);
-    unsetenv("CUTEC_ATTN_FWD_ROWS");
+    block_m = 0;
     return CHECK_DONE("attention_test");
 }

@@ -7,7 +7,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "env/env_choice.h"
 #include "kernels/attention/attention_bwd.h"
 #include "kernels/attention/attention_decode.h"
 #include "kernels/fn_cache.h"
@@ -188,24 +187,6 @@ const cute_fn *attn_lib_bwd_fn(cute_attention_lib *lib, const cute_attention_con
     return fn;
 }
 
-/* The Hopper forward's Q tile at head dim 128 not causal, where the call leaves it to the
- * library: 192 rows (three consumer warpgroups in the ring, 80 keys a tile: hopper_plan.c)
- * from ATTN_ROWS_192_KEYS query rows and keys on, 128 where either is fewer;
- * CUTEC_ATTN_FWD_ROWS=128|192 takes one at every length (auto, or unset: by the lengths).
- * H200, session 43's mid pass (bench/RESULTS.md, attnf43), in turns: 2x16x16384 737.4
- * TFLOP/s against 678.3; 8x16x4096 663.3 / 611.7 / 587.0 against 688.7 / 640.2 / 612.9
- * (x0.959): the rounds of the persistent grid end later at 4k (21.3 tiles of 192 a head), and
- * a 192-row tile's start and end cost more, over 4x the key tiles at 16k; the two figures put
- * the even point near 5,500 keys (few query rows would leave a tile's warpgroups idle). */
-bool attn_forward_rows(cute_attention_config *cfg, int64_t rows, int64_t keys, char *err, size_t n)
-{
-    if (cfg->variant != CUTE_ATTENTION_HOPPER || cfg->head_dim != 128 || cfg->causal || cfg->block_m) return true;
-    int form = cute_env_choice_err("CUTEC_ATTN_FWD_ROWS", "auto|128|192", 0, err, n);
-    if (form < 0) return false;
-    if (form == 2 || (form == 0 && rows >= ATTN_ROWS_192_KEYS && keys >= ATTN_ROWS_192_KEYS)) cfg->block_m = 192;
-    return true;
-}
-
 cute_status cutec_attention_fwd(cute_attention_lib *lib, const cute_call_arg *Q, const cute_call_arg *K,
                                 const cute_call_arg *V, const cute_call_arg *O, const cute_call_arg *lse,
                                 double scale, bool causal, void *stream, char *err, size_t n)
@@ -231,7 +212,6 @@ cute_status cutec_attention_fwd_options(cute_attention_lib *lib, const cute_call
                                  .variant = lib->variant, .block_n = lib->block_n, .block_m = lib->block_m,
                                  .grid = lib->grid, .kv_stages = lib->kv_stages};
     cfg.variant = attn_variant(lib->rt, &cfg);
-    if (!attn_forward_rows(&cfg, Q->shape[1], K->shape[1], err, n)) return CUTE_ERR_INVALID;
     const cute_fn *f = fn_for(lib, &cfg, err, n);
     if (!f) return CUTE_ERR_COMPILE;
     double s = opt->scale > 0 ? opt->scale : 1.0 / sqrt((double)Q->shape[3]);
