@@ -46,7 +46,8 @@ typedef struct cute_attention_config {
                          causal); the SM80
                          forward's keys a softmax step: 64 or 32 (two steps a 64-key tile) */
     int block_m;      /* query rows a tile of the Hopper forward, 64 a consumer warpgroup: 128
-                         or 192 (0: its choice, 192 at head dim 64 non-causal, else 128) */
+                         or 192 (at head dims 64 and 128; 80-key tiles at 128) (0: its choice,
+                         192 at head dim 64 non-causal, else 128) */
     int kv_stages;    /* the SM80 forward's K and V tiles: 1 (0: the default) or 2 (both loaded a
                          tile ahead, one barrier a tile; 96 KB of shared memory at head dim 128:
                          two blocks an SM on sm_90, one on sm_80's 164 KB) */

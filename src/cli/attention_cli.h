@@ -46,8 +46,11 @@ bool turns_parse(const char *text, turn_form forms[TURN_FORMS], int *nf);
 
 /* what a run's turns call: a form's library made (under its settings), its first call
  * checked against float64 (outputs poisoned before), a timed call (each the ms: < 0 not
- * timed, -2 failed); the figure printed is per_ms / ms, in unit */
+ * timed, -2 failed); the figure printed is per_ms / ms, in unit; cu: the GPU whose clock and
+ * power a timed call's line reports (NULL: none) */
+struct cute_cuda;
 typedef struct turn_ops {
+    struct cute_cuda *cu;
     void *user;
     cute_attention_lib *(*lib_new)(void *user);
     double (*checked)(void *user, cute_attention_lib *lib, int64_t *bad, int64_t *rows);

@@ -435,7 +435,8 @@ static int run_turns(problem *p, const attn_opts *o)
     char what[160];
     describe(o, what, sizeof what);
     fwd_turns t = {p, o};
-    turn_ops ops = {&t, turn_lib, turn_checked, turn_timed, flops(o) / 1e9, "TFLOP/s"};
+    turn_ops ops = {cute_cuda_backend_driver(cute_runtime_backend(p->rt)), &t, turn_lib, turn_checked, turn_timed,
+                    flops(o) / 1e9, "TFLOP/s"};
     int rc = turns_run(o->turns, (int)o->rounds, what, &ops);
     p->lib = NULL;
     problem_drop(p);

@@ -254,7 +254,8 @@ static int run_turns(const attn_opts *o, cute_runtime *rt)
         char what[160];
         describe(o, what, sizeof what);
         decode_turns t = {&p, o};
-        turn_ops ops = {&t, turn_lib, turn_checked, turn_timed, kv_bytes(o) / 1e6, "GB/s of K and V"};
+        turn_ops ops = {cute_cuda_backend_driver(cute_runtime_backend(rt)), &t, turn_lib, turn_checked, turn_timed,
+                        kv_bytes(o) / 1e6, "GB/s of K and V"};
         rc = turns_run(o->turns, (int)o->rounds, what, &ops);
     }
     drop(&p);

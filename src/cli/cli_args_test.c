@@ -222,6 +222,25 @@ static void ignored_values(void)
     CHECK(run_captured(cmd_run, 12, gemv, err, sizeof err) == CLI_OK, "cutec run gemv --arch sm_86: %s", err);
 }
 
+/* run --turns: a diagnostic form (a CUTEC_*_DIAG setting, wrong by design) is said so and
+ * timed on, not a failure that ends the turns (the Hopper forward without its softmax past
+ * the first key tile: d64's 128-key tiles, two of them at 200 keys) */
+static void turns_diagnostic(void)
+{
+    char *argv[] = {"run", "attention", "--backend", "interp", "--variant", "hopper", "--arch", "sm_90a",
+                    "--headdim", "64", "--batch", "1", "--heads", "1", "--seqlen", "200", "--rounds", "1",
+                    "--turns", "CUTEC_ATTN_FWD_DIAG=nosoftmax", NULL};
+    char out[4096], err[1024];
+    capture c;
+    capture_begin(&c, 1);
+    int rc = run_captured(cmd_run, 20, argv, err, sizeof err);
+    capture_end(&c, out, sizeof out);
+    CHECK(rc == CLI_OK && strstr(out, "turn 1 default: attention bf16 B=1 H=1 G=1 S=200 D=64 hopper, verified") &&
+              strstr(out, "turn 1 CUTEC_ATTN_FWD_DIAG=nosoftmax: attention bf16 B=1 H=1 G=1 S=200 D=64 hopper, "
+                          "wrong by design (a diagnostic) (") && !strstr(out, "FAILED"),
+          "run attention --turns CUTEC_ATTN_FWD_DIAG=nosoftmax: exit %d, \"%s\"", rc, out);
+}
+
 /* CUTEC_ARCH is read by the rule of --arch: the CLI refuses what --arch refuses, in the same
  * words (cli_env_arch, main's check); the library warns once (a name that is no target is no
  * target; a portable one stays, its kernels not compiling for it) */
@@ -338,6 +357,7 @@ int main(void)
     interp_sizes();
     nothing_compiled();
     ignored_values();
+    turns_diagnostic();
     bench_gemm_measures();
     env_arch();
     torch_lines();

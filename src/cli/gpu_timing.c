@@ -100,6 +100,8 @@ typedef struct nvml_api {
     int (*HandleByPciBusId)(const char *bus_id, void **dev);
     int (*ClockInfo)(void *dev, int type, unsigned *mhz);    /* now */
     int (*MaxClockInfo)(void *dev, int type, unsigned *mhz); /* its maximum */
+    int (*PowerUsage)(void *dev, unsigned *mw);
+    int (*EventReasons)(void *dev, unsigned long long *why); /* why the clock is below its maximum */
 } nvml_api;
 enum { NVML_CLOCK_SM = 1 };
 
@@ -117,6 +119,10 @@ static const dynlib_sym nvml_syms[] = {
     DYNLIB_SYM(nvml_api, HandleByPciBusId, "nvmlDeviceGetHandleByPciBusId_v2"),
     DYNLIB_SYM(nvml_api, ClockInfo, "nvmlDeviceGetClockInfo"),
     DYNLIB_SYM(nvml_api, MaxClockInfo, "nvmlDeviceGetMaxClockInfo"),
+    DYNLIB_OPTIONAL(nvml_api, PowerUsage, "nvmlDeviceGetPowerUsage"),
+    /* (the older name of the same call; either may be absent: no reasons then) */
+    {"nvmlDeviceGetCurrentClocksEventReasons", "nvmlDeviceGetCurrentClocksThrottleReasons",
+     offsetof(nvml_api, EventReasons), true},
 };
 static const dynlib_spec nvml_spec = {"NVML", NULL, nvml_files, NULL, nvml_syms, sizeof nvml_syms / sizeof *nvml_syms,
                                       "it comes with the NVIDIA driver", NULL, nvml_init};
@@ -150,44 +156,67 @@ void gpu_sm_clock(cute_cuda *cu, char *buf, size_t n)
         snprintf(buf, n, "%u MHz, %u MHz", now, max); /* (nvidia-smi's csv, as scripts read it) */
 }
 
-/* the clock beside a timing: sampled by a thread of its own */
-typedef struct clock_sampler {
+/* the clock (and power, and the clock's event reasons) beside a timing: sampled by a thread
+ * of its own */
+struct gpu_load_sampler {
     pthread_t thread;
     void *dev;
     atomic_bool on;
-    double sum;
-    long n;
-} clock_sampler;
+    double mhz, mw;
+    unsigned long long events;
+    long n, np;
+};
 
-static void clock_sample(clock_sampler *s)
+static void clock_sample(gpu_load_sampler *s)
 {
-    unsigned mhz = 0;
-    if (nvml.ClockInfo(s->dev, NVML_CLOCK_SM, &mhz) == 0) s->sum += mhz, s->n++;
+    unsigned mhz = 0, mw = 0;
+    unsigned long long why = 0;
+    if (nvml.ClockInfo(s->dev, NVML_CLOCK_SM, &mhz) == 0) s->mhz += mhz, s->n++;
+    if (nvml.PowerUsage && nvml.PowerUsage(s->dev, &mw) == 0) s->mw += mw, s->np++;
+    if (nvml.EventReasons && nvml.EventReasons(s->dev, &why) == 0) s->events |= why;
 }
 
 static void *clock_loop(void *arg)
 {
-    clock_sampler *s = arg;
+    gpu_load_sampler *s = arg;
     const struct timespec pause = {0, 200000};
     while (atomic_load(&s->on)) clock_sample(s), nanosleep(&pause, NULL);
     return NULL;
 }
 
-static bool clock_start(cute_cuda *cu, clock_sampler *s)
+static bool clock_start(cute_cuda *cu, gpu_load_sampler *s)
 {
-    s->sum = 0, s->n = 0;
+    s->mhz = s->mw = 0, s->n = s->np = 0, s->events = 0;
     atomic_store(&s->on, true);
     return nvml_device(cu, &s->dev) && pthread_create(&s->thread, NULL, clock_loop, s) == 0;
 }
 
-/* the mean MHz since clock_start (0 without NVML) */
-static double clock_stop(clock_sampler *s, bool started)
+/* the means since clock_start (0 without NVML) */
+static gpu_load clock_stop(gpu_load_sampler *s, bool started)
 {
+    gpu_load l = {0, 0, 0};
     atomic_store(&s->on, false);
-    if (!started) return 0;
+    if (!started) return l;
     pthread_join(s->thread, NULL);
     if (!s->n) clock_sample(s); /* a timing shorter than one pause */
-    return s->n ? s->sum / (double)s->n : 0;
+    if (s->n) l.mhz = s->mhz / (double)s->n;
+    if (s->np) l.watts = s->mw / (double)s->np / 1e3;
+    l.events = s->events;
+    return l;
+}
+
+gpu_load_sampler *gpu_load_start(cute_cuda *cu)
+{
+    gpu_load_sampler *s = cu ? calloc(1, sizeof *s) : NULL;
+    if (s && !clock_start(cu, s)) free(s), s = NULL;
+    return s;
+}
+
+gpu_load gpu_load_stop(gpu_load_sampler *s)
+{
+    gpu_load l = {0, 0, 0};
+    if (s) l = clock_stop(s, true), free(s);
+    return l;
 }
 
 bool gpu_time_turns(cute_cuda *cu, gpu_timed_call fn[2], void *user[2], int sets, int rounds, gpu_turns *t)
@@ -201,10 +230,10 @@ bool gpu_time_turns(cute_cuda *cu, gpu_timed_call fn[2], void *user[2], int sets
     for (int r = 0; r < rounds && ok; r++)
         for (int j = 0; j < 2 && ok; j++) {
             int i = j ^ (r & 1); /* AB, then BA */
-            clock_sampler s;
+            gpu_load_sampler s;
             bool sampled = clock_start(cu, &s);
             t->ms[i][r] = time_batch(cu, e0, e1, fn[i], user[i], sets, batch[i], &calls[i]);
-            t->mhz[i][r] = clock_stop(&s, sampled);
+            t->mhz[i][r] = clock_stop(&s, sampled).mhz;
             ok = t->ms[i][r] >= 0;
         }
     if (e0) cute_cuda_event_free(cu, e0);

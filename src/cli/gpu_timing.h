@@ -25,6 +25,20 @@ double gpu_copy_gbs(struct cute_runtime *rt, size_t bytes, int iters);
  * runtime/dynlib, the device found by its PCI bus id; said once on stderr) */
 void gpu_sm_clock(cute_cuda *cu, char *buf, size_t n);
 
+/* What the card did while something ran: its mean SM clock and power as NVML reported them
+ * (sampled by a thread of its own about every 0.2 ms; NVML's power is its own average over a
+ * window of its own) and the clock event reasons it gave, ORed (nvidia-smi's
+ * clocks_event_reasons: 0x4 the power cap, 0x8 a hardware slowdown, 0x20 and 0x40 thermal
+ * ones, 0x1 idle).  gpu_load_start: NULL (and a stop of zeros) where NVML or the device is
+ * missing (said once on stderr) or cu is NULL. */
+typedef struct gpu_load {
+    double mhz, watts;
+    unsigned long long events;
+} gpu_load;
+typedef struct gpu_load_sampler gpu_load_sampler;
+gpu_load_sampler *gpu_load_start(cute_cuda *cu);
+gpu_load gpu_load_stop(gpu_load_sampler *s);
+
 /* Two calls timed in turns (`cutec bench gemm --epilogue-cost`): warm-up and the batch sized
  * for each as gpu_time_calls does, then `rounds` rounds of one timing of each, the order
  * alternating (AB BA AB ...) so that a clock drifting under the power cap weighs on both

@@ -78,6 +78,7 @@ static void same_without_lse(cute_attention_lib *lib, cute_backend *b, const att
 static cute_attention_variant wanted;
 static bool one_tile;
 static int block_n; /* the library's key tile (the SM80 kernel's softmax step: 32 or 64); 0: its choice */
+static int block_m; /* the Hopper forward's query rows a tile (0: its choice) */
 static int kv_stages; /* the SM80 kernel's K and V stages (0: one) */
 
 static void run_case(cute_attention_lib *lib, cute_backend *b, const void *one, const char *backend)
@@ -87,7 +88,7 @@ static void run_case(cute_attention_lib *lib, cute_backend *b, const void *one, 
     if (!attn_test_hopper_here(b, wanted, "the Hopper attention")) return;
     cute_attention_lib_set_kernel(lib, wanted, block_n);
     cute_attention_lib_set_kv_stages(lib, kv_stages);
-    cute_attention_lib_set_block_m(lib, 0, one_tile ? CUTE_ATTENTION_GRID_TILES : CUTE_ATTENTION_GRID_PERSISTENT);
+    cute_attention_lib_set_block_m(lib, block_m, one_tile ? CUTE_ATTENTION_GRID_TILES : CUTE_ATTENTION_GRID_PERSISTENT);
     snprintf(what, sizeof what, "%s%s%s%s%s %s B%lld Sq%lld Sk%lld H%lld G%lld D%lld%s%s", backend,
              wanted == CUTE_ATTENTION_HOPPER ? " hopper" : wanted == CUTE_ATTENTION_SM80 ? " sm80" : "",
              one_tile ? " (a block a tile)" : "", block_n == 32 ? " (32-key steps)" : "",
@@ -179,11 +180,11 @@ static void misuse(void)
         {.dtype = CUTE_BF16, .head_dim = 128, .variant = CUTE_ATTENTION_HOPPER, .block_n = 100},
         {.dtype = CUTE_BF16, .head_dim = 64, .variant = CUTE_ATTENTION_SM80, .block_n = 128},
         {.dtype = CUTE_BF16, .head_dim = 64, .variant = CUTE_ATTENTION_HOPPER, .window = true},
-        {.dtype = CUTE_BF16, .head_dim = 128, .variant = CUTE_ATTENTION_HOPPER, .block_m = 192},
+        {.dtype = CUTE_BF16, .head_dim = 256, .variant = CUTE_ATTENTION_HOPPER, .block_m = 192},
         {.dtype = CUTE_BF16, .head_dim = 64, .variant = CUTE_ATTENTION_HOPPER, .block_m = 64},
         {.dtype = CUTE_BF16, .head_dim = 64, .variant = CUTE_ATTENTION_SM80, .block_m = 128}};
     const char *says[6] = {"100 keys a tile at head dim 128 (a multiple of 16", "key tiles are 64 keys, in softmax steps of 64 or 32 (block_n 128)",
-                           "hopper: sliding windows are not taken yet", "192 query rows a tile at head dim 128",
+                           "hopper: sliding windows are not taken yet", "192 query rows a tile at head dim 256",
                            "64 query rows a tile at head dim 64 (128, or 192", "query tiles are its own (block_m 128"};
     for (int i = 0; i < 6; i++) {
         const cute_fn *f = cute_attention_compile(rt, &bad[i], err, sizeof err);
@@ -486,6 +487,16 @@ int main(void)
     ATTN_TEST_ON("interp", "attention (d64 without skip and wgu)", d64_before);
     unsetenv("CUTEC_ATTN_FWD_WGU");
     unsetenv("CUTEC_ATTN_FWD_SKIP");
+    /* head dim 128's 192-row tiles (block_m 192: three warpgroups in the ring, 80 keys a
+     * tile, wgu and the idle ones skipped): Sq 300 (the second tile's third warpgroup idle;
+     * GQA, Sk's partial fourth key tile masked), Sq < Sk in SDPA's layout, f16 at scale 0.2 */
+    static const attn_case rows192[] = {
+        {1, 300, 300, 2, 1, 128, false, false, CUTE_BF16, 0},
+        {2, 131, 400, 3, 3, 128, false, true, CUTE_F16, 0.2},
+    };
+    block_m = 192;
+    ATTN_TEST_ON("interp", "attention (head dim 128, 192-row tiles)", rows192);
+    block_m = 0;
     unsplit_chains();
     register_reports();
     static const attn_case moderate[] = {
@@ -499,5 +510,13 @@ int main(void)
     ATTN_TEST_ON("cuda", "attention", moderate);
     wanted = CUTE_ATTENTION_HOPPER;
     ATTN_TEST_ON("cuda", "attention (hopper)", moderate);
+    /* head dim 128's 192-row tiles on the card (a call's choice) */
+    static const attn_case rows192_gpu[] = {
+        {2, 1000, 1000, 6, 2, 128, false, true, CUTE_BF16, 0},
+        {1, 2049, 777, 4, 4, 128, false, false, CUTE_F16, 0.05},
+    };
+    block_m = 192;
+    ATTN_TEST_ON("cuda", "attention (hopper, head dim 128, 192-row tiles)", rows192_gpu);
+    block_m = 0;
     return CHECK_DONE("attention_test");
 }

@@ -148,9 +148,9 @@ bool attn_plan_hopper_tiles(cute_alg *a, const cute_attention_config *cfg, int a
      * rows (192 x 112 ran 301.0 against 313.9) */
     bool d64c = cfg->head_dim == 64 && cfg->causal;
     int bm = cfg->block_m ? cfg->block_m : d64c ? D64_CAUSAL[0] : cfg->head_dim == 64 ? 192 : 128;
-    if (bm != 128 && (bm != 192 || cfg->head_dim != 64))
-        return cute_alg_fail(a, "attention hopper: %d query rows a tile at head dim %d (128, or 192 at head dim 64: "
-                             "three warpgroups' accumulators fit their registers there)", bm, cfg->head_dim);
+    if (bm != 128 && (bm != 192 || (cfg->head_dim != 64 && cfg->head_dim != 128)))
+        return cute_alg_fail(a, "attention hopper: %d query rows a tile at head dim %d (128, or 192 at head dims 64 "
+                             "and 128: three warpgroups' accumulators fit their registers there)", bm, cfg->head_dim);
     p->d = cfg->head_dim, p->bm = bm, p->consumers = bm / 64, p->threads = (p->consumers + 1) * 128, p->q_stages = 1;
     /* S's 64 x bn and O's 64 x D accumulators a consumer thread: bn / 2 + D / 2 registers
      * (and P's bn / 4); FlashAttention 3's tiles, but for causal head dim 256 (80 keys spill
@@ -163,6 +163,9 @@ bool attn_plan_hopper_tiles(cute_alg *a, const cute_attention_config *cfg, int a
      * 144's 584.0 and 160's 577.1) */
     int wide = p->d == 256 ? 80 : p->d == 224 ? 96 : p->d == 192 ? 112 : p->d == 128 ? 160 : 128;
     int narrow = p->d == 256 ? 64 : p->d == 224 ? 80 : p->d == 192 || bm == 192 ? 112 : 128;
+    /* head dim 128 at 192 rows (three consumer warpgroups at 160 registers: O's 64, S's and P's
+     * bn / 2 + bn / 4): 80 keys, no spills (96 spill 72 bytes, 112 240) */
+    if (p->d == 128 && bm == 192) wide = narrow = 80;
     p->bn = cfg->block_n ? cfg->block_n : d64c && !cfg->block_m ? D64_CAUSAL[1] : !cfg->causal ? wide : narrow;
     int64_t es = 2, q = p->bm * p->d * es, stage = 2 * p->bn * p->d * es;
     int64_t fit = (ATTN_HOP_SMEM_BYTES - q) / stage;
@@ -182,8 +185,10 @@ static bool forward_choices(cute_alg *a, const cute_attention_config *cfg, attn_
      * Q stages: 597.8 TFLOP/s against a block a tile's 583.4; across, 469.2) */
     p->snake = kernel_env_choice(a, "CUTEC_ATTN_FWD_ORDER", "snake|across", 0) == 0;
     const bool *split = cfg->head_dim == 256 ? SPLIT_MASK_D256 : SPLIT_MASK;
-    const bool *wgu = cfg->head_dim == 256 ? WG_UNIFORM_D256 : cfg->head_dim == 64 ? WG_UNIFORM_D64 : WG_UNIFORM;
-    bool skip = cfg->head_dim == 64 && SKIP_IDLE_D64[cfg->causal];
+    /* (head dim 128's 192-row tiles as head dim 64's: ptxas spills 172 bytes there without) */
+    bool rows192 = cfg->head_dim == 64 || p->bm == 192;
+    const bool *wgu = cfg->head_dim == 256 ? WG_UNIFORM_D256 : rows192 ? WG_UNIFORM_D64 : WG_UNIFORM;
+    bool skip = rows192 && SKIP_IDLE_D64[cfg->causal];
     p->split_mask = kernel_env_choice(a, "CUTEC_ATTN_FWD_SPLIT", "0|1", split[cfg->causal]) == 1;
     p->fast_finish = kernel_env_choice(a, "CUTEC_ATTN_FWD_FINISH", "ieee|fast", FAST_FINISH[cfg->causal]) == 1;
     p->join = kernel_env_choice(a, "CUTEC_ATTN_FWD_JOIN", "0|1", JOIN_TILES[cfg->causal]) == 1;
