@@ -25,28 +25,6 @@ log="$out/attnb42.log"
 start=$(date +%s)
 budget=${BUDGET_S:-50}
 TRIAL=CUTEC_BENCH_SPAN_MS=200
-# The clocks beside each process (nvidia-smi every 100 ms): sampled GPU IDX: the SM clock and
-# power over the samples drawing 250 W or more (min / median / max) and how many had the
-# software power cap (0x4) among the clock's event reasons.
-GPU=${CUDA_VISIBLE_DEVICES:-0}
-GPU=${GPU%%,*}
-FIELDS=clocks.sm,power.draw,clocks_event_reasons.active
-nvidia-smi -i "$GPU" --query-gpu=$FIELDS --format=csv,noheader,nounits >/dev/null 2>&1 ||
-    FIELDS=clocks.sm,power.draw,clocks_throttle_reasons.active
-sample_start() { nvidia-smi -i "$GPU" --query-gpu=$FIELDS --format=csv,noheader,nounits -lms 100 >"$out/attnb42.$1.smi" 2>&1 & smi=$!; }
-sample_end()
-{
-    kill "$smi" 2>/dev/null
-    wait "$smi" 2>/dev/null
-    awk -F', *' -v n="$1" '
-        $2 + 0 >= 250 { k++; c[k] = $1 + 0; p[k] = $2 + 0; r = $3; v = (r ~ /^0x/) ? hex(r) : r + 0; if (int(v / 4) % 2) cap++ }
-        function hex(s,   i, d, x) { x = 0; s = tolower(substr(s, 3)); for (i = 1; i <= length(s); i++) { d = index("0123456789abcdef", substr(s, i, 1)) - 1; x = x * 16 + d } return x }
-        function sort(a, m,   i, j, t) { for (i = 1; i <= m; i++) for (j = i + 1; j <= m; j++) if (a[j] < a[i]) { t = a[i]; a[i] = a[j]; a[j] = t } }
-        END { if (!k) { print "   sampled GPU " g " (" n "): no sample at 250 W or more (" NR " lines)"; exit }
-              sort(c, k); sort(p, k)
-              printf "   sampled GPU %s (%s): %d samples at >= 250 W: SM %d / %d / %d MHz, %d / %d / %d W (min / median / max), the power cap in %d\n",
-                  g, n, k, c[1], c[int((k + 1) / 2)], c[k], p[1], p[int((k + 1) / 2)], p[k], cap }' g="$GPU" "$out/attnb42.$1.smi"
-}
 # turns NAME SECONDS ARGS: one `run --turns` process under min(SECONDS, the budget left) s, its
 # lines into $out/attnb42.NAME (line-buffered: a time limit keeps the rounds it printed)
 turns()
@@ -61,11 +39,11 @@ turns()
         return
     fi
     echo "-- $name: run --turns $TRIAL $* (limit $lim s) $(el_s)"
-    sample_start "$name"
+    device_smi_start "$out/attnb42.$name.smi"
     timeout "$lim" stdbuf -oL -eL build/cutec run attention --bwd --headdim 128 --iters 10 --rounds 2 \
         --turns "$TRIAL" "$@" >"$out/attnb42.$name" 2>&1
     grep -E "^turn|rror|FAIL|refus" "$out/attnb42.$name"
-    sample_end "$name"
+    device_smi_end "$name" "$out/attnb42.$name.smi"
 }
 # decide NAME: the rule's line from $out/attnb42.NAME's turns
 decide()

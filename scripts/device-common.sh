@@ -19,6 +19,11 @@
 #   device_gemv_usage CFG...: ptxas's registers and spills (sm_90a) of `cutec compile gemv
 #                      --dtype CFG` for each configuration string
 #   device_end: the clocks after the run and the seconds since $start
+#   device_smi_start FILE, device_smi_end LABEL FILE: nvidia-smi every 100 ms into FILE (the
+#                     first GPU of $CUDA_VISIBLE_DEVICES, else 0), then stopped and summed up:
+#                     over the samples at 250 W or more the SM clock and power (min / median /
+#                     max) and how many had the software power cap (0x4) among the clock's
+#                     event reasons
 #   device_records, device_compare A B ROW: the bench rows in $rows by form, and form B
 #                     against form A in points of cuBLAS, shape by shape (the A/B scripts)
 #   device_python: pip install ./python into a scratch target ($out/pip.log), then its
@@ -130,6 +135,29 @@ device_end()
 {
     echo "== clocks after ($(($(date +%s) - start)) s)"
     nvidia-smi --query-gpu=clocks.sm,clocks.mem,power.draw,temperature.gpu --format=csv 2>&1
+}
+
+device_smi_gpu() { g=${CUDA_VISIBLE_DEVICES:-0}; echo "${g%%,*}"; }
+device_smi_start()
+{
+    smi_gpu=$(device_smi_gpu) smi_fields=clocks.sm,power.draw,clocks_event_reasons.active
+    nvidia-smi -i "$smi_gpu" --query-gpu=$smi_fields --format=csv,noheader,nounits >/dev/null 2>&1 ||
+        smi_fields=clocks.sm,power.draw,clocks_throttle_reasons.active
+    nvidia-smi -i "$smi_gpu" --query-gpu=$smi_fields --format=csv,noheader,nounits -lms 100 >"$1" 2>&1 &
+    smi_pid=$!
+}
+device_smi_end()
+{
+    kill "$smi_pid" 2>/dev/null
+    wait "$smi_pid" 2>/dev/null
+    awk -F', *' -v n="$1" -v g="$(device_smi_gpu)" '
+        $2 + 0 >= 250 { k++; c[k] = $1 + 0; p[k] = $2 + 0; r = $3; v = (r ~ /^0x/) ? hex(r) : r + 0; if (int(v / 4) % 2) cap++ }
+        function hex(s,   i, d, x) { x = 0; s = tolower(substr(s, 3)); for (i = 1; i <= length(s); i++) { d = index("0123456789abcdef", substr(s, i, 1)) - 1; x = x * 16 + d } return x }
+        function sort(a, m,   i, j, t) { for (i = 1; i <= m; i++) for (j = i + 1; j <= m; j++) if (a[j] < a[i]) { t = a[i]; a[i] = a[j]; a[j] = t } }
+        END { if (!k) { print "   sampled GPU " g " (" n "): no sample at 250 W or more (" NR " lines)"; exit }
+              sort(c, k); sort(p, k)
+              printf "   sampled GPU %s (%s): %d samples at >= 250 W: SM %d / %d / %d MHz, %d / %d / %d W (min / median / max), the power cap in %d\n",
+                  g, n, k, c[1], c[int((k + 1) / 2)], c[k], p[1], p[int((k + 1) / 2)], p[k], cap + 0 }' "$2"
 }
 
 device_python()
