@@ -1,8 +1,9 @@
 #!/bin/sh
 # Branch hop43's pass on one H200 (issue 15: the Hopper bf16/f16 GEMM at 108% of cuBLAS at
-# 4096^3, 105% at 8192^3 steadily, 100% at 8192x4096x14336), under $BUDGET_S (75) s of wall time
+# 4096^3, 105% at 8192^3 steadily, 100% at 8192x4096x14336), under $BUDGET_S (80) s of wall time
 # after the lead's `make all tests` (nothing is built here; the GPU's own work is ~25 s of it, the
-# rest each process's start, compiles and inputs); log $OUT/hop43.log.
+# rest each process's start, compiles and inputs; cuBLAS's kernels under ncu last, where time is
+# left); log $OUT/hop43.log.
 # Session 42's census read 8192^3 at 96.5 / 105.4 / 106.4% in three benches of one run: each
 # bench times cuBLAS alone first, then ours, and the card's clock falls under its 700 W cap
 # while they run.  This pass times every form in turns with cuBLAS in one process (`cutec bench
@@ -23,12 +24,12 @@
 #     >= 0.5 in either, or within -> "keep 1x1".
 #   the marks, the default's median against them: 4096^3 108, 8192^3 105 (each span; the least
 #     and largest rounds beside: "steady"), 8192x4096x14336 bf16 and f16 100: "met" / "not met".
-#   BUDGET_S=75 sh scripts/device-hop43.sh
+#   BUDGET_S=80 sh scripts/device-hop43.sh
 . scripts/device-common.sh
 command -v nvidia-smi >/dev/null 2>&1 || { echo "== device-hop43: skipped: no GPU here"; exit 0; }
 log="$out/hop43.log"
 start=$(date +%s)
-budget=${BUDGET_S:-75}
+budget=${BUDGET_S:-80}
 # bench NAME LIMIT ENV ARGS: one `cutec bench gemm --variants hopper ARGS` process (ENV: a
 # NAME=VALUE for it, or -) under min(LIMIT, the budget left) s, its lines into $out/hop43.NAME
 # (line-buffered: a time limit keeps what it printed), the rows and turns lines printed
@@ -49,6 +50,27 @@ bench()
     env ${env#-} timeout "$lim" stdbuf -oL -eL build/cutec bench gemm --variants hopper "$@" >"$out/hop43.$name" 2>&1
     grep -E "^ *[0-9]|^turns|^# ceiling|rror|WRONG|refus|clock after" "$out/hop43.$name"
     device_smi_end "$name" "$out/hop43.$name.smi"
+}
+# kernels: cuBLAS's kernels at 4096^3 and 8192^3 bf16 tn under ncu (LaunchStats of its launches
+# only, the clocks left alone; the bench at --iters 1): each distinct name with its grid and
+# block, and the cluster sizes it launched with
+kernels()
+{
+    lim=25 left=$((budget - $(el)))
+    [ "$left" -lt "$lim" ] && lim=$left
+    ncu=""
+    for c in "$(command -v ncu 2>/dev/null)" /usr/local/cuda/bin/ncu /opt/nvidia/nsight-compute/*/ncu; do
+        [ -z "$ncu" ] && [ -n "$c" ] && [ -x "$c" ] && ncu=$c
+    done
+    if [ "$lim" -lt 10 ] || [ -z "$ncu" ]; then
+        echo "-- skipped (past BUDGET_S, or no ncu: '$ncu'): cuBLAS's kernels under ncu"
+        return
+    fi
+    echo "-- cuBLAS's kernels under $ncu (limit $lim s) $(el_s)"
+    timeout "$lim" "$ncu" --clock-control none --section LaunchStats -k regex:nvjet --launch-count 40 \
+        build/cutec bench gemm --variants hopper --dtype bf16 --layout tn --sizes 4096,8192 --iters 1 >"$out/hop43.ncu" 2>&1
+    grep -E "^  [a-zA-Z_0-9]*nvjet|Cluster Size|Grid Size|rror" "$out/hop43.ncu" | sed 's/, Context.*//' |
+        awk '!seen[$0]++' | head -n 16
 }
 # turn NAME ROW: "P L H C" of ROW's turns line in $out/hop43.NAME (median, least, largest, cycles;
 # "W" where a row is WRONG or failed, "-" where not timed)
@@ -95,6 +117,7 @@ cluster4096()
         bench llm-bf16 12 - --dtype bf16 --layout tnt --sizes 8192x4096x14336 --cluster 2x1 --store tile --turns --iters 20
         bench llm-f16 12 - --dtype f16 --layout tnt --sizes 8192x4096x14336 --cluster 2x1 --store tile --turns --iters 20
         bench f16-8192 12 - --dtype f16 --layout tn --sizes 8192 --cluster 2x1 --store tile --turns --iters 20
+        kernels
         echo "== at $(el) s:"
         cluster4096
         mark "4096^3 bf16 at 108%" sq4096 hopper1x1-tile 108
