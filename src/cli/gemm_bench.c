@@ -277,7 +277,8 @@ static int bench_variant(bench_ctx *x, gemm_problem *p, int sets, cute_gemm_vari
                                                                                             : -1;
     bool ok = v.bad == 0 && !(diff > diff_bound(o->in, p->k)) && diff == diff;
     plot_progress("size %lld: %s", (long long)p->m, name);
-    double ms = o->turns ? time_turns_cublas(x, p, sets, &c, name, &ref_ms) : gemm_time_calls_of(x, &c, sets);
+    double ms = o->turns && ref_ms > 0 ? time_turns_cublas(x, p, sets, &c, name, &ref_ms) /* (cuBLAS has a kernel) */
+                                        : gemm_time_calls_of(x, &c, sets);
     plot_progress_done();
     if (ms >= 0) plot_add(&x->chart, name, false, (double)p->m, gemm_flops(p) / ms / 1e9);
     if (ms < 0) {
