@@ -22,6 +22,9 @@
 # The rules (points of cuBLAS, the medians of the turns):
 #   4096^3 2x1: ahead of 1x1 by >= 0.5 in both spans -> "2x1 the default at 4096^3"; behind by
 #     >= 0.5 in either, or within -> "keep 1x1".
+#   4096^3 raster bands 4 and 16 against the default's 8 in 50 ms spans (fewer DRAM bytes, less
+#     power at the cap; session 31 timed them in bursts only): one ahead by >= 0.5 -> "a band
+#     ahead" (the final pass confirms it before a default moves), else "keep 8".
 #   the marks, the default's median against them: 4096^3 108, 8192^3 105 (each span; the least
 #     and largest rounds beside: "steady"), 8192x4096x14336 bf16 and f16 100: "met" / "not met".
 #   BUDGET_S=80 sh scripts/device-hop43.sh
@@ -106,6 +109,19 @@ cluster4096()
         printf "decides: 4096^3 2x1: %s (2x1 - 1x1: %+.2f points in 2 ms spans, %+.2f in 50 ms; in cycles 1x1 %.1f, 2x1 %.1f%% of cuBLAS'"'"'s in 2 ms, %.1f, %.1f in 50 ms)\n",
             v, d1, d2, $4, $8, $12, $16 }'
 }
+# raster4096: the raster bands at 4096^3 under sustained load, against the default's 8
+raster4096()
+{
+    a=$(turn sq4096-raster hopper1x1r4-tile) b=$(turn sq4096-raster hopper1x1r8-tile) c=$(turn sq4096-raster hopper1x1r16-tile)
+    case "$a$b$c" in
+    *W*) echo "decides: 4096^3 raster: revert (a row WRONG or failed)"; return ;;
+    *-*) echo "decides: 4096^3 raster: not timed ('$a' / '$b' / '$c')"; return ;;
+    esac
+    echo "$a $b $c" | awk '{ d4 = $1 - $5; d16 = $9 - $5
+        v = (d4 >= 0.5 || d16 >= 0.5) ? "a band ahead of 8 (the final pass confirms it before any default moves)" : "keep 8"
+        printf "decides: 4096^3 raster (50 ms spans): %s (bands 4 / 8 / 16: %.1f / %.1f / %.1f%% of cuBLAS; 4 - 8 %+.2f, 16 - 8 %+.2f; in cycles %.1f / %.1f / %.1f%%)\n",
+            v, $1, $5, $9, d4, d16, $4, $8, $12 }'
+}
 {
     device_head
     if nvidia-smi >/dev/null 2>&1; then
@@ -117,9 +133,11 @@ cluster4096()
         bench llm-bf16 12 - --dtype bf16 --layout tnt --sizes 8192x4096x14336 --cluster 2x1 --store tile --turns --iters 20
         bench llm-f16 12 - --dtype f16 --layout tnt --sizes 8192x4096x14336 --cluster 2x1 --store tile --turns --iters 20
         bench f16-8192 12 - --dtype f16 --layout tn --sizes 8192 --cluster 2x1 --store tile --turns --iters 20
+        bench sq4096-raster 12 CUTEC_BENCH_SPAN_MS=50 --dtype bf16 --layout tn --sizes 4096 --cluster 1x1 --raster 4,8,16 --store tile --turns --iters 8
         kernels
         echo "== at $(el) s:"
         cluster4096
+        raster4096
         mark "4096^3 bf16 at 108%" sq4096 hopper1x1-tile 108
         mark "8192^3 bf16 at 105% (2 ms spans)" sq8192 hopper2x1-tile 105
         mark "8192^3 bf16 at 105% (100 ms spans)" sq8192-100ms hopper2x1-tile 105
