@@ -25,6 +25,10 @@
 #     4096^3"; else "keep 8".
 #   8192^3 1x1 against the default's 2x1: ahead by >= 0.5 in 2 ms and in 100 ms spans -> "1x1
 #     ahead (the next session's to move)"; else "keep 2x1".
+#   the clock's sampling (NVML every 200 us beside each timing): 8192^3's default in turns with it
+#     and without (CUTEC_BENCH_CLOCK_US=0, this branch's): ours' ms a call 2% or more longer with
+#     it -> "costs" (the turns' absolute times are then the sampler's; their ratios stand only if
+#     cuBLAS's moves alike), else "no cost".
 #   the marks, the default's median against them: 4096^3 bf16 and f16 108, 8192^3 105 (each
 #     span), 8192x4096x14336 bf16 and f16 100: "met" / "not met", the rounds' least and largest
 #     beside.
@@ -101,6 +105,25 @@ rule()
         for (i = 1; i <= NF; i += 3) { if ($i + 0 < 0.5) ok = 0; t = t sprintf("%s%s (%s against %s)", i > 1 ? ", " : "", $i, $(i + 2), $(i + 1)) }
         printf "decides: %s: %s (%s)\n", w, ok ? y : n, t }'
 }
+# sampler: what the clock's sampling beside each timing (every 200 us, NVML) costs: 8192^3's
+# default in turns with it (sq8192) and without it (sq8192-noclock, CUTEC_BENCH_CLOCK_US=0), one
+# process after the other, ours' and cuBLAS's ms a call; "costs" where ours' is 2% or more longer
+# with it (the mid pass timed 1.510 ms in turns, 1.353 in the plain bench, which samples nothing)
+sampler()
+{
+    if [ ! -s "$out/hop43.sq8192" ] || [ ! -s "$out/hop43.sq8192-noclock" ]; then
+        echo "decides: the clock's sampling: not timed"
+        return
+    fi
+    awk 'FNR == 1 { f++ }
+         $1 == "turns" && $2 == "hopper2x1" { c[f] = $(NF - 1); p[f] = $5; sub("%", "", p[f]) }
+         /^[0-9]+ +hopper2x1 / { o[f] = $3 }
+         END { if (!o[1] || !o[2] || !c[1] || !c[2]) { print "decides: the clock'"'"'s sampling: not timed"; exit }
+               r = o[1] / o[2]
+               printf "decides: the clock'"'"'s sampling: %s (8192^3 in turns, with it / without: ours %.4f / %.4f ms = x%.3f, cuBLAS %.4f / %.4f = x%.3f; %.1f / %.1f%% of cuBLAS)\n",
+                   (r >= 1.02 ? "costs" : "no cost"), o[1], o[2], r, c[1], c[2], c[1] / c[2], p[1], p[2] }' \
+        "$out/hop43.sq8192" "$out/hop43.sq8192-noclock"
+}
 {
     device_head
     if nvidia-smi >/dev/null 2>&1; then
@@ -108,6 +131,7 @@ rule()
         bench sq4096-50ms 12 CUTEC_BENCH_SPAN_MS=50 --dtype bf16 --layout tn --sizes 4096 --cluster 1x1 --raster 4,8 --store tile --turns --iters 16
         bench sq4096-50ms-b 12 CUTEC_BENCH_SPAN_MS=50 --dtype bf16 --layout tn --sizes 4096 --cluster 1x1 --raster 8,4 --store tile --turns --iters 16
         bench sq8192 12 - --dtype bf16 --layout tn --sizes 8192 --cluster 2x1,1x1 --store tile --turns --iters 30
+        bench sq8192-noclock 10 CUTEC_BENCH_CLOCK_US=0 --dtype bf16 --layout tn --sizes 8192 --cluster 2x1 --store tile --turns --iters 30
         bench sq8192-100ms 12 CUTEC_BENCH_SPAN_MS=100 --dtype bf16 --layout tn --sizes 8192 --cluster 1x1,2x1 --store tile --turns --iters 8
         bench llm-bf16 12 - --dtype bf16 --layout tnt --sizes 8192x4096x14336 --cluster 2x1 --store tile --turns --iters 30
         bench llm-f16 12 - --dtype f16 --layout tnt --sizes 8192x4096x14336 --cluster 2x1 --store tile --turns --iters 30
@@ -118,6 +142,7 @@ rule()
             "$(lead sq4096-50ms hopper1x1r8 hopper1x1r4)" "$(lead sq4096-50ms-b hopper1x1r8 hopper1x1r4)"
         rule "8192^3 1x1" "1x1 ahead (the next session's to move)" "keep 2x1" "$(lead sq8192 hopper2x1 hopper1x1)" \
             "$(lead sq8192-100ms hopper2x1 hopper1x1)"
+        sampler
         mark "4096^3 bf16 at 108%" sq4096 hopper1x1r8 108
         mark "4096^3 f16 at 108%" f16-4096 hopper1x1r8 108
         mark "8192^3 bf16 at 105% (2 ms spans)" sq8192 hopper2x1 105

@@ -254,7 +254,7 @@ static double time_turns_cublas(bench_ctx *x, const gemm_problem *p, int sets, g
     printf("turns %s at %lldx%lldx%lld: %.1f%% of cuBLAS (the median of %d rounds' ratios; least %.1f%%, largest "
            "%.1f%%)", name, (long long)p->m, (long long)p->n, (long long)p->k, 100 * mid, t.rounds, 100 * lo, 100 * hi);
     if (clocked) printf(", in cycles %.1f%%; clock %.0f MHz, cuBLAS's %.0f", 100 * gpu_median(rc, t.rounds), mhz[0], mhz[1]);
-    else printf(", no clock (no NVML)");
+    else printf(", no clock (no NVML, or CUTEC_BENCH_CLOCK_US=0)");
     printf("; cuBLAS %.4f ms\n", ms[1]);
     *ref_ms = ms[1];
     return ms[0];

@@ -144,11 +144,29 @@ void gpu_sm_clock(cute_cuda *cu, char *buf, size_t n)
         snprintf(buf, n, "%u MHz, %u MHz", now, max); /* (nvidia-smi's csv, as scripts read it) */
 }
 
+/* The pause between two samples of the clock beside a timing, in microseconds: 200, or
+ * $CUTEC_BENCH_CLOCK_US (0 to 100000; 0: no samples, the timings without a clock, to see what
+ * the sampling itself costs the GPU) */
+static long clock_pause_us(void)
+{
+    const char *v = getenv("CUTEC_BENCH_CLOCK_US");
+    if (!v || !*v) return 200;
+    char *end;
+    long us = strtol(v, &end, 10);
+    if (*end || us < 0 || us > 100000) {
+        fprintf(stderr, "cutec: CUTEC_BENCH_CLOCK_US=%s: not a number of microseconds from 0 to 100000; sampling every "
+                        "200 us\n", v);
+        return 200;
+    }
+    return us;
+}
+
 /* the clock beside a timing: sampled by a thread of its own */
 typedef struct clock_sampler {
     pthread_t thread;
     void *dev;
     atomic_bool on;
+    long pause_us;
     double sum;
     long n;
 } clock_sampler;
@@ -162,16 +180,16 @@ static void clock_sample(clock_sampler *s)
 static void *clock_loop(void *arg)
 {
     clock_sampler *s = arg;
-    const struct timespec pause = {0, 200000};
+    const struct timespec pause = {s->pause_us / 1000000, s->pause_us % 1000000 * 1000};
     while (atomic_load(&s->on)) clock_sample(s), nanosleep(&pause, NULL);
     return NULL;
 }
 
 static bool clock_start(cute_cuda *cu, clock_sampler *s)
 {
-    s->sum = 0, s->n = 0;
+    s->sum = 0, s->n = 0, s->pause_us = clock_pause_us();
     atomic_store(&s->on, true);
-    return nvml_device(cu, &s->dev) && pthread_create(&s->thread, NULL, clock_loop, s) == 0;
+    return s->pause_us > 0 && nvml_device(cu, &s->dev) && pthread_create(&s->thread, NULL, clock_loop, s) == 0;
 }
 
 /* the mean MHz since clock_start (0 without NVML) */

@@ -29,8 +29,8 @@ void gpu_sm_clock(cute_cuda *cu, char *buf, size_t n);
  * for each as gpu_time_calls does, then `rounds` rounds of one timing of each, the order
  * alternating (AB BA AB ...) so that a clock drifting under the power cap weighs on both
  * alike.  Beside each timing, the mean SM clock while it ran (NVML as gpu_sm_clock reads it,
- * sampled by a thread of its own about every 0.2 ms; 0 where NVML or the device is missing,
- * said once on stderr).
+ * sampled by a thread of its own about every 0.2 ms, $CUTEC_BENCH_CLOCK_US; 0 where NVML or the
+ * device is missing, said once on stderr, or with CUTEC_BENCH_CLOCK_US=0).
  * ms[i][r], mhz[i][r]: call i's timing of round r.  false on failure. */
 enum { GPU_TURNS_MAX = 1000 };
 typedef struct gpu_turns {

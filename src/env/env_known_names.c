@@ -20,6 +20,7 @@ const char *const cute_env_known_names[] = {
     "CUTEC_ATTN_FWD_WGU",
     "CUTEC_BACKEND",
     "CUTEC_BANK_CONFLICTS",
+    "CUTEC_BENCH_CLOCK_US",
     "CUTEC_BENCH_SPAN_MS",
     "CUTEC_CACHE_DIR",
     "CUTEC_CODEGEN",
