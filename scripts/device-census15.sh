@@ -10,8 +10,8 @@
 # torch._grouped_mm.  The marks: 105% / 108% / 100% of cuBLAS at 8192 / 4096 / 2048, 100% at
 # the others; fp8 110% of torch._scaled_mm, block-scaled 1,450 TFLOP/s; epilogues under 3%.
 # The bf16 and f16 rows time ours in turns with cuBLAS (`--turns`, session 43: the plain bench
-# times cuBLAS alone first, and 8192^3 read 96.5 / 105.4 / 106.4% in three benches of one run,
-# 102.9% in turns; hop43 in bench/RESULTS.md); their row's "of cuBLAS" is against cuBLAS's
+# times cuBLAS alone first, and 8192^3 read 105.8% and 101.3% in two passes, 102.9% in turns in
+# both; hop43 in bench/RESULTS.md); their row's "of cuBLAS" is against cuBLAS's
 # median of the same turns, the "turns" line above it gives the rounds' least and largest.
 # About 220 s on one H200; log $OUT/census15.log.
 . scripts/device-common.sh
