@@ -268,7 +268,7 @@ static void env_arch(void)
     CHECK(cli_env_arch(why, sizeof why), "CUTEC_ARCH unset: %s", why);
 }
 
-/* `cutec bench gemm`'s --ceiling and --epilogue-cost: refused where they mean nothing, taken
+/* `cutec bench gemm`'s --ceiling, --epilogue-cost and --turns: refused where they mean nothing, taken
  * where they do (parse only); scripts/device-meas38.sh, their GPU pass, skips without a GPU */
 static void bench_gemm_measures(void)
 {
@@ -281,12 +281,18 @@ static void bench_gemm_measures(void)
     refused(cmd_bench, (const char *const[]){"bench", "gemm", "--dtype", "e4m3", "--amax", "--epilogue-cost", NULL},
             "--amax and --out-scale go with --scale");
     refused(cmd_run, (const char *const[]){"run", "gemm", "--epilogue-cost", NULL}, "unknown option --epilogue-cost");
+    refused(cmd_bench, (const char *const[]){"bench", "gemm", "--dtype", "bf16", "--turns", "--groups", "4", NULL},
+            "--turns times each variant in turns with cuBLAS's one GEMM: not with --epilogue-cost, --groups");
+    refused(cmd_bench, (const char *const[]){"bench", "gemm", "--dtype", "bf16", "--beta", "1", "--epilogue-cost", "--turns",
+                                             NULL}, "not with --epilogue-cost");
+    refused(cmd_run, (const char *const[]){"run", "gemm", "--turns", NULL}, "unknown option --turns");
     char err[2048];
     cli_parse_only_set(true);
     const char *ok[][16] = {{"bench", "gemm", "--dtype", "bf16", "--ceiling", "auto", "--beta", "1", "--epilogue-cost", NULL},
                             {"bench", "gemm", "--dtype", "e4m3", "--scale", "tensor", "--amax", "--epilogue-cost", "--ceiling",
                              "1790.5", NULL},
-                            {"bench", "gemm", "--dtype", "bf16", "--groups", "8", "--ceiling", "auto", NULL}};
+                            {"bench", "gemm", "--dtype", "bf16", "--groups", "8", "--ceiling", "auto", NULL},
+                            {"bench", "gemm", "--dtype", "bf16", "--turns", "--cluster", "1x1,2x1", "--iters", "30", NULL}};
     for (size_t i = 0; i < sizeof ok / sizeof *ok; i++) {
         int argc = 0;
         while (ok[i][argc]) argc++;

@@ -215,6 +215,51 @@ static call_checked call_and_check(bench_ctx *x, gemm_lib_call *c, gemm_problem 
     return CALL_CHECKED;
 }
 
+/* each round's ratio of call 1's timing to call 0's, in time (rt) and in cycles (time x clock:
+ * rc); true when every timing had its clock */
+static bool turn_ratios(const gpu_turns *t, double *rt, double *rc)
+{
+    bool clocked = true;
+    for (int r = 0; r < t->rounds; r++) {
+        rt[r] = t->ms[1][r] / t->ms[0][r];
+        rc[r] = t->ms[1][r] * t->mhz[1][r] / (t->ms[0][r] * t->mhz[0][r]);
+        clocked = clocked && t->mhz[0][r] > 0 && t->mhz[1][r] > 0;
+    }
+    return clocked;
+}
+
+/* the variant's call c timed alone: the median ms of --iters timings */
+static double gemm_time_calls_of(bench_ctx *x, gemm_lib_call *c, int sets)
+{
+    return gpu_time_calls(x->cu, gemm_call_lib, c, sets, x->o->iters);
+}
+
+/* --turns: cuBLAS and the variant's call c timed in turns (AB BA ...), --iters rounds of one
+ * timing each, the clock beside; prints the turns' line (the median of the rounds' ratios, their
+ * least and largest, in time and in cycles, and each one's clock) and sets *ref_ms to cuBLAS's
+ * median of these turns; the variant's median ms, < 0 on failure */
+static double time_turns_cublas(bench_ctx *x, const gemm_problem *p, int sets, gemm_lib_call *c, const char *name,
+                                double *ref_ms)
+{
+    static gpu_turns t;
+    static double rt[GPU_TURNS_MAX], rc[GPU_TURNS_MAX];
+    ref_call r = {x->h, p, x->o->alpha, x->o->beta};
+    gpu_timed_call fn[2] = {gemm_call_lib, call_ref};
+    void *user[2] = {c, &r};
+    if (!gpu_time_turns(x->cu, fn, user, sets, x->o->iters, &t)) return -1;
+    bool clocked = turn_ratios(&t, rt, rc); /* cuBLAS's time over ours: % of cuBLAS */
+    double ms[2], mhz[2];
+    for (int i = 0; i < 2; i++) ms[i] = gpu_median(t.ms[i], t.rounds), mhz[i] = gpu_median(t.mhz[i], t.rounds);
+    double mid = gpu_median(rt, t.rounds), lo = rt[0], hi = rt[t.rounds - 1]; /* (sorted) */
+    printf("turns %s at %lldx%lldx%lld: %.1f%% of cuBLAS (the median of %d rounds' ratios; least %.1f%%, largest "
+           "%.1f%%)", name, (long long)p->m, (long long)p->n, (long long)p->k, 100 * mid, t.rounds, 100 * lo, 100 * hi);
+    if (clocked) printf(", in cycles %.1f%%; clock %.0f MHz, cuBLAS's %.0f", 100 * gpu_median(rc, t.rounds), mhz[0], mhz[1]);
+    else printf(", no clock (no NVML)");
+    printf("; cuBLAS %.4f ms\n", ms[1]);
+    *ref_ms = ms[1];
+    return ms[0];
+}
+
 /* one variant: C back to C0, one call checked (against cuBLAS too where there is no fused
  * epilogue), then timed; CLI_OK, CLI_FAIL */
 static int bench_variant(bench_ctx *x, gemm_problem *p, int sets, cute_gemm_variant var, const char *sweep_name,
@@ -232,7 +277,8 @@ static int bench_variant(bench_ctx *x, gemm_problem *p, int sets, cute_gemm_vari
                                                                                             : -1;
     bool ok = v.bad == 0 && !(diff > diff_bound(o->in, p->k)) && diff == diff;
     plot_progress("size %lld: %s", (long long)p->m, name);
-    double ms = gpu_time_calls(x->cu, gemm_call_lib, &c, sets, o->iters);
+    double ms = o->turns && ref_ms > 0 ? time_turns_cublas(x, p, sets, &c, name, &ref_ms) /* (cuBLAS has a kernel) */
+                                        : gemm_time_calls_of(x, &c, sets);
     plot_progress_done();
     if (ms >= 0) plot_add(&x->chart, name, false, (double)p->m, gemm_flops(p) / ms / 1e9);
     if (ms < 0) {
@@ -304,16 +350,12 @@ static int bench_cost(bench_ctx *x, gemm_problem *p, int sets, cute_gemm_variant
         return CLI_FAIL;
     }
     /* each round's ratio (epilogue / plain), in time and in cycles (time x clock) */
-    double rt[GPU_TURNS_MAX], rc[GPU_TURNS_MAX], ms[2], mhz[2];
-    bool clocked = true;
-    for (int r = 0; r < t.rounds; r++) {
-        rt[r] = t.ms[1][r] / t.ms[0][r];
-        rc[r] = t.ms[1][r] * t.mhz[1][r] / (t.ms[0][r] * t.mhz[0][r]);
-        clocked = clocked && t.mhz[0][r] > 0 && t.mhz[1][r] > 0;
-    }
+    static double rt[GPU_TURNS_MAX], rc[GPU_TURNS_MAX];
+    double ms[2], mhz[2];
+    bool clocked = turn_ratios(&t, rt, rc);
     for (int i = 0; i < 2; i++) {
         ms[i] = gpu_median(t.ms[i], t.rounds), mhz[i] = gpu_median(t.mhz[i], t.rounds);
-        char verdict[320];
+        char verdict[512];
         if (clocked) snprintf(verdict, sizeof verdict, "%.0f MHz, %.3f Mcycles; %sok", mhz[i], ms[i] * mhz[i] / 1e3, notes[i]);
         else snprintf(verdict, sizeof verdict, "no clock (no NVML); %sok", notes[i]);
         plot_add(&x->chart, name[i], false, (double)p->m, gemm_flops(p) / ms[i] / 1e9);
@@ -506,6 +548,11 @@ static void print_header(bench_ctx *x)
                "#   then timed in turns (AB BA ...), %d rounds of one timing each; the SM clock (NVML) sampled beside each\n"
                "#   timing; ms and MHz the medians; cost: the median of the rounds' ratios, in time and in cycles\n",
                o->scale ? ", amax or output scale; the input scales kept" : "", o->iters);
+    else if (o->turns)
+        printf("# --turns: each variant checked, then timed in turns with cuBLAS (AB BA ...), %d rounds of one timing each\n"
+               "#   (about 2 ms, or $CUTEC_BENCH_SPAN_MS), the SM clock (NVML) sampled beside each; ms the median, of cuBLAS: against cuBLAS's\n"
+               "#   median of the same turns (cuBLAS's own row: its earlier timing, alone); the turns line: the rounds' ratios\n",
+               o->iters);
     else
         printf("# time: median of %d CUDA-event timings, each over back-to-back calls (about 2 ms)\n", o->iters);
     printf("# check: %d elements of each result against float64, error relative to the sum of |terms|\n"

@@ -128,6 +128,7 @@ typedef struct gemm_opts {
                        * then draws cuBLAS's best rate) */
     bool ceiling_auto; /* bench --ceiling auto: measured first (mma_ceiling), then as above */
     bool epilogue_cost; /* bench --epilogue-cost: each variant with the epilogue and plain, timed in turns */
+    bool turns;         /* bench --turns: each variant timed in turns with cuBLAS */
     cute_gemm_epilogue epi; /* --epilogue, --bias */
     bool dual;              /* --epilogue swiglu */
     cute_gemm_scale_kind scale; /* --scale tensor|block */

@@ -41,7 +41,7 @@ static void usage(void)
             "         [--stages S] [--warps WMxWN] [--raster F] [--read-bytes 8|16] [--cluster CMxCN]\n"
             "         [--store auto|tma|tile|st] [--schedule auto|coop|pingpong|persistent|streamk] [--epilogue bias|relu|gelu|gelu_tanh|silu|swiglu]\n"
             "         [--bias row|col] [--plot FILE.svg] [--ceiling auto|TFLOPS] [--epilogue-cost]\n"
-            "         [--groups G [--tokens T]]\n"
+            "         [--turns] [--groups G [--tokens T]]\n"
             "         [--scale tensor|block [--amax] [--out-scale S] [--scale-mul staged|promote|load|interleave]]\n"
             "\n"
             "C(M,N,L) = alpha * A(M,K,L) * B(N,K,L)^T + beta * C, B given as (N,K) (CuTe's\n"
@@ -72,6 +72,10 @@ static void usage(void)
             "  scales), both checked, then timed in turns, --iters rounds of one timing each (AB BA\n"
             "  ...), the SM clock (NVML) sampled beside each: the medians, and the cost in time and\n"
             "  in cycles (time x clock).\n"
+            "--turns: each variant, once checked, timed in turns with cuBLAS (AB BA ...), --iters rounds\n"
+            "  of one timing each, the SM clock (NVML) beside each: its row against cuBLAS's median of\n"
+            "  the same turns, and a line of the rounds' ratios (median, least, largest; in time and in\n"
+            "  cycles) and the two clocks: a clock falling under the power cap weighs on both alike.\n"
             "\n"
             "layout: BLAS's letters, one per operand (the op cuBLAS would get for a column-major C):\n"
             "  A  n: M-major (column-major A(M,K))   t: K-major\n"
@@ -381,6 +385,11 @@ static int settle(gemm_opts *o, const char *cmd, bool bench)
         return CLI_USAGE;
     }
     if (bench && CEILING_BY_DEFAULT && !o->ceiling && o->in != CUTE_F32) o->ceiling_auto = true;
+    if (o->turns && (o->epilogue_cost || o->groups || o->dual)) {
+        fprintf(stderr, "cutec %s gemm: --turns times each variant in turns with cuBLAS's one GEMM: not with "
+                        "--epilogue-cost, --groups or --epilogue swiglu\n", cmd);
+        return CLI_USAGE;
+    }
     if (o->epilogue_cost && (o->groups || o->dual)) {
         fprintf(stderr, "cutec %s gemm: --epilogue-cost times one GEMM with its epilogue against itself plain: not with "
                         "--groups or --epilogue swiglu\n", cmd);
@@ -417,10 +426,12 @@ static int parse(int argc, char **argv, gemm_opts *o, bool bench)
         return usage(), -1;
     for (int i = 2; i < argc; i += 2) {
         const char *k = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
-        bool amax = !strcmp(k, "--amax"), cost = bench && !strcmp(k, "--epilogue-cost");
-        if (amax || cost) { /* flags: no value */
+        bool amax = !strcmp(k, "--amax"), cost = bench && !strcmp(k, "--epilogue-cost"),
+             turns = bench && !strcmp(k, "--turns");
+        if (amax || cost || turns) { /* flags: no value */
             if (amax) o->amax = true;
             if (cost) o->epilogue_cost = true;
+            if (turns) o->turns = true;
             i--;
             continue;
         }
