@@ -423,7 +423,8 @@ static int bench_size(bench_ctx *x, const int64_t mnk[3])
     if (mnk[1] != size || mnk[2] != size) /* the rows name M only */
         printf("# M %lld, N %lld, K %lld:\n", (long long)mnk[0], (long long)mnk[1], (long long)mnk[2]);
     for (; made < sets; made++)
-        if (!gemm_problem_make(x->b, &p[made], o->in, o->out, mnkl, o->layout, 0, o->seed + (uint64_t)made)) {
+        if (!gemm_problem_make(x->b, &p[made], o->in, o->out, mnkl, o->layout, 0, o->seed + (uint64_t)made) ||
+            (o->coarse && !gemm_problem_coarsen(x->b, &p[made]))) {
             gemm_problem_drop(x->b, &p[made]);
             break;
         }
@@ -481,8 +482,9 @@ static void print_header(bench_ctx *x)
            d->sm_count, d->clock_khz / 1000, d->l2_bytes >> 20, cute_cublas_path(x->h), cute_cublas_version(x->h));
     printf("# %s -> %s M=N=K", cli_gemm_dtype_name(o->in), cli_gemm_dtype_name(o->out));
     if (o->l > 1) printf(", L=%lld", (long long)o->l);
-    printf(", layout %s (%s), alpha %g, beta %g, seed %llu, gaussian inputs\n", o->layout,
-           cli_gemm_major_words(o->layout), o->alpha, o->beta, (unsigned long long)o->seed);
+    printf(", layout %s (%s), alpha %g, beta %g, seed %llu, gaussian inputs%s\n", o->layout,
+           cli_gemm_major_words(o->layout), o->alpha, o->beta, (unsigned long long)o->seed,
+           o->coarse ? " (A and B cut to bf16's 8 significant bits: --fill coarse)" : "");
     printf("# cuBLAS: %s\n", cublas_words(o->in));
     if (o->dual)
         printf("# then --epilogue swiglu: C = silu(A B0^T) (A B1^T), two cuBLAS calls and cutec's elementwise silu(x) y, "

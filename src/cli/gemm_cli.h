@@ -51,6 +51,10 @@ const char *cli_gemm_major_words(const char *layout);
 bool gemm_problem_make(cute_backend *b, gemm_problem *p, cute_dtype in, cute_dtype out,
                        const int64_t mnkl[4], const char *layout, int64_t pad, uint64_t seed);
 void gemm_problem_drop(cute_backend *b, gemm_problem *p);
+/* A's and B's values cut to 8 significant bits, bf16's (f16: the low 3 fraction bits cleared;
+ * f32, tf32: the low 16; other dtypes unchanged), uploaded again: the same magnitudes with
+ * fewer bits toggling in the multipliers.  False: the upload failed */
+bool gemm_problem_coarsen(cute_backend *b, gemm_problem *p);
 /* the problem with a fused epilogue e (NULL or zero: none), and fresh values of its vector;
  * false: out of memory */
 bool gemm_problem_fuse(cute_backend *b, gemm_problem *p, const cute_gemm_epilogue *e, uint64_t seed);
@@ -128,6 +132,7 @@ typedef struct gemm_opts {
                        * then draws cuBLAS's best rate) */
     bool ceiling_auto; /* bench --ceiling auto: measured first (mma_ceiling), then as above */
     bool epilogue_cost; /* bench --epilogue-cost: each variant with the epilogue and plain, timed in turns */
+    bool coarse;        /* bench --fill coarse: A and B cut to bf16's precision (gemm_problem_coarsen) */
     cute_gemm_epilogue epi; /* --epilogue, --bias */
     bool dual;              /* --epilogue swiglu */
     cute_gemm_scale_kind scale; /* --scale tensor|block */

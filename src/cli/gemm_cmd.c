@@ -41,7 +41,7 @@ static void usage(void)
             "         [--stages S] [--warps WMxWN] [--raster F] [--read-bytes 8|16] [--cluster CMxCN]\n"
             "         [--store auto|tma|tile|st] [--schedule auto|coop|pingpong|persistent|streamk] [--epilogue bias|relu|gelu|gelu_tanh|silu|swiglu]\n"
             "         [--bias row|col] [--plot FILE.svg] [--ceiling auto|TFLOPS] [--epilogue-cost]\n"
-            "         [--groups G [--tokens T]]\n"
+            "         [--groups G [--tokens T]] [--fill gaussian|coarse]\n"
             "         [--scale tensor|block [--amax] [--out-scale S] [--scale-mul staged|promote|load|interleave]]\n"
             "\n"
             "C(M,N,L) = alpha * A(M,K,L) * B(N,K,L)^T + beta * C, B given as (N,K) (CuTe's\n"
@@ -72,6 +72,9 @@ static void usage(void)
             "  scales), both checked, then timed in turns, --iters rounds of one timing each (AB BA\n"
             "  ...), the SM clock (NVML) sampled beside each: the medians, and the cost in time and\n"
             "  in cycles (time x clock).\n"
+            "--fill coarse: A's and B's gaussians cut to bf16's 8 significant bits (f16: the low 3\n"
+            "  fraction bits cleared, f32 and tf32 the low 16; the other dtypes as they are), for\n"
+            "  telling what the data's bits cost (power) from what the kernel does.\n"
             "\n"
             "layout: BLAS's letters, one per operand (the op cuBLAS would get for a column-major C):\n"
             "  A  n: M-major (column-major A(M,K))   t: K-major\n"
@@ -322,6 +325,7 @@ static bool option(gemm_opts *o, bool bench, const char *k, const char *v, bool 
     if (bench && !strcmp(k, "--sizes")) return parse_sizes(v, o);
     if (bench && !strcmp(k, "--variants")) return parse_variants(v, o);
     if (bench && !strcmp(k, "--plot")) return o->plot = v, true;
+    if (bench && !strcmp(k, "--fill")) return (o->coarse = !strcmp(v, "coarse")) || !strcmp(v, "gaussian");
     if (bench && !strcmp(k, "--ceiling")) {
         if ((o->ceiling_auto = !strcmp(v, "auto"))) return o->ceiling = 0, true;
         bool ok = parse_double(v, &o->ceiling) && o->ceiling > 0;
