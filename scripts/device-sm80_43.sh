@@ -1,26 +1,28 @@
 #!/bin/sh
-# Branch sm80_43's mid pass on one H200 (issue 13: the SM80 mma.sync GEMM at 4096^3, tn, bf16 65%
-# of cuBLAS, f16 80% of its mma.sync ceiling, s8 80%), under ~50 s of GPU work (steps past BUDGET skipped) after the lead's
-# `make all tests` (nothing is built here); log $OUT/sm80_43.log.
-# What it times, all through the bench's own tiling options (no new kernel code): the 16-bit
+# Branch sm80_43's mid pass on one H200 (issue 13: the SM80 mma.sync GEMM at 4096^3 tn: bf16 65%
+# of cuBLAS, f16 80% of its mma.sync ceiling), ~50 s of GPU work after the lead's `make all
+# tests` (nothing is built here; a step past BUDGET is skipped, saying so); log $OUT/sm80_43.log.
+# What it times, through the bench's own tiling options (no new kernel code): the 16-bit
 # kernel's (256x128x64, 4x2 warps, 3 stages, a block a tile) tile order, `--raster 8` (the
 # default: bands of 8 N tiles walking down M; each round of 132 tiles reads all of A and a
 # quarter of B) against 16 (the squarest round: half of A, half of B, ~20% fewer distinct bytes
 # a k-tile), 4 and 32; 4 stages of 64 (192 KB, fits sm_90's 227 KB; last timed in session 27,
 # 481 against 486 at 8192^3, before the read-ahead across k-tiles) at raster 8 and 16; bf16 with
 # C row-major (`--layout tnt`, what computing a column-major C as C^T would give: the
-# accumulators' pairs adjacent in C, 8-byte stores into the C tile); s8's raster (128x128x128 two
-# an SM).  Each form is first run on the GPU against float64 (every element), each bench row is
-# also checked (256 elements); two rounds of processes, the default in each, cuBLAS beside.
+# accumulators' pairs adjacent in C; round 1 only, a reading).  Each form first runs on the GPU
+# against float64 (every element); each bench row is also checked (256 elements); two rounds of
+# processes, the default in each, cuBLAS beside.
 # Then why f16 runs ~1.5% under bf16 (the same kernel, the same SASS but the type): f16 with its
 # inputs cut to bf16's 8 significant bits (`--fill coarse`, new) against gaussian f16, and f16 and
 # bf16 under sustained load (100 ms spans) with the SM clock, power and clock event reasons
-# sampled every 10 ms.
+# sampled every 10 ms.  Last, if 20 s of the budget are left, Nsight Compute on one launch of the
+# bf16 default (for the count: stalls, shared memory, L2).
 # The rule (points of this run's mma.sync ceiling of the dtype, each form's rows against the
-# default r8's of the same process): a form whose mean over the two rounds is >= +0.7 points
-# and ahead in each round at both bf16 and f16 -> "candidate" (the final pass times it in turns
-# against the default before any flip); mean <= -0.3 at both -> "slower"; else "within".  The
-# coarse line is a diagnosis, never a flip: its points are what gaussian f16's bits cost.
+# default r8's of the same process, or of the round's raster process): a form whose mean over
+# the two rounds is >= +0.7 points and ahead in each round at both bf16 and f16 -> "candidate"
+# (the final pass times it in turns against the default before any flip); mean <= -0.3 at both
+# -> "slower"; else "within".  The coarse line is a diagnosis, never a flip: its points are what
+# gaussian f16's bits cost.
 #   BUDGET=50 sh scripts/device-sm80_43.sh
 . scripts/device-common.sh
 log="$out/sm80_43.log"
@@ -85,6 +87,23 @@ decide()
             verdict = untimed ? "not timed" : cand ? "candidate (the final pass times it in turns)" : slow ? "slower" : "within"
             printf "decides: %s against %s: %s%s\n", form, base, verdict, line }' "$rows"
 }
+# profile DTYPE: Nsight Compute on the third launch of the SM80 kernel in `cutec bench gemm` at
+# 4096^3 (its check before it), clocks left alone: speed of light, the memory and warp-state
+# sections and every stall reason a warp an issue; the lines that count printed, the whole in
+# $out/ncu-DTYPE.txt.  Only with 20 s of the budget left.
+profile()
+{
+    if [ $(($(el) + 20)) -gt "$budget" ]; then echo "-- skipped (past BUDGET): ncu $1"; return; fi
+    ncu=$(command -v ncu || ls /usr/local/cuda/bin/ncu 2>/dev/null)
+    [ -n "$ncu" ] || { echo "-- no ncu here"; return; }
+    timeout 25 "$ncu" --clock-control none -k regex:multistage --launch-skip 2 --launch-count 1 \
+        --section SpeedOfLight --section MemoryWorkloadAnalysis --section WarpStateStats \
+        --metrics "regex:^smsp__average_warps_issue_stalled_[a-z_]+_per_issue_active\.ratio$,regex:^sm__pipe_tensor[a-z0-9_]*_cycles_active\.avg\.pct_of_peak_sustained_active$,regex:^l1tex__data_(bank_conflicts_pipe_lsu_mem_shared|pipe_lsu_wavefronts_mem_shared)\.sum$,smsp__issue_active.avg.pct_of_peak_sustained_active" \
+        build/cutec bench gemm --dtype "$1" --layout tn --variants tensorop_smem --sizes 4096 --iters 1 >"$out/ncu-$1.txt" 2>&1
+    echo "ncu rc $?: $(grep -c . "$out/ncu-$1.txt") lines"
+    grep -E "Duration|SM Frequency|Throughput|Hit Rate|Busy|Warp Cycles|Issued Warp|stalled_|pipe_tensor|mem_shared|issue_active|==ERROR|==WARNING" \
+        "$out/ncu-$1.txt" | awk '$NF != "0" && $NF != "0.00"' | cut -c1-150 | head -n 60
+}
 # sampled TAG DTYPE: the default and cuBLAS under sustained load (6 timings of 100 ms of calls each,
 # CUTEC_BENCH_SPAN_MS=100), nvidia-smi sampling the SM clock, the power and the
 # clock event reasons (power cap, thermal, ...) every 10 ms beside them (fields the driver lacks
@@ -138,8 +157,8 @@ sampled()
         echo "== 4. f16 and bf16 under sustained load (100 ms spans), clock and power sampled $(el_s)"
         sampled pw-f16 f16
         sampled pw-bf16 bf16
-        echo "== 5. s8 raster, two rounds $(el_s)"
-        for r in 1 2; do bench ras "$r" s8 --raster 8,16,4; done
+        echo "== 5. ncu: one launch of the bf16 default at 4096^3 (clocks left alone) $(el_s)"
+        profile bf16
         echo "== decisions $(el_s)"
         [ -s "$out/bad.txt" ] && echo "decides: nothing flips: a check on the GPU failed: $(tr '\n' ';' <"$out/bad.txt")"
         echo "ceilings: bf16 $(ceiling bf16), f16 $(ceiling f16) TFLOP/s, s8 $(ceiling s8) TOPS"
@@ -149,7 +168,6 @@ sampled()
         decide bf16,f16 st4+r16 ras+r8
         decide f16 coarse+r8 ras+r8
         awk '$1 ~ /^tnt/ || ($1 == "ras+r8" && $2 == "bf16" && $3 == 1) { printf "bf16 round 1 %s: %s TFLOP/s\n", $1, $4 }' "$rows"
-        for f in ras+r16 ras+r4; do decide s8 "$f"; done
         echo "the default's points a round (bf16 65% of cuBLAS is the issue's other mark: see the cublas rows above):"
         awk '$1 == "ras+r8" { print "  " $2 " round " $3 ": " $4 }' "$rows"
     else
