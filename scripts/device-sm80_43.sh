@@ -168,8 +168,13 @@ sampled()
         decide bf16,f16 st4+r16 ras+r8
         decide f16 coarse+r8 ras+r8
         awk '$1 ~ /^tnt/ || ($1 == "ras+r8" && $2 == "bf16" && $3 == 1) { printf "bf16 round 1 %s: %s TFLOP/s\n", $1, $4 }' "$rows"
-        echo "the default's points a round (bf16 65% of cuBLAS is the issue's other mark: see the cublas rows above):"
-        awk '$1 == "ras+r8" { print "  " $2 " round " $3 ": " $4 }' "$rows"
+        echo "the marks (the default, raster 8; issue 13: bf16 65% of cuBLAS, f16 80% of its ceiling):"
+        for f in "$out"/ras-bf16-*.txt "$out"/ras-f16-*.txt; do
+            [ -f "$f" ] || continue
+            awk -v f="${f##*/}" -v cb="$(ceiling bf16)" -v cf="$(ceiling f16)" '$1 == 4096 && $2 == "cublas" { cu = $4 }
+                $1 == 4096 && $2 == "tensorop_smemr8" { t = $4; ok = $NF }
+                END { c = f ~ /bf16/ ? cb : cf; if (t && cu && c) printf "  %s: %.2f TFLOP/s (%s), %.2f%% of cuBLAS (%.1f), %.2f points of the ceiling\n", f, t, ok, 100 * t / cu, cu, 100 * t / c }' "$f"
+        done
     else
         echo "== no GPU here: every GPU step skipped"
     fi
