@@ -260,6 +260,7 @@ static void bench_gemm_measures(void)
             "--amax and --out-scale go with --scale");
     refused(cmd_run, (const char *const[]){"run", "gemm", "--epilogue-cost", NULL}, "unknown option --epilogue-cost");
     refused(cmd_bench, (const char *const[]){"bench", "gemm", "--fill", "fine", NULL}, "bad value for --fill: fine");
+    refused(cmd_bench, (const char *const[]){"bench", "gemm", "--stages", "3,x", NULL}, "bad value for --stages");
     refused(cmd_run, (const char *const[]){"run", "gemm", "--fill", "coarse", NULL}, "unknown option --fill");
     char err[2048];
     cli_parse_only_set(true);
@@ -267,7 +268,8 @@ static void bench_gemm_measures(void)
                             {"bench", "gemm", "--dtype", "e4m3", "--scale", "tensor", "--amax", "--epilogue-cost", "--ceiling",
                              "1790.5", NULL},
                             {"bench", "gemm", "--dtype", "bf16", "--groups", "8", "--ceiling", "auto", NULL},
-                            {"bench", "gemm", "--dtype", "f16", "--fill", "coarse", NULL}};
+                            {"bench", "gemm", "--dtype", "f16", "--fill", "coarse", NULL},
+                            {"bench", "gemm", "--dtype", "bf16", "--stages", "3,4,3,4", "--raster", "8,16", NULL}};
     for (size_t i = 0; i < sizeof ok / sizeof *ok; i++) {
         int argc = 0;
         while (ok[i][argc]) argc++;

@@ -332,10 +332,10 @@ static int bench_cost(bench_ctx *x, gemm_problem *p, int sets, cute_gemm_variant
 }
 
 /* the sweep's lists, each its count or 1: clusters, rasters, schedules, tiles, stores */
-enum { SWEEP_LISTS = 5 };
+enum { SWEEP_LISTS = 6 };
 static void sweep_counts(const gemm_opts *o, int count[SWEEP_LISTS])
 {
-    const int n[SWEEP_LISTS] = {o->nclusters, o->nrasters, o->nschedules, o->ntiles, o->nstores};
+    const int n[SWEEP_LISTS] = {o->nclusters, o->nrasters, o->nschedules, o->ntiles, o->nstores, o->nstages};
     for (int i = 0; i < SWEEP_LISTS; i++) count[i] = n[i] ? n[i] : 1;
 }
 
@@ -362,6 +362,7 @@ static cute_gemm_tiling sweep_at(const gemm_opts *o, int i, cute_gemm_variant va
     }
     if (o->nstores) t.c_store = o->stores[at[4]].c_store;
     if (o->nstores) len += snprintf(name + len, n - (size_t)len, "%s", store_tags[t.c_store]);
+    if (o->nstages) len += snprintf(name + len, n - (size_t)len, "-s%d", t.stages = o->stage_list[at[5]].stages);
     static const char *mul_tags[] = {[CUTE_GEMM_SCALE_MUL_PROMOTE] = "prom", [CUTE_GEMM_SCALE_MUL_LOAD] = "load",
                                      [CUTE_GEMM_SCALE_MUL_STAGED] = "staged", [CUTE_GEMM_SCALE_MUL_INTERLEAVE] = "ilv"};
     if (t.scale_mul) snprintf(name + len, n - (size_t)len, "-mul%s", mul_tags[t.scale_mul]);

@@ -113,12 +113,13 @@ typedef struct gemm_opts {
     int iters;
     int index_bits; /* cute_gemm_lib_index_width: 0 (auto), 32 or 64 */
     cute_gemm_tiling tiling; /* cute_gemm_lib_tiling (zero: the defaults) */
-    /* bench: --cluster, --raster, --schedule and --tile may list values (1x1,2x1 / 8,16 /
-     * coop,pingpong / 128x128x64,64x256x64): each variant runs with each combination, a row
-     * each (a sweep in one process, on the same inputs) */
+    /* bench: --cluster, --raster, --schedule, --tile, --store and --stages may list values
+     * (1x1,2x1 / 8,16 / coop,pingpong / 128x128x64,64x256x64 / tma,st / 3,4): each variant
+     * runs with each combination, a row each (a sweep in one process, on the same inputs) */
     int clusters[GEMM_MAX_SWEEP][2], nclusters, rasters[GEMM_MAX_SWEEP], nrasters;
     cute_gemm_tiling schedules[GEMM_MAX_SWEEP], tiles[GEMM_MAX_SWEEP], stores[GEMM_MAX_SWEEP]; /* the field each sets */
-    int nschedules, ntiles, nstores;
+    cute_gemm_tiling stage_list[GEMM_MAX_SWEEP];                                                /* --stages 3,4 */
+    int nschedules, ntiles, nstores, nstages;
     uint64_t seed;
     int64_t sizes[GEMM_MAX_SIZES][3]; /* bench: M, N, K of each problem (--sizes S or MxNxK) */
     int nsizes;

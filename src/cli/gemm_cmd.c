@@ -102,8 +102,9 @@ static void usage(void)
             "  of k-tiles, a block each, partial sums added through a workspace); for tensorop and\n"
             "  tensorop_smem, persistent (a block an SM walking tiles, the next tile's first\n"
             "  k-tiles loading under this one's epilogue); auto: the library's choice.\n"
-            "  bench takes lists of --cluster, --raster, --schedule, --tile and --store, a row for\n"
-            "  each combination (hopper2x1r8, hopper-pp, hopper-t64x256x64, hopper-tile).\n"
+            "  bench takes lists of --cluster, --raster, --schedule, --tile, --store and --stages, a\n"
+            "  row for each combination (hopper2x1r8, hopper-pp, hopper-t64x256x64, hopper-tile,\n"
+            "  tensorop_smem-s4); a value may repeat (--stages 3,4,3,4: the two in turns).\n"
             "epilogue: a fused epilogue after alpha and beta (the hopper kernel, a 16-bit C):\n"
             "  bias (x + v, v one value per column: --bias col, the default, or row), relu,\n"
             "  gelu (erf), gelu_tanh, silu (with --bias, after it); run checks it against\n"
@@ -202,8 +203,8 @@ static bool parse_sweep(const char *s, bool cluster, gemm_opts *o)
     return *n > 0;
 }
 
-/* bench's lists of one tiling option, --schedule coop,pingpong or --tile BMxBNxBK,...: each
- * value a tiling of its own in list[], a row each */
+/* bench's lists of one tiling option, --schedule coop,pingpong, --tile BMxBNxBK,... or
+ * --stages 3,4: each value a tiling of its own in list[], a row each */
 static bool parse_tiling_list(const char *key, const char *s, cute_gemm_tiling *list, int *n)
 {
     char buf[256];
@@ -301,6 +302,7 @@ static bool option(gemm_opts *o, bool bench, const char *k, const char *v, bool 
     if (bench && !strcmp(k, "--schedule")) return parse_tiling_list(k, v, o->schedules, &o->nschedules);
     if (bench && !strcmp(k, "--store") && strchr(v, ',')) return parse_tiling_list(k, v, o->stores, &o->nstores);
     if (bench && !strcmp(k, "--tile") && strchr(v, ',')) return parse_tiling_list(k, v, o->tiles, &o->ntiles);
+    if (bench && !strcmp(k, "--stages") && strchr(v, ',')) return parse_tiling_list(k, v, o->stage_list, &o->nstages);
     bool tiling = cli_gemm_tiling_option(k, v, &o->tiling, known, why, sizeof why);
     if (*known) return tiling;
     bool epi = cli_gemm_epilogue_option(k, v, &o->epi, &o->dual, known);
