@@ -63,6 +63,28 @@ cute_tensor gemm_c_parts_on_top(cute_ctx *c, const gemm_plan *p, cute_tensor sC)
     return sC;
 }
 
+/* the accumulators scaled and rounded to C's 16-bit dtype in the MMA's layout, a column
+ * (mode 2) at a time as scale_in, then written into sC by stmatrix (p->r2s: the plan's
+ * stsm_c_tile) */
+static void stsm_in(cute_ctx *c, const gemm_plan *p, cute_int tid, const gemm_tiles *t, cute_tensor acc,
+                    cute_val alpha, cute_val beta, cute_tensor sC, cute_tuple MN)
+{
+    cute_alg *a = cute_ctx_alg(c);
+    cute_thr_mma thr = cute_tiled_mma_slice(&p->mma, tid);
+    cute_tensor tCgC = cute_partition_C(c, thr, t->gC), tCkC = cute_partition_C(c, thr, t->kC);
+    cute_tensor out = cute_make_rmem_tensor_like(c, acc, (cute_dtype)sC.dtype);
+    cute_layout cols = cute_get(a, &acc.layout, 2);
+    for (int64_t n = 0; n < cute_size(a, &cols).v && !a->failed; n++) {
+        cute_tuple at = cute_tuple_fmt(a, "(_,_,%lld)", (long long)n);
+        cute_ssa in = cute_elem_less(c, cute_tensor_slice(c, tCkC, at), MN);
+        cute_tensor_store(c, cute_tensor_slice(c, out, at),
+                          gemm_scale(c, p, cute_tensor_load(c, cute_tensor_slice(c, acc, at)), alpha, beta,
+                                     cute_tensor_slice(c, tCgC, at), in));
+    }
+    cute_thr_copy r = cute_tiled_copy_slice(&p->r2s, tid);
+    cute_copy(c, &p->r2s.atom, cute_retile_S(c, r, out), cute_partition_D(c, r, sC));
+}
+
 /* the accumulators of the MMA's columns n0 .. n1 - 1 (mode 2) into sC (the whole tile's
  * view), as they are or scaled to C's dtype */
 static void acc_in(cute_ctx *c, const gemm_plan *p, cute_int tid, const gemm_tiles *t, cute_tensor acc,
@@ -71,7 +93,9 @@ static void acc_in(cute_ctx *c, const gemm_plan *p, cute_int tid, const gemm_til
     cute_alg *a = cute_ctx_alg(c);
     cute_layout cols = cute_get(a, &acc.layout, 2);
     cute_tensor tCsC = cute_partition_C(c, cute_tiled_mma_slice(&p->mma, tid), sC);
-    if (sC.dtype != acc.dtype) {
+    if (p->stsm) {
+        stsm_in(c, p, tid, t, acc, alpha, beta, sC, MN);
+    } else if (sC.dtype != acc.dtype) {
         scale_in(c, p, tid, t, acc, alpha, beta, sC, MN, n0, n1);
     } else if (n1 - n0 == cute_size(a, &cols).v) { /* the whole tile: one copy */
         cute_autovec_copy(c, acc, tCsC);

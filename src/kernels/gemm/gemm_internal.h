@@ -54,6 +54,9 @@ typedef struct gemm_plan {
     int consumers;
     bool pingpong;            /* each consumer warpgroup its own bm x bn tile, main loops and
                                  epilogues taking turns (hopper.c); else both on one tile */
+    bool stsm;                /* SM80 step 5 (CUTEC_GEMM_SM80_STSM=1, sm_90, a 16-bit C): C's shared tile in
+                                 C's dtype, the scaled accumulators written into it by stmatrix
+                                 (r2s), read back by copy_c a 128-byte line a phase */
     bool pdl;                 /* Hopper: launched as a programmatic dependent launch, its threads
                                  waiting for the stream's previous grid after their prologue
                                  (hopper.c; CUTEC_GEMM_PDL) ...; SM80 a block a tile: waiting

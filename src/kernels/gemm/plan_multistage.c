@@ -465,6 +465,37 @@ static bool dependent_launch(cute_alg *a, gemm_plan *p, int arch)
     return !a->failed;
 }
 
+/* Step 5's C tile in C's 16-bit dtype on sm_90 (CUTEC_GEMM_SM80_STSM=1, opt-in): each thread
+ * scales its accumulators (alpha acc + beta C, rounded once, as the tile of C's dtype does
+ * where the accumulators do not fit) and stmatrix writes them, 8x8 blocks of 16-bit values,
+ * into CuTe's 128-byte GMMA atom of C's unit-stride mode (.trans for a column-major C: the
+ * accumulators' pairs run along N); the runs out read a 128-byte line a phase of 8 threads.
+ * Against the f32 tile (bf16 256x128: 128 KB in by 128 STS.32 a thread and out by 16-byte
+ * LDS, 2,048 wavefronts an SM a tile) that is 64 KB each way, ~1,024 wavefronts: ~0.5 us a
+ * round of ~69 at 4096^3.  beta != 0 reads C in the MMA's layout (2-byte loads), as that tile
+ * does. */
+static bool stsm_c_tile(cute_alg *a, gemm_plan *p, int arch)
+{
+    int e = kernel_env_choice(a, "CUTEC_GEMM_SM80_STSM", "0|1", 0);
+    cute_dtype cd = cute_gemm_c_dtype(&p->cfg);
+    if (e != 1 || arch < 90 || cute_dtype_bytes(cd) != 2 || p->persistent || p->streamk || p->dynamic ||
+        p->c_parts != 1 || gemm_vector_bytes(&p->cfg, cd) != 16 || p->bm % 64 || p->bn % 64)
+        return !a->failed;
+    bool row_major = p->cfg.major[2] == 1;
+    cute_copy_atom stsm, st;
+    cute_composed atom;
+    if (!cute_copy_atom_named(a, row_major ? "SM90_U32x4_STSM_N" : "SM90_U16x8_STSM_T", cd, &stsm) ||
+        !cute_smem_atom_gmma(a, row_major ? "Layout_K_SW128_Atom" : "Layout_MN_SW128_Atom", cd, &atom))
+        return false;
+    cute_tuple shape = cute_tuple_fmt(a, "(%lld,%lld)", (long long)p->bm, (long long)p->bn);
+    p->stsm = true, p->smem_c_dtype = cd;
+    p->smem_c = cute_smem_layout_staged(a, &atom, &shape);
+    p->r2s = cute_make_tiled_copy_mma(a, &stsm, &p->mma, CUTE_MMA_C);
+    st = cute_copy_atom_universal(a, cd, 128);
+    p->copy_c = tile_copy_along(a, &st, p->bm, p->bn, p->threads, 8, p->cfg.major[2], 8); /* a line a phase */
+    return !a->failed;
+}
+
 /* A diagnostic, wrong by design (CUTEC_GEMM_SM80_DIAG=nostore, step 5): each thread stores
  * only the first of its runs of C (1/32 of the bytes at s8 128x128), so that a bench times
  * the rounds without C's traffic (bench/RESULTS.md, s16's rounds). */
@@ -514,5 +545,6 @@ bool gemm_plan_tensorop(cute_alg *a, const cute_gemm_config *cfg, int arch, gemm
     if (smem_epilogue && p->persistent) return persistent_c_tile(a, p, arch, wn * atom.n * 2);
     if (p->persistent) p->per_sm = two_fit(p, arch, p->stages * stage_bytes(p)); /* step 4: no C tile */
     if (smem_epilogue) tc_c_tile(a, p);
+    if (smem_epilogue && !stsm_c_tile(a, p, arch)) return false;
     return !a->failed;
 }
