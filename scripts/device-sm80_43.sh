@@ -73,7 +73,8 @@ diffs()
 {
     awk -v d="$1" -v form="$2" -v base="$3" -v c="$(ceiling "$1")" '$2 == d && $5 == 4096 && ($1 == form || $1 == base) {
             v[$1, $3] = $4 } END { for (r = 1; r <= 3; r++) if ((form, r) in v && (base, r) in v) {
-                if (v[form, r] == "W" || v[base, r] == "W") printf "W "; else if (c > 0) printf "%.2f ", 100 * (v[form, r] - v[base, r]) / c } }' "$rows"
+                if (v[form, r] == "W" || v[base, r] == "W") printf "W "; else if (c > 0) printf "%.2f ", 100 * (v[form, r] - v[base, r]) / c }
+            print "" }' "$rows"
 }
 # verdict DTYPE FORM BASE MEAN MIN_AHEAD: "DTYPE: MEAN_OF_D (d1 d2 d3) VERDICT" where VERDICT is ok (mean >= MEAN
 # and at least MIN_AHEAD rounds ahead), slow (mean <= -0.3), wrong, untimed or within
