@@ -14,9 +14,9 @@
 # first in round 2), bf16 and f16 at 4096^3; each process times 3 and 4 stages on the same
 # inputs (`--stages 3,4`, new), so 4 stages is timed again in-process, three rounds.  Every form
 # first runs on the GPU against float64 (every element), each bench row is also checked (256
-# elements), cuBLAS beside.  Then, with the budget left, 8192^3 for bf16 (the default and the
-# form, once each) and Nsight Compute on one launch of the bf16 default (the count: stalls,
-# shared memory, L2).
+# elements), cuBLAS beside.  Then, with the budget left, bf16 8192^3 and e4m3 -> bf16 4096^3 (the
+# default and the form, once each) and Nsight Compute on one launch of the bf16 default (the
+# count: stalls, shared memory, L2).
 # The rules (points of this run's mma.sync ceiling of the dtype):
 #   stmatrix: d = form - default at 3 stages, a round each; at both bf16 and f16 the mean of d
 #     >= +0.4 and d > 0 in 2 rounds of 3 -> "default" (plan_multistage.c stsm_c_tile's default
@@ -130,7 +130,10 @@ stsm=CUTEC_GEMM_SM80_STSM=1
         echo "== 4. bf16 8192^3, the default and stmatrix once $(el_s)"
         bench def 1 bf16 8192 - --stages 3
         bench stsm 1 bf16 8192 $stsm --stages 3
-        echo "== 5. ncu: one launch of the bf16 default at 4096^3 (clocks left alone) $(el_s)"
+        echo "== 5. e4m3 -> bf16 4096^3 (its C is 16-bit too), the default and stmatrix once $(el_s)"
+        bench def 1 e4m3 4096 - --out-dtype bf16 --stages 3
+        bench stsm 1 e4m3 4096 $stsm --out-dtype bf16 --stages 3
+        echo "== 6. ncu: one launch of the bf16 default at 4096^3 (clocks left alone) $(el_s)"
         profile bf16
         echo "== decisions $(el_s)"
         echo "ceilings: bf16 $(ceiling bf16), f16 $(ceiling f16) TFLOP/s"
@@ -153,7 +156,7 @@ stsm=CUTEC_GEMM_SM80_STSM=1
             *) echo "decides: 4 stages, $v -> no change" ;;
             esac
         done
-        awk '$5 == 8192 { print "bf16 8192^3 " $1 ": " $4 " TFLOP/s" }' "$rows"
+        awk '$5 == 8192 { print "bf16 8192^3 " $1 ": " $4 " TFLOP/s" } $2 == "e4m3" { print "e4m3 -> bf16 4096^3 " $1 ": " $4 " TFLOP/s" }' "$rows"
         echo "the marks (the default, 3 stages; issue 13: bf16 65% of cuBLAS, f16 80% of its ceiling):"
         for f in "$out"/def-bf16-4096-*.txt "$out"/def-f16-4096-*.txt "$out"/stsm-bf16-4096-*.txt "$out"/stsm-f16-4096-*.txt; do
             [ -f "$f" ] || continue
