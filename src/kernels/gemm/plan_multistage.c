@@ -465,15 +465,14 @@ static bool dependent_launch(cute_alg *a, gemm_plan *p, int arch)
     return !a->failed;
 }
 
-/* Step 5's C tile in C's 16-bit dtype on sm_90 (CUTEC_GEMM_SM80_STSM=1, opt-in): each thread
- * scales its accumulators (alpha acc + beta C, rounded once, as the tile of C's dtype does
- * where the accumulators do not fit) and stmatrix writes them, 8x8 blocks of 16-bit values,
- * into CuTe's 128-byte GMMA atom of C's unit-stride mode (.trans for a column-major C: the
- * accumulators' pairs run along N); the runs out read a 128-byte line a phase of 8 threads.
- * Against the f32 tile (bf16 256x128: 128 KB in by 128 STS.32 a thread and out by 16-byte
- * LDS, 2,048 wavefronts an SM a tile) that is 64 KB each way, ~1,024 wavefronts: ~0.5 us a
- * round of ~69 at 4096^3.  beta != 0 reads C in the MMA's layout (2-byte loads), as that tile
- * does. */
+/* Step 5's C tile in C's 16-bit dtype on sm_90 where beta is 0 (CUTEC_GEMM_SM80_STSM=1,
+ * opt-in): each thread scales its accumulators (alpha acc, rounded once) and stmatrix writes
+ * them, 8x8 blocks of 16-bit values, into CuTe's 128-byte GMMA atom of C's unit-stride mode
+ * (.trans for a column-major C: the accumulators' pairs run along N), over the same memory as
+ * the f32 tile; the runs out read a 128-byte line a phase of 8 threads.  Against the f32 tile
+ * (bf16 256x128: 128 KB in by 128 STS.32 a thread and out by 16-byte LDS, 2,048 wavefronts
+ * an SM a tile) that is 64 KB each way, ~1,024 wavefronts: ~0.5 us a round of ~69 at 4096^3.
+ * beta != 0 takes the f32 tile, unchanged (C's runs read beside the accumulators' there). */
 static bool stsm_c_tile(cute_alg *a, gemm_plan *p, int arch)
 {
     int e = kernel_env_choice(a, "CUTEC_GEMM_SM80_STSM", "0|1", 0);
@@ -488,11 +487,11 @@ static bool stsm_c_tile(cute_alg *a, gemm_plan *p, int arch)
         !cute_smem_atom_gmma(a, row_major ? "Layout_K_SW128_Atom" : "Layout_MN_SW128_Atom", cd, &atom))
         return false;
     cute_tuple shape = cute_tuple_fmt(a, "(%lld,%lld)", (long long)p->bm, (long long)p->bn);
-    p->stsm = true, p->smem_c_dtype = cd;
-    p->smem_c = cute_smem_layout_staged(a, &atom, &shape);
+    p->stsm = true;
+    p->smem_c16 = cute_smem_layout_staged(a, &atom, &shape);
     p->r2s = cute_make_tiled_copy_mma(a, &stsm, &p->mma, CUTE_MMA_C);
     st = cute_copy_atom_universal(a, cd, 128);
-    p->copy_c = tile_copy_along(a, &st, p->bm, p->bn, p->threads, 8, p->cfg.major[2], 8); /* a line a phase */
+    p->copy_c16 = tile_copy_along(a, &st, p->bm, p->bn, p->threads, 8, p->cfg.major[2], 8); /* a line a phase */
     return !a->failed;
 }
 

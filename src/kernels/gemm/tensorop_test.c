@@ -401,10 +401,11 @@ static void setting_refused(cute_runtime *rt, const cute_gemm_config *cfg, const
     unsetenv(name);
 }
 
-/* Step 5's C tile in C's 16-bit dtype written by stmatrix (CUTEC_GEMM_SM80_STSM=1,
+/* Step 5's C tile in C's 16-bit dtype written by stmatrix where beta is 0 (CUTEC_GEMM_SM80_STSM=1,
  * plan_multistage.c's stsm_c_tile) on sm_90a, verified against float64: bf16 with C
- * column-major (stmatrix .trans) with beta, and f16 with C row-major over a batch with K of
- * one partial k-tile (16-byte aligned operands, as the form needs; else the f32 tile runs);
+ * column-major (stmatrix .trans), f16 with C row-major over a batch with K of one partial
+ * k-tile, and bf16 under beta (the same kernel's f32 tile); 16-byte aligned operands, as the
+ * form needs (else the f32 tile alone);
  * the emitted CUDA has stmatrix with 1 and none without; a setting outside 0|1 refused by
  * name */
 static void sm80_stsm(void)
@@ -416,10 +417,12 @@ static void sm80_stsm(void)
     cute_gemm_lib *lib = tiled_lib(rt, t, "stsm");
     /* every leading dimension a multiple of 8 (16-byte runs, the form's condition: the
      * library's alignment is the operands' least), the other extent and K partial tiles */
-    problem col = {136, 140, 72, 1, {1, 1, 0}, CUTE_BF16, CUTE_BF16, 1.5, -0.5};
+    problem col = {136, 140, 72, 1, {1, 1, 0}, CUTE_BF16, CUTE_BF16, 1.5, 0};
     problem row = {70, 136, 24, 2, {1, 0, 1}, CUTE_F16, CUTE_F16, 2, 0};
+    problem under_beta = {136, 140, 72, 1, {1, 1, 0}, CUTE_BF16, CUTE_BF16, 1.5, -0.5}; /* the f32 tile's way */
     run(lib, cute_runtime_backend(rt), CUTE_GEMM_TENSOROP_SMEM, &col, "interp sm_90a stsm");
     run(lib, cute_runtime_backend(rt), CUTE_GEMM_TENSOROP_SMEM, &row, "interp sm_90a stsm");
+    run(lib, cute_runtime_backend(rt), CUTE_GEMM_TENSOROP_SMEM, &under_beta, "interp sm_90a stsm");
     cute_gemm_lib_free(lib);
     cute_gemm_config cfg = {.variant = CUTE_GEMM_TENSOROP_SMEM, .dtype = CUTE_BF16, .c_dtype = CUTE_BF16,
                             .major = {1, 1, 0}, .align_bytes = 16, .index_bound = CUTE_GEMM_INDEX_BOUND, .tiling = t};
