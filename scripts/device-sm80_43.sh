@@ -8,8 +8,9 @@
 # significant bits (`--fill coarse`) ran 81.9-82.1 points against gaussian f16's 80.4-80.5 (bf16
 # 81.4-81.5), cuBLAS's f16 the same way (800-804 against 762-765 TFLOP/s).
 # This pass times the form built since: step 5's C tile in C's 16-bit dtype written by stmatrix
-# (CUTEC_GEMM_SM80_STSM=1: 512 + 512 shared-memory wavefronts a 256x128 tile against the f32
-# tile's 1,024 + 1,024; predicted ~0.5 us a round of ~69, +0.5 to +0.8 points), against the
+# where beta is 0 (CUTEC_GEMM_SM80_STSM=1: 512 + 512 shared-memory wavefronts a 256x128 tile
+# against the f32 tile's 1,024 + 1,024; predicted ~0.5 us a round of ~69, +0.5 to +0.8 points;
+# beta != 0 takes the f32 tile in the same kernel), against the
 # default in turns, a process each, three rounds (default first in rounds 1 and 3, the form
 # first in round 2), bf16 and f16 at 4096^3; each process times 3 and 4 stages on the same
 # inputs (`--stages 3,4`, new), so 4 stages is timed again in-process, three rounds.  Every form
@@ -108,9 +109,12 @@ stsm=CUTEC_GEMM_SM80_STSM=1
     device_head
     if nvidia-smi >/dev/null 2>&1; then
         echo "== 1. each form on the GPU against float64 first (every element) $(el_s)"
-        check "bf16 tn stmatrix" $stsm --dtype bf16 --layout tn --m 1032 --n 776 --k 264 --alpha 2 --beta -1
-        check "f16 tnt stmatrix" $stsm --dtype f16 --layout tnt --m 776 --n 1032 --k 264 --alpha 1.5 --beta -0.5
-        check "e4m3 -> bf16 tn stmatrix" $stsm --dtype e4m3 --out-dtype bf16 --layout tn --m 1032 --n 776 --k 264
+        check "bf16 tn stmatrix" $stsm --dtype bf16 --layout tn --m 1032 --n 776 --k 264 --alpha 2 --beta 0
+        check "f16 tnt stmatrix" $stsm --dtype f16 --layout tnt --m 776 --n 1032 --k 264 --alpha 1.5 --beta 0
+        check "e4m3 -> bf16 tn stmatrix" $stsm --dtype e4m3 --out-dtype bf16 --layout tn --m 1032 --n 776 --k 264 \
+            --beta 0
+        check "bf16 tn stmatrix's kernel under beta (its f32 tile)" $stsm --dtype bf16 --layout tn --m 1032 --n 776 \
+            --k 264 --alpha 2 --beta -1
         check "f16 tn 4 stages" - --dtype f16 --layout tn --stages 4 --m 776 --n 520 --k 264 --alpha 2 --beta -1
         echo "== 2. bench mma $(el_s)"
         timeout 15 build/cutec bench mma --dtypes bf16,f16 --iters 3 >"$out/mma.txt" 2>&1
