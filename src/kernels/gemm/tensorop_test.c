@@ -405,9 +405,8 @@ static void setting_refused(cute_runtime *rt, const cute_gemm_config *cfg, const
  * plan_multistage.c's stsm_c_tile) on sm_90a, verified against float64: bf16 with C
  * column-major (stmatrix .trans), f16 with C row-major over a batch with K of one partial
  * k-tile, and bf16 under beta (the same kernel's f32 tile); 16-byte aligned operands, as the
- * form needs (else the f32 tile alone);
- * the emitted CUDA has stmatrix with 1 and none without; a setting outside 0|1 refused by
- * name */
+ * form needs (else the f32 tile alone); the emitted CUDA has stmatrix with 1, none with 0 and
+ * by default; a setting outside 0|1 refused by name */
 static void sm80_stsm(void)
 {
     cute_runtime *rt = interp_sm90a();
@@ -426,11 +425,16 @@ static void sm80_stsm(void)
     cute_gemm_lib_free(lib);
     cute_gemm_config cfg = {.variant = CUTE_GEMM_TENSOROP_SMEM, .dtype = CUTE_BF16, .c_dtype = CUTE_BF16,
                             .major = {1, 1, 0}, .align_bytes = 16, .index_bound = CUTE_GEMM_INDEX_BOUND, .tiling = t};
-    for (int on = 0; on < 2; on++) {
-        if (on) setenv("CUTEC_GEMM_SM80_STSM", "1", 1);
+    static const struct {
+        const char *value; /* "": unset, the default */
+        bool stmatrix;
+    } settings[] = {{"0", false}, {"1", true}, {"", false}};
+    for (size_t i = 0; i < sizeof settings / sizeof settings[0]; i++) {
+        if (*settings[i].value) setenv("CUTEC_GEMM_SM80_STSM", settings[i].value, 1);
         else unsetenv("CUTEC_GEMM_SM80_STSM");
-        char *src = cuda_of(rt, &cfg, on ? "stsm 1" : "stsm unset");
-        if (src) CHECK(!strstr(src, "stmatrix") == !on, "stsm %d: stmatrix %s", on, strstr(src, "stmatrix") ? "in" : "not in");
+        char *src = cuda_of(rt, &cfg, settings[i].value);
+        if (src) CHECK(!strstr(src, "stmatrix") == !settings[i].stmatrix, "CUTEC_GEMM_SM80_STSM=%s: stmatrix %s",
+                       settings[i].value, strstr(src, "stmatrix") ? "in" : "not in");
         free(src);
     }
     setting_refused(rt, &cfg, "CUTEC_GEMM_SM80_STSM", "2", "CUTEC_GEMM_SM80_STSM=2: not one of 0|1");
