@@ -166,6 +166,9 @@ typedef struct tc_shape {
  * tiles at two blocks per SM.  f64's DMMA reads its fragments element by element (ldmatrix
  * moves 16-bit pieces). */
 static const tc_shape tc_shapes[] = {
+    /* f16 on sm_90: 4 stages (192 KB), ahead of 3 in all three rounds of sm80_43's final pass in
+     * one process (+0.49 / +0.55 / +0.68 points at 4096^3; bf16 +0.18, kept at 3) */
+    {CUTE_F16, 90, "SM80_16x8x16_F32F16F16F32_TN", 256, 128, 64, 4, "SM75_U32x4_LDSM_N", "SM75_U16x8_LDSM_T", GEMM_PREFETCH_ACROSS, 0},
     {CUTE_F16, 80, "SM80_16x8x16_F32F16F16F32_TN", 256, 128, 64, 3, "SM75_U32x4_LDSM_N", "SM75_U16x8_LDSM_T", GEMM_PREFETCH_ACROSS, 0},
     {CUTE_BF16, 80, "SM80_16x8x16_F32BF16BF16F32_TN", 256, 128, 64, 3, "SM75_U32x4_LDSM_N", "SM75_U16x8_LDSM_T", GEMM_PREFETCH_ACROSS, 0},
     {CUTE_I8, 80, "SM80_16x8x32_S32S8S8S32_TN", 256, 128, 128, 3, "SM75_U32x4_LDSM_N", LDSM8_MN, GEMM_PREFETCH_ACROSS, 0},
@@ -465,8 +468,10 @@ static bool dependent_launch(cute_alg *a, gemm_plan *p, int arch)
     return !a->failed;
 }
 
-/* Step 5's C tile in C's 16-bit dtype on sm_90 where beta is 0 (CUTEC_GEMM_SM80_STSM=1,
- * opt-in): each thread scales its accumulators (alpha acc, rounded once) and stmatrix writes
+/* Step 5's C tile in C's 16-bit dtype on sm_90 where beta is 0 (CUTEC_GEMM_SM80_STSM: 1, the
+ * default for bf16 and f16 inputs since sm80_43's final pass, ahead of the f32 tile in all six
+ * rounds at 4096^3, bf16 +0.24 / +0.48 / +1.12 and f16 +0.42 / +0.42 / +0.31 points; fp8 inputs
+ * keep 0, e4m3 -> bf16 measured 1.3% slower once; bench/RESULTS.md): each thread scales its accumulators (alpha acc, rounded once) and stmatrix writes
  * them, 8x8 blocks of 16-bit values, into CuTe's 128-byte GMMA atom of C's unit-stride mode
  * (.trans for a column-major C: the accumulators' pairs run along N), over the same memory as
  * the f32 tile; the runs out read a 128-byte line a phase of 8 threads.  Against the f32 tile
@@ -475,7 +480,8 @@ static bool dependent_launch(cute_alg *a, gemm_plan *p, int arch)
  * beta != 0 takes the f32 tile, unchanged (C's runs read beside the accumulators' there). */
 static bool stsm_c_tile(cute_alg *a, gemm_plan *p, int arch)
 {
-    int e = kernel_env_choice(a, "CUTEC_GEMM_SM80_STSM", "0|1", 0);
+    bool sixteen = p->cfg.dtype == CUTE_BF16 || p->cfg.dtype == CUTE_F16; /* the default for 16-bit inputs */
+    int e = kernel_env_choice(a, "CUTEC_GEMM_SM80_STSM", "0|1", sixteen ? 1 : 0);
     cute_dtype cd = cute_gemm_c_dtype(&p->cfg);
     if (e != 1 || arch < 90 || cute_dtype_bytes(cd) != 2 || p->persistent || p->streamk || p->dynamic ||
         p->c_parts != 1 || gemm_vector_bytes(&p->cfg, cd) != 16 || p->bm % 64 || p->bn % 64)

@@ -401,12 +401,12 @@ static void setting_refused(cute_runtime *rt, const cute_gemm_config *cfg, const
     unsetenv(name);
 }
 
-/* Step 5's C tile in C's 16-bit dtype written by stmatrix where beta is 0 (CUTEC_GEMM_SM80_STSM=1,
+/* Step 5's C tile in C's 16-bit dtype written by stmatrix where beta is 0 (CUTEC_GEMM_SM80_STSM,
  * plan_multistage.c's stsm_c_tile) on sm_90a, verified against float64: bf16 with C
  * column-major (stmatrix .trans), f16 with C row-major over a batch with K of one partial
  * k-tile, and bf16 under beta (the same kernel's f32 tile); 16-byte aligned operands, as the
- * form needs (else the f32 tile alone); the emitted CUDA has stmatrix with 1, none with 0 and
- * by default; a setting outside 0|1 refused by name */
+ * form needs (else the f32 tile alone); the emitted CUDA has stmatrix with 1 and by default
+ * (bf16), none with 0; a setting outside 0|1 refused by name */
 static void sm80_stsm(void)
 {
     cute_runtime *rt = interp_sm90a();
@@ -428,7 +428,7 @@ static void sm80_stsm(void)
     static const struct {
         const char *value; /* "": unset, the default */
         bool stmatrix;
-    } settings[] = {{"0", false}, {"1", true}, {"", false}};
+    } settings[] = {{"0", false}, {"1", true}, {"", true}};
     for (size_t i = 0; i < sizeof settings / sizeof settings[0]; i++) {
         if (*settings[i].value) setenv("CUTEC_GEMM_SM80_STSM", settings[i].value, 1);
         else unsetenv("CUTEC_GEMM_SM80_STSM");
