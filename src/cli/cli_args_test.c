@@ -10,6 +10,7 @@
 #include "check.h"
 #include "cli.h"
 #include "cli/cli_torch.h"
+#include "cli/gemm_cli.h"
 #include "cutec/cuda_driver.h"
 #include "cutec/jit.h"
 
@@ -286,13 +287,18 @@ static void bench_gemm_measures(void)
     refused(cmd_bench, (const char *const[]){"bench", "gemm", "--dtype", "bf16", "--beta", "1", "--epilogue-cost", "--turns",
                                              NULL}, "not with --epilogue-cost");
     refused(cmd_run, (const char *const[]){"run", "gemm", "--turns", NULL}, "unknown option --turns");
+    refused(cmd_bench, (const char *const[]){"bench", "gemm", "--fill", "fine", NULL}, "bad value for --fill: fine");
+    refused(cmd_bench, (const char *const[]){"bench", "gemm", "--stages", "3,x", NULL}, "bad value for --stages");
+    refused(cmd_run, (const char *const[]){"run", "gemm", "--fill", "coarse", NULL}, "unknown option --fill");
     char err[2048];
     cli_parse_only_set(true);
     const char *ok[][16] = {{"bench", "gemm", "--dtype", "bf16", "--ceiling", "auto", "--beta", "1", "--epilogue-cost", NULL},
                             {"bench", "gemm", "--dtype", "e4m3", "--scale", "tensor", "--amax", "--epilogue-cost", "--ceiling",
                              "1790.5", NULL},
                             {"bench", "gemm", "--dtype", "bf16", "--groups", "8", "--ceiling", "auto", NULL},
-                            {"bench", "gemm", "--dtype", "bf16", "--turns", "--cluster", "1x1,2x1", "--iters", "30", NULL}};
+                            {"bench", "gemm", "--dtype", "bf16", "--turns", "--cluster", "1x1,2x1", "--iters", "30", NULL},
+                            {"bench", "gemm", "--dtype", "f16", "--fill", "coarse", NULL},
+                            {"bench", "gemm", "--dtype", "bf16", "--stages", "3,4,3,4", "--raster", "8,16", NULL}};
     for (size_t i = 0; i < sizeof ok / sizeof *ok; i++) {
         int argc = 0;
         while (ok[i][argc]) argc++;
@@ -356,6 +362,45 @@ static void torch_lines(void)
     unsetenv("CUTEC_TORCH_ROWS");
 }
 
+/* --fill coarse: f16 keeps its top 8 significant bits (the low 3 fraction bits cleared), f32 its
+ * top 16 bits, in the host copy and on the device; bf16 as it was; C untouched */
+static void coarse_fill(void)
+{
+    char err[512];
+    cute_runtime *rt;
+    if (cute_runtime_new("interp", &rt, err, sizeof err) != CUTE_OK) {
+        CHECK(false, "the interpreter: %s", err);
+        return;
+    }
+    cute_backend *b = cute_runtime_backend(rt);
+    const cute_dtype ds[] = {CUTE_F16, CUTE_F32, CUTE_BF16};
+    for (int i = 0; i < 3; i++) {
+        gemm_problem p;
+        bool made = gemm_problem_make(b, &p, ds[i], CUTE_F32, (int64_t[]){9, 7, 5, 1}, "tn", 0, 43);
+        CHECK(made, "a %s problem", cli_gemm_dtype_name(ds[i]));
+        if (!made) continue;
+        size_t na = gemm_operand_bytes(&p.a), nc = gemm_operand_bytes(&p.c);
+        unsigned char *a0 = malloc(na), *c0 = malloc(nc), *dev = malloc(na);
+        memcpy(a0, p.a.host, na), memcpy(c0, p.c.host, nc);
+        CHECK(gemm_problem_coarsen(b, &p), "%s coarsened", cli_gemm_dtype_name(ds[i]));
+        b->vt->download(b->self, dev, &p.a.buf, 0, na);
+        int changed = 0, bad = 0;
+        for (int64_t j = 0; j < p.a.elems; j++) {
+            uint32_t was = ds[i] == CUTE_F32 ? ((uint32_t *)(void *)a0)[j] : ((uint16_t *)(void *)a0)[j];
+            uint32_t now = ds[i] == CUTE_F32 ? ((uint32_t *)p.a.host)[j] : ((uint16_t *)p.a.host)[j];
+            uint32_t want = ds[i] == CUTE_F16 ? (was & 0xFFF8u) : ds[i] == CUTE_F32 ? (was & 0xFFFF0000u) : was;
+            changed += now != was, bad += now != want;
+        }
+        CHECK(bad == 0 && (ds[i] == CUTE_BF16 ? changed == 0 : changed > 0), "%s: %d of %lld wrong, %d changed",
+              cli_gemm_dtype_name(ds[i]), bad, (long long)p.a.elems, changed);
+        CHECK(!memcmp(dev, p.a.host, na) && !memcmp(c0, p.c.host, nc), "%s: uploaded, C untouched",
+              cli_gemm_dtype_name(ds[i]));
+        free(a0), free(c0), free(dev);
+        gemm_problem_drop(b, &p);
+    }
+    cute_runtime_free(rt);
+}
+
 int main(void)
 {
     parser();
@@ -365,6 +410,7 @@ int main(void)
     ignored_values();
     turns_diagnostic();
     bench_gemm_measures();
+    coarse_fill();
     env_arch();
     torch_lines();
     return CHECK_DONE("cli_args_test");

@@ -374,10 +374,10 @@ static int bench_cost(bench_ctx *x, gemm_problem *p, int sets, cute_gemm_variant
 }
 
 /* the sweep's lists, each its count or 1: clusters, rasters, schedules, tiles, stores */
-enum { SWEEP_LISTS = 5 };
+enum { SWEEP_LISTS = 6 };
 static void sweep_counts(const gemm_opts *o, int count[SWEEP_LISTS])
 {
-    const int n[SWEEP_LISTS] = {o->nclusters, o->nrasters, o->nschedules, o->ntiles, o->nstores};
+    const int n[SWEEP_LISTS] = {o->nclusters, o->nrasters, o->nschedules, o->ntiles, o->nstores, o->nstages};
     for (int i = 0; i < SWEEP_LISTS; i++) count[i] = n[i] ? n[i] : 1;
 }
 
@@ -404,6 +404,7 @@ static cute_gemm_tiling sweep_at(const gemm_opts *o, int i, cute_gemm_variant va
     }
     if (o->nstores) t.c_store = o->stores[at[4]].c_store;
     if (o->nstores) len += snprintf(name + len, n - (size_t)len, "%s", store_tags[t.c_store]);
+    if (o->nstages) len += snprintf(name + len, n - (size_t)len, "-s%d", t.stages = o->stage_list[at[5]].stages);
     static const char *mul_tags[] = {[CUTE_GEMM_SCALE_MUL_PROMOTE] = "prom", [CUTE_GEMM_SCALE_MUL_LOAD] = "load",
                                      [CUTE_GEMM_SCALE_MUL_STAGED] = "staged", [CUTE_GEMM_SCALE_MUL_INTERLEAVE] = "ilv"};
     if (t.scale_mul) snprintf(name + len, n - (size_t)len, "-mul%s", mul_tags[t.scale_mul]);
@@ -465,7 +466,8 @@ static int bench_size(bench_ctx *x, const int64_t mnk[3])
     if (mnk[1] != size || mnk[2] != size) /* the rows name M only */
         printf("# M %lld, N %lld, K %lld:\n", (long long)mnk[0], (long long)mnk[1], (long long)mnk[2]);
     for (; made < sets; made++)
-        if (!gemm_problem_make(x->b, &p[made], o->in, o->out, mnkl, o->layout, 0, o->seed + (uint64_t)made)) {
+        if (!gemm_problem_make(x->b, &p[made], o->in, o->out, mnkl, o->layout, 0, o->seed + (uint64_t)made) ||
+            (o->coarse && !gemm_problem_coarsen(x->b, &p[made]))) {
             gemm_problem_drop(x->b, &p[made]);
             break;
         }
@@ -523,8 +525,9 @@ static void print_header(bench_ctx *x)
            d->sm_count, d->clock_khz / 1000, d->l2_bytes >> 20, cute_cublas_path(x->h), cute_cublas_version(x->h));
     printf("# %s -> %s M=N=K", cli_gemm_dtype_name(o->in), cli_gemm_dtype_name(o->out));
     if (o->l > 1) printf(", L=%lld", (long long)o->l);
-    printf(", layout %s (%s), alpha %g, beta %g, seed %llu, gaussian inputs\n", o->layout,
-           cli_gemm_major_words(o->layout), o->alpha, o->beta, (unsigned long long)o->seed);
+    printf(", layout %s (%s), alpha %g, beta %g, seed %llu, gaussian inputs%s\n", o->layout,
+           cli_gemm_major_words(o->layout), o->alpha, o->beta, (unsigned long long)o->seed,
+           o->coarse ? " (A and B cut to bf16's 8 significant bits: --fill coarse)" : "");
     printf("# cuBLAS: %s\n", cublas_words(o->in));
     if (o->dual)
         printf("# then --epilogue swiglu: C = silu(A B0^T) (A B1^T), two cuBLAS calls and cutec's elementwise silu(x) y, "

@@ -51,6 +51,10 @@ const char *cli_gemm_major_words(const char *layout);
 bool gemm_problem_make(cute_backend *b, gemm_problem *p, cute_dtype in, cute_dtype out,
                        const int64_t mnkl[4], const char *layout, int64_t pad, uint64_t seed);
 void gemm_problem_drop(cute_backend *b, gemm_problem *p);
+/* A's and B's values cut to 8 significant bits, bf16's (f16: the low 3 fraction bits cleared;
+ * f32, tf32: the low 16; other dtypes unchanged), uploaded again: the same magnitudes with
+ * fewer bits toggling in the multipliers.  False: the upload failed */
+bool gemm_problem_coarsen(cute_backend *b, gemm_problem *p);
 /* the problem with a fused epilogue e (NULL or zero: none), and fresh values of its vector;
  * false: out of memory */
 bool gemm_problem_fuse(cute_backend *b, gemm_problem *p, const cute_gemm_epilogue *e, uint64_t seed);
@@ -109,12 +113,13 @@ typedef struct gemm_opts {
     int iters;
     int index_bits; /* cute_gemm_lib_index_width: 0 (auto), 32 or 64 */
     cute_gemm_tiling tiling; /* cute_gemm_lib_tiling (zero: the defaults) */
-    /* bench: --cluster, --raster, --schedule and --tile may list values (1x1,2x1 / 8,16 /
-     * coop,pingpong / 128x128x64,64x256x64): each variant runs with each combination, a row
-     * each (a sweep in one process, on the same inputs) */
+    /* bench: --cluster, --raster, --schedule, --tile, --store and --stages may list values
+     * (1x1,2x1 / 8,16 / coop,pingpong / 128x128x64,64x256x64 / tma,st / 3,4): each variant
+     * runs with each combination, a row each (a sweep in one process, on the same inputs) */
     int clusters[GEMM_MAX_SWEEP][2], nclusters, rasters[GEMM_MAX_SWEEP], nrasters;
     cute_gemm_tiling schedules[GEMM_MAX_SWEEP], tiles[GEMM_MAX_SWEEP], stores[GEMM_MAX_SWEEP]; /* the field each sets */
-    int nschedules, ntiles, nstores;
+    cute_gemm_tiling stage_list[GEMM_MAX_SWEEP];                                                /* --stages 3,4 */
+    int nschedules, ntiles, nstores, nstages;
     uint64_t seed;
     int64_t sizes[GEMM_MAX_SIZES][3]; /* bench: M, N, K of each problem (--sizes S or MxNxK) */
     int nsizes;
@@ -129,6 +134,7 @@ typedef struct gemm_opts {
     bool ceiling_auto; /* bench --ceiling auto: measured first (mma_ceiling), then as above */
     bool epilogue_cost; /* bench --epilogue-cost: each variant with the epilogue and plain, timed in turns */
     bool turns;         /* bench --turns: each variant timed in turns with cuBLAS */
+    bool coarse;        /* bench --fill coarse: A and B cut to bf16's precision (gemm_problem_coarsen) */
     cute_gemm_epilogue epi; /* --epilogue, --bias */
     bool dual;              /* --epilogue swiglu */
     cute_gemm_scale_kind scale; /* --scale tensor|block */

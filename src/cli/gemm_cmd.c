@@ -41,7 +41,7 @@ static void usage(void)
             "         [--stages S] [--warps WMxWN] [--raster F] [--read-bytes 8|16] [--cluster CMxCN]\n"
             "         [--store auto|tma|tile|st] [--schedule auto|coop|pingpong|persistent|streamk] [--epilogue bias|relu|gelu|gelu_tanh|silu|swiglu]\n"
             "         [--bias row|col] [--plot FILE.svg] [--ceiling auto|TFLOPS] [--epilogue-cost]\n"
-            "         [--turns] [--groups G [--tokens T]]\n"
+            "         [--turns] [--groups G [--tokens T]] [--fill gaussian|coarse]\n"
             "         [--scale tensor|block [--amax] [--out-scale S] [--scale-mul staged|promote|load|interleave]]\n"
             "\n"
             "C(M,N,L) = alpha * A(M,K,L) * B(N,K,L)^T + beta * C, B given as (N,K) (CuTe's\n"
@@ -76,6 +76,9 @@ static void usage(void)
             "  of one timing each, the SM clock (NVML) beside each: its row against cuBLAS's median of\n"
             "  the same turns, and a line of the rounds' ratios (median, least, largest; in time and in\n"
             "  cycles) and the two clocks: a clock falling under the power cap weighs on both alike.\n"
+            "--fill coarse: A's and B's gaussians cut to bf16's 8 significant bits (f16: the low 3\n"
+            "  fraction bits cleared, f32 and tf32 the low 16; the other dtypes as they are), for\n"
+            "  telling what the data's bits cost (power) from what the kernel does.\n"
             "\n"
             "layout: BLAS's letters, one per operand (the op cuBLAS would get for a column-major C):\n"
             "  A  n: M-major (column-major A(M,K))   t: K-major\n"
@@ -103,8 +106,9 @@ static void usage(void)
             "  of k-tiles, a block each, partial sums added through a workspace); for tensorop and\n"
             "  tensorop_smem, persistent (a block an SM walking tiles, the next tile's first\n"
             "  k-tiles loading under this one's epilogue); auto: the library's choice.\n"
-            "  bench takes lists of --cluster, --raster, --schedule, --tile and --store, a row for\n"
-            "  each combination (hopper2x1r8, hopper-pp, hopper-t64x256x64, hopper-tile).\n"
+            "  bench takes lists of --cluster, --raster, --schedule, --tile, --store and --stages, a\n"
+            "  row for each combination (hopper2x1r8, hopper-pp, hopper-t64x256x64, hopper-tile,\n"
+            "  tensorop_smem-s4); a value may repeat (--stages 3,4,3,4: the two in turns).\n"
             "epilogue: a fused epilogue after alpha and beta (the hopper kernel, a 16-bit C):\n"
             "  bias (x + v, v one value per column: --bias col, the default, or row), relu,\n"
             "  gelu (erf), gelu_tanh, silu (with --bias, after it); run checks it against\n"
@@ -203,8 +207,8 @@ static bool parse_sweep(const char *s, bool cluster, gemm_opts *o)
     return *n > 0;
 }
 
-/* bench's lists of one tiling option, --schedule coop,pingpong or --tile BMxBNxBK,...: each
- * value a tiling of its own in list[], a row each */
+/* bench's lists of one tiling option, --schedule coop,pingpong, --tile BMxBNxBK,... or
+ * --stages 3,4: each value a tiling of its own in list[], a row each */
 static bool parse_tiling_list(const char *key, const char *s, cute_gemm_tiling *list, int *n)
 {
     char buf[256];
@@ -302,6 +306,7 @@ static bool option(gemm_opts *o, bool bench, const char *k, const char *v, bool 
     if (bench && !strcmp(k, "--schedule")) return parse_tiling_list(k, v, o->schedules, &o->nschedules);
     if (bench && !strcmp(k, "--store") && strchr(v, ',')) return parse_tiling_list(k, v, o->stores, &o->nstores);
     if (bench && !strcmp(k, "--tile") && strchr(v, ',')) return parse_tiling_list(k, v, o->tiles, &o->ntiles);
+    if (bench && !strcmp(k, "--stages") && strchr(v, ',')) return parse_tiling_list(k, v, o->stage_list, &o->nstages);
     bool tiling = cli_gemm_tiling_option(k, v, &o->tiling, known, why, sizeof why);
     if (*known) return tiling;
     bool epi = cli_gemm_epilogue_option(k, v, &o->epi, &o->dual, known);
@@ -326,6 +331,7 @@ static bool option(gemm_opts *o, bool bench, const char *k, const char *v, bool 
     if (bench && !strcmp(k, "--sizes")) return parse_sizes(v, o);
     if (bench && !strcmp(k, "--variants")) return parse_variants(v, o);
     if (bench && !strcmp(k, "--plot")) return o->plot = v, true;
+    if (bench && !strcmp(k, "--fill")) return (o->coarse = !strcmp(v, "coarse")) || !strcmp(v, "gaussian");
     if (bench && !strcmp(k, "--ceiling")) {
         if ((o->ceiling_auto = !strcmp(v, "auto"))) return o->ceiling = 0, true;
         bool ok = parse_double(v, &o->ceiling) && o->ceiling > 0;

@@ -119,6 +119,21 @@ bool gemm_problem_make(cute_backend *b, gemm_problem *p, cute_dtype in, cute_dty
     return ok && p->c0;
 }
 
+static bool operand_coarsen(cute_backend *b, gemm_operand *x)
+{
+    uint32_t keep = x->dtype == CUTE_F16 ? 0xFFF8u : x->dtype == CUTE_F32 || x->dtype == CUTE_TF32 ? 0xFFFF0000u : 0;
+    if (!keep) return true;
+    for (int64_t i = 0; i < x->elems; i++)
+        if (x->dtype == CUTE_F16) ((uint16_t *)x->host)[i] &= (uint16_t)keep;
+        else ((uint32_t *)x->host)[i] &= keep;
+    return b->vt->upload(b->self, &x->buf, 0, x->host, gemm_operand_bytes(x)) == CUTE_OK;
+}
+
+bool gemm_problem_coarsen(cute_backend *b, gemm_problem *p)
+{
+    return operand_coarsen(b, &p->a) && operand_coarsen(b, &p->b);
+}
+
 void gemm_problem_drop(cute_backend *b, gemm_problem *p)
 {
     operand_drop(b, &p->a), operand_drop(b, &p->b), operand_drop(b, &p->c), operand_drop(b, &p->v);

@@ -39,6 +39,7 @@ const char *const cute_env_known_names[] = {
     "CUTEC_GEMM_SM80_DIAG",
     "CUTEC_GEMM_SM80_PDL",
     "CUTEC_GEMM_SM80_PERSISTENT",
+    "CUTEC_GEMM_SM80_STSM",
     "CUTEC_GEMV_EARLY",
     "CUTEC_GEMV_PDL",
     "CUTEC_GEMV_TRIAL",

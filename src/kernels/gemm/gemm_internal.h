@@ -54,6 +54,12 @@ typedef struct gemm_plan {
     int consumers;
     bool pingpong;            /* each consumer warpgroup its own bm x bn tile, main loops and
                                  epilogues taking turns (hopper.c); else both on one tile */
+    bool stsm;                /* SM80 step 5 (CUTEC_GEMM_SM80_STSM=1, sm_90, a 16-bit C): where beta is 0,
+                                 C's shared tile in C's dtype (smem_c16), the scaled accumulators
+                                 written into it by stmatrix (r2s), read back by copy_c16 a 128-byte
+                                 line a phase; else smem_c and copy_c as without it */
+    cute_composed smem_c16;
+    cute_tiled_copy copy_c16;
     bool pdl;                 /* Hopper: launched as a programmatic dependent launch, its threads
                                  waiting for the stream's previous grid after their prologue
                                  (hopper.c; CUTEC_GEMM_PDL) ...; SM80 a block a tile: waiting
@@ -491,9 +497,10 @@ cute_ssa gemm_scale(cute_ctx *c, const gemm_plan *p, cute_ssa acc, cute_val alph
  * kernel), as they are or (a tile too large for that) scaled and rounded to C's dtype, then
  * read back by p->copy_c in runs of C's unit-stride mode, scaled if not yet, and stored with
  * one predicated 128-bit store each, one run per iteration of a dynamic loop; in p->c_parts
- * parts of N where the tile holds one (epilogue_smem.c) */
+ * parts of N where the tile holds one; with p->stsm and beta 0 through smem16, p->smem_c16
+ * over the same memory, instead (epilogue_smem.c) */
 void gemm_epilogue_smem(cute_ctx *c, const gemm_plan *p, cute_int tid, const gemm_tiles *t,
-                        cute_tensor acc, cute_val alpha, cute_val beta, cute_tensor smem);
+                        cute_tensor acc, cute_val alpha, cute_val beta, cute_tensor smem, cute_tensor smem16);
 /* C's shared tile of one part, (bm, bn / p->c_parts), seen as the whole (bm, bn) tile with
  * every part on top of the first: what the MMA partitions (epilogue_smem.c) */
 cute_tensor gemm_c_parts_on_top(cute_ctx *c, const gemm_plan *p, cute_tensor sC);

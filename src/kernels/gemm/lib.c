@@ -367,7 +367,7 @@ static bool fits_index_bound(const cute_call_arg x[3])
 /* The library's tiling by dtype and size where the caller set none (cute_gemm_lib_tiling):
  * the first row of the input dtype whose `up_to` the call's M N L (C's elements) does not
  * exceed; zero fields, and sizes no row takes, keep the plan's defaults (plan_multistage.c:
- * 256x128x64 in 3 stages, 4x2 warps, raster 8 for 16- and 8-bit inputs; f64 128x64x16, 4,
+ * 256x128x64 in 3 stages (f16 on sm_90: 4), 4x2 warps, raster 8 for 16- and 8-bit inputs; f64 128x64x16, 4,
  * 2x2).  scripts/device-tctune.sh measures the candidates at 4096^3 and 8192^3 against
  * cuBLAS; a row takes the winner's tiling (rows of one dtype in increasing up_to; INT64_MAX
  * for every size, e.g. {CUTE_F64, INT64_MAX, {.read_bytes = 8}}).  (A tiling the dtype's

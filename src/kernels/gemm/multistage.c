@@ -179,8 +179,10 @@ static void last_stage_smem(cute_ctx *c, const gemm_plan *p, cute_smem_allocator
 
 /* The block's shared memory, laid out at the top level: the A and B stages, and C's tile
  * (step 5) over them (the main loop ends with every read done) or, in the persistent
- * kernel, beside them (the next tile's first k-tiles land there during the epilogue). */
-static void block_smem(cute_ctx *c, const gemm_plan *p, cute_tensor *sA, cute_tensor *sB, cute_tensor *sC)
+ * kernel, beside them (the next tile's first k-tiles land there during the epilogue); sC16
+ * (not NULL): the stmatrix form's 16-bit tile over the same memory as sC (p->stsm) */
+static void block_smem16(cute_ctx *c, const gemm_plan *p, cute_tensor *sA, cute_tensor *sB, cute_tensor *sC,
+                         cute_tensor *sC16)
 {
     cute_smem_allocator smem = cute_smem_allocator_new(c);
     if (p->c_last) {
@@ -196,6 +198,15 @@ static void block_smem(cute_ctx *c, const gemm_plan *p, cute_tensor *sA, cute_te
     }
     cute_smem_allocator over = cute_smem_allocator_overlay(c, &smem);
     *sC = alloc(c, &over, p->smem_c_dtype, &p->smem_c);
+    if (p->stsm && sC16) {
+        cute_smem_allocator over16 = cute_smem_allocator_overlay(c, &smem);
+        *sC16 = alloc(c, &over16, cute_gemm_c_dtype(&p->cfg), &p->smem_c16);
+    }
+}
+
+static void block_smem(cute_ctx *c, const gemm_plan *p, cute_tensor *sA, cute_tensor *sB, cute_tensor *sC)
+{
+    block_smem16(c, p, sA, sB, sC, NULL);
 }
 
 static g2s g2s_make(cute_ctx *c, const gemm_plan *p, cute_int tid, cute_tensor sA, cute_tensor sB)
@@ -236,13 +247,19 @@ static frags frags_make(cute_ctx *c, const gemm_plan *p, cute_int tid, cute_tens
     return f;
 }
 
+static void epilogue16(cute_ctx *c, const gemm_plan *p, cute_int tid, const gemm_tiles *t, cute_tensor acc,
+                       cute_val alpha, cute_val beta, cute_tensor sC, cute_tensor sC16)
+{
+    if (p->smem_epilogue)
+        gemm_epilogue_smem(c, p, tid, t, acc, alpha, beta, sC, sC16);
+    else
+        gemm_epilogue(c, p, tid, t, acc, alpha, beta);
+}
+
 static void epilogue(cute_ctx *c, const gemm_plan *p, cute_int tid, const gemm_tiles *t, cute_tensor acc,
                      cute_val alpha, cute_val beta, cute_tensor sC)
 {
-    if (p->smem_epilogue)
-        gemm_epilogue_smem(c, p, tid, t, acc, alpha, beta, sC);
-    else
-        gemm_epilogue(c, p, tid, t, acc, alpha, beta);
+    epilogue16(c, p, tid, t, acc, alpha, beta, sC, sC);
 }
 
 static void multistage_kernel(cute_ctx *c, cute_tensor mA, cute_tensor mB, cute_tensor mC,
@@ -258,15 +275,16 @@ static void multistage_kernel(cute_ctx *c, cute_tensor mA, cute_tensor mB, cute_
         cute_griddepcontrol_launch_dependents(c);
     }
     gemm_tiles t = gemm_block_tiles(c, p, mA, mB, mC, cA, cB, cC);
-    cute_tensor sA, sB, sC;
-    block_smem(c, p, &sA, &sB, &sC); /* blocks past the last tile do nothing */
+    cute_tensor sA, sB, sC, sC16;
+    block_smem16(c, p, &sA, &sB, &sC, &sC16); /* blocks past the last tile do nothing */
+    if (!p->stsm) sC16 = sC;
     CUTE_IF(c, t.inside) {
         g2s g = g2s_make(c, p, tid, sA, sB);
         prologue(c, p, &t, &g);
         frags f = frags_make(c, p, tid, sA, sB, t.gC);
         cute_clear(c, f.tCrC);
         mainloop(c, p, &t, &g, &f.x, f.tCrA, f.tCrB, f.tCrC);
-        epilogue(c, p, tid, &t, f.tCrC, alpha, beta, sC);
+        epilogue16(c, p, tid, &t, f.tCrC, alpha, beta, sC, sC16);
     }
 }
 

@@ -166,6 +166,9 @@ typedef struct tc_shape {
  * tiles at two blocks per SM.  f64's DMMA reads its fragments element by element (ldmatrix
  * moves 16-bit pieces). */
 static const tc_shape tc_shapes[] = {
+    /* f16 on sm_90: 4 stages (192 KB), ahead of 3 in all three rounds of sm80_43's final pass in
+     * one process (+0.49 / +0.55 / +0.68 points at 4096^3; bf16 +0.18, kept at 3) */
+    {CUTE_F16, 90, "SM80_16x8x16_F32F16F16F32_TN", 256, 128, 64, 4, "SM75_U32x4_LDSM_N", "SM75_U16x8_LDSM_T", GEMM_PREFETCH_ACROSS, 0},
     {CUTE_F16, 80, "SM80_16x8x16_F32F16F16F32_TN", 256, 128, 64, 3, "SM75_U32x4_LDSM_N", "SM75_U16x8_LDSM_T", GEMM_PREFETCH_ACROSS, 0},
     {CUTE_BF16, 80, "SM80_16x8x16_F32BF16BF16F32_TN", 256, 128, 64, 3, "SM75_U32x4_LDSM_N", "SM75_U16x8_LDSM_T", GEMM_PREFETCH_ACROSS, 0},
     {CUTE_I8, 80, "SM80_16x8x32_S32S8S8S32_TN", 256, 128, 128, 3, "SM75_U32x4_LDSM_N", LDSM8_MN, GEMM_PREFETCH_ACROSS, 0},
@@ -465,6 +468,39 @@ static bool dependent_launch(cute_alg *a, gemm_plan *p, int arch)
     return !a->failed;
 }
 
+/* Step 5's C tile in C's 16-bit dtype on sm_90 where beta is 0 (CUTEC_GEMM_SM80_STSM: 1, the
+ * default for bf16 and f16 inputs since sm80_43's final pass, ahead of the f32 tile in all six
+ * rounds at 4096^3, bf16 +0.24 / +0.48 / +1.12 and f16 +0.42 / +0.42 / +0.31 points; fp8 inputs
+ * keep 0, e4m3 -> bf16 measured 1.3% slower once; bench/RESULTS.md): each thread scales its accumulators (alpha acc, rounded once) and stmatrix writes
+ * them, 8x8 blocks of 16-bit values, into CuTe's 128-byte GMMA atom of C's unit-stride mode
+ * (.trans for a column-major C: the accumulators' pairs run along N), over the same memory as
+ * the f32 tile; the runs out read a 128-byte line a phase of 8 threads.  Against the f32 tile
+ * (bf16 256x128: 128 KB in by 128 STS.32 a thread and out by 16-byte LDS, 2,048 wavefronts
+ * an SM a tile) that is 64 KB each way, ~1,024 wavefronts: ~0.5 us a round of ~69 at 4096^3.
+ * beta != 0 takes the f32 tile, unchanged (C's runs read beside the accumulators' there). */
+static bool stsm_c_tile(cute_alg *a, gemm_plan *p, int arch)
+{
+    bool sixteen = p->cfg.dtype == CUTE_BF16 || p->cfg.dtype == CUTE_F16; /* the default for 16-bit inputs */
+    int e = kernel_env_choice(a, "CUTEC_GEMM_SM80_STSM", "0|1", sixteen ? 1 : 0);
+    cute_dtype cd = cute_gemm_c_dtype(&p->cfg);
+    if (e != 1 || arch < 90 || cute_dtype_bytes(cd) != 2 || p->persistent || p->streamk || p->dynamic ||
+        p->c_parts != 1 || gemm_vector_bytes(&p->cfg, cd) != 16 || p->bm % 64 || p->bn % 64)
+        return !a->failed;
+    bool row_major = p->cfg.major[2] == 1;
+    cute_copy_atom stsm, st;
+    cute_composed atom;
+    if (!cute_copy_atom_named(a, row_major ? "SM90_U32x4_STSM_N" : "SM90_U16x8_STSM_T", cd, &stsm) ||
+        !cute_smem_atom_gmma(a, row_major ? "Layout_K_SW128_Atom" : "Layout_MN_SW128_Atom", cd, &atom))
+        return false;
+    cute_tuple shape = cute_tuple_fmt(a, "(%lld,%lld)", (long long)p->bm, (long long)p->bn);
+    p->stsm = true;
+    p->smem_c16 = cute_smem_layout_staged(a, &atom, &shape);
+    p->r2s = cute_make_tiled_copy_mma(a, &stsm, &p->mma, CUTE_MMA_C);
+    st = cute_copy_atom_universal(a, cd, 128);
+    p->copy_c16 = tile_copy_along(a, &st, p->bm, p->bn, p->threads, 8, p->cfg.major[2], 8); /* a line a phase */
+    return !a->failed;
+}
+
 /* A diagnostic, wrong by design (CUTEC_GEMM_SM80_DIAG=nostore, step 5): each thread stores
  * only the first of its runs of C (1/32 of the bytes at s8 128x128), so that a bench times
  * the rounds without C's traffic (bench/RESULTS.md, s16's rounds). */
@@ -514,5 +550,6 @@ bool gemm_plan_tensorop(cute_alg *a, const cute_gemm_config *cfg, int arch, gemm
     if (smem_epilogue && p->persistent) return persistent_c_tile(a, p, arch, wn * atom.n * 2);
     if (p->persistent) p->per_sm = two_fit(p, arch, p->stages * stage_bytes(p)); /* step 4: no C tile */
     if (smem_epilogue) tc_c_tile(a, p);
+    if (smem_epilogue && !stsm_c_tile(a, p, arch)) return false;
     return !a->failed;
 }

@@ -360,21 +360,99 @@ static void persistent_per_sm(void)
     cute_runtime_free(rt);
 }
 
+/* the interpreter as an sm_90a target (NULL, a failed check, if it did not open) */
+static cute_runtime *interp_sm90a(void)
+{
+    char err[2048] = "";
+    cute_runtime *rt = NULL;
+    CHECK(cute_runtime_new("interp", &rt, err, sizeof err) == CUTE_OK, "interpreter: %s", err);
+    if (rt) cute_runtime_set_target_arch(rt, "sm_90a");
+    return rt;
+}
+
+/* a library on rt compiling with tiling t */
+static cute_gemm_lib *tiled_lib(cute_runtime *rt, cute_gemm_tiling t, const char *what)
+{
+    cute_gemm_lib *lib = cute_gemm_lib_new(rt);
+    CHECK(cute_gemm_lib_tiling(lib, &t), "%s tiling", what);
+    return lib;
+}
+
+/* the CUDA C of cfg compiled on rt (malloc'd; NULL, a failed check, where it did not compile) */
+static char *cuda_of(cute_runtime *rt, const cute_gemm_config *cfg, const char *what)
+{
+    char err[2048] = "", *src = NULL;
+    const cute_fn *f = cute_gemm_compile(rt, cfg, err, sizeof err);
+    CHECK(f && cute_fn_code(f, "cuda", NULL, &src, err, sizeof err) == CUTE_OK, "%s: %s", what, err);
+    cute_fn_free(f);
+    return src;
+}
+
+/* a setting of an SM80 variable the plan refuses by name: cfg does not compile under
+ * NAME=VALUE, the error saying `want` */
+static void setting_refused(cute_runtime *rt, const cute_gemm_config *cfg, const char *name, const char *value,
+                            const char *want)
+{
+    char err[2048] = "";
+    setenv(name, value, 1);
+    const cute_fn *f = cute_gemm_compile(rt, cfg, err, sizeof err);
+    CHECK(!f && strstr(err, want), "%s=%s: %s", name, value, f ? "taken" : err);
+    cute_fn_free(f);
+    unsetenv(name);
+}
+
+/* Step 5's C tile in C's 16-bit dtype written by stmatrix where beta is 0 (CUTEC_GEMM_SM80_STSM,
+ * plan_multistage.c's stsm_c_tile) on sm_90a, verified against float64: bf16 with C
+ * column-major (stmatrix .trans), f16 with C row-major over a batch with K of one partial
+ * k-tile, and bf16 under beta (the same kernel's f32 tile); 16-byte aligned operands, as the
+ * form needs (else the f32 tile alone); the emitted CUDA has stmatrix with 1 and by default
+ * (bf16), none with 0; a setting outside 0|1 refused by name */
+static void sm80_stsm(void)
+{
+    cute_runtime *rt = interp_sm90a();
+    if (!rt) return;
+    cute_gemm_tiling t = {.bm = 128, .bn = 128, .bk = 32, .stages = 3, .warps_m = 2, .warps_n = 2};
+    setenv("CUTEC_GEMM_SM80_STSM", "1", 1);
+    cute_gemm_lib *lib = tiled_lib(rt, t, "stsm");
+    /* every leading dimension a multiple of 8 (16-byte runs, the form's condition: the
+     * library's alignment is the operands' least), the other extent and K partial tiles */
+    problem col = {136, 140, 72, 1, {1, 1, 0}, CUTE_BF16, CUTE_BF16, 1.5, 0};
+    problem row = {70, 136, 24, 2, {1, 0, 1}, CUTE_F16, CUTE_F16, 2, 0};
+    problem under_beta = {136, 140, 72, 1, {1, 1, 0}, CUTE_BF16, CUTE_BF16, 1.5, -0.5}; /* the f32 tile's way */
+    run(lib, cute_runtime_backend(rt), CUTE_GEMM_TENSOROP_SMEM, &col, "interp sm_90a stsm");
+    run(lib, cute_runtime_backend(rt), CUTE_GEMM_TENSOROP_SMEM, &row, "interp sm_90a stsm");
+    run(lib, cute_runtime_backend(rt), CUTE_GEMM_TENSOROP_SMEM, &under_beta, "interp sm_90a stsm");
+    cute_gemm_lib_free(lib);
+    cute_gemm_config cfg = {.variant = CUTE_GEMM_TENSOROP_SMEM, .dtype = CUTE_BF16, .c_dtype = CUTE_BF16,
+                            .major = {1, 1, 0}, .align_bytes = 16, .index_bound = CUTE_GEMM_INDEX_BOUND, .tiling = t};
+    static const struct {
+        const char *value; /* "": unset, the default */
+        bool stmatrix;
+    } settings[] = {{"0", false}, {"1", true}, {"", true}};
+    for (size_t i = 0; i < sizeof settings / sizeof settings[0]; i++) {
+        if (*settings[i].value) setenv("CUTEC_GEMM_SM80_STSM", settings[i].value, 1);
+        else unsetenv("CUTEC_GEMM_SM80_STSM");
+        char *src = cuda_of(rt, &cfg, settings[i].value);
+        if (src) CHECK(!strstr(src, "stmatrix") == !settings[i].stmatrix, "CUTEC_GEMM_SM80_STSM=%s: stmatrix %s",
+                       settings[i].value, strstr(src, "stmatrix") ? "in" : "not in");
+        free(src);
+    }
+    setting_refused(rt, &cfg, "CUTEC_GEMM_SM80_STSM", "2", "CUTEC_GEMM_SM80_STSM=2: not one of 0|1");
+    cute_runtime_free(rt);
+}
+
 /* A block a tile as a programmatic dependent launch (CUTEC_GEMM_SM80_PDL=1, plan_multistage.c):
  * s8 on sm_90a verified against float64 (two blocks, K of two k-tiles with a tail), its CUDA C
  * waiting first and letting the next grid in after (with 1 and by default); none of either with 0 or on sm_80; a
  * setting outside 0|1 refused by name, and one of CUTEC_GEMM_SM80_DIAG outside none|nostore */
 static void sm80_pdl(void)
 {
-    char err[2048] = "", *src = NULL;
-    cute_runtime *rt;
-    CHECK(cute_runtime_new("interp", &rt, err, sizeof err) == CUTE_OK, "interpreter: %s", err);
-    if (check_failed) return;
-    cute_runtime_set_target_arch(rt, "sm_90a");
+    char err[2048] = "";
+    cute_runtime *rt = interp_sm90a();
+    if (!rt) return;
     cute_gemm_tiling t = {.bm = 128, .bn = 128, .bk = 128, .stages = 3, .warps_m = 2, .warps_n = 2};
     setenv("CUTEC_GEMM_SM80_PDL", "1", 1);
-    cute_gemm_lib *lib = cute_gemm_lib_new(rt);
-    CHECK(cute_gemm_lib_tiling(lib, &t), "pdl tiling");
+    cute_gemm_lib *lib = tiled_lib(rt, t, "pdl");
     problem pr = {129, 67, 140, 1, {1, 1, 0}, CUTE_I8, CUTE_I32, 3, -2};
     run(lib, cute_runtime_backend(rt), CUTE_GEMM_TENSOROP_SMEM, &pr, "interp sm_90a pdl");
     cute_gemm_lib_free(lib);
@@ -391,28 +469,21 @@ static void sm80_pdl(void)
         cute_gemm_config cfg = {.variant = CUTE_GEMM_TENSOROP_SMEM, .dtype = CUTE_I8, .c_dtype = CUTE_I32,
                                 .major = {1, 1, 0}, .align_bytes = 16, .index_bound = CUTE_GEMM_INDEX_BOUND,
                                 .tiling = t};
-        const cute_fn *f = cute_gemm_compile(rt, &cfg, err, sizeof err);
-        CHECK(f && cute_fn_code(f, "cuda", NULL, &src, err, sizeof err) == CUTE_OK, "pdl %s %s: %s", forms[i].arch,
-              forms[i].pdl, err);
+        char what[64];
+        snprintf(what, sizeof what, "pdl %s %s", forms[i].arch, forms[i].pdl);
+        char *src = cuda_of(rt, &cfg, what);
         if (src) {
             const char *wait = strstr(src, "griddepcontrol.wait"), *let = strstr(src, "griddepcontrol.launch_dependents");
             CHECK(forms[i].waits ? wait && let && wait < let : !wait && !let, "pdl %s %s: wait %s, launch_dependents %s",
                   forms[i].arch, forms[i].pdl, wait ? "in" : "not in", let ? "in" : "not in");
         }
-        free(src), src = NULL;
-        cute_fn_free(f);
+        free(src);
     }
-    setenv("CUTEC_GEMM_SM80_PDL", "yes", 1);
     cute_gemm_config cfg = {.variant = CUTE_GEMM_TENSOROP_SMEM, .dtype = CUTE_I8, .c_dtype = CUTE_I32,
                             .major = {1, 1, 0}, .align_bytes = 16, .index_bound = CUTE_GEMM_INDEX_BOUND};
-    const cute_fn *f = cute_gemm_compile(rt, &cfg, err, sizeof err);
-    CHECK(!f && strstr(err, "CUTEC_GEMM_SM80_PDL=yes: not one of 0|1"), "CUTEC_GEMM_SM80_PDL=yes: %s",
-          f ? "taken" : err);
-    unsetenv("CUTEC_GEMM_SM80_PDL");
-    setenv("CUTEC_GEMM_SM80_DIAG", "nostores", 1); /* the diagnostic's setting, as strict */
-    f = cute_gemm_compile(rt, &cfg, err, sizeof err);
-    CHECK(!f && strstr(err, "CUTEC_GEMM_SM80_DIAG=nostores: not one of none|nostore"),
-          "CUTEC_GEMM_SM80_DIAG=nostores: %s", f ? "taken" : err);
+    setting_refused(rt, &cfg, "CUTEC_GEMM_SM80_PDL", "yes", "CUTEC_GEMM_SM80_PDL=yes: not one of 0|1");
+    /* the diagnostic's setting, as strict */
+    setting_refused(rt, &cfg, "CUTEC_GEMM_SM80_DIAG", "nostores", "CUTEC_GEMM_SM80_DIAG=nostores: not one of none|nostore");
     /* a diagnostic in force is said once, on stderr: never silently wrong output */
     setenv("CUTEC_GEMM_SM80_DIAG", "nostore", 1);
     check_stderr_begin();
@@ -509,6 +580,7 @@ int main(void)
     persistent("interp", 1);
     persistent_per_sm();
     sm80_pdl();
+    sm80_stsm();
     two_stages_refused();
     banks();
     static const int64_t big[][4] = {{1021, 509, 263, 1}, {1024, 768, 520, 2}, {2048, 2048, 2048, 1}};
