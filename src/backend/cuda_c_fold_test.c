@@ -164,24 +164,40 @@ static int count(const char *src, const char *what)
 /* The step-5 GEMM (bf16, tensorop_smem), as `cutec compile gemm --dtype bf16` makes it:
  * 16,642 lines of CUDA C before folding (its 128 reads of C under beta each a C if), 3,658
  * folded with its epilogue unrolled, 1,515 with the epilogue's way out a loop over runs of
- * C (kernels/gemm/epilogue_smem.c): NVRTC's time grows with the lines (docs/compile_time.md) */
+ * C (kernels/gemm/epilogue_smem.c): NVRTC's time grows with the lines (docs/compile_time.md).
+ * That is the f32 C tile (sm_80's one form; CUTEC_GEMM_SM80_STSM=0 on sm_90).  sm_90's
+ * default since session 43 adds the stmatrix C tile at beta 0 beside it (a branch on beta):
+ * 3,615 lines, the first tier's module ~150 ms of CPU against ~108 and NVRTC's ~456 against
+ * ~378 on this machine, for +0.4 to +0.6 points at 4096^3 (bench/RESULTS.md, sm80_43) */
 #define STEP5_LINES_BEFORE 16642
 #define STEP5_LINES_BUDGET 2000
-static void step5_size(void)
+#define STEP5_STSM_LINES_BUDGET 4000
+static void step5_size_form(const char *stsm, int budget)
 {
+    setenv("CUTEC_GEMM_SM80_STSM", stsm, 1);
     char *src = gemm_source((cute_gemm_config){.variant = CUTE_GEMM_TENSOROP_SMEM, .dtype = CUTE_BF16,
                                                .align_bytes = 16, .index_bound = CUTE_GEMM_INDEX_BOUND});
+    unsetenv("CUTEC_GEMM_SM80_STSM");
     if (!src) return;
-    int lines = count(src, "\n"), mmas = count(src, "mma.sync.aligned");
+    int lines = count(src, "\n"), mmas = count(src, "mma.sync.aligned"), nstsm = count(src, "stmatrix");
     /* the accumulators' way into shared memory: st.shared on the window address, not a C
-     * store through a generic pointer NVVM spent a tenth of its time on */
+     * store through a generic pointer NVVM spent a tenth of its time on (the f32 tile: beta's
+     * way in both forms) */
     int sts = count(src, "st.shared.b32 [%0], %1;");
-    CHECK(sts == 128, "%d accumulator stores as st.shared.b32 (want 128)", sts);
-    CHECK(lines <= STEP5_LINES_BUDGET, "%d lines of CUDA C (at most %d)", lines, STEP5_LINES_BUDGET);
+    CHECK(sts == 128, "STSM=%s: %d accumulator stores as st.shared.b32 (want 128)", stsm, sts);
+    CHECK((nstsm > 0) == (*stsm == '1'), "STSM=%s: %d stmatrix in the CUDA C", stsm, nstsm);
+    CHECK(lines <= budget, "STSM=%s: %d lines of CUDA C (at most %d)", stsm, lines, budget);
     /* the main loop is unrolled over a k-tile: 4 k-blocks of 4 x 8 atoms per warp */
-    CHECK(mmas == 128, "%d mma.sync (want 128)", mmas);
-    printf("cuda_c_fold_test: step-5 GEMM: %d lines of CUDA C (%d before)\n", lines, STEP5_LINES_BEFORE);
+    CHECK(mmas == 128, "STSM=%s: %d mma.sync (want 128)", stsm, mmas);
+    printf("cuda_c_fold_test: step-5 GEMM, CUTEC_GEMM_SM80_STSM=%s: %d lines of CUDA C (%d before)\n", stsm, lines,
+           STEP5_LINES_BEFORE);
     free(src);
+}
+
+static void step5_size(void)
+{
+    step5_size_form("0", STEP5_LINES_BUDGET);
+    step5_size_form("1", STEP5_STSM_LINES_BUDGET);
 }
 
 /* The Hopper kernel's epilogue reads C under beta by TMA, a group's boxes at a time (the first
