@@ -195,20 +195,19 @@ static int emit(const gemv_opts *o)
     cfg.smem_stages = cute_gemv_ring_fit(&cfg, cute_runtime_target_arch(rt)); /* as the library fits it */
     if (nvfp4_ring && !cfg.smem_stages) /* NVFP4's register form (0: one ahead) */
         cfg.ahead = o->ahead;
-    if (nvfp4_ring && !cfg.smem_stages) { /* (CUTEC_GEMV_TRIAL as the library reads it) */
-        int trial = cute_gemv_trial(err, sizeof err);
-        if (trial < 0) {
-            fprintf(stderr, "cutec compile gemv: %s\n", err);
-            cute_runtime_free(rt);
-            return CLI_FAIL;
-        }
+    int trial = o->sf_vec == 16 ? cute_gemv_trial(err, sizeof err) : 0; /* (CUTEC_GEMV_TRIAL as the library reads it) */
+    if (trial < 0) {
+        fprintf(stderr, "cutec compile gemv: %s\n", err);
+        cute_runtime_free(rt);
+        return CLI_FAIL;
+    }
+    if (nvfp4_ring && !cfg.smem_stages) {
         /* the library's (its scale buffers 4-byte aligned) */
         cfg.scale_words = trial != CUTE_GEMV_TRIAL_NO_WORDS && trial != CUTE_GEMV_TRIAL_NOSCALES;
         cfg.diag = trial == CUTE_GEMV_TRIAL_NOSCALES ? CUTE_GEMV_DIAG_SCALES_ONCE : 0;
         if (o->wide) cfg.wide = true, cfg.ahead = 1; /* (the library's where the blocks are few) */
-    } else if (cfg.tile_at_a_time) { /* (the trials' blocks an SM, as the library reads them) */
-        int trial = cute_gemv_trial(err, sizeof err);
-        if (trial == CUTE_GEMV_TRIAL_BLOCKS6) cfg.min_blocks = 6;
+    } else if (cfg.tile_at_a_time && trial == CUTE_GEMV_TRIAL_BLOCKS6) { /* (the trials' blocks an SM) */
+        cfg.min_blocks = 6;
     }
     cfg.fma_decode = o->sf_vec == 16 && o->fma_decode > 0 ? o->fma_decode : 0;
     cfg.tf32_bits = o->tf32_bits != 0 && cfg.mma && o->dtype == CUTE_F32;
