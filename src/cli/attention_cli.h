@@ -47,7 +47,8 @@ bool turns_parse(const char *text, turn_form forms[TURN_FORMS], int *nf);
 /* what a run's turns call: a form's library made (under its settings), its first call
  * checked against float64 (outputs poisoned before), a timed call (each the ms: < 0 not
  * timed, -2 failed); the figure printed is per_ms / ms, in unit; cu: the GPU whose clock and
- * power a timed call's line reports (NULL: none) */
+ * power a timed call's line reports (NULL: none); rest: what precedes a timed call before its
+ * clock and power are sampled (NULL: nothing; false: the turn failed) */
 struct cute_cuda;
 typedef struct turn_ops {
     struct cute_cuda *cu;
@@ -57,6 +58,7 @@ typedef struct turn_ops {
     double (*timed)(void *user, cute_attention_lib *lib);
     double per_ms;
     const char *unit;
+    bool (*rest)(void *user);
 } turn_ops;
 /* the default and each form of the --turns text in turns, `rounds` rounds (0: two), every
  * second backwards, a line each ("turn R LABEL: attention WHAT, ..."): CLI_OK, CLI_FAIL where

@@ -337,18 +337,29 @@ static double flops(const attn_opts *o)
     return (o->bwd ? 10.0 : 4.0) * (double)o->B * o->H * o->S * o->S * o->D / (o->causal ? 2 : 1);
 }
 
-/* the median time of o's calls on p's inputs (device events), after o's rest (the GPU drained
- * first); < 0 where not timed (the interpreter) */
-static double timed(problem *p, const attn_opts *o)
+/* o's rest before a timing on the GPU: its streams drained, then o->rest_ms of an idle card;
+ * false where the drain failed */
+static bool rested(problem *p, const attn_opts *o)
 {
     cute_backend *b = cute_runtime_backend(p->rt);
-    cute_cuda *cu = cute_cuda_backend_driver(b);
-    if (!cu) return -1;
-    if (o->rest_ms) {
-        if (b->vt->sync(b->self, NULL) != CUTE_OK) return -2;
-        gpu_idle_ms((int)o->rest_ms);
-    }
-    return gpu_time_calls(cu, o->bwd ? call_bwd : call_fwd, p, 1, o->k.iters);
+    if (!o->rest_ms || !cute_cuda_backend_driver(b)) return true;
+    if (b->vt->sync(b->self, NULL) != CUTE_OK) return false;
+    gpu_idle_ms((int)o->rest_ms);
+    return true;
+}
+
+/* the median time of o's calls on p's inputs (device events), no rest; < 0 where not timed
+ * (the interpreter) */
+static double time_calls(problem *p, const attn_opts *o)
+{
+    cute_cuda *cu = cute_cuda_backend_driver(cute_runtime_backend(p->rt));
+    return cu ? gpu_time_calls(cu, o->bwd ? call_bwd : call_fwd, p, 1, o->k.iters) : -1;
+}
+
+/* ... after o's rest */
+static double timed(problem *p, const attn_opts *o)
+{
+    return rested(p, o) ? time_calls(p, o) : -2;
 }
 
 /* one checked call, then the median time (device events on the GPU, else < 0: not timed) */
@@ -422,7 +433,13 @@ static double turn_timed(void *user, cute_attention_lib *lib)
 {
     const fwd_turns *t = user;
     t->p->lib = lib;
-    return timed(t->p, t->o);
+    return time_calls(t->p, t->o);
+}
+
+static bool turn_rest(void *user)
+{
+    const fwd_turns *t = user;
+    return rested(t->p, t->o);
 }
 
 /* `cutec run attention --turns`: the default and each form on one set of inputs in turns
@@ -436,7 +453,7 @@ static int run_turns(problem *p, const attn_opts *o)
     describe(o, what, sizeof what);
     fwd_turns t = {p, o};
     turn_ops ops = {cute_cuda_backend_driver(cute_runtime_backend(p->rt)), &t, turn_lib, turn_checked, turn_timed,
-                    flops(o) / 1e9, "TFLOP/s"};
+                    flops(o) / 1e9, "TFLOP/s", turn_rest};
     int rc = turns_run(o->turns, (int)o->rounds, what, &ops);
     p->lib = NULL;
     problem_drop(p);
@@ -639,6 +656,10 @@ int cmd_attention(int argc, char **argv)
     if (o.decode && (o.rest_ms || o.rows)) {
         fprintf(stderr, "cutec %s attention: --%s is not taken with --decode (its bench times a device copy beside)\n",
                 argv[0], o.rest_ms ? "rest" : "rows");
+        return CLI_USAGE;
+    }
+    if (o.rows && strcmp(argv[0], "bench")) {
+        fprintf(stderr, "cutec %s attention: --rows chooses bench's rows; run times the one row it is given\n", argv[0]);
         return CLI_USAGE;
     }
     if (o.decode) return attention_decode_cmd(&o, !strcmp(argv[0], "bench"));

@@ -255,7 +255,7 @@ static int run_turns(const attn_opts *o, cute_runtime *rt)
         describe(o, what, sizeof what);
         decode_turns t = {&p, o};
         turn_ops ops = {cute_cuda_backend_driver(cute_runtime_backend(rt)), &t, turn_lib, turn_checked, turn_timed,
-                        kv_bytes(o) / 1e6, "GB/s of K and V"};
+                        kv_bytes(o) / 1e6, "GB/s of K and V", NULL};
         rc = turns_run(o->turns, (int)o->rounds, what, &ops);
     }
     drop(&p);

@@ -60,12 +60,13 @@ static void turn_label(const turn_form *f, char *buf, size_t n)
 }
 
 
-/* a diagnostic form (a CUTEC_*_DIAG setting): wrong by design, timed all the same */
+/* a diagnostic form (a CUTEC_*_DIAG setting other than none): wrong by design, timed all the
+ * same */
 static bool turn_diagnostic(const turn_form *f)
 {
     for (int i = 0; i < f->n; i++) {
         size_t len = strlen(f->name[i]);
-        if (len > 5 && !strcmp(f->name[i] + len - 5, "_DIAG")) return true;
+        if (len > 5 && !strcmp(f->name[i] + len - 5, "_DIAG") && strcmp(f->value[i], "none")) return true;
     }
     return false;
 }
@@ -99,9 +100,15 @@ int turns_run(const char *text, int rounds, const char *what, const turn_ops *op
             bool first = !f->lib;
             if (first) f->lib = ops->lib_new(ops->user);
             int64_t bad = 0, rows = 0;
-            gpu_load_sampler *s = first ? NULL : gpu_load_start(ops->cu);
-            double ms = first ? ops->checked(ops->user, f->lib, &bad, &rows) : ops->timed(ops->user, f->lib);
-            gpu_load load = gpu_load_stop(s);
+            double ms = -2;
+            gpu_load load = {0, 0, 0};
+            if (first)
+                ms = ops->checked(ops->user, f->lib, &bad, &rows);
+            else if (!ops->rest || ops->rest(ops->user)) { /* the rest before the sampler: not its figures */
+                gpu_load_sampler *s = gpu_load_start(ops->cu);
+                ms = ops->timed(ops->user, f->lib);
+                load = gpu_load_stop(s);
+            }
             turn_env(f, false);
             printf("turn %d %s: attention %s", r + 1, label, what);
             if (first && ms > -2) turn_checked(f, bad, rows);

@@ -120,6 +120,7 @@ static void commands(void)
     refused(cmd_bench, (const char *const[]){"bench", "attention", "--decode", "--rest", "100", NULL},
             "--rest is not taken with --decode");
     refused(cmd_bench, (const char *const[]){"bench", "attention", "--rows", "some", NULL}, "noncausal, causal or both");
+    refused(cmd_run, (const char *const[]){"run", "attention", "--rows", "causal", NULL}, "--rows chooses bench's rows");
     refused(cmd_cache, (const char *const[]){"cache", NULL}, "usage: cutec cache");
     refused(cmd_export, (const char *const[]){"export", "gemm", NULL}, "--out DIR is needed");
     refused(cmd_export, (const char *const[]){"export", "gemm", "--out", NULL}, "--out needs a value");
