@@ -723,8 +723,9 @@ typedef struct hb_roles {
 
 /* PDL (attn_hop_bwd_plan.pdl), pre's dependent, the fused dK/dV kernel or the dQ kernel
  * (pdl_mid): every role but the producer waits for pre's end (D, and the counts it zeroes)
- * here; the producer's loads read nothing pre writes, so the first stages fill under pre's
- * last wave.  Then this kernel lets its own dependent in: post_wait_kernel, or the dK/dV
+ * here; the producer's loads of Q and dO read nothing pre writes, so the first stages fill
+ * under pre's last wave (the fused kernel's producer, which loads D with them, waits too,
+ * after X's loads: producer()).  Then this kernel lets its own dependent in: post_wait_kernel, or the dK/dV
  * kernel of the two kernels, which reads D without a wait of its own: every block of this
  * grid has seen pre's end before that grid may start. */
 static void pdl_enter(cute_ctx *c, const hb_job *j)

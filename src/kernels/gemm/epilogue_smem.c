@@ -9,7 +9,10 @@
  * computed once, rounded once, on the way out.  That side is a dynamic loop over the thread's
  * 16-byte runs: one run's code instead of one per run, which is what NVRTC's compile time
  * grows with (docs/compile_time.md).  A tiling too large for the accumulators over its stages
- * (plan_multistage.c) scales them in the MMA's layout first, C's tile in its own dtype. */
+ * (plan_multistage.c) scales them in the MMA's layout first, C's tile in its own dtype.
+ * On sm_90 at beta 0 with a 16-bit C (plan_multistage.c's stsm_c_tile, the default there) the
+ * accumulators are scaled and rounded first and written by stmatrix into a tile of C's dtype
+ * (half the shared-memory traffic); beta != 0 takes the f32 tile above in the same kernel. */
 #include "cutec/notation.h"
 #include "cutec/smem.h"
 #include "kernels/gemm/gemm_internal.h"

@@ -84,7 +84,8 @@ typedef struct gemm_plan {
     int store_stages;         /* buffers a consumer warpgroup cycles through */
     cute_composed smem_store; /* (64, 64, store_stages * consumers), swizzled as TMA writes */
     cute_tiled_mma epi_mma;   /* one warpgroup's 64 x 64 wgmma: a 64-column piece of C's fragment */
-    cute_tiled_copy r2s;      /* stmatrix of epi_mma's C into a buffer */
+    cute_tiled_copy r2s;      /* stmatrix of epi_mma's C into a buffer (SM80 step 5's stsm: of mma's
+                               * C into smem_c16) */
     cute_tma_atom tma_c;      /* the store of one buffer, made by the host function */
     cute_tma_atom tma_m;      /* the same into the mirror (cfg.peer_mirror) */
     /* the Blackwell kernel (blackwell.c) */

@@ -51,7 +51,7 @@ int main(void)
     default_tiles();
     /* K up to 512: ping-pong; up to 1024: the cooperative kernel with the whole tile's store, no
      * cluster (8192x8192x1024 too, though the 2x1 row's bounds take it); past 1024 the rows by
-     * tiles; fp8, an f32 C: the plan's defaults */
+     * tiles; fp8 with an f32 C: the plan's defaults (a 16-bit C of many tiles: per_tensor_fp8's row) */
     static const cute_gemm_tiling none;
     CHECK(row(CUTE_BF16, CUTE_BF16, 8192, 8192, 512).schedule == CUTE_GEMM_SCHEDULE_PINGPONG, "bf16 K 512");
     CHECK(row(CUTE_F16, CUTE_F16, 8192, 8192, 64).schedule == CUTE_GEMM_SCHEDULE_PINGPONG, "f16 K 64");

@@ -237,7 +237,8 @@ static void split_tf32(cute_ctx *c, cute_tensor x, cute_tensor *big, cute_tensor
  * mantissa), small = x - big (exact), both handed to mma.sync as f32 bits, whose low 13 bits
  * it ignores (small's are cut off there): each product within ~1.25 x 2^-20 of x y (3xTF32 by
  * cvt.rna: ~2^-22), in three instructions a value where cvt.rna.tf32.f32 takes four or five
- * for each half on sm_90 */
+ * for each half on sm_90; `trunc`: big is x with its low 13 bits cleared, no add (two
+ * instructions a value; small below 2^-10 of x) */
 void gemv_split_tf32_bits(cute_ctx *c, cute_tensor x, cute_tensor *big, cute_tensor *small, bool words, bool trunc)
 {
     cute_ssa v = cute_tensor_load(c, x);

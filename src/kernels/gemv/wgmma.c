@@ -30,7 +30,7 @@
 
 enum { WG_BK = 32 };
 
-/* the warpgroups a block, each on 64 rows: 2 (X's halves made once for 128 rows: half the X a
+/* the warpgroups a block, each on 64 x mtiles rows: 2 (X's halves made once for 128 rows: half the X a
  * byte of A, from L2 and split; 61.2% of the copy at 64 vectors against one's 58.6 on an H200)
  * where the vectors are a multiple of 32 (X's k-tile a thread's whole vectors), else 1 */
 static int groups(const cute_gemv_config *cfg)
@@ -79,9 +79,11 @@ static int64_t ring_stage_bytes(const cute_gemv_config *cfg)
     return (int64_t)(gemv_wgmma_rows(cfg) + gemv_nvec(cfg)) * WG_BK * 4;
 }
 
-/* the A ring's stages: 6 (64 vectors, session 42 on an H200: 64.1 / 64.1% of the copy against
- * 62.0 / 62.2 for the loads two k-tiles ahead in registers, deleted; 4 stages 64.7, one
- * warpgroup a block with 4, two blocks an SM, 55.5, two batches left running 59.1) */
+/* the A ring's stages: 6 where they fit (session 42 on an H200, 64 vectors on 128-row blocks:
+ * 64.1 / 64.1% of the copy against 62.0 / 62.2 for the loads two k-tiles ahead in registers,
+ * deleted; 4 stages 64.7, one warpgroup a block with 4, two blocks an SM, 55.5, two batches
+ * left running 59.1); 64 vectors on 256-row blocks (two m64 tiles a warpgroup, session 43):
+ * 4 stages of 40 KB beside X's halves, 208 KB */
 int gemv_wgmma_ring(const cute_gemv_config *cfg)
 {
     int d = 6;
@@ -296,8 +298,8 @@ static wg_regs ring_read(cute_ctx *c, const gemv_plan *p, const wg_thread *th, c
 /* the in-bounds block's `full` whole k-tiles through the A ring (gemv_wgmma_ring): each
  * thread's loads into stages of its own by cp.async, stages - 1 k-tiles ahead of the products
  * (a thread reads back only what it copied: the wait for its own copies orders them, no
- * barrier), so that the bytes in flight an SM are the ring's (5 stages of 16 KB of A at 64
- * vectors and 6 stages, against 32 KB in registers two k-tiles ahead), not registers'; two
+ * barrier), so that the bytes in flight an SM are the ring's (3 stages of 32 KB of A at 64
+ * vectors on 256-row blocks, against 32 KB in registers two k-tiles ahead), not registers'; two
  * k-tiles a step at two places of the code, whose registers differ, so that each batch is
  * left running while the next one's halves are made, then the last k-tile if `full` is odd */
 static void ring_whole(cute_ctx *c, const gemv_plan *p, const wg_thread *th, const gemv_mma_tiles *t, cute_int full,
