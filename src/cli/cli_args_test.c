@@ -121,6 +121,7 @@ static void commands(void)
             "--rest is not taken with --decode");
     refused(cmd_bench, (const char *const[]){"bench", "attention", "--rows", "some", NULL}, "noncausal, causal or both");
     refused(cmd_run, (const char *const[]){"run", "attention", "--rows", "causal", NULL}, "--rows chooses bench's rows");
+    refused(cmd_bench, (const char *const[]){"bench", "gemv", "--dtype", "nvfp4", "--wide", "1", NULL}, "--wide is compile's");
     refused(cmd_cache, (const char *const[]){"cache", NULL}, "usage: cutec cache");
     refused(cmd_export, (const char *const[]){"export", "gemm", NULL}, "--out DIR is needed");
     refused(cmd_export, (const char *const[]){"export", "gemm", "--out", NULL}, "--out needs a value");

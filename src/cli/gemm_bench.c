@@ -525,9 +525,13 @@ static void print_header(bench_ctx *x)
            d->sm_count, d->clock_khz / 1000, d->l2_bytes >> 20, cute_cublas_path(x->h), cute_cublas_version(x->h));
     printf("# %s -> %s M=N=K", cli_gemm_dtype_name(o->in), cli_gemm_dtype_name(o->out));
     if (o->l > 1) printf(", L=%lld", (long long)o->l);
+    /* (gemm_problem_coarsen cuts f16, f32 and tf32 operands; the others are left as they are) */
+    bool cut = o->in == CUTE_F16 || o->in == CUTE_F32 || o->in == CUTE_TF32;
     printf(", layout %s (%s), alpha %g, beta %g, seed %llu, gaussian inputs%s\n", o->layout,
            cli_gemm_major_words(o->layout), o->alpha, o->beta, (unsigned long long)o->seed,
-           o->coarse ? " (A and B cut to bf16's 8 significant bits: --fill coarse)" : "");
+           !o->coarse ? ""
+           : cut      ? " (A and B cut to bf16's 8 significant bits: --fill coarse)"
+                      : " (--fill coarse: no change for this dtype)");
     printf("# cuBLAS: %s\n", cublas_words(o->in));
     if (o->dual)
         printf("# then --epilogue swiglu: C = silu(A B0^T) (A B1^T), two cuBLAS calls and cutec's elementwise silu(x) y, "

@@ -646,5 +646,10 @@ int cmd_gemv(int argc, char **argv)
         if (!(o.emit = cli_emit_form(o.emit))) return usage(argv[0]);
         return emit(&o);
     }
+    if (o.wide) { /* (run and bench call the library, which chooses the form itself) */
+        fprintf(stderr, "cutec %s gemv: --wide is compile's (the library chooses wide k-tiles itself: "
+                        "CUTEC_GEMV_TRIAL=narrow asks it for the other form)\n", argv[0]);
+        return CLI_USAGE;
+    }
     return !strcmp(argv[0], "run") ? run(&o) : bench(&o, has_shape(argc, argv));
 }
