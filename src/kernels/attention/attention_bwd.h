@@ -88,10 +88,6 @@ typedef struct attn_hop_bwd_plan {
                      * launched as a programmatic dependent launch, so that it starts under
                      * the last wave of the one before (hopper_bwd.c's pdl_enter, bwd_pre.c,
                      * hopper_bwd_dq.c's post_wait_kernel) */
-    bool lines_producer; /* fused (the two kernels' dK/dV not): each step's
-                          * 64 LSE and D values loaded by the producer's warp into a ring beside
-                          * the Q/dO stages (hopper_bwd.c's producer_lines), not by the
-                          * consumers through a copy a warpgroup and two named barriers a step */
     cute_tiled_mma dq_mma;
     cute_tiled_copy ds_r2s; /* dS^T's stmatrix (the scores' C layout into smem_ds) */
     cute_composed smem_ds;

@@ -31,7 +31,7 @@ static void make_specs(const cute_attention_config *cfg, cute_arg_spec specs[ATT
 /* the Hopper kernels' plans (and the SM80 one of the preprocessing kernel), or the SM80 plan */
 static bool make_plan(cute_alg *a, cute_runtime *rt, const cute_attention_config *cfg, bool hopper, attn_hop_bwd_plan *hp)
 {
-    hp->fused_dq = hp->dq_atomic = hp->pdl = hp->lines_producer = false; /* (the SM80 host's pre kernel reads them too) */
+    hp->fused_dq = hp->dq_atomic = hp->pdl = false; /* (the SM80 host's pre kernel reads them too) */
     if (!attn_bwd_plan_make(a, cfg, &hp->pre)) return false;
     if (!hopper) return true;
     int arch = cute_runtime_target_arch(rt);
@@ -47,10 +47,6 @@ static bool make_plan(cute_alg *a, cute_runtime *rt, const cute_attention_config
     if (a->failed) return false;
     if (attn_bwd_fuses(form, cfg->head_dim) && !attn_hbdq_plan(a, hp)) return false;
     hp->dq_atomic = hp->fused_dq && form == ATTN_BWD_FORM_ATOMIC;
-    /* the fused kernel's LSE and D by the producer's warp (session 43, 8x16x4096 in turns on
-     * an H200: x1.071 held at 1500 MHz; at 1980, 577.9 / 583.1 / 584.0 TFLOP/s against the
-     * consumers' copies' 526.6 / 547.1 / 523.6, x1.092; bench/RESULTS.md, attnb43) */
-    hp->lines_producer = hp->fused_dq;
     return !a->failed;
 }
 

@@ -30,9 +30,9 @@
 #include "kernels/attention/attention_bwd.h"
 
 enum { WARPGROUP = 128, CONSUMERS = 2 };
-/* the fused dQ's setmaxnreg (roles); lines_producer's: its producer warp's loads spilled 32
- * bytes at 40 (ptxas; none at 56, nor the consumers at 224) */
-enum { REGS_WRITER = 40, REGS_CONSUMER = 232, REGS_WRITER_LINES = 56, REGS_CONSUMER_LINES = 224 };
+/* the fused dQ's setmaxnreg (roles): the producer warp's loads of each step's LSE and D
+ * spilled 32 bytes at 40 (ptxas; none at 56, nor the consumers at 224) */
+enum { REGS_WRITER = 56, REGS_CONSUMER = 224 };
 
 /* head dims 96 and 128, where the dK/dV kernel's accumulators (D registers a thread) leave
  * no room to overlap its steps: d128's ways everywhere (serial_steps, staged_lines, the
@@ -62,7 +62,6 @@ typedef struct hb_job {
     int line_bar[2];         /* staged_lines: warpgroup w's named barrier (its 128 threads) */
     attn_hbdq_bars dq_bar;   /* fused dQ's */
     bool pdl_mid;            /* PDL, the kernel after pre that a dependent follows: pdl_enter */
-    bool lines_producer;     /* the fused kernel's LSE and D by the producer's warp (the plan's) */
 } hb_job;
 
 /* The kernel's named barriers (kernels/warp_roles.h): the ping-pong ring's (attn_hop_ring_*,
@@ -93,7 +92,6 @@ static hb_job job_of(cute_ctx *c, const attn_hop_bwd_plan *hp, const attn_plan *
     cute_int bx = cute_block_idx(c, 0);
     j.dq_split = !kv && wide(p);
     j.pdl_mid = hp->pdl && (j.fused || !kv);
-    j.lines_producer = j.fused && hp->lines_producer;
     if (j.fused) /* the grid (B, key tiles, KV heads): launch's */
         j.b = cute_block_idx(c, 0), bx = cute_block_idx(c, 1), j.xh = cute_block_idx(c, 2);
     const cute_int *ex = m[X1].layout.shape.leaf, *ey = m[Y1].layout.shape.leaf; /* (B, S, heads, D) */
@@ -140,8 +138,8 @@ static void y_tile_of(cute_ctx *c, const hb_job *j, cute_int i, cute_int *yh, cu
 typedef struct hb_smem {
     cute_tensor x1, x2;   /* (128, D) */
     cute_tensor lines;    /* dK/dV, wide: a step's 64 LSE and D, a copy a warpgroup (64, 2, 2);
-                           * lines_producer: a copy a stage of pl (64, 2, stages) */
-    cute_pipeline pl;     /* lines_producer: the producer's warp fills, both warpgroups read */
+                           * the fused kernel: a copy a stage of pl (64, 2, stages) */
+    cute_pipeline pl;     /* the fused kernel: the producer's warp fills, both warpgroups read */
     attn_hbdq_smem dq;    /* fused dQ's (attn_hbdq_alloc) */
     cute_tensor y1, y2;   /* (64, D, stages) */
     cute_tensor y1t, y2t; /* the same seen as (D, 64, stages): the RS products' B */
@@ -182,11 +180,11 @@ static hb_smem shared_memory(cute_ctx *c, const attn_plan *p, const hb_job *j)
     m.px = cute_pipeline_tma_async_create(c, &al, 1, threads, 2 * p->tma_q.bytes * attn_hop_boxes(p));
     m.py = cute_pipeline_tma_async_create(c, &al, p->stages, threads, 2 * p->tma_k.bytes * attn_hop_boxes(p));
     if (j->fused) attn_hbdq_alloc(c, j->hp, &al, &m.dq);
-    int copies = j->lines_producer ? p->stages : CONSUMERS;
+    int copies = j->fused ? p->stages : CONSUMERS;
     if (staged_lines(p, j))
         m.lines = cute_smem_alloc_tensor(c, &al, CUTE_F32, cute_layout_fmt(cute_ctx_alg(c), "(%lld,2,%d):(1,%lld,%lld)",
                                          (long long)p->bn, copies, (long long)p->bn, 2 * (long long)p->bn), 16);
-    if (j->lines_producer) m.pl = cute_pipeline_async_create(c, &al, p->stages, 32, threads);
+    if (j->fused) m.pl = cute_pipeline_async_create(c, &al, p->stages, 32, threads);
     return m;
 }
 
@@ -221,13 +219,13 @@ static void load_y(cute_ctx *c, const attn_plan *p, const hb_job *j, const hb_sm
     cute_pipeline_producer_commit(c, &m->py, s);
 }
 
-/* X's tiles once, then Y1 and Y2 of every step: one thread; lines_producer, the whole warp,
+/* X's tiles once, then Y1 and Y2 of every step: one thread; the fused kernel, the whole warp,
  * one lane the copies and every lane the step's LSE and D (producer_lines), which read D:
  * PDL's wait for pre first (X's copies go before it) */
 static void producer(cute_ctx *c, const attn_plan *p, const hb_job *j, const hb_smem *m, const hb_maps *x,
                      const cute_tensor *mt)
 {
-    if (!j->lines_producer) {
+    if (!j->fused) {
         load_x(c, p, j, m, x);
         cute_pipeline_state s = cute_make_pipeline_state(c, CUTE_PIPELINE_PRODUCER, p->stages);
         CUTE_FOR(c, i, cute_i(0), j->steps) {
@@ -277,7 +275,7 @@ static void copy_views(cute_ctx *c, const attn_plan *p, const hb_frag *f, cute_t
     *sd = cute_partition_C(c, f->ss, cute_tensor_compose(c, CUTE_SLICE(c, copy, CUTE_ALL, 1), &bt));
 }
 
-/* staged_lines: the thread's views of its warpgroup's copy (lines_producer: the ring's, each
+/* staged_lines: the thread's views of its warpgroup's copy (the fused kernel: the ring's, each
  * step's: ring_step) */
 static void lines_of_thread(cute_ctx *c, const attn_plan *p, const hb_job *j, const hb_smem *m, cute_int tid,
                             hb_frag *f)
@@ -285,7 +283,7 @@ static void lines_of_thread(cute_ctx *c, const attn_plan *p, const hb_job *j, co
     cute_alg *a = cute_ctx_alg(c);
     long long bn = p->bn;
     f->wg = cute_div(a, tid, cute_i(WARPGROUP)), f->wtid = cute_mod(a, tid, cute_i(WARPGROUP));
-    if (j->lines_producer) return;
+    if (j->fused) return;
     cute_tensor copy = CUTE_SLICE(c, m->lines, CUTE_ALL, CUTE_ALL, f->wg); /* (64, 2) */
     f->line = CUTE_SLICE(c, copy, cute_mod(a, f->wtid, cute_i(bn)), cute_div(a, f->wtid, cute_i(bn)));
     copy_views(c, p, f, copy, &f->sl, &f->sd);
@@ -501,7 +499,11 @@ static cute_val line_fetch(cute_ctx *c, const attn_plan *p, const hb_job *j, con
     return line_value(c, p, j, mt, yh, yt, f->wtid, -1);
 }
 
-/* lines_producer, by the producer's warp: the 64 LSE and D values of head yh's query tile yt
+/* (The fused kernel's LSE and D come from the producer's warp, into a ring beside the Q/dO
+ * stages, where the two kernels' dK/dV consumers copy them a warpgroup with two named barriers
+ * a step: session 43, 8x16x4096 in turns on an H200, 577.9 / 583.1 / 584.0 TFLOP/s against the
+ * consumers' copies' 526.6 / 547.1 / 523.6, x1.092; bench/RESULTS.md, attnb43.)
+ * The fused kernel, by the producer's warp: the 64 LSE and D values of head yh's query tile yt
  * into state s's stage of the ring, lane l queries l + 32 k of each, each stored as it comes
  * (the warpgroup's 40 registers spilled even so: REGS_WRITER_LINES) */
 static void producer_lines(cute_ctx *c, const attn_plan *p, const hb_job *j, const hb_smem *m, const cute_tensor *mt,
@@ -546,7 +548,7 @@ static void staged_step(cute_ctx *c, const attn_plan *p, const hb_job *j, const 
     st->gl = f->sl, st->gd = f->sd;
 }
 
-/* lines_producer: the step's LSE and D from state r's stage of the ring, once the producer's
+/* the fused kernel: the step's LSE and D from state r's stage of the ring, once the producer's
  * warp filled it */
 static void ring_step(cute_ctx *c, const attn_plan *p, const hb_smem *m, const hb_frag *f,
                       const cute_pipeline_state *r, hb_step *st)
@@ -565,15 +567,15 @@ static void serial_step(cute_ctx *c, const attn_plan *p, const hb_job *j, const 
                         cute_int i, bool with_dq)
 {
     hb_step st = step_views(c, p, j, f, mt, i);
-    cute_val line = j->lines_producer ? (cute_val){0} : line_fetch(c, p, j, f, mt, i);
+    cute_val line = j->fused ? (cute_val){0} : line_fetch(c, p, j, f, mt, i);
     issue_scores(c, p, m, f, s);
     cute_warpgroup_wait(c, 0);
-    if (j->lines_producer)
+    if (j->fused)
         ring_step(c, p, m, f, r, &st);
     else
         staged_step(c, p, j, f, line, &st);
     gradients(c, p, j, f, &st, scale_log2, staged_lines(p, j));
-    if (j->lines_producer) {
+    if (j->fused) {
         cute_pipeline_consumer_release(c, &m->pl, r);
         cute_pipeline_state_advance(c, r);
     }
@@ -617,8 +619,8 @@ static void serial_steps(cute_ctx *c, const attn_plan *p, const hb_job *j, const
                          const cute_tensor *mt, cute_val scale_log2)
 {
     cute_pipeline_state s = cute_make_pipeline_state(c, CUTE_PIPELINE_CONSUMER, p->stages);
-    cute_pipeline_state r = {0}; /* lines_producer: the ring's */
-    if (j->lines_producer) r = cute_make_pipeline_state(c, CUTE_PIPELINE_CONSUMER, p->stages);
+    cute_pipeline_state r = {0}; /* the fused kernel: the ring's */
+    if (j->fused) r = cute_make_pipeline_state(c, CUTE_PIPELINE_CONSUMER, p->stages);
     if (j->fused) attn_hbdq_stage_zero(c, j->hp, &f->q, f->acc_b);
     CUTE_FOR(c, i, cute_i(0), j->steps) { serial_step(c, p, j, m, f, mt, scale_log2, &s, &r, i, j->fused); }
     if (!j->fused) return;
@@ -765,21 +767,17 @@ static void roles(cute_ctx *c, hb_roles *r)
     }
     cute_int tid = cute_thread_idx(c, 0);
     CUTE_IF(c, cute_int_lt(c, tid, cute_i(WARPGROUP))) {
-        /* setmaxnreg.inc takes only what the block's own decs gave back: 128 x (168 - 40) =
-         * 256 x (232 - 168) (lines_producer: 128 x (168 - 56) = 256 x (224 - 168)); producer
+        /* setmaxnreg.inc takes only what the block's own decs gave back: 128 x (168 - 56) =
+         * 256 x (224 - 168); producer
          * 32 with 240 asked 1024 registers more than the launch held, and the consumers waited
          * for them forever (the mid pass of session 28; the interpreter keeps no such pool) */
-        cute_setmaxregister_decrease(c, r->j->lines_producer ? REGS_WRITER_LINES : REGS_WRITER);
+        cute_setmaxregister_decrease(c, REGS_WRITER);
         cute_int warp = cute_warp_idx(c);
         if (r->j->pdl_mid) {
             CUTE_IF(c, cute_int_lt(c, cute_i(0), warp)) { pdl_enter(c, r->j); }
         }
         CUTE_IF(c, cute_int_eq(c, warp, cute_i(0))) {
-            if (r->j->lines_producer) {
-                produce(c, r, tid); /* (the whole warp) */
-            } else {
-                CUTE_IF(c, cute_elect_one(c)) produce(c, r, tid);
-            }
+            produce(c, r, tid); /* (the whole warp: producer_lines) */
         }
         CUTE_IF(c, cute_int_eq(c, warp, cute_i(1))) {
             attn_hbdq_write(c, r->j->hp, &r->w, r->j->steps, tile_of_step, r->j);
@@ -794,7 +792,7 @@ static void roles(cute_ctx *c, hb_roles *r)
         }
     }
     CUTE_ELSE(c) {
-        cute_setmaxregister_increase(c, r->j->lines_producer ? REGS_CONSUMER_LINES : REGS_CONSUMER);
+        cute_setmaxregister_increase(c, REGS_CONSUMER);
         consume(c, r, cute_sub(cute_ctx_alg(c), tid, cute_i(WARPGROUP)));
     }
 }
