@@ -551,6 +551,21 @@ static int bench_one(problem *p, const attn_opts *o, double sdpa, double *out)
     return bad == 0 && (timed ? ms > 0 : ms > -2) ? CLI_OK : CLI_FAIL;
 }
 
+/* base's options at one of bench's shapes (B, H, S, D): G = H unless the shape was given */
+static attn_opts shape_opts(const attn_opts *base, const int64_t shape[4])
+{
+    attn_opts o = *base;
+    o.B = shape[0], o.H = shape[1], o.S = shape[2], o.D = shape[3];
+    if (!base->shape_given) o.G = o.H;
+    return o;
+}
+
+/* whether bench times the row of this causality (--rows; 0: both) */
+static bool wants_row(const attn_opts *o, int causal)
+{
+    return !o->rows || (o->rows >> causal & 1);
+}
+
 /* a shape's rows, non-causal and causal, on one set of inputs (drawing gaussian numbers on
  * the host is most of a large row's time) */
 static int bench_shape(cute_runtime *rt, cute_attention_lib *lib, const attn_opts *o, const double sdpa[2],
@@ -560,7 +575,7 @@ static int bench_shape(cute_runtime *rt, cute_attention_lib *lib, const attn_opt
     bool made = problem_make(&p, o, seed);
     int rc = made ? CLI_OK : CLI_FAIL;
     for (int causal = 0; causal < 2 && made; causal++) {
-        if (o->rows && !(o->rows >> causal & 1)) continue;
+        if (!wants_row(o, causal)) continue;
         attn_opts oc = *o;
         oc.causal = causal;
         if (bench_one(&p, &oc, sdpa[causal], &ours[causal]) != CLI_OK) rc = CLI_FAIL;
@@ -582,10 +597,9 @@ static void sdpa_after(const attn_opts *base, int64_t (*shapes)[4], int n, doubl
            "SDPA 2nd", "of 1st", "of 2nd");
     for (int s = 0; s < n; s++)
         for (int causal = 0; causal < 2; causal++) {
-            if (base->rows && !(base->rows >> causal & 1)) continue;
-            attn_opts o = *base;
-            o.B = shapes[s][0], o.H = shapes[s][1], o.S = shapes[s][2], o.D = shapes[s][3], o.causal = causal;
-            if (!base->shape_given) o.G = o.H;
+            if (!wants_row(base, causal)) continue;
+            attn_opts o = shape_opts(base, shapes[s]);
+            o.causal = causal;
             char what[160];
             describe(&o, what, sizeof what);
             double f = flops(&o) / 1e9, m = ours[s][causal], a = first[s][causal], b = again[s][causal];
@@ -613,8 +627,7 @@ static int bench(const attn_opts *base)
     if (base->shape_given) shapes[0][0] = base->B, shapes[0][1] = base->H, shapes[0][2] = base->S, shapes[0][3] = base->D;
     double work = 0;
     for (int s = 0; s < n; s++) {
-        attn_opts o = *base;
-        o.B = shapes[s][0], o.H = shapes[s][1], o.S = shapes[s][2], o.D = shapes[s][3];
+        attn_opts o = shape_opts(base, shapes[s]);
         work += interp_work(&o);
     }
     if (!cli_interp_fits("bench attention", rt, work, CLI_INTERP_ATTENTION)) return cute_runtime_free(rt), CLI_USAGE;
@@ -633,9 +646,7 @@ static int bench(const attn_opts *base)
     uint64_t seed = (uint64_t)time(NULL) | 1;
     int rc = CLI_OK;
     for (int s = 0; s < n; s++) {
-        attn_opts o = *base;
-        o.B = shapes[s][0], o.H = shapes[s][1], o.S = shapes[s][2], o.D = shapes[s][3];
-        if (!base->shape_given) o.G = o.H;
+        attn_opts o = shape_opts(base, shapes[s]);
         if (bench_shape(rt, lib, &o, sdpa[s], &seed, ours[s]) != CLI_OK) rc = CLI_FAIL;
     }
     if (cu && base->rest_ms) sdpa_after(base, shapes, n, sdpa, ours);
